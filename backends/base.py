@@ -1,0 +1,53 @@
+"""The backend contract: what every implementation under test provides.
+
+A backend receives a Case exactly as the API would (descriptors over storages, null pointers) and
+returns the status of the call and the storage of every tensor after it. It never judges.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Protocol, runtime_checkable
+
+import numpy as np
+
+from spec.case import Case
+
+
+@dataclass(frozen=True, eq=False)
+class RunResult:
+    status: int                                   # the first non-zero status of the two phases, or 0
+    storages: Mapping[str, np.ndarray] = field(default_factory=dict)  # every non-null tensor, after
+    workspace_size: int | None = None
+    phase: str = "GetWorkspaceSize"               # the phase that returned ``status``
+    message: str = ""                             # the implementation's own error text, if any
+
+
+@dataclass(frozen=True)
+class Waiver:
+    """A known, recorded deviation of one backend: failures of ``rule_id`` (on cases whose id contains
+    ``case_contains``) are reported WAIVED with ``cause`` instead of FAIL."""
+
+    rule_id: str
+    cause: str
+    case_contains: str = ""
+    products: tuple[str, ...] = ()
+
+    def covers(self, rule_ids: tuple[str, ...], case_id: str, product: str) -> bool:
+        return (self.rule_id in rule_ids and self.case_contains in case_id
+                and (not self.products or product in self.products))
+
+
+@runtime_checkable
+class Backend(Protocol):
+    name: str
+    version: str
+    waivers: tuple[Waiver, ...]
+
+    def available(self) -> tuple[bool, str]:
+        """(True, "") when it can run here, else (False, a one-line reason)."""
+
+    def products(self) -> tuple[str, ...]:
+        """The product ids it can run as (a real device: the one it has)."""
+
+    def run(self, case: Case, product: str) -> RunResult:
+        """Make the call on ``product``; raise only on a harness-level failure."""

@@ -1,0 +1,121 @@
+"""The pytest plugin surface: options, the session's harness, record merging and the summary."""
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from backends.registry import DEFAULT_BACKEND, UnknownBackend, load_backend
+from reports.records import RecordWriter
+from spec.products import PRODUCT_IDS, parse_products
+from spec.rules import DEFAULT_PROFILE, PROFILES
+from suites.runner import Harness
+
+TIERS = ("ci", "full")
+
+settings.register_profile("ci", max_examples=25, derandomize=True, deadline=None, database=None,
+                          print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+settings.register_profile("thorough", max_examples=400, deadline=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("aclnn-conformance")
+    group.addoption("--backend", default=DEFAULT_BACKEND,
+                    help=f"backend under test: a registered name or module:attribute "
+                         f"(default {DEFAULT_BACKEND})")
+    group.addoption("--product", default="all",
+                    help=f"'all', a product id or a comma-separated list: {', '.join(PRODUCT_IDS)}")
+    group.addoption("--profile", default=DEFAULT_PROFILE, choices=PROFILES,
+                    help="cann: the contract as the vendor implements it; doc: the document literally")
+    group.addoption("--tier", default="ci", choices=TIERS,
+                    help="ci: the fast, derandomized tier; full: every table row, thorough hypothesis")
+    group.addoption("--report-dir", default=None,
+                    help="write records.jsonl, report.md and failing cases here")
+    group.addoption("--case-timeout", type=float, default=None,
+                    help="run each case in a child process and record TIMEOUT after this many "
+                         "seconds (a crash is recorded CRASH); off by default")
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "conformance: a case judged against the spec")
+    try:
+        products = parse_products(config.getoption("--product"))
+        backend = load_backend(config.getoption("--backend"))
+    except (ValueError, UnknownBackend) as exc:
+        raise pytest.UsageError(str(exc)) from None
+    tier = config.getoption("--tier")
+    settings.load_profile("thorough" if tier == "full" else "ci")
+    ok, reason = backend.available()
+    run_id = (config.workerinput.get("aclnn_run_id") if _is_worker(config)
+              else uuid.uuid4().hex[:12])
+    report_dir = config.getoption("--report-dir")
+    report_dir = Path(report_dir).resolve() if report_dir else None
+    writer = None
+    if report_dir is not None:
+        shard = config.workerinput["workerid"] if _is_worker(config) else "main"
+        if not _is_worker(config) and (report_dir / "records").exists():
+            shutil.rmtree(report_dir / "records")
+            shutil.rmtree(report_dir / "failures", ignore_errors=True)
+        writer = RecordWriter(report_dir / "records" / f"{shard}.jsonl")
+    executor = None
+    timeout = config.getoption("--case-timeout")
+    if timeout:
+        from backends.isolation import isolated_executor
+        executor = isolated_executor(timeout)
+    config._aclnn_products = products
+    config._aclnn_harness = Harness(
+        backend=backend, profile=config.getoption("--profile"), tier=tier, run_id=run_id,
+        report_dir=report_dir, writer=writer,
+        unavailable="" if ok else f"backend {backend.name} unavailable: {reason}",
+        executor=executor)
+
+
+def pytest_configure_node(node) -> None:  # pytest-xdist hook: one run id for every worker
+    node.workerinput["aclnn_run_id"] = node.config._aclnn_harness.run_id
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    h: Harness = config._aclnn_harness
+    lines = [f"aclnn-conformance: backend={h.backend.name} v{h.backend.version} "
+             f"profile={h.profile} tier={h.tier} products={','.join(config._aclnn_products)} "
+             f"run={h.run_id}"]
+    if h.unavailable:
+        lines.append(h.unavailable + " -- every case will be SKIPPED")
+    return lines
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "product" in metafunc.fixturenames:
+        metafunc.parametrize("product", metafunc.config._aclnn_products)
+
+
+@pytest.fixture(scope="session")
+def harness(pytestconfig: pytest.Config) -> Harness:
+    return pytestconfig._aclnn_harness
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    h: Harness = session.config._aclnn_harness
+    if h.writer is not None:
+        h.writer.close()
+    if _is_worker(session.config) or h.report_dir is None:
+        return
+    from reports.summary import finish_report_dir
+    session.config._aclnn_summary = finish_report_dir(h.report_dir)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    summary = getattr(config, "_aclnn_summary", None)
+    if summary:
+        terminalreporter.write_sep("=", "aclnn conformance summary")
+        terminalreporter.write_line(summary)

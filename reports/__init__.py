@@ -1,0 +1,1 @@
+"""From outcome records to compliance reports."""

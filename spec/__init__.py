@@ -1,0 +1,25 @@
+"""The executable specification: tensor model, rule records, and one module per operator."""
+from __future__ import annotations
+
+from spec.rules import OpSpec
+
+
+def _load() -> dict[str, OpSpec]:
+    from spec import apply_adam_w_quant
+    specs = [apply_adam_w_quant.SPEC]
+    try:
+        from spec import weight_quant_preprocess
+        specs.append(weight_quant_preprocess.SPEC)
+    except ImportError:  # pragma: no cover - present once the module exists
+        pass
+    return {s.key: s for s in specs}
+
+
+OPS: dict[str, OpSpec] = _load()
+
+
+def op_spec(key: str) -> OpSpec:
+    try:
+        return OPS[key]
+    except KeyError:
+        raise ValueError(f"unknown operator {key!r}; valid: {', '.join(OPS)}") from None

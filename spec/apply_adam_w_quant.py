@@ -1,0 +1,407 @@
+"""The executable specification of aclnnApplyAdamWQuant.
+
+Document: ../shared/seeds/000_275af1729615bdac.txt (English, the older revision). Vendor behaviour
+behind the ``cann`` profile: the op definition, the generated aclnn layer, the A2/A3 and Ascend 950
+tilings and the vendor golden, as summarised in notes/apply_adam_w_quant.md.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from spec.case import Case
+from spec.enums import AclDataType as DT
+from spec.enums import AclFormat as F
+from spec.enums import Status
+from spec.params import Param
+from spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec,
+                        Rule)
+
+OP = "apply_adam_w_quant"
+API = "aclnnApplyAdamWQuant"
+DOC = "../shared/seeds/000_275af1729615bdac.txt"
+BLOCK = 256
+
+TENSORS = ("varRef", "grad", "mRef", "vRef", "qmapM", "qmapV", "absmaxMRef", "absmaxVRef", "step")
+OUTPUTS = ("varRef", "mRef", "vRef", "absmaxMRef", "absmaxVRef")
+ATTRS = ("lr", "beta1", "beta2", "weightDecay", "eps", "gnormScale", "quantModeOptional", "blockSize")
+STATE = ("varRef", "grad", "mRef", "vRef")
+VAR_DTYPES = (DT.FLOAT16, DT.BF16, DT.FLOAT)
+# Every tensor's one documented dtype, besides var/grad.
+FIXED_DTYPE = {"mRef": DT.UINT8, "vRef": DT.UINT8, "qmapM": DT.FLOAT, "qmapV": DT.FLOAT,
+               "absmaxMRef": DT.FLOAT, "absmaxVRef": DT.FLOAT, "step": DT.INT64}
+# Documented recommendation ranges (not checked by the implementation).
+ATTR_RANGES = {"lr": (0.0, 1.0), "beta1": (0.0, 1.0), "beta2": (0.0, 1.0),
+               "weightDecay": (0.0, 1.0), "gnormScale": (0.0, 1.0)}
+
+PARAMS = (
+    Param("varRef", "input/output", VAR_DTYPES, (F.ND,), tuple(range(1, 9)), "yes",
+          "the weight theta; shape = grad = mRef = vRef"),
+    Param("grad", "input", VAR_DTYPES, (F.ND,), tuple(range(1, 9)), "yes",
+          "The shape must be consistent with the input varRef. Same dtype as varRef."),
+    Param("mRef", "input/output", (DT.UINT8,), (F.ND,), tuple(range(1, 9)), "yes",
+          "The shape must be consistent with the input varRef."),
+    Param("vRef", "input/output", (DT.UINT8,), (F.ND,), tuple(range(1, 9)), "yes",
+          "The shape must be consistent with the input varRef."),
+    Param("qmapM", "input", (DT.FLOAT,), (F.ND,), (1,), "yes",
+          "Quantization mapping table in ascending order. The shape must be [256,]."),
+    Param("qmapV", "input", (DT.FLOAT,), (F.ND,), (1,), "yes",
+          "Sorted in ascending order. The shape requirement is [256,]."),
+    Param("absmaxMRef", "input/output", (DT.FLOAT,), (F.ND,), (1,), "yes",
+          "absmaxMRef.size = mRef.size/blockSize"),
+    Param("absmaxVRef", "input/output", (DT.FLOAT,), (F.ND,), (1,), "yes",
+          "absmaxVRef.size = vRef.size/blockSize"),
+    Param("step", "input", (DT.INT64,), (F.ND,), (1,), "yes",
+          "t in the formula, the number of iterations, greater than 0. The shape must be [1]."),
+    Param("lr", "attr", (DT.DOUBLE,), (), (), "-", "Recommendation 1e-3, 1e-5, 1e-8. Range 0 to 1."),
+    Param("beta1", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.9, range 0 to 1."),
+    Param("beta2", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.999, range 0 to 1."),
+    Param("weightDecay", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.999, range 0 to 1."),
+    Param("eps", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 1e-8."),
+    Param("gnormScale", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.999, range 0 to 1."),
+    Param("blockSize", "attr", (DT.INT64,), (), (), "-", "Fixed to 256."),
+    Param("quantModeOptional", "attr", (), (), (), "-", "Reserved parameter with no current significance."),
+    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "Returns the workspace size."),
+    Param("executor", "output", (), (), (), "-", "Returns the op executor."),
+)
+
+SUPPORTED = {"cann": frozenset({"atlas-a2", "atlas-a3", "ascend950"}),
+             "doc": frozenset({"atlas-a2", "atlas-a3"})}
+
+
+# ---- predicates over a call ----
+
+def _shape(case: Case, name: str) -> tuple[int, ...] | None:
+    d = case.desc(name)
+    return None if d is None else d.shape
+
+
+def _numel(case: Case, name: str) -> int:
+    return math.prod(_shape(case, name))
+
+
+def absmax_count(n: int) -> int:
+    """Blocks of 256 over n elements; the last one may be partial."""
+    return -(-n // BLOCK)
+
+
+def _values(case: Case, name: str) -> np.ndarray:
+    return case.tensor(name).values().reshape(-1)
+
+
+def _ascending(values: np.ndarray) -> bool:
+    """Non-decreasing and free of NaN. Equal neighbours are allowed: their codes dequantize to the
+    same value, and the tie-aware code standard accepts either."""
+    v = values.astype(np.float64)
+    return bool(np.all(v[1:] >= v[:-1])) and not np.isnan(v).any()
+
+
+def _step_value(case: Case) -> int:
+    return int(_values(case, "step")[0])
+
+
+def _outputs_partly_empty(case: Case) -> bool:
+    empty = [case.desc(n).is_empty() for n in OUTPUTS]
+    return any(empty) and not all(empty)
+
+
+def _nonfinite_inputs(case: Case) -> bool:
+    return any(not np.isfinite(_values(case, n).astype(np.float32)).all()
+               for n in ("varRef", "grad"))
+
+
+def _attr_outside_range(case: Case) -> bool:
+    return any(not lo <= float(case.attrs[a]) <= hi for a, (lo, hi) in ATTR_RANGES.items())
+
+
+# ---- one-fault transformations (each breaks its rule and nothing checked before it) ----
+
+def _null(name: str):
+    return lambda case: case.with_tensor(name, None)
+
+
+def _retype(names: tuple[str, ...], dtype: DT):
+    def fault(case: Case) -> Case:
+        for n in names:
+            case = case.with_tensor(n, case.tensor(n).with_desc(dtype=dtype))
+        return case
+    return fault
+
+
+def _reformat(name: str, fmt: F = F.NCHW):
+    return lambda case: case.with_tensor(name, case.tensor(name).with_desc(format=fmt))
+
+
+def _reshape(names: tuple[str, ...], shape_of):
+    """Give ``names`` the contiguous shape ``shape_of(case)`` (same storage, grown if needed)."""
+    def fault(case: Case) -> Case:
+        from spec.tensor import contiguous_strides
+        shape = tuple(shape_of(case))
+        for n in names:
+            case = case.with_tensor(n, case.tensor(n).with_desc(
+                shape=shape, strides=contiguous_strides(shape), offset=0, storage_shape=shape))
+        return case
+    return fault
+
+
+def _same_numel_other_dims(case: Case) -> tuple[int, ...]:
+    shape = _shape(case, "varRef")
+    return (math.prod(shape),) if len(shape) != 1 else (1, shape[0])
+
+
+def _null_out(name: str):
+    return lambda case: case.with_(null_outputs=case.null_outputs | {name})
+
+
+# ---- the rules ----
+
+def _rule(id_, kind, category, text, source, expect, violated=None, order=0.0, fault=None,
+          note="") -> Rule:
+    return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
+                expect=expect, violated=violated, order=order, make_fault=fault, note=note)
+
+
+_SHAPE_CANN = STATUS(Status.ERR_INNER_TILING_ERROR)
+_TILING = "src: A2/A3 tiling (arch22) shape checks; nnopbase maps a tiling failure to 561002"
+_DOC_PARAMS = "doc: GetWorkspaceSize parameter table"
+
+RULES: tuple[Rule, ...] = (
+    _rule("AAWQ-PRODUCT-001", "check", "product",
+          "Applicable Products: Atlas A2 and Atlas A3 training/inference products: Yes; "
+          "Ascend 950PR/950DT, Atlas 200I/500 A2, Atlas inference, Atlas training: No.",
+          "doc: Applicable Products; cann: the op's current README adds Ascend 950 (arch35 kernel)",
+          {"cann": ByProduct({p: UNCHECKED for p in SUPPORTED["cann"]}, ANY_ERROR),
+           "doc": ByProduct({p: UNCHECKED for p in SUPPORTED["doc"]}, ANY_ERROR)},
+          violated=lambda c: True, order=0.0),
+    *(_rule(f"AAWQ-NULL-{i + 1:03d}", "check", "nullptr",
+            f"ACLNN_ERR_PARAM_NULLPTR 161001: the input and output tensors are null pointers ({name}).",
+            "doc: return codes; src: generated aclnn layer checks inputs in parameter order",
+            {"cann": STATUS(Status.ERR_PARAM_NULLPTR), "doc": STATUS(Status.ERR_PARAM_NULLPTR)},
+            violated=(lambda n: lambda c: c.tensor(n) is None)(name), order=1.0 + i / 100,
+            fault=_null(name))
+      for i, name in enumerate(TENSORS)),
+    _rule("AAWQ-NULL-010", "check", "nullptr",
+          "A null executor out-pointer is rejected.",
+          "src: generated aclnn layer, executor == NULL returns 161001 after the tensor checks",
+          {"cann": STATUS(Status.ERR_PARAM_NULLPTR), "doc": ANY_ERROR},
+          violated=lambda c: "executor" in c.null_outputs, order=1.10, fault=_null_out("executor")),
+    _rule("AAWQ-NULL-011", "check", "nullptr",
+          "A null workspaceSize out-pointer is rejected.",
+          "src (inferred): checked inside the runtime's workspace query; the exact status is not known",
+          {"cann": ANY_ERROR, "doc": ANY_ERROR},
+          violated=lambda c: "workspaceSize" in c.null_outputs, order=1.11,
+          fault=_null_out("workspaceSize")),
+    _rule("AAWQ-DTYPE-001", "check", "dtype",
+          "varRef: FLOAT16, BFLOAT16, FLOAT32.", _DOC_PARAMS + "; src: op definition, 3 dtype combos",
+          {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
+          violated=lambda c: c.desc("varRef").dtype not in VAR_DTYPES, order=2.00,
+          fault=_retype(("varRef", "grad"), DT.DOUBLE)),
+    _rule("AAWQ-DTYPE-002", "check", "dtype",
+          "grad: same data type as varRef.", _DOC_PARAMS + "; src: no mixed var/grad combo",
+          {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
+          violated=lambda c: c.desc("grad").dtype != c.desc("varRef").dtype, order=2.01,
+          fault=lambda c: _retype(("grad",), DT.FLOAT16 if c.desc("varRef").dtype != DT.FLOAT16
+                                  else DT.FLOAT)(c)),
+    *(_rule(f"AAWQ-DTYPE-{i + 3:03d}", "check", "dtype", f"{name}: {dt.name} only.", _DOC_PARAMS,
+            {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
+            violated=(lambda n, d: lambda c: c.desc(n).dtype != d)(name, dt), order=2.02 + i / 100,
+            fault=_retype((name,), DT.INT32 if dt != DT.INT32 else DT.INT64))
+      for i, (name, dt) in enumerate(FIXED_DTYPE.items())),
+    *(_rule(f"AAWQ-FORMAT-{i + 1:03d}", "check", "format", f"{name}: data format ND.", _DOC_PARAMS,
+            {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
+            violated=(lambda n: lambda c: c.desc(n).format != F.ND)(name), order=2.5 + i / 100,
+            fault=_reformat(name))
+      for i, name in enumerate(TENSORS)),
+    _rule("AAWQ-RANK-001", "check", "rank",
+          "varRef, grad, mRef, vRef: dimension 1-8.", _DOC_PARAMS,
+          {"cann": NOT_JUDGED, "doc": ANY_ERROR},
+          violated=lambda c: not 1 <= len(_shape(c, "varRef")) <= 8, order=2.9,
+          fault=_reshape(STATE, lambda c: (1,) * 8 + (_numel(c, "varRef"),)),
+          note="cann: nothing in the vendor code checks the rank; outside the contract"),
+    _rule("AAWQ-EMPTY-001", "check", "empty",
+          "Outputs empty in part (var empty while an absmax is not) fail in tiling.",
+          "src (inferred): the runtime skips tiling only when every output is empty",
+          {"cann": ANY_ERROR, "doc": ANY_ERROR},
+          violated=_outputs_partly_empty, order=3.0,
+          fault=_reshape(STATE, lambda c: (0,) + _shape(c, "varRef")[1:])),
+    _rule("AAWQ-SHAPE-001", "check", "attr",
+          "blockSize: size of each block participating in the computation, fixed to 256.",
+          _DOC_PARAMS + "; " + _TILING,
+          {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
+          violated=lambda c: int(c.attrs["blockSize"]) != BLOCK, order=4.00,
+          fault=lambda c: c.with_attrs(blockSize=128)),
+    *(_rule(f"AAWQ-SHAPE-{i + 2:03d}", "check", "shape",
+            f"varRef.shape = {name}.shape (the same dims, not only the same element count).",
+            "doc: Constraints; " + _TILING,
+            {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
+            violated=(lambda n: lambda c: _shape(c, n) != _shape(c, "varRef"))(name),
+            order=4.01 + i / 100, fault=_reshape((name,), _same_numel_other_dims))
+      for i, name in enumerate(("grad", "mRef", "vRef"))),
+    _rule("AAWQ-SHAPE-005", "check", "shape",
+          "qmapM: the shape must be [256,] (the implementation checks 256 elements).",
+          _DOC_PARAMS + "; " + _TILING,
+          {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
+          violated=lambda c: _numel(c, "qmapM") != 256, order=4.05,
+          fault=_reshape(("qmapM", "qmapV"), lambda c: (255,))),
+    _rule("AAWQ-SHAPE-006", "check", "shape",
+          "qmapV: the shape requirement is [256,] (the implementation checks qmapV.shape == qmapM.shape).",
+          _DOC_PARAMS + "; " + _TILING,
+          {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
+          violated=lambda c: _shape(c, "qmapV") != _shape(c, "qmapM"), order=4.06,
+          fault=_reshape(("qmapV",), lambda c: (1, 256))),
+    _rule("AAWQ-SHAPE-007", "check", "shape",
+          "step: the shape must be [1].", _DOC_PARAMS + "; " + _TILING,
+          {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
+          violated=lambda c: _shape(c, "step") != (1,), order=4.07,
+          fault=_reshape(("step",), lambda c: (1, 1))),
+    _rule("AAWQ-SHAPE-008", "check", "shape",
+          "absmaxMRef.size = mRef.size/blockSize (cann: ceil(n/256); checked on Ascend 950 only).",
+          "doc: parameter table and Constraints; src: arch35 tiling checks the count, arch22 does not",
+          {"cann": ByProduct({"ascend950": _SHAPE_CANN}, UNCHECKED), "doc": ANY_ERROR},
+          violated=lambda c: _numel(c, "absmaxMRef") != absmax_count(_numel(c, "varRef")),
+          order=4.08, fault=_reshape(("absmaxMRef",), lambda c: (absmax_count(_numel(c, "varRef")) + 1,))),
+    _rule("AAWQ-SHAPE-009", "check", "shape",
+          "absmaxVRef.size = vRef.size/blockSize (cann: ceil(n/256); checked on Ascend 950 only).",
+          "doc: parameter table and Constraints; src: arch35 tiling checks the count, arch22 does not",
+          {"cann": ByProduct({"ascend950": _SHAPE_CANN}, UNCHECKED), "doc": ANY_ERROR},
+          violated=lambda c: _numel(c, "absmaxVRef") != absmax_count(_numel(c, "varRef")),
+          order=4.09, fault=_reshape(("absmaxVRef",), lambda c: (absmax_count(_numel(c, "varRef")) + 1,))),
+    _rule("AAWQ-SHAPE-010", "check", "shape",
+          "qmapM, qmapV: the shape must be exactly [256,] (rank 1).",
+          "doc: parameter table; cann accepts any shape of 256 elements, equal for both maps",
+          {"doc": ANY_ERROR},
+          violated=lambda c: _shape(c, "qmapM") != (256,) or _shape(c, "qmapV") != (256,),
+          order=4.10, fault=_reshape(("qmapM", "qmapV"), lambda c: (1, 256))),
+    # ---- preconditions: the call succeeds, its values are outside the contract ----
+    _rule("AAWQ-PRE-001", "precondition", "value",
+          "qmapM: quantization mapping table in ascending order.",
+          _DOC_PARAMS + "; nothing checks it; the kernel's bisection assumes it",
+          {"cann": NOT_JUDGED, "doc": NOT_JUDGED},
+          violated=lambda c: not _ascending(_values(c, "qmapM"))),
+    _rule("AAWQ-PRE-002", "precondition", "value",
+          "qmapV: sorted in ascending order.", _DOC_PARAMS + "; nothing checks it",
+          {"cann": NOT_JUDGED, "doc": NOT_JUDGED},
+          violated=lambda c: not _ascending(_values(c, "qmapV"))),
+    _rule("AAWQ-PRE-003", "precondition", "value",
+          "qmapV >= 0 (v is a second moment; golden and kernel disagree on negative maps).",
+          "src: golden max(v) vs kernel max|v|; design decision",
+          {"cann": NOT_JUDGED, "doc": NOT_JUDGED},
+          violated=lambda c: bool((_values(c, "qmapV") < 0).any())),
+    _rule("AAWQ-PRE-006", "precondition", "value",
+          "Where the absmax count is not checked (Atlas A2/A3), at least ceil(n/256) absmax entries "
+          "(fewer would be read out of bounds); entries past ceil(n/256) are left untouched.",
+          "src: arch22 tiling does not compare the counts; the kernel indexes absmax by block",
+          {"cann": NOT_JUDGED},
+          violated=lambda c: min(_numel(c, "absmaxMRef"), _numel(c, "absmaxVRef"))
+          < absmax_count(_numel(c, "varRef"))),
+    _rule("AAWQ-PRE-004", "precondition", "value",
+          "step >= 0 (t = step + 1 >= 1; step = -1 divides by zero in the bias correction).",
+          "src: kernel adds one to step; nothing validates it",
+          {"cann": NOT_JUDGED}, violated=lambda c: _step_value(c) < 0),
+    _rule("AAWQ-PRE-005", "precondition", "value",
+          "step: t in the formula, representing the number of iterations, greater than 0.",
+          _DOC_PARAMS, {"doc": NOT_JUDGED}, violated=lambda c: _step_value(c) <= 0),
+    _rule("AAWQ-ATTR-001", "value", "attr",
+          "lr, beta1, beta2, weightDecay, gnormScale: documented ranges 0 to 1 are recommendations: "
+          "values outside them are accepted and computed.",
+          "src: no attribute is range-checked; doc: 'Range: 0 to 1'",
+          {"cann": JUDGED, "doc": NOT_JUDGED}, violated=_attr_outside_range),
+    _rule("AAWQ-ATTR-002", "value", "attr",
+          "quantModeOptional: reserved parameter with no current significance (NULL and any string accepted).",
+          _DOC_PARAMS, {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-ATTR-003", "value", "attr",
+          "lr, beta1, beta2, weightDecay, eps, gnormScale are rounded from double to float32 (RNE) "
+          "before any use.", "src: generated aclnn layer casts every double attribute to float",
+          {"cann": JUDGED, "doc": JUDGED}),
+    # ---- value rules: what the outputs must be (judged against the oracle) ----
+    _rule("AAWQ-VAL-001", "value", "value",
+          "m_t = beta1*m_{t-1} + (1-beta1)*g_t; v_t = beta2*v_{t-1} + (1-beta2)*g_t^2, on the "
+          "dequantized states qmap[code]*absmax[block].", "doc: Optimizer Formula; Function",
+          {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-002", "value", "value",
+          "Bias correction: m_hat = m_t/(1-beta1^t), v_hat = v_t/(1-beta2^t); cann computes "
+          "step_size = -lr*sqrt(1-beta2^t)/(1-beta1^t) and eps*sqrt(1-beta2^t).",
+          "doc: Optimizer Formula; src: kernel and golden", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-003", "value", "value",
+          "t: cann uses t = step + 1 (the kernel and golden add one); the document uses t = step.",
+          "doc: step parameter; src: kernel step += 1, golden", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-004", "value", "value",
+          "Weight decay: cann theta = (theta + delta)*(1 - lr*wd), applied after the Adam step; "
+          "the document writes theta - lr*wd*theta_{t-1}.",
+          "doc: Optimizer Formula; src: kernel and golden (decoupled decay after the update)",
+          {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-005", "value", "value",
+          "Weight decay is skipped when weightDecay <= 0 (cann).", "src: kernel and golden",
+          {"cann": JUDGED}),
+    _rule("AAWQ-VAL-006", "value", "value",
+          "gnormScale: scaling parameter for grad, applied to grad before the moments.",
+          _DOC_PARAMS + "; src: kernel and golden", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-007", "value", "value",
+          "absmax out: one maximum per block of 256 updated elements: max|m_t| for m, max v_t for v.",
+          "doc: absmaxMRef/absmaxVRef rows", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-008", "value", "value",
+          "The last block may be partial (n % 256 != 0): its absmax and codes use its valid elements only.",
+          "src: golden and arch35 validSize; design decision", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-009", "value", "value",
+          "New codes: the nearest qmap entry to m_t/absmax (v_t/absmax), lowest index on a tie.",
+          "doc: 'binary search is used to find the indices'; src: golden argmin, kernel bisection",
+          {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-010", "value", "value",
+          "Sign fix: when qmapM has negative entries and the chosen code's sign is opposite to m's, "
+          "the code moves one step toward m's sign.", "src: golden and arch35 kernel",
+          {"cann": JUDGED}),
+    _rule("AAWQ-VAL-011", "value", "value",
+          "A block whose new absmax is 0: its codes are implementation-defined (qmap[code]*0 = 0).",
+          "design decision: golden nearest(0), kernel 0/0 -> code 0", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-012", "value", "value",
+          "FLOAT16/BFLOAT16 var: computed in float32, rounded once to the var dtype at the end (RNE).",
+          "src: kernel Cast CAST_RINT / CAST_NONE; golden .to(dtype)", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-013", "value", "value",
+          "NaN and Inf in var or grad propagate through the arithmetic (no special handling).",
+          "src: kernel and golden", {"cann": JUDGED, "doc": NOT_JUDGED}, violated=_nonfinite_inputs),
+    _rule("AAWQ-VAL-014", "value", "value",
+          "All outputs empty: success, nothing computed, nothing written.",
+          "src: the runtime skips tiling and launch when every output is empty",
+          {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-015", "value", "value",
+          "Non-contiguous tensors are supported (every row: Non-contiguous Tensor √); refs are "
+          "updated in place through their views and nothing outside the views is written.",
+          _DOC_PARAMS, {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWQ-VAL-016", "value", "value",
+          "aclnnApplyAdamWQuant defaults to a deterministic implementation.",
+          "doc: Constraints, deterministic computation", {"cann": JUDGED, "doc": JUDGED}),
+)
+
+ERRATA = (
+    Erratum("AAWQ-ERRATUM-1", OP, "t = step (step 'greater than 0'); the example passes step = 0",
+            "t = step + 1: the kernel and the golden add one, so step = 0 is the first step",
+            "kernel step += 1; golden"),
+    Erratum("AAWQ-ERRATUM-2", OP, "theta_{t+1} = theta_t - eta*m_hat/(sqrt(v_hat)+eps) - eta*lambda*theta_{t-1}",
+            "theta = (theta + delta)*(1 - lr*wd), skipped when wd <= 0; gnormScale scales grad first",
+            "kernel and golden"),
+    Erratum("AAWQ-ERRATUM-3", OP, "absmax.size = size/blockSize",
+            "ceil(size/256); Ascend 950 checks it, Atlas A2/A3 do not",
+            "arch35 tiling; the op's current Chinese doc"),
+    Erratum("AAWQ-ERRATUM-4", OP, "errors: 161001 (null) and 161002 (dtype/format) only",
+            "shape violations and blockSize != 256 return 561002 from tiling",
+            "nnopbase tiling failure code"),
+    Erratum("AAWQ-ERRATUM-5", OP, "Ascend 950PR/950DT: not supported",
+            "supported by the arch35 kernel in the vendor's newer revision", "the op's README"),
+    Erratum("AAWQ-ERRATUM-6", OP, "qmapM/qmapV shape [256,]",
+            "any shape of 256 elements, equal for both maps", "arch22 tiling"),
+    Erratum("AAWQ-ERRATUM-7", OP, "weightDecay, gnormScale recommended 0.999; ranges 0 to 1",
+            "no attribute is range-checked; op default weight_decay is 1.0", "op definition"),
+)
+
+SPEC = OpSpec(
+    key=OP, api=API, rule_prefix="AAWQ", doc=DOC, params=PARAMS, rules=RULES, supported=SUPPORTED,
+    outputs=OUTPUTS,
+    standards={
+        "cann": {"varRef": "float-ulp", "mRef": "quant-code", "vRef": "quant-code",
+                 "absmaxMRef": "float-ulp", "absmaxVRef": "float-ulp"},
+        "doc": {"varRef": "mere-mare", "mRef": "quant-code", "vRef": "quant-code",
+                "absmaxMRef": "mere-mare", "absmaxVRef": "mere-mare"},
+    },
+    errata=ERRATA,
+)

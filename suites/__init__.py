@@ -1,0 +1,1 @@
+"""The conformance suites (pytest) and their helpers."""

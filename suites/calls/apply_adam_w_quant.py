@@ -1,0 +1,257 @@
+"""Calls of aclnnApplyAdamWQuant: a builder of valid calls, the qmaps, and the table of cases."""
+from __future__ import annotations
+
+import math
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from spec.apply_adam_w_quant import OP, absmax_count
+from spec.case import Case
+from spec.enums import AclDataType as DT
+from spec.tensor import TensorArg
+
+DTYPES = {"float32": DT.FLOAT, "float16": DT.FLOAT16, "bfloat16": DT.BF16}
+DEFAULT_ATTRS = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "weightDecay": 0.01, "eps": 1e-8,
+                 "gnormScale": 1.0, "quantModeOptional": "BLOCKWISE", "blockSize": 256}
+
+
+# ---- quantization maps ----
+
+def _torch_style_linspace(start: float, end: float, steps: int) -> np.ndarray:
+    """float32 linspace computed from both ends, as the 8-bit optimizer's map builder sees it."""
+    f = np.float32
+    step = (f(end) - f(start)) / f(steps - 1)
+    i = np.arange(steps)
+    lo = f(start) + i.astype(np.float32) * step
+    hi = f(end) - (steps - 1 - i).astype(np.float32) * step
+    return np.where(i < steps // 2, lo, hi).astype(np.float32)
+
+
+def dynamic_qmap(signed: bool) -> np.ndarray:
+    """The 8-bit dynamic (exponent + linear fraction) map: 7 exponent decades of fractions, plus 0
+    and 1; 256 ascending float32 values."""
+    values: list[np.ndarray] = []
+    for i in range(7):
+        n = 2 ** i if signed else 2 ** (i + 1)
+        bounds = _torch_style_linspace(0.1, 1.0, n + 1)
+        means = ((bounds[:-1] + bounds[1:]) / np.float32(2)).astype(np.float32)
+        vals = (np.float32(10.0 ** (i - 6)) * means).astype(np.float32)
+        values.append(vals)
+        if signed:
+            values.append(-vals)
+    values.append(np.array([0.0, 1.0], np.float32))
+    return np.sort(np.concatenate(values)).astype(np.float32)
+
+
+def linspace_qmap(signed: bool) -> np.ndarray:
+    """The vendor tests' maps: linspace(-1, 1, 256) and linspace(0, 1, 256)."""
+    return _torch_style_linspace(-1.0 if signed else 0.0, 1.0, 256)
+
+
+def dyadic_qmap(signed: bool) -> np.ndarray:
+    """Exactly representable steps (-1 + j/128, or j/256) so that midpoints are exact float32 values."""
+    j = np.arange(256, dtype=np.float64)
+    return (j / 128 - 1 if signed else j / 256).astype(np.float32)
+
+
+def asymmetric_qmap() -> np.ndarray:
+    """A map for m without 0: negative and positive entries of different spacing (the sign fix can fire)."""
+    neg = -np.geomspace(1.0, 1e-3, 100)
+    pos = np.linspace(2e-3, 1.0, 156)
+    return np.concatenate([neg, pos]).astype(np.float32)
+
+
+QMAPS = {"dynamic": lambda: (dynamic_qmap(True), dynamic_qmap(False)),
+         "linspace": lambda: (linspace_qmap(True), linspace_qmap(False)),
+         "dyadic": lambda: (dyadic_qmap(True), dyadic_qmap(False)),
+         "asymmetric": lambda: (asymmetric_qmap(), dynamic_qmap(False))}
+
+
+# ---- valid calls ----
+
+def make_call(case_id: str, shape: Sequence[int] = (2, 256), dtype: str = "float32", seed: int = 0,
+              qmaps: str = "dynamic", step: int = 10, rule_ids: tuple[str, ...] = (),
+              var=None, grad=None, m=None, v=None, absmax_m=None, absmax_v=None,
+              origin: str = "table", note: str = "", **attrs) -> Case:
+    """A valid, contiguous call; every array not given is drawn from ``seed``."""
+    rng = np.random.default_rng(seed)
+    shape = tuple(int(d) for d in shape)
+    n = math.prod(shape)
+    blocks = absmax_count(n)
+    qm, qv = QMAPS[qmaps]()
+    var = rng.standard_normal(shape) * 0.1 if var is None else np.asarray(var).reshape(shape)
+    grad = rng.standard_normal(shape) * 0.01 if grad is None else np.asarray(grad).reshape(shape)
+    m = rng.integers(0, 256, shape) if m is None else np.asarray(m).reshape(shape)
+    v = rng.integers(0, 256, shape) if v is None else np.asarray(v).reshape(shape)
+    absmax_m = rng.uniform(1e-3, 1e-1, blocks) if absmax_m is None else np.asarray(absmax_m)
+    absmax_v = rng.uniform(1e-6, 1e-3, blocks) if absmax_v is None else np.asarray(absmax_v)
+    tensors = {
+        "varRef": TensorArg.from_array(var, DTYPES[dtype]),
+        "grad": TensorArg.from_array(grad, DTYPES[dtype]),
+        "mRef": TensorArg.from_array(m, DT.UINT8),
+        "vRef": TensorArg.from_array(v, DT.UINT8),
+        "qmapM": TensorArg.from_array(qm, DT.FLOAT),
+        "qmapV": TensorArg.from_array(qv, DT.FLOAT),
+        "absmaxMRef": TensorArg.from_array(absmax_m, DT.FLOAT),
+        "absmaxVRef": TensorArg.from_array(absmax_v, DT.FLOAT),
+        "step": TensorArg.from_array(np.array([step]), DT.INT64),
+    }
+    return Case(op=OP, case_id=case_id, tensors=tensors, attrs={**DEFAULT_ATTRS, **attrs},
+                rule_ids=("AAWQ-VAL-001", "AAWQ-VAL-002", "AAWQ-VAL-003", "AAWQ-VAL-004",
+                          "AAWQ-VAL-006", "AAWQ-VAL-007", "AAWQ-VAL-009", "AAWQ-ATTR-003") + rule_ids,
+                origin=origin, seed=seed, note=note)
+
+
+def base_call() -> Case:
+    """The valid call that one-fault cases start from: two full blocks, fp32."""
+    return make_call("base", (2, 256), "float32", seed=1)
+
+
+FAULT_BASES = {"": base_call}
+
+
+def as_noncontiguous(case: Case, names: Sequence[str], how: str) -> Case:
+    """The same logical values, laid out through strides: ``transposed`` (last two dims swapped in
+    storage), ``strided`` (every other storage element), or ``offset`` (view starts 7 elements in)."""
+    for name in names:
+        arg = case.tensor(name)
+        values = arg.values()
+        if how == "transposed":
+            storage_shape = values.shape[:-2] + (values.shape[-1], values.shape[-2])
+            from spec.tensor import contiguous_strides
+            st = list(contiguous_strides(storage_shape))
+            st[-2], st[-1] = st[-1], st[-2]
+            new = TensorArg.strided(values, arg.dtype, st, 0, storage_shape)
+        elif how == "strided":
+            from spec.tensor import contiguous_strides
+            st = tuple(2 * s for s in contiguous_strides(values.shape))
+            new = TensorArg.strided(values, arg.dtype, st, 1, fill=3)
+        elif how == "offset":
+            from spec.tensor import contiguous_strides
+            new = TensorArg.strided(values, arg.dtype, contiguous_strides(values.shape), 7, fill=5)
+        else:
+            raise ValueError(how)
+        case = case.with_tensor(name, new)
+    return case.with_(rule_ids=case.rule_ids + ("AAWQ-VAL-015",))
+
+
+# ---- the table ----
+
+def _vendor_st_call(n_rows: int, dtype: str, seed: int) -> Case:
+    """The vendor's own system-test distribution: [N,256], linspace maps, attributes drawn as it does."""
+    rng = np.random.default_rng(seed)
+    attrs = {"lr": float(rng.choice([1e-8, 1e-6, 1e-3])), "eps": 1e-6,
+             "beta1": float(rng.uniform(1e-8, 0.9999)), "beta2": float(rng.uniform(1e-8, 0.9999)),
+             "weightDecay": float(rng.uniform(1e-8, 0.9999)),
+             "gnormScale": float(rng.uniform(1e-8, 0.9999))}
+    hi = float(rng.choice([1.0, 5.0]))
+    shape = (n_rows, 256)
+    blocks = n_rows
+    return make_call(f"vendor-st-{dtype}-N{n_rows}", shape, dtype, seed, qmaps="linspace",
+                     step=int(rng.integers(1, 10001)),
+                     var=rng.uniform(0.1, hi, shape), grad=rng.uniform(0.1, hi, shape),
+                     absmax_m=rng.uniform(1, 5, blocks), absmax_v=rng.uniform(1, 5, blocks),
+                     note="vendor system-test distribution", **attrs)
+
+
+def midpoint_call() -> Case:
+    """m lands exactly on midpoints of a dyadic map: beta1 = 0 makes m_t = g, and max|g| = 1."""
+    q = dyadic_qmap(True)
+    mids = ((q[:-1].astype(np.float64) + q[1:]) / 2).astype(np.float32)
+    grad = np.concatenate([mids, [1.0]]).astype(np.float32)  # 255 midpoints and the block max
+    return make_call("midpoint-ties", (256,), "float32", seed=5, qmaps="dyadic", grad=grad,
+                     beta1=0.0, beta2=0.0, gnormScale=1.0, rule_ids=("AAWQ-VAL-009",),
+                     note="every m lands exactly between two codes: the lower index wins")
+
+
+def table_cases(tier: str = "ci") -> Iterator[Case]:
+    """The table-driven cases; ``full`` adds every vendor system-test row count."""
+    z = np.zeros((1, 256))
+    yield make_call("doc-example", (1, 256), "float32", qmaps="linspace", step=0,
+                    var=z, grad=z, m=np.zeros((1, 256), int), v=np.zeros((1, 256), int),
+                    absmax_m=[5.0], absmax_v=[3.0], lr=0.1, beta1=0.1, beta2=0.1, weightDecay=0.1,
+                    eps=0.01, gnormScale=0.1, rule_ids=("AAWQ-VAL-011",),
+                    note="the document's example (its qmaps are zeros; here the vendor tests' maps)")
+    yield make_call("doc-example-zero-qmaps", (1, 256), "float32", qmaps="linspace", step=0,
+                    var=z, grad=z, m=np.zeros((1, 256), int), v=np.zeros((1, 256), int),
+                    absmax_m=[5.0], absmax_v=[3.0], lr=0.1, beta1=0.1, beta2=0.1, weightDecay=0.1,
+                    eps=0.01, gnormScale=0.1, rule_ids=("AAWQ-VAL-011",),
+                    note="the document's example as written: all-zero qmaps"
+                    ).with_tensor("qmapM", TensorArg.from_array(np.zeros(256), DT.FLOAT)
+                    ).with_tensor("qmapV", TensorArg.from_array(np.zeros(256), DT.FLOAT))
+    rows = range(17, 256) if tier == "full" else (17, 96, 255)
+    for dtype in DTYPES:
+        for n_rows in rows:
+            yield _vendor_st_call(n_rows, dtype, seed=1000 + n_rows)
+    for dtype in DTYPES:
+        for n in (1, 255, 256, 257, 1000, 4097):
+            yield make_call(f"n{n}-{dtype}", (n,), dtype, seed=n, rule_ids=("AAWQ-VAL-008",))
+    yield make_call("rank8", (1, 2, 1, 2, 1, 2, 2, 40), "float32", seed=8, rule_ids=("AAWQ-VAL-008",))
+    yield make_call("rank1", (700,), "bfloat16", seed=9, rule_ids=("AAWQ-VAL-008",))
+    base = make_call("noncontiguous", (3, 200), "float32", seed=11, rule_ids=("AAWQ-VAL-008",))
+    yield as_noncontiguous(base.with_(case_id="noncontig-transposed"),
+                           ("varRef", "grad", "mRef", "vRef"), "transposed")
+    yield as_noncontiguous(base.with_(case_id="noncontig-strided"),
+                           ("varRef", "mRef", "absmaxMRef", "qmapV"), "strided")
+    yield as_noncontiguous(base.with_(case_id="noncontig-offset"),
+                           ("grad", "vRef", "absmaxVRef", "step"), "offset")
+    for qmaps in ("dynamic", "linspace"):
+        for dtype in DTYPES:
+            yield make_call(f"qmap-{qmaps}-{dtype}", (4, 256), dtype, seed=21, qmaps=qmaps)
+    yield midpoint_call()
+    yield make_call("all-zero-blocks", (3, 256), "float32", seed=31, grad=np.zeros((3, 256)),
+                    absmax_m=np.zeros(3), absmax_v=np.zeros(3), rule_ids=("AAWQ-VAL-011",))
+    yield make_call("zero-block-among-others", (3, 256), "float32", seed=32,
+                    grad=np.concatenate([np.zeros(256), np.full(512, 0.01)]).reshape(3, 256),
+                    absmax_m=[0.0, 0.05, 0.05], absmax_v=[0.0, 1e-4, 1e-4], rule_ids=("AAWQ-VAL-011",))
+    for wd in (0.0, -0.5):
+        yield make_call(f"weight-decay-{wd:g}", (2, 256), "float32", seed=41, weightDecay=wd,
+                        lr=0.1, rule_ids=("AAWQ-VAL-005",))
+    yield make_call("weight-decay-large", (2, 256), "float32", seed=42, weightDecay=0.5, lr=0.1,
+                    var=np.full((2, 256), 2.0), rule_ids=("AAWQ-VAL-004",))
+    for gs in (0.5, 4.0):
+        yield make_call(f"gnorm-scale-{gs:g}", (2, 256), "float32", seed=43, gnormScale=gs,
+                        rule_ids=("AAWQ-VAL-006", "AAWQ-ATTR-001"))
+    for step in (10_000, 1_000_000, 2 ** 31 + 5):
+        yield make_call(f"large-step-{step}", (2, 256), "float32", seed=44, step=step)
+    yield make_call("first-steps-step0", (2, 256), "float32", seed=45, step=0, beta1=0.5,
+                    beta2=0.75, rule_ids=("AAWQ-VAL-003",))
+    yield make_call("first-steps-step1", (2, 256), "float32", seed=46, step=1, beta1=0.5,
+                    beta2=0.75, rule_ids=("AAWQ-VAL-003",))
+    yield make_call("eps-large", (2, 256), "float32", seed=47, eps=1e-2, step=0,
+                    rule_ids=("AAWQ-VAL-002",))
+    yield make_call("attr-float32-rounding", (2, 256), "float32", seed=48, beta2=0.999999,
+                    beta1=0.99999991, lr=0.30000000000000004, step=0, rule_ids=("AAWQ-ATTR-003",),
+                    note="beta2 = 0.999999 rounds to float32 0.99999899: 1 - beta2 moves by 1.3%")
+    yield make_call("sign-fix", (2, 256), "float32", seed=49, qmaps="asymmetric",
+                    rule_ids=("AAWQ-VAL-010",))
+    yield make_call("partial-block-signed-map", (257,), "float32", seed=50,
+                    m=np.full(257, 200), absmax_m=[0.05, 1e-3], rule_ids=("AAWQ-VAL-008",),
+                    note="the partial block's padding must not enter its absmax")
+    for dtype in ("float16", "bfloat16"):
+        yield make_call(f"rounding-once-{dtype}", (4, 256), dtype, seed=51, lr=0.05,
+                        weightDecay=0.3, var=np.random.default_rng(5).uniform(0.5, 2, (4, 256)),
+                        rule_ids=("AAWQ-VAL-012",))
+    grad = np.random.default_rng(60).standard_normal((2, 256)) * 0.01
+    grad[0, 3], grad[0, 100], grad[1, 7] = np.nan, np.inf, -np.inf
+    yield make_call("nonfinite-grad", (2, 256), "float32", seed=60, grad=grad,
+                    rule_ids=("AAWQ-VAL-013",))
+    var = np.random.default_rng(61).standard_normal((2, 256)) * 0.1
+    var[1, 9] = np.nan
+    yield make_call("nonfinite-var", (2, 256), "bfloat16", seed=61, var=var,
+                    rule_ids=("AAWQ-VAL-013",))
+    yield make_call("empty", (0, 256), "float32", seed=62, rule_ids=("AAWQ-VAL-014",))
+    yield make_call("quant-mode-null", (2, 256), "float32", seed=63, quantModeOptional=None,
+                    rule_ids=("AAWQ-ATTR-002",))
+    yield make_call("attr-out-of-range", (2, 256), "float32", seed=64, lr=2.0, beta1=1.5,
+                    weightDecay=3.0, rule_ids=("AAWQ-ATTR-001",))
+    yield make_call("qmap-shape-1x256", (2, 256), "float32", seed=65).with_tensor(
+        "qmapM", TensorArg.from_array(dynamic_qmap(True).reshape(1, 256), DT.FLOAT)).with_tensor(
+        "qmapV", TensorArg.from_array(dynamic_qmap(False).reshape(1, 256), DT.FLOAT))
+    yield make_call("qmap-unsorted", (2, 256), "float32", seed=66).with_tensor(
+        "qmapM", TensorArg.from_array(dynamic_qmap(True)[::-1].copy(), DT.FLOAT)).with_(
+        note="precondition broken: status judged, values not")
+    yield make_call("qmapv-negative", (2, 256), "float32", seed=67, qmaps="linspace").with_tensor(
+        "qmapV", TensorArg.from_array(linspace_qmap(True), DT.FLOAT))
+    yield make_call("step-negative", (2, 256), "float32", seed=68, step=-3)

@@ -1,0 +1,26 @@
+"""Generic error-code conformance for every operator: one fault at a time, then fault pairs.
+
+The cases are generated from the spec's check rules; nothing here is specific to an operator.
+"""
+from __future__ import annotations
+
+import pytest
+
+from spec import OPS
+from suites.calls.faults import fault_cases, fault_pair_cases
+from suites.runner import check_case
+
+FAULTS = [c for spec in OPS.values() for c in fault_cases(spec)]
+PAIRS = [c for spec in OPS.values() for c in fault_pair_cases(spec)]
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("case", FAULTS, ids=lambda c: f"{c.op}:{c.case_id}")
+def test_one_fault(harness, product, case, request):
+    check_case(harness, case, product, request.node.nodeid)
+
+
+@pytest.mark.conformance
+@pytest.mark.parametrize("case", PAIRS, ids=lambda c: f"{c.op}:{c.case_id}")
+def test_fault_pair(harness, product, case, request):
+    check_case(harness, case, product, request.node.nodeid)
