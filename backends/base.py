@@ -22,6 +22,14 @@ class RunResult:
     message: str = ""                             # the implementation's own error text, if any
 
 
+class BackendCrash(RuntimeError):
+    """The backend's process died while running a case (recorded CRASH)."""
+
+
+class BackendTimeout(RuntimeError):
+    """The backend did not return within the time limit (recorded TIMEOUT)."""
+
+
 @dataclass(frozen=True)
 class Waiver:
     """A known, recorded deviation of one backend: failures of ``rule_id`` (on cases whose id contains

@@ -11,7 +11,7 @@ from typing import Callable
 
 import pytest
 
-from backends.base import Backend, RunResult
+from backends.base import Backend, BackendCrash, BackendTimeout, RunResult
 from reports.records import CERTIFIABLE, OutcomeRecord, RecordWriter
 from spec import op_spec
 from spec.case import Case, save_case
@@ -22,14 +22,6 @@ from suites.judge import judge
 
 class QualityWarning(UserWarning):
     """Inside the error band of a precision standard, outside its warning band."""
-
-
-class BackendCrash(RuntimeError):
-    """The backend's process died while running a case."""
-
-
-class BackendTimeout(RuntimeError):
-    """The backend did not return within the time limit."""
 
 
 @dataclass

@@ -1,0 +1,110 @@
+"""What the real aclnn API receives for a Case, and how results are read back.
+
+Every aclnn-shaped backend (the emulator, the real libraries through ctypes) works on a RawCall:
+tensor descriptors exactly as aclCreateTensor takes them (view dims, strides, offset, format, storage
+dims, dtype enum) over raw byte buffers (FP4 packed two per byte, lower element in the low nibble),
+null tensors, scalar arguments in API order and null out-pointers. Backends write results into the
+buffers; ``read_back`` turns them into the element-form storages that the judge compares.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from spec.case import Case
+from spec.dtypes import is_four_bit, numpy_dtype, pack_nibbles, unpack_nibbles
+from spec.enums import AclDataType
+
+# The C signatures of the first-phase functions, in parameter order (before workspaceSize, executor).
+# kinds: tensor, double, int64, string (char*, may be NULL), dtype (aclDataType by value)
+SIGNATURES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
+    "apply_adam_w_quant": ("aclnnApplyAdamWQuant", (
+        ("varRef", "tensor"), ("grad", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"),
+        ("qmapM", "tensor"), ("qmapV", "tensor"), ("absmaxMRef", "tensor"),
+        ("absmaxVRef", "tensor"), ("step", "tensor"), ("lr", "double"), ("beta1", "double"),
+        ("beta2", "double"), ("weightDecay", "double"), ("eps", "double"),
+        ("gnormScale", "double"), ("quantModeOptional", "string"), ("blockSize", "int64"))),
+    "weight_quant_preprocess": ("aclnnWeightQuantPreprocess", (
+        ("weight", "tensor"), ("weightScale", "tensor"), ("weightOffsetOptional", "tensor"),
+        ("biasOptional", "tensor"), ("xDtype", "dtype"), ("xScaleDtype", "dtype"),
+        ("kGroupSize", "int64"), ("outWeight", "tensor"), ("outWeightScale", "tensor"),
+        ("outWeightOffsetOptional", "tensor"), ("outBiasOptional", "tensor"))),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class RawTensor:
+    """One aclCreateTensor call and the device buffer behind it."""
+
+    name: str
+    dtype: int                      # aclDataType value
+    view_dims: tuple[int, ...]
+    strides: tuple[int, ...]        # in elements
+    offset: int                     # in elements
+    format: int                     # aclFormat value
+    storage_dims: tuple[int, ...]
+    buffer: bytearray               # the whole storage array's bytes (guard elements included)
+    num_elements: int               # elements the buffer holds (element form)
+
+    def elements(self) -> np.ndarray:
+        """The buffer as a flat element-form array (FP4 unpacked to one code per element)."""
+        return buffer_to_elements(self.buffer, AclDataType(self.dtype), self.num_elements)
+
+
+@dataclass(frozen=True, eq=False)
+class RawCall:
+    op: str
+    api: str
+    params: tuple[tuple[str, str, Any], ...]   # (name, kind, value): RawTensor | None | scalar
+    null_workspace_size: bool = False
+    null_executor: bool = False
+
+    def tensors(self) -> dict[str, RawTensor | None]:
+        return {n: v for n, k, v in self.params if k == "tensor"}
+
+    def scalars(self) -> dict[str, Any]:
+        return {n: v for n, k, v in self.params if k != "tensor"}
+
+
+def elements_to_buffer(storage: np.ndarray, dtype: AclDataType) -> bytearray:
+    """Device bytes of an element-form storage array."""
+    if is_four_bit(dtype):
+        return bytearray(pack_nibbles(np.ascontiguousarray(storage).view(np.uint8)).tobytes())
+    return bytearray(np.ascontiguousarray(storage).view(np.uint8).tobytes())
+
+
+def buffer_to_elements(buffer: bytes | bytearray, dtype: AclDataType, count: int) -> np.ndarray:
+    """The element-form storage array held in ``buffer``."""
+    raw = np.frombuffer(bytes(buffer), dtype=np.uint8)
+    if is_four_bit(dtype):
+        return unpack_nibbles(raw, count).view(numpy_dtype(dtype)).copy()
+    return raw.view(numpy_dtype(dtype))[:count].copy()
+
+
+def to_raw_call(case: Case) -> RawCall:
+    """The arguments of the first-phase call for ``case``."""
+    api, signature = SIGNATURES[case.op]
+    params = []
+    for name, kind in signature:
+        if kind == "tensor":
+            arg = case.tensors[name]
+            if arg is None:
+                params.append((name, kind, None))
+                continue
+            d = arg.desc
+            params.append((name, kind, RawTensor(
+                name=name, dtype=int(d.dtype), view_dims=tuple(d.shape), strides=tuple(d.strides),
+                offset=int(d.offset), format=int(d.format), storage_dims=tuple(d.storage_shape),
+                buffer=elements_to_buffer(arg.storage, d.dtype), num_elements=arg.storage.size)))
+        else:
+            params.append((name, kind, case.attrs.get(name)))
+    return RawCall(case.op, api, tuple(params),
+                   null_workspace_size="workspaceSize" in case.null_outputs,
+                   null_executor="executor" in case.null_outputs)
+
+
+def read_back(raw: RawCall) -> dict[str, np.ndarray]:
+    """Element-form storages of every non-null tensor after the call, keyed by name."""
+    return {name: t.elements() for name, t in raw.tensors().items() if t is not None}
