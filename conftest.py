@@ -95,7 +95,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "product" in metafunc.fixturenames:
+    """Every test that takes ``product`` runs once per selected product (unless it chooses its own)."""
+    own = any("product" in str(m.args[0]).replace(" ", "").split(",")
+              for m in metafunc.definition.iter_markers("parametrize") if m.args)
+    if "product" in metafunc.fixturenames and not own:
         metafunc.parametrize("product", metafunc.config._aclnn_products)
 
 

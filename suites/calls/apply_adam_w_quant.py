@@ -252,6 +252,14 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
     yield make_call("qmap-unsorted", (2, 256), "float32", seed=66).with_tensor(
         "qmapM", TensorArg.from_array(dynamic_qmap(True)[::-1].copy(), DT.FLOAT)).with_(
         note="precondition broken: status judged, values not")
+    yield make_call("qmapv-unsorted", (2, 256), "float32", seed=69).with_tensor(
+        "qmapV", TensorArg.from_array(np.roll(dynamic_qmap(False), 5), DT.FLOAT))
+    yield make_call("absmax-short", (2, 256), "float32", seed=70, absmax_m=[0.05], absmax_v=[1e-4],
+                    note="one absmax entry for two blocks: 561002 on Ascend 950, outside the "
+                         "contract where the count is unchecked")
+    yield make_call("absmax-long", (2, 256), "float32", seed=71, absmax_m=[0.05, 0.02, 7.0],
+                    absmax_v=[1e-4, 2e-4, 7.0], rule_ids=("AAWQ-VAL-015",),
+                    note="an extra absmax entry: 561002 on Ascend 950, left untouched on A2/A3")
     yield make_call("qmapv-negative", (2, 256), "float32", seed=67, qmaps="linspace").with_tensor(
         "qmapV", TensorArg.from_array(linspace_qmap(True), DT.FLOAT))
     yield make_call("step-negative", (2, 256), "float32", seed=68, step=-3)

@@ -1,0 +1,167 @@
+"""The executable spec of aclnnApplyAdamWQuant against the document and the vendor's behaviour."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backends.base import RunResult
+from spec import op_spec
+from spec.apply_adam_w_quant import BLOCK, PARAMS, absmax_count
+from spec.enums import AclDataType as DT
+from spec.enums import Status
+from spec.products import PRODUCT_IDS
+from spec.rules import PROFILES, expected_outcome
+from suites.calls import apply_adam_w_quant as calls
+from suites.calls.faults import fault_cases, fault_pair_cases
+from suites.judge import judge
+
+SPEC = op_spec("apply_adam_w_quant")
+SEED_DOC = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_275af1729615bdac.txt"
+
+
+def test_every_parameter_row_of_the_document_is_in_the_spec():
+    """Each name in the document's GetWorkspaceSize parameter table is a PARAMS row, and the documented
+    dtypes of the tensor rows are the spec's."""
+    if not SEED_DOC.exists():
+        pytest.skip(f"vendor document not found at {SEED_DOC}")
+    text = SEED_DOC.read_text()
+    table = text[text.index("Parameter Input/Output"):text.index("Return value")]
+    doc_names = re.findall(r"^\s*(\w+) \((?:aclTensor\*|double|int64_t|char\*|uint64_t\*|aclOpExecutor\*\*)\)",
+                           table, re.M)
+    assert len(doc_names) == 19
+    spec_names = [p.name for p in PARAMS]
+    assert sorted(doc_names) == sorted(spec_names)
+    rows = {p.name: p for p in PARAMS}
+    assert set(rows["varRef"].dtypes) == {DT.FLOAT16, DT.BF16, DT.FLOAT}
+    assert rows["mRef"].dtypes == (DT.UINT8,) and rows["step"].dtypes == (DT.INT64,)
+    assert all(rows[n].ranks == tuple(range(1, 9)) for n in ("varRef", "grad", "mRef", "vRef"))
+
+
+def test_rule_ids_are_unique_and_well_formed():
+    ids = [r.id for r in SPEC.rules]
+    assert len(ids) == len(set(ids))
+    assert all(re.fullmatch(r"AAWQ-[A-Z]+-\d{3}", i) for i in ids)
+    assert all(r.text and r.source and r.expect for r in SPEC.rules)
+
+
+def test_every_check_rule_decides_its_own_fault_case():
+    """Rule coverage, errors: each check rule's generated fault is decided by that rule on some
+    product under some profile."""
+    decided = set()
+    for case in fault_cases(SPEC):
+        for product in PRODUCT_IDS:
+            for profile in PROFILES:
+                decided.add(expected_outcome(SPEC, case, product, profile).rule_id)
+    checks = {r.id for r in SPEC.checks() if r.make_fault is not None}
+    assert checks <= decided
+    product_rule = SPEC.rule("AAWQ-PRODUCT-001")
+    assert product_rule.make_fault is None  # exercised by running on an unsupported product
+    assert expected_outcome(SPEC, calls.base_call(), "atlas-training", "cann").rule_id == product_rule.id
+
+
+def test_every_precondition_and_value_rule_is_named_by_a_generated_case():
+    """Rule coverage, values: each value rule is exercised by a table case, each precondition is
+    broken by one."""
+    from suites.test_apply_adam_w_quant import RELATION_RULES
+    cases = list(calls.table_cases("ci"))
+    named = {rid for c in cases for rid in c.rule_ids} | {r for rs in RELATION_RULES.values() for r in rs}
+    values = {r.id for r in SPEC.rules if r.kind == "value"}
+    assert values <= named, values - named
+    for rule in (r for r in SPEC.rules if r.kind == "precondition"):
+        assert any(rule.violated(c) for c in cases), rule.id
+
+
+def test_fault_pairs_show_the_check_order():
+    pairs = list(fault_pair_cases(SPEC))
+    categories = {(SPEC.rule(c.rule_ids[0]).category, SPEC.rule(c.rule_ids[1]).category) for c in pairs}
+    assert ("nullptr", "dtype") in categories and ("dtype", "shape") in categories
+    for case in pairs:
+        early, late = (SPEC.rule(r) for r in case.rule_ids)
+        assert early.order < late.order
+        assert expected_outcome(SPEC, case, "ascend950", "cann").rule_id == early.id
+
+
+@pytest.mark.parametrize("product,code", [("atlas-a2", None), ("ascend950", Status.ERR_INNER_TILING_ERROR)])
+def test_absmax_count_is_checked_on_950_only(product, code):
+    case = next(c for c in fault_cases(SPEC) if c.case_id == "fault-AAWQ-SHAPE-008")
+    exp = expected_outcome(SPEC, case, product, "cann")
+    if code is None:
+        assert exp.kind == "success" and exp.judge_values
+    else:
+        assert (exp.kind, exp.status) == ("error", code)
+
+
+def test_documented_codes_and_tiling_codes_per_profile():
+    base = calls.base_call()
+    null_var = base.with_tensor("varRef", None)
+    assert expected_outcome(SPEC, null_var, "atlas-a2", "doc").status == Status.ERR_PARAM_NULLPTR
+    block = base.with_attrs(blockSize=128)
+    assert expected_outcome(SPEC, block, "atlas-a2", "cann").status == Status.ERR_INNER_TILING_ERROR
+    doc = expected_outcome(SPEC, block, "atlas-a2", "doc")
+    assert doc.kind == "error" and doc.status is None  # the document gives no code: any error
+    assert expected_outcome(SPEC, base, "ascend950", "doc").kind == "not_supported"
+    assert expected_outcome(SPEC, base, "ascend950", "cann").kind == "success"
+
+
+def test_absmax_count_is_ceil_of_blocks():
+    assert [absmax_count(n) for n in (0, 1, 255, 256, 257, 512, 513)] == [0, 1, 1, 1, 2, 2, 3]
+    assert BLOCK == 256
+
+
+# ---- a backend that implements the document literally ----
+
+class DocLiteralBackend:
+    """t = step and theta - lr*m_hat/(sqrt(v_hat)+eps) - lr*wd*theta, in float64, written from the
+    document's formula alone (quantization as the document describes it: nearest code, absmax)."""
+
+    name, version, waivers = "doc-literal", "1", ()
+
+    def available(self):
+        return True, ""
+
+    def products(self):
+        return PRODUCT_IDS
+
+    def run(self, case, product):
+        st = case.copy_storages()
+        val = {n: a.values() for n, a in case.tensors.items()}
+        a = {k: float(np.float32(v)) for k, v in case.attrs.items()
+             if k in ("lr", "beta1", "beta2", "weightDecay", "eps", "gnormScale")}
+        n = val["varRef"].size
+        blk = np.arange(n) // BLOCK
+        qm, qv = val["qmapM"].astype(np.float64), val["qmapV"].astype(np.float64)
+        theta = val["varRef"].astype(np.float64).reshape(-1)
+        g = val["grad"].astype(np.float64).reshape(-1) * a["gnormScale"]
+        m = qm[val["mRef"].reshape(-1)] * val["absmaxMRef"].astype(np.float64)[blk]
+        v = qv[val["vRef"].reshape(-1)] * val["absmaxVRef"].astype(np.float64)[blk]
+        t = float(val["step"][0])
+        m = a["beta1"] * m + (1 - a["beta1"]) * g
+        v = a["beta2"] * v + (1 - a["beta2"]) * g * g
+        mhat, vhat = m / (1 - a["beta1"] ** t), v / (1 - a["beta2"] ** t)
+        theta = theta - a["lr"] * mhat / (np.sqrt(vhat) + a["eps"]) - a["lr"] * a["weightDecay"] * theta
+        am = np.zeros(absmax_count(n)); av = np.zeros(absmax_count(n))
+        np.maximum.at(am, blk, np.abs(m)); np.maximum.at(av, blk, v)
+        xm, xv = m / np.where(am == 0, 1, am)[blk], v / np.where(av == 0, 1, av)[blk]
+        codes = lambda x, q: np.argmin(np.abs(x[:, None] - q[None, :]), axis=1).astype(np.uint8)
+        outs = {"varRef": theta, "mRef": codes(xm, qm), "vRef": codes(xv, qv),
+                "absmaxMRef": am, "absmaxVRef": av}
+        for name, values in outs.items():
+            arg = case.tensor(name)
+            arg.view_of(st[name])[...] = values.reshape(arg.desc.shape).astype(arg.storage.dtype)
+        return RunResult(Status.SUCCESS, st, 0)
+
+
+@pytest.mark.parametrize("case_id", ["first-steps-step1", "weight-decay-large", "n257-float32"])
+def test_doc_literal_backend_passes_doc_and_fails_cann(case_id):
+    case = next(c for c in calls.table_cases("ci") if c.case_id == case_id)
+    backend = DocLiteralBackend()
+    result = backend.run(case, "atlas-a2")
+    doc = judge(SPEC, case, "atlas-a2", "doc", result)
+    assert doc.outcome == "PASS", doc.detail
+    cann = judge(SPEC, case, "atlas-a2", "cann", backend.run(case, "atlas-a2"))
+    assert cann.outcome == "FAIL"
+    assert cann.verdicts["varRef"] == "FAIL"
+    assert {"AAWQ-VAL-003", "AAWQ-VAL-004"} & set(case.rule_ids)
