@@ -5,13 +5,8 @@ from spec.rules import OpSpec
 
 
 def _load() -> dict[str, OpSpec]:
-    from spec import apply_adam_w_quant
-    specs = [apply_adam_w_quant.SPEC]
-    try:
-        from spec import weight_quant_preprocess
-        specs.append(weight_quant_preprocess.SPEC)
-    except ImportError:  # pragma: no cover - present once the module exists
-        pass
+    from spec import apply_adam_w_quant, weight_quant_preprocess
+    specs = [apply_adam_w_quant.SPEC, weight_quant_preprocess.SPEC]
     return {s.key: s for s in specs}
 
 

@@ -167,9 +167,10 @@ class TensorArg:
         if need > storage.size:
             storage = np.concatenate([storage, np.zeros(need - storage.size, storage.dtype)])
         if "dtype" in changes and numpy_dtype(desc.dtype) != storage.dtype:
-            storage = storage.astype(np.float32).astype(numpy_dtype(desc.dtype)) \
-                if storage.dtype.kind in "fV" or numpy_dtype(desc.dtype).kind in "fV" \
-                else storage.astype(numpy_dtype(desc.dtype))
+            # Values keep their magnitude where the new type can hold them; NaN becomes 0 in ints.
+            with np.errstate(invalid="ignore", over="ignore"):
+                wide = np.nan_to_num(storage.astype(np.float64), nan=0.0, posinf=0.0, neginf=0.0)
+                storage = wide.astype(numpy_dtype(desc.dtype))
         return TensorArg(desc, storage)
 
     def copy(self) -> "TensorArg":

@@ -44,3 +44,52 @@ def aawq_call_params() -> st.SearchStrategy[dict]:
 def fault_rules(spec=AAWQ) -> st.SearchStrategy:
     """A check rule of ``spec`` that has a fault to inject."""
     return st.sampled_from([r for r in spec.checks() if r.make_fault is not None])
+
+
+# ---- WeightQuantPreprocess ----
+
+from spec.weight_quant_preprocess import PARAMS as WQP_PARAMS  # noqa: E402
+from spec.weight_quant_preprocess import SPEC as WQP  # noqa: E402
+from suites.calls import weight_quant_preprocess as wqp_calls  # noqa: E402
+
+_WQP_PARAM = {p.name: p for p in WQP_PARAMS}
+_WQP_BIAS_DTYPE_NAMES = {v: k for k, v in wqp_calls.BIAS_DTYPES.items()}
+
+
+@st.composite
+def wqp_dims(draw, gmm: bool | None = None, max_elements: int = 48 * 1024) -> dict:
+    """G (None for MM), K and N of a valid call: the weight's documented ranks, K even (a multiple
+    of 32 most of the time, else zero-padded), N free; at most ``max_elements`` weight elements."""
+    ranks = _WQP_PARAM["weight"].ranks
+    rank = draw(st.sampled_from(ranks), label="weight rank") if gmm is None else (3 if gmm else 2)
+    g = draw(st.integers(1, 4), label="G") if rank == 3 else None
+    k = draw(st.one_of(st.integers(1, 8).map(lambda b: 32 * b),
+                       st.integers(1, 160).map(lambda h: 2 * h)), label="K")
+    room = max(1, max_elements // (k * (g or 1)))
+    n = draw(st.integers(1, min(room, 300)), label="N")
+    return {"g": g, "k": k, "n": n}
+
+
+@st.composite
+def wqp_call_params(draw, gmm: bool | None = None) -> dict:
+    """Keyword arguments of suites.calls.weight_quant_preprocess.make_call for a valid call (cann):
+    shapes, bias shape and dtype (from the spec's bias row), and the layouts the code accepts."""
+    params = draw(wqp_dims(gmm))
+    bias_kinds = [None, "n", "1n"] if params["g"] is None else [None, "gn"]
+    params["bias"] = draw(st.sampled_from(bias_kinds), label="bias shape")
+    params["bias_dtype"] = draw(st.sampled_from(
+        [_WQP_BIAS_DTYPE_NAMES[d] for d in _WQP_PARAM["biasOptional"].dtypes]), label="bias dtype")
+    params["out_bias"] = (params["bias"] is not None
+                          or draw(st.booleans(), label="outBias without bias"))
+    params["out_weight_strides"] = draw(st.sampled_from(["contiguous", "transposed"]),
+                                        label="outWeight strides")
+    params["scale_layout"] = draw(st.sampled_from(["doc", "spread"]), label="weightScale strides")
+    params["out_scale_layout"] = draw(st.sampled_from(["doc", "spread"]),
+                                      label="outWeightScale strides")
+    params["seed"] = draw(st.integers(0, 2 ** 32 - 1), label="seed")
+    return params
+
+
+def wqp_fault_rules() -> st.SearchStrategy:
+    """A WeightQuantPreprocess check rule that has a fault to inject."""
+    return fault_rules(WQP)
