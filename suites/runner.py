@@ -39,6 +39,8 @@ class Harness:
     command: list[str] = field(default_factory=list)
 
     def execute(self, case: Case, product: str) -> RunResult:
+        if self.unavailable:  # records the case SKIPPED with the reason, and skips the test
+            check_case(self, case, product)
         if self.executor is not None:
             return self.executor(self.backend, case, product)
         return self.backend.run(case, product)

@@ -1,0 +1,1 @@
+"""Example backends for plug-in authors (not registered by default)."""

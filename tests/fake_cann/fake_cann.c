@@ -1,0 +1,601 @@
+/*
+ * A stand-in for the CANN libraries the aclnn backend loads, for testing the backend's marshalling
+ * on machines without an Ascend device.
+ *
+ * It exports the same C symbols with the same signatures (ACL runtime, aclCreateTensor and the two
+ * operators' two-phase functions), keeps "device" memory in host memory, and records every call it
+ * receives as one JSON event. fake_call_log() returns the events as a JSON array.
+ *
+ * The source is built in parts so that the symbols can be spread over several libraries, as a real
+ * toolkit spreads them (libascendcl, libnnopbase, libopapi, libopapi_math):
+ *   -DFAKE_RUNTIME  ACL runtime, device memory, the call log and the query API
+ *   -DFAKE_TENSOR   aclCreateTensor / aclDestroyTensor
+ *   -DFAKE_AAWQ     aclnnApplyAdamWQuant{GetWorkspaceSize,}
+ *   -DFAKE_WQP      aclnnWeightQuantPreprocess{GetWorkspaceSize,}
+ * With none of them defined, every part is built into one library.
+ *
+ * Behaviour switches, read from the environment at call time:
+ *   FAKE_CANN_SOC           the SoC name aclrtGetSocName returns (default Ascend910B1)
+ *   FAKE_CANN_DEVICE_COUNT  devices aclrtGetDeviceCount reports (default 8)
+ *   FAKE_CANN_STATUS        status of every GetWorkspaceSize call (default 0)
+ *   FAKE_CANN_WORKSPACE     workspace size reported (default 1024)
+ *   FAKE_CANN_LAUNCH_STATUS status of every launch (default 0)
+ *   FAKE_CANN_SYNC_STATUS   status of aclrtSynchronizeStream (default 0)
+ * A launch that succeeds writes the byte pattern (i * 37 + 11) mod 256 over the whole storage of
+ * the operator's first output (mRef for ApplyAdamWQuant, outWeight for WeightQuantPreprocess).
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if !defined(FAKE_RUNTIME) && !defined(FAKE_TENSOR) && !defined(FAKE_AAWQ) && !defined(FAKE_WQP)
+#define FAKE_RUNTIME
+#define FAKE_TENSOR
+#define FAKE_AAWQ
+#define FAKE_WQP
+#endif
+
+#define EXPORT __attribute__((visibility("default")))
+#define MAYBE_UNUSED __attribute__((unused))
+
+typedef int aclError;
+typedef int aclnnStatus;
+typedef void *aclrtStream;
+
+#define FAKE_PARAM_NULLPTR 161001
+#define FAKE_INVALID_PARAM 100000
+#define FAKE_REPEAT_INITIALIZE 100002
+#define FAKE_INVALID_DEVICE 107001
+
+typedef struct FakeTensor {
+    uint32_t magic;
+    int id;
+    int dtype;
+    int format;
+    int64_t offset;
+    uint64_t view_num;
+    int64_t *view;
+    int has_strides;
+    int64_t *strides;
+    uint64_t storage_num;
+    int64_t *storage;
+    void *data;
+} FakeTensor;
+
+#define TENSOR_MAGIC 0x7e45a0c1u
+
+typedef struct FakeExecutor {
+    uint32_t magic;
+    const char *api;
+    FakeTensor *out;
+} FakeExecutor;
+
+#define EXECUTOR_MAGIC 0x3c0ffee5u
+
+/* ---- helpers shared by the parts (defined and exported by the runtime part) ---- */
+void fake_log_event(const char *fmt, ...);
+void fake_set_error(const char *fmt, ...);
+int fake_is_device(const void *ptr, size_t *remaining);
+int fake_is_stream(const void *stream);
+int fake_next_tensor_id(void);
+void fake_count_tensor(int delta);
+long fake_env_long(const char *name, long fallback);
+
+/* JSON fragments are built in a caller-provided buffer. */
+typedef struct Buf {
+    char *data;
+    size_t len, cap;
+} Buf;
+
+MAYBE_UNUSED static void buf_printf(Buf *b, const char *fmt, ...) {
+    va_list ap;
+    for (;;) {
+        size_t room = b->cap - b->len;
+        va_start(ap, fmt);
+        int n = vsnprintf(b->data ? b->data + b->len : NULL, b->data ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) return;
+        if (b->data && (size_t)n < room) {
+            b->len += (size_t)n;
+            return;
+        }
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + (size_t)n + 1) cap *= 2;
+        char *grown = realloc(b->data, cap);
+        if (!grown) return;
+        b->data = grown;
+        b->cap = cap;
+    }
+}
+
+MAYBE_UNUSED static void buf_dims(Buf *b, const int64_t *dims, uint64_t n) {
+    buf_printf(b, "[");
+    for (uint64_t i = 0; i < n; ++i) buf_printf(b, "%s%lld", i ? "," : "", (long long)dims[i]);
+    buf_printf(b, "]");
+}
+
+MAYBE_UNUSED static void buf_double(Buf *b, double v) {
+    if (isnan(v)) buf_printf(b, "NaN");
+    else if (isinf(v)) buf_printf(b, v > 0 ? "Infinity" : "-Infinity");
+    else buf_printf(b, "%.17g", v);
+}
+
+MAYBE_UNUSED static void buf_string(Buf *b, const char *s) {
+    if (!s) {
+        buf_printf(b, "null");
+        return;
+    }
+    buf_printf(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; ++p) {
+        if (*p == '"' || *p == '\\') buf_printf(b, "\\%c", *p);
+        else if (*p < 0x20) buf_printf(b, "\\u%04x", *p);
+        else buf_printf(b, "%c", *p);
+    }
+    buf_printf(b, "\"");
+}
+
+MAYBE_UNUSED static void buf_hex(Buf *b, const void *ptr, size_t n) {
+    const unsigned char *p = ptr;
+    buf_printf(b, "\"");
+    for (size_t i = 0; i < n; ++i) buf_printf(b, "%02x", p[i]);
+    buf_printf(b, "\"");
+}
+
+MAYBE_UNUSED static int element_bits(int dtype) {
+    switch (dtype) {
+    case 0: case 3: case 8: return 32;            /* FLOAT INT32 UINT32 */
+    case 1: case 6: case 7: case 27: return 16;   /* FLOAT16 INT16 UINT16 BF16 */
+    case 9: case 10: case 11: case 16: return 64; /* INT64 UINT64 DOUBLE COMPLEX64 */
+    case 17: return 128;                          /* COMPLEX128 */
+    case 29: case 40: case 41: return 4;          /* INT4 FLOAT4_E2M1 FLOAT4_E1M2 */
+    default: return 8;
+    }
+}
+
+/* ====================================================================================== runtime */
+#ifdef FAKE_RUNTIME
+
+static Buf g_log;
+static int g_events;
+static char *g_log_copy;
+static char g_err[1024];
+static int g_init_calls;
+static int g_next_id = 1;
+static int g_live_tensors;
+static char g_stream_token;
+static int g_stream_live;
+
+typedef struct Alloc {
+    char *ptr;
+    size_t size;
+} Alloc;
+static Alloc *g_allocs;
+static size_t g_nallocs, g_cap_allocs;
+
+EXPORT long fake_env_long(const char *name, long fallback) {
+    const char *v = getenv(name);
+    return (v && *v) ? strtol(v, NULL, 10) : fallback;
+}
+
+EXPORT void fake_log_event(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    char small[1];
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(small, 0, fmt, ap2);
+    va_end(ap2);
+    char *text = malloc((size_t)n + 1);
+    if (text) {
+        vsnprintf(text, (size_t)n + 1, fmt, ap);
+        buf_printf(&g_log, "%s%s", g_events++ ? ",\n" : "", text);
+        free(text);
+    }
+    va_end(ap);
+}
+
+EXPORT void fake_set_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(g_err, sizeof g_err, fmt, ap);
+    va_end(ap);
+}
+
+EXPORT int fake_is_device(const void *ptr, size_t *remaining) {
+    const char *p = ptr;
+    for (size_t i = 0; i < g_nallocs; ++i) {
+        if (p >= g_allocs[i].ptr && p < g_allocs[i].ptr + g_allocs[i].size) {
+            if (remaining) *remaining = (size_t)(g_allocs[i].ptr + g_allocs[i].size - p);
+            return 1;
+        }
+    }
+    if (remaining) *remaining = 0;
+    return 0;
+}
+
+EXPORT int fake_is_stream(const void *stream) { return g_stream_live && stream == &g_stream_token; }
+EXPORT int fake_next_tensor_id(void) { return g_next_id++; }
+EXPORT void fake_count_tensor(int delta) { g_live_tensors += delta; }
+
+/* ---- the query API ---- */
+EXPORT const char *fake_call_log(void) {
+    free(g_log_copy);
+    size_t n = g_log.len;
+    g_log_copy = malloc(n + 3);
+    if (!g_log_copy) return "[]";
+    g_log_copy[0] = '[';
+    if (n) memcpy(g_log_copy + 1, g_log.data, n);
+    g_log_copy[n + 1] = ']';
+    g_log_copy[n + 2] = '\0';
+    return g_log_copy;
+}
+
+EXPORT void fake_reset(void) {
+    g_log.len = 0;
+    g_events = 0;
+    g_err[0] = '\0';
+}
+
+EXPORT int fake_live_tensors(void) { return g_live_tensors; }
+EXPORT int fake_live_allocations(void) { return (int)g_nallocs; }
+EXPORT int fake_init_calls(void) { return g_init_calls; }
+
+/* ---- ACL runtime ---- */
+EXPORT aclError aclInit(const char *configPath) {
+    ++g_init_calls;
+    Buf b = {0};
+    buf_string(&b, configPath);
+    fake_log_event("{\"ev\":\"aclInit\",\"config\":%s}", b.data);
+    free(b.data);
+    return g_init_calls == 1 ? 0 : FAKE_REPEAT_INITIALIZE;
+}
+
+EXPORT aclError aclFinalize(void) {
+    fake_log_event("{\"ev\":\"aclFinalize\"}");
+    return 0;
+}
+
+EXPORT aclError aclrtGetDeviceCount(uint32_t *count) {
+    if (!count) return FAKE_INVALID_PARAM;
+    *count = (uint32_t)fake_env_long("FAKE_CANN_DEVICE_COUNT", 8);
+    return 0;
+}
+
+EXPORT aclError aclrtSetDevice(int32_t deviceId) {
+    fake_log_event("{\"ev\":\"aclrtSetDevice\",\"device\":%d}", deviceId);
+    if (deviceId < 0 || deviceId >= fake_env_long("FAKE_CANN_DEVICE_COUNT", 8)) {
+        fake_set_error("EE1001: fake device %d does not exist", deviceId);
+        return FAKE_INVALID_DEVICE;
+    }
+    return 0;
+}
+
+EXPORT aclError aclrtResetDevice(int32_t deviceId) {
+    fake_log_event("{\"ev\":\"aclrtResetDevice\",\"device\":%d}", deviceId);
+    return 0;
+}
+
+EXPORT aclError aclrtCreateStream(aclrtStream *stream) {
+    if (!stream) return FAKE_INVALID_PARAM;
+    *stream = &g_stream_token;
+    g_stream_live = 1;
+    fake_log_event("{\"ev\":\"aclrtCreateStream\"}");
+    return 0;
+}
+
+EXPORT aclError aclrtDestroyStream(aclrtStream stream) {
+    fake_log_event("{\"ev\":\"aclrtDestroyStream\",\"known\":%s}", fake_is_stream(stream) ? "true" : "false");
+    g_stream_live = 0;
+    return 0;
+}
+
+EXPORT aclError aclrtSynchronizeStream(aclrtStream stream) {
+    long status = fake_env_long("FAKE_CANN_SYNC_STATUS", 0);
+    fake_log_event("{\"ev\":\"aclrtSynchronizeStream\",\"known\":%s}",
+                   fake_is_stream(stream) ? "true" : "false");
+    if (status) fake_set_error("EZ9999: fake kernel failure on the stream");
+    return (aclError)status;
+}
+
+EXPORT aclError aclrtMalloc(void **devPtr, size_t size, int policy) {
+    if (!devPtr || size == 0) {
+        fake_set_error("EE1003: aclrtMalloc of %zu bytes", size);
+        return FAKE_INVALID_PARAM;
+    }
+    void *p = NULL;
+    size_t rounded = (size + 63) / 64 * 64;
+    if (posix_memalign(&p, 64, rounded)) return FAKE_INVALID_PARAM;
+    memset(p, 0xA5, rounded); /* uninitialised device memory */
+    if (g_nallocs == g_cap_allocs) {
+        g_cap_allocs = g_cap_allocs ? 2 * g_cap_allocs : 64;
+        g_allocs = realloc(g_allocs, g_cap_allocs * sizeof *g_allocs);
+    }
+    g_allocs[g_nallocs].ptr = p;
+    g_allocs[g_nallocs].size = size;
+    ++g_nallocs;
+    *devPtr = p;
+    fake_log_event("{\"ev\":\"aclrtMalloc\",\"ptr\":%llu,\"size\":%zu,\"policy\":%d}",
+                   (unsigned long long)(uintptr_t)p, size, policy);
+    return 0;
+}
+
+EXPORT aclError aclrtFree(void *devPtr) {
+    for (size_t i = 0; i < g_nallocs; ++i) {
+        if (g_allocs[i].ptr == devPtr) {
+            free(devPtr);
+            g_allocs[i] = g_allocs[--g_nallocs];
+            fake_log_event("{\"ev\":\"aclrtFree\",\"ptr\":%llu}", (unsigned long long)(uintptr_t)devPtr);
+            return 0;
+        }
+    }
+    fake_log_event("{\"ev\":\"aclrtFree\",\"ptr\":%llu,\"unknown\":true}",
+                   (unsigned long long)(uintptr_t)devPtr);
+    return FAKE_INVALID_PARAM;
+}
+
+/* kinds: 0 host->host, 1 host->device, 2 device->host, 3 device->device */
+EXPORT aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, int kind) {
+    size_t room = 0;
+    int ok = count <= destMax && dst && src;
+    if (ok && (kind == 1 || kind == 3)) ok = fake_is_device(dst, &room) && count <= room;
+    if (ok && (kind == 2 || kind == 3)) ok = fake_is_device(src, &room) && count <= room;
+    Buf b = {0};
+    buf_printf(&b, "{\"ev\":\"aclrtMemcpy\",\"kind\":%d,\"dst\":%llu,\"src\":%llu,\"count\":%zu,"
+               "\"destMax\":%zu,\"ok\":%s", kind, (unsigned long long)(uintptr_t)dst,
+               (unsigned long long)(uintptr_t)src, count, destMax, ok ? "true" : "false");
+    if (ok && kind == 1) {
+        buf_printf(&b, ",\"hex\":");
+        buf_hex(&b, src, count < 65536 ? count : 65536);
+    }
+    buf_printf(&b, "}");
+    fake_log_event("%s", b.data);
+    free(b.data);
+    if (!ok) {
+        fake_set_error("EE1002: aclrtMemcpy kind %d of %zu bytes rejected", kind, count);
+        return FAKE_INVALID_PARAM;
+    }
+    memmove(dst, src, count);
+    return 0;
+}
+
+EXPORT const char *aclrtGetSocName(void) {
+    const char *soc = getenv("FAKE_CANN_SOC");
+    return (soc && *soc) ? soc : "Ascend910B1";
+}
+
+/* The recent error text, once: a second call returns NULL until a new error. */
+EXPORT const char *aclGetRecentErrMsg(void) {
+    static char out[sizeof g_err];
+    if (!g_err[0]) return NULL;
+    memcpy(out, g_err, sizeof g_err);
+    g_err[0] = '\0';
+    return out;
+}
+
+#endif /* FAKE_RUNTIME */
+
+/* ======================================================================================= tensor */
+#ifdef FAKE_TENSOR
+
+static int64_t *copy_dims(const int64_t *dims, uint64_t n) {
+    int64_t *out = malloc((n ? n : 1) * sizeof *out);
+    if (out && n) memcpy(out, dims, n * sizeof *out);
+    return out;
+}
+
+EXPORT FakeTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum, int dataType,
+                                   const int64_t *stride, int64_t offset, int format,
+                                   const int64_t *storageDims, uint64_t storageDimsNum,
+                                   void *tensorData) {
+    if ((viewDims == NULL && viewDimsNum > 0) || (storageDims == NULL && storageDimsNum > 0))
+        return NULL;
+    FakeTensor *t = calloc(1, sizeof *t);
+    t->magic = TENSOR_MAGIC;
+    t->id = fake_next_tensor_id();
+    t->dtype = dataType;
+    t->format = format;
+    t->offset = offset;
+    t->view_num = viewDimsNum;
+    t->view = copy_dims(viewDims, viewDimsNum);
+    t->has_strides = stride != NULL;
+    t->strides = stride ? copy_dims(stride, viewDimsNum) : NULL;
+    t->storage_num = storageDimsNum;
+    t->storage = copy_dims(storageDims, storageDimsNum);
+    t->data = tensorData;
+    fake_count_tensor(1);
+    fake_log_event("{\"ev\":\"aclCreateTensor\",\"id\":%d,\"data\":%llu}", t->id,
+                   (unsigned long long)(uintptr_t)tensorData);
+    return t;
+}
+
+EXPORT aclnnStatus aclDestroyTensor(const FakeTensor *tensor) {
+    if (!tensor || tensor->magic != TENSOR_MAGIC) return FAKE_PARAM_NULLPTR;
+    FakeTensor *t = (FakeTensor *)tensor;
+    fake_log_event("{\"ev\":\"aclDestroyTensor\",\"id\":%d}", t->id);
+    t->magic = 0;
+    free(t->view);
+    free(t->strides);
+    free(t->storage);
+    free(t);
+    fake_count_tensor(-1);
+    return 0;
+}
+
+/* Frees an executor that will not be launched (a first phase run on its own). */
+EXPORT aclnnStatus aclDestroyAclOpExecutor(void *executor) {
+    FakeExecutor *e = executor;
+    int known = e && e->magic == EXECUTOR_MAGIC;
+    fake_log_event("{\"ev\":\"aclDestroyAclOpExecutor\",\"known\":%s}", known ? "true" : "false");
+    if (!known) return FAKE_PARAM_NULLPTR;
+    e->magic = 0;
+    free(e);
+    return 0;
+}
+
+#endif /* FAKE_TENSOR */
+
+/* ===================================================================================== operators */
+#if defined(FAKE_AAWQ) || defined(FAKE_WQP)
+
+static void buf_tensor(Buf *b, const char *name, const FakeTensor *t, int first) {
+    buf_printf(b, "%s\"%s\":", first ? "" : ",", name);
+    if (!t) {
+        buf_printf(b, "null");
+        return;
+    }
+    if (t->magic != TENSOR_MAGIC) {
+        buf_printf(b, "\"invalid\"");
+        return;
+    }
+    buf_printf(b, "{\"id\":%d,\"dtype\":%d,\"format\":%d,\"offset\":%lld,\"view\":", t->id, t->dtype,
+               t->format, (long long)t->offset);
+    buf_dims(b, t->view, t->view_num);
+    buf_printf(b, ",\"strides\":");
+    if (t->has_strides) buf_dims(b, t->strides, t->view_num);
+    else buf_printf(b, "null");
+    buf_printf(b, ",\"storage\":");
+    buf_dims(b, t->storage, t->storage_num);
+    buf_printf(b, ",\"data\":%llu,\"device\":%s}", (unsigned long long)(uintptr_t)t->data,
+               fake_is_device(t->data, NULL) ? "true" : "false");
+}
+
+/* Common tail of every first phase: out-pointer checks, injected status, the executor. */
+static aclnnStatus first_phase_finish(Buf *b, const char *api, FakeTensor *out,
+                                      uint64_t *workspaceSize, void **executor) {
+    long status = fake_env_long("FAKE_CANN_STATUS", 0);
+    buf_printf(b, ",\"workspaceSize_null\":%s,\"executor_null\":%s}", workspaceSize ? "false" : "true",
+               executor ? "false" : "true");
+    fake_log_event("%s", b->data);
+    free(b->data);
+    if (!workspaceSize || !executor) {
+        fake_set_error("EZ1001: %s: workspaceSize or executor is nullptr", api);
+        return FAKE_PARAM_NULLPTR;
+    }
+    if (status) {
+        fake_set_error("EZ1001: fake rejection by %s", api);
+        return (aclnnStatus)status;
+    }
+    FakeExecutor *e = calloc(1, sizeof *e);
+    e->magic = EXECUTOR_MAGIC;
+    e->api = api;
+    e->out = out;
+    *workspaceSize = (uint64_t)fake_env_long("FAKE_CANN_WORKSPACE", 1024);
+    *executor = e;
+    return 0;
+}
+
+static aclnnStatus launch(const char *api, void *workspace, uint64_t workspaceSize, void *executor,
+                          aclrtStream stream) {
+    FakeExecutor *e = executor;
+    int known = e && e->magic == EXECUTOR_MAGIC;
+    size_t ws_room = 0;
+    int ws_device = workspace && fake_is_device(workspace, &ws_room);
+    fake_log_event("{\"ev\":\"%s\",\"workspace_null\":%s,\"workspace_device\":%s,"
+                   "\"workspace_room\":%zu,\"workspaceSize\":%llu,\"executor_known\":%s,"
+                   "\"stream_known\":%s}", api, workspace ? "false" : "true",
+                   ws_device ? "true" : "false", ws_room, (unsigned long long)workspaceSize,
+                   known ? "true" : "false", fake_is_stream(stream) ? "true" : "false");
+    if (!known) {
+        fake_set_error("EZ1001: %s: unknown executor", api);
+        return FAKE_PARAM_NULLPTR;
+    }
+    long status = fake_env_long("FAKE_CANN_LAUNCH_STATUS", 0);
+    FakeTensor *out = e->out;
+    e->magic = 0;
+    free(e);
+    if (status) {
+        fake_set_error("EZ9999: fake launch failure in %s", api);
+        return (aclnnStatus)status;
+    }
+    if (out && out->magic == TENSOR_MAGIC && out->data) {
+        uint64_t numel = 1;
+        for (uint64_t i = 0; i < out->storage_num; ++i) numel *= (uint64_t)out->storage[i];
+        size_t bytes = (size_t)((numel * (uint64_t)element_bits(out->dtype) + 7) / 8);
+        size_t room = 0;
+        if (fake_is_device(out->data, &room)) {
+            unsigned char *p = out->data;
+            for (size_t i = 0; i < bytes && i < room; ++i) p[i] = (unsigned char)(i * 37 + 11);
+        }
+    }
+    return 0;
+}
+
+#endif
+
+#ifdef FAKE_AAWQ
+
+EXPORT aclnnStatus aclnnApplyAdamWQuantGetWorkspaceSize(
+    FakeTensor *varRef, const FakeTensor *grad, FakeTensor *mRef, FakeTensor *vRef,
+    const FakeTensor *qmapM, const FakeTensor *qmapV, FakeTensor *absmaxMRef, FakeTensor *absmaxVRef,
+    const FakeTensor *step, double lr, double beta1, double beta2, double weightDecay, double eps,
+    double gnormScale, char *quantModeOptional, int64_t blockSize, uint64_t *workspaceSize,
+    void **executor) {
+    Buf b = {0};
+    buf_printf(&b, "{\"ev\":\"aclnnApplyAdamWQuantGetWorkspaceSize\",\"tensors\":{");
+    buf_tensor(&b, "varRef", varRef, 1);
+    buf_tensor(&b, "grad", grad, 0);
+    buf_tensor(&b, "mRef", mRef, 0);
+    buf_tensor(&b, "vRef", vRef, 0);
+    buf_tensor(&b, "qmapM", qmapM, 0);
+    buf_tensor(&b, "qmapV", qmapV, 0);
+    buf_tensor(&b, "absmaxMRef", absmaxMRef, 0);
+    buf_tensor(&b, "absmaxVRef", absmaxVRef, 0);
+    buf_tensor(&b, "step", step, 0);
+    buf_printf(&b, "},\"lr\":");
+    buf_double(&b, lr);
+    buf_printf(&b, ",\"beta1\":");
+    buf_double(&b, beta1);
+    buf_printf(&b, ",\"beta2\":");
+    buf_double(&b, beta2);
+    buf_printf(&b, ",\"weightDecay\":");
+    buf_double(&b, weightDecay);
+    buf_printf(&b, ",\"eps\":");
+    buf_double(&b, eps);
+    buf_printf(&b, ",\"gnormScale\":");
+    buf_double(&b, gnormScale);
+    buf_printf(&b, ",\"quantModeOptional\":");
+    buf_string(&b, quantModeOptional);
+    buf_printf(&b, ",\"blockSize\":%lld", (long long)blockSize);
+    return first_phase_finish(&b, "aclnnApplyAdamWQuantGetWorkspaceSize", mRef, workspaceSize,
+                              executor);
+}
+
+EXPORT aclnnStatus aclnnApplyAdamWQuant(void *workspace, uint64_t workspaceSize, void *executor,
+                                        aclrtStream stream) {
+    return launch("aclnnApplyAdamWQuant", workspace, workspaceSize, executor, stream);
+}
+
+#endif /* FAKE_AAWQ */
+
+#ifdef FAKE_WQP
+
+EXPORT aclnnStatus aclnnWeightQuantPreprocessGetWorkspaceSize(
+    const FakeTensor *weight, const FakeTensor *weightScale, const FakeTensor *weightOffsetOptional,
+    const FakeTensor *biasOptional, int xDtype, int xScaleDtype, int64_t kGroupSize,
+    FakeTensor *outWeight, FakeTensor *outWeightScale, FakeTensor *outWeightOffsetOptional,
+    FakeTensor *outBiasOptional, uint64_t *workspaceSize, void **executor) {
+    Buf b = {0};
+    buf_printf(&b, "{\"ev\":\"aclnnWeightQuantPreprocessGetWorkspaceSize\",\"tensors\":{");
+    buf_tensor(&b, "weight", weight, 1);
+    buf_tensor(&b, "weightScale", weightScale, 0);
+    buf_tensor(&b, "weightOffsetOptional", weightOffsetOptional, 0);
+    buf_tensor(&b, "biasOptional", biasOptional, 0);
+    buf_tensor(&b, "outWeight", outWeight, 0);
+    buf_tensor(&b, "outWeightScale", outWeightScale, 0);
+    buf_tensor(&b, "outWeightOffsetOptional", outWeightOffsetOptional, 0);
+    buf_tensor(&b, "outBiasOptional", outBiasOptional, 0);
+    buf_printf(&b, "},\"xDtype\":%d,\"xScaleDtype\":%d,\"kGroupSize\":%lld", xDtype, xScaleDtype,
+               (long long)kGroupSize);
+    return first_phase_finish(&b, "aclnnWeightQuantPreprocessGetWorkspaceSize", outWeight,
+                              workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnWeightQuantPreprocess(void *workspace, uint64_t workspaceSize,
+                                              void *executor, aclrtStream stream) {
+    return launch("aclnnWeightQuantPreprocess", workspace, workspaceSize, executor, stream);
+}
+
+#endif /* FAKE_WQP */

@@ -1,0 +1,539 @@
+"""The aclnn backend's marshalling, against stand-in CANN libraries built from tests/fake_cann.
+
+The stand-in exports the ACL runtime, aclCreateTensor and the two operators' two-phase functions
+spread over four libraries as a toolkit spreads them, records every call it receives, keeps
+"device" memory in host memory and, on a launch, writes a known byte pattern into the operator's
+first output. The tests check what the backend passes across the C boundary and what it reads back.
+Without a C compiler they are skipped.
+"""
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from backends.aclnn import AclnnBackend, libraries
+from backends.aclnn.backend import select_device
+from backends.aclnn.bindings import MissingSymbol
+from backends.call_layer import to_raw_call
+from spec.case import Case
+from spec.enums import AclDataType as DT
+from spec.enums import AclFormat as F
+from spec.tensor import TensorArg, TensorDesc
+from suites.calls import apply_adam_w_quant as aawq_calls
+
+ROOT = Path(__file__).resolve().parent.parent
+FAKE_DIR = Path(__file__).resolve().parent / "fake_cann"
+FAKE_ENV = ("FAKE_CANN_SOC", "FAKE_CANN_DEVICE_COUNT", "FAKE_CANN_STATUS", "FAKE_CANN_WORKSPACE",
+            "FAKE_CANN_LAUNCH_STATUS", "FAKE_CANN_SYNC_STATUS")
+CANN_ENV = ("ACLNN_LIBRARIES", "ASCEND_HOME_PATH", "ASCEND_TOOLKIT_HOME", "ASCEND_CUSTOM_OPP_PATH",
+            "ACLNN_DEVICE_ID", "PYTEST_XDIST_WORKER")
+A2_SOC, A950_SOC = "Ascend910B1", "Ascend950PR_9599"
+
+
+def _load_build():
+    spec = importlib.util.spec_from_file_location("fake_cann_build", FAKE_DIR / "build.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+build = _load_build()
+needs_cc = pytest.mark.skipif(build.compiler() is None, reason="no C compiler (gcc/cc) to build "
+                                                               "the stand-in CANN libraries")
+
+
+def pattern(n: int) -> np.ndarray:
+    """The bytes the stand-in's launch writes over an output's storage."""
+    return ((np.arange(n, dtype=np.int64) * 37 + 11) % 256).astype(np.uint8)
+
+
+@pytest.fixture(scope="module")
+def fake_root(tmp_path_factory) -> Path:
+    if build.compiler() is None:
+        pytest.skip("no C compiler (gcc/cc) to build the stand-in CANN libraries")
+    root = tmp_path_factory.mktemp("fake_toolkit")
+    build.build_split(root)
+    (root / "version.cfg").write_text("# stand-in toolkit\nVersion=8.9.RC9\n")
+    return root
+
+
+@pytest.fixture(scope="module")
+def fake_paths(fake_root) -> list[str]:
+    return [str(fake_root / "lib64" / name) for name, _ in build.SPLIT_PARTS]
+
+
+class Fake:
+    """The stand-in's query API."""
+
+    def __init__(self, runtime_path: str):
+        self.lib = ctypes.CDLL(runtime_path, mode=ctypes.RTLD_GLOBAL)
+        self.lib.fake_call_log.restype = ctypes.c_char_p
+
+    def reset(self) -> None:
+        self.lib.fake_reset()
+
+    def events(self, ev: str | None = None) -> list[dict]:
+        log = json.loads(self.lib.fake_call_log().decode())
+        return [e for e in log if ev is None or e["ev"] == ev]
+
+    def one(self, ev: str) -> dict:
+        found = self.events(ev)
+        assert len(found) == 1, f"{len(found)} {ev} events"
+        return found[0]
+
+    def live(self) -> tuple[int, int]:
+        return self.lib.fake_live_tensors(), self.lib.fake_live_allocations()
+
+
+@pytest.fixture
+def clean_env(monkeypatch):
+    for var in FAKE_ENV + CANN_ENV:
+        monkeypatch.delenv(var, raising=False)
+    return monkeypatch
+
+
+@pytest.fixture
+def fake(fake_paths, clean_env) -> Fake:
+    f = Fake(fake_paths[0])
+    f.reset()
+    return f
+
+
+@pytest.fixture
+def backend(fake_paths, fake) -> AclnnBackend:
+    b = AclnnBackend(libraries=fake_paths)
+    assert b.available() == (True, "")
+    fake.reset()
+    return b
+
+
+def wqp_case() -> Case:
+    """The document's MM example call: K=64, N=128, no offset, no bias."""
+    try:
+        from suites.calls.weight_quant_preprocess import make_call
+    except ImportError:
+        make_call = None
+    if make_call is not None:
+        return make_call("marshal-wqp", k=64, n=128, seed=3)
+    rng = np.random.default_rng(3)
+
+    def codes(desc: TensorDesc, dtype, hi: int, extra: int = 0) -> TensorArg:
+        raw = rng.integers(0, hi, desc.storage_numel + extra, dtype=np.uint8)
+        from spec.dtypes import numpy_dtype
+        return TensorArg(desc, raw.view(numpy_dtype(dtype)))
+
+    tensors = {
+        "weight": codes(TensorDesc(DT.FLOAT4_E2M1, (64, 128), (1, 64), 0, F.ND, (128, 64)),
+                        DT.FLOAT4_E2M1, 16),
+        "weightScale": codes(TensorDesc(DT.FLOAT8_E8M0, (1, 128, 2), (2, 2, 1), 0, F.ND, (128, 1, 2)),
+                             DT.FLOAT8_E8M0, 200),
+        "weightOffsetOptional": None, "biasOptional": None,
+        "outWeight": codes(TensorDesc(DT.FLOAT4_E2M1, (64, 128), (128, 1), 0, F.FRACTAL_NZ_C0_32,
+                                      (2, 8, 16, 32)), DT.FLOAT4_E2M1, 16, extra=64),
+        "outWeightScale": codes(TensorDesc(DT.FLOAT8_E8M0, (1, 128, 2), (2, 2, 1), 0, F.ND,
+                                           (128, 1, 2)), DT.FLOAT8_E8M0, 200),
+        "outWeightOffsetOptional": None, "outBiasOptional": None,
+    }
+    return Case(op="weight_quant_preprocess", case_id="marshal-wqp", tensors=tensors,
+                attrs={"xDtype": DT.FLOAT8_E4M3FN, "xScaleDtype": DT.FLOAT8_E8M0, "kGroupSize": 32})
+
+
+AAWQ_ATTRS = {"lr": 0.0123456789012345, "beta1": 0.8765432101234567, "beta2": 0.99912345678,
+              "weightDecay": 0.0314159265358979, "eps": 1.2345678901234567e-08,
+              "gnormScale": 0.7071067811865476, "quantModeOptional": "BLOCKWISE", "blockSize": 256}
+
+
+# ---------------------------------------------------------------- without CANN, library search
+
+
+def test_unavailable_without_cann(clean_env, tmp_path):
+    clean_env.setattr(libraries, "DEFAULT_TOOLKIT", str(tmp_path / "no-toolkit"))
+    clean_env.setenv("LD_LIBRARY_PATH", str(tmp_path / "empty"))
+    b = AclnnBackend()
+    ok, reason = b.available()
+    assert not ok
+    assert "\n" not in reason
+    for word in ("libascendcl.so", "libopapi.so", "ASCEND_HOME_PATH (unset)",
+                 "ASCEND_TOOLKIT_HOME (unset)", f"LD_LIBRARY_PATH={tmp_path / 'empty'}",
+                 str(tmp_path / "no-toolkit" / "lib64") + " (absent)", "ACLNN_LIBRARIES"):
+        assert word in reason
+    assert b.products() == ()
+    assert b.environment() == {}
+    assert b.version == "unknown"
+
+
+def test_unavailable_names_the_missing_library(clean_env, tmp_path):
+    lib64 = tmp_path / "toolkit" / "lib64"
+    lib64.mkdir(parents=True)
+    (lib64 / "libascendcl.so").write_bytes(b"")
+    clean_env.setattr(libraries, "DEFAULT_TOOLKIT", str(tmp_path / "none"))
+    clean_env.setenv("ASCEND_HOME_PATH", str(tmp_path / "toolkit"))
+    found = libraries.find_libraries()
+    assert not found.ok and found.missing and "libopapi.so" in found.missing[0]
+    assert "libascendcl.so" not in found.reason().split(" not found")[0]
+    assert f"ASCEND_HOME_PATH={lib64}" in found.reason()
+
+
+def test_library_search_order(tmp_path):
+    def toolkit(name: str, libs: list[str]) -> Path:
+        root = tmp_path / name
+        (root / "lib64").mkdir(parents=True)
+        for lib in libs:
+            (root / "lib64" / lib).write_bytes(b"")
+        return root
+
+    home = toolkit("home", ["libascendcl.so"])
+    tk = toolkit("tk", ["libascendcl.so", "libopapi.so", "libnnopbase.so"])
+    ld = toolkit("ld", ["libopapi_math.so", "libopapi.so"])
+    vendor = tk / "opp" / "vendors" / "acme" / "op_api" / "lib"
+    vendor.mkdir(parents=True)
+    (vendor / "libcust_opapi.so").write_bytes(b"")
+    env = {"ASCEND_HOME_PATH": str(home), "ASCEND_TOOLKIT_HOME": str(tk),
+           "LD_LIBRARY_PATH": f"{ld / 'lib64'}:{tmp_path / 'missing'}"}
+    found = libraries.find_libraries(env)
+    assert found.ok, found.reason()
+    assert found.libraries == (str(home / "lib64" / "libascendcl.so"),
+                               str(tk / "lib64" / "libnnopbase.so"),
+                               str(tk / "lib64" / "libopapi.so"),
+                               str(ld / "lib64" / "libopapi_math.so"),
+                               str(vendor / "libcust_opapi.so"))
+    # an explicit list replaces the search, directories contribute the known names they hold
+    override = libraries.find_libraries({**env, "ACLNN_LIBRARIES": f"{ld / 'lib64'}:/x/libfoo.so"})
+    assert override.override and override.libraries == (str(ld / "lib64" / "libopapi.so"),
+                                                        str(ld / "lib64" / "libopapi_math.so"))
+    assert "/x/libfoo.so (absent)" in ";".join(override.searched)
+    nothing = libraries.find_libraries({"ACLNN_LIBRARIES": "/nowhere"})
+    assert not nothing.ok and "ACLNN_LIBRARIES" in nothing.reason()
+
+
+@pytest.mark.parametrize("name,text,expected", [
+    ("version.cfg", "Version=8.1.RC1\n", "8.1.RC1"),
+    ("x86_64-linux/ascend_toolkit_install.info", "package_name=Ascend-cann-toolkit\nversion=8.0.0\n",
+     "8.0.0"),
+    ("version.cfg", "# comment\nruntime_running_version=[7.0.0.5.242:7.0.0]\n", "7.0.0.5.242"),
+])
+def test_toolkit_version(tmp_path, name, text, expected):
+    (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / name).write_text(text)
+    assert libraries.toolkit_version([str(tmp_path)]) == expected
+    assert libraries.toolkit_version([str(tmp_path / "none")]) is None
+
+
+def test_select_device():
+    assert select_device(3, {"ACLNN_DEVICE_ID": "5", "PYTEST_XDIST_WORKER": "gw2"}, 8) == (3, "option")
+    assert select_device(None, {"ACLNN_DEVICE_ID": "5", "PYTEST_XDIST_WORKER": "gw2"}, 8)[0] == 5
+    assert select_device(None, {"PYTEST_XDIST_WORKER": "gw2"}, 8)[0] == 2
+    assert select_device(None, {"PYTEST_XDIST_WORKER": "gw10"}, 8)[0] == 2
+    assert select_device(None, {"PYTEST_XDIST_WORKER": "gw10"}, None)[0] == 10
+    assert select_device(None, {}, 8) == (0, "default")
+
+
+# ---------------------------------------------------------------- against the stand-in
+
+
+@needs_cc
+def test_discovered_through_ascend_home_path(fake_root, fake, clean_env):
+    clean_env.setenv("ASCEND_HOME_PATH", str(fake_root))
+    clean_env.setattr(libraries, "DEFAULT_TOOLKIT", str(fake_root / "none"))
+    b = AclnnBackend()
+    assert b.available() == (True, "")
+    assert b.products() == ("atlas-a2",)
+    assert b.version == "8.9.RC9"
+    env = b.environment()
+    assert env["cann_version"] == "8.9.RC9" and env["soc_name"] == A2_SOC
+    assert env["product"] == "atlas-a2" and env["device_id"] == 0
+    assert [Path(p).name for p in env["libraries"]] == [n for n, _ in build.SPLIT_PARTS]
+
+
+@needs_cc
+def test_device_from_environment(fake_paths, fake, clean_env):
+    clean_env.setenv("FAKE_CANN_DEVICE_COUNT", "8")
+    clean_env.setenv("ACLNN_DEVICE_ID", "9")
+    ok, reason = AclnnBackend(libraries=fake_paths).available()
+    assert not ok and "device 9 (from ACLNN_DEVICE_ID) does not exist: 8 device(s) visible" == reason
+    clean_env.setenv("ACLNN_DEVICE_ID", "3")
+    assert AclnnBackend(libraries=fake_paths).environment()["device_id"] == 3
+    clean_env.delenv("ACLNN_DEVICE_ID")
+    clean_env.setenv("PYTEST_XDIST_WORKER", "gw5")
+    assert AclnnBackend(libraries=fake_paths).environment()["device_id"] == 5
+
+
+@needs_cc
+def test_wqp_marshalling(backend, fake, clean_env):
+    clean_env.setenv("FAKE_CANN_SOC", A950_SOC)
+    case = wqp_case()
+    raw = to_raw_call(case)
+    result = backend.run(case, "ascend950")
+    assert (result.status, result.phase, result.message) == (0, "Execute", "")
+    assert result.workspace_size == 1024
+
+    call = fake.one("aclnnWeightQuantPreprocessGetWorkspaceSize")
+    t = call["tensors"]
+    w = t["weight"]
+    assert (w["view"], w["strides"], w["offset"], w["storage"]) == ([64, 128], [1, 64], 0, [128, 64])
+    assert (w["dtype"], w["format"]) == (40, 2)                    # FLOAT4_E2M1, ND
+    s = t["weightScale"]
+    assert (s["view"], s["strides"], s["storage"]) == ([1, 128, 2], [2, 2, 1], [128, 1, 2])
+    assert (s["dtype"], s["format"]) == (37, 2)                    # FLOAT8_E8M0, ND
+    o = t["outWeight"]
+    assert (o["dtype"], o["format"], o["storage"], o["view"]) == (40, 51, [2, 8, 16, 32], [64, 128])
+    assert (t["outWeightScale"]["dtype"], t["outWeightScale"]["storage"]) == (37, [128, 1, 2])
+    for name in ("weightOffsetOptional", "biasOptional", "outWeightOffsetOptional",
+                 "outBiasOptional"):
+        assert t[name] is None, name
+    assert all(v["device"] for v in t.values() if v is not None)
+    assert (call["xDtype"], call["xScaleDtype"], call["kGroupSize"]) == (36, 37, 32)
+    assert not call["workspaceSize_null"] and not call["executor_null"]
+
+    # the FP4 weight arrives on the device packed two per byte, the lower index in the low nibble
+    codes = case.tensor("weight").storage.view(np.uint8)
+    packed = (codes[0::2] | (codes[1::2] << 4)).astype(np.uint8)
+    uploads = {e["dst"]: e for e in fake.events("aclrtMemcpy") if e["kind"] == 1}
+    assert uploads[w["data"]]["count"] == codes.size // 2 == 4096
+    assert bytes.fromhex(uploads[w["data"]]["hex"]) == packed.tobytes()
+    assert bytes.fromhex(uploads[s["data"]]["hex"]) == case.tensor("weightScale").storage.view(
+        np.uint8).tobytes()
+
+    launch = fake.one("aclnnWeightQuantPreprocess")
+    assert launch["executor_known"] and launch["stream_known"]
+    assert launch["workspaceSize"] == 1024 and launch["workspace_device"]
+    assert launch["workspace_room"] >= 1024
+    assert fake.one("aclrtSynchronizeStream")["known"]
+
+    # every buffer comes back; the launch's pattern over outWeight's packed storage, unpacked
+    downloads = [e for e in fake.events("aclrtMemcpy") if e["kind"] == 2]
+    assert len(downloads) == 4
+    out = result.storages["outWeight"].view(np.uint8)
+    written = pattern(4096)
+    unpacked = np.empty(8192, np.uint8)
+    unpacked[0::2], unpacked[1::2] = written & 0x0F, written >> 4
+    assert np.array_equal(out[:8192], unpacked)
+    before = case.tensor("outWeight").storage.view(np.uint8)
+    assert np.array_equal(out[8192:], before[8192:])               # guard elements untouched
+    assert result.storages["weight"].view(np.uint8).tobytes() == codes.tobytes()
+    assert set(result.storages) == {n for n, v in raw.tensors().items() if v is not None}
+    assert fake.live() == (0, 0)                                   # destroyed and freed
+
+
+@needs_cc
+@pytest.mark.parametrize("dtype,enum", [("float32", 0), ("float16", 1), ("bfloat16", 27)])
+def test_aawq_marshalling(backend, fake, dtype, enum):
+    case = aawq_calls.make_call(f"marshal-{dtype}", (3, 256), dtype, seed=5, **AAWQ_ATTRS)
+    result = backend.run(case, "atlas-a2")
+    assert (result.status, result.phase) == (0, "Execute")
+
+    call = fake.one("aclnnApplyAdamWQuantGetWorkspaceSize")
+    t = call["tensors"]
+    assert list(t) == ["varRef", "grad", "mRef", "vRef", "qmapM", "qmapV", "absmaxMRef",
+                       "absmaxVRef", "step"]
+    expected = {"varRef": (enum, [3, 256]), "grad": (enum, [3, 256]), "mRef": (4, [3, 256]),
+                "vRef": (4, [3, 256]), "qmapM": (0, [256]), "qmapV": (0, [256]),
+                "absmaxMRef": (0, [3]), "absmaxVRef": (0, [3]), "step": (9, [1])}
+    for name, (dt, dims) in expected.items():
+        got = t[name]
+        assert (got["dtype"], got["view"], got["storage"], got["format"], got["offset"]) == (
+            dt, dims, dims, 2, 0), name
+        assert got["strides"] == list(TensorDesc.contiguous(dims, DT(dt)).strides), name
+    for name in ("lr", "beta1", "beta2", "weightDecay", "eps", "gnormScale"):
+        assert call[name] == AAWQ_ATTRS[name], name             # the double, bit for bit
+    assert call["quantModeOptional"] == "BLOCKWISE" and call["blockSize"] == 256
+
+    uploads = {e["dst"]: e for e in fake.events("aclrtMemcpy") if e["kind"] == 1}
+    for name in expected:
+        sent = bytes.fromhex(uploads[t[name]["data"]]["hex"])
+        assert sent == case.tensor(name).storage.view(np.uint8).tobytes(), name
+
+    m = result.storages["mRef"]
+    assert m.dtype == np.uint8 and np.array_equal(m, pattern(768))
+    for name in ("varRef", "grad", "vRef", "step"):
+        assert result.storages[name].tobytes() == case.tensor(name).storage.tobytes(), name
+    assert fake.live() == (0, 0)
+
+
+@needs_cc
+def test_null_tensor_and_null_string(backend, fake):
+    case = aawq_calls.make_call("marshal-null", (1, 256), "float32", seed=1)
+    case = case.with_tensor("grad", None).with_attrs(quantModeOptional=None)
+    result = backend.run(case, "atlas-a2")
+    call = fake.one("aclnnApplyAdamWQuantGetWorkspaceSize")
+    assert call["tensors"]["grad"] is None
+    assert call["tensors"]["varRef"]["view"] == [1, 256]
+    assert call["quantModeOptional"] is None
+    assert "grad" not in result.storages
+    assert len(fake.events("aclCreateTensor")) == 8
+    assert fake.live() == (0, 0)
+
+
+@needs_cc
+@pytest.mark.parametrize("how,strides,offset", [("offset", [256, 1], 7), ("strided", [512, 2], 1),
+                                                 ("transposed", [1, 2], 0)])
+def test_noncontiguous_views(backend, fake, how, strides, offset):
+    case = aawq_calls.make_call("marshal-view", (2, 256), "float16", seed=2)
+    case = aawq_calls.as_noncontiguous(case, ("varRef",), how)
+    backend.run(case, "atlas-a2")
+    v = fake.one("aclnnApplyAdamWQuantGetWorkspaceSize")["tensors"]["varRef"]
+    desc = case.desc("varRef")
+    assert (v["view"], v["strides"], v["offset"], v["storage"]) == (
+        [2, 256], strides, offset, list(desc.storage_shape))
+    upload = {e["dst"]: e for e in fake.events("aclrtMemcpy") if e["kind"] == 1}[v["data"]]
+    assert upload["count"] == case.tensor("varRef").storage.nbytes
+
+
+@needs_cc
+@pytest.mark.parametrize("nulled", ["workspaceSize", "executor"])
+def test_null_out_pointer(backend, fake, nulled):
+    case = aawq_calls.make_call("marshal-nullout", (1, 256), "float32").with_(
+        null_outputs=frozenset({nulled}))
+    result = backend.run(case, "atlas-a2")
+    call = fake.one("aclnnApplyAdamWQuantGetWorkspaceSize")
+    assert call[f"{nulled}_null"] and not call[
+        "executor_null" if nulled == "workspaceSize" else "workspaceSize_null"]
+    assert (result.status, result.phase) == (161001, "GetWorkspaceSize")
+    assert "nullptr" in result.message
+    assert not fake.events("aclnnApplyAdamWQuant")
+    assert fake.live() == (0, 0)
+
+
+@needs_cc
+def test_statuses_and_messages(backend, fake, clean_env):
+    case = aawq_calls.make_call("marshal-status", (1, 256), "float32")
+    clean_env.setenv("FAKE_CANN_STATUS", "161002")
+    r = backend.run(case, "atlas-a2")
+    assert (r.status, r.phase) == (161002, "GetWorkspaceSize")
+    assert "fake rejection by aclnnApplyAdamWQuantGetWorkspaceSize" in r.message
+    assert not fake.events("aclnnApplyAdamWQuant") and fake.live() == (0, 0)
+    assert np.array_equal(r.storages["mRef"], case.tensor("mRef").storage)   # copied back as is
+
+    clean_env.delenv("FAKE_CANN_STATUS")
+    clean_env.setenv("FAKE_CANN_LAUNCH_STATUS", "561000")
+    r = backend.run(case, "atlas-a2")
+    assert (r.status, r.phase) == (561000, "Execute") and "fake launch failure" in r.message
+
+    clean_env.delenv("FAKE_CANN_LAUNCH_STATUS")
+    clean_env.setenv("FAKE_CANN_SYNC_STATUS", "507011")
+    r = backend.run(case, "atlas-a2")
+    assert (r.status, r.phase) == (507011, "Synchronize") and "kernel failure" in r.message
+    assert fake.live() == (0, 0)
+
+    clean_env.delenv("FAKE_CANN_SYNC_STATUS")
+    r = backend.run(case, "atlas-a2")                    # no stale message from the failures above
+    assert (r.status, r.message) == (0, "")
+
+
+@needs_cc
+def test_zero_workspace_is_null(backend, fake, clean_env):
+    clean_env.setenv("FAKE_CANN_WORKSPACE", "0")
+    r = backend.run(aawq_calls.make_call("marshal-ws0", (1, 256), "float32"), "atlas-a2")
+    launch = fake.one("aclnnApplyAdamWQuant")
+    assert r.workspace_size == 0 and launch["workspace_null"] and launch["workspaceSize"] == 0
+
+
+@needs_cc
+def test_empty_tensors(backend, fake):
+    case = aawq_calls.make_call("marshal-empty", (0, 256), "float32")
+    r = backend.run(case, "atlas-a2")
+    t = fake.one("aclnnApplyAdamWQuantGetWorkspaceSize")["tensors"]
+    assert t["varRef"]["view"] == [0, 256] and t["absmaxMRef"]["view"] == [0]
+    assert all(e["count"] > 0 for e in fake.events("aclrtMemcpy"))      # nothing to copy: no copy
+    assert all(e["size"] >= 32 for e in fake.events("aclrtMalloc"))
+    assert r.status == 0 and r.storages["varRef"].size == 0
+
+
+@needs_cc
+def test_replayed_dtype_names(backend, fake, clean_env):
+    """A case loaded from its file form carries dtype attributes as names."""
+    clean_env.setenv("FAKE_CANN_SOC", A950_SOC)
+    case = wqp_case().with_attrs(xDtype="FLOAT8_E4M3FN", xScaleDtype="FLOAT8_E8M0")
+    backend.run(case, "ascend950")
+    call = fake.one("aclnnWeightQuantPreprocessGetWorkspaceSize")
+    assert (call["xDtype"], call["xScaleDtype"]) == (36, 37)
+
+
+@needs_cc
+def test_product_must_be_the_devices(backend, fake, clean_env):
+    case = aawq_calls.make_call("marshal-product", (1, 256), "float32")
+    with pytest.raises(ValueError, match=r"device is Ascend910B1 \(atlas-a2\), not atlas-a3"):
+        backend.run(case, "atlas-a3")
+    clean_env.setenv("FAKE_CANN_SOC", "Ascend910_9391")
+    assert backend.products() == ("atlas-a3",)
+    assert backend.run(case, "atlas-a3").status == 0
+    clean_env.setenv("FAKE_CANN_SOC", "Mystery1")
+    fake.reset()
+    assert backend.products() == ()
+    with pytest.raises(ValueError, match="device is Mystery1 \\(no known product\\)"):
+        backend.run(case, "atlas-a2")
+    assert not fake.events("aclCreateTensor")
+
+
+@needs_cc
+def test_init_once_per_process(backend, fake, fake_paths):
+    before = fake.lib.fake_init_calls()
+    for _ in range(3):
+        AclnnBackend(libraries=fake_paths).run(aawq_calls.make_call("marshal-init", (1, 256)),
+                                               "atlas-a2")
+    assert fake.lib.fake_init_calls() == before >= 1
+    assert not fake.events("aclInit") and not fake.events("aclrtCreateStream")
+
+
+@needs_cc
+def test_missing_operator_symbols(fake_paths, fake, clean_env):
+    clean_env.setenv("FAKE_CANN_SOC", A950_SOC)
+    without_math = [p for p in fake_paths if not p.endswith("libopapi_math.so")]
+    b = AclnnBackend(libraries=without_math)
+    assert b.available() == (True, "")        # a second aclInit in the process is accepted
+    with pytest.raises(MissingSymbol, match="aclnnWeightQuantPreprocessGetWorkspaceSize"):
+        b.run(wqp_case(), "ascend950")
+
+
+@needs_cc
+def test_single_library_build(tmp_path):
+    """Every symbol in one library (run in a child process: it would shadow the split build)."""
+    lib = build.build_single(tmp_path)
+    code = ("from backends.aclnn import AclnnBackend\n"
+            "from suites.calls.apply_adam_w_quant import make_call\n"
+            f"b = AclnnBackend(libraries=[{str(lib)!r}])\n"
+            "print(b.available(), b.run(make_call('one', (1, 256)), 'atlas-a2').status)\n")
+    env = {k: v for k, v in os.environ.items() if k not in FAKE_ENV + CANN_ENV}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(True, '') 0"
+
+
+def test_suite_skips_without_cann(tmp_path):
+    """The pytest plugin turns an unavailable aclnn backend into SKIPPED cases with the reason."""
+    env = {k: v for k, v in os.environ.items() if k not in FAKE_ENV + CANN_ENV}
+    env["ACLNN_LIBRARIES"] = str(tmp_path / "no-such-library.so")
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "suites/test_rules.py", "--backend", "aclnn",
+         "--product", "atlas-a2", "-q", "-p", "no:cacheprovider", "-k", "one_fault",
+         "--report-dir", str(tmp_path / "report")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert " skipped" in out.stdout and " failed" not in out.stdout and " passed" not in out.stdout
+    reason = [line for line in out.stdout.splitlines() if line.startswith("SKIPPED [")]
+    assert len(reason) == 1 and "backend aclnn unavailable:" in reason[0]
+    assert "no-such-library.so (absent)" in reason[0]
+
+
+@needs_cc
+def test_runs_in_an_isolated_worker(fake_paths, clean_env):
+    """--case-timeout runs the backend in a spawned worker: the backend pickles and initialises
+    its own runtime there."""
+    from backends.isolation import isolated_executor
+    execute = isolated_executor(120)
+    case = aawq_calls.make_call("marshal-isolated", (1, 256), "float32")
+    result = execute(AclnnBackend(libraries=fake_paths), case, "atlas-a2")
+    assert (result.status, result.phase) == (0, "Execute")
+    assert np.array_equal(result.storages["mRef"], pattern(256))
+    close = getattr(execute, "close", None)
+    if close is not None:
+        close()
