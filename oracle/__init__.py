@@ -1,0 +1,1 @@
+"""NumPy reference implementations (oracles), one module per operator."""
