@@ -77,9 +77,14 @@ def pytest_configure(config: pytest.Config) -> None:
         backend=backend, profile=config.getoption("--profile"), tier=tier, run_id=run_id,
         report_dir=report_dir, writer=writer,
         unavailable="" if ok else f"backend {backend.name} unavailable: {reason}",
-        executor=executor)
+        executor=executor, backend_spec=config.getoption("--backend"))
+    if report_dir is not None and not _is_worker(config):
+        from reports.run import start_pytest_run  # run.json, complete false until the end
+        start_pytest_run(config, config._aclnn_harness, products,
+                         "thorough" if tier == "full" else "ci")
 
 
+@pytest.hookimpl(optionalhook=True)  # defined by pytest-xdist; absent under -p no:xdist
 def pytest_configure_node(node) -> None:  # pytest-xdist hook: one run id for every worker
     node.workerinput["aclnn_run_id"] = node.config._aclnn_harness.run_id
 
@@ -107,13 +112,15 @@ def harness(pytestconfig: pytest.Config) -> Harness:
     return pytestconfig._aclnn_harness
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     h: Harness = session.config._aclnn_harness
     if h.writer is not None:
         h.writer.close()
     if _is_worker(session.config) or h.report_dir is None:
         return
+    from reports.run import end_pytest_run
     from reports.summary import finish_report_dir
+    end_pytest_run(session, exitstatus)  # run.json: complete, or why it stopped early
     session.config._aclnn_summary = finish_report_dir(h.report_dir)
 
 

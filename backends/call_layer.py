@@ -78,9 +78,13 @@ def elements_to_buffer(storage: np.ndarray, dtype: AclDataType) -> bytearray:
 def buffer_to_elements(buffer: bytes | bytearray, dtype: AclDataType, count: int) -> np.ndarray:
     """The element-form storage array held in ``buffer``."""
     raw = np.frombuffer(bytes(buffer), dtype=np.uint8)
+    try:
+        element = numpy_dtype(dtype)
+    except ValueError:  # no NumPy type (STRING, UINT1, COMPLEX32...): the bytes as they are
+        return raw[:count].copy()
     if is_four_bit(dtype):
-        return unpack_nibbles(raw, count).view(numpy_dtype(dtype)).copy()
-    return raw.view(numpy_dtype(dtype))[:count].copy()
+        return unpack_nibbles(raw, count).view(element).copy()
+    return raw.view(element)[:count].copy()
 
 
 def to_raw_call(case: Case) -> RawCall:

@@ -51,7 +51,8 @@ class OutcomeRecord:
     schema: str = OUTCOME_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
-        doc = asdict(self)
+        # a shallow copy: the nested dicts are plain JSON data already (asdict would deep-copy them)
+        doc = {name: getattr(self, name) for name in _OUTCOME_FIELDS}
         doc["rule_ids"] = list(self.rule_ids)
         validate_outcome(doc)
         return doc
@@ -64,6 +65,7 @@ class OutcomeRecord:
         return OutcomeRecord(**doc)
 
 
+_OUTCOME_FIELDS = tuple(OutcomeRecord.__dataclass_fields__)
 _REQUIRED = {"schema": str, "case_id": str, "op": str, "product": str, "profile": str,
              "backend": str, "outcome": str}
 _TYPED = {"rule_ids": list, "standards": dict, "verdicts": dict, "metrics": dict,
@@ -73,9 +75,9 @@ _OPTIONAL_INT = ("expected_status", "actual_status", "seed")
 
 def validate_outcome(doc: dict[str, Any]) -> None:
     """Raise RecordError naming the first field that breaks the outcome schema."""
-    where = f"record {doc.get('case_id', '?')!r}"
     if not isinstance(doc, dict):
         raise RecordError(f"a record must be a JSON object, not {type(doc).__name__}")
+    where = f"record {doc.get('case_id', '?')!r}"
     for key, typ in _REQUIRED.items():
         if key not in doc:
             raise RecordError(f"{where}: missing field {key!r}")
@@ -89,16 +91,21 @@ def validate_outcome(doc: dict[str, Any]) -> None:
         if key in doc and not isinstance(doc[key], typ):
             raise RecordError(f"{where}: field {key!r} has type {type(doc[key]).__name__}")
     for key in _OPTIONAL_INT:
-        if doc.get(key) is not None and not isinstance(doc[key], int):
+        if doc.get(key) is not None and (not isinstance(doc[key], int) or isinstance(doc[key], bool)):
             raise RecordError(f"{where}: field {key!r} must be an integer or null")
-    known = set(OutcomeRecord.__dataclass_fields__)
-    unknown = set(doc) - known
+    unknown = set(doc).difference(_OUTCOME_FIELDS)
     if unknown:
         raise RecordError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
 
 
 class RecordWriter:
-    """Appends records to one JSON-lines file (one writer per process)."""
+    """Appends records to one JSON-lines file (one writer per process).
+
+    Each record is flushed to the operating system as it is written, so a process that dies
+    (a crashing backend, a killed worker) loses none of the records before it; the file is synced
+    to disk once, on close (a sync per record costs milliseconds per case and protects only
+    against the machine itself going down).
+    """
 
     def __init__(self, path: str | Path):
         self.path = Path(path)
@@ -108,14 +115,20 @@ class RecordWriter:
     def write(self, record: OutcomeRecord) -> None:
         self._fh.write(json.dumps(record.to_json(), sort_keys=True) + "\n")
         self._fh.flush()
-        os.fsync(self._fh.fileno())
 
     def close(self) -> None:
+        if self._fh.closed:
+            return
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
         self._fh.close()
 
 
-def read_records(path: str | Path) -> Iterator[OutcomeRecord]:
-    """Records of a JSON-lines file; a malformed line raises RecordError with its line number."""
+def read_records(path: str | Path, partial_tail: bool = False) -> Iterator[OutcomeRecord]:
+    """Records of a JSON-lines file; a malformed line raises RecordError with its line number.
+
+    ``partial_tail``: a last line without its newline that does not parse is skipped (a shard
+    whose writer was killed mid-record); anywhere else it is an error like any other."""
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
             if not line.strip():
@@ -123,6 +136,8 @@ def read_records(path: str | Path) -> Iterator[OutcomeRecord]:
             try:
                 yield OutcomeRecord.from_json(json.loads(line))
             except (json.JSONDecodeError, TypeError, RecordError) as exc:
+                if partial_tail and not line.endswith("\n"):
+                    return
                 raise RecordError(f"{path}:{lineno}: {exc}") from None
 
 
@@ -133,3 +148,123 @@ def write_records(path: str | Path, records: Iterable[OutcomeRecord]) -> int:
             fh.write(json.dumps(rec.to_json(), sort_keys=True) + "\n")
             count += 1
     return count
+
+
+# ---- the run record: one per run, <report-dir>/run.json ----
+
+RUN_SCHEMA = "aclnn-conformance/run/1"
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """What one run was: suite, backend, options, environment, and whether it ran to the end.
+
+    It is written when the run starts with ``complete`` false and rewritten when it ends; a run that
+    was interrupted, stopped by -x/--maxfail or killed keeps ``complete`` false (``stopped_early``
+    and ``stop_reason`` say why when the session could still tell).
+    """
+
+    run_id: str
+    suite_version: str
+    suite_commit: str                     # 40-hex commit, or "unknown"
+    backend: str
+    backend_version: str
+    products: tuple[str, ...]
+    profile: str
+    tier: str
+    started: str                          # ISO 8601, UTC
+    suite_dirty: bool | None = None       # uncommitted changes in the suite's checkout
+    hypothesis: dict[str, Any] = field(default_factory=dict)   # profile, max_examples, derandomize, seed
+    versions: dict[str, str] = field(default_factory=dict)     # python, numpy, ml_dtypes, pandas, ...
+    cann_version: str | None = None       # from the backend's environment(), where it exposes one
+    soc_name: str | None = None
+    backend_environment: dict[str, Any] = field(default_factory=dict)  # everything environment() said
+    platform: str = ""
+    workers: int = 0                      # pytest-xdist workers (0: in process)
+    command: tuple[str, ...] = ()
+    cwd: str = ""
+    finished: str | None = None
+    complete: bool = False
+    stopped_early: bool = False
+    stop_reason: str = ""
+    exit_status: int | None = None
+    schema: str = RUN_SCHEMA
+
+    def to_json(self) -> dict[str, Any]:
+        doc = asdict(self)
+        doc["products"] = list(self.products)
+        doc["command"] = list(self.command)
+        validate_run(doc)
+        return doc
+
+    @staticmethod
+    def from_json(doc: dict[str, Any]) -> "RunRecord":
+        validate_run(doc)
+        doc = dict(doc)
+        doc["products"] = tuple(doc["products"])
+        doc["command"] = tuple(doc.get("command", ()))
+        return RunRecord(**doc)
+
+
+_RUN_REQUIRED = {"schema": str, "run_id": str, "suite_version": str, "suite_commit": str,
+                 "backend": str, "backend_version": str, "products": list, "profile": str,
+                 "tier": str, "started": str, "complete": bool}
+_RUN_TYPED = {"hypothesis": dict, "versions": dict, "backend_environment": dict, "platform": str,
+              "workers": int, "command": list, "cwd": str, "stopped_early": bool,
+              "stop_reason": str, "suite_dirty": (bool, type(None)),
+              "cann_version": (str, type(None)), "soc_name": (str, type(None)),
+              "finished": (str, type(None)), "exit_status": (int, type(None))}
+
+
+def _type_name(typ) -> str:
+    names = [t.__name__ for t in (typ if isinstance(typ, tuple) else (typ,))]
+    return " or ".join("null" if n == "NoneType" else n for n in names)
+
+
+def validate_run(doc: dict[str, Any]) -> None:
+    """Raise RecordError naming the first field that breaks the run schema."""
+    if not isinstance(doc, dict):
+        raise RecordError(f"a run record must be a JSON object, not {type(doc).__name__}")
+    where = f"run record {doc.get('run_id', '?')!r}"
+    for key, typ in _RUN_REQUIRED.items():
+        if key not in doc:
+            raise RecordError(f"{where}: missing field {key!r}")
+        value = doc[key]
+        if not isinstance(value, typ) or (typ is str and not value):
+            raise RecordError(f"{where}: field {key!r} must be a non-empty {typ.__name__}")
+    if doc["schema"] != RUN_SCHEMA:
+        raise RecordError(f"{where}: schema {doc['schema']!r}, this reader knows {RUN_SCHEMA!r}")
+    for key, typ in _RUN_TYPED.items():
+        if key in doc and (not isinstance(doc[key], typ) or isinstance(doc[key], bool)
+                           and typ is int):
+            raise RecordError(f"{where}: field {key!r} must be {_type_name(typ)}, "
+                              f"not {type(doc[key]).__name__}")
+    if not doc["products"] or not all(isinstance(p, str) and p for p in doc["products"]):
+        raise RecordError(f"{where}: field 'products' must list product ids")
+    if not all(isinstance(a, str) for a in doc.get("command", [])):
+        raise RecordError(f"{where}: field 'command' must list strings")
+    if doc["complete"] and (doc.get("finished") is None or doc.get("stopped_early")):
+        raise RecordError(f"{where}: field 'complete' is true but the run has no 'finished' time "
+                          f"or stopped early")
+    known = set(RunRecord.__dataclass_fields__)
+    unknown = set(doc) - known
+    if unknown:
+        raise RecordError(f"{where}: unknown field(s) {', '.join(sorted(unknown))}")
+
+
+def write_run(path: str | Path, run: RunRecord) -> Path:
+    """Write (or rewrite) a run record atomically: readers never see half a file."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(run.to_json(), indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def read_run(path: str | Path) -> RunRecord:
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        return RunRecord.from_json(doc)
+    except (json.JSONDecodeError, TypeError, RecordError) as exc:
+        raise RecordError(f"{path}: {exc}") from None

@@ -1,58 +1,31 @@
-"""Merging record shards and writing the per-product summary (report.md)."""
+"""The end of a pytest run with --report-dir: merge the shards, write the reports, return the summary."""
 from __future__ import annotations
 
 from pathlib import Path
 
-import pandas as pd
-
-from reports.records import CERTIFIABLE, OUTCOMES, read_records, write_records
-
-
-def load_frame(paths) -> pd.DataFrame:
-    rows = [r.to_json() for p in paths for r in read_records(p)]
-    return pd.DataFrame(rows, columns=None if rows else ["case_id", "op", "product", "outcome"])
+from reports.load import RunSet, merge
+from reports.records import read_records, read_run, write_records
+from reports.report import terminal_summary, write_reports
+from reports.run import RUN_FILE
 
 
-def outcome_table(df: pd.DataFrame) -> pd.DataFrame:
-    """Counts by outcome per (op, product), with the certified share (SKIPPED counts against it)."""
-    if df.empty:
-        return pd.DataFrame()
-    table = df.pivot_table(index=["op", "product"], columns="outcome", values="case_id",
-                           aggfunc="count", fill_value=0)
-    table = table.reindex(columns=[o for o in OUTCOMES if o in table.columns])
-    total = table.sum(axis=1)
-    certified = table[[c for c in table.columns if c in CERTIFIABLE]].sum(axis=1)
-    table["cases"] = total
-    table["compliance_%"] = (100.0 * certified / total).round(2)
-    return table
+def merge_shards(report_dir: Path) -> RunSet:
+    """records/*.jsonl (one per xdist worker, or "main") -> records.jsonl; returns the run's set."""
+    shards = sorted((report_dir / "records").glob("*.jsonl"))
+    runset = merge(RunSet(list(read_records(p, partial_tail=True)), sources=[str(p)])
+                   for p in shards)
+    write_records(report_dir / "records.jsonl", runset.records)
+    if (report_dir / RUN_FILE).exists():
+        run = read_run(report_dir / RUN_FILE)
+        runset.runs[run.run_id] = run
+    runset.sources = [str(report_dir)]
+    return runset
 
 
 def finish_report_dir(report_dir: Path) -> str:
-    """Merge records/*.jsonl into records.jsonl, write report.md; return the terminal table."""
-    shards = sorted((report_dir / "records").glob("*.jsonl"))
-    records = [r for p in shards for r in read_records(p)]
-    write_records(report_dir / "records.jsonl", records)
-    df = pd.DataFrame([r.to_json() for r in records])
-    table = outcome_table(df)
-    text = table.to_string() if not table.empty else "no records"
-    lines = ["# Compliance summary", "",
-             f"records: {len(records)} in `records.jsonl`", ""]
-    if not table.empty:
-        lines += [table.reset_index().to_markdown(index=False)
-                  if _has_tabulate() else "```\n" + text + "\n```"]
-        failing = df[~df["outcome"].isin(CERTIFIABLE)]
-        if len(failing):
-            lines += ["", "## Not certifiable", ""]
-            for _, r in failing.head(200).iterrows():
-                lines += [f"- **{r.outcome}** `{r.op}` `{r.case_id}` on `{r.product}`: {r.detail}",
-                          "  ```", "  " + str(r.reproducer).replace("\n", "\n  "), "  ```"]
-    (report_dir / "report.md").write_text("\n".join(lines) + "\n")
-    return text
-
-
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-        return True
-    except ImportError:
-        return False
+    """Merge the shards into records.jsonl, write report.md/.csv/.json/.html (and the declared
+    support tables when the run probed them); return the table printed in the terminal."""
+    report_dir = Path(report_dir)
+    runset = merge_shards(report_dir)
+    doc, paths = write_reports(runset, report_dir)
+    return terminal_summary(doc, [p for p in paths if p.name in ("report.md", "report.html")])

@@ -37,6 +37,7 @@ class Harness:
     unavailable: str = ""                      # non-empty: the backend's one-line reason
     executor: Callable[[Backend, Case, str], RunResult] | None = None   # isolation, if any
     command: list[str] = field(default_factory=list)
+    backend_spec: str = ""                     # --backend as given (a name or module:attr)
 
     def execute(self, case: Case, product: str) -> RunResult:
         if self.unavailable:  # records the case SKIPPED with the reason, and skips the test
@@ -46,12 +47,13 @@ class Harness:
         return self.backend.run(case, product)
 
     def reproducer(self, nodeid: str, product: str, case_file: Path | None) -> str:
+        backend = self.backend_spec or self.backend.name
         lines = []
         if nodeid:
-            lines.append("pytest " + shlex.quote(nodeid) + f" --backend {self.backend.name} "
+            lines.append("pytest " + shlex.quote(nodeid) + f" --backend {backend} "
                          f"--product {product} --profile {self.profile} --tier {self.tier} -p no:xdist")
         if case_file is not None:
-            lines.append(f"python -m reports replay {case_file} --backend {self.backend.name} "
+            lines.append(f"python -m reports replay {case_file} --backend {backend} "
                          f"--product {product} --profile {self.profile}")
         return "\n".join(lines)
 

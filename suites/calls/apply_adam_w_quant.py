@@ -242,6 +242,9 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
     yield make_call("nonfinite-var", (2, 256), "bfloat16", seed=61, var=var,
                     rule_ids=("AAWQ-VAL-013",))
     yield make_call("empty", (0, 256), "float32", seed=62, rule_ids=("AAWQ-VAL-014",))
+    yield make_call("empty-skips-tiling-checks", (0, 256), "float32", seed=62, blockSize=128,
+                    rule_ids=("AAWQ-VAL-014",),
+                    note="every output empty: tiling (and its blockSize check) never runs")
     yield make_call("quant-mode-null", (2, 256), "float32", seed=63, quantModeOptional=None,
                     rule_ids=("AAWQ-ATTR-002",))
     yield make_call("attr-out-of-range", (2, 256), "float32", seed=64, lr=2.0, beta1=1.5,

@@ -1,0 +1,297 @@
+"""aclnnApplyAdamWQuant in the emulator: the generated aclnn layer, the runtime's checks, the
+per-generation tiling checks, and the kernel's arithmetic.
+
+GetWorkspaceSize, in the order the vendor code runs it (notes apply_adam_w_quant.md section 3):
+
+1. the generated layer: each tensor, in parameter order, NULL -> 161001; then executor NULL -> 161001;
+2. the runtime: workspaceSize NULL -> 561103; no kernel for the SoC -> 561000;
+   the (dtype, format) tuple of every input and output must be one of the op's three combinations
+   (var = grad in FLOAT / FLOAT16 / BF16, m and v UINT8, qmaps and absmax FLOAT, step INT64, all ND)
+   -> 161002;
+3. every output empty: success, workspace 0, nothing launched; some but not all empty: the tiling
+   has no block to give a core -> 561002;
+4. the tiling (561002): blockSize == 256; var, grad, m, v the same dims; qmapM 256 elements and
+   qmapV the same dims as qmapM; step of dims [1]; arch35 also numel(absmaxM) == numel(absmaxV) ==
+   ceil(numel(var)/256).
+
+The kernel (notes section 4), all in float32 in the kernel's order: hyper-parameters rounded from
+double once; t = float32(step) + 1; beta^t computed in float64 and rounded once to float32 (the
+device's vector Power is a third implementation; this is the documented choice of the emulator);
+per element g = grad*gs, m1 = m0*b1 + g*(1-b1), v1 = v0*b2 + (g*g)*(1-b2),
+p = var + (m1*step_size)/(sqrt(v1) + eps*c2), then p *= 1 - lr*wd if wd > 0; one RNE rounding of p
+to the var dtype (overflow gives inf). Per block of 256 (the last one over its valid elements only):
+new absmax max|m1| and max|v1| (NaN propagates), codes by the kernel's 8-step bisection on
+m1/absmax and v1/absmax (0/0 = NaN in a block whose absmax is 0 -> code 0), and the arch35
+sign fix of m (x > 0 with a negative entry -> one code up, x < 0 with a positive entry -> one down,
+clamped) when qmapM has negative entries. The A2/A3 CheckSign routine is not modelled (notes 5.1).
+
+Memory: every tensor is read through its own view into a contiguous copy and refs are written back
+through their views, as the runtime's automatic Contiguous/ViewCopy does; nothing outside a view
+is written. Absmax entries past ceil(n/256) (accepted on arch22) are neither read nor written. Where
+arch22 is given fewer entries than blocks, the device would read and write past the tensor; the
+emulator reads 0 for the missing entries and drops their writes.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from backends.call_layer import RawCall, RawTensor
+from backends.emulator.products import ChipGeneration
+from backends.emulator.protocol import (ARITH_DTYPE, FirstPhase, OpExecutor, Reject, first_phase,
+                                        is_empty, read_view, view_numel, write_view)
+from spec.enums import AclDataType as DT
+from spec.enums import AclFormat as F
+from spec.enums import Status
+
+API = "aclnnApplyAdamWQuant"
+BLOCK = 256
+QMAP_SIZE = 256
+TENSORS = ("varRef", "grad", "mRef", "vRef", "qmapM", "qmapV", "absmaxMRef", "absmaxVRef", "step")
+OUTPUTS = ("varRef", "mRef", "vRef", "absmaxMRef", "absmaxVRef")
+
+# The op definition's three (dtype) combinations over var, grad, m, v, qmap_m, qmap_v, absmax_m,
+# absmax_v, step (outputs are the same tensors); every format ND.
+_COMBOS = tuple(
+    (var, var, DT.UINT8, DT.UINT8, DT.FLOAT, DT.FLOAT, DT.FLOAT, DT.FLOAT, DT.INT64)
+    for var in (DT.FLOAT, DT.FLOAT16, DT.BF16))
+
+F32 = np.float32
+
+
+# ---- GetWorkspaceSize ----
+
+def get_workspace_size(raw: RawCall, gen: ChipGeneration) -> FirstPhase:
+    return first_phase(API, lambda: _validate_and_bind(raw, gen))
+
+
+def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
+    tensors = raw.tensors()
+    scalars = raw.scalars()
+    # the generated layer
+    for name in TENSORS:
+        if tensors[name] is None:
+            raise Reject(Status.ERR_PARAM_NULLPTR, f"{name} is nullptr")
+    if raw.null_executor:
+        raise Reject(Status.ERR_PARAM_NULLPTR, "executor is nullptr")
+    t = {name: tensors[name] for name in TENSORS}
+    attrs = _float_attrs(scalars)
+    block_size = int(scalars["blockSize"])
+    # the runtime
+    if raw.null_workspace_size:
+        raise Reject(Status.ERR_INNER_NULLPTR, "workspaceSize is nullptr")
+    if not gen.aawq_kernel:
+        raise Reject(Status.ERR_INNER, f"no ApplyAdamWQuant kernel for the SoC of {gen.product}")
+    dtypes = tuple(t[name].dtype for name in TENSORS)
+    formats = {t[name].format for name in TENSORS}
+    if dtypes not in _COMBOS or formats != {F.ND}:
+        listed = ", ".join(f"{n}:{DT(t[n].dtype).name}/{_fmt(t[n].format)}" for n in TENSORS)
+        raise Reject(Status.ERR_PARAM_INVALID,
+                     f"the (dtype, format) of the inputs and outputs match no supported combination: "
+                     f"{listed}")
+    empty = [is_empty(t[name]) for name in OUTPUTS]
+    if all(empty):
+        return OpExecutor(API)                           # nothing to tile, nothing to launch
+    # the tiling
+    if any(empty):
+        raise Reject(Status.ERR_INNER_TILING_ERROR,
+                     "tiling: outputs empty in part, no block for a core")
+    _tiling_checks(t, block_size, gen)
+    return OpExecutor(API, [lambda: _kernel(t, attrs)])
+
+
+def _fmt(value: int) -> str:
+    try:
+        return F(value).name
+    except ValueError:
+        return str(value)
+
+
+def _float_attrs(scalars) -> dict[str, np.float32]:
+    """Every double attribute becomes float (round to nearest even) in the generated layer."""
+    return {k: F32(float(scalars[k])) for k in
+            ("lr", "beta1", "beta2", "weightDecay", "eps", "gnormScale")}
+
+
+def _tiling_checks(t: dict[str, RawTensor], block_size: int, gen: ChipGeneration) -> None:
+    def fail(msg: str) -> None:
+        raise Reject(Status.ERR_INNER_TILING_ERROR, f"tiling: {msg}")
+
+    if block_size != BLOCK:
+        fail(f"block_size {block_size}, only {BLOCK} is supported")
+    var_dims = tuple(t["varRef"].view_dims)
+    for name in ("grad", "mRef", "vRef"):
+        if tuple(t[name].view_dims) != var_dims:
+            fail(f"{name} shape {list(t[name].view_dims)} differs from var {list(var_dims)}")
+    if view_numel(t["qmapM"]) != QMAP_SIZE or tuple(t["qmapV"].view_dims) != tuple(t["qmapM"].view_dims):
+        fail(f"qmap_m {list(t['qmapM'].view_dims)} / qmap_v {list(t['qmapV'].view_dims)}: "
+             f"{QMAP_SIZE} elements and equal shapes required")
+    if tuple(t["step"].view_dims) != (1,):
+        fail(f"step shape {list(t['step'].view_dims)}, [1] required")
+    if gen.aawq_checks_absmax_count:
+        blocks = -(-view_numel(t["varRef"]) // BLOCK)
+        for name in ("absmaxMRef", "absmaxVRef"):
+            if view_numel(t[name]) != blocks:
+                fail(f"{name} has {view_numel(t[name])} elements, ceil(n/{BLOCK}) = {blocks} required")
+
+
+# ---- the kernel ----
+
+def pow_f32(base: np.float32, exponent: np.float32) -> np.float32:
+    """base**exponent computed in float64 and rounded once to float32."""
+    b, e = float(base), float(exponent)
+    try:
+        return F32(math.pow(b, e))
+    except (OverflowError, ValueError):
+        with np.errstate(all="ignore"):
+            return F32(np.power(np.float64(b), np.float64(e)))
+
+
+def bisect_codes(x: np.ndarray, qmap: np.ndarray) -> np.ndarray:
+    """The kernel's nearest-code search, vectorized: lo = 0, hi = 255; pivot 127; then 7 halvings
+    ``piv = (lo + hi) >> 1; x > q[piv] ? lo = piv : hi = piv``; finally hi if |x - q[hi]| <
+    |x - q[lo]| else lo (ties and NaN go to lo). float32 throughout; returns uint8 codes."""
+    q = np.asarray(qmap, dtype=F32).reshape(-1)
+    x = np.asarray(x, dtype=F32)
+    lo = np.zeros(x.shape, dtype=np.intp)
+    hi = np.full(x.shape, QMAP_SIZE - 1, dtype=np.intp)
+    piv = np.full(x.shape, 127, dtype=np.intp)
+    up = np.empty(x.shape, dtype=bool)
+    step = np.empty(x.shape, dtype=np.intp)
+    with np.errstate(invalid="ignore"):
+        for _ in range(8):                     # the pivot 127, then 7 halvings
+            np.greater(x, q.take(piv), out=up)
+            # branch-free selects: lo = up ? piv : lo; hi = up ? hi : piv
+            np.subtract(piv, lo, out=step)
+            np.multiply(step, up, out=step)
+            np.add(lo, step, out=lo)
+            np.subtract(hi, piv, out=step)
+            np.multiply(step, up, out=step)
+            np.add(piv, step, out=hi)
+            np.add(lo, hi, out=piv)
+            np.right_shift(piv, 1, out=piv)
+        d_lo = np.abs(x - q.take(lo))
+        d_hi = np.abs(x - q.take(hi))
+        pick_hi = d_hi < d_lo
+        code = lo + (hi - lo) * pick_hi
+    return code.astype(np.uint8)
+
+
+def sign_fix(x: np.ndarray, code: np.ndarray, qmap: np.ndarray) -> np.ndarray:
+    """arch35's sign preservation of m: x > 0 on a negative entry -> one code up, x < 0 on a
+    positive entry -> one code down, clamped to [0, 255]."""
+    q = np.asarray(qmap, dtype=F32).reshape(-1)
+    c = code.astype(np.int32)
+    qc = q[c]
+    with np.errstate(invalid="ignore"):
+        step = np.where((x > 0) & (qc < 0), 1, 0) - np.where((x < 0) & (qc > 0), 1, 0)
+    return np.clip(c + step, 0, QMAP_SIZE - 1).astype(np.uint8)
+
+
+def _scalars(attrs: dict[str, np.float32], step: int):
+    one = F32(1)
+    lr, b1, b2 = attrs["lr"], attrs["beta1"], attrs["beta2"]
+    wd, eps, gs = attrs["weightDecay"], attrs["eps"], attrs["gnormScale"]
+    with np.errstate(all="ignore"):
+        t = F32(step) + one                      # the kernel adds one to step
+        c1 = one - pow_f32(b1, t)
+        c2 = np.sqrt(one - pow_f32(b2, t))
+        step_size = (-lr * c2) / c1
+        eps_c2 = eps * c2
+        wd_factor = one - lr * wd
+    return dict(b1=b1, b2=b2, one_b1=one - b1, one_b2=one - b2, gs=gs, step_size=step_size,
+                eps_c2=eps_c2, wd=wd, wd_factor=wd_factor)
+
+
+def _block_absmax_in(t: RawTensor, blocks: int) -> np.ndarray:
+    """The first ``blocks`` entries of an absmax view (0 for entries it does not have)."""
+    vals = read_view(t, ARITH_DTYPE[DT.FLOAT]).reshape(-1)[:blocks]
+    if vals.size < blocks:
+        vals = np.concatenate([vals, np.zeros(blocks - vals.size, F32)])
+    return vals
+
+
+def _write_block_absmax(t: RawTensor, computed: np.ndarray) -> None:
+    """Replace the first ceil(n/256) entries of an absmax view; the rest stay as they are."""
+    current = read_view(t, ARITH_DTYPE[DT.FLOAT])
+    flat = current.reshape(-1)
+    k = min(flat.size, computed.size)
+    flat[:k] = computed[:k]
+    write_view(t, current, ARITH_DTYPE[DT.FLOAT])
+
+
+def adam_w_quant_update(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step: int,
+                        attrs: dict[str, np.float32]):
+    """The kernel on contiguous flat arrays. ``absmax_*`` hold exactly ceil(n/256) entries.
+    Returns (var_out in var's dtype, m codes, v codes, absmax_m, absmax_v)."""
+    n = var.size
+    blocks = -(-n // BLOCK)
+    padded = blocks * BLOCK
+    s = _scalars(attrs, step)
+    qm = np.asarray(qmap_m, dtype=F32).reshape(-1)
+    qv = np.asarray(qmap_v, dtype=F32).reshape(-1)
+
+    def pad(a: np.ndarray, dtype) -> np.ndarray:
+        out = np.zeros(padded, dtype=dtype)
+        out[:n] = a.reshape(-1)
+        return out.reshape(blocks, BLOCK)
+
+    valid = np.zeros(padded, dtype=bool)
+    valid[:n] = True
+    valid = valid.reshape(blocks, BLOCK)
+    var32 = pad(var.astype(F32), F32)
+    g = pad(grad.astype(F32), F32)
+    mc = pad(m, np.uint8)
+    vc = pad(v, np.uint8)
+    am = np.asarray(absmax_m, dtype=F32).reshape(blocks, 1)
+    av = np.asarray(absmax_v, dtype=F32).reshape(blocks, 1)
+    with np.errstate(all="ignore"):
+        g = g * s["gs"]
+        m0 = qm[mc] * am
+        v0 = qv[vc] * av
+        m1 = m0 * s["b1"] + g * s["one_b1"]
+        v1 = v0 * s["b2"] + (g * g) * s["one_b2"]
+        # the tail of a partial block is zero-filled before the reductions
+        m1 = np.where(valid, m1, F32(0))
+        v1 = np.where(valid, v1, F32(0))
+        den = np.sqrt(v1) + s["eps_c2"]
+        p = var32 + (m1 * s["step_size"]) / den
+        if s["wd"] > 0:
+            p = p * s["wd_factor"]
+        new_am = np.max(np.abs(m1), axis=1)
+        new_av = np.max(np.abs(v1), axis=1)
+        xm = m1 / new_am[:, None]
+        xv = v1 / new_av[:, None]
+    m_codes = bisect_codes(xm, qm)
+    if (qm < 0).any():
+        m_codes = sign_fix(xm, m_codes, qm)
+    v_codes = bisect_codes(xv, qv)
+    with np.errstate(over="ignore", invalid="ignore"):
+        var_out = p.reshape(-1)[:n].astype(var.dtype)
+    return (var_out, m_codes.reshape(-1)[:n], v_codes.reshape(-1)[:n],
+            new_am.astype(F32), new_av.astype(F32))
+
+
+def _kernel(t: dict[str, RawTensor], attrs: dict[str, np.float32]) -> None:
+    var_t = t["varRef"]
+    vdt = ARITH_DTYPE[var_t.dtype]
+    var = read_view(var_t, vdt)
+    grad = read_view(t["grad"], vdt)
+    m = read_view(t["mRef"], np.uint8)
+    v = read_view(t["vRef"], np.uint8)
+    qm = read_view(t["qmapM"], F32)
+    qv = read_view(t["qmapV"], F32)
+    n = var.size
+    blocks = -(-n // BLOCK)
+    am = _block_absmax_in(t["absmaxMRef"], blocks)
+    av = _block_absmax_in(t["absmaxVRef"], blocks)
+    step = int(read_view(t["step"], np.int64).reshape(-1)[0])
+    var_out, m_out, v_out, am_out, av_out = adam_w_quant_update(
+        var, grad, m, v, qm, qv, am, av, step, attrs)
+    shape = var.shape
+    write_view(var_t, var_out.reshape(shape), vdt)
+    write_view(t["mRef"], m_out.reshape(t["mRef"].view_dims), np.uint8)
+    write_view(t["vRef"], v_out.reshape(t["vRef"].view_dims), np.uint8)
+    _write_block_absmax(t["absmaxMRef"], am_out)
+    _write_block_absmax(t["absmaxVRef"], av_out)

@@ -1,0 +1,169 @@
+"""python -m reports: compliance reports, comparisons, baseline diffs, replay, merge, certification.
+
+  report   RUN_DIR... [--out DIR]            report.md/.csv/.json/.html from any set of records
+  compare  RUN_DIR... [--out FILE]           rules against (backend, product), differences first
+  diff     BASELINE CURRENT [--out FILE]     transitions; exit 1 on pass->fail or new/removed cases
+  merge    DIR... --out DIR                  shards of runs into one directory (and its reports)
+  replay   CASE_FILE --backend NAME [--product P] [--profile X]
+  certify  --backend NAME --product P --out BUNDLE_DIR
+  verify   BUNDLE
+  mustpass [--out FILE] [--from RUN_DIR]     regenerate the must-pass list
+
+Exit status: 0 success, 1 a failed gate (regression, not certifiable, verification errors),
+2 unusable input (malformed records, duplicate cases across runs, missing files).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from reports.records import RecordError
+
+
+def _write_or_print(text: str, out: str | None) -> None:
+    sys.stdout.write(text)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(text, encoding="utf-8")
+
+
+def cmd_report(args) -> int:
+    from reports.load import load
+    from reports.report import terminal_summary, write_reports
+    runset = load(args.runs)
+    out = Path(args.out) if args.out else (Path(args.runs[0]) if Path(args.runs[0]).is_dir()
+                                           else Path(args.runs[0]).parent)
+    doc, paths = write_reports(runset, out)
+    print(terminal_summary(doc, paths))
+    return 0
+
+
+def cmd_compare(args) -> int:
+    from reports.compare import compare, render
+    from reports.load import load
+    _write_or_print(render(compare(load(args.runs))), args.out)
+    return 0
+
+
+def cmd_diff(args) -> int:
+    from reports.diff import diff, render
+    from reports.load import load_source
+    d = diff(load_source(args.baseline), load_source(args.current))
+    _write_or_print(render(d, args.baseline, args.current), args.out)
+    return 1 if d.failed else 0
+
+
+def cmd_merge(args) -> int:
+    from reports.load import load, write_runset
+    from reports.report import terminal_summary, write_reports
+    runset = load(args.dirs)
+    out = write_runset(args.out, runset)
+    doc, paths = write_reports(runset, out)
+    print(f"merged {len(runset.records)} records of {len(runset.runs)} run(s) into {out}")
+    print(terminal_summary(doc, paths))
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from reports.replay import exit_code, replay
+    r = replay(args.case_file, args.backend, args.product, args.profile)
+    print(r.text)
+    return exit_code(r)
+
+
+def cmd_certify(args) -> int:
+    from reports.certify import certify, render_verify
+    bundle, errors, warnings = certify(args.backend, args.product, args.out, args.workers,
+                                       args.mustpass)
+    print(render_verify(bundle, errors, warnings))
+    return 1 if errors else 0
+
+
+def cmd_verify(args) -> int:
+    from reports.certify import render_verify, verify
+    errors, warnings = verify(Path(args.bundle), args.mustpass)
+    print(render_verify(Path(args.bundle), errors, warnings))
+    return 1 if errors else 0
+
+
+def cmd_mustpass(args) -> int:
+    from reports.certify import generate_mustpass
+    n = generate_mustpass(args.out, args.workers, args.from_dir)
+    print(f"{n} must-pass entries written to {args.out}")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    from reports.certify import MUSTPASS
+    p = argparse.ArgumentParser(prog="python -m reports", description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n", 2)[2])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("report", help="compliance reports from run directories or records files")
+    s.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    s.add_argument("--out", help="directory to write into (default: the first RUN_DIR)")
+    s.set_defaults(func=cmd_report)
+
+    s = sub.add_parser("compare", help="rules against (backend, product) columns")
+    s.add_argument("runs", nargs="+", metavar="RUN_DIR")
+    s.add_argument("--out", help="also write the Markdown to this file")
+    s.set_defaults(func=cmd_compare)
+
+    s = sub.add_parser("diff", help="baseline against current run; exit 1 on a regression")
+    s.add_argument("baseline", metavar="BASELINE")
+    s.add_argument("current", metavar="CURRENT")
+    s.add_argument("--out", help="also write the Markdown to this file")
+    s.set_defaults(func=cmd_diff)
+
+    s = sub.add_parser("merge", help="merge shards (xdist workers, machines) into one directory")
+    s.add_argument("dirs", nargs="+", metavar="DIR")
+    s.add_argument("--out", required=True)
+    s.set_defaults(func=cmd_merge)
+
+    s = sub.add_parser("replay", help="run and judge one saved case")
+    s.add_argument("case_file", metavar="CASE_FILE")
+    s.add_argument("--backend", required=True, help="a registered name or module:attribute")
+    s.add_argument("--product", help="default: the product the case was saved on")
+    s.add_argument("--profile", help="default: the profile the case was saved under, else cann")
+    s.set_defaults(func=cmd_replay)
+
+    s = sub.add_parser("certify", help="run the must-pass cases with fixed options; write a bundle")
+    s.add_argument("--backend", required=True)
+    s.add_argument("--product", required=True)
+    s.add_argument("--out", required=True, metavar="BUNDLE_DIR")
+    s.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (0: in process)")
+    s.add_argument("--mustpass", default=str(MUSTPASS), help=argparse.SUPPRESS)
+    s.set_defaults(func=cmd_certify)
+
+    s = sub.add_parser("verify", help="check a certification bundle")
+    s.add_argument("bundle", metavar="BUNDLE")
+    s.add_argument("--mustpass", default=str(MUSTPASS),
+                   help="the must-pass list the bundle must match (default: this suite's)")
+    s.set_defaults(func=cmd_verify)
+
+    s = sub.add_parser("mustpass", help="regenerate the must-pass list from a reference run")
+    s.add_argument("--out", default=str(MUSTPASS))
+    s.add_argument("--from", dest="from_dir", metavar="RUN_DIR",
+                   help="use this report directory (a complete reference run) instead of running")
+    s.add_argument("--workers", type=int, default=2)
+    s.set_defaults(func=cmd_mustpass)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    from backends.registry import UnknownBackend
+    from reports.diff import DiffError
+    from reports.load import MergeError
+    try:
+        return args.func(args)
+    except (RecordError, MergeError, DiffError, UnknownBackend, FileNotFoundError,
+            FileExistsError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

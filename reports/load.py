@@ -1,0 +1,143 @@
+"""Reading runs: report directories, merged directories or bare records files, and merging them.
+
+A source is
+- a report directory: ``records.jsonl`` (merged at the end of the run) or, when the run never got to
+  merge, its shards ``records/*.jsonl``; ``run.json`` and, in a merged directory, ``runs/*.json``;
+- a ``.jsonl`` file of outcome records (a ``run.json`` beside it is read too).
+
+Records are keyed by (op, case_id, product, profile, backend). Merging refuses one key that comes
+from two different runs: shards of one run merge, two runs of the same cases do not.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+
+from reports.records import (CERTIFIABLE, OutcomeRecord, RecordError, RunRecord, read_records,
+                             read_run)
+
+RECORD_KEY = ("op", "case_id", "product", "profile", "backend")
+
+
+class MergeError(ValueError):
+    """Records that cannot be merged into one set."""
+
+
+@dataclass
+class RunSet:
+    """Outcome records and the run records they come from."""
+
+    records: list[OutcomeRecord] = field(default_factory=list)
+    runs: dict[str, RunRecord] = field(default_factory=dict)     # run_id -> run record
+    sources: list[str] = field(default_factory=list)
+    repeats: int = 0            # records of one case seen again in the same run (collapsed)
+
+    def frame(self) -> pd.DataFrame:
+        return records_frame(self.records)
+
+
+def record_key(rec: OutcomeRecord) -> tuple[str, ...]:
+    return tuple(getattr(rec, k) for k in RECORD_KEY)
+
+
+def records_frame(records: Iterable[OutcomeRecord]) -> pd.DataFrame:
+    rows = [r.to_json() for r in records]
+    columns = list(OutcomeRecord.__dataclass_fields__)
+    # object columns keep None as None (not NaN) for the optional fields
+    df = pd.DataFrame(rows, columns=columns, dtype=object)
+    df["duration_s"] = df["duration_s"].astype(float)
+    df["certifiable"] = df["outcome"].isin(CERTIFIABLE)
+    return df
+
+
+def _record_files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    merged = path / "records.jsonl"
+    if merged.exists():
+        return [merged]
+    shards = sorted((path / "records").glob("*.jsonl"))
+    if shards or (path / "run.json").exists():
+        return shards
+    raise RecordError(f"{path}: not a run directory (no records.jsonl, records/ or run.json)")
+
+
+def _run_files(path: Path) -> list[Path]:
+    base = path if path.is_dir() else path.parent
+    files = [base / "run.json"] if (base / "run.json").exists() else []
+    return files + sorted((base / "runs").glob("*.json"))
+
+
+def load_source(path: str | Path) -> RunSet:
+    path = Path(path)
+    if not path.exists():
+        raise RecordError(f"{path}: no such file or directory")
+    out = RunSet(sources=[str(path)])
+    for f in _record_files(path):
+        # a shard of a run that never merged may end in a record cut by a killed writer
+        out.records.extend(read_records(f, partial_tail=f.parent.name == "records"))
+    for f in _run_files(path):
+        run = read_run(f)
+        out.runs[run.run_id] = run
+    return out
+
+
+def merge(sets: Iterable[RunSet]) -> RunSet:
+    """One set from many. A key seen twice in one run (the same case run twice, e.g. an example
+    hypothesis replays) is one case: the worst of its records is kept and counted in ``repeats``.
+    One key from two different runs is refused with a MergeError."""
+    from reports.tables import severity
+    out = RunSet()
+    seen: dict[tuple[str, ...], tuple[int, str]] = {}
+    for s in sets:
+        for run_id, run in s.runs.items():
+            out.runs.setdefault(run_id, run)
+        out.sources.extend(s.sources)
+        out.repeats += s.repeats
+        source = ", ".join(s.sources)
+        for rec in s.records:
+            key = record_key(rec)
+            prior = seen.get(key)
+            if prior is None:
+                seen[key] = (len(out.records), source)
+                out.records.append(rec)
+                continue
+            index, other_source = prior
+            other = out.records[index]
+            if other.run_id != rec.run_id:
+                raise MergeError(
+                    f"duplicate case {_key_text(key)}: in run {other.run_id} ({other_source}) and "
+                    f"in run {rec.run_id} ({source}); shards of one run merge, two runs of the "
+                    f"same cases do not (diff or compare them instead)")
+            if other != rec:
+                out.repeats += 1
+                if severity(rec.outcome) < severity(other.outcome):
+                    out.records[index] = rec
+    return out
+
+
+def load(paths: Iterable[str | Path]) -> RunSet:
+    return merge(load_source(p) for p in paths)
+
+
+def _key_text(key: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"{k}={v}" for k, v in zip(RECORD_KEY, key)) + ")"
+
+
+def write_runset(out_dir: str | Path, runset: RunSet) -> Path:
+    """Write a merged directory: records.jsonl, run.json when there is exactly one run, and every
+    run record under runs/<run_id>.json."""
+    from reports.records import write_records, write_run
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    write_records(out / "records.jsonl", runset.records)
+    for run_id, run in runset.runs.items():
+        write_run(out / "runs" / f"{run_id}.json", run)
+    if len(runset.runs) == 1:
+        write_run(out / "run.json", next(iter(runset.runs.values())))
+    (out / "sources.json").write_text(json.dumps(runset.sources, indent=1) + "\n")
+    return out

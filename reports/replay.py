@@ -1,0 +1,106 @@
+"""Replaying a saved case: load it, run it on a backend, judge it, print expected against actual.
+
+The judgement is the suite's own (suites.judge.judge, and the backend's waivers as in a run).
+A case saved by a relation between calls (determinism, block permutation, trajectory) is replayed
+as its single call; the relation itself is rerun by the record's pytest reproducer.
+"""
+from __future__ import annotations
+
+import json
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from reports.records import CERTIFIABLE, read_records
+
+
+@dataclass
+class Replay:
+    outcome: str
+    text: str
+    recorded: str | None = None      # the outcome the saved run recorded for this case, if found
+
+
+def _product_from_name(path: Path) -> str | None:
+    from spec.products import PRODUCT_IDS
+    tail = path.with_suffix("").name.rsplit("--", 1)[-1]
+    return tail if tail in PRODUCT_IDS else None
+
+
+def _recorded(case_file: Path) -> tuple[str | None, str | None, str | None]:
+    """(outcome, product, profile) the run recorded for this case file, when its report directory
+    (failures/.. ) still holds the records."""
+    report_dir = case_file.resolve().parent.parent
+    files = [report_dir / "records.jsonl"] if (report_dir / "records.jsonl").exists() else \
+        sorted((report_dir / "records").glob("*.jsonl"))
+    target = str(case_file.resolve().with_suffix(".json"))
+    for f in files:
+        try:
+            for rec in read_records(f):
+                if rec.case_file and str(Path(rec.case_file).resolve().with_suffix(".json")) == target:
+                    return rec.outcome, rec.product, rec.profile
+        except (OSError, ValueError):
+            return None, None, None
+    return None, None, None
+
+
+def replay(case_file: str | Path, backend_name: str, product: str | None = None,
+           profile: str | None = None) -> Replay:
+    from backends.registry import load_backend
+    from spec import op_spec
+    from spec.case import load_case
+    from spec.enums import status_name
+    from spec.rules import DEFAULT_PROFILE, expected_outcome
+    from suites.judge import judge
+
+    path = Path(case_file)
+    case = load_case(path)
+    recorded, rec_product, rec_profile = _recorded(path)
+    product = product or rec_product or _product_from_name(path)
+    if product is None:
+        raise ValueError(f"{path}: cannot tell the product from the file name; pass --product")
+    profile = profile or rec_profile or DEFAULT_PROFILE
+    backend = load_backend(backend_name)
+    ok, reason = backend.available()
+    spec = op_spec(case.op)
+    expected = expected_outcome(spec, case, product, profile)
+    lines = [f"case      {case.op} {case.case_id} ({case.origin}) on {product}, profile {profile}, "
+             f"backend {backend.name} v{backend.version}",
+             f"call      {case.summary()[:1000]}",
+             f"rules     {', '.join(case.rule_ids) or '-'}",
+             f"expected  {expected.describe()}"]
+    if not ok:
+        lines.append(f"actual    not run: backend unavailable: {reason}")
+        return Replay("BACKEND_UNAVAILABLE", "\n".join(lines), recorded)
+    try:
+        result = backend.run(case, product)
+        j = judge(spec, case, product, profile, result)
+        outcome, detail = j.outcome, j.detail
+    except Exception:
+        return Replay("HARNESS_ERROR", "\n".join(lines + ["actual    the backend or the judge raised:",
+                                                          traceback.format_exc(limit=6)]), recorded)
+    if outcome == "FAIL":
+        rules = case.rule_ids + ((expected.rule_id,) if expected.rule_id else ())
+        for w in getattr(backend, "waivers", ()):
+            if w.covers(rules, case.case_id, product):
+                outcome, detail = "WAIVED", f"{w.rule_id}: {w.cause}; {detail}"
+                break
+    lines.append(f"actual    {status_name(result.status)} in {result.phase}"
+                 + (f" ({result.message})" if result.message else ""))
+    if j.verdicts:
+        lines.append("outputs   " + ", ".join(
+            f"{name}: {v} [{j.standards.get(name, '-')}]" for name, v in j.verdicts.items()))
+        bad = {n: j.metrics.get(n, {}) for n, v in j.verdicts.items() if v != "PASS"}
+        if bad:
+            lines.append("metrics   " + json.dumps(bad, sort_keys=True, default=str)[:1500])
+    lines.append(f"detail    {detail or '-'}")
+    if recorded:
+        verdict = "reproduced" if recorded == outcome else "NOT reproduced"
+        lines.append(f"outcome   {outcome} (recorded: {recorded}; {verdict})")
+    else:
+        lines.append(f"outcome   {outcome}")
+    return Replay(outcome, "\n".join(lines), recorded)
+
+
+def exit_code(r: Replay) -> int:
+    return 0 if r.outcome in CERTIFIABLE else 1

@@ -1,0 +1,212 @@
+"""Per-product compliance reports from any set of records: report.md, .csv, .json and .html.
+
+The report names its runs (suite commit, backend, profile, options, environment, complete or not),
+then per operator and product the counts by outcome and the certified share; per rule its text, its
+cases and their outcomes on every product; the doc errata; and every failure with its reproducer.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+from reports.declared import support_rows, summary_rows, write_declared
+from reports.html_page import render_html
+from reports.load import RunSet
+from reports.records import OUTCOMES
+from reports.tables import (compliance, counts_text, errata, failures, fixed_width, md_table,
+                            rule_catalog, rule_hits, rule_results)
+from reports.run import now
+from spec.products import PRODUCT_IDS
+
+REPORT_SCHEMA = "aclnn-conformance/report/1"
+MD_FAILURE_LIMIT = 200
+
+
+def build(runset: RunSet) -> dict:
+    """The whole report as one JSON-able document (the other formats render it)."""
+    df = runset.frame()
+    hits = rule_hits(df)
+    results = rule_results(hits)
+    columns = sorted({(r.backend, r.profile) for r in runset.records})
+    ops = sorted(set(df["op"]))
+    products_seen = set(df["product"])
+    products = [p for p in PRODUCT_IDS if p in products_seen] + sorted(products_seen - set(PRODUCT_IDS))
+    rules = []
+    for info in rule_catalog(ops, hits):
+        per = []
+        for backend, profile in columns:
+            for product in products:
+                res = results.get((info.op, info.id, backend, profile, product))
+                per.append({"backend": backend, "profile": profile, "product": product,
+                            "in_profile": not info.profiles or profile in info.profiles,
+                            "cases": res["cases"] if res else 0,
+                            "counts": res["counts"] if res else {},
+                            "worst": res["worst"] if res else None})
+        rules.append({"op": info.op, "id": info.id, "kind": info.kind, "category": info.category,
+                      "text": info.text, "source": info.source, "profiles": list(info.profiles),
+                      "results": per})
+    declared = support_rows(df)
+    return {
+        "schema": REPORT_SCHEMA, "generated": now(), "sources": runset.sources,
+        "runs": [run.to_json() for run in runset.runs.values()],
+        "columns": [{"backend": b, "profile": p} for b, p in columns],
+        "products": products, "ops": ops, "records": len(df), "repeats": runset.repeats,
+        "compliance": compliance(df), "rules": rules, "errata": errata(ops),
+        "failures": failures(df), "declared_support": declared,
+        "declared_support_summary": summary_rows(declared),
+    }
+
+
+# ---- renderers ----
+
+def _cell_text(res: dict) -> str:
+    if not res["in_profile"]:
+        return "not in profile"
+    if not res["cases"]:
+        return "not exercised"
+    counts = res["counts"]
+    if len(counts) == 1:
+        return f"{res['worst']} ({res['cases']})"
+    return counts_text(counts)
+
+
+def _run_lines(doc: dict) -> list[str]:
+    lines = []
+    if not doc["runs"]:
+        lines.append("No run record (run.json) came with these records.")
+    for run in doc["runs"]:
+        state = "complete" if run["complete"] else (
+            f"**INCOMPLETE** ({run['stop_reason'] or 'never finished'})")
+        dirty = " (uncommitted changes)" if run.get("suite_dirty") else ""
+        env = ", ".join(f"{k} {v}" for k, v in run["versions"].items())
+        cann = ", ".join(f"{k} {run[k]}" for k in ("cann_version", "soc_name") if run.get(k))
+        lines += [f"- run `{run['run_id']}`: backend **{run['backend']}** v{run['backend_version']}, "
+                  f"profile **{run['profile']}**, tier {run['tier']}, products "
+                  f"{', '.join(run['products'])}; {state}",
+                  f"  - suite {run['suite_version']} at `{run['suite_commit']}`{dirty}; "
+                  f"{run['started']} to {run['finished'] or '?'}; hypothesis "
+                  f"{json.dumps(run['hypothesis'], sort_keys=True)}",
+                  f"  - {env}" + (f"; {cann}" if cann else ""),
+                  f"  - command: `{' '.join(run['command'])}`"]
+    return lines
+
+
+def render_markdown(doc: dict) -> str:
+    out = ["# aclnn conformance report", "",
+           f"{doc['records']} records from {', '.join(doc['sources']) or '-'}; generated "
+           f"{doc['generated']}. Compliance = certified cases (PASS, NOT_SUPPORTED, "
+           f"QUALITY_WARNING, WAIVED) / all cases; SKIPPED counts as not certified.", ""]
+    out += ["## Runs", ""] + _run_lines(doc)
+    if doc["repeats"]:
+        out += ["", f"{doc['repeats']} record(s) repeated a case already recorded in the same run "
+                    f"(the same case run twice); each case counts once, with its worst outcome."]
+    out += ["", "## Compliance per operator and product", ""]
+    present = [o for o in OUTCOMES if any(o in c["counts"] for c in doc["compliance"])]
+    out.append(md_table(["backend", "profile", "op", "product", "cases", *present, "compliance %"],
+                        [[c["backend"], c["profile"], c["op"], c["product"], c["cases"],
+                          *[c["counts"].get(o, 0) for o in present], f"{c['compliance_pct']:.2f}"]
+                         for c in doc["compliance"]]) if doc["compliance"] else "No records.")
+    for op in doc["ops"]:
+        for col in doc["columns"]:
+            out += ["", f"## Rules of `{op}`: backend {col['backend']}, profile {col['profile']}", ""]
+            rows = []
+            for rule in (r for r in doc["rules"] if r["op"] == op):
+                cells = [res for res in rule["results"] if res["backend"] == col["backend"]
+                         and res["profile"] == col["profile"]]
+                rows.append([rule["id"], rule["kind"], rule["text"],
+                             *[_cell_text(res) for res in cells]])
+            out.append(md_table(["rule", "kind", "text", *doc["products"]], rows))
+    if doc["errata"]:
+        out += ["", "## Doc errata", "",
+                "Where the document and the vendor's behaviour part: profile `doc` follows the "
+                "document, profile `cann` what the vendor's code does.", ""]
+        out.append(md_table(["op", "erratum", "the document says", "cann does", "source"],
+                            [[e["op"], e["id"], e["doc_says"], e["cann_does"], e["source"]]
+                             for e in doc["errata"]]))
+    fails = doc["failures"]
+    out += ["", f"## Not certifiable ({len(fails)})", ""]
+    if not fails:
+        out.append("None.")
+    for f in fails[:MD_FAILURE_LIMIT]:
+        out += [f"- **{f['outcome']}** `{f['op']}` `{f['case_id']}` on `{f['product']}` "
+                f"(backend {f['backend']}, profile {f['profile']}); rules "
+                f"{', '.join(f['rule_ids']) or '-'}"
+                + (f"; decided by {f['deciding_rule']}" if f["deciding_rule"] else ""),
+                f"  - expected {f['expected'] or '-'}; actual {f['actual'] or 'no status'}",
+                f"  - {(f['detail'] or '').strip()[:800]}",
+                "  ```", "  " + (f["reproducer"] or "(no reproducer)").replace("\n", "\n  "), "  ```"]
+    if len(fails) > MD_FAILURE_LIMIT:
+        out.append(f"- ... {len(fails) - MD_FAILURE_LIMIT} more in report.json")
+    if doc["declared_support_summary"]:
+        out += ["", "## Declared against actual support", ""]
+        keys = ["works but not declared", "declared but refused",
+                "consistent: declared and works", "consistent: not declared, refused"]
+        out.append(md_table(["backend", "op", "product", *keys],
+                            [[s["backend"], s["op"], s["product"], *[s[k] for k in keys]]
+                             for s in doc["declared_support_summary"]]))
+        out.append("\nDetails in `declared_support.md` and `declared_support.csv`.")
+    return "\n".join(out) + "\n"
+
+
+def write_csv(doc: dict, out_dir: Path) -> list[Path]:
+    """report.csv: one row per (backend, profile, op, product); rules.csv: one row per rule and
+    product."""
+    path = out_dir / "report.csv"
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["backend", "profile", "op", "product", "cases", "certified", "compliance_pct",
+                    *OUTCOMES])
+        for c in doc["compliance"]:
+            w.writerow([c["backend"], c["profile"], c["op"], c["product"], c["cases"],
+                        c["certified"], c["compliance_pct"], *[c["counts"].get(o, 0) for o in OUTCOMES]])
+    rules_path = out_dir / "rules.csv"
+    with open(rules_path, "w", newline="", encoding="utf-8") as fh:
+        w = csv.writer(fh)
+        w.writerow(["op", "rule", "kind", "category", "backend", "profile", "product", "in_profile",
+                    "cases", "worst", *OUTCOMES, "text"])
+        for r in doc["rules"]:
+            for res in r["results"]:
+                w.writerow([r["op"], r["id"], r["kind"], r["category"], res["backend"],
+                            res["profile"], res["product"], res["in_profile"], res["cases"],
+                            res["worst"] or "", *[res["counts"].get(o, 0) for o in OUTCOMES],
+                            r["text"]])
+    return [path, rules_path]
+
+
+def write_reports(runset: RunSet, out_dir: str | Path) -> tuple[dict, list[Path]]:
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    doc = build(runset)
+    paths = [out / "report.md", out / "report.json", out / "report.html"]
+    paths[0].write_text(render_markdown(doc), encoding="utf-8")
+    paths[1].write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
+    paths[2].write_text(render_html(doc), encoding="utf-8")
+    paths += write_csv(doc, out)
+    paths += write_declared(out, doc["declared_support"])
+    return doc, paths
+
+
+def terminal_summary(doc: dict, paths: list[Path] = ()) -> str:
+    """The short table printed at the end of a run."""
+    if not doc["compliance"]:
+        return "no records"
+    present = [o for o in OUTCOMES if any(o in c["counts"] for c in doc["compliance"])]
+    several = len(doc["columns"]) > 1
+    rows = [[*([f"{c['backend']}/{c['profile']}"] if several else []), c["op"], c["product"],
+             c["cases"], *[c["counts"].get(o, 0) for o in present], f"{c['compliance_pct']:.1f}%"]
+            for c in doc["compliance"]]
+    text = fixed_width([*(["backend/profile"] if several else []), "op", "product", "cases",
+                        *present, "compliance"], rows)
+    notes = []
+    for run in doc["runs"]:
+        if not run["complete"]:
+            notes.append(f"run {run['run_id']} is INCOMPLETE: "
+                         f"{run['stop_reason'] or 'it has not finished'}")
+    if doc["repeats"]:
+        notes.append(f"{doc['repeats']} repeated record(s) of one case in one run counted once")
+    if doc["failures"]:
+        notes.append(f"{len(doc['failures'])} case(s) not certifiable; reproducers in report.md")
+    if paths:
+        notes.append("reports: " + ", ".join(str(p) for p in paths))
+    return text + ("\n" + "\n".join(notes) if notes else "")

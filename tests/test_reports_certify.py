@@ -1,0 +1,116 @@
+"""Certification bundles: a real (small) certification run, then verify on the bundle and on copies
+of it with a FAIL, a missing case, a duplicated case and a changed file."""
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import replace
+
+import pytest
+
+from reports.__main__ import main
+from reports.certify import (FIXED_OPTIONS, MUSTPASS, MUSTPASS_FORMAT, certify, is_deterministic,
+                             read_mustpass, verify, write_manifest)
+from reports.records import read_records, write_records
+from spec import OPS
+from suites.calls.faults import fault_cases
+
+PRODUCT = "atlas-a2"
+SUITES = ("suites/test_rules.py",)      # one suite keeps the test fast; certification runs all
+
+
+@pytest.fixture(scope="module")
+def small_list(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mustpass") / "mustpass.txt"
+    entries = [f"{PRODUCT} {spec.key} {case.case_id}" for spec in OPS.values()
+               for case in list(fault_cases(spec))[:6]]
+    path.write_text(f"# {MUSTPASS_FORMAT}\n" + "\n".join(entries) + "\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory, small_list):
+    out = tmp_path_factory.mktemp("cert") / "bundle"
+    path, errors, warnings = certify("reference", PRODUCT, out, workers=0, mustpass=small_list,
+                                     suites=SUITES)
+    assert errors == [], errors
+    return path
+
+
+def _copy(bundle, tmp_path, edit_records=None, manifest=True):
+    dst = tmp_path / "copy"
+    shutil.copytree(bundle, dst)
+    if edit_records is not None:
+        path = dst / "results" / "records.jsonl"
+        write_records(path, edit_records(list(read_records(path))))
+    if manifest:
+        write_manifest(dst)
+    return dst
+
+
+def _verify(path, small_list):
+    errors, _ = verify(path, small_list, SUITES)
+    return errors
+
+
+def test_bundle_contents_and_statement(bundle, small_list):
+    for name in ("statement.json", "MANIFEST.sha256", "mustpass.txt", "pytest.log",
+                 "results/run.json", "results/records.jsonl", "results/report.html"):
+        assert (bundle / name).is_file(), name
+    st = json.loads((bundle / "statement.json").read_text())
+    assert st["product"] == PRODUCT and st["backend"] == "reference"
+    assert st["options"] == list(FIXED_OPTIONS) and st["suites"] == list(SUITES)
+    assert {"python", "numpy", "suite_commit", "suite_version", "cann_version", "soc_name"} <= set(st)
+    assert st["mustpass_cases"] == len(read_mustpass(small_list))
+    assert _verify(bundle, small_list) == []
+
+
+def test_verify_rejects_a_fail(bundle, small_list, tmp_path, capsys):
+    def fail_one(recs):
+        return [replace(recs[0], outcome="FAIL", detail="wrong status")] + recs[1:]
+    copy = _copy(bundle, tmp_path, fail_one)
+    errors = _verify(copy, small_list)
+    assert len(errors) == 1 and errors[0].startswith("FAIL: ")
+    assert main(["verify", str(copy), "--mustpass", str(small_list)]) == 1
+    assert "NOT CONFORMANT" in capsys.readouterr().out
+
+
+def test_verify_rejects_a_missing_case(bundle, small_list, tmp_path):
+    product, op, case_id = read_mustpass(small_list)[0]
+    copy = _copy(bundle, tmp_path, lambda recs: [r for r in recs if r.case_id != case_id])
+    assert _verify(copy, small_list) == [f"must-pass case missing: {op} {case_id} on {product}"]
+
+
+def test_verify_rejects_a_duplicated_case(bundle, small_list, tmp_path):
+    product, op, case_id = read_mustpass(small_list)[-1]
+    copy = _copy(bundle, tmp_path,
+                 lambda recs: recs + [r for r in recs if (r.op, r.case_id) == (op, case_id)])
+    errors = _verify(copy, small_list)
+    assert errors == [f"must-pass case duplicated: {op} {case_id} on {product} (2 records)"]
+
+
+def test_verify_rejects_a_changed_or_added_file(bundle, small_list, tmp_path):
+    copy = _copy(bundle, tmp_path, manifest=False)
+    with open(copy / "results" / "report.md", "a") as fh:
+        fh.write("\nall good\n")
+    (copy / "results" / "extra.txt").write_text("x")
+    errors = _verify(copy, small_list)
+    assert "results/report.md: changed since the manifest (sha256 differs)" in errors
+    assert any(e.startswith("results/extra.txt: not in the manifest") for e in errors)
+
+
+def test_verify_rejects_a_statement_without_a_field(bundle, small_list, tmp_path):
+    copy = _copy(bundle, tmp_path, manifest=False)
+    st = json.loads((copy / "statement.json").read_text())
+    del st["numpy"]
+    (copy / "statement.json").write_text(json.dumps(st))
+    write_manifest(copy)
+    assert _verify(copy, small_list) == ["statement.json: missing field 'numpy'"]
+
+
+def test_committed_mustpass_holds_only_deterministic_cases():
+    entries = read_mustpass(MUSTPASS)
+    assert entries and len(entries) == len(set(entries))
+    assert not any(case.startswith("hyp-") or ":hyp-" in case for _, _, case in entries)
+    assert {op for _, op, _ in entries} <= set(OPS)
+    assert is_deterministic(type("R", (), {"origin": "table", "case_id": "doc-example"}))
