@@ -43,7 +43,8 @@ STANDARDS: dict[str, Standard] = {s.name: s for s in (
              {"float32": {"warn_ulps": 1, "error_ulps": 4},
               "float16": {"warn_ulps": 0, "error_ulps": 1},
               "bfloat16": {"warn_ulps": 0, "error_ulps": 1}},
-             "error band: the last-ulp spread of beta**t between correctly rounded and vendor pow"),
+             "error band: the last-ulp spread of beta**t and sqrt between correctly rounded "
+             "results and vendor or library pow/sqrt (the torch CPU sqrt is not correctly rounded)"),
     Standard("mere-mare", "2026.1", "mere_mare",
              "Ascend experimental standard: MERE = mean(|a-g|/(|g|+1e-7)), MARE = max(...); "
              "error band MERE < T and MARE < 10T; warning band half of both.",
