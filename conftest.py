@@ -1,7 +1,6 @@
 """The pytest plugin surface: options, the session's harness, record merging and the summary."""
 from __future__ import annotations
 
-import os
 import shutil
 import uuid
 from pathlib import Path
@@ -105,6 +104,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
               for m in metafunc.definition.iter_markers("parametrize") if m.args)
     if "product" in metafunc.fixturenames and not own:
         metafunc.parametrize("product", metafunc.config._aclnn_products)
+    if "table_case" in metafunc.fixturenames:  # an operator suite: its module's `calls.table_cases`
+        cases = list(metafunc.module.calls.table_cases(metafunc.config.getoption("--tier")))
+        metafunc.parametrize("table_case", cases, ids=[c.case_id for c in cases])
 
 
 @pytest.fixture(scope="session")

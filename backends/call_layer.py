@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from spec.case import Case
-from spec.dtypes import is_four_bit, numpy_dtype, pack_nibbles, unpack_nibbles
+from spec.dtypes import is_four_bit, pack_nibbles, unpack_nibbles
 from spec.enums import AclDataType
 
 # The C signatures of the first-phase functions, in parameter order (before workspaceSize, executor).
@@ -47,10 +47,11 @@ class RawTensor:
     storage_dims: tuple[int, ...]
     buffer: bytearray               # the whole storage array's bytes (guard elements included)
     num_elements: int               # elements the buffer holds (element form)
+    element_dtype: np.dtype         # the NumPy type of the Case's storage array
 
     def elements(self) -> np.ndarray:
         """The buffer as a flat element-form array (FP4 unpacked to one code per element)."""
-        return buffer_to_elements(self.buffer, AclDataType(self.dtype), self.num_elements)
+        return buffer_to_elements(self.buffer, self.dtype, self.num_elements, self.element_dtype)
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,21 +71,19 @@ class RawCall:
 
 def elements_to_buffer(storage: np.ndarray, dtype: AclDataType) -> bytearray:
     """Device bytes of an element-form storage array."""
-    if is_four_bit(dtype):
+    if dtype in AclDataType.__members__.values() and is_four_bit(dtype):
         return bytearray(pack_nibbles(np.ascontiguousarray(storage).view(np.uint8)).tobytes())
     return bytearray(np.ascontiguousarray(storage).view(np.uint8).tobytes())
 
 
-def buffer_to_elements(buffer: bytes | bytearray, dtype: AclDataType, count: int) -> np.ndarray:
-    """The element-form storage array held in ``buffer``."""
+def buffer_to_elements(buffer: bytes | bytearray, dtype: int, count: int,
+                       element_dtype: np.dtype) -> np.ndarray:
+    """The element-form storage array held in ``buffer``, in the Case's ``element_dtype`` (which for
+    a dtype with no NumPy type, such as STRING, is whatever the case's storage was built with)."""
     raw = np.frombuffer(bytes(buffer), dtype=np.uint8)
-    try:
-        element = numpy_dtype(dtype)
-    except ValueError:  # no NumPy type (STRING, UINT1, COMPLEX32...): the bytes as they are
-        return raw[:count].copy()
-    if is_four_bit(dtype):
-        return unpack_nibbles(raw, count).view(element).copy()
-    return raw.view(element)[:count].copy()
+    if dtype in AclDataType.__members__.values() and is_four_bit(AclDataType(dtype)):
+        return unpack_nibbles(raw, count).view(element_dtype).copy()
+    return raw.view(element_dtype)[:count].copy()
 
 
 def to_raw_call(case: Case) -> RawCall:
@@ -101,7 +100,8 @@ def to_raw_call(case: Case) -> RawCall:
             params.append((name, kind, RawTensor(
                 name=name, dtype=int(d.dtype), view_dims=tuple(d.shape), strides=tuple(d.strides),
                 offset=int(d.offset), format=int(d.format), storage_dims=tuple(d.storage_shape),
-                buffer=elements_to_buffer(arg.storage, d.dtype), num_elements=arg.storage.size)))
+                buffer=elements_to_buffer(arg.storage, d.dtype), num_elements=arg.storage.size,
+                element_dtype=arg.storage.dtype)))
         else:
             params.append((name, kind, case.attrs.get(name)))
     return RawCall(case.op, api, tuple(params),

@@ -120,7 +120,7 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_jsonable(v) for v in value]
     if isinstance(value, (AclDataType, AclFormat)):
-        return value.name
+        return int(value)  # the number the C API takes
     if isinstance(value, np.generic):
         return value.item()
     return value

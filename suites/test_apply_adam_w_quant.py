@@ -2,8 +2,6 @@
 multi-step trajectory against float64 AdamW."""
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 from hypothesis import given
@@ -13,6 +11,7 @@ from spec import op_spec
 from spec.apply_adam_w_quant import BLOCK, OP
 from spec.precision import standard
 from spec.tensor import TensorArg
+from suites.calls import drawn_case_id
 from suites.calls import apply_adam_w_quant as calls
 from suites.runner import check_case, check_property
 from suites.strategies import aawq_call_params, fault_rules
@@ -22,16 +21,6 @@ SPEC = op_spec(OP)
 RELATION_RULES = {"determinism": ("AAWQ-VAL-016",),
                   "block-permutation": ("AAWQ-VAL-007", "AAWQ-VAL-009"),
                   "trajectory": ("AAWQ-VAL-001", "AAWQ-VAL-002", "AAWQ-VAL-004")}
-
-
-def pytest_generate_tests(metafunc):
-    if "table_case" in metafunc.fixturenames:
-        cases = list(calls.table_cases(metafunc.config.getoption("--tier")))
-        metafunc.parametrize("table_case", cases, ids=[c.case_id for c in cases])
-
-
-def _hyp_id(kind: str, params: dict) -> str:
-    return f"hyp-{kind}-" + hashlib.sha1(repr(sorted(params.items())).encode()).hexdigest()[:10]
 
 
 @pytest.mark.conformance
@@ -44,7 +33,7 @@ def test_table(harness, product, table_case, request):
 def test_valid_calls(harness, product, data, request):
     params = data.draw(aawq_call_params(), label="make_call kwargs")
     layout = data.draw(st.sampled_from(["contiguous", "strided", "offset"]), label="layout")
-    case = calls.make_call(_hyp_id("valid", {**params, "layout": layout}), origin="hypothesis",
+    case = calls.make_call(drawn_case_id("valid", {**params, "layout": layout}), origin="hypothesis",
                            **params)
     if layout != "contiguous":
         case = calls.as_noncontiguous(case, ("varRef", "grad", "mRef", "vRef"), layout)
@@ -56,7 +45,7 @@ def test_valid_calls(harness, product, data, request):
 def test_invalid_calls(harness, product, data, request):
     params = data.draw(aawq_call_params(), label="make_call kwargs")
     rule = data.draw(fault_rules(SPEC), label="broken rule")
-    case = rule.make_fault(calls.make_call(_hyp_id("invalid", {**params, "rule": rule.id}),
+    case = rule.make_fault(calls.make_call(drawn_case_id("invalid", {**params, "rule": rule.id}),
                                            origin="hypothesis", **params))
     check_case(harness, case.with_(rule_ids=(rule.id,)), product, request.node.nodeid)
 
@@ -72,7 +61,7 @@ def _storages_equal(a: dict, b: dict) -> list[str]:
 @pytest.mark.conformance
 @given(params=aawq_call_params())
 def test_deterministic(harness, product, params, request):
-    case = calls.make_call(_hyp_id("determinism", params), origin="hypothesis",
+    case = calls.make_call(drawn_case_id("determinism", params), origin="hypothesis",
                            rule_ids=RELATION_RULES["determinism"], **params)
     first = check_case(harness, case, product, request.node.nodeid)
     if first.outcome == "NOT_SUPPORTED":

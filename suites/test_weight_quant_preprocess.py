@@ -4,8 +4,6 @@ the backend's own outputs (the NZ layout unpacks to the weight, its padding is z
 is written, and an MX A8W4 matmul means the same from the ND weight and from the NZ one)."""
 from __future__ import annotations
 
-import hashlib
-
 import ml_dtypes
 import numpy as np
 import pytest
@@ -19,6 +17,7 @@ from spec.case import Case
 from spec.rules import PROFILES, expected_outcome
 from spec.dtypes import codes_of
 from spec.weight_quant_preprocess import OP, dims, nz_storage_shape
+from suites.calls import drawn_case_id
 from suites.calls import weight_quant_preprocess as calls
 from suites.runner import check_case, check_property
 from suites.strategies import wqp_call_params, wqp_fault_rules
@@ -34,16 +33,6 @@ RELATION_RULES = {
 }
 
 
-def pytest_generate_tests(metafunc):
-    if "table_case" in metafunc.fixturenames:
-        cases = list(calls.table_cases(metafunc.config.getoption("--tier")))
-        metafunc.parametrize("table_case", cases, ids=[c.case_id for c in cases])
-
-
-def _hyp_id(kind: str, params: dict) -> str:
-    return f"hyp-{kind}-" + hashlib.sha1(repr(sorted(params.items())).encode()).hexdigest()[:10]
-
-
 @pytest.mark.conformance
 def test_table(harness, product, table_case, request):
     check_case(harness, table_case, product, request.node.nodeid)
@@ -53,7 +42,7 @@ def test_table(harness, product, table_case, request):
 @given(data=st.data())
 def test_valid_calls(harness, product, data, request):
     params = data.draw(wqp_call_params(), label="make_call kwargs")
-    case = calls.make_call(_hyp_id("valid", params), origin="hypothesis", **params)
+    case = calls.make_call(drawn_case_id("valid", params), origin="hypothesis", **params)
     check_case(harness, case, product, request.node.nodeid)
 
 
@@ -63,7 +52,7 @@ def test_invalid_calls(harness, product, data, request):
     rule = data.draw(wqp_fault_rules(), label="broken rule")
     params = data.draw(wqp_call_params(gmm=True if rule.fault_base == "gmm" else None),
                        label="make_call kwargs")
-    base = calls.make_call(_hyp_id("invalid", {**params, "rule": rule.id}), origin="hypothesis",
+    base = calls.make_call(drawn_case_id("invalid", {**params, "rule": rule.id}), origin="hypothesis",
                            **params)
     try:
         case = rule.make_fault(base)
@@ -96,7 +85,7 @@ def _nz_codes(case: Case, storage: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _valid_case(data, kind: str, rule_ids: tuple[str, ...]) -> Case:
     params = data.draw(wqp_call_params(), label="make_call kwargs")
-    return calls.make_call(_hyp_id(kind, params), origin="hypothesis", rule_ids=rule_ids, **params)
+    return calls.make_call(drawn_case_id(kind, params), origin="hypothesis", rule_ids=rule_ids, **params)
 
 
 @pytest.mark.conformance

@@ -23,7 +23,6 @@ import threading
 from ctypes import byref, c_uint32, c_uint64, c_void_p
 from typing import Any, Mapping, Sequence
 
-import numpy as np
 
 from backends.aclnn.bindings import (ACL_ERROR_REPEAT_INITIALIZE, ACL_MEM_MALLOC_HUGE_FIRST,
                                      ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE,
@@ -185,25 +184,6 @@ def _runtime_for(paths: tuple[str, ...]) -> _Runtime:
                 raise BackendUnavailable(" ".join(str(exc).split())) from None
             rt = _RUNTIMES[paths] = _Runtime(libs)
         return rt
-
-
-def _read_back(raw: RawCall, case: Case) -> dict[str, np.ndarray]:
-    """Element-form storages after the call; a dtype without a NumPy element type (a deliberately
-    invalid one) comes back in the element type the case's storage was given in."""
-    try:
-        return read_back(raw)
-    except ValueError:
-        pass
-    out = {}
-    for name, t in raw.tensors().items():
-        if t is None:
-            continue
-        try:
-            out[name] = t.elements()
-        except ValueError:
-            dtype = case.tensors[name].storage.dtype
-            out[name] = np.frombuffer(bytes(t.buffer), dtype=dtype)[:t.num_elements].copy()
-    return out
 
 
 def _scalar(name: str, kind: str, value: Any) -> Any:
@@ -380,7 +360,7 @@ class AclnnBackend:
                     if status == 0:
                         raise RuntimeError(detail)
                     message = f"{message}; {detail}" if message else detail
-            return RunResult(int(status), _read_back(raw, case), workspace_size=workspace_size,
+            return RunResult(int(status), read_back(raw), workspace_size=workspace_size,
                              phase=phase, message=message)
         finally:
             for handle in handles.values():

@@ -12,10 +12,9 @@ suites judge the emulator against the spec and the oracles.
 """
 from __future__ import annotations
 
-import numpy as np
 
 from backends.base import RunResult, Waiver
-from backends.call_layer import RawCall, read_back, to_raw_call
+from backends.call_layer import read_back, to_raw_call
 from backends.emulator.products import PRODUCTS, chip
 from backends.emulator.protocol import call_first_phase, execute
 from spec.case import Case
@@ -42,28 +41,11 @@ class EmulatorBackend:
         raw = to_raw_call(case)
         first = call_first_phase(raw, gen)
         if first.status != Status.SUCCESS:
-            return RunResult(int(first.status), _storages(raw, case), None, "GetWorkspaceSize",
+            return RunResult(int(first.status), read_back(raw), None, "GetWorkspaceSize",
                              first.message)
         workspace = bytearray(first.workspace_size)
         status, message = execute(workspace, first.workspace_size, first.executor)
-        return RunResult(int(status), _storages(raw, case), first.workspace_size, SECOND_PHASE,
+        return RunResult(int(status), read_back(raw), first.workspace_size, SECOND_PHASE,
                          message)
 
 
-def _storages(raw: RawCall, case: Case) -> dict[str, np.ndarray]:
-    """The element-form storages after the call. A dtype with no NumPy element type (its storage
-    travels as raw one-byte codes) is read back in the element type the case gave it."""
-    try:
-        return read_back(raw)
-    except ValueError:
-        pass
-    out = {}
-    for name, t in raw.tensors().items():
-        if t is None:
-            continue
-        try:
-            out[name] = t.elements()
-        except ValueError:
-            dt = case.tensor(name).storage.dtype
-            out[name] = np.frombuffer(bytes(t.buffer), dtype=dt)[:t.num_elements].copy()
-    return out
