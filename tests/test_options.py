@@ -1,0 +1,43 @@
+"""The command line: unknown names, and records of several xdist workers in one file."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reports.records import read_records
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _pytest(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("option,value,valid", [
+    ("--backend", "no-such-backend", "valid: aclnn, emulator, reference, torch"),
+    ("--product", "atlas-a9", "valid: ascend950, atlas-a3, atlas-a2, atlas-200i-500-a2"),
+])
+def test_unknown_names_get_one_line_listing_the_valid_ones(option, value, valid):
+    run = _pytest("suites/test_rules.py", option, value, "-q")
+    assert run.returncode != 0
+    err = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
+    assert len(err) == 1 and valid in err[0], err
+    assert "Traceback" not in run.stdout + run.stderr
+
+
+def test_two_workers_write_one_records_file(tmp_path):
+    run = _pytest("suites/test_apply_adam_w_quant.py::test_table", "-k", "n256-", "-n", "2",
+                  "--backend", "reference", "--product", "atlas-a2,ascend950",
+                  "--report-dir", str(tmp_path), "-q")
+    assert run.returncode == 0, run.stdout[-2000:]
+    shards = sorted((tmp_path / "records").glob("*.jsonl"))
+    assert {p.stem for p in shards} >= {"gw0", "gw1"}
+    records = list(read_records(tmp_path / "records.jsonl"))
+    per_shard = sum(len(list(read_records(p))) for p in shards)
+    assert len(records) == per_shard == 6  # n256-{float32,float16,bfloat16} on two products
+    assert len({r.run_id for r in records}) == 1
+    assert (tmp_path / "report.md").read_text().count("atlas-a2") >= 1

@@ -1,0 +1,71 @@
+"""The precision standards judge what they say they judge."""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from spec.precision import (compare_bit_exact, compare_float_ulp, compare_mere_mare,
+                            compare_quant_codes, standard)
+
+
+def test_bit_exact_sees_one_bit_and_names_it():
+    a = np.arange(10, dtype=np.float32)
+    b = a.copy()
+    b.view(np.uint32)[3] ^= 1
+    v = compare_bit_exact(b, a)
+    assert v.outcome == "FAIL" and v.metrics["mismatched"] == 1 and "[3]" in v.detail
+    assert compare_bit_exact(a, a.copy()).outcome == "PASS"
+    # -0.0 and +0.0 are different bits
+    assert compare_bit_exact(np.array([-0.0], np.float32), np.array([0.0], np.float32)).outcome == "FAIL"
+
+
+def test_float_ulp_bands_per_dtype():
+    std = standard("float-ulp")
+    x = np.array([1.0, 3.0, -0.5], np.float32)
+    up = lambda v, k: (v.view(np.int32) + k).view(np.float32)  # k ulps away (positive values)
+    assert compare_float_ulp(x, x, std).outcome == "PASS"
+    y = x.copy(); y[:2] = up(x[:2], 1)
+    assert compare_float_ulp(y, x, std).outcome == "PASS"            # 1 ulp: fp32 warning band
+    y[:2] = up(x[:2], 3)
+    assert compare_float_ulp(y, x, std).outcome == "QUALITY_WARNING"  # 3 ulps: inside the error band
+    y[:2] = up(x[:2], 5)
+    assert compare_float_ulp(y, x, std).outcome == "FAIL"             # 5 ulps
+    h = np.array([1.0, 2.0], np.float16)
+    h1 = (h.view(np.int16) + 1).view(np.float16)
+    assert compare_float_ulp(h1, h, std).outcome == "QUALITY_WARNING"
+    b = np.array([1.0], ml_dtypes.bfloat16)
+    b2 = (b.view(np.int16) + 2).view(ml_dtypes.bfloat16)
+    assert compare_float_ulp(b2, b, std).outcome == "FAIL"
+
+
+def test_float_ulp_nan_and_inf_must_sit_where_the_golden_has_them():
+    std = standard("float-ulp")
+    g = np.array([np.nan, np.inf, 1.0], np.float32)
+    assert compare_float_ulp(g.copy(), g, std).outcome == "PASS"
+    assert compare_float_ulp(np.array([0.0, np.inf, 1.0], np.float32), g, std).outcome == "FAIL"
+    assert compare_float_ulp(np.array([np.nan, -np.inf, 1.0], np.float32), g, std).outcome == "FAIL"
+
+
+def test_mere_mare_limits():
+    std = standard("mere-mare")
+    t = std.limit("float32", "T")
+    g = np.linspace(1, 2, 1000).astype(np.float32)
+    assert compare_mere_mare(g * np.float32(1 + t / 4), g, std).outcome == "PASS"
+    assert compare_mere_mare(g * np.float32(1 + t * 0.75), g, std).outcome == "QUALITY_WARNING"
+    assert compare_mere_mare(g * np.float32(1 + 2 * t), g, std).outcome == "FAIL"
+
+
+def test_quant_codes_accept_only_near_ties_and_zero_blocks():
+    std = standard("quant-code")
+    q = (np.arange(256) / 128 - 1).astype(np.float32)
+    x = np.array([q[10], (q[20] + q[21]) / 2, q[30] + np.float32(1e-3)], np.float32)
+    expected = np.array([10, 20, 31], np.uint8)
+    zero = np.zeros(3, bool)
+    assert compare_quant_codes(expected, expected, x, q, zero, std).outcome == "PASS"
+    tie = np.array([10, 21, 31], np.uint8)      # the other side of an exact midpoint
+    v = compare_quant_codes(tie, expected, x, q, zero, std)
+    assert v.outcome == "PASS" and v.metrics["near_ties_accepted"] == 1
+    wrong = np.array([11, 20, 31], np.uint8)    # a clear miss
+    assert compare_quant_codes(wrong, expected, x, q, zero, std).outcome == "FAIL"
+    # in a block whose absmax is 0 every code dequantizes to 0
+    assert compare_quant_codes(wrong, expected, x, q, np.array([True, False, False]), std).outcome == "PASS"
