@@ -8,6 +8,10 @@
   certify  --backend NAME --product P --out BUNDLE_DIR
   verify   BUNDLE
   mustpass [--out FILE] [--from RUN_DIR]     regenerate the must-pass list
+  mutate   [--tier T] [--mutants A,B] [--products P,Q] [--out DIR] [--exhaustive]
+                                             every mutant against the tier's cases; exit 1 if one
+                                             survives or its kill does not name its defect
+  sensitivity [--out DIR] [--no-readme]      the error each precision standard can see
 
 Exit status: 0 success, 1 a failed gate (regression, not certifiable, verification errors),
 2 unusable input (malformed records, duplicate cases across runs, missing files).
@@ -94,6 +98,33 @@ def cmd_mustpass(args) -> int:
     return 0
 
 
+def cmd_mutate(args) -> int:
+    from backends.mutants import by_name
+    from reports.mutate import mutate, refresh_report, render_text, write
+    from spec.products import parse_products
+    mutants = None
+    if args.mutants:
+        mutants = [by_name(m.strip()) for m in args.mutants.split(",") if m.strip()]
+    products = parse_products(args.products) if args.products else None
+    doc = mutate(args.tier, mutants, products, exhaustive=args.exhaustive)
+    print(render_text(doc), end="")
+    paths = write(doc, args.out) + refresh_report(args.out)
+    print("written: " + ", ".join(str(p) for p in paths))
+    return 0 if doc["passed"] else 1
+
+
+def cmd_sensitivity(args) -> int:
+    from reports.mutate import refresh_report
+    from reports.sensitivity import render_text, run, update_readme, write
+    doc = run()
+    print(render_text(doc), end="")
+    paths = write(doc, args.out) + refresh_report(args.out)
+    if not args.no_readme:
+        paths.append(update_readme(doc))
+    print("written: " + ", ".join(str(p) for p in paths))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     from reports.certify import MUSTPASS
     p = argparse.ArgumentParser(prog="python -m reports", description=__doc__.split("\n")[0],
@@ -149,6 +180,23 @@ def parser() -> argparse.ArgumentParser:
                    help="use this report directory (a complete reference run) instead of running")
     s.add_argument("--workers", type=int, default=2)
     s.set_defaults(func=cmd_mustpass)
+
+    s = sub.add_parser("mutate", help="run every mutant against the tier's cases (in process)")
+    s.add_argument("--tier", default="ci", choices=("ci", "full"))
+    s.add_argument("--mutants", help="comma-separated mutant names (default: all)")
+    s.add_argument("--products", help="'all' or a comma-separated list (default: all)")
+    s.add_argument("--out", default="out",
+                   help="write mutation.md/.json here; a run directory's report is refreshed")
+    s.add_argument("--exhaustive", action="store_true",
+                   help="run every case instead of stopping at a mutant's first named kill")
+    s.set_defaults(func=cmd_mutate)
+
+    s = sub.add_parser("sensitivity", help="the relative error each precision standard can see")
+    s.add_argument("--out", default="out",
+                   help="write sensitivity.md/.json here; a run directory's report is refreshed")
+    s.add_argument("--no-readme", action="store_true",
+                   help="do not update the table in benchmarks/README.md")
+    s.set_defaults(func=cmd_sensitivity)
     return p
 
 

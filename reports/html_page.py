@@ -78,6 +78,26 @@ def _matrix(doc: dict, op: str, backend: str, profile: str) -> str:
             f'<tbody>{"".join(rows)}</tbody></table>')
 
 
+def _detection_power(doc: dict) -> list[str]:
+    """The standards with their measured sensitivity, and the mutation table, when the report
+    directory holds sensitivity.json / mutation.json."""
+    parts = []
+    if doc.get("sensitivity"):
+        from reports.sensitivity import render_html as sensitivity_html
+        from spec.precision import STANDARDS
+        parts.append("<h2>Precision standards</h2>")
+        parts.append(_table(["standard", "version", "kind", "limits", "description"],
+                            [[s.name, s.version, s.kind, "; ".join(
+                                f"{dt}: " + ", ".join(f"{k} {v:g}" for k, v in lim.items())
+                                for dt, lim in s.limits.items()) or "-", s.description]
+                             for s in STANDARDS.values()]))
+        parts.append(sensitivity_html(doc["sensitivity"]))
+    if doc.get("mutation"):
+        from reports.mutate import render_html as mutation_html
+        parts.append(mutation_html(doc["mutation"]))
+    return parts
+
+
 def render_html(doc: dict) -> str:
     parts = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
              "<title>aclnn conformance report</title>", f"<style>{CSS}</style></head><body>",
@@ -161,5 +181,6 @@ def render_html(doc: dict) -> str:
                                 [[r["backend"], r["op"], r["product"], r["param"],
                                   f"{r['axis']}={r['value']}", r["category"], r["status"],
                                   r["status_with_group"], r["refused_by"]] for r in mism]))
+    parts += _detection_power(doc)
     parts.append("</body></html>\n")
     return "\n".join(parts)

@@ -146,6 +146,7 @@ def render_markdown(doc: dict) -> str:
                             [[s["backend"], s["op"], s["product"], *[s[k] for k in keys]]
                              for s in doc["declared_support_summary"]]))
         out.append("\nDetails in `declared_support.md` and `declared_support.csv`.")
+    out += _detection_markdown(doc)
     return "\n".join(out) + "\n"
 
 
@@ -174,10 +175,40 @@ def write_csv(doc: dict, out_dir: Path) -> list[Path]:
     return [path, rules_path]
 
 
+def detection_power(out_dir: Path) -> dict:
+    """mutation.json and sensitivity.json of a report directory, when present
+    (``python -m reports mutate`` / ``sensitivity`` with --out at the directory)."""
+    found = {}
+    for key in ("mutation", "sensitivity"):
+        path = Path(out_dir) / f"{key}.json"
+        if path.exists():
+            found[key] = json.loads(path.read_text(encoding="utf-8"))
+    return found
+
+
+def _detection_markdown(doc: dict) -> list[str]:
+    out = []
+    if doc.get("sensitivity"):
+        from reports.sensitivity import render_markdown as sensitivity_md
+        from spec.precision import STANDARDS
+        out += ["", "## Precision standards", ""]
+        out.append(md_table(["standard", "version", "kind", "limits", "description"],
+                            [[s.name, s.version, s.kind, "; ".join(
+                                f"{dt}: " + ", ".join(f"{k} {v:g}" for k, v in lim.items())
+                                for dt, lim in s.limits.items()) or "-", s.description]
+                             for s in STANDARDS.values()]))
+        out += ["", sensitivity_md(doc["sensitivity"], heading="###").rstrip()]
+    if doc.get("mutation"):
+        from reports.mutate import render_markdown as mutation_md
+        out += ["", mutation_md(doc["mutation"], heading="##").rstrip()]
+    return out
+
+
 def write_reports(runset: RunSet, out_dir: str | Path) -> tuple[dict, list[Path]]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     doc = build(runset)
+    doc.update(detection_power(out))
     paths = [out / "report.md", out / "report.json", out / "report.html"]
     paths[0].write_text(render_markdown(doc), encoding="utf-8")
     paths[1].write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")

@@ -57,15 +57,30 @@ def test_mere_mare_limits():
 
 def test_quant_codes_accept_only_near_ties_and_zero_blocks():
     std = standard("quant-code")
-    q = (np.arange(256) / 128 - 1).astype(np.float32)
-    x = np.array([q[10], (q[20] + q[21]) / 2, q[30] + np.float32(1e-3)], np.float32)
-    expected = np.array([10, 20, 31], np.uint8)
-    zero = np.zeros(3, bool)
+    q = (np.arange(256) / 128 - 1).astype(np.float32)      # exact steps of 1/128
+    mid = np.float32((q[20] + q[21]) / 2)
+    above_mid = np.nextafter(mid, np.float32(1))            # one ulp past the midpoint: 21 is nearest
+    x = np.array([q[10], mid, above_mid, q[30] + np.float32(1e-3)], np.float32)
+    expected = np.array([10, 20, 21, 31], np.uint8)
+    zero = np.zeros(4, bool)
     assert compare_quant_codes(expected, expected, x, q, zero, std).outcome == "PASS"
-    tie = np.array([10, 21, 31], np.uint8)      # the other side of an exact midpoint
-    v = compare_quant_codes(tie, expected, x, q, zero, std)
+    # a near tie may go either way: x itself may differ by an ulp in another implementation
+    near = np.array([10, 20, 20, 31], np.uint8)
+    v = compare_quant_codes(near, expected, x, q, zero, std)
     assert v.outcome == "PASS" and v.metrics["near_ties_accepted"] == 1
-    wrong = np.array([11, 20, 31], np.uint8)    # a clear miss
-    assert compare_quant_codes(wrong, expected, x, q, zero, std).outcome == "FAIL"
+    # an exact tie belongs to the lower index
+    assert compare_quant_codes(np.array([10, 21, 21, 31], np.uint8), expected, x, q, zero,
+                               std).outcome == "FAIL"
+    # a clear miss, in either direction (a code nearer than the oracle's is no excuse: the sign fix
+    # may move the code away from the nearest entry)
+    assert compare_quant_codes(np.array([11, 20, 21, 31], np.uint8), expected, x, q, zero,
+                               std).outcome == "FAIL"
+    assert compare_quant_codes(np.array([10, 20, 21, 30], np.uint8), expected, x, q, zero,
+                               std).outcome == "FAIL"
+    # equal map entries are interchangeable
+    dup = q.copy(); dup[11] = dup[10]
+    assert compare_quant_codes(np.array([11, 20, 21, 31], np.uint8), expected, x, dup, zero,
+                               std).outcome == "PASS"
     # in a block whose absmax is 0 every code dequantizes to 0
-    assert compare_quant_codes(wrong, expected, x, q, np.array([True, False, False]), std).outcome == "PASS"
+    assert compare_quant_codes(np.array([11, 20, 21, 31], np.uint8), expected, x, q,
+                               np.array([True, False, False, False]), std).outcome == "PASS"

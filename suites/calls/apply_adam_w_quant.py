@@ -165,6 +165,20 @@ def midpoint_call() -> Case:
                      note="every m lands exactly between two codes: the lower index wins")
 
 
+def sign_fix_call() -> Case:
+    """Many small positive m nearest to a negative qmapM entry: beta1 = 0 makes m_t = g and the block
+    max 1.0 makes m_t/absmax = g. The map has no 0; its negative entries are 0.01 apart and the
+    positive ones start at 2e-3, so every g in (0, 5e-4) is nearest to -1e-3 and the sign fix
+    moves it one code up, to 2e-3 (one code down would land on -0.011)."""
+    qm = np.concatenate([np.linspace(-1.0, -1e-3, 100), np.geomspace(2e-3, 1.0, 156)])
+    grad = np.concatenate([[1.0], np.linspace(1e-5, 4.9e-4, 127),
+                           -np.geomspace(1e-3, 0.9, 128)]).reshape(1, 256)
+    return make_call("sign-fix-small-positive-m", (1, 256), "float32", seed=53, grad=grad,
+                     beta1=0.0, rule_ids=("AAWQ-VAL-010",),
+                     note="127 sign fixes in one block").with_tensor(
+        "qmapM", TensorArg.from_array(qm.astype(np.float32), DT.FLOAT))
+
+
 def table_cases(tier: str = "ci") -> Iterator[Case]:
     """The table-driven cases; ``full`` adds every vendor system-test row count."""
     z = np.zeros((1, 256))
@@ -233,6 +247,16 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
         yield make_call(f"rounding-once-{dtype}", (4, 256), dtype, seed=51, lr=0.05,
                         weightDecay=0.3, var=np.random.default_rng(5).uniform(0.5, 2, (4, 256)),
                         rule_ids=("AAWQ-VAL-012",))
+    yield make_call("rounding-once-float16-near-max", (2, 256), "float16", seed=52, lr=0.9,
+                    weightDecay=0.5, var=np.full((2, 256), 65504.0),
+                    grad=np.random.default_rng(52).uniform(0.005, 0.02, (2, 256)),
+                    m=np.zeros((2, 256), int), v=np.zeros((2, 256), int), absmax_m=[1.0, 1.0],
+                    absmax_v=[1.0, 1.0], rule_ids=("AAWQ-VAL-012",),
+                    note="theta = 65504 (the float16 maximum) plus a step of 180 to 770 (m from "
+                         "the map's most negative code, v from 0), then the decay 0.55: rounded "
+                         "once, every result is finite (about 36,000); rounded after the step as "
+                         "well, every one overflows to inf")
+    yield sign_fix_call()
     grad = np.random.default_rng(60).standard_normal((2, 256)) * 0.01
     grad[0, 3], grad[0, 100], grad[1, 7] = np.nan, np.inf, -np.inf
     yield make_call("nonfinite-grad", (2, 256), "float32", seed=60, grad=grad,

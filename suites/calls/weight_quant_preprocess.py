@@ -303,6 +303,22 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
                     rule_ids=("WQP-VAL-008",), note="outBias given, bias null: ignored, not written")
     yield make_call("gmm-out-bias-without-bias", g=2, k=64, n=32, seed=71, out_bias=True,
                     rule_ids=("WQP-VAL-008",))
+    # Checks the vendor test and the generated faults leave unexercised.
+    mm = make_call("x", k=64, n=128, seed=78)
+    yield _only(mm.with_(case_id="null-scale-before-dtype-judge", note="weightScale nullptr and an "
+                         "INT8 weight: the null checks (step 5) run before the data-flow judge "
+                         "(step 6): 161001").with_tensor("weightScale", None).with_tensor(
+        "weight", recast(mm.tensor("weight"), DT.INT8)), "WQP-NULL-004", "WQP-FLOW-001")
+    yield _only(_desc_change(make_call("mm-k40-n20-out-weight-storage-floor", k=40, n=20, seed=79,
+                                       note="outWeight storage {floor(K/32), floor(N/16), 16, 32} = "
+                                            "{1, 1, 16, 32}: the documented shape is ceildiv"),
+                             "outWeight", storage_shape=(1, 1, 16, 32)), "WQP-SHAPE-011")
+    fp32 = make_call("mm-bias-float32", k=64, n=128, seed=80,
+                     note="a FLOAT32 bias (and outBias): only float16/bfloat16 are supported")
+    fp32 = fp32.with_tensor("biasOptional", TensorArg.from_array(
+        np.random.default_rng(80).standard_normal(128) * 4, DT.FLOAT)).with_tensor(
+        "outBiasOptional", TensorArg.from_array(np.full(128, OUT_BIAS_SENTINEL), DT.FLOAT))
+    yield _only(fp32, "WQP-DTYPE-001")
     # Outside the contract (not judged under cann): the status is still judged.
     yield _only(_with_offset(make_call("mm-weight-offset", k=64, n=32, seed=72), "weight", 2),
                 "WQP-PRE-002")

@@ -1,0 +1,87 @@
+"""What every mutant shares: an emulator that breaks one thing of one operator.
+
+A mutant is an EmulatorBackend with one small, realistic defect. It says which operator it breaks
+(``op``), the defect in one line (``defect``) and the rule ids that name it (``killed_by``: a
+conformance run must fail it on a case that exercises one of these rules, or whose status one of
+them decides). Calls of any other operator go to the emulator unchanged.
+
+Three ways to break the emulator, all from outside it:
+
+- transform the call before the emulator sees it (a check that is missing, a status that is wrong);
+- transform what the emulator returned (a layout written wrongly, an output left unwritten);
+- recompute the outputs with a variant of the emulator's arithmetic in which one step is swapped
+  (``backends.mutants.aawq_kernel``).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from backends.base import RunResult
+from backends.emulator import EmulatorBackend
+from spec.case import Case
+
+
+class Mutant(EmulatorBackend):
+    """An emulator with one defect. Subclasses set the attributes and override ``mutate``."""
+
+    name = "mutant"
+    version = "1"
+    op = ""                               # the operator whose calls it breaks
+    defect = ""                           # one line: what a kernel author got wrong
+    killed_by: tuple[str, ...] = ()       # the rule ids that name the defect
+
+    def run(self, case: Case, product: str) -> RunResult:
+        if case.op != self.op:
+            return self.emulate(case, product)
+        return self.mutate(case, product)
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        return self.emulate(case, product)
+
+    def emulate(self, case: Case, product: str) -> RunResult:
+        """The unmodified emulator."""
+        return EmulatorBackend.run(self, case, product)
+
+    # ---- helpers for the subclasses ----
+
+    def run_as(self, case: Case, altered: Case, product: str) -> RunResult:
+        """Run ``altered`` (the call as the defective code sees it) and return storages in the form of
+        ``case``'s: a tensor whose altered form no longer matches the original's storage (another
+        dtype or size, or absent) is returned as it was in ``case`` (inputs are not written)."""
+        result = self.emulate(altered, product)
+        storages = {}
+        for name, arg in case.tensors.items():
+            if arg is None:
+                continue
+            got = result.storages.get(name)
+            if got is None or got.shape != arg.storage.shape or got.dtype != arg.storage.dtype:
+                got = arg.storage.copy()
+            storages[name] = got
+        return replace_result(result, storages=storages)
+
+    def reject(self, case: Case, status: int, message: str) -> RunResult:
+        """End GetWorkspaceSize with ``status``: nothing written."""
+        return RunResult(int(status), case.copy_storages(), None, "GetWorkspaceSize",
+                         f"{self.name}: {message}")
+
+
+def replace_result(result: RunResult, **changes) -> RunResult:
+    fields = dict(status=result.status, storages=result.storages,
+                  workspace_size=result.workspace_size, phase=result.phase, message=result.message)
+    fields.update(changes)
+    return RunResult(**fields)
+
+
+def copied(result: RunResult) -> dict[str, np.ndarray]:
+    """Writable copies of a result's storages."""
+    return {k: np.array(v, copy=True) for k, v in result.storages.items()}
+
+
+def write_view_flat(arg, storage: np.ndarray, values: np.ndarray, count: int | None = None) -> None:
+    """Write the first ``count`` (default: all) elements, in row-major view order, of ``arg``'s view
+    over ``storage``."""
+    view = arg.view_of(storage)
+    flat = np.array(view).reshape(-1)
+    k = flat.size if count is None else min(count, flat.size, values.size)
+    flat[:k] = np.asarray(values).reshape(-1)[:k].astype(flat.dtype)
+    view[...] = flat.reshape(view.shape)

@@ -1,0 +1,304 @@
+"""Mutation analysis: do the suite's deterministic cases fail every deliberately broken backend, and
+does the failure name the defect?
+
+``python -m reports mutate [--tier ci] [--mutants a,b] [--products ...] [--out DIR] [--exhaustive]``
+
+In process, no pytest: for each mutant, the tier's deterministic cases of the mutant's operator
+(``table_cases(tier)``, the one-fault cases and the fault pairs, exactly the cases of the
+suites' ``test_table``, ``test_one_fault`` and ``test_fault_pair``) are run on every selected
+product and judged by ``suites.judge.judge`` under the cann profile, as the suites judge them. A
+case kills a mutant when its outcome is not certifiable (anything but PASS, NOT_SUPPORTED,
+QUALITY_WARNING, WAIVED). A kill *names* the defect when the case exercises, or has its status
+decided by, one of the mutant's ``killed_by`` rules. A mutant's run stops at its first named kill
+(``--exhaustive``: run every case).
+
+A mutant is ``killed`` (named or not) or ``survived``. The mutants no case can kill today are run
+too and reported apart: ``EQUIVALENT`` (accepted by a precision standard by design) and ``GAPS``
+(a standard that should see the defect does not). The command exits 1 when a mutant survives or is
+killed only by cases that do not name its defect, or when an equivalent or gap mutant is killed
+(it then belongs in ``MUTANTS``), or when a control (a defect-free variant) is.
+
+The relations between calls (determinism, block permutation, the NZ metamorphic relations, the
+trajectory) are not part of this run: the table, fault and pair cases are enough to kill and name
+every mutant, and they replay one call at a time.
+"""
+from __future__ import annotations
+
+import json
+import time
+import traceback
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from reports.records import CERTIFIABLE
+
+SCHEMA = "aclnn-conformance/mutation/1"
+PROFILE = "cann"
+EXAMPLES = 5
+
+
+@dataclass
+class Kill:
+    op: str
+    case_id: str
+    product: str
+    outcome: str
+    rules: list[str]            # the case's rule ids, then the rule that decides its status
+    names_defect: bool
+    detail: str
+
+
+@dataclass
+class MutantResult:
+    name: str
+    cls: str
+    op: str
+    defect: str
+    killed_by: list[str]
+    status: str                  # killed | survived | equivalent | gap | control, or <one of the last three>-killed
+    named: bool                  # a kill on a case carrying a killed_by rule
+    kills: list[Kill] = field(default_factory=list)      # the first few killing cases
+    killing_cases: int = 0       # killing (case, product) pairs seen before the run stopped
+    cases_run: int = 0           # (case, product) pairs run
+    seconds: float = 0.0
+    reason: str = ""             # equivalent or gap: why no case can kill it
+
+    @property
+    def ok(self) -> bool:
+        """What the gate wants: killed and named; an equivalent, gap or control mutant unkilled."""
+        return (self.status == "killed" and self.named) or self.status in ("equivalent", "gap",
+                                                                          "control")
+
+
+def tier_cases(tier: str = "ci", ops: tuple[str, ...] | None = None) -> list[tuple]:
+    """[(spec, case)] of the suites' deterministic single-call cases, per operator in spec order:
+    table cases, one-fault cases, fault pairs."""
+    from spec import OPS
+    from suites.calls import calls_module
+    from suites.calls.faults import fault_cases, fault_pair_cases
+    out = []
+    for key, spec in OPS.items():
+        if ops is not None and key not in ops:
+            continue
+        cases = [*calls_module(key).table_cases(tier), *fault_cases(spec), *fault_pair_cases(spec)]
+        out += [(spec, c) for c in cases]
+    return out
+
+
+def _judge(backend, spec, case, product):
+    """(outcome, deciding rule, detail) exactly as suites.runner.check_case decides them."""
+    from spec.rules import expected_outcome
+    from suites.judge import judge
+    expected = expected_outcome(spec, case, product, PROFILE)
+    try:
+        result = backend.run(case, product)
+        j = judge(spec, case, product, PROFILE, result)
+        return j.outcome, expected.rule_id, j.detail
+    except Exception:  # a backend or harness error: not certifiable
+        return "HARNESS_ERROR", expected.rule_id, traceback.format_exc(limit=3)
+
+
+def run_mutant(backend, cases: list[tuple], products: tuple[str, ...], killed_by=(),
+               stop_when_named: bool = True, examples: int = EXAMPLES) -> dict:
+    """Run ``cases`` on ``products`` against ``backend``; the kills and how far the run went."""
+    killed_by = set(killed_by)
+    kills: list[Kill] = []
+    killing = runs = 0
+    named = False
+    for spec, case in cases:
+        for product in products:
+            runs += 1
+            outcome, deciding, detail = _judge(backend, spec, case, product)
+            if outcome in CERTIFIABLE:
+                continue
+            killing += 1
+            rules = list(dict.fromkeys([*case.rule_ids, *([deciding] if deciding else [])]))
+            names = bool(killed_by & set(rules))
+            if len(kills) < examples or (names and not named):
+                kills.append(Kill(case.op, case.case_id, product, outcome, rules, names,
+                                  " ".join(detail.split())[:300]))
+            named = named or names
+            if named and stop_when_named:
+                return {"kills": kills, "killing": killing, "runs": runs, "named": named}
+    return {"kills": kills, "killing": killing, "runs": runs, "named": named}
+
+
+def _kind(cls) -> tuple[str, str]:
+    """("mutant" | "equivalent" | "gap" | "control", the reason)."""
+    from backends.mutants import CONTROLS
+    if getattr(cls, "equivalent", ""):
+        return "equivalent", cls.equivalent
+    if getattr(cls, "gap", ""):
+        return "gap", cls.gap
+    if cls in CONTROLS or not getattr(cls, "killed_by", ()):
+        return "control", getattr(cls, "defect", "") or "no defect"
+    return "mutant", ""
+
+
+def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = None,
+           exhaustive: bool = False, include_unkillable: bool = True,
+           controls: bool = False) -> dict:
+    """Run every selected mutant class (default: MUTANTS, then EQUIVALENT and GAPS; ``controls``
+    adds the defect-free variants); the JSON document."""
+    from backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS
+    from spec.products import PRODUCT_IDS
+    products = tuple(products or PRODUCT_IDS)
+    if mutants is None:
+        mutants = list(MUTANTS) + (list(EQUIVALENT) + list(GAPS) if include_unkillable else [])
+        mutants += list(CONTROLS) if controls else []
+    by_op: dict = {}
+    start = time.perf_counter()
+    results = []
+    for cls in mutants:
+        op = getattr(cls, "op", "") or None
+        key = op or "*"
+        if key not in by_op:
+            by_op[key] = tier_cases(tier, (op,) if op else None)
+        backend = cls()
+        kind, reason = _kind(cls)
+        t0 = time.perf_counter()
+        run = run_mutant(backend, by_op[key], products, getattr(cls, "killed_by", ()),
+                         stop_when_named=not exhaustive and kind == "mutant")
+        killed = run["killing"] > 0
+        if kind == "mutant":
+            status = "killed" if killed else "survived"
+        else:
+            status = f"{kind}-killed" if killed else kind
+        results.append(MutantResult(
+            name=getattr(backend, "name", cls.__name__), cls=f"{cls.__module__}:{cls.__name__}",
+            op=op or "", defect=getattr(cls, "defect", ""), killed_by=list(getattr(cls, "killed_by", ())),
+            status=status, named=run["named"], kills=run["kills"], killing_cases=run["killing"],
+            cases_run=run["runs"], seconds=round(time.perf_counter() - t0, 3),
+            reason=reason if kind != "control" else ""))
+    gate = [r for r in results if not r.ok]
+    return {"schema": SCHEMA, "tier": tier, "profile": PROFILE, "products": list(products),
+            "stop_when_named": not exhaustive, "seconds": round(time.perf_counter() - start, 3),
+            "mutants": [dict(asdict(r), ok=r.ok) for r in results],
+            "summary": {"mutants": sum(r.status in ("killed", "survived") for r in results),
+                        "killed": sum(r.status == "killed" for r in results),
+                        "named": sum(r.status == "killed" and r.named for r in results),
+                        "survived": sum(r.status == "survived" for r in results),
+                        "equivalent": sum(r.status.startswith("equivalent") for r in results),
+                        "gaps": sum(r.status.startswith("gap") for r in results),
+                        "failing_gate": [r.name for r in gate]},
+            "passed": not gate}
+
+
+# ---- rendering ----
+
+STATUS_TEXT = {"equivalent": "equivalent (by design)", "gap": "undetected (standard gap)",
+               "control": "control (not killed)"}
+
+
+def _status_text(m: dict) -> str:
+    if m["status"] == "killed":
+        return "killed" if m["named"] else "killed (defect not named)"
+    return STATUS_TEXT.get(m["status"], m["status"])
+
+
+def _example(m: dict) -> str:
+    named = [k for k in m["kills"] if k["names_defect"]]
+    k = (named or m["kills"] or [None])[0]
+    if k is None:
+        return "-"
+    return f"`{k['case_id']}` on {k['product']} ({k['outcome']}; {', '.join(k['rules'])})"
+
+
+def _example_case(m: dict) -> str:
+    named = [k for k in m["kills"] if k["names_defect"]]
+    k = (named or m["kills"] or [None])[0]
+    return "-" if k is None else f"{k['case_id']} @ {k['product']}"
+
+
+def _killing_rule(m: dict) -> str:
+    named = sorted({r for k in m["kills"] if k["names_defect"] for r in k["rules"]
+                    if r in m["killed_by"]})
+    return ", ".join(named) or "-"
+
+
+HEADERS = ["mutant", "defect", "status", "named by (killed_by)", "killed by rule", "example case",
+           "cases run"]
+
+
+def table_rows(doc: dict) -> list[list[str]]:
+    return [[m["name"], m["defect"], _status_text(m), ", ".join(m["killed_by"]) or "-",
+             _killing_rule(m), _example(m), str(m["cases_run"])] for m in doc["mutants"]]
+
+
+def summary_line(doc: dict) -> str:
+    s = doc["summary"]
+    return (f"{s['killed']} of {s['mutants']} mutants killed ({s['named']} by a case that names the "
+            f"defect), {s['survived']} survived; {s['equivalent']} equivalent by design, "
+            f"{s['gaps']} undetected through a gap in a standard. Tier {doc['tier']}, profile "
+            f"{doc['profile']}, products {', '.join(doc['products'])}; {doc['seconds']:.1f} s"
+            + ("; each mutant's run stops at its first named kill." if doc["stop_when_named"]
+               else "; every case run."))
+
+
+def _notes(doc: dict) -> list[str]:
+    out = []
+    why = [m for m in doc["mutants"] if m.get("reason")]
+    if why:
+        out += ["", "Not killable today:"]
+        out += [f"- `{m['name']}` ({_status_text(m)}): {m['reason']}" for m in why]
+    bad = [m for m in doc["mutants"] if not m["ok"]]
+    if bad:
+        out += ["", "Failing the gate:"]
+        for m in bad:
+            shown = "; ".join(f"`{k['case_id']}` on {k['product']} {k['outcome']} "
+                              f"[{', '.join(k['rules'])}]" for k in m["kills"][:3])
+            out.append(f"- `{m['name']}` ({_status_text(m)}): {shown or 'no case fails it'}")
+    return out
+
+
+def render_markdown(doc: dict, heading: str = "#") -> str:
+    from reports.tables import md_table
+    out = [f"{heading} Mutation analysis", "", summary_line(doc), "",
+           md_table(HEADERS, table_rows(doc))] + _notes(doc)
+    return "\n".join(out) + "\n"
+
+
+def render_text(doc: dict) -> str:
+    from reports.tables import fixed_width
+    rows = [[m["name"], _status_text(m), _killing_rule(m), _example_case(m), m["cases_run"],
+             f"{m['seconds']:.2f}"] for m in doc["mutants"]]
+    text = fixed_width(["mutant", "status", "killed by rule", "example case", "cases run", "s"], rows)
+    return text + "\n" + summary_line(doc) + "\n" + "\n".join(_notes(doc)).strip() + "\n"
+
+
+def render_html(doc: dict) -> str:
+    from html import escape
+    head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS)
+    body = []
+    for m, row in zip(doc["mutants"], table_rows(doc)):
+        outcome = "PASS" if m["ok"] and m["status"] == "killed" else (
+            "QUALITY_WARNING" if m["ok"] else "FAIL")
+        cells = "".join(f'<td class="cell o-{outcome}">{escape(c)}</td>' if i == 2 else
+                        f"<td>{escape(c)}</td>" for i, c in enumerate(row))
+        body.append(f'<tr data-mutant="{escape(m["name"])}" data-status="{escape(m["status"])}">'
+                    f"{cells}</tr>")
+    notes = "".join(f"<li>{escape(line[2:])}</li>" for line in _notes(doc) if line.startswith("- "))
+    return (f"<h2>Mutation analysis</h2><p>{escape(summary_line(doc))}</p>"
+            f'<table class="mutation"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}'
+            f"</tbody></table>" + (f"<ul>{notes}</ul>" if notes else ""))
+
+
+def write(doc: dict, out: str | Path) -> list[Path]:
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    md, js = out / "mutation.md", out / "mutation.json"
+    md.write_text(render_markdown(doc), encoding="utf-8")
+    js.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return [md, js]
+
+
+def refresh_report(out: str | Path) -> list[Path]:
+    """Rewrite the reports of a run directory (so that they include mutation.json and
+    sensitivity.json); nothing when ``out`` holds no records."""
+    out = Path(out)
+    if not ((out / "records.jsonl").exists() or (out / "records").is_dir()):
+        return []
+    from reports.load import load
+    from reports.report import write_reports
+    _, paths = write_reports(load([str(out)]), out)
+    return paths

@@ -1,0 +1,125 @@
+"""The suite's detection power: every mutant is failed by the CI tier on a case that names its
+defect, the defect-free variants are failed by nothing, and the mutants run through pytest like any
+backend."""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from backends.base import Backend
+from backends.emulator import EmulatorBackend
+from backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS, Mutant, by_name
+from backends.registry import load_backend
+from reports.__main__ import main
+from reports.mutate import mutate, render_markdown, tier_cases
+from spec import OPS
+
+ROOT = Path(__file__).resolve().parents[1]
+TIME_LIMIT_S = 100      # the whole CI-tier run measures about 15 s on 2 cores
+
+
+def test_registry():
+    names = [cls.name for cls in MUTANTS]
+    assert len(MUTANTS) >= 30
+    assert len(set(names)) == len(names)
+    for cls in MUTANTS + EQUIVALENT + GAPS:
+        assert cls.name.startswith("mutant-") and cls.defect and "\n" not in cls.defect, cls
+        assert cls.op in OPS, cls
+        for rule_id in cls.killed_by:
+            OPS[cls.op].rule(rule_id)            # raises on an unknown rule id
+        backend = load_backend(f"backends.mutants:{cls.__name__}")
+        assert isinstance(backend, Backend) and backend.name == cls.name
+        assert by_name(cls.name) is cls and by_name(cls.__name__) is cls
+    assert not set(MUTANTS) & set(EQUIVALENT + GAPS)
+    assert all(cls.equivalent for cls in EQUIVALENT) and all(cls.gap for cls in GAPS)
+
+
+def test_every_mutant_is_killed_by_a_case_naming_its_defect():
+    """The gate: on the CI tier, in process, every mutant is killed, and by a case that exercises
+    (or whose status is decided by) one of its killed_by rules; the mutants no case can kill today
+    (equivalent by design, or a gap in a standard) stay unkilled, so that the day one is killed it
+    moves to MUTANTS."""
+    start = time.perf_counter()
+    doc = mutate("ci")
+    elapsed = time.perf_counter() - start
+    by = {m["name"]: m for m in doc["mutants"]}
+    survived = [n for n, m in by.items() if m["status"] == "survived"]
+    unnamed = {n: [(k["case_id"], k["product"], k["rules"]) for k in m["kills"][:3]]
+               for n, m in by.items() if m["status"] == "killed" and not m["named"]}
+    now_killed = {n: m["kills"][:2] for n, m in by.items() if m["status"].endswith("-killed")}
+    assert not survived, f"mutants no CI case fails: {survived}"
+    assert not unnamed, f"mutants killed only by cases that do not name their defect: {unnamed}"
+    assert not now_killed, f"killed now: move them from EQUIVALENT/GAPS to MUTANTS: {now_killed}"
+    assert doc["passed"] and doc["summary"]["killed"] == len(MUTANTS)
+    for cls in MUTANTS:
+        named = [k for k in by[cls.name]["kills"] if k["names_defect"]]
+        assert set(named[0]["rules"]) & set(cls.killed_by)
+    assert elapsed < TIME_LIMIT_S, f"the mutation run took {elapsed:.1f} s"
+    assert "| mutant-decay-before-step |" in render_markdown(doc)
+
+
+@pytest.mark.parametrize("control", [EmulatorBackend, *CONTROLS], ids=lambda c: c.__name__)
+def test_defect_free_backends_are_not_killed(control):
+    """The same runner, every case of the tier, finds nothing wrong with the emulator or with the
+    kernel variant the value mutants are built from: no false positives."""
+    doc = mutate("ci", mutants=[control], exhaustive=True)
+    (result,) = doc["mutants"]
+    assert result["status"] == "control" and result["killing_cases"] == 0, result["kills"][:3]
+    ops = {c.op for _, c in tier_cases("ci")} if control is EmulatorBackend else {control.op}
+    assert result["cases_run"] == len(tier_cases("ci", tuple(ops))) * len(doc["products"])
+
+
+class _Survivor(Mutant):
+    """A "mutant" with no defect at all: nothing can kill it."""
+
+    op = "apply_adam_w_quant"
+    name = "mutant-test-survivor"
+    defect = "none"
+    killed_by = ("AAWQ-VAL-004",)
+
+
+class _Misnamed(Mutant):
+    """Killed (every call of ApplyAdamWQuant is rejected), but it claims a rule no killing case
+    carries."""
+
+    op = "apply_adam_w_quant"
+    name = "mutant-test-misnamed"
+    defect = "every call rejected with 161002"
+    killed_by = ("AAWQ-PRE-004",)
+
+    def mutate(self, case, product):
+        return self.reject(case, 161002, "rejected")
+
+
+def test_the_gate_fails_survivors_and_unnamed_kills():
+    doc = mutate("ci", mutants=[_Survivor, _Misnamed], products=("atlas-a2",))
+    by = {m["name"]: m for m in doc["mutants"]}
+    assert by["mutant-test-survivor"]["status"] == "survived" and not by["mutant-test-survivor"]["ok"]
+    misnamed = by["mutant-test-misnamed"]
+    assert misnamed["status"] == "killed" and not misnamed["named"] and not misnamed["ok"]
+    assert not doc["passed"]
+    assert doc["summary"]["failing_gate"] == ["mutant-test-survivor", "mutant-test-misnamed"]
+
+
+def test_command_line(tmp_path, capsys):
+    assert main(["mutate", "--mutants", "decay-before-step,NzStorageFloor", "--products",
+                 "atlas-a2,ascend950", "--out", str(tmp_path)]) == 0
+    printed = capsys.readouterr().out
+    assert "mutant-decay-before-step" in printed and "WQP-SHAPE-011" in printed
+    assert (tmp_path / "mutation.md").exists() and (tmp_path / "mutation.json").exists()
+    assert "mm-k40-n20-out-weight-storage-floor" in (tmp_path / "mutation.md").read_text()
+
+
+def test_a_mutant_through_the_suites():
+    """--backend backends.mutants:<Class> works in pytest, and the failure names the case."""
+    cmd = [sys.executable, "-m", "pytest", "suites/test_apply_adam_w_quant.py::test_table",
+           "-k", "weight-decay-large", "--backend", "backends.mutants:DecayBeforeStep",
+           "--product", "atlas-a2", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1, proc.stdout[-2000:]
+    assert "FAIL: apply_adam_w_quant case weight-decay-large on atlas-a2" in proc.stdout
+    assert "backend mutant-decay-before-step" in proc.stdout

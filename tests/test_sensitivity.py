@@ -1,0 +1,106 @@
+"""The sensitivity of the precision standards: every floating standard has a finite threshold, and
+the float32 ulp standard sees a realistic defect."""
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from reports.__main__ import main
+from reports.sensitivity import (END, MODES, START, _float_target, judge_injected, run,
+                                 update_readme)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return run()
+
+
+def test_every_standard_has_finite_thresholds(doc):
+    standards = {(r["standard"], r["output"], r["dtype"]) for r in doc["rows"]}
+    for dtype in ("float32", "float16", "bfloat16"):
+        assert ("float-ulp", "varRef", dtype) in standards
+        assert ("mere-mare", "varRef", dtype) in standards
+    assert {("float-ulp", "absmaxMRef", "float32"), ("quant-code", "mRef", "uint8 codes of float32"),
+            ("quant-code", "vRef", "uint8 codes of float32")} <= standards
+    for row in doc["rows"]:
+        what = (row["standard"], row["output"], row["dtype"], row["mode"])
+        assert row["at_zero"] == "PASS", what
+        assert row["largest_pass"] is not None and math.isfinite(row["largest_pass"]), what
+        assert row["smallest_fail"] is not None and math.isfinite(row["smallest_fail"]), what
+        assert 0 < row["largest_pass"] < row["smallest_fail"] <= 0.5, what
+        assert row["monotone"], what
+    assert {r["mode"] for r in doc["rows"]} == set(MODES)
+
+
+def test_thresholds_follow_the_limits(doc):
+    """Tighter standards see smaller errors: float-ulp fp32 (4 ulps) below fp16 and bf16 (1 ulp),
+    and below the doc profile's MERE limit 2^-13 for float32."""
+    def fail(standard, dtype, mode="every element", output="varRef"):
+        return next(r["smallest_fail"] for r in doc["rows"] if r["standard"] == standard
+                    and r["dtype"] == dtype and r["mode"] == mode and r["output"] == output)
+    assert fail("float-ulp", "float32") <= 2.0 ** -20
+    assert fail("float-ulp", "float32") < fail("float-ulp", "float16") < fail("float-ulp", "bfloat16")
+    assert fail("float-ulp", "float32") < fail("mere-mare", "float32") <= 2.0 ** -12
+    # MERE averages: one wrong element passes until MARE's 10T
+    assert fail("mere-mare", "float32", "one element") > fail("mere-mare", "float32")
+
+
+def test_float_ulp_fp32_sees_a_2_pow_minus_20_error():
+    target = _float_target("float-ulp", "cann", "float32", "varRef")
+    rng = np.random.default_rng(0)
+    assert judge_injected(target, 0.0, "every element", rng) == "PASS"
+    assert judge_injected(target, 2.0 ** -20, "every element", rng) == "FAIL"
+
+
+def test_readme_section_is_replaced_in_place(tmp_path, doc):
+    path = tmp_path / "README.md"
+    path.write_text("# Benchmarks\n\n## Other figures\n\nkept\n", encoding="utf-8")
+    update_readme(doc, path)
+    update_readme(doc, path)
+    text = path.read_text(encoding="utf-8")
+    assert text.count(START) == text.count(END) == 1
+    assert text.count("## Precision standard sensitivity") == 1
+    assert "## Other figures\n\nkept" in text and "| float-ulp@1 | varRef | float32 |" in text
+    # markers placed by someone else under their own heading: only the inside is replaced
+    placed = tmp_path / "placed.md"
+    placed.write_text(f"# B\n\n## Precision standard sensitivity\n\n{START}\n{END}\n\n## After\n",
+                      encoding="utf-8")
+    update_readme(doc, placed)
+    text = placed.read_text(encoding="utf-8")
+    assert text.count("## Precision standard sensitivity") == 1 and text.endswith("## After\n")
+    fresh = tmp_path / "new" / "README.md"
+    update_readme(doc, fresh)
+    assert START in fresh.read_text(encoding="utf-8")
+
+
+def test_command_line(tmp_path, capsys):
+    assert main(["sensitivity", "--out", str(tmp_path), "--no-readme"]) == 0
+    assert "float-ulp@1" in capsys.readouterr().out
+    assert (tmp_path / "sensitivity.md").exists() and (tmp_path / "sensitivity.json").exists()
+
+
+def test_the_report_shows_both_tables(tmp_path):
+    """A run directory's report includes the standards with their sensitivity and the mutation
+    table once the commands have written into it."""
+    run_dir = tmp_path / "run"
+    cmd = [sys.executable, "-m", "pytest", "suites/test_rules.py", "-k", "fault-AAWQ-DTYPE-001",
+           "--product", "atlas-a2", "--report-dir", str(run_dir), "-q", "-p", "no:cacheprovider",
+           "-p", "no:xdist"]
+    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert main(["sensitivity", "--out", str(run_dir), "--no-readme"]) == 0
+    assert main(["mutate", "--mutants", "decay-before-step", "--products", "atlas-a2",
+                 "--out", str(run_dir)]) == 0
+    md = (run_dir / "report.md").read_text(encoding="utf-8")
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    for text in (md, html):
+        assert "Precision standards" in text and "mutant-decay-before-step" in text
+    assert "## Mutation analysis" in md and "### Precision standard sensitivity" in md
+    assert 'class="mutation"' in html and 'class="sensitivity"' in html
