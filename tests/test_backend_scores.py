@@ -1,0 +1,30 @@
+"""The defect-free backends score only certifiable outcomes on the ci tier's deterministic cases,
+on all six products, judged exactly as the suites judge them (the emulator is checked alongside the
+mutants in test_mutants.py)."""
+from __future__ import annotations
+
+import pytest
+
+from backends.reference import ReferenceBackend
+from reports.mutate import run_mutant, tier_cases
+from spec.products import PRODUCT_IDS
+
+
+def _score(backend) -> dict:
+    return run_mutant(backend, tier_cases("ci"), PRODUCT_IDS, stop_when_named=False)
+
+
+def test_reference_backend_scores_clean():
+    result = _score(ReferenceBackend())
+    assert result["killing"] == 0, result["kills"][:3]
+    assert result["runs"] == len(tier_cases("ci")) * len(PRODUCT_IDS)
+
+
+def test_torch_backend_scores_clean_without_waivers():
+    pytest.importorskip("torch")
+    from backends.torch_backend import TorchBackend
+    backend = TorchBackend()
+    assert backend.available() == (True, "")
+    assert backend.waivers == ()
+    result = _score(backend)
+    assert result["killing"] == 0, result["kills"][:3]
