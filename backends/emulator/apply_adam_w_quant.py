@@ -108,10 +108,12 @@ def _fmt(value: int) -> str:
         return str(value)
 
 
+HYPER = ("lr", "beta1", "beta2", "weightDecay", "eps", "gnormScale")
+
+
 def _float_attrs(scalars) -> dict[str, np.float32]:
     """Every double attribute becomes float (round to nearest even) in the generated layer."""
-    return {k: F32(float(scalars[k])) for k in
-            ("lr", "beta1", "beta2", "weightDecay", "eps", "gnormScale")}
+    return KERNEL.hyper_parameters(scalars)
 
 
 def _tiling_checks(t: dict[str, RawTensor], block_size: int, gen: ChipGeneration) -> None:
@@ -189,21 +191,6 @@ def sign_fix(x: np.ndarray, code: np.ndarray, qmap: np.ndarray) -> np.ndarray:
     return np.clip(c + step, 0, QMAP_SIZE - 1).astype(np.uint8)
 
 
-def _scalars(attrs: dict[str, np.float32], step: int):
-    one = F32(1)
-    lr, b1, b2 = attrs["lr"], attrs["beta1"], attrs["beta2"]
-    wd, eps, gs = attrs["weightDecay"], attrs["eps"], attrs["gnormScale"]
-    with np.errstate(all="ignore"):
-        t = F32(step) + one                      # the kernel adds one to step
-        c1 = one - pow_f32(b1, t)
-        c2 = np.sqrt(one - pow_f32(b2, t))
-        step_size = (-lr * c2) / c1
-        eps_c2 = eps * c2
-        wd_factor = one - lr * wd
-    return dict(b1=b1, b2=b2, one_b1=one - b1, one_b2=one - b2, gs=gs, step_size=step_size,
-                eps_c2=eps_c2, wd=wd, wd_factor=wd_factor)
-
-
 def _block_absmax_in(t: RawTensor, blocks: int) -> np.ndarray:
     """The first ``blocks`` entries of an absmax view (0 for entries it does not have)."""
     vals = read_view(t, ARITH_DTYPE[DT.FLOAT]).reshape(-1)[:blocks]
@@ -221,56 +208,133 @@ def _write_block_absmax(t: RawTensor, computed: np.ndarray) -> None:
     write_view(t, current, ARITH_DTYPE[DT.FLOAT])
 
 
-def adam_w_quant_update(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step: int,
-                        attrs: dict[str, np.float32]):
-    """The kernel on contiguous flat arrays. ``absmax_*`` hold exactly ceil(n/256) entries.
-    Returns (var_out in var's dtype, m codes, v codes, absmax_m, absmax_v)."""
-    n = var.size
-    blocks = -(-n // BLOCK)
-    padded = blocks * BLOCK
-    s = _scalars(attrs, step)
-    qm = np.asarray(qmap_m, dtype=F32).reshape(-1)
-    qv = np.asarray(qmap_v, dtype=F32).reshape(-1)
+class AawqKernel:
+    """The kernel, one method per step, so that a variant can swap a single step."""
 
-    def pad(a: np.ndarray, dtype) -> np.ndarray:
-        out = np.zeros(padded, dtype=dtype)
-        out[:n] = a.reshape(-1)
-        return out.reshape(blocks, BLOCK)
+    # ---- scalars (once per call) ----
 
-    valid = np.zeros(padded, dtype=bool)
-    valid[:n] = True
-    valid = valid.reshape(blocks, BLOCK)
-    var32 = pad(var.astype(F32), F32)
-    g = pad(grad.astype(F32), F32)
-    mc = pad(m, np.uint8)
-    vc = pad(v, np.uint8)
-    am = np.asarray(absmax_m, dtype=F32).reshape(blocks, 1)
-    av = np.asarray(absmax_v, dtype=F32).reshape(blocks, 1)
-    with np.errstate(all="ignore"):
-        g = g * s["gs"]
-        m0 = qm[mc] * am
-        v0 = qv[vc] * av
+    def hyper_parameters(self, attrs) -> dict:
+        """Every double attribute rounded to float32."""
+        return {k: F32(float(attrs[k])) for k in HYPER}
+
+    def time_step(self, step: int):
+        """t = step + 1."""
+        return F32(step) + F32(1)
+
+    def power(self, base, exponent):
+        return pow_f32(base, exponent)
+
+    def corrections(self, b1, b2, t):
+        """(1 - beta1^t, sqrt(1 - beta2^t))."""
+        one = F32(1)
+        return one - self.power(b1, t), np.sqrt(one - self.power(b2, t))
+
+    def eps_term(self, eps, c2):
+        return eps * c2
+
+    def scalars(self, hp: dict, step: int) -> dict:
+        one = F32(1)
+        lr, b1, b2 = hp["lr"], hp["beta1"], hp["beta2"]
+        wd, eps, gs = hp["weightDecay"], hp["eps"], hp["gnormScale"]
+        with np.errstate(all="ignore"):
+            t = self.time_step(step)
+            c1, c2 = self.corrections(b1, b2, t)
+            step_size = (-lr * c2) / c1
+            eps_c2 = self.eps_term(eps, c2)
+            wd_factor = one - lr * wd
+        return dict(b1=b1, b2=b2, one_b1=one - b1, one_b2=one - b2, gs=gs, step_size=step_size,
+                    eps_c2=eps_c2, wd=wd, wd_factor=wd_factor)
+
+    # ---- per element ----
+
+    def qmaps(self, qm: np.ndarray, qv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return qm, qv
+
+    def scale_grad(self, g: np.ndarray, s: dict) -> np.ndarray:
+        return g * s["gs"]
+
+    def moments(self, m0, v0, g, s):
         m1 = m0 * s["b1"] + g * s["one_b1"]
         v1 = v0 * s["b2"] + (g * g) * s["one_b2"]
-        # the tail of a partial block is zero-filled before the reductions
-        m1 = np.where(valid, m1, F32(0))
-        v1 = np.where(valid, v1, F32(0))
+        return m1, v1
+
+    def mask_tail(self, m1, v1, valid):
+        """The tail of a partial block is zero-filled before the reductions."""
+        return np.where(valid, m1, F32(0)), np.where(valid, v1, F32(0))
+
+    def adam_step(self, var32, m1, v1, s):
         den = np.sqrt(v1) + s["eps_c2"]
-        p = var32 + (m1 * s["step_size"]) / den
-        if s["wd"] > 0:
-            p = p * s["wd_factor"]
-        new_am = np.max(np.abs(m1), axis=1)
-        new_av = np.max(np.abs(v1), axis=1)
-        xm = m1 / new_am[:, None]
-        xv = v1 / new_av[:, None]
-    m_codes = bisect_codes(xm, qm)
-    if (qm < 0).any():
-        m_codes = sign_fix(xm, m_codes, qm)
-    v_codes = bisect_codes(xv, qv)
-    with np.errstate(over="ignore", invalid="ignore"):
-        var_out = p.reshape(-1)[:n].astype(var.dtype)
-    return (var_out, m_codes.reshape(-1)[:n], v_codes.reshape(-1)[:n],
-            new_am.astype(F32), new_av.astype(F32))
+        return var32 + (m1 * s["step_size"]) / den
+
+    def decay(self, p, s):
+        return p * s["wd_factor"] if s["wd"] > 0 else p
+
+    def cast(self, p, dtype):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return p.astype(dtype)
+
+    def parameter(self, var32, m1, v1, s, dtype):
+        """The new parameter in the var dtype: the Adam step, then the decay, one rounding."""
+        return self.cast(self.decay(self.adam_step(var32, m1, v1, s), s), dtype)
+
+    def block_absmax(self, m1, v1, old_am, old_av):
+        return np.max(np.abs(m1), axis=1), np.max(np.abs(v1), axis=1)
+
+    def codes(self, x, qmap):
+        return bisect_codes(x, qmap)
+
+    def sign_fix(self, x, code, qmap):
+        return sign_fix(x, code, qmap)
+
+    # ---- the whole update ----
+
+    def update(self, var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step: int, hp: dict):
+        """The kernel on contiguous flat arrays (``absmax_*``: exactly ceil(n/256) entries).
+        Returns (var_out in var's dtype, m codes, v codes, absmax_m, absmax_v)."""
+        n = var.size
+        blocks = -(-n // BLOCK)
+        padded = blocks * BLOCK
+        s = self.scalars(hp, step)
+        qm, qv = self.qmaps(np.asarray(qmap_m, dtype=F32).reshape(-1),
+                            np.asarray(qmap_v, dtype=F32).reshape(-1))
+
+        def pad(a, dtype):
+            out = np.zeros(padded, dtype=dtype)
+            out[:n] = a.reshape(-1)
+            return out.reshape(blocks, BLOCK)
+
+        valid = np.zeros(padded, dtype=bool)
+        valid[:n] = True
+        valid = valid.reshape(blocks, BLOCK)
+        var32 = pad(var.astype(F32), F32)
+        g = pad(grad.astype(F32), F32)
+        mc, vc = pad(m, np.uint8), pad(v, np.uint8)
+        am = np.asarray(absmax_m, dtype=F32).reshape(blocks, 1)
+        av = np.asarray(absmax_v, dtype=F32).reshape(blocks, 1)
+        with np.errstate(all="ignore"):
+            g = self.scale_grad(g, s)
+            m1, v1 = self.moments(qm[mc] * am, qv[vc] * av, g, s)
+            m1, v1 = self.mask_tail(m1, v1, valid)
+            p = self.parameter(var32, m1, v1, s, var.dtype)
+            new_am, new_av = self.block_absmax(m1, v1, am, av)
+            xm = m1 / new_am[:, None]
+            xv = v1 / new_av[:, None]
+        m_codes = self.codes(xm, qm)
+        if (qm < 0).any():
+            m_codes = self.sign_fix(xm, m_codes, qm)
+        v_codes = self.codes(xv, qv)
+        return (p.reshape(-1)[:n], m_codes.reshape(-1)[:n], v_codes.reshape(-1)[:n],
+                np.asarray(new_am, dtype=F32).reshape(-1), np.asarray(new_av, dtype=F32).reshape(-1))
+
+
+KERNEL = AawqKernel()
+
+
+def adam_w_quant_update(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step: int,
+                        attrs: dict[str, np.float32]):
+    """The emulator's kernel on contiguous flat arrays (``absmax_*``: exactly ceil(n/256) entries).
+    Returns (var_out in var's dtype, m codes, v codes, absmax_m, absmax_v)."""
+    return KERNEL.update(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step, attrs)
 
 
 def _kernel(t: dict[str, RawTensor], attrs: dict[str, np.float32]) -> None:
