@@ -24,7 +24,6 @@ every mutant, and they replay one call at a time.
 """
 from __future__ import annotations
 
-import json
 import time
 import traceback
 from dataclasses import asdict, dataclass, field
@@ -284,12 +283,8 @@ def render_html(doc: dict) -> str:
 
 
 def write(doc: dict, out: str | Path) -> list[Path]:
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    md, js = out / "mutation.md", out / "mutation.json"
-    md.write_text(render_markdown(doc), encoding="utf-8")
-    js.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    return [md, js]
+    from reports.tables import write_md_json
+    return write_md_json(doc, out, "mutation", render_markdown)
 
 
 def refresh_report(out: str | Path) -> list[Path]:

@@ -21,7 +21,6 @@ between the markers ``<!-- sensitivity:start -->`` and ``<!-- sensitivity:end --
 """
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -209,12 +208,8 @@ def render_html(doc: dict) -> str:
 
 
 def write(doc: dict, out: str | Path) -> list[Path]:
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    md, js = out / "sensitivity.md", out / "sensitivity.json"
-    md.write_text(render_markdown(doc), encoding="utf-8")
-    js.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
-    return [md, js]
+    from reports.tables import write_md_json
+    return write_md_json(doc, out, "sensitivity", render_markdown)
 
 
 def update_readme(doc: dict, path: str | Path = README) -> Path:

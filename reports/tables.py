@@ -1,10 +1,12 @@
 """The tables every report is made of, computed from a frame of outcome records (pandas)."""
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from dataclasses import dataclass
-from typing import Iterable
+from pathlib import Path
+from typing import Callable, Iterable
 
 import pandas as pd
 
@@ -159,3 +161,13 @@ def md_table(headers: list[str], rows: list[list]) -> str:
     lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
     return "\n".join(lines)
 
+
+
+def write_md_json(doc: dict, out: str | Path, stem: str, render_markdown: Callable[[dict], str]) -> list[Path]:
+    """``<out>/<stem>.md`` (rendered) and ``<out>/<stem>.json`` (the document itself)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    md, js = out / f"{stem}.md", out / f"{stem}.json"
+    md.write_text(render_markdown(doc), encoding="utf-8")
+    js.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
+    return [md, js]
