@@ -10,7 +10,7 @@ from typing import Mapping, Protocol, runtime_checkable
 
 import numpy as np
 
-from spec.case import Case
+from aclnn_conformance.spec.case import Case
 
 
 @dataclass(frozen=True, eq=False)

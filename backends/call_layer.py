@@ -13,9 +13,9 @@ from typing import Any
 
 import numpy as np
 
-from spec.case import Case
-from spec.dtypes import is_four_bit, pack_nibbles, unpack_nibbles
-from spec.enums import AclDataType
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtypes import is_four_bit, pack_nibbles, unpack_nibbles
+from aclnn_conformance.spec.enums import AclDataType
 
 # The C signatures of the first-phase functions, in parameter order (before workspaceSize, executor).
 # kinds: tensor, double, int64, string (char*, may be NULL), dtype (aclDataType by value)

@@ -22,8 +22,8 @@ import traceback
 import weakref
 from typing import Any, Callable
 
-from backends.base import Backend, BackendCrash, BackendTimeout, RunResult
-from spec.case import Case
+from aclnn_conformance.backends.base import Backend, BackendCrash, BackendTimeout, RunResult
+from aclnn_conformance.spec.case import Case
 
 START_TIMEOUT = 120.0      # seconds a new worker may take to import and build its backend
 STOP_TIMEOUT = 5.0
@@ -56,7 +56,7 @@ def _load_backend(ref: tuple[str, Any]) -> Backend:
     kind, value = ref
     if kind == "pickle":
         return pickle.loads(value)
-    from backends.registry import _import
+    from aclnn_conformance.backends.registry import _import
     return _import(value)()
 
 

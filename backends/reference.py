@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.base import RunResult, Waiver
-from oracle.cases import oracle_result
-from spec import op_spec
-from spec.case import Case
-from spec.enums import Status
-from spec.products import PRODUCT_IDS
-from spec.rules import expected_outcome
+from aclnn_conformance.backends.base import RunResult, Waiver
+from aclnn_conformance.oracle.cases import oracle_result
+from aclnn_conformance.spec import op_spec
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.spec.rules import expected_outcome
 
 PROFILE = "cann"
 

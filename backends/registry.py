@@ -4,15 +4,15 @@ from __future__ import annotations
 import importlib
 from importlib.metadata import entry_points
 
-from backends.base import Backend
+from aclnn_conformance.backends.base import Backend
 
 ENTRY_POINT_GROUP = "aclnn_conformance.backends"
 
 BUILTIN: dict[str, str] = {
-    "reference": "backends.reference:ReferenceBackend",
-    "emulator": "backends.emulator:EmulatorBackend",
-    "torch": "backends.torch_backend:TorchBackend",
-    "aclnn": "backends.aclnn:AclnnBackend",
+    "reference": "aclnn_conformance.backends.reference:ReferenceBackend",
+    "emulator": "aclnn_conformance.backends.emulator:EmulatorBackend",
+    "torch": "aclnn_conformance.backends.torch_backend:TorchBackend",
+    "aclnn": "aclnn_conformance.backends.aclnn:AclnnBackend",
 }
 DEFAULT_BACKEND = "emulator"
 

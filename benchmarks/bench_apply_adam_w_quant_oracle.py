@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from oracle.apply_adam_w_quant import apply_adam_w_quant  # noqa: E402
+from aclnn_conformance.oracle.apply_adam_w_quant import apply_adam_w_quant  # noqa: E402
 
 F32 = np.float32
 GOAL_VS_ARGMIN = 15.0

@@ -25,7 +25,7 @@ GOAL_S = 180.0
 
 
 def default_backend() -> str:
-    from backends.registry import UnknownBackend, load_backend
+    from aclnn_conformance.backends.registry import UnknownBackend, load_backend
     try:
         ok, _ = load_backend("emulator").available()
     except UnknownBackend:
@@ -34,8 +34,8 @@ def default_backend() -> str:
 
 
 def run_once(backend: str, workers: int, tier: str) -> dict:
-    from reports.load import load_source
-    from reports.summary import finish_report_dir
+    from aclnn_conformance.reports.load import load_source
+    from aclnn_conformance.reports.summary import finish_report_dir
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "pytest", "suites", "--backend", backend, "--product", "all",
                "--tier", tier, "--report-dir", tmp, "-q", "-p", "no:cacheprovider",

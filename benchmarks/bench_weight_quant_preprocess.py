@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from oracle.weight_quant_preprocess import (  # noqa: E402
+from aclnn_conformance.oracle.weight_quant_preprocess import (  # noqa: E402
     C0, N0, nz_packed_shape, to_fractal_nz_c0_32_packed,
 )
 

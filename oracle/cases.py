@@ -12,7 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from spec.case import Case
+from aclnn_conformance.spec.case import Case
 
 
 @dataclass(frozen=True, eq=False)
@@ -23,8 +23,8 @@ class OracleResult:
 
 
 def _apply_adam_w_quant(case: Case, profile: str) -> OracleResult:
-    from oracle.apply_adam_w_quant import apply_adam_w_quant
-    from spec.apply_adam_w_quant import BLOCK as BLOCK_SIZE
+    from aclnn_conformance.oracle.apply_adam_w_quant import apply_adam_w_quant
+    from aclnn_conformance.spec.apply_adam_w_quant import BLOCK as BLOCK_SIZE
     vals = {n: case.tensor(n).values() for n in case.tensors}
     a = case.attrs
     n = vals["varRef"].size
@@ -57,7 +57,7 @@ def _apply_adam_w_quant(case: Case, profile: str) -> OracleResult:
 
 
 def _weight_quant_preprocess(case: Case, profile: str) -> OracleResult:
-    from oracle.weight_quant_preprocess import to_fractal_nz_c0_32
+    from aclnn_conformance.oracle.weight_quant_preprocess import to_fractal_nz_c0_32
     weight = case.tensor("weight")
     codes = weight.values().view(np.uint8)
     nz = to_fractal_nz_c0_32(codes).reshape(-1)

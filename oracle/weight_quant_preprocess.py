@@ -43,7 +43,7 @@ import sys
 import ml_dtypes
 import numpy as np
 
-from spec.dtypes import codes_of, pack_nibbles, unpack_nibbles
+from aclnn_conformance.spec.dtypes import codes_of, pack_nibbles, unpack_nibbles
 
 __all__ = [
     "C0",

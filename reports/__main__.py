@@ -22,7 +22,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from reports.records import RecordError
+from aclnn_conformance.reports.records import RecordError
 
 
 def _write_or_print(text: str, out: str | None) -> None:
@@ -33,8 +33,8 @@ def _write_or_print(text: str, out: str | None) -> None:
 
 
 def cmd_report(args) -> int:
-    from reports.load import load
-    from reports.report import terminal_summary, write_reports
+    from aclnn_conformance.reports.load import load
+    from aclnn_conformance.reports.report import terminal_summary, write_reports
     runset = load(args.runs)
     out = Path(args.out) if args.out else (Path(args.runs[0]) if Path(args.runs[0]).is_dir()
                                            else Path(args.runs[0]).parent)
@@ -44,23 +44,23 @@ def cmd_report(args) -> int:
 
 
 def cmd_compare(args) -> int:
-    from reports.compare import compare, render
-    from reports.load import load
+    from aclnn_conformance.reports.compare import compare, render
+    from aclnn_conformance.reports.load import load
     _write_or_print(render(compare(load(args.runs))), args.out)
     return 0
 
 
 def cmd_diff(args) -> int:
-    from reports.diff import diff, render
-    from reports.load import load_source
+    from aclnn_conformance.reports.diff import diff, render
+    from aclnn_conformance.reports.load import load_source
     d = diff(load_source(args.baseline), load_source(args.current))
     _write_or_print(render(d, args.baseline, args.current), args.out)
     return 1 if d.failed else 0
 
 
 def cmd_merge(args) -> int:
-    from reports.load import load, write_runset
-    from reports.report import terminal_summary, write_reports
+    from aclnn_conformance.reports.load import load, write_runset
+    from aclnn_conformance.reports.report import terminal_summary, write_reports
     runset = load(args.dirs)
     out = write_runset(args.out, runset)
     doc, paths = write_reports(runset, out)
@@ -70,14 +70,14 @@ def cmd_merge(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from reports.replay import exit_code, replay
+    from aclnn_conformance.reports.replay import exit_code, replay
     r = replay(args.case_file, args.backend, args.product, args.profile)
     print(r.text)
     return exit_code(r)
 
 
 def cmd_certify(args) -> int:
-    from reports.certify import certify, render_verify
+    from aclnn_conformance.reports.certify import certify, render_verify
     bundle, errors, warnings = certify(args.backend, args.product, args.out, args.workers,
                                        args.mustpass)
     print(render_verify(bundle, errors, warnings))
@@ -85,23 +85,23 @@ def cmd_certify(args) -> int:
 
 
 def cmd_verify(args) -> int:
-    from reports.certify import render_verify, verify
+    from aclnn_conformance.reports.certify import render_verify, verify
     errors, warnings = verify(Path(args.bundle), args.mustpass)
     print(render_verify(Path(args.bundle), errors, warnings))
     return 1 if errors else 0
 
 
 def cmd_mustpass(args) -> int:
-    from reports.certify import generate_mustpass
+    from aclnn_conformance.reports.certify import generate_mustpass
     n = generate_mustpass(args.out, args.workers, args.from_dir)
     print(f"{n} must-pass entries written to {args.out}")
     return 0
 
 
 def cmd_mutate(args) -> int:
-    from backends.mutants import by_name
-    from reports.mutate import mutate, refresh_report, render_text, write
-    from spec.products import parse_products
+    from aclnn_conformance.backends.mutants import by_name
+    from aclnn_conformance.reports.mutate import mutate, refresh_report, render_text, write
+    from aclnn_conformance.spec.products import parse_products
     mutants = None
     if args.mutants:
         mutants = [by_name(m.strip()) for m in args.mutants.split(",") if m.strip()]
@@ -114,8 +114,8 @@ def cmd_mutate(args) -> int:
 
 
 def cmd_sensitivity(args) -> int:
-    from reports.mutate import refresh_report
-    from reports.sensitivity import render_text, run, update_readme, write
+    from aclnn_conformance.reports.mutate import refresh_report
+    from aclnn_conformance.reports.sensitivity import render_text, run, update_readme, write
     doc = run()
     print(render_text(doc), end="")
     paths = write(doc, args.out) + refresh_report(args.out)
@@ -126,7 +126,7 @@ def cmd_sensitivity(args) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    from reports.certify import MUSTPASS
+    from aclnn_conformance.reports.certify import MUSTPASS
     p = argparse.ArgumentParser(prog="python -m reports", description=__doc__.split("\n")[0],
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog=__doc__.split("\n", 2)[2])
@@ -202,9 +202,9 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    from backends.registry import UnknownBackend
-    from reports.diff import DiffError
-    from reports.load import MergeError
+    from aclnn_conformance.backends.registry import UnknownBackend
+    from aclnn_conformance.reports.diff import DiffError
+    from aclnn_conformance.reports.load import MergeError
     try:
         return args.func(args)
     except (RecordError, MergeError, DiffError, UnknownBackend, FileNotFoundError,

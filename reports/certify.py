@@ -28,8 +28,8 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from reports.records import CERTIFIABLE, RecordError, read_records, read_run
-from reports.run import ROOT, library_versions, now
+from aclnn_conformance.reports.records import CERTIFIABLE, RecordError, read_records, read_run
+from aclnn_conformance.reports.run import ROOT, library_versions, now
 
 MUSTPASS = Path(__file__).with_name("mustpass.txt")
 MUSTPASS_FORMAT = "aclnn-conformance mustpass 1"
@@ -67,7 +67,7 @@ def read_mustpass(path: str | Path = MUSTPASS) -> list[tuple[str, str, str]]:
 
 
 def write_mustpass(records, path: str | Path, source: str) -> int:
-    from reports.run import suite_commit
+    from aclnn_conformance.reports.run import suite_commit
     entries = sorted({(r.product, r.op, r.case_id) for r in records if is_deterministic(r)})
     header = [f"# {MUSTPASS_FORMAT}",
               "# The cases every certification must hold, one 'product op case_id' a line.",
@@ -89,7 +89,7 @@ def pytest_command(backend: str, products: str, report_dir: Path, workers: int,
 def generate_mustpass(out: str | Path, workers: int = 2, from_dir: str | Path | None = None) -> int:
     """Run the reference backend on every product with the fixed options (or read ``from_dir``, a
     report directory of such a run) and write the list."""
-    from reports.load import load_source
+    from aclnn_conformance.reports.load import load_source
     if from_dir is None:
         with tempfile.TemporaryDirectory() as tmp:
             proc = subprocess.run(pytest_command("reference", "all", Path(tmp), workers),
@@ -137,7 +137,7 @@ def certify(backend: str, product: str, out: str | Path, workers: int = 2,
 
     ``suites`` other than every suite makes a bundle that verifies only against that selection
     (the harness's own tests use it to stay fast); certification runs them all."""
-    from spec.products import product as product_info
+    from aclnn_conformance.spec.products import product as product_info
     product_info(product)  # an unknown product id fails here, before any run
     bundle = Path(out).resolve()
     if bundle.exists() and any(bundle.iterdir()):

@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import pandas as pd
 
-from reports.load import RunSet
-from reports.records import CERTIFIABLE
-from reports.tables import (counts_text, md_table, outcome_counts, rule_catalog, rule_hits, worst)
+from aclnn_conformance.reports.load import RunSet
+from aclnn_conformance.reports.records import CERTIFIABLE
+from aclnn_conformance.reports.tables import (counts_text, md_table, outcome_counts, rule_catalog, rule_hits, worst)
 
 CASES_PER_DIFFERENCE = 8
 
 
 def _columns(df: pd.DataFrame) -> list[tuple[str, str, str]]:
-    from spec.products import PRODUCT_IDS
+    from aclnn_conformance.spec.products import PRODUCT_IDS
     order = {p: i for i, p in enumerate(PRODUCT_IDS)}
     cols = {(b, pr, p) for b, pr, p in zip(df["backend"], df["profile"], df["product"])}
     return sorted(cols, key=lambda c: (c[0], c[1], order.get(c[2], 99), c[2]))
@@ -28,7 +28,7 @@ def _label(col: tuple[str, str, str], profiles: int) -> str:
 
 
 def compare(runset: RunSet) -> dict:
-    from spec.enums import status_name
+    from aclnn_conformance.spec.enums import status_name
     df = runset.frame()
     hits = rule_hits(df)
     cols = _columns(df)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from reports.tables import md_table, outcome_counts, worst
+from aclnn_conformance.reports.tables import md_table, outcome_counts, worst
 
 ORIGIN = "declared-support"
 PREFIX = "declared:"
@@ -46,7 +46,7 @@ def parse_probe_id(case_id: str) -> tuple[tuple[str, ...], str, str]:
 
 
 def is_declared(op: str, param: str, axis: str, value: str, product: str, profile: str) -> bool:
-    from spec import OPS
+    from aclnn_conformance.spec import OPS
     spec = OPS[op]
     if product not in spec.supported.get(profile, ()):
         return False
@@ -59,7 +59,7 @@ def is_declared(op: str, param: str, axis: str, value: str, product: str, profil
 
 def support_rows(df: pd.DataFrame) -> list[dict]:
     """One row per (backend, profile, op, product, param, axis, value)."""
-    from spec.enums import status_name
+    from aclnn_conformance.spec.enums import status_name
     probes = df[df["origin"] == ORIGIN]
     if probes.empty:
         return []

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reports.load import RunSet
-from reports.records import CERTIFIABLE, OutcomeRecord
-from reports.tables import md_table
+from aclnn_conformance.reports.load import RunSet
+from aclnn_conformance.reports.records import CERTIFIABLE, OutcomeRecord
+from aclnn_conformance.reports.tables import md_table
 
 DIFF_KEY = ("op", "case_id", "product", "profile")
 ENV_FIELDS = ("backend", "backend_version", "suite_version", "suite_commit", "cann_version",

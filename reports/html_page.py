@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from html import escape
 
-from reports.records import OUTCOMES
-from reports.tables import counts_text
-from spec.products import PRODUCT_IDS, PRODUCTS
+from aclnn_conformance.reports.records import OUTCOMES
+from aclnn_conformance.reports.tables import counts_text
+from aclnn_conformance.spec.products import PRODUCT_IDS, PRODUCTS
 
 COLOURS = {
     "PASS": ("#1e7b3a", "#fff"), "NOT_SUPPORTED": ("#6f8fb0", "#fff"),
@@ -83,8 +83,8 @@ def _detection_power(doc: dict) -> list[str]:
     directory holds sensitivity.json / mutation.json."""
     parts = []
     if doc.get("sensitivity"):
-        from reports.sensitivity import render_html as sensitivity_html
-        from spec.precision import STANDARDS
+        from aclnn_conformance.reports.sensitivity import render_html as sensitivity_html
+        from aclnn_conformance.spec.precision import STANDARDS
         parts.append("<h2>Precision standards</h2>")
         parts.append(_table(["standard", "version", "kind", "limits", "description"],
                             [[s.name, s.version, s.kind, "; ".join(
@@ -93,7 +93,7 @@ def _detection_power(doc: dict) -> list[str]:
                              for s in STANDARDS.values()]))
         parts.append(sensitivity_html(doc["sensitivity"]))
     if doc.get("mutation"):
-        from reports.mutate import render_html as mutation_html
+        from aclnn_conformance.reports.mutate import render_html as mutation_html
         parts.append(mutation_html(doc["mutation"]))
     return parts
 

@@ -17,7 +17,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from reports.records import (CERTIFIABLE, OutcomeRecord, RecordError, RunRecord, read_records,
+from aclnn_conformance.reports.records import (CERTIFIABLE, OutcomeRecord, RecordError, RunRecord, read_records,
                              read_run)
 
 RECORD_KEY = ("op", "case_id", "product", "profile", "backend")
@@ -90,7 +90,7 @@ def merge(sets: Iterable[RunSet]) -> RunSet:
     """One set from many. A key seen twice in one run (the same case run twice, e.g. an example
     hypothesis replays) is one case: the worst of its records is kept and counted in ``repeats``.
     One key from two different runs is refused with a MergeError."""
-    from reports.tables import severity
+    from aclnn_conformance.reports.tables import severity
     out = RunSet()
     seen: dict[tuple[str, ...], tuple[int, str]] = {}
     for s in sets:
@@ -131,7 +131,7 @@ def _key_text(key: tuple[str, ...]) -> str:
 def write_runset(out_dir: str | Path, runset: RunSet) -> Path:
     """Write a merged directory: records.jsonl, run.json when there is exactly one run, and every
     run record under runs/<run_id>.json."""
-    from reports.records import write_records, write_run
+    from aclnn_conformance.reports.records import write_records, write_run
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_records(out / "records.jsonl", runset.records)

@@ -29,7 +29,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from reports.records import CERTIFIABLE
+from aclnn_conformance.reports.records import CERTIFIABLE
 
 SCHEMA = "aclnn-conformance/mutation/1"
 PROFILE = "cann"
@@ -72,9 +72,9 @@ class MutantResult:
 def tier_cases(tier: str = "ci", ops: tuple[str, ...] | None = None) -> list[tuple]:
     """[(spec, case)] of the suites' deterministic single-call cases, per operator in spec order:
     table cases, one-fault cases, fault pairs."""
-    from spec import OPS
-    from suites.calls import calls_module
-    from suites.calls.faults import fault_cases, fault_pair_cases
+    from aclnn_conformance.spec import OPS
+    from aclnn_conformance.suites.calls import calls_module
+    from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
     out = []
     for key, spec in OPS.items():
         if ops is not None and key not in ops:
@@ -86,8 +86,8 @@ def tier_cases(tier: str = "ci", ops: tuple[str, ...] | None = None) -> list[tup
 
 def _judge(backend, spec, case, product):
     """(outcome, deciding rule, detail) exactly as suites.runner.check_case decides them."""
-    from spec.rules import expected_outcome
-    from suites.judge import judge
+    from aclnn_conformance.spec.rules import expected_outcome
+    from aclnn_conformance.suites.judge import judge
     expected = expected_outcome(spec, case, product, PROFILE)
     try:
         result = backend.run(case, product)
@@ -124,7 +124,7 @@ def run_mutant(backend, cases: list[tuple], products: tuple[str, ...], killed_by
 
 def _kind(cls) -> tuple[str, str]:
     """("mutant" | "equivalent" | "gap" | "control", the reason)."""
-    from backends.mutants import CONTROLS
+    from aclnn_conformance.backends.mutants import CONTROLS
     if getattr(cls, "equivalent", ""):
         return "equivalent", cls.equivalent
     if getattr(cls, "gap", ""):
@@ -139,8 +139,8 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
            controls: bool = False) -> dict:
     """Run every selected mutant class (default: MUTANTS, then EQUIVALENT and GAPS; ``controls``
     adds the defect-free variants); the JSON document."""
-    from backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS
-    from spec.products import PRODUCT_IDS
+    from aclnn_conformance.backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS
+    from aclnn_conformance.spec.products import PRODUCT_IDS
     products = tuple(products or PRODUCT_IDS)
     if mutants is None:
         mutants = list(MUTANTS) + (list(EQUIVALENT) + list(GAPS) if include_unkillable else [])
@@ -251,14 +251,14 @@ def _notes(doc: dict) -> list[str]:
 
 
 def render_markdown(doc: dict, heading: str = "#") -> str:
-    from reports.tables import md_table
+    from aclnn_conformance.reports.tables import md_table
     out = [f"{heading} Mutation analysis", "", summary_line(doc), "",
            md_table(HEADERS, table_rows(doc))] + _notes(doc)
     return "\n".join(out) + "\n"
 
 
 def render_text(doc: dict) -> str:
-    from reports.tables import fixed_width
+    from aclnn_conformance.reports.tables import fixed_width
     rows = [[m["name"], _status_text(m), _killing_rule(m), _example_case(m), m["cases_run"],
              f"{m['seconds']:.2f}"] for m in doc["mutants"]]
     text = fixed_width(["mutant", "status", "killed by rule", "example case", "cases run", "s"], rows)
@@ -283,7 +283,7 @@ def render_html(doc: dict) -> str:
 
 
 def write(doc: dict, out: str | Path) -> list[Path]:
-    from reports.tables import write_md_json
+    from aclnn_conformance.reports.tables import write_md_json
     return write_md_json(doc, out, "mutation", render_markdown)
 
 
@@ -293,7 +293,7 @@ def refresh_report(out: str | Path) -> list[Path]:
     out = Path(out)
     if not ((out / "records.jsonl").exists() or (out / "records").is_dir()):
         return []
-    from reports.load import load
-    from reports.report import write_reports
+    from aclnn_conformance.reports.load import load
+    from aclnn_conformance.reports.report import write_reports
     _, paths = write_reports(load([str(out)]), out)
     return paths

@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from reports.records import CERTIFIABLE, read_records
+from aclnn_conformance.reports.records import CERTIFIABLE, read_records
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Replay:
 
 
 def _product_from_name(path: Path) -> str | None:
-    from spec.products import PRODUCT_IDS
+    from aclnn_conformance.spec.products import PRODUCT_IDS
     tail = path.with_suffix("").name.rsplit("--", 1)[-1]
     return tail if tail in PRODUCT_IDS else None
 
@@ -46,12 +46,12 @@ def _recorded(case_file: Path) -> tuple[str | None, str | None, str | None]:
 
 def replay(case_file: str | Path, backend_name: str, product: str | None = None,
            profile: str | None = None) -> Replay:
-    from backends.registry import load_backend
-    from spec import op_spec
-    from spec.case import load_case
-    from spec.enums import status_name
-    from spec.rules import DEFAULT_PROFILE, expected_outcome
-    from suites.judge import judge
+    from aclnn_conformance.backends.registry import load_backend
+    from aclnn_conformance.spec import op_spec
+    from aclnn_conformance.spec.case import load_case
+    from aclnn_conformance.spec.enums import status_name
+    from aclnn_conformance.spec.rules import DEFAULT_PROFILE, expected_outcome
+    from aclnn_conformance.suites.judge import judge
 
     path = Path(case_file)
     case = load_case(path)

@@ -10,14 +10,14 @@ import csv
 import json
 from pathlib import Path
 
-from reports.declared import support_rows, summary_rows, write_declared
-from reports.html_page import render_html
-from reports.load import RunSet
-from reports.records import OUTCOMES
-from reports.tables import (compliance, counts_text, errata, failures, fixed_width, md_table,
+from aclnn_conformance.reports.declared import support_rows, summary_rows, write_declared
+from aclnn_conformance.reports.html_page import render_html
+from aclnn_conformance.reports.load import RunSet
+from aclnn_conformance.reports.records import OUTCOMES
+from aclnn_conformance.reports.tables import (compliance, counts_text, errata, failures, fixed_width, md_table,
                             rule_catalog, rule_hits, rule_results)
-from reports.run import now
-from spec.products import PRODUCT_IDS
+from aclnn_conformance.reports.run import now
+from aclnn_conformance.spec.products import PRODUCT_IDS
 
 REPORT_SCHEMA = "aclnn-conformance/report/1"
 MD_FAILURE_LIMIT = 200
@@ -189,8 +189,8 @@ def detection_power(out_dir: Path) -> dict:
 def _detection_markdown(doc: dict) -> list[str]:
     out = []
     if doc.get("sensitivity"):
-        from reports.sensitivity import render_markdown as sensitivity_md
-        from spec.precision import STANDARDS
+        from aclnn_conformance.reports.sensitivity import render_markdown as sensitivity_md
+        from aclnn_conformance.spec.precision import STANDARDS
         out += ["", "## Precision standards", ""]
         out.append(md_table(["standard", "version", "kind", "limits", "description"],
                             [[s.name, s.version, s.kind, "; ".join(
@@ -199,7 +199,7 @@ def _detection_markdown(doc: dict) -> list[str]:
                              for s in STANDARDS.values()]))
         out += ["", sensitivity_md(doc["sensitivity"], heading="###").rstrip()]
     if doc.get("mutation"):
-        from reports.mutate import render_markdown as mutation_md
+        from aclnn_conformance.reports.mutate import render_markdown as mutation_md
         out += ["", mutation_md(doc["mutation"], heading="##").rstrip()]
     return out
 

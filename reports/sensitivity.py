@@ -36,7 +36,7 @@ START, END = "<!-- sensitivity:start -->", "<!-- sensitivity:end -->"
 
 
 def _vendor_case(dtype: str):
-    from suites.calls import apply_adam_w_quant as calls
+    from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
     want = f"vendor-st-{dtype}-N17"
     for case in calls.table_cases("ci"):
         if case.case_id == want:
@@ -59,7 +59,7 @@ def _perturb(values: np.ndarray, r: float, mode: str, rng: np.random.Generator) 
 
 
 def _float_target(std_name: str, profile: str, dtype: str, output: str) -> dict:
-    from oracle.cases import oracle_result
+    from aclnn_conformance.oracle.cases import oracle_result
     case = _vendor_case(dtype)
     expected = np.asarray(oracle_result(case, profile).views[output])
     arg = case.tensor(output)
@@ -72,7 +72,7 @@ def _float_target(std_name: str, profile: str, dtype: str, output: str) -> dict:
 
 
 def _code_target(output: str) -> dict:
-    from oracle.cases import oracle_result
+    from aclnn_conformance.oracle.cases import oracle_result
     case = _vendor_case("float32")
     o = oracle_result(case, "cann")
     aux = o.aux[output]
@@ -98,12 +98,12 @@ def targets() -> list[dict]:
 
 def judge_injected(target: dict, r: float, mode: str, rng: np.random.Generator) -> str:
     """The standard's verdict on the target's outputs with relative error ``r`` injected."""
-    from spec.precision import (compare_float_ulp, compare_mere_mare, compare_quant_codes,
+    from aclnn_conformance.spec.precision import (compare_float_ulp, compare_mere_mare, compare_quant_codes,
                                 standard)
     std = standard(target["standard"])
     expected = target["expected"]
     if std.kind == "quant_code":
-        from oracle.apply_adam_w_quant import nearest_code
+        from aclnn_conformance.oracle.apply_adam_w_quant import nearest_code
         aux = target["aux"]
         x = np.asarray(aux["x"], dtype=np.float32)
         with np.errstate(all="ignore"):
@@ -123,7 +123,7 @@ def _limits(std, dtype: str) -> str:
 
 
 def sweep(target: dict, mode: str, exponents=SWEEP_EXPONENTS) -> dict:
-    from spec.precision import standard
+    from aclnn_conformance.spec.precision import standard
     std = standard(target["standard"])
     rng = np.random.default_rng(SEED)
     zero = judge_injected(target, 0.0, mode, rng)
@@ -188,13 +188,13 @@ def intro(doc: dict) -> str:
 
 
 def render_markdown(doc: dict, heading: str = "#") -> str:
-    from reports.tables import md_table
+    from aclnn_conformance.reports.tables import md_table
     return "\n".join([f"{heading} Precision standard sensitivity", "", intro(doc), "",
                       md_table(HEADERS, table_rows(doc))]) + "\n"
 
 
 def render_text(doc: dict) -> str:
-    from reports.tables import fixed_width
+    from aclnn_conformance.reports.tables import fixed_width
     return fixed_width(HEADERS, table_rows(doc)) + f"\n{len(doc['rows'])} sweeps, {doc['seconds']:.1f} s\n"
 
 
@@ -208,7 +208,7 @@ def render_html(doc: dict) -> str:
 
 
 def write(doc: dict, out: str | Path) -> list[Path]:
-    from reports.tables import write_md_json
+    from aclnn_conformance.reports.tables import write_md_json
     return write_md_json(doc, out, "sensitivity", render_markdown)
 
 
@@ -216,7 +216,7 @@ def update_readme(doc: dict, path: str | Path = README) -> Path:
     """Put the figures into ``path`` between the markers, under the heading "Precision standard
     sensitivity" (the file, the heading and the markers are added when missing; the rest of the
     file is left as it is)."""
-    from reports.tables import md_table
+    from aclnn_conformance.reports.tables import md_table
     path = Path(path)
     body = "\n".join([START, intro(doc), "", md_table(HEADERS, table_rows(doc)), END])
     text = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from reports.load import RunSet, merge
-from reports.records import read_records, read_run, write_records
-from reports.report import terminal_summary, write_reports
-from reports.run import RUN_FILE
+from aclnn_conformance.reports.load import RunSet, merge
+from aclnn_conformance.reports.records import read_records, read_run, write_records
+from aclnn_conformance.reports.report import terminal_summary, write_reports
+from aclnn_conformance.reports.run import RUN_FILE
 
 
 def merge_shards(report_dir: Path) -> RunSet:

@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
-from reports.records import OUTCOMES
+from aclnn_conformance.reports.records import OUTCOMES
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
 SEVERITY_ORDER = ("CRASH", "TIMEOUT", "HARNESS_ERROR", "FAIL", "BACKEND_UNAVAILABLE", "SKIPPED",
@@ -85,7 +85,7 @@ class RuleInfo:
 def rule_catalog(ops: Iterable[str], seen: pd.DataFrame | None = None) -> list[RuleInfo]:
     """Every rule of the given operators in spec order, then rule ids seen in records that the
     spec does not know (so that nothing a record names disappears from a report)."""
-    from spec import OPS
+    from aclnn_conformance.spec import OPS
     out: list[RuleInfo] = []
     known: set[tuple[str, str]] = set()
     for op in sorted(set(ops)):
@@ -114,7 +114,7 @@ def rule_results(hits: pd.DataFrame) -> dict[tuple, dict]:
 
 
 def errata(ops: Iterable[str]) -> list[dict]:
-    from spec import OPS
+    from aclnn_conformance.spec import OPS
     rows = []
     for op in sorted(set(ops)):
         spec = OPS.get(op)
@@ -125,7 +125,7 @@ def errata(ops: Iterable[str]) -> list[dict]:
 
 
 def failures(df: pd.DataFrame) -> list[dict]:
-    from spec.enums import status_name
+    from aclnn_conformance.spec.enums import status_name
     rows = []
     bad = df[~df["certifiable"]]
     for r in bad.itertuples(index=False):

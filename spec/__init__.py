@@ -1,11 +1,11 @@
 """The executable specification: tensor model, rule records, and one module per operator."""
 from __future__ import annotations
 
-from spec.rules import OpSpec
+from aclnn_conformance.spec.rules import OpSpec
 
 
 def _load() -> dict[str, OpSpec]:
-    from spec import apply_adam_w_quant, weight_quant_preprocess
+    from aclnn_conformance.spec import apply_adam_w_quant, weight_quant_preprocess
     specs = [apply_adam_w_quant.SPEC, weight_quant_preprocess.SPEC]
     return {s.key: s for s in specs}
 

@@ -10,12 +10,12 @@ import math
 
 import numpy as np
 
-from spec.case import Case
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.enums import Status
-from spec.params import Param
-from spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec,
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.params import Param
+from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec,
                         Rule)
 
 OP = "apply_adam_w_quant"
@@ -146,7 +146,7 @@ def _reformat(name: str, fmt: F = F.NCHW):
 def _reshape(names: tuple[str, ...], shape_of):
     """Give ``names`` the contiguous shape ``shape_of(case)`` (same storage, grown if needed)."""
     def fault(case: Case) -> Case:
-        from spec.tensor import contiguous_strides
+        from aclnn_conformance.spec.tensor import contiguous_strides
         shape = tuple(shape_of(case))
         for n in names:
             case = case.with_tensor(n, case.tensor(n).with_desc(

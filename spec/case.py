@@ -12,9 +12,9 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from spec.dtypes import numpy_dtype
-from spec.enums import AclDataType, AclFormat
-from spec.tensor import TensorArg, TensorDesc
+from aclnn_conformance.spec.dtypes import numpy_dtype
+from aclnn_conformance.spec.enums import AclDataType, AclFormat
+from aclnn_conformance.spec.tensor import TensorArg, TensorDesc
 
 CASE_FORMAT_VERSION = 1
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from spec.enums import AclDataType
+from aclnn_conformance.spec.enums import AclDataType
 
 NUMPY_DTYPE: dict[AclDataType, np.dtype] = {
     AclDataType.FLOAT: np.dtype(np.float32),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from spec.enums import AclDataType, AclFormat
+from aclnn_conformance.spec.enums import AclDataType, AclFormat
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
-from spec.case import Case
+from aclnn_conformance.spec.case import Case
 
 PROFILES = ("cann", "doc")
 DEFAULT_PROFILE = "cann"
@@ -35,7 +35,7 @@ class Expect:
 
     def describe(self) -> str:
         if self.kind == "status":
-            from spec.enums import status_name
+            from aclnn_conformance.spec.enums import status_name
             return status_name(self.status)
         return self.kind.replace("_", " ")
 
@@ -107,7 +107,7 @@ class Expected:
     reasons: tuple[str, ...] = ()  # rule ids of broken preconditions / unjudged value rules
 
     def describe(self) -> str:
-        from spec.enums import status_name
+        from aclnn_conformance.spec.enums import status_name
         if self.kind == "success":
             return "ACLNN_SUCCESS" + ("" if self.judge_values else " (values not judged)")
         if self.kind == "not_judged":

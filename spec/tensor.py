@@ -12,8 +12,8 @@ from typing import Sequence
 
 import numpy as np
 
-from spec.dtypes import numpy_dtype
-from spec.enums import PRIVATE_FORMATS, AclDataType, AclFormat
+from aclnn_conformance.spec.dtypes import numpy_dtype
+from aclnn_conformance.spec.enums import PRIVATE_FORMATS, AclDataType, AclFormat
 
 
 def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:

@@ -16,14 +16,14 @@ import math
 
 import numpy as np
 
-from spec.case import Case
-from spec.dtypes import numpy_dtype
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.enums import Status
-from spec.params import Param
-from spec.rules import JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec, Rule
-from spec.tensor import TensorArg, ceil_div, contiguous_strides
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtypes import numpy_dtype
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.params import Param
+from aclnn_conformance.spec.rules import JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec, Rule
+from aclnn_conformance.spec.tensor import TensorArg, ceil_div, contiguous_strides
 
 OP = "weight_quant_preprocess"
 API = "aclnnWeightQuantPreprocess"

@@ -6,13 +6,13 @@ from typing import Any
 
 import numpy as np
 
-from backends.base import RunResult
-from oracle.cases import oracle_result
-from spec.case import Case
-from spec.enums import Status, status_name
-from spec.precision import (Verdict, compare_bit_exact, compare_float_ulp, compare_mere_mare,
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.oracle.cases import oracle_result
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import Status, status_name
+from aclnn_conformance.spec.precision import (Verdict, compare_bit_exact, compare_float_ulp, compare_mere_mare,
                             compare_quant_codes, standard)
-from spec.rules import Expected, OpSpec, expected_outcome
+from aclnn_conformance.spec.rules import Expected, OpSpec, expected_outcome
 
 # Worst first: the outcome of a case is the worst of its outputs' verdicts.
 SEVERITY = {"FAIL": 3, "QUALITY_WARNING": 1, "PASS": 0}

@@ -5,8 +5,8 @@ import math
 
 from hypothesis import strategies as st
 
-from spec.apply_adam_w_quant import ATTR_RANGES, PARAMS, SPEC as AAWQ
-from suites.calls import apply_adam_w_quant as aawq_calls
+from aclnn_conformance.spec.apply_adam_w_quant import ATTR_RANGES, PARAMS, SPEC as AAWQ
+from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq_calls
 
 _VAR_PARAM = next(p for p in PARAMS if p.name == "varRef")
 _DTYPE_NAMES = {v: k for k, v in aawq_calls.DTYPES.items()}
@@ -48,9 +48,9 @@ def fault_rules(spec=AAWQ) -> st.SearchStrategy:
 
 # ---- WeightQuantPreprocess ----
 
-from spec.weight_quant_preprocess import PARAMS as WQP_PARAMS  # noqa: E402
-from spec.weight_quant_preprocess import SPEC as WQP  # noqa: E402
-from suites.calls import weight_quant_preprocess as wqp_calls  # noqa: E402
+from aclnn_conformance.spec.weight_quant_preprocess import PARAMS as WQP_PARAMS  # noqa: E402
+from aclnn_conformance.spec.weight_quant_preprocess import SPEC as WQP  # noqa: E402
+from aclnn_conformance.suites.calls import weight_quant_preprocess as wqp_calls  # noqa: E402
 
 _WQP_PARAM = {p.name: p for p in WQP_PARAMS}
 _WQP_BIAS_DTYPE_NAMES = {v: k for k, v in wqp_calls.BIAS_DTYPES.items()}

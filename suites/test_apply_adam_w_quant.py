@@ -7,14 +7,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from spec import op_spec
-from spec.apply_adam_w_quant import BLOCK, OP
-from spec.precision import standard
-from spec.tensor import TensorArg
-from suites.calls import drawn_case_id
-from suites.calls import apply_adam_w_quant as calls
-from suites.runner import check_case, check_property
-from suites.strategies import aawq_call_params, fault_rules
+from aclnn_conformance.spec import op_spec
+from aclnn_conformance.spec.apply_adam_w_quant import BLOCK, OP
+from aclnn_conformance.spec.precision import standard
+from aclnn_conformance.spec.tensor import TensorArg
+from aclnn_conformance.suites.calls import drawn_case_id
+from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
+from aclnn_conformance.suites.runner import check_case, check_property
+from aclnn_conformance.suites.strategies import aawq_call_params, fault_rules
 
 SPEC = op_spec(OP)
 # Value rules judged by relations between calls rather than by one call against the oracle.

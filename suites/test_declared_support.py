@@ -15,13 +15,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from reports.declared import ORIGIN, probe_case_id
-from spec import OPS
-from spec.case import Case
-from spec.enums import AclDataType, AclFormat
-from spec.tensor import TensorArg
-from suites.calls import calls_module
-from suites.runner import check_case
+from aclnn_conformance.reports.declared import ORIGIN, probe_case_id
+from aclnn_conformance.spec import OPS
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType, AclFormat
+from aclnn_conformance.spec.tensor import TensorArg
+from aclnn_conformance.suites.calls import calls_module
+from aclnn_conformance.suites.runner import check_case
 
 PROBE_DTYPES = tuple(AclDataType)
 PROBE_FORMATS = (AclFormat.ND, AclFormat.NCHW, AclFormat.NHWC, AclFormat.NC1HWC0,

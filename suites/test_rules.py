@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from spec import OPS
-from suites.calls.faults import fault_cases, fault_pair_cases
-from suites.runner import check_case
+from aclnn_conformance.spec import OPS
+from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
+from aclnn_conformance.suites.runner import check_case
 
 FAULTS = [c for spec in OPS.values() for c in fault_cases(spec)]
 PAIRS = [c for spec in OPS.values() for c in fault_pair_cases(spec)]

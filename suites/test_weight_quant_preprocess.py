@@ -10,17 +10,17 @@ import pytest
 from hypothesis import assume, given, reject
 from hypothesis import strategies as st
 
-from oracle.weight_quant_preprocess import (dequantize_mx, from_fractal_nz_c0_32, mx_a8w4_matmul,
+from aclnn_conformance.oracle.weight_quant_preprocess import (dequantize_mx, from_fractal_nz_c0_32, mx_a8w4_matmul,
                                             nz_padding_mask)
-from spec import op_spec
-from spec.case import Case
-from spec.rules import PROFILES, expected_outcome
-from spec.dtypes import codes_of
-from spec.weight_quant_preprocess import OP, dims, nz_storage_shape
-from suites.calls import drawn_case_id
-from suites.calls import weight_quant_preprocess as calls
-from suites.runner import check_case, check_property
-from suites.strategies import wqp_call_params, wqp_fault_rules
+from aclnn_conformance.spec import op_spec
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.rules import PROFILES, expected_outcome
+from aclnn_conformance.spec.dtypes import codes_of
+from aclnn_conformance.spec.weight_quant_preprocess import OP, dims, nz_storage_shape
+from aclnn_conformance.suites.calls import drawn_case_id
+from aclnn_conformance.suites.calls import weight_quant_preprocess as calls
+from aclnn_conformance.suites.runner import check_case, check_property
+from aclnn_conformance.suites.strategies import wqp_call_params, wqp_fault_rules
 
 SPEC = op_spec(OP)
 

@@ -19,15 +19,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.aclnn import AclnnBackend, libraries
-from backends.aclnn.backend import select_device
-from backends.aclnn.bindings import MissingSymbol
-from backends.call_layer import to_raw_call
-from spec.case import Case
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.tensor import TensorArg, TensorDesc
-from suites.calls import apply_adam_w_quant as aawq_calls
+from aclnn_conformance.backends.aclnn import AclnnBackend, libraries
+from aclnn_conformance.backends.aclnn.backend import select_device
+from aclnn_conformance.backends.aclnn.bindings import MissingSymbol
+from aclnn_conformance.backends.call_layer import to_raw_call
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.tensor import TensorArg, TensorDesc
+from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq_calls
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE_DIR = Path(__file__).resolve().parent / "fake_cann"
@@ -118,7 +118,7 @@ def backend(fake_paths, fake) -> AclnnBackend:
 def wqp_case() -> Case:
     """The document's MM example call: K=64, N=128, no offset, no bias."""
     try:
-        from suites.calls.weight_quant_preprocess import make_call
+        from aclnn_conformance.suites.calls.weight_quant_preprocess import make_call
     except ImportError:
         make_call = None
     if make_call is not None:
@@ -127,7 +127,7 @@ def wqp_case() -> Case:
 
     def codes(desc: TensorDesc, dtype, hi: int, extra: int = 0) -> TensorArg:
         raw = rng.integers(0, hi, desc.storage_numel + extra, dtype=np.uint8)
-        from spec.dtypes import numpy_dtype
+        from aclnn_conformance.spec.dtypes import numpy_dtype
         return TensorArg(desc, raw.view(numpy_dtype(dtype)))
 
     tensors = {
@@ -528,7 +528,7 @@ def test_suite_skips_without_cann(tmp_path):
 def test_runs_in_an_isolated_worker(fake_paths, clean_env):
     """--case-timeout runs the backend in a spawned worker: the backend pickles and initialises
     its own runtime there."""
-    from backends.isolation import isolated_executor
+    from aclnn_conformance.backends.isolation import isolated_executor
     execute = isolated_executor(120)
     case = aawq_calls.make_call("marshal-isolated", (1, 256), "float32")
     result = execute(AclnnBackend(libraries=fake_paths), case, "atlas-a2")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from backends.reference import ReferenceBackend
-from reports.mutate import run_mutant, tier_cases
-from spec.products import PRODUCT_IDS
+from aclnn_conformance.backends.reference import ReferenceBackend
+from aclnn_conformance.reports.mutate import run_mutant, tier_cases
+from aclnn_conformance.spec.products import PRODUCT_IDS
 
 
 def _score(backend) -> dict:
@@ -22,7 +22,7 @@ def test_reference_backend_scores_clean():
 
 def test_torch_backend_scores_clean_without_waivers():
     pytest.importorskip("torch")
-    from backends.torch_backend import TorchBackend
+    from aclnn_conformance.backends.torch_backend import TorchBackend
     backend = TorchBackend()
     assert backend.available() == (True, "")
     assert backend.waivers == ()

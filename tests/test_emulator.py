@@ -6,22 +6,22 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from backends.call_layer import to_raw_call
-from backends.emulator import EmulatorBackend
-from backends.emulator import apply_adam_w_quant as emu_aawq
-from backends.emulator.apply_adam_w_quant import adam_w_quant_update, bisect_codes, sign_fix
-from backends.emulator.products import GENERATIONS, chip
-from backends.emulator.protocol import call_first_phase, execute
-from backends.emulator.weight_quant_preprocess import nz_c0_32_bytes
-from spec import OPS
-from spec.enums import AclDataType as DT
-from spec.enums import Status
-from spec.products import PRODUCT_IDS
-from spec.rules import ByProduct, expected_outcome
-from spec.tensor import TensorArg
-from suites.calls import calls_module
-from suites.calls import apply_adam_w_quant as aawq_calls
-from suites.calls.faults import fault_cases, fault_pair_cases
+from aclnn_conformance.backends.call_layer import to_raw_call
+from aclnn_conformance.backends.emulator import EmulatorBackend
+from aclnn_conformance.backends.emulator import apply_adam_w_quant as emu_aawq
+from aclnn_conformance.backends.emulator.apply_adam_w_quant import adam_w_quant_update, bisect_codes, sign_fix
+from aclnn_conformance.backends.emulator.products import GENERATIONS, chip
+from aclnn_conformance.backends.emulator.protocol import call_first_phase, execute
+from aclnn_conformance.backends.emulator.weight_quant_preprocess import nz_c0_32_bytes
+from aclnn_conformance.spec import OPS
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.spec.rules import ByProduct, expected_outcome
+from aclnn_conformance.spec.tensor import TensorArg
+from aclnn_conformance.suites.calls import calls_module
+from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq_calls
+from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
 
 A2, A950 = "atlas-a2", "ascend950"
 BACKEND = EmulatorBackend()
@@ -295,6 +295,7 @@ def test_the_emulator_does_not_use_the_spec_predicates_or_the_oracles():
                 names = [node.module or ""] if isinstance(node, ast.ImportFrom) else \
                     [a.name for a in node.names]
                 for mod in names:
-                    assert not mod.startswith("oracle"), (path.name, mod)
-                    assert mod not in ("spec.rules", "spec.apply_adam_w_quant",
-                                       "spec.weight_quant_preprocess"), (path.name, mod)
+                    assert not mod.startswith("aclnn_conformance.oracle"), (path.name, mod)
+                    assert mod not in ("aclnn_conformance.spec.rules",
+                                       "aclnn_conformance.spec.apply_adam_w_quant",
+                                       "aclnn_conformance.spec.weight_quant_preprocess"), (path.name, mod)

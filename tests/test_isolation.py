@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from backends.base import BackendCrash, BackendTimeout
-from backends.emulator import EmulatorBackend
-from backends.isolation import BackendWorkerError, backend_reference, isolated_executor
-from reports.records import read_records
-from suites.calls import apply_adam_w_quant as calls
+from aclnn_conformance.backends.base import BackendCrash, BackendTimeout
+from aclnn_conformance.backends.emulator import EmulatorBackend
+from aclnn_conformance.backends.isolation import BackendWorkerError, backend_reference, isolated_executor
+from aclnn_conformance.reports.records import read_records
+from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
 
 REPO = Path(__file__).resolve().parent.parent
 CRASH_CASE = "doc-example"

@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from backends.base import Backend
-from backends.emulator import EmulatorBackend
-from backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS, Mutant, by_name
-from backends.registry import load_backend
-from reports.__main__ import main
-from reports.mutate import mutate, render_markdown, tier_cases
-from spec import OPS
+from aclnn_conformance.backends.base import Backend
+from aclnn_conformance.backends.emulator import EmulatorBackend
+from aclnn_conformance.backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS, Mutant, by_name
+from aclnn_conformance.backends.registry import load_backend
+from aclnn_conformance.reports.__main__ import main
+from aclnn_conformance.reports.mutate import mutate, render_markdown, tier_cases
+from aclnn_conformance.spec import OPS
 
 ROOT = Path(__file__).resolve().parents[1]
 TIME_LIMIT_S = 100      # the whole CI-tier run measures about 15 s on 2 cores
@@ -31,7 +31,7 @@ def test_registry():
         assert cls.op in OPS, cls
         for rule_id in cls.killed_by:
             OPS[cls.op].rule(rule_id)            # raises on an unknown rule id
-        backend = load_backend(f"backends.mutants:{cls.__name__}")
+        backend = load_backend(f"aclnn_conformance.backends.mutants:{cls.__name__}")
         assert isinstance(backend, Backend) and backend.name == cls.name
         assert by_name(cls.name) is cls and by_name(cls.__name__) is cls
     assert not set(MUTANTS) & set(EQUIVALENT + GAPS)
@@ -117,7 +117,7 @@ def test_command_line(tmp_path, capsys):
 def test_a_mutant_through_the_suites():
     """--backend backends.mutants:<Class> works in pytest, and the failure names the case."""
     cmd = [sys.executable, "-m", "pytest", "suites/test_apply_adam_w_quant.py::test_table",
-           "-k", "weight-decay-large", "--backend", "backends.mutants:DecayBeforeStep",
+           "-k", "weight-decay-large", "--backend", "aclnn_conformance.backends.mutants:DecayBeforeStep",
            "--product", "atlas-a2", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stdout[-2000:]

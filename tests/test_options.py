@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from reports.records import read_records
+from aclnn_conformance.reports.records import read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from oracle.apply_adam_w_quant import (apply_adam_w_quant, block_absmax, dequantize, nearest_code,
+from aclnn_conformance.oracle.apply_adam_w_quant import (apply_adam_w_quant, block_absmax, dequantize, nearest_code,
                                        round_to_dtype)
 
 F32 = np.float32

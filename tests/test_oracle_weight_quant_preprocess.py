@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import oracle.weight_quant_preprocess as wqp
-from oracle.weight_quant_preprocess import (
+import aclnn_conformance.oracle.weight_quant_preprocess as wqp
+from aclnn_conformance.oracle.weight_quant_preprocess import (
     dequantize_mx,
     dequantize_mx_activation,
     e2m1_values,
@@ -29,7 +29,7 @@ from oracle.weight_quant_preprocess import (
     to_fractal_nz_c0_32_packed,
     weight_quant_preprocess,
 )
-from spec.dtypes import pack_nibbles
+from aclnn_conformance.spec.dtypes import pack_nibbles
 
 FP4 = ml_dtypes.float4_e2m1fn
 E8M0 = ml_dtypes.float8_e8m0fnu

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from backends import registry
-from backends.examples.my_backend import MyBackend
-from suites.calls import apply_adam_w_quant as aawq_calls
+from aclnn_conformance.backends import registry
+from aclnn_conformance.backends.examples.my_backend import MyBackend
+from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq_calls
 
 ROOT = Path(__file__).resolve().parent.parent
-TARGET = "backends.examples.my_backend:MyBackend"
+TARGET = "aclnn_conformance.backends.examples.my_backend:MyBackend"
 
 
 def _dist_info(site: Path, name: str = "my-backend", target: str = TARGET) -> Path:
@@ -27,7 +27,7 @@ def _dist_info(site: Path, name: str = "my-backend", target: str = TARGET) -> Pa
     return site
 
 
-@pytest.mark.parametrize("target", [TARGET, "backends.examples.my_backend:make_backend"])
+@pytest.mark.parametrize("target", [TARGET, "aclnn_conformance.backends.examples.my_backend:make_backend"])
 def test_import_path(target):
     backend = registry.load_backend(target)
     assert isinstance(backend, MyBackend) and backend.name == "my-backend"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 
-from spec.precision import (compare_bit_exact, compare_float_ulp, compare_mere_mare,
+from aclnn_conformance.spec.precision import (compare_bit_exact, compare_float_ulp, compare_mere_mare,
                             compare_quant_codes, standard)
 
 

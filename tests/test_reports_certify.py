@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from reports.__main__ import main
-from reports.certify import (FIXED_OPTIONS, MUSTPASS, MUSTPASS_FORMAT, certify, is_deterministic,
+from aclnn_conformance.reports.__main__ import main
+from aclnn_conformance.reports.certify import (FIXED_OPTIONS, MUSTPASS, MUSTPASS_FORMAT, certify, is_deterministic,
                              read_mustpass, verify, write_manifest)
-from reports.records import read_records, write_records
-from spec import OPS
-from suites.calls.faults import fault_cases
+from aclnn_conformance.reports.records import read_records, write_records
+from aclnn_conformance.spec import OPS
+from aclnn_conformance.suites.calls.faults import fault_cases
 
 PRODUCT = "atlas-a2"
 SUITES = ("suites/test_rules.py",)      # one suite keeps the test fast; certification runs all

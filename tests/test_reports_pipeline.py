@@ -13,12 +13,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.reference import ReferenceBackend
-from reports.__main__ import main
-from reports.load import load, load_source
-from reports.records import read_records, read_run, write_records
-from spec import OPS, op_spec
-from spec.products import PRODUCT_IDS
+from aclnn_conformance.backends.reference import ReferenceBackend
+from aclnn_conformance.reports.__main__ import main
+from aclnn_conformance.reports.load import load, load_source
+from aclnn_conformance.reports.records import read_records, read_run, write_records
+from aclnn_conformance.spec import OPS, op_spec
+from aclnn_conformance.spec.products import PRODUCT_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
 SELECT = ["suites/test_apply_adam_w_quant.py::test_table", "suites/test_rules.py",

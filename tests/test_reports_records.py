@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from reports.load import MergeError, RunSet, merge
-from reports.records import (OUTCOME_SCHEMA, RUN_SCHEMA, OutcomeRecord, RecordError, RecordWriter,
+from aclnn_conformance.reports.load import MergeError, RunSet, merge
+from aclnn_conformance.reports.records import (OUTCOME_SCHEMA, RUN_SCHEMA, OutcomeRecord, RecordError, RecordWriter,
                              RunRecord, read_records, read_run, validate_outcome, validate_run,
                              write_run)
-from reports.run import backend_environment, finished_run_record
+from aclnn_conformance.reports.run import backend_environment, finished_run_record
 
 
 def _record(**changes) -> OutcomeRecord:

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reports.__main__ import main
-from reports.sensitivity import (END, MODES, START, _float_target, judge_injected, run,
+from aclnn_conformance.reports.__main__ import main
+from aclnn_conformance.reports.sensitivity import (END, MODES, START, _float_target, judge_injected, run,
                                  update_readme)
 
 ROOT = Path(__file__).resolve().parents[1]

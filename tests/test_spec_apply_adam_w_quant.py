@@ -7,16 +7,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.base import RunResult
-from spec import op_spec
-from spec.apply_adam_w_quant import BLOCK, PARAMS, absmax_count
-from spec.enums import AclDataType as DT
-from spec.enums import Status
-from spec.products import PRODUCT_IDS
-from spec.rules import PROFILES, expected_outcome
-from suites.calls import apply_adam_w_quant as calls
-from suites.calls.faults import fault_cases, fault_pair_cases
-from suites.judge import judge
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.spec import op_spec
+from aclnn_conformance.spec.apply_adam_w_quant import BLOCK, PARAMS, absmax_count
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.spec.rules import PROFILES, expected_outcome
+from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
+from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
+from aclnn_conformance.suites.judge import judge
 
 SPEC = op_spec("apply_adam_w_quant")
 SEED_DOC = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_275af1729615bdac.txt"
@@ -65,7 +65,7 @@ def test_every_check_rule_decides_its_own_fault_case():
 def test_every_precondition_and_value_rule_is_named_by_a_generated_case():
     """Rule coverage, values: each value rule is exercised by a table case, each precondition is
     broken by one."""
-    from suites.test_apply_adam_w_quant import RELATION_RULES
+    from aclnn_conformance.suites.test_apply_adam_w_quant import RELATION_RULES
     cases = list(calls.table_cases("ci"))
     named = {rid for c in cases for rid in c.rule_ids} | {r for rs in RELATION_RULES.values() for r in rs}
     values = {r.id for r in SPEC.rules if r.kind == "value"}

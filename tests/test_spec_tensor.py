@@ -4,12 +4,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from spec.dtypes import pack_nibbles, storage_nbytes, unpack_nibbles
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.enums import Status, status_name
-from spec.products import PRODUCT_IDS, parse_products, product_for_soc
-from spec.tensor import TensorArg, TensorDesc, contiguous_strides
+from aclnn_conformance.spec.dtypes import pack_nibbles, storage_nbytes, unpack_nibbles
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status, status_name
+from aclnn_conformance.spec.products import PRODUCT_IDS, parse_products, product_for_soc
+from aclnn_conformance.spec.tensor import TensorArg, TensorDesc, contiguous_strides
 
 
 def test_enum_values_are_the_headers():

@@ -8,19 +8,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from backends.base import RunResult
-from backends.reference import ReferenceBackend
-from oracle.weight_quant_preprocess import nz_padding_mask
-from spec import OPS, op_spec
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.enums import Status
-from spec.products import PRODUCT_IDS
-from spec.rules import PROFILES, expected_outcome
-from spec.weight_quant_preprocess import PARAMS, nz_storage_shape
-from suites.calls import weight_quant_preprocess as calls
-from suites.calls.faults import fault_cases, fault_pair_cases
-from suites.judge import judge
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.reference import ReferenceBackend
+from aclnn_conformance.oracle.weight_quant_preprocess import nz_padding_mask
+from aclnn_conformance.spec import OPS, op_spec
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.spec.rules import PROFILES, expected_outcome
+from aclnn_conformance.spec.weight_quant_preprocess import PARAMS, nz_storage_shape
+from aclnn_conformance.suites.calls import weight_quant_preprocess as calls
+from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
+from aclnn_conformance.suites.judge import judge
 
 SPEC = op_spec("weight_quant_preprocess")
 SEED_DOC = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "003_6916251efde07709.txt"
@@ -154,7 +154,7 @@ def test_cann_check_faults_start_from_a_base_valid_in_both_profiles():
 def test_every_precondition_and_value_rule_is_named_by_a_generated_case():
     """Rule coverage, values: each value rule is named by a table case or a relation, and each
     precondition is broken by a table case."""
-    from suites.test_weight_quant_preprocess import RELATION_RULES
+    from aclnn_conformance.suites.test_weight_quant_preprocess import RELATION_RULES
     cases = list(calls.table_cases("ci"))
     named = {rid for c in cases for rid in c.rule_ids}
     named |= {r for rules in RELATION_RULES.values() for r in rules}

@@ -11,16 +11,16 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from backends.registry import load_backend  # noqa: E402
-from backends.torch_backend import TorchBackend  # noqa: E402
-from backends.torch_backend.apply_adam_w_quant import nearest_codes, sqrt_f32  # noqa: E402
-from backends.torch_backend.weight_quant_preprocess import nz_bytes, nz_codes  # noqa: E402
-from oracle.cases import oracle_result  # noqa: E402
-from spec.enums import AclDataType as DT  # noqa: E402
-from spec.enums import Status  # noqa: E402
-from spec.tensor import TensorArg  # noqa: E402
-from suites.calls import apply_adam_w_quant as aawq  # noqa: E402
-from suites.calls import weight_quant_preprocess as wqp  # noqa: E402
+from aclnn_conformance.backends.registry import load_backend  # noqa: E402
+from aclnn_conformance.backends.torch_backend import TorchBackend  # noqa: E402
+from aclnn_conformance.backends.torch_backend.apply_adam_w_quant import nearest_codes, sqrt_f32  # noqa: E402
+from aclnn_conformance.backends.torch_backend.weight_quant_preprocess import nz_bytes, nz_codes  # noqa: E402
+from aclnn_conformance.oracle.cases import oracle_result  # noqa: E402
+from aclnn_conformance.spec.enums import AclDataType as DT  # noqa: E402
+from aclnn_conformance.spec.enums import Status  # noqa: E402
+from aclnn_conformance.spec.tensor import TensorArg  # noqa: E402
+from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq  # noqa: E402
+from aclnn_conformance.suites.calls import weight_quant_preprocess as wqp  # noqa: E402
 
 BACKEND = TorchBackend()
 DTYPES = ("float32", "float16", "bfloat16")

@@ -1,4 +1,4 @@
 """The real CANN aclnn libraries through ctypes (see backend.py and libraries.py)."""
-from backends.aclnn.backend import AclnnBackend, BackendUnavailable
+from aclnn_conformance.backends.aclnn.backend import AclnnBackend, BackendUnavailable
 
 __all__ = ["AclnnBackend", "BackendUnavailable"]

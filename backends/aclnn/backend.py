@@ -24,16 +24,16 @@ from ctypes import byref, c_uint32, c_uint64, c_void_p
 from typing import Any, Mapping, Sequence
 
 
-from backends.aclnn.bindings import (ACL_ERROR_REPEAT_INITIALIZE, ACL_MEM_MALLOC_HUGE_FIRST,
+from aclnn_conformance.backends.aclnn.bindings import (ACL_ERROR_REPEAT_INITIALIZE, ACL_MEM_MALLOC_HUGE_FIRST,
                                      ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE,
                                      AclLibraries, LibraryLoadError, OperatorFunctions)
-from backends.aclnn.libraries import (OVERRIDE_ENV, LibrarySearch, find_libraries,
+from aclnn_conformance.backends.aclnn.libraries import (OVERRIDE_ENV, LibrarySearch, find_libraries,
                                       toolkit_version)
-from backends.base import RunResult, Waiver
-from backends.call_layer import SIGNATURES, RawCall, RawTensor, read_back, to_raw_call
-from spec.case import Case
-from spec.enums import AclDataType
-from spec.products import product_for_soc
+from aclnn_conformance.backends.base import RunResult, Waiver
+from aclnn_conformance.backends.call_layer import SIGNATURES, RawCall, RawTensor, read_back, to_raw_call
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType
+from aclnn_conformance.spec.products import product_for_soc
 
 DEVICE_ENV = "ACLNN_DEVICE_ID"
 WORKER_ENV = "PYTEST_XDIST_WORKER"

@@ -13,12 +13,12 @@ suites judge the emulator against the spec and the oracles.
 from __future__ import annotations
 
 
-from backends.base import RunResult, Waiver
-from backends.call_layer import read_back, to_raw_call
-from backends.emulator.products import PRODUCTS, chip
-from backends.emulator.protocol import call_first_phase, execute
-from spec.case import Case
-from spec.enums import Status
+from aclnn_conformance.backends.base import RunResult, Waiver
+from aclnn_conformance.backends.call_layer import read_back, to_raw_call
+from aclnn_conformance.backends.emulator.products import PRODUCTS, chip
+from aclnn_conformance.backends.emulator.protocol import call_first_phase, execute
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import Status
 
 __all__ = ["EmulatorBackend"]
 

@@ -37,13 +37,13 @@ import math
 
 import numpy as np
 
-from backends.call_layer import RawCall, RawTensor
-from backends.emulator.products import ChipGeneration
-from backends.emulator.protocol import (ARITH_DTYPE, FirstPhase, OpExecutor, Reject, first_phase,
+from aclnn_conformance.backends.call_layer import RawCall, RawTensor
+from aclnn_conformance.backends.emulator.products import ChipGeneration
+from aclnn_conformance.backends.emulator.protocol import (ARITH_DTYPE, FirstPhase, OpExecutor, Reject, first_phase,
                                         is_empty, read_view, view_numel, write_view)
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.enums import Status
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
 
 API = "aclnnApplyAdamWQuant"
 BLOCK = 256

@@ -24,10 +24,10 @@ from typing import Callable
 import ml_dtypes
 import numpy as np
 
-from backends.call_layer import RawCall, RawTensor
-from backends.emulator.products import ChipGeneration
-from spec.enums import AclDataType as DT
-from spec.enums import Status
+from aclnn_conformance.backends.call_layer import RawCall, RawTensor
+from aclnn_conformance.backends.emulator.products import ChipGeneration
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import Status
 
 # Bits of device memory per element, for the dtypes the emulator can meet.
 ELEMENT_BITS: dict[int, int] = {
@@ -194,7 +194,7 @@ def execute(workspace: bytearray | None, workspace_size: int, executor: OpExecut
 
 def call_first_phase(raw: RawCall, gen: ChipGeneration) -> FirstPhase:
     """Dispatch GetWorkspaceSize to the operator's model."""
-    from backends.emulator import apply_adam_w_quant, weight_quant_preprocess
+    from aclnn_conformance.backends.emulator import apply_adam_w_quant, weight_quant_preprocess
     models = {"apply_adam_w_quant": apply_adam_w_quant.get_workspace_size,
               "weight_quant_preprocess": weight_quant_preprocess.get_workspace_size}
     try:

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.call_layer import RawCall, RawTensor
-from backends.emulator.products import ChipGeneration
-from backends.emulator.protocol import (FirstPhase, OpExecutor, Reject, copy_view, first_phase,
+from aclnn_conformance.backends.call_layer import RawCall, RawTensor
+from aclnn_conformance.backends.emulator.products import ChipGeneration
+from aclnn_conformance.backends.emulator.protocol import (FirstPhase, OpExecutor, Reject, copy_view, first_phase,
                                         is_empty, row_major_strides, view_numel)
-from spec.enums import PRIVATE_FORMATS
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.enums import Status
+from aclnn_conformance.spec.enums import PRIVATE_FORMATS
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
 
 API = "aclnnWeightQuantPreprocess"
 C0_BYTES = 16          # FRACTAL_NZ_C0_32 for FP4: 32 elements = 16 bytes along K

@@ -15,9 +15,9 @@ backends/README_PLUGINS.md) and run ``pytest suites --backend my-backend``.
 """
 from __future__ import annotations
 
-from backends.base import RunResult, Waiver
-from backends.reference import ReferenceBackend
-from spec.case import Case
+from aclnn_conformance.backends.base import RunResult, Waiver
+from aclnn_conformance.backends.reference import ReferenceBackend
+from aclnn_conformance.spec.case import Case
 
 
 class MyBackend:

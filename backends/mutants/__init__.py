@@ -15,12 +15,12 @@ Both are run and reported, and must stay unkilled: once a change kills one, it m
 """
 from __future__ import annotations
 
-from backends.mutants.apply_adam_w_quant import *  # noqa: F401,F403  (every mutant class)
-from backends.mutants.apply_adam_w_quant import (AAWQ_EQUIVALENT, AAWQ_GAPS, AAWQ_MUTANTS,
+from aclnn_conformance.backends.mutants.apply_adam_w_quant import *  # noqa: F401,F403  (every mutant class)
+from aclnn_conformance.backends.mutants.apply_adam_w_quant import (AAWQ_EQUIVALENT, AAWQ_GAPS, AAWQ_MUTANTS,
                                                 UnmutatedKernel)
-from backends.mutants.base import Mutant
-from backends.mutants.weight_quant_preprocess import *  # noqa: F401,F403  (every mutant class)
-from backends.mutants.weight_quant_preprocess import WQP_MUTANTS
+from aclnn_conformance.backends.mutants.base import Mutant
+from aclnn_conformance.backends.mutants.weight_quant_preprocess import *  # noqa: F401,F403  (every mutant class)
+from aclnn_conformance.backends.mutants.weight_quant_preprocess import WQP_MUTANTS
 
 MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS
 EQUIVALENT: tuple[type[Mutant], ...] = AAWQ_EQUIVALENT

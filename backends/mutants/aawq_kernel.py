@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.base import RunResult
-from backends.emulator import apply_adam_w_quant as emu
-from backends.emulator.apply_adam_w_quant import AawqKernel
-from backends.mutants.base import copied, replace_result, write_view_flat
-from spec.case import Case
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.emulator import apply_adam_w_quant as emu
+from aclnn_conformance.backends.emulator.apply_adam_w_quant import AawqKernel
+from aclnn_conformance.backends.mutants.base import copied, replace_result, write_view_flat
+from aclnn_conformance.spec.case import Case
 
 F32 = np.float32
 BLOCK = emu.BLOCK

@@ -12,15 +12,15 @@ import math
 
 import numpy as np
 
-from backends.base import RunResult
-from backends.emulator.apply_adam_w_quant import QMAP_SIZE
-from backends.mutants.aawq_kernel import F32, AawqKernel, recompute
-from backends.mutants.base import Mutant, replace_result
-from spec.apply_adam_w_quant import OP, OUTPUTS, VAR_DTYPES
-from spec.case import Case
-from spec.enums import AclDataType as DT
-from spec.enums import Status
-from spec.tensor import TensorArg, contiguous_strides
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.emulator.apply_adam_w_quant import QMAP_SIZE
+from aclnn_conformance.backends.mutants.aawq_kernel import F32, AawqKernel, recompute
+from aclnn_conformance.backends.mutants.base import Mutant, replace_result
+from aclnn_conformance.spec.apply_adam_w_quant import OP, OUTPUTS, VAR_DTYPES
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
 
 
 class KernelMutant(Mutant):

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from backends.base import RunResult
-from backends.emulator import EmulatorBackend
-from spec.case import Case
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.emulator import EmulatorBackend
+from aclnn_conformance.spec.case import Case
 
 
 class Mutant(EmulatorBackend):

@@ -10,14 +10,14 @@ import math
 
 import numpy as np
 
-from backends.base import RunResult
-from backends.mutants.base import Mutant, copied, replace_result
-from spec.case import Case
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.enums import Status
-from spec.tensor import ceil_div
-from spec.weight_quant_preprocess import OP
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.mutants.base import Mutant, copied, replace_result
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.tensor import ceil_div
+from aclnn_conformance.spec.weight_quant_preprocess import OP
 
 MANDATORY = ("weight", "weightScale", "outWeight", "outWeightScale")
 

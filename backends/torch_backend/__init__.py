@@ -13,9 +13,9 @@ import contextlib
 import importlib
 import os
 
-from backends.base import RunResult, Waiver
-from spec.case import Case
-from spec.products import PRODUCT_IDS
+from aclnn_conformance.backends.base import RunResult, Waiver
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.products import PRODUCT_IDS
 
 TORCH_REQUIREMENT = "torch==2.13.0"
 BACKEND_REVISION = "1"
@@ -25,8 +25,8 @@ THREADS_ENV = "ACLNN_TORCH_THREADS"
 
 # operator key -> module of this package that runs it
 _OPERATORS = {
-    "apply_adam_w_quant": "backends.torch_backend.apply_adam_w_quant",
-    "weight_quant_preprocess": "backends.torch_backend.weight_quant_preprocess",
+    "apply_adam_w_quant": "aclnn_conformance.backends.torch_backend.apply_adam_w_quant",
+    "weight_quant_preprocess": "aclnn_conformance.backends.torch_backend.weight_quant_preprocess",
 }
 
 

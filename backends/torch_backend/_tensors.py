@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 import torch
 
-from spec.tensor import TensorArg
+from aclnn_conformance.spec.tensor import TensorArg
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _NATIVE = {np.dtype(t) for t in (np.float32, np.float16, np.float64, np.uint8, np.int8, np.int16,

@@ -28,12 +28,12 @@ import math
 
 import torch
 
-from backends.base import RunResult
-from backends.torch_backend._tensors import as_torch, numel, view
-from spec.case import Case
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.enums import Status
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.torch_backend._tensors import as_torch, numel, view
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
 
 BLOCK = 256
 QMAP_SIZE = 256

@@ -22,8 +22,8 @@ import os
 
 import torch
 
-from backends.torch_backend._fp4 import pack_k_pairs, unpack_bytes
-from spec.products import product_for_soc
+from aclnn_conformance.backends.torch_backend._fp4 import pack_k_pairs, unpack_bytes
+from aclnn_conformance.spec.products import product_for_soc
 
 
 @functools.lru_cache(maxsize=1)

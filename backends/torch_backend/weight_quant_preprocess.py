@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import torch
 
-from backends.base import RunResult
-from backends.torch_backend import npu
-from backends.torch_backend._fp4 import pack_k_pairs, unpack_bytes
-from backends.torch_backend._tensors import as_torch, is_contiguous, view
-from spec.case import Case
-from spec.enums import PRIVATE_FORMATS
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.enums import Status
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.torch_backend import npu
+from aclnn_conformance.backends.torch_backend._fp4 import pack_k_pairs, unpack_bytes
+from aclnn_conformance.backends.torch_backend._tensors import as_torch, is_contiguous, view
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import PRIVATE_FORMATS
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
 
 PRODUCTS = frozenset({"ascend950"})
 MANDATORY = ("weight", "weightScale", "outWeight", "outWeightScale")

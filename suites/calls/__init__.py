@@ -8,7 +8,7 @@ from types import ModuleType
 
 def calls_module(op: str) -> ModuleType:
     """The call builders of operator ``op`` (suites.calls.<op>)."""
-    return importlib.import_module(f"suites.calls.{op}")
+    return importlib.import_module(f"aclnn_conformance.suites.calls.{op}")
 
 
 def drawn_case_id(kind: str, params: dict) -> str:

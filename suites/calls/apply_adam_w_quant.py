@@ -6,10 +6,10 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from spec.apply_adam_w_quant import OP, absmax_count
-from spec.case import Case
-from spec.enums import AclDataType as DT
-from spec.tensor import TensorArg
+from aclnn_conformance.spec.apply_adam_w_quant import OP, absmax_count
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.tensor import TensorArg
 
 DTYPES = {"float32": DT.FLOAT, "float16": DT.FLOAT16, "bfloat16": DT.BF16}
 DEFAULT_ATTRS = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "weightDecay": 0.01, "eps": 1e-8,
@@ -119,16 +119,16 @@ def as_noncontiguous(case: Case, names: Sequence[str], how: str) -> Case:
         values = arg.values()
         if how == "transposed":
             storage_shape = values.shape[:-2] + (values.shape[-1], values.shape[-2])
-            from spec.tensor import contiguous_strides
+            from aclnn_conformance.spec.tensor import contiguous_strides
             st = list(contiguous_strides(storage_shape))
             st[-2], st[-1] = st[-1], st[-2]
             new = TensorArg.strided(values, arg.dtype, st, 0, storage_shape)
         elif how == "strided":
-            from spec.tensor import contiguous_strides
+            from aclnn_conformance.spec.tensor import contiguous_strides
             st = tuple(2 * s for s in contiguous_strides(values.shape))
             new = TensorArg.strided(values, arg.dtype, st, 1, fill=3)
         elif how == "offset":
-            from spec.tensor import contiguous_strides
+            from aclnn_conformance.spec.tensor import contiguous_strides
             new = TensorArg.strided(values, arg.dtype, contiguous_strides(values.shape), 7, fill=5)
         else:
             raise ValueError(how)

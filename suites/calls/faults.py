@@ -5,10 +5,10 @@ from __future__ import annotations
 from itertools import combinations
 from typing import Iterator
 
-from spec.case import Case
-from spec.products import PRODUCT_IDS
-from spec.rules import PROFILES, OpSpec, Rule, expected_outcome
-from suites.calls import calls_module
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.spec.rules import PROFILES, OpSpec, Rule, expected_outcome
+from aclnn_conformance.suites.calls import calls_module
 
 
 def _base(spec: OpSpec, rule: Rule) -> Case:

@@ -16,12 +16,12 @@ from typing import Iterator
 
 import numpy as np
 
-from spec.case import Case
-from spec.dtypes import numpy_dtype
-from spec.enums import AclDataType as DT
-from spec.enums import AclFormat as F
-from spec.tensor import TensorArg, TensorDesc, contiguous_strides
-from spec.weight_quant_preprocess import (OP, X_DTYPE, X_SCALE_DTYPE, nz_storage_shape,
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtypes import numpy_dtype
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.tensor import TensorArg, TensorDesc, contiguous_strides
+from aclnn_conformance.spec.weight_quant_preprocess import (OP, X_DTYPE, X_SCALE_DTYPE, nz_storage_shape,
                                           recast, scale_storage_shape, scale_strides, scale_view_shape,
                                           weight_storage_shape, weight_strides, weight_view_shape)
 
