@@ -4,8 +4,10 @@ A Rule is one sentence of a vendor document (or one behaviour observed in the ve
 executable: a predicate that tells whether a call violates it, and what each profile expects then.
 
 Kinds of rule:
-- ``check``: validated in the first phase (GetWorkspaceSize); a violation returns a status. Checks run in
-  ``order``; the first violated one that its profile enforces decides the status.
+- ``check``: validated in the first phase (GetWorkspaceSize); a violation returns a status. Each check
+  names the vendor's validation ``step`` it belongs to; the operator lists its steps in the vendor's
+  order (``OpSpec.check_steps``) and, within a step, its checks in the order they run. The first
+  violated check that its profile enforces decides the status.
 - ``precondition``: the call succeeds but its values are not judged when violated (e.g. unsorted qmap).
 - ``value``: a statement about the outputs; judged by comparing with the oracle. Cases name the value
   rules they exercise so that a failing case names the rule it broke.
@@ -71,7 +73,7 @@ class Rule:
     source: str                                # where the text comes from
     expect: Mapping[str, Expect | ByProduct]   # per profile; a profile missing here does not hold the rule
     violated: Callable[[Case], bool] | None = None
-    order: float = 0.0                         # check order within GetWorkspaceSize
+    step: str = ""                             # the vendor's validation step (checks only)
     phase: str = "GetWorkspaceSize"
     make_fault: Callable[[Case], Case] | None = None   # a call that breaks this rule alone
     fault_base: str = ""                        # which valid base call make_fault starts from (a generator's name)
@@ -130,6 +132,13 @@ class OpSpec:
     outputs: tuple[str, ...]                   # tensors the call writes
     standards: Mapping[str, Mapping[str, str]] # profile -> output -> precision standard name
     errata: tuple[Erratum, ...] = ()
+    check_steps: tuple[str, ...] = ()          # the vendor's validation steps, in the order they run
+
+    def __post_init__(self) -> None:
+        steps = set(self.check_steps)
+        strays = [r.id for r in self.rules if r.kind == "check" and r.step not in steps]
+        if strays:
+            raise ValueError(f"{self.key}: checks name no step of {self.check_steps}: {strays}")
 
     def rule(self, rule_id: str) -> Rule:
         for r in self.rules:
@@ -138,7 +147,9 @@ class OpSpec:
         raise KeyError(f"{self.key} has no rule {rule_id}")
 
     def checks(self) -> list[Rule]:
-        return sorted((r for r in self.rules if r.kind == "check"), key=lambda r: r.order)
+        # a stable sort: within a step, the order the rules are listed in
+        return sorted((r for r in self.rules if r.kind == "check"),
+                      key=lambda r: self.check_steps.index(r.step))
 
 
 def expected_outcome(spec: OpSpec, case: Case, product: str, profile: str) -> Expected:

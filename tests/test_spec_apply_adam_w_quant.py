@@ -80,7 +80,7 @@ def test_fault_pairs_show_the_check_order():
     assert ("nullptr", "dtype") in categories and ("dtype", "shape") in categories
     for case in pairs:
         early, late = (SPEC.rule(r) for r in case.rule_ids)
-        assert early.order < late.order
+        assert SPEC.checks().index(early) < SPEC.checks().index(late)
         assert expected_outcome(SPEC, case, "ascend950", "cann").rule_id == early.id
 
 
