@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from aclnn_conformance.backends.registry import DEFAULT_BACKEND, UnknownBackend, load_backend
-from aclnn_conformance.reports.records import RecordWriter
+from aclnn_conformance.judging.records import RecordWriter
 from aclnn_conformance.spec.products import PRODUCT_IDS, parse_products
 from aclnn_conformance.spec.rules import DEFAULT_PROFILE, PROFILES
 from aclnn_conformance.suites.runner import Harness

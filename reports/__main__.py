@@ -22,7 +22,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from aclnn_conformance.reports.records import RecordError
+from aclnn_conformance.judging.records import RecordError
 
 
 def _write_or_print(text: str, out: str | None) -> None:

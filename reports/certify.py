@@ -28,7 +28,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from aclnn_conformance.reports.records import CERTIFIABLE, RecordError, read_records, read_run
+from aclnn_conformance.judging.records import CERTIFIABLE, RecordError, read_records, read_run
 from aclnn_conformance.reports.run import ROOT, library_versions, now
 
 MUSTPASS = Path(__file__).with_name("mustpass.txt")

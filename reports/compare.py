@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from aclnn_conformance.reports.load import RunSet
-from aclnn_conformance.reports.records import CERTIFIABLE
+from aclnn_conformance.judging.records import CERTIFIABLE
 from aclnn_conformance.reports.tables import (counts_text, md_table, outcome_counts, rule_catalog, rule_hits, worst)
 
 CASES_PER_DIFFERENCE = 8

@@ -17,9 +17,8 @@ from pathlib import Path
 import pandas as pd
 
 from aclnn_conformance.reports.tables import md_table, outcome_counts, worst
+from aclnn_conformance.suites.calls.declared import ORIGIN, parse_probe_id
 
-ORIGIN = "declared-support"
-PREFIX = "declared:"
 
 WORKS_UNDECLARED = "works but not declared"
 DECLARED_REFUSED = "declared but refused"
@@ -28,21 +27,6 @@ CONSISTENT_REFUSED = "consistent: not declared, refused"
 CATEGORIES = (WORKS_UNDECLARED, DECLARED_REFUSED, CONSISTENT_OK, CONSISTENT_REFUSED)
 
 
-def probe_case_id(params: tuple[str, ...], axis: str, value: str) -> str:
-    """``declared:varRef:dtype=FLOAT16`` (one tensor), ``declared:varRef+grad:dtype=FLOAT16``
-    (a group retyped together)."""
-    if axis not in ("dtype", "format"):
-        raise ValueError(f"axis must be dtype or format, not {axis!r}")
-    return f"{PREFIX}{'+'.join(params)}:{axis}={value}"
-
-
-def parse_probe_id(case_id: str) -> tuple[tuple[str, ...], str, str]:
-    """(params, axis, value) of a probe case id."""
-    if not case_id.startswith(PREFIX):
-        raise ValueError(f"{case_id!r} is not a declared-support probe")
-    target, _, setting = case_id[len(PREFIX):].rpartition(":")
-    axis, _, value = setting.partition("=")
-    return tuple(target.split("+")), axis, value
 
 
 def is_declared(op: str, param: str, axis: str, value: str, product: str, profile: str) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from aclnn_conformance.reports.load import RunSet
-from aclnn_conformance.reports.records import CERTIFIABLE, OutcomeRecord
+from aclnn_conformance.judging.records import CERTIFIABLE, OutcomeRecord
 from aclnn_conformance.reports.tables import md_table
 
 DIFF_KEY = ("op", "case_id", "product", "profile")

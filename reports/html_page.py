@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-from aclnn_conformance.reports.records import OUTCOMES
+from aclnn_conformance.judging.records import OUTCOMES
 from aclnn_conformance.reports.tables import counts_text
 from aclnn_conformance.spec.products import PRODUCT_IDS, PRODUCTS
 

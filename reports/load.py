@@ -17,7 +17,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from aclnn_conformance.reports.records import (CERTIFIABLE, OutcomeRecord, RecordError, RunRecord, read_records,
+from aclnn_conformance.judging.records import (CERTIFIABLE, OutcomeRecord, RecordError, RunRecord, read_records,
                              read_run)
 
 RECORD_KEY = ("op", "case_id", "product", "profile", "backend")
@@ -131,7 +131,7 @@ def _key_text(key: tuple[str, ...]) -> str:
 def write_runset(out_dir: str | Path, runset: RunSet) -> Path:
     """Write a merged directory: records.jsonl, run.json when there is exactly one run, and every
     run record under runs/<run_id>.json."""
-    from aclnn_conformance.reports.records import write_records, write_run
+    from aclnn_conformance.judging.records import write_records, write_run
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     write_records(out / "records.jsonl", runset.records)

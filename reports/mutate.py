@@ -29,7 +29,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from aclnn_conformance.reports.records import CERTIFIABLE
+from aclnn_conformance.judging.records import CERTIFIABLE
 
 SCHEMA = "aclnn-conformance/mutation/1"
 PROFILE = "cann"
@@ -87,7 +87,7 @@ def tier_cases(tier: str = "ci", ops: tuple[str, ...] | None = None) -> list[tup
 def _judge(backend, spec, case, product):
     """(outcome, deciding rule, detail) exactly as suites.runner.check_case decides them."""
     from aclnn_conformance.spec.rules import expected_outcome
-    from aclnn_conformance.suites.judge import judge
+    from aclnn_conformance.judging.judge import judge
     expected = expected_outcome(spec, case, product, PROFILE)
     try:
         result = backend.run(case, product)

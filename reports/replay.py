@@ -11,7 +11,7 @@ import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from aclnn_conformance.reports.records import CERTIFIABLE, read_records
+from aclnn_conformance.judging.records import CERTIFIABLE, read_records
 
 
 @dataclass
@@ -51,7 +51,7 @@ def replay(case_file: str | Path, backend_name: str, product: str | None = None,
     from aclnn_conformance.spec.case import load_case
     from aclnn_conformance.spec.enums import status_name
     from aclnn_conformance.spec.rules import DEFAULT_PROFILE, expected_outcome
-    from aclnn_conformance.suites.judge import judge
+    from aclnn_conformance.judging.judge import judge
 
     path = Path(case_file)
     case = load_case(path)

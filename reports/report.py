@@ -13,7 +13,7 @@ from pathlib import Path
 from aclnn_conformance.reports.declared import support_rows, summary_rows, write_declared
 from aclnn_conformance.reports.html_page import render_html
 from aclnn_conformance.reports.load import RunSet
-from aclnn_conformance.reports.records import OUTCOMES
+from aclnn_conformance.judging.records import OUTCOMES
 from aclnn_conformance.reports.tables import (compliance, counts_text, errata, failures, fixed_width, md_table,
                             rule_catalog, rule_hits, rule_results)
 from aclnn_conformance.reports.run import now

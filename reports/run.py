@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from aclnn_conformance.reports.records import RunRecord, read_run, write_run
+from aclnn_conformance.judging.records import RunRecord, read_run, write_run
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST_NAME = "aclnn-conformance"

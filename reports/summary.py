@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from aclnn_conformance.reports.load import RunSet, merge
-from aclnn_conformance.reports.records import read_records, read_run, write_records
+from aclnn_conformance.judging.records import read_records, read_run, write_records
 from aclnn_conformance.reports.report import terminal_summary, write_reports
 from aclnn_conformance.reports.run import RUN_FILE
 

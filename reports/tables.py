@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
-from aclnn_conformance.reports.records import OUTCOMES
+from aclnn_conformance.judging.records import OUTCOMES
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
 SEVERITY_ORDER = ("CRASH", "TIMEOUT", "HARNESS_ERROR", "FAIL", "BACKEND_UNAVAILABLE", "SKIPPED",

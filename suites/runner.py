@@ -12,12 +12,12 @@ from typing import Callable
 import pytest
 
 from aclnn_conformance.backends.base import Backend, BackendCrash, BackendTimeout, RunResult
-from aclnn_conformance.reports.records import CERTIFIABLE, OutcomeRecord, RecordWriter
+from aclnn_conformance.judging.records import CERTIFIABLE, OutcomeRecord, RecordWriter
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.case import Case, save_case
 from aclnn_conformance.spec.enums import status_name
 from aclnn_conformance.spec.rules import expected_outcome
-from aclnn_conformance.suites.judge import judge
+from aclnn_conformance.judging.judge import judge
 
 
 class QualityWarning(UserWarning):

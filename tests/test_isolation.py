@@ -17,7 +17,7 @@ import pytest
 from aclnn_conformance.backends.base import BackendCrash, BackendTimeout
 from aclnn_conformance.backends.emulator import EmulatorBackend
 from aclnn_conformance.backends.isolation import BackendWorkerError, backend_reference, isolated_executor
-from aclnn_conformance.reports.records import read_records
+from aclnn_conformance.judging.records import read_records
 from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
 
 REPO = Path(__file__).resolve().parent.parent

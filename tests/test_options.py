@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from aclnn_conformance.reports.records import read_records
+from aclnn_conformance.judging.records import read_records
 
 ROOT = Path(__file__).resolve().parents[1]
 

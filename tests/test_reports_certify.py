@@ -11,7 +11,7 @@ import pytest
 from aclnn_conformance.reports.__main__ import main
 from aclnn_conformance.reports.certify import (FIXED_OPTIONS, MUSTPASS, MUSTPASS_FORMAT, certify, is_deterministic,
                              read_mustpass, verify, write_manifest)
-from aclnn_conformance.reports.records import read_records, write_records
+from aclnn_conformance.judging.records import read_records, write_records
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.suites.calls.faults import fault_cases
 

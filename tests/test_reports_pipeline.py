@@ -16,7 +16,7 @@ import pytest
 from aclnn_conformance.backends.reference import ReferenceBackend
 from aclnn_conformance.reports.__main__ import main
 from aclnn_conformance.reports.load import load, load_source
-from aclnn_conformance.reports.records import read_records, read_run, write_records
+from aclnn_conformance.judging.records import read_records, read_run, write_records
 from aclnn_conformance.spec import OPS, op_spec
 from aclnn_conformance.spec.products import PRODUCT_IDS
 

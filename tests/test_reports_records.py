@@ -7,7 +7,7 @@ import json
 import pytest
 
 from aclnn_conformance.reports.load import MergeError, RunSet, merge
-from aclnn_conformance.reports.records import (OUTCOME_SCHEMA, RUN_SCHEMA, OutcomeRecord, RecordError, RecordWriter,
+from aclnn_conformance.judging.records import (OUTCOME_SCHEMA, RUN_SCHEMA, OutcomeRecord, RecordError, RecordWriter,
                              RunRecord, read_records, read_run, validate_outcome, validate_run,
                              write_run)
 from aclnn_conformance.reports.run import backend_environment, finished_run_record

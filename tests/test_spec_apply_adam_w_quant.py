@@ -16,7 +16,7 @@ from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
 from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
-from aclnn_conformance.suites.judge import judge
+from aclnn_conformance.judging.judge import judge
 
 SPEC = op_spec("apply_adam_w_quant")
 SEED_DOC = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "000_275af1729615bdac.txt"

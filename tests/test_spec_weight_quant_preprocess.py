@@ -20,7 +20,7 @@ from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.spec.weight_quant_preprocess import PARAMS, nz_storage_shape
 from aclnn_conformance.suites.calls import weight_quant_preprocess as calls
 from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
-from aclnn_conformance.suites.judge import judge
+from aclnn_conformance.judging.judge import judge
 
 SPEC = op_spec("weight_quant_preprocess")
 SEED_DOC = Path(__file__).resolve().parents[2] / "shared" / "seeds" / "003_6916251efde07709.txt"
