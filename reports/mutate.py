@@ -74,7 +74,7 @@ def tier_cases(tier: str = "ci", ops: tuple[str, ...] | None = None) -> list[tup
     table cases, one-fault cases, fault pairs."""
     from aclnn_conformance.spec import OPS
     from aclnn_conformance.suites.calls import calls_module
-    from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
+    from aclnn_conformance.suites.faults import fault_cases, fault_pair_cases
     out = []
     for key, spec in OPS.items():
         if ops is not None and key not in ops:

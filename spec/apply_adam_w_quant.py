@@ -125,51 +125,12 @@ def _attr_outside_range(case: Case) -> bool:
     return any(not lo <= float(case.attrs[a]) <= hi for a, (lo, hi) in ATTR_RANGES.items())
 
 
-# ---- one-fault transformations (each breaks its rule and nothing checked before it) ----
-
-def _null(name: str):
-    return lambda case: case.with_tensor(name, None)
-
-
-def _retype(names: tuple[str, ...], dtype: DT):
-    def fault(case: Case) -> Case:
-        for n in names:
-            case = case.with_tensor(n, case.tensor(n).with_desc(dtype=dtype))
-        return case
-    return fault
-
-
-def _reformat(name: str, fmt: F = F.NCHW):
-    return lambda case: case.with_tensor(name, case.tensor(name).with_desc(format=fmt))
-
-
-def _reshape(names: tuple[str, ...], shape_of):
-    """Give ``names`` the contiguous shape ``shape_of(case)`` (same storage, grown if needed)."""
-    def fault(case: Case) -> Case:
-        from aclnn_conformance.spec.tensor import contiguous_strides
-        shape = tuple(shape_of(case))
-        for n in names:
-            case = case.with_tensor(n, case.tensor(n).with_desc(
-                shape=shape, strides=contiguous_strides(shape), offset=0, storage_shape=shape))
-        return case
-    return fault
-
-
-def _same_numel_other_dims(case: Case) -> tuple[int, ...]:
-    shape = _shape(case, "varRef")
-    return (math.prod(shape),) if len(shape) != 1 else (1, shape[0])
-
-
-def _null_out(name: str):
-    return lambda case: case.with_(null_outputs=case.null_outputs | {name})
-
-
 # ---- the rules ----
 
-def _rule(id_, kind, category, text, source, expect, violated=None, step="", fault=None,
+def _rule(id_, kind, category, text, source, expect, violated=None, step="",
           note="") -> Rule:
     return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
-                expect=expect, violated=violated, step=step, make_fault=fault, note=note)
+                expect=expect, violated=violated, step=step, note=note)
 
 
 _SHAPE_CANN = STATUS(Status.ERR_INNER_TILING_ERROR)
@@ -192,101 +153,88 @@ RULES: tuple[Rule, ...] = (
             f"ACLNN_ERR_PARAM_NULLPTR 161001: the input and output tensors are null pointers ({name}).",
             "doc: return codes; src: generated aclnn layer checks inputs in parameter order",
             {"cann": STATUS(Status.ERR_PARAM_NULLPTR), "doc": STATUS(Status.ERR_PARAM_NULLPTR)},
-            violated=(lambda n: lambda c: c.tensor(n) is None)(name), step="null pointers",
-            fault=_null(name))
+            violated=(lambda n: lambda c: c.tensor(n) is None)(name), step="null pointers")
       for i, name in enumerate(TENSORS)),
     _rule("AAWQ-NULL-010", "check", "nullptr",
           "A null executor out-pointer is rejected.",
           "src: generated aclnn layer, executor == NULL returns 161001 after the tensor checks",
           {"cann": STATUS(Status.ERR_PARAM_NULLPTR), "doc": ANY_ERROR},
-          violated=lambda c: "executor" in c.null_outputs, step="null pointers", fault=_null_out("executor")),
+          violated=lambda c: "executor" in c.null_outputs, step="null pointers"),
     _rule("AAWQ-NULL-011", "check", "nullptr",
           "A null workspaceSize out-pointer is rejected.",
           "src (inferred): checked inside the runtime's workspace query; the exact status is not known",
           {"cann": ANY_ERROR, "doc": ANY_ERROR},
-          violated=lambda c: "workspaceSize" in c.null_outputs, step="null pointers",
-          fault=_null_out("workspaceSize")),
+          violated=lambda c: "workspaceSize" in c.null_outputs, step="null pointers"),
     _rule("AAWQ-DTYPE-001", "check", "dtype",
           "varRef: FLOAT16, BFLOAT16, FLOAT32.", _DOC_PARAMS + "; src: op definition, 3 dtype combos",
           {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
-          violated=lambda c: c.desc("varRef").dtype not in VAR_DTYPES, step="dtypes",
-          fault=_retype(("varRef", "grad"), DT.DOUBLE)),
+          violated=lambda c: c.desc("varRef").dtype not in VAR_DTYPES, step="dtypes"),
     _rule("AAWQ-DTYPE-002", "check", "dtype",
           "grad: same data type as varRef.", _DOC_PARAMS + "; src: no mixed var/grad combo",
           {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
-          violated=lambda c: c.desc("grad").dtype != c.desc("varRef").dtype, step="dtypes",
-          fault=lambda c: _retype(("grad",), DT.FLOAT16 if c.desc("varRef").dtype != DT.FLOAT16
-                                  else DT.FLOAT)(c)),
+          violated=lambda c: c.desc("grad").dtype != c.desc("varRef").dtype, step="dtypes"),
     *(_rule(f"AAWQ-DTYPE-{i + 3:03d}", "check", "dtype", f"{name}: {dt.name} only.", _DOC_PARAMS,
             {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
-            violated=(lambda n, d: lambda c: c.desc(n).dtype != d)(name, dt), step="dtypes",
-            fault=_retype((name,), DT.INT32 if dt != DT.INT32 else DT.INT64))
+            violated=(lambda n, d: lambda c: c.desc(n).dtype != d)(name, dt), step="dtypes")
       for i, (name, dt) in enumerate(FIXED_DTYPE.items())),
     *(_rule(f"AAWQ-FORMAT-{i + 1:03d}", "check", "format", f"{name}: data format ND.", _DOC_PARAMS,
             {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
-            violated=(lambda n: lambda c: c.desc(n).format != F.ND)(name), step="formats",
-            fault=_reformat(name))
+            violated=(lambda n: lambda c: c.desc(n).format != F.ND)(name), step="formats")
       for i, name in enumerate(TENSORS)),
     _rule("AAWQ-RANK-001", "check", "rank",
           "varRef, grad, mRef, vRef: dimension 1-8.", _DOC_PARAMS,
           {"cann": NOT_JUDGED, "doc": ANY_ERROR},
           violated=lambda c: not 1 <= len(_shape(c, "varRef")) <= 8, step="rank",
-          fault=_reshape(STATE, lambda c: (1,) * 8 + (_numel(c, "varRef"),)),
           note="cann: nothing in the vendor code checks the rank; outside the contract"),
     _rule("AAWQ-EMPTY-001", "check", "empty",
           "Outputs empty in part (var empty while an absmax is not) fail in tiling.",
           "src (inferred): the runtime skips tiling only when every output is empty",
           {"cann": ANY_ERROR, "doc": ANY_ERROR},
-          violated=_outputs_partly_empty, step="emptiness",
-          fault=_reshape(STATE, lambda c: (0,) + _shape(c, "varRef")[1:])),
+          violated=_outputs_partly_empty, step="emptiness"),
     _rule("AAWQ-SHAPE-001", "check", "attr",
           "blockSize: size of each block participating in the computation, fixed to 256.",
           _DOC_PARAMS + "; " + _TILING,
           {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
-          violated=_tiling(lambda c: int(c.attrs["blockSize"]) != BLOCK), step="tiling",
-          fault=lambda c: c.with_attrs(blockSize=128)),
+          violated=_tiling(lambda c: int(c.attrs["blockSize"]) != BLOCK), step="tiling"),
     *(_rule(f"AAWQ-SHAPE-{i + 2:03d}", "check", "shape",
             f"varRef.shape = {name}.shape (the same dims, not only the same element count).",
             "doc: Constraints; " + _TILING,
             {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
             violated=_tiling((lambda n: lambda c: _shape(c, n) != _shape(c, "varRef"))(name)),
-            step="tiling", fault=_reshape((name,), _same_numel_other_dims))
+            step="tiling")
       for i, name in enumerate(("grad", "mRef", "vRef"))),
     _rule("AAWQ-SHAPE-005", "check", "shape",
           "qmapM: the shape must be [256,] (the implementation checks 256 elements).",
           _DOC_PARAMS + "; " + _TILING,
           {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
-          violated=_tiling(lambda c: _numel(c, "qmapM") != 256), step="tiling",
-          fault=_reshape(("qmapM", "qmapV"), lambda c: (255,))),
+          violated=_tiling(lambda c: _numel(c, "qmapM") != 256), step="tiling"),
     _rule("AAWQ-SHAPE-006", "check", "shape",
           "qmapV: the shape requirement is [256,] (the implementation checks qmapV.shape == qmapM.shape).",
           _DOC_PARAMS + "; " + _TILING,
           {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
-          violated=_tiling(lambda c: _shape(c, "qmapV") != _shape(c, "qmapM")), step="tiling",
-          fault=_reshape(("qmapV",), lambda c: (1, 256))),
+          violated=_tiling(lambda c: _shape(c, "qmapV") != _shape(c, "qmapM")), step="tiling"),
     _rule("AAWQ-SHAPE-007", "check", "shape",
           "step: the shape must be [1].", _DOC_PARAMS + "; " + _TILING,
           {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
-          violated=_tiling(lambda c: _shape(c, "step") != (1,)), step="tiling",
-          fault=_reshape(("step",), lambda c: (1, 1))),
+          violated=_tiling(lambda c: _shape(c, "step") != (1,)), step="tiling"),
     _rule("AAWQ-SHAPE-008", "check", "shape",
           "absmaxMRef.size = mRef.size/blockSize (cann: ceil(n/256); checked on Ascend 950 only).",
           "doc: parameter table and Constraints; src: arch35 tiling checks the count, arch22 does not",
           {"cann": ByProduct({"ascend950": _SHAPE_CANN}, UNCHECKED), "doc": ANY_ERROR},
           violated=_tiling(lambda c: _numel(c, "absmaxMRef") != absmax_count(_numel(c, "varRef"))),
-          step="tiling", fault=_reshape(("absmaxMRef",), lambda c: (absmax_count(_numel(c, "varRef")) + 1,))),
+          step="tiling"),
     _rule("AAWQ-SHAPE-009", "check", "shape",
           "absmaxVRef.size = vRef.size/blockSize (cann: ceil(n/256); checked on Ascend 950 only).",
           "doc: parameter table and Constraints; src: arch35 tiling checks the count, arch22 does not",
           {"cann": ByProduct({"ascend950": _SHAPE_CANN}, UNCHECKED), "doc": ANY_ERROR},
           violated=_tiling(lambda c: _numel(c, "absmaxVRef") != absmax_count(_numel(c, "varRef"))),
-          step="tiling", fault=_reshape(("absmaxVRef",), lambda c: (absmax_count(_numel(c, "varRef")) + 1,))),
+          step="tiling"),
     _rule("AAWQ-SHAPE-010", "check", "shape",
           "qmapM, qmapV: the shape must be exactly [256,] (rank 1).",
           "doc: parameter table; cann accepts any shape of 256 elements, equal for both maps",
           {"doc": ANY_ERROR},
           violated=lambda c: _shape(c, "qmapM") != (256,) or _shape(c, "qmapV") != (256,),
-          step="tiling", fault=_reshape(("qmapM", "qmapV"), lambda c: (1, 256))),
+          step="tiling"),
     # ---- preconditions: the call succeeds, its values are outside the contract ----
     _rule("AAWQ-PRE-001", "precondition", "value",
           "qmapM: quantization mapping table in ascending order.",

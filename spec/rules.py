@@ -75,8 +75,6 @@ class Rule:
     violated: Callable[[Case], bool] | None = None
     step: str = ""                             # the vendor's validation step (checks only)
     phase: str = "GetWorkspaceSize"
-    make_fault: Callable[[Case], Case] | None = None   # a call that breaks this rule alone
-    fault_base: str = ""                        # which valid base call make_fault starts from (a generator's name)
     note: str = ""
 
     def expect_for(self, profile: str, product: str) -> Expect:

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from aclnn_conformance.spec.apply_adam_w_quant import ATTR_RANGES, PARAMS, SPEC as AAWQ
 from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq_calls
+from aclnn_conformance.suites.faults import faulted_rules
 
 _VAR_PARAM = next(p for p in PARAMS if p.name == "varRef")
 _DTYPE_NAMES = {v: k for k, v in aawq_calls.DTYPES.items()}
@@ -43,7 +44,7 @@ def aawq_call_params() -> st.SearchStrategy[dict]:
 
 def fault_rules(spec=AAWQ) -> st.SearchStrategy:
     """A check rule of ``spec`` that has a fault to inject."""
-    return st.sampled_from([r for r in spec.checks() if r.make_fault is not None])
+    return st.sampled_from(faulted_rules(spec))
 
 
 # ---- WeightQuantPreprocess ----

@@ -13,6 +13,7 @@ from aclnn_conformance.spec.precision import standard
 from aclnn_conformance.spec.tensor import TensorArg
 from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
+from aclnn_conformance.suites.faults import faults_of
 from aclnn_conformance.suites.runner import check_case, check_property
 from aclnn_conformance.suites.strategies import aawq_call_params, fault_rules
 
@@ -45,8 +46,8 @@ def test_valid_calls(harness, product, data, request):
 def test_invalid_calls(harness, product, data, request):
     params = data.draw(aawq_call_params(), label="make_call kwargs")
     rule = data.draw(fault_rules(SPEC), label="broken rule")
-    case = rule.make_fault(calls.make_call(drawn_case_id("invalid", {**params, "rule": rule.id}),
-                                           origin="hypothesis", **params))
+    case = faults_of(SPEC.key)[rule.id].build(calls.make_call(
+        drawn_case_id("invalid", {**params, "rule": rule.id}), origin="hypothesis", **params))
     check_case(harness, case.with_(rule_ids=(rule.id,)), product, request.node.nodeid)
 
 

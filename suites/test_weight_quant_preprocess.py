@@ -19,6 +19,7 @@ from aclnn_conformance.spec.dtypes import codes_of
 from aclnn_conformance.spec.weight_quant_preprocess import OP, dims, nz_storage_shape
 from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.suites.calls import weight_quant_preprocess as calls
+from aclnn_conformance.suites.faults import faults_of
 from aclnn_conformance.suites.runner import check_case, check_property
 from aclnn_conformance.suites.strategies import wqp_call_params, wqp_fault_rules
 
@@ -50,12 +51,13 @@ def test_valid_calls(harness, product, data, request):
 @given(data=st.data())
 def test_invalid_calls(harness, product, data, request):
     rule = data.draw(wqp_fault_rules(), label="broken rule")
-    params = data.draw(wqp_call_params(gmm=True if rule.fault_base == "gmm" else None),
+    fault = faults_of(OP)[rule.id]
+    params = data.draw(wqp_call_params(gmm=True if fault.base == "gmm" else None),
                        label="make_call kwargs")
     base = calls.make_call(drawn_case_id("invalid", {**params, "rule": rule.id}), origin="hypothesis",
                            **params)
     try:
-        case = rule.make_fault(base)
+        case = fault.build(base)
     except ValueError:
         reject()  # this base cannot carry the fault (e.g. a one-element bias is always contiguous)
     # The drawn bases are valid under cann; one may already break a documented-only rule, or not be

@@ -21,7 +21,7 @@ from aclnn_conformance.spec.rules import ByProduct, expected_outcome
 from aclnn_conformance.spec.tensor import TensorArg
 from aclnn_conformance.suites.calls import calls_module
 from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq_calls
-from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
+from aclnn_conformance.suites.faults import fault_cases, fault_pair_cases
 
 A2, A950 = "atlas-a2", "ascend950"
 BACKEND = EmulatorBackend()

@@ -15,7 +15,7 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
-from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
+from aclnn_conformance.suites.faults import faults_of, fault_cases, fault_pair_cases
 from aclnn_conformance.judging.judge import judge
 
 SPEC = op_spec("apply_adam_w_quant")
@@ -55,10 +55,10 @@ def test_every_check_rule_decides_its_own_fault_case():
         for product in PRODUCT_IDS:
             for profile in PROFILES:
                 decided.add(expected_outcome(SPEC, case, product, profile).rule_id)
-    checks = {r.id for r in SPEC.checks() if r.make_fault is not None}
-    assert checks <= decided
-    product_rule = SPEC.rule("AAWQ-PRODUCT-001")
-    assert product_rule.make_fault is None  # exercised by running on an unsupported product
+    checks = {r.id for r in SPEC.checks()}
+    assert set(faults_of(SPEC.key)) == checks - {"AAWQ-PRODUCT-001"}
+    assert set(faults_of(SPEC.key)) <= decided
+    product_rule = SPEC.rule("AAWQ-PRODUCT-001")  # exercised by running on an unsupported product
     assert expected_outcome(SPEC, calls.base_call(), "atlas-training", "cann").rule_id == product_rule.id
 
 

@@ -19,7 +19,7 @@ from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.spec.weight_quant_preprocess import PARAMS, nz_storage_shape
 from aclnn_conformance.suites.calls import weight_quant_preprocess as calls
-from aclnn_conformance.suites.calls.faults import fault_cases, fault_pair_cases
+from aclnn_conformance.suites.faults import faults_of, fault_cases, fault_pair_cases
 from aclnn_conformance.judging.judge import judge
 
 SPEC = op_spec("weight_quant_preprocess")
@@ -130,7 +130,7 @@ def test_rule_ids_are_unique_and_well_formed():
     assert all(r.text and r.source and r.expect for r in SPEC.rules)
     listed = [r for r in SPEC.rules if r.kind == "check"]
     assert listed == SPEC.checks()  # the spec lists its checks in the vendor's order
-    assert all(r.fault_base in calls.FAULT_BASES for r in SPEC.rules)
+    assert all(f.base in calls.FAULT_BASES for f in faults_of(SPEC.key).values())
 
 
 def test_every_check_rule_decides_its_own_fault_case_on_950():
@@ -140,7 +140,7 @@ def test_every_check_rule_decides_its_own_fault_case_on_950():
         rule_id = case.rule_ids[0]
         deciders = {expected_outcome(SPEC, case, "ascend950", p).rule_id for p in PROFILES}
         assert rule_id in deciders, (rule_id, deciders)
-    with_fault = {r.id for r in SPEC.checks() if r.make_fault is not None}
+    with_fault = set(faults_of(SPEC.key))
     assert with_fault == {r.id for r in SPEC.checks()} - {"WQP-PRODUCT-001"}
 
 

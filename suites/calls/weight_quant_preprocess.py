@@ -21,12 +21,21 @@ from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc, contiguous_strides
-from aclnn_conformance.spec.weight_quant_preprocess import (OP, X_DTYPE, X_SCALE_DTYPE, nz_storage_shape,
-                                          recast, scale_storage_shape, scale_strides, scale_view_shape,
-                                          weight_storage_shape, weight_strides, weight_view_shape)
+from aclnn_conformance.spec.weight_quant_preprocess import (
+    OP, X_DTYPE, X_SCALE_DTYPE, nz_storage_shape, scale_storage_shape, scale_strides, scale_view_shape,
+    weight_storage_shape, weight_strides, weight_view_shape)
 
 BIAS_DTYPES = {"float16": DT.FLOAT16, "bfloat16": DT.BF16}
 BIAS_SHAPES = ("n", "1n", "gn")
+def recast(arg: TensorArg, dtype: DT) -> TensorArg:
+    """The same buffer under another dtype: the bytes reinterpreted when the element widths agree,
+    converted through float32 otherwise."""
+    target = numpy_dtype(dtype)
+    if target.itemsize == arg.storage.dtype.itemsize:
+        return TensorArg(arg.desc.with_(dtype=DT(dtype)), arg.storage.view(target))
+    return arg.with_desc(dtype=DT(dtype))
+
+
 DEFAULT_ATTRS = {"xDtype": X_DTYPE, "xScaleDtype": X_SCALE_DTYPE, "kGroupSize": 32}
 
 OUT_WEIGHT_SENTINEL = 7          # FP4 code 7 (6.0): padding left unwritten shows as non-zero

@@ -1,9 +1,15 @@
 """One-fault-at-a-time error cases generated from every check rule, and fault pairs that show the
-order in which the checks run."""
+order in which the checks run.
+
+Each operator's module here (``suites/faults/<op>.py``) maps its check rules' ids to a ``Fault``: how
+to break that rule alone, starting from a valid call of the operator's call builders.
+"""
 from __future__ import annotations
 
+import importlib
+from dataclasses import dataclass
 from itertools import combinations
-from typing import Iterator
+from typing import Callable, Iterator, Mapping
 
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.products import PRODUCT_IDS
@@ -11,21 +17,44 @@ from aclnn_conformance.spec.rules import PROFILES, OpSpec, Rule, expected_outcom
 from aclnn_conformance.suites.calls import calls_module
 
 
-def _base(spec: OpSpec, rule: Rule) -> Case:
-    return calls_module(spec.key).FAULT_BASES[rule.fault_base]()
+@dataclass(frozen=True)
+class Fault:
+    """A transformation of a valid call that breaks one check rule and nothing checked before it."""
+
+    build: Callable[[Case], Case]
+    base: str = ""      # which valid call it starts from: a key of the operator's FAULT_BASES
+
+
+def faults_of(op: str) -> Mapping[str, Fault]:
+    """Rule id -> Fault for operator ``op`` (suites.faults.<op>.FAULTS)."""
+    return importlib.import_module(f"aclnn_conformance.suites.faults.{op}").FAULTS
+
+
+def fault_of(spec: OpSpec, rule: Rule) -> Fault | None:
+    return faults_of(spec.key).get(rule.id)
+
+
+def faulted_rules(spec: OpSpec) -> list[Rule]:
+    """The check rules that have a one-fault case, in check order."""
+    faults = faults_of(spec.key)
+    return [r for r in spec.checks() if r.id in faults]
+
+
+def base_call(spec: OpSpec, rule: Rule) -> Case:
+    """The valid call that ``rule``'s fault starts from."""
+    return calls_module(spec.key).FAULT_BASES[faults_of(spec.key)[rule.id].base]()
 
 
 def fault_case(spec: OpSpec, rule: Rule) -> Case:
     """The base call with ``rule`` broken and nothing else."""
-    case = rule.make_fault(_base(spec, rule))
+    case = faults_of(spec.key)[rule.id].build(base_call(spec, rule))
     return case.with_(case_id=f"fault-{rule.id}", origin="fault", rule_ids=(rule.id,),
                       note=f"breaks {rule.id} alone")
 
 
 def fault_cases(spec: OpSpec) -> Iterator[Case]:
-    for rule in spec.checks():
-        if rule.make_fault is not None:
-            yield fault_case(spec, rule)
+    for rule in faulted_rules(spec):
+        yield fault_case(spec, rule)
 
 
 def _decides(spec: OpSpec, case: Case, rule: Rule) -> bool:
@@ -39,15 +68,15 @@ def fault_pair_cases(spec: OpSpec) -> Iterator[Case]:
 
     One representative rule per category (the first in check order), every ordered pair of categories.
     """
+    faults = faults_of(spec.key)
     firsts: dict[str, Rule] = {}
-    for rule in spec.checks():
-        if rule.make_fault is not None and rule.category not in firsts:
-            firsts[rule.category] = rule
+    for rule in faulted_rules(spec):
+        firsts.setdefault(rule.category, rule)
     for early, late in combinations(list(firsts.values()), 2):  # in check order already
-        if early.fault_base != late.fault_base:
+        if faults[early.id].base != faults[late.id].base:
             continue
         try:
-            case = early.make_fault(late.make_fault(_base(spec, early)))
+            case = faults[early.id].build(faults[late.id].build(base_call(spec, early)))
         except (KeyError, AttributeError, ValueError):
             continue  # the two faults touch the same tensor in ways that do not compose
         if not _decides(spec, case, early):
