@@ -18,7 +18,8 @@ from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.rules import JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec, Rule
-from aclnn_conformance.spec.tensor import ceil_div
+from aclnn_conformance.spec.mx_a8w4_layout import (nz_storage_shape, scale_rows, scale_storage_shape,
+                                                   scale_strides, weight_storage_shape, weight_strides)
 
 OP = "weight_quant_preprocess"
 API = "aclnnWeightQuantPreprocess"
@@ -36,9 +37,6 @@ X_DTYPE = DT.FLOAT8_E4M3FN
 X_SCALE_DTYPE = DT.FLOAT8_E8M0
 BIAS_DTYPES = (DT.FLOAT16, DT.BF16)
 K_GROUP_SIZE = 32
-C0 = 32                 # FP4 elements along K in one NZ row (FRACTAL_NZ_C0_32)
-N0 = 16                 # rows (N) of one fractal
-SCALE_K = 64            # K elements per weightScale row (two MX blocks of 32)
 
 WEIGHT_FORMATS_CANN = (F.ND, F.NCL)
 SCALE_FORMATS_CANN = (F.ND, F.NCL, F.NCHW)
@@ -115,46 +113,6 @@ def dims(case: Case) -> tuple[int | None, int, int]:
     """(G or None, K, N) from the weight's view shape."""
     shape = _desc(case, "weight").shape
     return (shape[0] if len(shape) == 3 else None), shape[-2], shape[-1]
-
-
-def scale_rows(k: int) -> int:
-    """ceil(K/64): rows of the MX scale (each holds the scales of two 32-element K blocks)."""
-    return ceil_div(k, SCALE_K)
-
-
-def weight_view_shape(k: int, n: int, g: int | None = None) -> tuple[int, ...]:
-    return (k, n) if g is None else (g, k, n)
-
-
-def weight_strides(k: int, n: int, g: int | None = None) -> tuple[int, ...]:
-    """The documented transposed strides: [1, K] / [K*N, 1, K]."""
-    return (1, k) if g is None else (k * n, 1, k)
-
-
-def weight_storage_shape(k: int, n: int, g: int | None = None) -> tuple[int, ...]:
-    return (n, k) if g is None else (g, n, k)
-
-
-def scale_view_shape(k: int, n: int, g: int | None = None) -> tuple[int, ...]:
-    base = (scale_rows(k), n, 2)
-    return base if g is None else (g,) + base
-
-
-def scale_strides(k: int, n: int, g: int | None = None) -> tuple[int, ...]:
-    """The documented strides: [2, 2*ceil(K/64), 1] / [2*ceil(K/64)*N, 2, 2*ceil(K/64), 1]."""
-    kb = scale_rows(k)
-    return (2, 2 * kb, 1) if g is None else (2 * kb * n, 2, 2 * kb, 1)
-
-
-def scale_storage_shape(k: int, n: int, g: int | None = None) -> tuple[int, ...]:
-    base = (n, scale_rows(k), 2)
-    return base if g is None else (g,) + base
-
-
-def nz_storage_shape(k: int, n: int, g: int | None = None) -> tuple[int, ...]:
-    """outWeight storage (elements): [G,] ceil(K/32), ceil(N/16), 16, 32."""
-    base = (ceil_div(k, C0), ceil_div(n, N0), N0, C0)
-    return base if g is None else (g,) + base
 
 
 def _kng(case: Case) -> tuple[int, int, int | None]:

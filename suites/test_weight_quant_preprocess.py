@@ -16,7 +16,8 @@ from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.spec.dtypes import codes_of
-from aclnn_conformance.spec.weight_quant_preprocess import OP, dims, nz_storage_shape
+from aclnn_conformance.spec.mx_a8w4_layout import nz_storage_shape
+from aclnn_conformance.spec.weight_quant_preprocess import OP, dims
 from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.suites.calls import weight_quant_preprocess as calls
 from aclnn_conformance.suites.faults import faults_of

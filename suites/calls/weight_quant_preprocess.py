@@ -21,9 +21,10 @@ from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc, contiguous_strides
-from aclnn_conformance.spec.weight_quant_preprocess import (
-    OP, X_DTYPE, X_SCALE_DTYPE, nz_storage_shape, scale_storage_shape, scale_strides, scale_view_shape,
+from aclnn_conformance.spec.mx_a8w4_layout import (
+    nz_storage_shape, scale_storage_shape, scale_strides, scale_view_shape,
     weight_storage_shape, weight_strides, weight_view_shape)
+from aclnn_conformance.spec.weight_quant_preprocess import OP, X_DTYPE, X_SCALE_DTYPE
 
 BIAS_DTYPES = {"float16": DT.FLOAT16, "bfloat16": DT.BF16}
 BIAS_SHAPES = ("n", "1n", "gn")

@@ -10,13 +10,13 @@ import math
 import numpy as np
 
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
-from aclnn_conformance.spec.weight_quant_preprocess import (
-    C0, MANDATORY, _bias, _desc, _out_bias, dims, scale_rows, scale_storage_shape,
-    scale_strides, scale_view_shape, weight_storage_shape, weight_strides, weight_view_shape)
+from aclnn_conformance.spec.mx_a8w4_layout import (
+    C0, scale_rows, scale_storage_shape, scale_strides, scale_view_shape, weight_storage_shape,
+    weight_strides, weight_view_shape)
+from aclnn_conformance.spec.weight_quant_preprocess import MANDATORY, dims, _bias, _desc, _out_bias
 from aclnn_conformance.suites.calls.weight_quant_preprocess import recast
 from aclnn_conformance.suites.faults import Fault
 
