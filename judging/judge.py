@@ -10,8 +10,9 @@ from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.oracle.cases import oracle_result
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import Status, status_name
-from aclnn_conformance.spec.precision import (Verdict, compare_bit_exact, compare_float_ulp, compare_mere_mare,
-                            compare_quant_codes, standard)
+from aclnn_conformance.spec.precision import (Verdict, compare_bit_exact, compare_float_ulp,
+                                              compare_mere_mare, compare_model_bound,
+                                              compare_quant_codes, standard)
 from aclnn_conformance.spec.rules import Expected, OpSpec, expected_outcome
 
 # Worst first: the outcome of a case is the worst of its outputs' verdicts.
@@ -37,6 +38,8 @@ def _compare(std_name: str, actual: np.ndarray, expected: np.ndarray, aux: dict 
         return compare_float_ulp(actual, expected, std)
     if std.kind == "mere_mare":
         return compare_mere_mare(actual, expected, std)
+    if std.kind == "model_bound":
+        return compare_model_bound(actual, expected, aux["bound"], std)
     if std.kind == "quant_code":
         return compare_quant_codes(actual, expected, aux["x"], aux["qmap"], aux["zero_block"], std)
     raise ValueError(f"standard {std_name} cannot judge one call")

@@ -47,6 +47,11 @@ STANDARDS: dict[str, Standard] = {s.name: s for s in (
               "bfloat16": {"warn_ulps": 0, "error_ulps": 1}},
              "error band: the last-ulp spread of beta**t and sqrt between correctly rounded "
              "results and vendor or library pow/sqrt (the torch CPU sqrt is not correctly rounded)"),
+    Standard("model-bound", "1", "model_bound",
+             "Floating outputs within a per-element bound that the oracle derives for this very call "
+             "from the arithmetic model (spec/precision.py, ARITHMETIC_MODEL): |actual - expected| "
+             "<= bound element by element, where expected is the oracle's result in the output "
+             "dtype; NaN and Inf must sit where the oracle has them, with the same sign."),
     Standard("mere-mare", "2026.1", "mere_mare",
              "Ascend experimental standard: MERE = mean(|a-g|/(|g|+1e-7)), MARE = max(...); "
              "error band MERE < T and MARE < 10T; warning band half of both.",
@@ -131,6 +136,30 @@ def compare_float_ulp(actual: np.ndarray, expected: np.ndarray, std: Standard) -
         return Verdict("FAIL", metrics, f"beyond {err:g} ulp: " + _first(
             bad, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
     return Verdict("PASS" if max_ulp <= warn else "QUALITY_WARNING", metrics)
+
+
+def compare_model_bound(actual: np.ndarray, expected: np.ndarray, bound: np.ndarray,
+                        std: Standard) -> Verdict:
+    """``bound``: per element, the largest |actual - expected| a correct implementation can show
+    under the arithmetic model (float64, the shape of ``expected``)."""
+    a = np.asarray(actual).astype(np.float64).reshape(-1)
+    e = np.asarray(expected).astype(np.float64).reshape(-1)
+    b = np.asarray(bound, dtype=np.float64).reshape(-1)
+    special = ~np.isfinite(a) | ~np.isfinite(e)
+    special_bad = special & ~((a == e) | (np.isnan(a) & np.isnan(e)))
+    finite = ~special
+    err = np.zeros_like(e)
+    err[finite] = np.abs(a[finite] - e[finite])
+    over = finite & (err > b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        used = np.where(b[finite] > 0, err[finite] / b[finite], np.where(err[finite] > 0, np.inf, 0.0))
+    metrics = {"max_bound_fraction": float(used.max()) if used.size else 0.0,
+               "beyond_bound": int(over.sum()), "nan_inf_mismatched": int(special_bad.sum())}
+    bad = np.flatnonzero(over | special_bad)
+    if bad.size:
+        return Verdict("FAIL", metrics, "beyond the model's bound: " + _first(
+            bad, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
+    return Verdict("PASS", metrics)
 
 
 def compare_mere_mare(actual: np.ndarray, expected: np.ndarray, std: Standard) -> Verdict:

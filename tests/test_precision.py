@@ -84,3 +84,19 @@ def test_quant_codes_accept_only_near_ties_and_zero_blocks():
     # in a block whose absmax is 0 every code dequantizes to 0
     assert compare_quant_codes(np.array([11, 20, 21, 31], np.uint8), expected, x, q,
                                np.array([True, False, False, False]), std).outcome == "PASS"
+
+
+def test_model_bound_judges_each_element_against_its_own_bound():
+    from aclnn_conformance.spec.precision import compare_model_bound
+    std = standard("model-bound")
+    expected = np.array([1.0, 2.0, 3.0, np.inf, np.nan], np.float32)
+    bound = np.array([0.0, 0.5, 1e-3, 0.0, 0.0])
+    ok = compare_model_bound(np.array([1.0, 2.5, 3.0, np.inf, np.nan], np.float32), expected, bound, std)
+    assert ok.outcome == "PASS" and ok.metrics["max_bound_fraction"] == 1.0
+    over = compare_model_bound(np.array([1.0, 2.5, 3.01, np.inf, np.nan], np.float32), expected, bound, std)
+    assert over.outcome == "FAIL" and over.metrics["beyond_bound"] == 1
+    exact_only = compare_model_bound(np.array([np.nextafter(np.float32(1), np.float32(2)), 2, 3, np.inf,
+                                               np.nan], np.float32), expected, bound, std)
+    assert exact_only.outcome == "FAIL"  # a zero bound demands the oracle's value
+    sign = compare_model_bound(np.array([1.0, 2.0, 3.0, -np.inf, np.nan], np.float32), expected, bound, std)
+    assert sign.outcome == "FAIL" and sign.metrics["nan_inf_mismatched"] == 1
