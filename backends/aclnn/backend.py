@@ -11,8 +11,15 @@ Process state: aclInit runs once per process; the device and its stream are open
 case and closed at exit. The device is ``device_id`` if given, else ACLNN_DEVICE_ID, else the
 pytest-xdist worker index (worker gwN drives device N, modulo the device count), else 0.
 
-The device is one product: ``products()`` is the product of its SoC (aclrtGetSocName), and running
-a case for another product raises ValueError. Run the suite with ``--product <that id>``.
+The device is one product: ``products()`` and ``device_product()`` give the product of its SoC
+(aclrtGetSocName, matched by the exact names of soc.py; an unknown SoC makes the backend
+unavailable with a reason naming it), and running a case for another product raises ValueError.
+Run the suite with ``--product <that id>``.
+
+A failing status carries only the error text its own call added (recent_error.py). After a failed
+launch or synchronize the device is reset and a new stream created before the call returns, and
+the result's message says so: a kernel fault can leave the context broken, and the cases after it
+must not fail for a reason that is not theirs.
 """
 from __future__ import annotations
 
@@ -20,6 +27,7 @@ import atexit
 import ctypes
 import os
 import threading
+from dataclasses import replace
 from ctypes import byref, c_uint32, c_uint64, c_void_p
 from typing import Any, Mapping, Sequence
 
@@ -29,15 +37,17 @@ from aclnn_conformance.backends.aclnn.bindings import (ACL_ERROR_REPEAT_INITIALI
                                      AclLibraries, LibraryLoadError, OperatorFunctions)
 from aclnn_conformance.backends.aclnn.libraries import (OVERRIDE_ENV, LibrarySearch, find_libraries,
                                       toolkit_version)
+from aclnn_conformance.backends.aclnn.recent_error import RecentErrors
+from aclnn_conformance.backends.aclnn.soc import UnknownSoc, product_of_soc
 from aclnn_conformance.backends.base import RunResult, Waiver
 from aclnn_conformance.backends.call_layer import SIGNATURES, RawCall, RawTensor, read_back, to_raw_call
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
-from aclnn_conformance.spec.products import product_for_soc
 
 DEVICE_ENV = "ACLNN_DEVICE_ID"
 WORKER_ENV = "PYTEST_XDIST_WORKER"
 DEVICE_ALIGNMENT = 32          # aclCreateTensor wants 32-byte aligned data; sizes are rounded too
+FAULT_PHASES = ("Execute", "Synchronize")   # a failure there may leave the device context broken
 
 
 class BackendUnavailable(RuntimeError):
@@ -71,6 +81,7 @@ class _Runtime:
         self.device: int | None = None
         self.stream = c_void_p()
         self.closed = False
+        self.errors = RecentErrors(self._read_error_text)
         status = libs.aclInit(None)
         if status not in (0, ACL_ERROR_REPEAT_INITIALIZE):
             raise BackendUnavailable(f"aclInit failed with {status}{self.error_suffix()}")
@@ -78,15 +89,19 @@ class _Runtime:
         atexit.register(self.close)
 
     # -- errors --
-    def recent_error(self) -> str:
+    def _read_error_text(self) -> str:
         if self.libs.aclGetRecentErrMsg is None:
             return ""
         text = self.libs.aclGetRecentErrMsg()
-        return text.decode("utf-8", "replace").strip() if text else ""
+        return text.decode("utf-8", "replace") if text else ""
+
+    def recent_error(self) -> str:
+        """The error text added since this thread last asked, on one line."""
+        return self.errors.new()
 
     def error_suffix(self) -> str:
         msg = self.recent_error()
-        return f": {' '.join(msg.split())}" if msg else ""
+        return f": {msg}" if msg else ""
 
     # -- device --
     def device_count(self) -> int | None:
@@ -112,6 +127,28 @@ class _Runtime:
                 self.libs.aclrtResetDevice(device_id)
                 raise BackendUnavailable(f"aclrtCreateStream failed with {status}{self.error_suffix()}")
             self.device, self.stream = device_id, stream
+
+    def reset_device(self, after: str) -> str:
+        """Reset the device and open a new stream; the sentence that says what was done."""
+        with self.lock:
+            device = self.device
+            if device is None:
+                return ""
+            if self.stream.value:
+                self.libs.aclrtDestroyStream(self.stream)
+            force = self.libs.aclrtResetDeviceForce
+            how = "aclrtResetDeviceForce" if force is not None else "aclrtResetDevice"
+            status = (force or self.libs.aclrtResetDevice)(device)
+            self.device, self.stream = None, c_void_p()
+            if status != 0:
+                return (f"device {device} could not be reset after the failed {after}: {how} "
+                        f"returned {status}{self.error_suffix()}")
+            try:
+                self.open_device(device)
+            except BackendUnavailable as exc:
+                return f"device {device} reset after the failed {after}, but reopening it failed: {exc}"
+            return (f"device {device} reset ({how}) and a new stream created after the failed "
+                    f"{after}, before the next case")
 
     def soc_name(self) -> str | None:
         name = self.libs.aclrtGetSocName()
@@ -255,20 +292,34 @@ class AclnnBackend:
             rt = self._runtime()
             count = rt.device_count()
             device, source = select_device(self.device_id, os.environ, count)
-        except BackendUnavailable as exc:
+            if count is not None and not 0 <= device < count:
+                return False, (f"device {device} (from {source}) does not exist: "
+                               f"{count} device(s) visible")
+            self._product_of(rt)
+        except (BackendUnavailable, UnknownSoc) as exc:
             return False, str(exc)
-        if count is not None and not 0 <= device < count:
-            return False, (f"device {device} (from {source}) does not exist: "
-                           f"{count} device(s) visible")
         return True, ""
+
+    def _product_of(self, rt: _Runtime) -> str:
+        soc = self._soc_name(rt)
+        if not soc:
+            raise BackendUnavailable("aclrtGetSocName returned NULL: the device's SoC is unknown")
+        return product_of_soc(soc)
+
+    def device_product(self) -> str | None:
+        """The product id of the device's SoC; None when no device can be reached here. An SoC
+        that belongs to no known product line raises UnknownSoc (a one-line ValueError)."""
+        try:
+            return self._product_of(self._runtime())
+        except BackendUnavailable:
+            return None
 
     def products(self) -> tuple[str, ...]:
         try:
-            soc = self._soc_name(self._runtime())
-        except BackendUnavailable:
+            product = self.device_product()
+        except UnknownSoc:
             return ()
-        pid = product_for_soc(soc) if soc else None
-        return (pid,) if pid else ()
+        return (product,) if product else ()
 
     def environment(self) -> dict[str, Any]:
         """What is known about the toolkit and device: cann_version, soc_name, product, device_id,
@@ -289,28 +340,34 @@ class AclnnBackend:
             return info
         if soc:
             info["soc_name"] = soc
-            pid = product_for_soc(soc)
-            if pid:
-                info["product"] = pid
+            try:
+                info["product"] = product_of_soc(soc)
+            except UnknownSoc:
+                pass
         info["device_id"] = device
         return info
 
     def run(self, case: Case, product: str) -> RunResult:
         rt, _ = self._device_runtime()
-        soc = rt.soc_name() or "an unknown SoC"
-        device_product = product_for_soc(soc) if soc else None
+        soc = rt.soc_name()
+        device_product = self._product_of(rt)
         if product != device_product:
-            raise ValueError(f"device is {soc} ({device_product or 'no known product'}), not "
-                             f"{product}: run with --product {device_product or '<its product>'}")
+            raise ValueError(f"device is {soc} ({device_product}), not {product}: "
+                             f"run with --product {device_product}")
         raw = to_raw_call(case)
         kinds = [kind for _, kind in SIGNATURES[case.op][1]]
         ops = rt.libs.operator(raw.api, kinds)
         with rt.lock:
-            return self._call(rt, ops, raw, case)
+            result = self._call(rt, ops, raw, case)
+            if result.status != 0 and result.phase in FAULT_PHASES:
+                note = rt.reset_device(result.phase)
+                result = replace(result, message=f"{result.message}; {note}" if result.message
+                                 else note)
+        return result
 
     # ---- one call ----
     def _call(self, rt: _Runtime, ops: OperatorFunctions, raw: RawCall, case: Case) -> RunResult:
-        rt.recent_error()                         # drop a message left by an earlier call
+        rt.recent_error()            # mark what the text holds now: the call's message is what it adds
         device_buffers: dict[str, int] = {}
         handles: dict[str, int] = {}
         workspace: int | None = None

@@ -7,6 +7,7 @@ operators' documented two-phase functions):
     aclError aclFinalize(void);
     aclError aclrtSetDevice(int32_t deviceId);
     aclError aclrtResetDevice(int32_t deviceId);
+    aclError aclrtResetDeviceForce(int32_t deviceId);                       (newer toolkits)
     aclError aclrtGetDeviceCount(uint32_t *count);
     aclError aclrtCreateStream(aclrtStream *stream);
     aclError aclrtDestroyStream(aclrtStream stream);
@@ -69,6 +70,7 @@ OPTIONAL_SYMBOLS: dict[str, tuple[object, tuple]] = {
     "aclGetRecentErrMsg": (c_char_p, ()),
     "aclrtGetDeviceCount": (c_int, (POINTER(c_uint32),)),
     "aclDestroyAclOpExecutor": (c_int, (c_void_p,)),
+    "aclrtResetDeviceForce": (c_int, (c_int32,)),
 }
 
 # How each parameter kind of backends.call_layer.SIGNATURES crosses the C boundary.

@@ -17,12 +17,27 @@
  * Behaviour switches, read from the environment at call time:
  *   FAKE_CANN_SOC           the SoC name aclrtGetSocName returns (default Ascend910B1)
  *   FAKE_CANN_DEVICE_COUNT  devices aclrtGetDeviceCount reports (default 8)
- *   FAKE_CANN_STATUS        status of every GetWorkspaceSize call (default 0)
+ *   FAKE_CANN_STATUS        status of every GetWorkspaceSize call that passes its checks (default 0)
  *   FAKE_CANN_WORKSPACE     workspace size reported (default 1024)
- *   FAKE_CANN_LAUNCH_STATUS status of every launch (default 0)
+ *   FAKE_CANN_LAUNCH_STATUS status of every launch that passes its checks (default 0)
  *   FAKE_CANN_SYNC_STATUS   status of aclrtSynchronizeStream (default 0)
  * A launch that succeeds writes the byte pattern (i * 37 + 11) mod 256 over the whole storage of
  * the operator's first output (mRef for ApplyAdamWQuant, outWeight for WeightQuantPreprocess).
+ *
+ * Where the runtime's behaviour is known from its source, the stand-in follows it:
+ * - aclGetRecentErrMsg returns a per-thread text that reading never clears; a new host error is
+ *   put in front of it with a newline, a device error message replaces it (acl.cpp).
+ * - aclrtSetDevice counts references; aclrtResetDevice releases one, aclrtResetDeviceForce all;
+ *   when none is left the device's streams are gone and a fault is cleared. Streams and memory
+ *   need a set device (107002), a launch or synchronize needs a live stream (107003).
+ * - A failed launch or synchronize (the switches above) leaves a fault: every later launch and
+ *   synchronize fails with the same status until the device is reset (the context stays broken).
+ * - The launch checks its executor (161001), a NULL workspace with a size > 0 (161001) and, for
+ *   operators whose second phase is nnopbase's generated one, a size below what the first phase
+ *   asked for (161002).
+ * - aclnnWeightQuantPreprocessGetWorkspaceSize checks its NULL out-pointers first (561103), then
+ *   the SoC (361001 unless Ascend950*), then its four mandatory tensors (161001).
+ * - aclDestroyTensor(NULL) returns 0.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -46,9 +61,14 @@ typedef int aclnnStatus;
 typedef void *aclrtStream;
 
 #define FAKE_PARAM_NULLPTR 161001
+#define FAKE_PARAM_INVALID 161002
+#define FAKE_RUNTIME_ERROR 361001
+#define FAKE_INNER_NULLPTR 561103
 #define FAKE_INVALID_PARAM 100000
 #define FAKE_REPEAT_INITIALIZE 100002
 #define FAKE_INVALID_DEVICE 107001
+#define FAKE_CONTEXT_NULL 107002
+#define FAKE_STREAM_CONTEXT 107003
 
 typedef struct FakeTensor {
     uint32_t magic;
@@ -71,6 +91,7 @@ typedef struct FakeExecutor {
     uint32_t magic;
     const char *api;
     FakeTensor *out;
+    uint64_t workspace;          /* what the first phase asked for */
 } FakeExecutor;
 
 #define EXECUTOR_MAGIC 0x3c0ffee5u
@@ -78,8 +99,12 @@ typedef struct FakeExecutor {
 /* ---- helpers shared by the parts (defined and exported by the runtime part) ---- */
 void fake_log_event(const char *fmt, ...);
 void fake_set_error(const char *fmt, ...);
+void fake_set_device_error(const char *fmt, ...);
 int fake_is_device(const void *ptr, size_t *remaining);
 int fake_is_stream(const void *stream);
+int fake_fault_status(void);
+void fake_set_fault(int status);
+const char *aclrtGetSocName(void);
 int fake_next_tensor_id(void);
 void fake_count_tensor(int delta);
 long fake_env_long(const char *name, long fallback);
@@ -161,12 +186,21 @@ MAYBE_UNUSED static int element_bits(int dtype) {
 static Buf g_log;
 static int g_events;
 static char *g_log_copy;
-static char g_err[1024];
 static int g_init_calls;
 static int g_next_id = 1;
 static int g_live_tensors;
-static char g_stream_token;
-static int g_stream_live;
+
+/* the recent-error text: per thread, never cleared by reading */
+static __thread char *g_err_text;
+static __thread char *g_err_host;      /* host errors not yet read */
+static __thread char *g_err_device;    /* a device error message not yet read */
+
+/* device state: references from aclrtSetDevice, live streams, a fault left by a failed kernel */
+static int g_device_refs;
+static int g_fault_status;
+#define MAX_STREAMS 64
+static char g_stream_tokens[MAX_STREAMS];
+static int g_stream_live[MAX_STREAMS];
 
 typedef struct Alloc {
     char *ptr;
@@ -197,10 +231,46 @@ EXPORT void fake_log_event(const char *fmt, ...) {
     va_end(ap);
 }
 
+static char *vformat(const char *fmt, va_list ap) {
+    va_list ap2;
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
+    char *text = malloc((size_t)n + 1);
+    if (text) vsnprintf(text, (size_t)n + 1, fmt, ap);
+    return text;
+}
+
+/* "first\nsecond" (either may be missing); frees both */
+static char *join_lines(char *first, char *second) {
+    if (!first || !*first) { free(first); return second; }
+    if (!second || !*second) { free(second); return first; }
+    size_t a = strlen(first), b = strlen(second);
+    char *out = malloc(a + b + 2);
+    if (out) {
+        memcpy(out, first, a);
+        out[a] = '\n';
+        memcpy(out + a + 1, second, b + 1);
+    }
+    free(first);
+    free(second);
+    return out;
+}
+
+/* A host error: the newest is read in front of the older ones. */
 EXPORT void fake_set_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(g_err, sizeof g_err, fmt, ap);
+    g_err_host = join_lines(vformat(fmt, ap), g_err_host);
+    va_end(ap);
+}
+
+/* A device error message: reading it replaces the whole accumulated text. */
+EXPORT void fake_set_device_error(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    free(g_err_device);
+    g_err_device = vformat(fmt, ap);
     va_end(ap);
 }
 
@@ -216,7 +286,12 @@ EXPORT int fake_is_device(const void *ptr, size_t *remaining) {
     return 0;
 }
 
-EXPORT int fake_is_stream(const void *stream) { return g_stream_live && stream == &g_stream_token; }
+EXPORT int fake_is_stream(const void *stream) {
+    const char *p = stream;
+    return p >= g_stream_tokens && p < g_stream_tokens + MAX_STREAMS && g_stream_live[p - g_stream_tokens];
+}
+EXPORT int fake_fault_status(void) { return g_fault_status; }
+EXPORT void fake_set_fault(int status) { g_fault_status = status; }
 EXPORT int fake_next_tensor_id(void) { return g_next_id++; }
 EXPORT void fake_count_tensor(int delta) { g_live_tensors += delta; }
 
@@ -233,15 +308,16 @@ EXPORT const char *fake_call_log(void) {
     return g_log_copy;
 }
 
+/* Clears the call log only: like the runtime, the recent-error text is never cleared. */
 EXPORT void fake_reset(void) {
     g_log.len = 0;
     g_events = 0;
-    g_err[0] = '\0';
 }
 
 EXPORT int fake_live_tensors(void) { return g_live_tensors; }
 EXPORT int fake_live_allocations(void) { return (int)g_nallocs; }
 EXPORT int fake_init_calls(void) { return g_init_calls; }
+EXPORT int fake_device_refs(void) { return g_device_refs; }
 
 /* ---- ACL runtime ---- */
 EXPORT aclError aclInit(const char *configPath) {
@@ -270,37 +346,78 @@ EXPORT aclError aclrtSetDevice(int32_t deviceId) {
         fake_set_error("EE1001: fake device %d does not exist", deviceId);
         return FAKE_INVALID_DEVICE;
     }
+    ++g_device_refs;
     return 0;
+}
+
+static void release_device(void) {
+    memset(g_stream_live, 0, sizeof g_stream_live);
+    g_fault_status = 0;
 }
 
 EXPORT aclError aclrtResetDevice(int32_t deviceId) {
     fake_log_event("{\"ev\":\"aclrtResetDevice\",\"device\":%d}", deviceId);
+    if (g_device_refs > 0 && --g_device_refs == 0) release_device();
+    return 0;
+}
+
+EXPORT aclError aclrtResetDeviceForce(int32_t deviceId) {
+    fake_log_event("{\"ev\":\"aclrtResetDeviceForce\",\"device\":%d}", deviceId);
+    g_device_refs = 0;
+    release_device();
     return 0;
 }
 
 EXPORT aclError aclrtCreateStream(aclrtStream *stream) {
     if (!stream) return FAKE_INVALID_PARAM;
-    *stream = &g_stream_token;
-    g_stream_live = 1;
-    fake_log_event("{\"ev\":\"aclrtCreateStream\"}");
-    return 0;
+    if (!g_device_refs) {
+        fake_set_error("EE1002: aclrtCreateStream without a set device");
+        return FAKE_CONTEXT_NULL;
+    }
+    for (int i = 0; i < MAX_STREAMS; ++i) {
+        if (!g_stream_live[i]) {
+            g_stream_live[i] = 1;
+            *stream = &g_stream_tokens[i];
+            fake_log_event("{\"ev\":\"aclrtCreateStream\",\"stream\":%d}", i);
+            return 0;
+        }
+    }
+    return FAKE_INVALID_PARAM;
 }
 
 EXPORT aclError aclrtDestroyStream(aclrtStream stream) {
-    fake_log_event("{\"ev\":\"aclrtDestroyStream\",\"known\":%s}", fake_is_stream(stream) ? "true" : "false");
-    g_stream_live = 0;
+    int known = fake_is_stream(stream);
+    fake_log_event("{\"ev\":\"aclrtDestroyStream\",\"known\":%s}", known ? "true" : "false");
+    if (!known) return FAKE_STREAM_CONTEXT;
+    g_stream_live[(char *)stream - g_stream_tokens] = 0;
     return 0;
 }
 
 EXPORT aclError aclrtSynchronizeStream(aclrtStream stream) {
+    int known = fake_is_stream(stream);
+    fake_log_event("{\"ev\":\"aclrtSynchronizeStream\",\"known\":%s}", known ? "true" : "false");
+    if (!known) {
+        fake_set_error("EE1003: aclrtSynchronizeStream on a stream that does not exist");
+        return FAKE_STREAM_CONTEXT;
+    }
+    if (g_fault_status) {
+        fake_set_error("EE9999: the stream is broken by an earlier kernel fault");
+        return g_fault_status;
+    }
     long status = fake_env_long("FAKE_CANN_SYNC_STATUS", 0);
-    fake_log_event("{\"ev\":\"aclrtSynchronizeStream\",\"known\":%s}",
-                   fake_is_stream(stream) ? "true" : "false");
-    if (status) fake_set_error("EZ9999: fake kernel failure on the stream");
+    if (status) {
+        g_fault_status = (int)status;
+        fake_set_device_error("EZ9999: fake kernel failure on the stream (device message)");
+        fake_set_error("EE9999: aclrtSynchronizeStream failed with %ld", status);
+    }
     return (aclError)status;
 }
 
 EXPORT aclError aclrtMalloc(void **devPtr, size_t size, int policy) {
+    if (!g_device_refs) {
+        fake_set_error("EE1002: aclrtMalloc without a set device");
+        return FAKE_CONTEXT_NULL;
+    }
     if (!devPtr || size == 0) {
         fake_set_error("EE1003: aclrtMalloc of %zu bytes", size);
         return FAKE_INVALID_PARAM;
@@ -325,9 +442,10 @@ EXPORT aclError aclrtMalloc(void **devPtr, size_t size, int policy) {
 EXPORT aclError aclrtFree(void *devPtr) {
     for (size_t i = 0; i < g_nallocs; ++i) {
         if (g_allocs[i].ptr == devPtr) {
+            unsigned long long address = (unsigned long long)(uintptr_t)devPtr;
             free(devPtr);
             g_allocs[i] = g_allocs[--g_nallocs];
-            fake_log_event("{\"ev\":\"aclrtFree\",\"ptr\":%llu}", (unsigned long long)(uintptr_t)devPtr);
+            fake_log_event("{\"ev\":\"aclrtFree\",\"ptr\":%llu}", address);
             return 0;
         }
     }
@@ -366,13 +484,19 @@ EXPORT const char *aclrtGetSocName(void) {
     return (soc && *soc) ? soc : "Ascend910B1";
 }
 
-/* The recent error text, once: a second call returns NULL until a new error. */
+/* The accumulated text of this thread: an unread device message replaces it, unread host errors
+ * go in front of it. Reading does not clear it. */
 EXPORT const char *aclGetRecentErrMsg(void) {
-    static char out[sizeof g_err];
-    if (!g_err[0]) return NULL;
-    memcpy(out, g_err, sizeof g_err);
-    g_err[0] = '\0';
-    return out;
+    if (g_err_device) {
+        free(g_err_text);
+        g_err_text = g_err_device;
+        g_err_device = NULL;
+    }
+    if (g_err_host) {
+        g_err_text = join_lines(g_err_host, g_err_text);
+        g_err_host = NULL;
+    }
+    return (g_err_text && *g_err_text) ? g_err_text : NULL;
 }
 
 #endif /* FAKE_RUNTIME */
@@ -412,7 +536,8 @@ EXPORT FakeTensor *aclCreateTensor(const int64_t *viewDims, uint64_t viewDimsNum
 }
 
 EXPORT aclnnStatus aclDestroyTensor(const FakeTensor *tensor) {
-    if (!tensor || tensor->magic != TENSOR_MAGIC) return FAKE_PARAM_NULLPTR;
+    if (!tensor) return 0;
+    if (tensor->magic != TENSOR_MAGIC) return FAKE_PARAM_NULLPTR;
     FakeTensor *t = (FakeTensor *)tensor;
     fake_log_event("{\"ev\":\"aclDestroyTensor\",\"id\":%d}", t->id);
     t->magic = 0;
@@ -462,52 +587,89 @@ static void buf_tensor(Buf *b, const char *name, const FakeTensor *t, int first)
                fake_is_device(t->data, NULL) ? "true" : "false");
 }
 
-/* Common tail of every first phase: out-pointer checks, injected status, the executor. */
-static aclnnStatus first_phase_finish(Buf *b, const char *api, FakeTensor *out,
-                                      uint64_t *workspaceSize, void **executor) {
-    long status = fake_env_long("FAKE_CANN_STATUS", 0);
+/* How an operator's own API behaves where operators differ. */
+typedef struct OpBehaviour {
+    const char *api;
+    aclnnStatus null_out_pointer;   /* status for a NULL workspaceSize or executor */
+    int launch_checks_size;         /* nnopbase's generated second phase: size below phase 1 -> 161002 */
+    int frees_on_null_workspace;    /* the composite second phase deletes the executor on that error */
+} OpBehaviour;
+
+/* Closes and logs a first phase's event. */
+static void log_first_phase(Buf *b, const uint64_t *workspaceSize, void **executor) {
     buf_printf(b, ",\"workspaceSize_null\":%s,\"executor_null\":%s}", workspaceSize ? "false" : "true",
                executor ? "false" : "true");
     fake_log_event("%s", b->data);
     free(b->data);
+}
+
+/* Common tail of every first phase: out-pointer checks, injected status, the executor. */
+static aclnnStatus first_phase_finish(Buf *b, const OpBehaviour *op, FakeTensor *out,
+                                      uint64_t *workspaceSize, void **executor) {
+    long status = fake_env_long("FAKE_CANN_STATUS", 0);
+    log_first_phase(b, workspaceSize, executor);
     if (!workspaceSize || !executor) {
-        fake_set_error("EZ1001: %s: workspaceSize or executor is nullptr", api);
-        return FAKE_PARAM_NULLPTR;
+        fake_set_error("EZ1001: %sGetWorkspaceSize: workspaceSize or executor is nullptr", op->api);
+        return op->null_out_pointer;
     }
     if (status) {
-        fake_set_error("EZ1001: fake rejection by %s", api);
+        fake_set_error("EZ1001: fake rejection by %sGetWorkspaceSize", op->api);
         return (aclnnStatus)status;
     }
     FakeExecutor *e = calloc(1, sizeof *e);
     e->magic = EXECUTOR_MAGIC;
-    e->api = api;
+    e->api = op->api;
     e->out = out;
-    *workspaceSize = (uint64_t)fake_env_long("FAKE_CANN_WORKSPACE", 1024);
+    e->workspace = (uint64_t)fake_env_long("FAKE_CANN_WORKSPACE", 1024);
+    *workspaceSize = e->workspace;
     *executor = e;
     return 0;
 }
 
-static aclnnStatus launch(const char *api, void *workspace, uint64_t workspaceSize, void *executor,
-                          aclrtStream stream) {
+static aclnnStatus launch(const OpBehaviour *op, void *workspace, uint64_t workspaceSize,
+                          void *executor, aclrtStream stream) {
     FakeExecutor *e = executor;
     int known = e && e->magic == EXECUTOR_MAGIC;
     size_t ws_room = 0;
     int ws_device = workspace && fake_is_device(workspace, &ws_room);
     fake_log_event("{\"ev\":\"%s\",\"workspace_null\":%s,\"workspace_device\":%s,"
                    "\"workspace_room\":%zu,\"workspaceSize\":%llu,\"executor_known\":%s,"
-                   "\"stream_known\":%s}", api, workspace ? "false" : "true",
+                   "\"stream_known\":%s}", op->api, workspace ? "false" : "true",
                    ws_device ? "true" : "false", ws_room, (unsigned long long)workspaceSize,
                    known ? "true" : "false", fake_is_stream(stream) ? "true" : "false");
     if (!known) {
-        fake_set_error("EZ1001: %s: unknown executor", api);
+        fake_set_error("EZ1001: %s: executor is nullptr or unknown", op->api);
         return FAKE_PARAM_NULLPTR;
     }
-    long status = fake_env_long("FAKE_CANN_LAUNCH_STATUS", 0);
+    if (workspaceSize > 0 && !workspace) {
+        fake_set_error("EZ1001: %s: workspace is nullptr with workspaceSize %llu", op->api,
+                       (unsigned long long)workspaceSize);
+        if (op->frees_on_null_workspace) {
+            e->magic = 0;
+            free(e);
+        }
+        return FAKE_PARAM_NULLPTR;
+    }
+    if (op->launch_checks_size && workspaceSize < e->workspace) {
+        fake_set_error("EZ1001: %s: workspace size %llu below the %llu the first phase asked for",
+                       op->api, (unsigned long long)workspaceSize, (unsigned long long)e->workspace);
+        return FAKE_PARAM_INVALID;
+    }
+    if (!fake_is_stream(stream)) {
+        fake_set_error("EE1003: %s: the stream does not exist", op->api);
+        return FAKE_STREAM_CONTEXT;
+    }
     FakeTensor *out = e->out;
     e->magic = 0;
     free(e);
+    if (fake_fault_status()) {
+        fake_set_error("EE9999: %s: the device context is broken by an earlier kernel fault", op->api);
+        return fake_fault_status();
+    }
+    long status = fake_env_long("FAKE_CANN_LAUNCH_STATUS", 0);
     if (status) {
-        fake_set_error("EZ9999: fake launch failure in %s", api);
+        fake_set_fault((int)status);
+        fake_set_error("EZ9999: fake launch failure in %s", op->api);
         return (aclnnStatus)status;
     }
     if (out && out->magic == TENSOR_MAGIC && out->data) {
@@ -526,6 +688,9 @@ static aclnnStatus launch(const char *api, void *workspace, uint64_t workspaceSi
 #endif
 
 #ifdef FAKE_AAWQ
+
+/* generated aclnn code over nnopbase: NULL out-pointers 161001, nnopbase's launch checks */
+static const OpBehaviour AAWQ = {"aclnnApplyAdamWQuant", FAKE_PARAM_NULLPTR, 1, 0};
 
 EXPORT aclnnStatus aclnnApplyAdamWQuantGetWorkspaceSize(
     FakeTensor *varRef, const FakeTensor *grad, FakeTensor *mRef, FakeTensor *vRef,
@@ -559,18 +724,30 @@ EXPORT aclnnStatus aclnnApplyAdamWQuantGetWorkspaceSize(
     buf_printf(&b, ",\"quantModeOptional\":");
     buf_string(&b, quantModeOptional);
     buf_printf(&b, ",\"blockSize\":%lld", (long long)blockSize);
-    return first_phase_finish(&b, "aclnnApplyAdamWQuantGetWorkspaceSize", mRef, workspaceSize,
-                              executor);
+    const FakeTensor *tensors[] = {varRef, grad, mRef, vRef, qmapM, qmapV, absmaxMRef, absmaxVRef, step};
+    const char *names[] = {"varRef", "grad", "mRef", "vRef", "qmapM", "qmapV", "absmaxMRef",
+                           "absmaxVRef", "step"};
+    for (int i = 0; i < 9; ++i) {
+        if (!tensors[i]) {     /* the generated code's NULL checks, in input order */
+            log_first_phase(&b, workspaceSize, executor);
+            fake_set_error("EZ1001: aclnnApplyAdamWQuantGetWorkspaceSize: %s is nullptr", names[i]);
+            return FAKE_PARAM_NULLPTR;
+        }
+    }
+    return first_phase_finish(&b, &AAWQ, mRef, workspaceSize, executor);
 }
 
 EXPORT aclnnStatus aclnnApplyAdamWQuant(void *workspace, uint64_t workspaceSize, void *executor,
                                         aclrtStream stream) {
-    return launch("aclnnApplyAdamWQuant", workspace, workspaceSize, executor, stream);
+    return launch(&AAWQ, workspace, workspaceSize, executor, stream);
 }
 
 #endif /* FAKE_AAWQ */
 
 #ifdef FAKE_WQP
+
+/* hand-written op_api (ops-math): NULL out-pointers 561103; the composite second phase */
+static const OpBehaviour WQP = {"aclnnWeightQuantPreprocess", FAKE_INNER_NULLPTR, 0, 1};
 
 EXPORT aclnnStatus aclnnWeightQuantPreprocessGetWorkspaceSize(
     const FakeTensor *weight, const FakeTensor *weightScale, const FakeTensor *weightOffsetOptional,
@@ -589,13 +766,34 @@ EXPORT aclnnStatus aclnnWeightQuantPreprocessGetWorkspaceSize(
     buf_tensor(&b, "outBiasOptional", outBiasOptional, 0);
     buf_printf(&b, "},\"xDtype\":%d,\"xScaleDtype\":%d,\"kGroupSize\":%lld", xDtype, xScaleDtype,
                (long long)kGroupSize);
-    return first_phase_finish(&b, "aclnnWeightQuantPreprocessGetWorkspaceSize", outWeight,
-                              workspaceSize, executor);
+    if (!workspaceSize || !executor)          /* checked first, before the product and any tensor */
+        return first_phase_finish(&b, &WQP, outWeight, workspaceSize, executor);
+    const char *soc = aclrtGetSocName();
+    const FakeTensor *mandatory[] = {weight, weightScale, outWeight, outWeightScale};
+    const char *names[] = {"weight", "weightScale", "outWeight", "outWeightScale"};
+    aclnnStatus early = 0;
+    if (!soc || strncmp(soc, "Ascend950", 9) != 0) {
+        fake_set_error("EZ1001: aclnnWeightQuantPreprocessGetWorkspaceSize: not supported on %s",
+                       soc ? soc : "this SoC");
+        early = FAKE_RUNTIME_ERROR;
+    }
+    for (int i = 0; i < 4 && !early; ++i) {
+        if (!mandatory[i]) {
+            fake_set_error("EZ1001: aclnnWeightQuantPreprocessGetWorkspaceSize: %s is nullptr",
+                           names[i]);
+            early = FAKE_PARAM_NULLPTR;
+        }
+    }
+    if (early) {
+        log_first_phase(&b, workspaceSize, executor);
+        return early;
+    }
+    return first_phase_finish(&b, &WQP, outWeight, workspaceSize, executor);
 }
 
 EXPORT aclnnStatus aclnnWeightQuantPreprocess(void *workspace, uint64_t workspaceSize,
                                               void *executor, aclrtStream stream) {
-    return launch("aclnnWeightQuantPreprocess", workspace, workspaceSize, executor, stream);
+    return launch(&WQP, workspace, workspaceSize, executor, stream);
 }
 
 #endif /* FAKE_WQP */
