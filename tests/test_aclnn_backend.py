@@ -537,3 +537,263 @@ def test_runs_in_an_isolated_worker(fake_paths, clean_env):
     close = getattr(execute, "close", None)
     if close is not None:
         close()
+
+
+# ---------------------------------------------------------------- the SoC name and the product
+
+# Every SoC of the runtime's platform configurations (hicann/runtime 681ef76,
+# src/platform/platform_config/cann*/<SoC>.ini) with the line its Short_SoC_version names.
+REAL_SOCS = {
+    "atlas-training": ("Ascend910A", "Ascend910B", "Ascend910ProA", "Ascend910ProB",
+                       "Ascend910PremiumA"),                              # Short_SoC_version Ascend910
+    "atlas-a2": ("Ascend910B1", "Ascend910B2", "Ascend910B2C", "Ascend910B3", "Ascend910B4",
+                 "Ascend910B4-1"),                                        # Ascend910B
+    "atlas-a3": ("Ascend910_9362", "Ascend910_9363", "Ascend910_9372", "Ascend910_9381",
+                 "Ascend910_9382", "Ascend910_9391", "Ascend910_9392"),   # Ascend910_93
+    "ascend950": ("Ascend950PR_9579", "Ascend950PR_957b", "Ascend950PR_957bx", "Ascend950PR_9599",
+                  "Ascend950PR_950z", "Ascend950DT_9571", "Ascend950DT_9581x", "Ascend950DT_95A2",
+                  "Ascend950DT_950x"),                                    # Ascend950
+    "atlas-200i-500-a2": ("Ascend310B1", "Ascend310B2", "Ascend310B3", "Ascend310B4"),  # Ascend310B
+    "atlas-inference": ("Ascend310P1", "Ascend310P3", "Ascend310P5", "Ascend310P7"),    # Ascend310P
+}
+NOT_A_PRODUCT = ("Ascend031", "Ascend035", "Ascend035A", "Ascend350_354f", "Kirin9030", "KirinX90",
+                 "Ascend910B5", "Ascend910B1x", "ascend910b1", "Ascend910_93", "Ascend950", "")
+
+
+@pytest.mark.parametrize("product,soc", [(p, s) for p, socs in REAL_SOCS.items() for s in socs])
+def test_product_of_every_real_soc(product, soc):
+    from aclnn_conformance.backends.aclnn.soc import product_of_soc
+    assert product_of_soc(soc) == product
+
+
+@pytest.mark.parametrize("soc", NOT_A_PRODUCT)
+def test_unknown_soc_is_a_one_line_error_naming_it(soc):
+    from aclnn_conformance.backends.aclnn.soc import UnknownSoc, product_of_soc
+    with pytest.raises(UnknownSoc) as info:
+        product_of_soc(soc)
+    assert f"SoC {soc!r}" in str(info.value) and "\n" not in str(info.value)
+
+
+def test_soc_patterns_name_known_products():
+    from aclnn_conformance.backends.aclnn.soc import SOC_PATTERNS
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    assert set(SOC_PATTERNS) == set(PRODUCT_IDS)
+
+
+@needs_cc
+def test_device_product_from_the_soc(backend, fake, clean_env):
+    assert backend.device_product() == "atlas-a2"
+    clean_env.setenv("FAKE_CANN_SOC", "Ascend910B")              # the older training line
+    assert backend.device_product() == "atlas-training" and backend.products() == ("atlas-training",)
+    with pytest.raises(ValueError, match=r"device is Ascend910B \(atlas-training\), not atlas-a2"):
+        backend.run(aawq_calls.make_call("soc-910b", (1, 256)), "atlas-a2")
+    clean_env.setenv("FAKE_CANN_SOC", "Ascend035")
+    ok, reason = backend.available()
+    assert not ok and "SoC 'Ascend035' belongs to no product line" in reason and "\n" not in reason
+    assert "product" not in backend.environment()
+
+
+def test_device_product_without_cann(clean_env, tmp_path):
+    clean_env.setenv("ACLNN_LIBRARIES", str(tmp_path / "none.so"))
+    assert AclnnBackend().device_product() is None
+
+
+# ---------------------------------------------------------------- error text per call
+
+
+@pytest.mark.parametrize("before,after,added", [
+    ("", "E1", "E1"),
+    ("E1", "E1", ""),
+    ("E1", "E2\nE1", "E2"),                        # a host error goes in front
+    ("E2\nE1", "E3\nE2\nE1", "E3"),
+    ("E1", "E1\nF1", "F1"),                        # a fault event is appended
+    ("E1", "E2\nE1\nF1", "E2\nF1"),
+    ("E1", "D1", "D1"),                            # a device message replaces the text
+    ("E1", "E1x\nE0", "E1x\nE0"),                  # the old text is not there as whole lines
+    ("E1", "E1\nE1", "E1"),                        # the same error again
+    ("E1", "", ""),
+])
+def test_added_text(before, after, added):
+    from aclnn_conformance.backends.aclnn.recent_error import added_text
+    assert added_text(before, after) == added
+
+
+def test_recent_errors_per_thread():
+    import threading
+    from aclnn_conformance.backends.aclnn.recent_error import RecentErrors
+    texts = ["A", "B\nA", "C\nB\nA"]
+    errors = RecentErrors(lambda: texts[0])
+    assert errors.new() == "A" and errors.new() == ""
+    texts[0] = texts[1]
+    seen = []
+    thread = threading.Thread(target=lambda: seen.append(errors.new()))
+    thread.start()
+    thread.join()
+    assert seen == ["B | A"]                       # another thread has read nothing yet
+    assert errors.new() == "B"
+    texts[0] = texts[2]
+    assert errors.new() == "C"
+
+
+def _recent_text(fake: Fake) -> str:
+    fn = fake.lib.aclGetRecentErrMsg
+    fn.restype = ctypes.c_char_p
+    return (fn() or b"").decode()
+
+
+@needs_cc
+def test_message_is_only_what_the_call_added(backend, fake, clean_env):
+    clean_env.setenv("FAKE_CANN_SOC", A950_SOC)
+    case = aawq_calls.make_call("errtext", (1, 256), "float32")
+    clean_env.setenv("FAKE_CANN_STATUS", "161002")
+    first = backend.run(case, "ascend950")
+    clean_env.delenv("FAKE_CANN_STATUS")
+    second = backend.run(wqp_case().with_(null_outputs=frozenset({"executor"})), "ascend950")
+    third = backend.run(case.with_tensor("grad", None), "ascend950")
+    assert (first.status, second.status, third.status) == (161002, 561103, 161001)
+    assert first.message == "EZ1001: fake rejection by aclnnApplyAdamWQuantGetWorkspaceSize"
+    assert second.message == ("EZ1001: aclnnWeightQuantPreprocessGetWorkspaceSize: workspaceSize "
+                              "or executor is nullptr")
+    assert third.message == "EZ1001: aclnnApplyAdamWQuantGetWorkspaceSize: grad is nullptr"
+    # the runtime's own text still holds all three, the newest first
+    text = _recent_text(fake).splitlines()
+    assert text[:3] == [third.message, second.message, first.message]
+    assert backend.run(case, "ascend950").message == ""
+
+
+# ---------------------------------------------------------------- the stand-in's runtime behaviour
+
+
+@needs_cc
+@pytest.mark.parametrize("soc,nulls,status", [
+    (A950_SOC, {"workspaceSize"}, 561103),
+    (A950_SOC, {"executor"}, 561103),
+    (A2_SOC, {"workspaceSize"}, 561103),           # the out-pointers come before the product
+    (A2_SOC, set(), 361001),                       # only Ascend 950 runs it
+])
+def test_wqp_out_pointers_then_product(backend, fake, clean_env, soc, nulls, status):
+    clean_env.setenv("FAKE_CANN_SOC", soc)
+    product = "ascend950" if soc == A950_SOC else "atlas-a2"
+    case = wqp_case().with_tensor("weight", None).with_(null_outputs=frozenset(nulls))
+    result = backend.run(case, product)
+    assert (result.status, result.phase) == (status, "GetWorkspaceSize")
+    assert not fake.events("aclnnWeightQuantPreprocess")
+
+
+@needs_cc
+@pytest.mark.parametrize("name", ["weight", "weightScale", "outWeight", "outWeightScale"])
+def test_wqp_mandatory_tensors(backend, fake, clean_env, name):
+    clean_env.setenv("FAKE_CANN_SOC", A950_SOC)
+    result = backend.run(wqp_case().with_tensor(name, None), "ascend950")
+    assert result.status == 161001 and f"{name} is nullptr" in result.message
+    assert backend.run(wqp_case().with_tensor("biasOptional", None), "ascend950").status == 0
+
+
+def _first_phase(rt, api: str, kinds: list[str], tensor: int, scalars: dict):
+    ops = rt.libs.operator(api, kinds)
+    args = [tensor if kind == "tensor" else scalars[kind] for kind in kinds]
+    size, executor = ctypes.c_uint64(0), ctypes.c_void_p()
+    assert ops.get_workspace_size(*args, ctypes.byref(size), ctypes.byref(executor)) == 0
+    return ops, size.value, executor
+
+
+@needs_cc
+def test_launch_checks_its_workspace(backend, fake, clean_env):
+    """nnopbase's generated second phase (ApplyAdamWQuant) checks a NULL workspace and its size;
+    the composite one of ops-math (WeightQuantPreprocess) only the NULL workspace."""
+    from aclnn_conformance.backends.call_layer import SIGNATURES
+    clean_env.setenv("FAKE_CANN_SOC", A950_SOC)
+    rt, _ = backend._device_runtime()
+    ws = rt.malloc(1024)
+    dims = (ctypes.c_int64 * 1)(1)
+    tensor = rt.libs.aclCreateTensor(dims, 1, 0, None, 0, 2, dims, 1, ws)
+    scalars = {"double": 0.5, "int64": 256, "string": None, "dtype": 36}
+    try:
+        for op, checks_size in (("apply_adam_w_quant", True), ("weight_quant_preprocess", False)):
+            api, signature = SIGNATURES[op]
+            kinds = [kind for _, kind in signature]
+            ops, size, executor = _first_phase(rt, api, kinds, tensor, scalars)
+            assert size == 1024
+            assert ops.launch(None, 0, None, rt.stream) == 161001                  # no executor
+            assert ops.launch(ws, size // 2, executor, rt.stream) == (161002 if checks_size else 0)
+            ops, size, executor = _first_phase(rt, api, kinds, tensor, scalars)
+            assert ops.launch(None, size, executor, rt.stream) == 161001
+            if not checks_size:       # the composite second phase deleted the executor
+                assert ops.launch(ws, size, executor, rt.stream) == 161001
+            else:
+                assert ops.launch(ws, size, executor, rt.stream) == 0
+        assert rt.libs.aclDestroyTensor(None) == 0
+    finally:
+        rt.libs.aclDestroyTensor(tensor)
+        rt.free(ws)
+    assert fake.live() == (0, 0)
+
+
+# ---------------------------------------------------------------- recovery after a fault
+
+
+@needs_cc
+@pytest.mark.parametrize("switch,phase", [("FAKE_CANN_SYNC_STATUS", "Synchronize"),
+                                          ("FAKE_CANN_LAUNCH_STATUS", "Execute")])
+def test_device_reset_after_a_fault(backend, fake, clean_env, switch, phase):
+    case = aawq_calls.make_call("fault", (1, 256), "float32")
+    clean_env.setenv(switch, "507015")
+    failed = backend.run(case, "atlas-a2")
+    clean_env.delenv(switch)
+    assert (failed.status, failed.phase) == (507015, phase)
+    assert failed.message.endswith("device 0 reset (aclrtResetDeviceForce) and a new stream created "
+                                   f"after the failed {phase}, before the next case")
+    names = [e["ev"] for e in fake.events()]
+    tail = names[names.index("aclrtResetDeviceForce") - 1:]
+    assert tail == ["aclrtDestroyStream", "aclrtResetDeviceForce", "aclrtSetDevice",
+                    "aclrtCreateStream"]
+    assert fake.lib.fake_fault_status() == 0 and fake.live() == (0, 0)
+    after = backend.run(case, "atlas-a2")
+    assert (after.status, after.message) == (0, "")
+
+
+@needs_cc
+def test_without_the_reset_the_next_case_would_be_blamed(backend, fake, clean_env, monkeypatch):
+    """The control of the test above: the stand-in keeps the fault until the device is reset."""
+    from aclnn_conformance.backends.aclnn.backend import _Runtime
+    case = aawq_calls.make_call("fault", (1, 256), "float32")
+    rt, _ = backend._device_runtime()
+    monkeypatch.setattr(_Runtime, "reset_device", lambda self, after: "")
+    clean_env.setenv("FAKE_CANN_SYNC_STATUS", "507015")
+    backend.run(case, "atlas-a2")
+    clean_env.delenv("FAKE_CANN_SYNC_STATUS")
+    blamed = backend.run(case, "atlas-a2")
+    monkeypatch.undo()
+    assert (blamed.status, blamed.phase) == (507015, "Execute")
+    assert "broken by an earlier kernel fault" in blamed.message
+    rt.reset_device("the test")
+    assert backend.run(case, "atlas-a2").status == 0
+
+
+@needs_cc
+def test_isolated_worker_recovers_or_stops(fake_paths, clean_env):
+    """In the isolated worker: the first synchronize fails, the device is reset and the next case
+    passes; when the reset itself fails, later cases are refused as a harness error, not failed."""
+    from aclnn_conformance.backends.isolation import BackendWorkerError, isolated_executor
+    case = aawq_calls.make_call("isolated-fault", (1, 256), "float32")
+    clean_env.setenv("FAKE_CANN_SYNC_FAIL_AT", "1")
+    execute = isolated_executor(120)
+    try:
+        b = AclnnBackend(libraries=fake_paths)          # one backend object: one worker process
+        failed = execute(b, case, "atlas-a2")
+        assert (failed.status, failed.phase) == (507015, "Synchronize")
+        assert "device 0 reset (aclrtResetDeviceForce)" in failed.message
+        assert execute(b, case, "atlas-a2").status == 0
+    finally:
+        execute.close()
+    clean_env.setenv("FAKE_CANN_RESET_STATUS", "507899")
+    execute = isolated_executor(120)
+    try:
+        b = AclnnBackend(libraries=fake_paths)
+        failed = execute(b, case, "atlas-a2")
+        assert failed.status == 507015 and "device 0 could not be reset after the failed " \
+            "Synchronize: aclrtResetDeviceForce returned 507899" in failed.message
+        with pytest.raises(BackendWorkerError, match="could not be reset"):
+            execute(b, case, "atlas-a2")
+    finally:
+        execute.close()

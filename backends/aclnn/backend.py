@@ -81,6 +81,7 @@ class _Runtime:
         self.device: int | None = None
         self.stream = c_void_p()
         self.closed = False
+        self.unusable = ""          # why the device cannot be used again in this process
         self.errors = RecentErrors(self._read_error_text)
         status = libs.aclInit(None)
         if status not in (0, ACL_ERROR_REPEAT_INITIALIZE):
@@ -112,6 +113,8 @@ class _Runtime:
 
     def open_device(self, device_id: int) -> None:
         with self.lock:
+            if self.unusable:
+                raise BackendUnavailable(self.unusable)
             if self.device is not None:
                 if self.device != device_id:
                     raise BackendUnavailable(f"this process already drives device {self.device}; "
@@ -141,8 +144,10 @@ class _Runtime:
             status = (force or self.libs.aclrtResetDevice)(device)
             self.device, self.stream = None, c_void_p()
             if status != 0:
-                return (f"device {device} could not be reset after the failed {after}: {how} "
-                        f"returned {status}{self.error_suffix()}")
+                self.unusable = (f"device {device} could not be reset after the failed {after}: "
+                                 f"{how} returned {status}{self.error_suffix()}; no further case "
+                                 f"runs in this process")
+                return self.unusable
             try:
                 self.open_device(device)
             except BackendUnavailable as exc:

@@ -21,6 +21,9 @@
  *   FAKE_CANN_WORKSPACE     workspace size reported (default 1024)
  *   FAKE_CANN_LAUNCH_STATUS status of every launch that passes its checks (default 0)
  *   FAKE_CANN_SYNC_STATUS   status of aclrtSynchronizeStream (default 0)
+ *   FAKE_CANN_SYNC_FAIL_AT  n: only the process's n-th synchronize fails (status FAKE_CANN_SYNC_STATUS,
+ *                           default 507015), for a worker process whose environment is fixed
+ *   FAKE_CANN_RESET_STATUS  status of aclrtResetDevice / aclrtResetDeviceForce (default 0: success)
  * A launch that succeeds writes the byte pattern (i * 37 + 11) mod 256 over the whole storage of
  * the operator's first output (mRef for ApplyAdamWQuant, outWeight for WeightQuantPreprocess).
  *
@@ -198,6 +201,7 @@ static __thread char *g_err_device;    /* a device error message not yet read */
 /* device state: references from aclrtSetDevice, live streams, a fault left by a failed kernel */
 static int g_device_refs;
 static int g_fault_status;
+static long g_syncs;
 #define MAX_STREAMS 64
 static char g_stream_tokens[MAX_STREAMS];
 static int g_stream_live[MAX_STREAMS];
@@ -355,14 +359,24 @@ static void release_device(void) {
     g_fault_status = 0;
 }
 
+static aclError reset_refused(const char *api) {
+    long status = fake_env_long("FAKE_CANN_RESET_STATUS", 0);
+    if (status) fake_set_error("EE9999: fake %s failure", api);
+    return (aclError)status;
+}
+
 EXPORT aclError aclrtResetDevice(int32_t deviceId) {
     fake_log_event("{\"ev\":\"aclrtResetDevice\",\"device\":%d}", deviceId);
+    aclError refused = reset_refused("aclrtResetDevice");
+    if (refused) return refused;
     if (g_device_refs > 0 && --g_device_refs == 0) release_device();
     return 0;
 }
 
 EXPORT aclError aclrtResetDeviceForce(int32_t deviceId) {
     fake_log_event("{\"ev\":\"aclrtResetDeviceForce\",\"device\":%d}", deviceId);
+    aclError refused = reset_refused("aclrtResetDeviceForce");
+    if (refused) return refused;
     g_device_refs = 0;
     release_device();
     return 0;
@@ -404,7 +418,9 @@ EXPORT aclError aclrtSynchronizeStream(aclrtStream stream) {
         fake_set_error("EE9999: the stream is broken by an earlier kernel fault");
         return g_fault_status;
     }
-    long status = fake_env_long("FAKE_CANN_SYNC_STATUS", 0);
+    long fail_at = fake_env_long("FAKE_CANN_SYNC_FAIL_AT", 0);
+    long status = fake_env_long("FAKE_CANN_SYNC_STATUS", fail_at ? 507015 : 0);
+    if (fail_at && ++g_syncs != fail_at) status = 0;
     if (status) {
         g_fault_status = (int)status;
         fake_set_device_error("EZ9999: fake kernel failure on the stream (device message)");
