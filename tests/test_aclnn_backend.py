@@ -797,3 +797,119 @@ def test_isolated_worker_recovers_or_stops(fake_paths, clean_env):
             execute(b, case, "atlas-a2")
     finally:
         execute.close()
+
+
+# ---------------------------------------------------------------- the device check (doctor)
+
+
+def _doctor_lines(**kwargs) -> dict[str, tuple[str, str]]:
+    from aclnn_conformance.backends.aclnn import doctor
+    return {line.what: (line.state, line.detail) for line in doctor.check(**kwargs)}
+
+
+def test_doctor_without_cann_says_what_is_missing(clean_env, tmp_path, capsys):
+    from aclnn_conformance.backends.aclnn import doctor
+    clean_env.setattr(libraries, "DEFAULT_TOOLKIT", str(tmp_path / "no-toolkit"))
+    assert doctor.main(["--op", "apply_adam_w_quant"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    state = {line[:doctor.LABEL_WIDTH].strip(): line[doctor.LABEL_WIDTH + 1:].split(None, 1)
+             for line in out}
+    assert state["libraries"][0] == "MISSING" and "libascendcl.so" in state["libraries"][1]
+    assert "ASCEND_HOME_PATH (unset)" in state["libraries"][1]
+    assert state["toolkit version"][0] == "MISSING"
+    assert state["apply_adam_w_quant symbols"] == [
+        "-", "needs aclnnApplyAdamWQuantGetWorkspaceSize, aclnnApplyAdamWQuant; not checked: the "
+             "CANN libraries were not found"]
+    assert state["verdict"][0] == "FAIL"
+    assert [line[:doctor.LABEL_WIDTH].strip() for line in out] == [
+        "toolkit version", "libraries", "runtime symbols", "device", "SoC", "product",
+        "apply_adam_w_quant symbols", "apply_adam_w_quant call", "verdict"]
+
+
+def test_doctor_runs_as_a_module(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in FAKE_ENV + CANN_ENV}
+    env["ACLNN_LIBRARIES"] = str(tmp_path / "no-such-library.so")
+    out = subprocess.run([sys.executable, "-m", "aclnn_conformance.backends.aclnn.doctor"],
+                         cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 1 and out.stderr == ""
+    assert "no-such-library.so (absent)" in out.stdout and "MISSING" in out.stdout
+
+
+@needs_cc
+@pytest.mark.parametrize("soc,product,wqp", [
+    (A2_SOC, "atlas-a2", "ACLNN_ERR_RUNTIME_ERROR (361001) in GetWorkspaceSize"),
+    (A950_SOC, "ascend950", "ACLNN_SUCCESS (0) in Execute"),
+])
+def test_doctor_against_the_stand_in(fake_paths, fake, clean_env, soc, product, wqp):
+    clean_env.setenv("FAKE_CANN_SOC", soc)
+    lines = _doctor_lines(libraries=fake_paths, ops=["apply_adam_w_quant", "weight_quant_preprocess"],
+                          timeout=None)
+    assert lines["toolkit version"] == ("ok", "8.9.RC9")
+    assert lines["libraries"][0] == "ok" and all(p in lines["libraries"][1] for p in fake_paths)
+    assert lines["device"][0] == "ok" and lines["device"][1].startswith("device 0 (default) of 8")
+    assert lines["SoC"] == ("ok", soc)
+    assert lines["product"][0] == "ok" and lines["product"][1].startswith(product + " (")
+    assert lines["weight_quant_preprocess symbols"] == (
+        "ok", "aclnnWeightQuantPreprocessGetWorkspaceSize in libopapi_math.so; "
+              "aclnnWeightQuantPreprocess in libopapi_math.so")
+    aawq = lines["apply_adam_w_quant call"]
+    assert aawq[0] == "ok" and aawq[1].startswith("ACLNN_SUCCESS (0) in Execute (")
+    assert f"as the spec expects ACLNN_SUCCESS on {product}" in aawq[1]
+    assert lines["weight_quant_preprocess call"][0] == "ok"
+    assert lines["weight_quant_preprocess call"][1].startswith(wqp)
+    assert not [what for what, (state, _) in lines.items() if state not in ("ok",)]
+
+
+@needs_cc
+def test_doctor_in_its_worker_and_exit_status(fake_paths, clean_env, capsys):
+    from aclnn_conformance.backends.aclnn import doctor
+    argv = ["--libraries", ":".join(fake_paths), "--op", "apply_adam_w_quant"]
+    assert doctor.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "the aclnn backend is wired: run pytest suites --backend aclnn --product atlas-a2" in out
+    clean_env.setenv("FAKE_CANN_STATUS", "161002")      # the worker inherits it: the call disagrees
+    assert doctor.main(argv) == 1
+    call = [line for line in capsys.readouterr().out.splitlines()
+            if line.startswith("apply_adam_w_quant call")]
+    assert len(call) == 1 and " FAIL " in call[0]
+    assert "ACLNN_ERR_PARAM_INVALID (161002) in GetWorkspaceSize" in call[0]
+    assert "but the spec expects ACLNN_SUCCESS on atlas-a2" in call[0]
+
+
+@needs_cc
+def test_doctor_names_what_fails(fake_paths, fake, clean_env):
+    clean_env.setenv("FAKE_CANN_SOC", "Ascend035")
+    lines = _doctor_lines(libraries=fake_paths, ops=["apply_adam_w_quant"], timeout=None)
+    assert lines["SoC"] == ("ok", "Ascend035")
+    assert lines["product"][0] == "FAIL" and "SoC 'Ascend035'" in lines["product"][1]
+    assert lines["apply_adam_w_quant call"] == (
+        "-", "not run: the SoC belongs to no known product")
+    clean_env.setenv("FAKE_CANN_SOC", A950_SOC)
+    without_math = [p for p in fake_paths if not p.endswith("libopapi_math.so")]
+    lines = _doctor_lines(libraries=without_math, timeout=None)
+    assert lines["weight_quant_preprocess symbols"][0] == "MISSING"
+    assert "aclnnWeightQuantPreprocessGetWorkspaceSize, aclnnWeightQuantPreprocess exported by no " \
+           "loaded library" in lines["weight_quant_preprocess symbols"][1]
+    assert lines["apply_adam_w_quant call"][0] == "ok"
+    clean_env.setenv("ACLNN_DEVICE_ID", "9")
+    lines = _doctor_lines(libraries=fake_paths, ops=["apply_adam_w_quant"], timeout=None)
+    assert lines["device"] == ("FAIL", "device 9 (from ACLNN_DEVICE_ID) does not exist: 8 device(s) "
+                                       "visible")
+
+
+@pytest.mark.parametrize("op", ["apply_adam_w_quant", "weight_quant_preprocess"])
+def test_tiny_calls_are_valid(op):
+    """Each tiny call is a valid call by the spec on every product the operator supports, and the
+    emulator (an independent model of the API) accepts it."""
+    from aclnn_conformance.backends.aclnn.tiny_calls import TINY_CALLS
+    from aclnn_conformance.backends.registry import load_backend
+    from aclnn_conformance.spec import op_spec
+    from aclnn_conformance.spec.rules import expected_outcome
+    case = TINY_CALLS[op]()
+    supported = sorted(op_spec(op).supported["cann"])
+    assert supported
+    emulator = load_backend("emulator")
+    for product in supported:
+        expected = expected_outcome(op_spec(op), case, product, "cann")
+        assert (expected.kind, expected.judge_values) == ("success", True), (product, expected)
+        assert emulator.run(case, product).status == 0, product

@@ -141,6 +141,11 @@ class AclLibraries:
     def has(self, name: str) -> bool:
         return self._find(name) is not None
 
+    def where(self, name: str) -> str | None:
+        """The library that exports ``name`` (the first in load order), or None."""
+        found = self._find(name)
+        return None if found is None else found[0]
+
     def operator(self, api: str, kinds: Sequence[str]) -> OperatorFunctions:
         """The two phases of ``api`` for a first phase taking parameters of ``kinds``."""
         cached = self._operators.get(api)
