@@ -753,17 +753,17 @@ def test_device_reset_after_a_fault(backend, fake, clean_env, switch, phase):
 
 
 @needs_cc
-def test_without_the_reset_the_next_case_would_be_blamed(backend, fake, clean_env, monkeypatch):
+def test_without_the_reset_the_next_case_would_be_blamed(backend, fake, clean_env):
     """The control of the test above: the stand-in keeps the fault until the device is reset."""
     from aclnn_conformance.backends.aclnn.backend import _Runtime
     case = aawq_calls.make_call("fault", (1, 256), "float32")
     rt, _ = backend._device_runtime()
-    monkeypatch.setattr(_Runtime, "reset_device", lambda self, after: "")
-    clean_env.setenv("FAKE_CANN_SYNC_STATUS", "507015")
-    backend.run(case, "atlas-a2")
-    clean_env.delenv("FAKE_CANN_SYNC_STATUS")
-    blamed = backend.run(case, "atlas-a2")
-    monkeypatch.undo()
+    with clean_env.context() as patch:
+        patch.setattr(_Runtime, "reset_device", lambda self, after: "")
+        patch.setenv("FAKE_CANN_SYNC_STATUS", "507015")
+        backend.run(case, "atlas-a2")
+        patch.delenv("FAKE_CANN_SYNC_STATUS")
+        blamed = backend.run(case, "atlas-a2")
     assert (blamed.status, blamed.phase) == (507015, "Execute")
     assert "broken by an earlier kernel fault" in blamed.message
     rt.reset_device("the test")
