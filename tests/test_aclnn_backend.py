@@ -913,3 +913,24 @@ def test_tiny_calls_are_valid(op):
         expected = expected_outcome(op_spec(op), case, product, "cann")
         assert (expected.kind, expected.judge_values) == ("success", True), (product, expected)
         assert emulator.run(case, product).status == 0, product
+
+
+@needs_cc
+def test_records_after_a_fault(backend, fake, clean_env):
+    """Through the harness: the failing case's record says the device was reset, and the case after
+    it (an empty call, which the stand-in can pass) is judged PASS instead of inheriting the fault."""
+    from aclnn_conformance.suites.runner import Harness, check_case
+    records = []
+    harness = Harness(backend=backend, profile="cann", tier="ci", run_id="fault-test")
+    harness.write = records.append
+    empty = aawq_calls.make_call("after-fault", (0, 256), "float32")
+    clean_env.setenv("FAKE_CANN_SYNC_STATUS", "507015")
+    with pytest.raises(pytest.fail.Exception):
+        check_case(harness, aawq_calls.make_call("faulting", (1, 256), "float32"), "atlas-a2")
+    clean_env.delenv("FAKE_CANN_SYNC_STATUS")
+    check_case(harness, empty, "atlas-a2")
+    faulting, after = records
+    assert (faulting.outcome, faulting.actual_status, faulting.phase) == ("FAIL", 507015,
+                                                                          "Synchronize")
+    assert "device 0 reset (aclrtResetDeviceForce)" in faulting.message
+    assert (after.outcome, after.actual_status, after.message) == ("PASS", 0, "")
