@@ -934,3 +934,24 @@ def test_records_after_a_fault(backend, fake, clean_env):
                                                                           "Synchronize")
     assert "device 0 reset (aclrtResetDeviceForce)" in faulting.message
     assert (after.outcome, after.actual_status, after.message) == ("PASS", 0, "")
+
+
+@needs_cc
+@pytest.mark.parametrize("force", [True, False])
+def test_reset_releases_every_runtime_on_the_device(backend, fake, fake_paths, clean_env, force):
+    """Two library lists in one process share the device: the reset after a fault takes every
+    aclrtSetDevice reference and stream of the process (one aclrtResetDeviceForce, or one
+    aclrtResetDevice per holder), so the fault is gone and both run their next case."""
+    other = AclnnBackend(libraries=[p for p in fake_paths if not p.endswith("libopapi_math.so")])
+    case = aawq_calls.make_call("shared-device", (1, 256), "float32")
+    assert other.run(case, "atlas-a2").status == 0 and backend.run(case, "atlas-a2").status == 0
+    rt, _ = backend._device_runtime()
+    with clean_env.context() as patch:
+        if not force:
+            patch.setattr(rt.libs, "aclrtResetDeviceForce", None)
+        patch.setenv("FAKE_CANN_SYNC_STATUS", "507015")
+        failed = backend.run(case, "atlas-a2")
+    how = "aclrtResetDeviceForce" if force else "aclrtResetDevice"
+    assert f"device 0 reset ({how})" in failed.message
+    assert fake.lib.fake_fault_status() == 0 and fake.lib.fake_device_refs() == 1
+    assert other.run(case, "atlas-a2").status == 0 and backend.run(case, "atlas-a2").status == 0

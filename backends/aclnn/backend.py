@@ -132,22 +132,33 @@ class _Runtime:
             self.device, self.stream = device_id, stream
 
     def reset_device(self, after: str) -> str:
-        """Reset the device and open a new stream; the sentence that says what was done."""
+        """Reset the device and open a new stream; the sentence that says what was done.
+
+        Every runtime of this process on the device (through the same ACL runtime) loses its stream
+        and its aclrtSetDevice reference too: the reset is the process's, and without releasing
+        all references a plain aclrtResetDevice leaves the broken context in place."""
         with self.lock:
             device = self.device
             if device is None:
                 return ""
-            if self.stream.value:
-                self.libs.aclrtDestroyStream(self.stream)
+            holders = [self] + [rt for rt in _runtimes_on(device, self.libs) if rt is not self]
+            for rt in holders:
+                if rt.stream.value:
+                    rt.libs.aclrtDestroyStream(rt.stream)
             force = self.libs.aclrtResetDeviceForce
             how = "aclrtResetDeviceForce" if force is not None else "aclrtResetDevice"
-            status = (force or self.libs.aclrtResetDevice)(device)
-            self.device, self.stream = None, c_void_p()
+            statuses = [force(device)] if force is not None else [
+                rt.libs.aclrtResetDevice(device) for rt in holders]
+            status = next((s for s in statuses if s != 0), 0)
+            for rt in holders:
+                rt.device, rt.stream = None, c_void_p()
             if status != 0:
-                self.unusable = (f"device {device} could not be reset after the failed {after}: "
-                                 f"{how} returned {status}{self.error_suffix()}; no further case "
-                                 f"runs in this process")
-                return self.unusable
+                reason = (f"device {device} could not be reset after the failed {after}: {how} "
+                          f"returned {status}{self.error_suffix()}; no further case runs in this "
+                          f"process")
+                for rt in holders:
+                    rt.unusable = reason
+                return reason
             try:
                 self.open_device(device)
             except BackendUnavailable as exc:
@@ -214,6 +225,14 @@ class _Runtime:
 
 _RUNTIMES: dict[tuple[str, ...], _Runtime] = {}
 _RUNTIMES_LOCK = threading.Lock()
+
+
+def _runtimes_on(device: int, libs: AclLibraries) -> list[_Runtime]:
+    """The open runtimes of this process that drive ``device`` through the same ACL runtime."""
+    source = libs.sources.get("aclrtResetDevice")
+    with _RUNTIMES_LOCK:
+        return [rt for rt in _RUNTIMES.values() if not rt.closed and rt.device == device
+                and rt.libs.sources.get("aclrtResetDevice") == source]
 
 
 def _runtime_for(paths: tuple[str, ...]) -> _Runtime:
