@@ -552,7 +552,10 @@ REAL_SOCS = {
                  "Ascend910_9382", "Ascend910_9391", "Ascend910_9392"),   # Ascend910_93
     "ascend950": ("Ascend950PR_9579", "Ascend950PR_957b", "Ascend950PR_957bx", "Ascend950PR_9599",
                   "Ascend950PR_950z", "Ascend950DT_9571", "Ascend950DT_9581x", "Ascend950DT_95A2",
-                  "Ascend950DT_950x"),                                    # Ascend950
+                  "Ascend950DT_950x",                                     # Ascend950
+                  "Ascend910_9579", "Ascend910_957b", "Ascend910_95A1", "Ascend910_950x"),
+    # the last four: earlier names of the same chips (revision 494dda3, Short_SoC_version
+    # Ascend910_95, NpuArch 3510)
     "atlas-200i-500-a2": ("Ascend310B1", "Ascend310B2", "Ascend310B3", "Ascend310B4"),  # Ascend310B
     "atlas-inference": ("Ascend310P1", "Ascend310P3", "Ascend310P5", "Ascend310P7"),    # Ascend310P
 }

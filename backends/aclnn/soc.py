@@ -12,7 +12,9 @@ import re
 
 # product id -> full-name patterns (re.fullmatch) of its SoCs
 SOC_PATTERNS: dict[str, tuple[str, ...]] = {
-    "ascend950": (r"Ascend950(PR|DT)_[0-9A-Za-z]+",),
+    # Ascend910_95xx: the same chips under their earlier names (Short_SoC_version Ascend910_95,
+    # NpuArch 3510, in older runtime revisions), which an older toolkit may still report
+    "ascend950": (r"Ascend950(PR|DT)_[0-9A-Za-z]+", r"Ascend910_95[0-9A-Za-z]{2}"),
     "atlas-a3": (r"Ascend910_93[0-9]{2}",),
     "atlas-a2": (r"Ascend910B[1-4]", r"Ascend910B2C", r"Ascend910B4-1"),
     "atlas-200i-500-a2": (r"Ascend310B[1-4]",),
