@@ -3,8 +3,12 @@
 The stand-in exports the ACL runtime, aclCreateTensor and the two operators' two-phase functions
 spread over four libraries as a toolkit spreads them, records every call it receives, keeps
 "device" memory in host memory and, on a launch, writes a known byte pattern into the operator's
-first output. The tests check what the backend passes across the C boundary and what it reads back.
-Without a C compiler they are skipped.
+first output. Where the runtime's behaviour is known from its source (the accumulating error text,
+device references and the broken context after a fault, the launch's workspace checks,
+WeightQuantPreprocess's early checks) the stand-in follows it. The tests check what the backend
+passes across the C boundary and what it reads back, the product of each real SoC name, the error
+text per call, the recovery after a fault and the device check. Without a C compiler the tests
+that need the stand-in are skipped.
 """
 from __future__ import annotations
 
