@@ -9,19 +9,15 @@ class Product:
     id: str                       # stable id used on the command line and in records
     name: str                     # as the documents' support tables name it
     arch: str                     # the vendor's NPU architecture family
-    soc_prefixes: tuple[str, ...]  # SoC names (aclrtGetSocName) that belong to the line
 
 
 PRODUCTS: tuple[Product, ...] = (
-    Product("ascend950", "Ascend 950PR/Ascend 950DT", "DAV_3510 (arch35)", ("Ascend950",)),
-    Product("atlas-a3", "Atlas A3 training products/Atlas A3 inference products", "arch22 (A3)",
-            ("Ascend910_93",)),
-    Product("atlas-a2", "Atlas A2 training products/Atlas A2 inference products", "arch22 (A2)",
-            ("Ascend910B",)),
-    Product("atlas-200i-500-a2", "Atlas 200I/500 A2 inference products", "310B", ("Ascend310B",)),
-    Product("atlas-inference", "Atlas inference products", "310P", ("Ascend310P",)),
-    Product("atlas-training", "Atlas training products", "910", ("Ascend910A", "Ascend910ProA",
-                                                                  "Ascend910PremiumA", "Ascend910ProB")),
+    Product("ascend950", "Ascend 950PR/Ascend 950DT", "DAV_3510 (arch35)"),
+    Product("atlas-a3", "Atlas A3 training products/Atlas A3 inference products", "arch22 (A3)"),
+    Product("atlas-a2", "Atlas A2 training products/Atlas A2 inference products", "arch22 (A2)"),
+    Product("atlas-200i-500-a2", "Atlas 200I/500 A2 inference products", "310B"),
+    Product("atlas-inference", "Atlas inference products", "310P"),
+    Product("atlas-training", "Atlas training products", "910"),
 )
 
 PRODUCT_IDS: tuple[str, ...] = tuple(p.id for p in PRODUCTS)
@@ -34,18 +30,6 @@ def product(product_id: str) -> Product:
     except KeyError:
         raise ValueError(f"unknown product {product_id!r}; valid: {', '.join(PRODUCT_IDS)}") from None
 
-
-def product_for_soc(soc_name: str) -> str | None:
-    """The product id of a SoC name as aclrtGetSocName reports it, or None if unknown.
-
-    The longest matching prefix wins (Ascend910_93 is A3, Ascend910B is A2, Ascend910A is training).
-    """
-    best: tuple[int, str] | None = None
-    for p in PRODUCTS:
-        for prefix in p.soc_prefixes:
-            if soc_name.startswith(prefix) and (best is None or len(prefix) > best[0]):
-                best = (len(prefix), p.id)
-    return None if best is None else best[1]
 
 
 def parse_products(text: str) -> tuple[str, ...]:

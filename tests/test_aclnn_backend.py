@@ -569,20 +569,20 @@ NOT_A_PRODUCT = ("Ascend031", "Ascend035", "Ascend035A", "Ascend350_354f", "Kiri
 
 @pytest.mark.parametrize("product,soc", [(p, s) for p, socs in REAL_SOCS.items() for s in socs])
 def test_product_of_every_real_soc(product, soc):
-    from aclnn_conformance.backends.aclnn.soc import product_of_soc
+    from aclnn_conformance.spec.soc import product_of_soc
     assert product_of_soc(soc) == product
 
 
 @pytest.mark.parametrize("soc", NOT_A_PRODUCT)
 def test_unknown_soc_is_a_one_line_error_naming_it(soc):
-    from aclnn_conformance.backends.aclnn.soc import UnknownSoc, product_of_soc
+    from aclnn_conformance.spec.soc import UnknownSoc, product_of_soc
     with pytest.raises(UnknownSoc) as info:
         product_of_soc(soc)
     assert f"SoC {soc!r}" in str(info.value) and "\n" not in str(info.value)
 
 
 def test_soc_patterns_name_known_products():
-    from aclnn_conformance.backends.aclnn.soc import SOC_PATTERNS
+    from aclnn_conformance.spec.soc import SOC_PATTERNS
     from aclnn_conformance.spec.products import PRODUCT_IDS
     assert set(SOC_PATTERNS) == set(PRODUCT_IDS)
 

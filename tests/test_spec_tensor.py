@@ -8,7 +8,7 @@ from aclnn_conformance.spec.dtypes import pack_nibbles, storage_nbytes, unpack_n
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status, status_name
-from aclnn_conformance.spec.products import PRODUCT_IDS, parse_products, product_for_soc
+from aclnn_conformance.spec.products import PRODUCT_IDS, parse_products
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc, contiguous_strides
 
 
@@ -64,14 +64,9 @@ def test_fp4_packing_low_nibble_first():
     assert storage_nbytes(DT.FLOAT4_E2M1, 5) == 3 and storage_nbytes(DT.FLOAT, 5) == 20
 
 
-def test_products_and_soc_names():
+def test_products():
     assert PRODUCT_IDS == ("ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2",
                            "atlas-inference", "atlas-training")
-    assert product_for_soc("Ascend910B1") == "atlas-a2"
-    assert product_for_soc("Ascend910_9391") == "atlas-a3"
-    assert product_for_soc("Ascend910A") == "atlas-training"
-    assert product_for_soc("Ascend950PR_9579") == "ascend950"
-    assert product_for_soc("Unknown") is None
     assert parse_products("all") == PRODUCT_IDS and parse_products("atlas-a2, ascend950") == ("atlas-a2", "ascend950")
     with pytest.raises(ValueError, match="valid: ascend950"):
         parse_products("atlas-a9")

@@ -38,7 +38,7 @@ from aclnn_conformance.backends.aclnn.bindings import (ACL_ERROR_REPEAT_INITIALI
 from aclnn_conformance.backends.aclnn.libraries import (OVERRIDE_ENV, LibrarySearch, find_libraries,
                                       toolkit_version)
 from aclnn_conformance.backends.aclnn.recent_error import RecentErrors
-from aclnn_conformance.backends.aclnn.soc import UnknownSoc, product_of_soc
+from aclnn_conformance.spec.soc import UnknownSoc, product_of_soc
 from aclnn_conformance.backends.base import RunResult, Waiver
 from aclnn_conformance.backends.call_layer import SIGNATURES, RawCall, RawTensor, read_back, to_raw_call
 from aclnn_conformance.spec.case import Case

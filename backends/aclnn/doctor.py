@@ -21,7 +21,7 @@ from aclnn_conformance.backends.aclnn.backend import (AclnnBackend, BackendUnava
                                                       _runtime_for, select_device)
 from aclnn_conformance.backends.aclnn.bindings import OPTIONAL_SYMBOLS, REQUIRED_SYMBOLS
 from aclnn_conformance.backends.aclnn.libraries import toolkit_version
-from aclnn_conformance.backends.aclnn.soc import UnknownSoc, product_of_soc
+from aclnn_conformance.spec.soc import UnknownSoc, product_of_soc
 from aclnn_conformance.backends.aclnn.tiny_calls import TINY_CALLS
 from aclnn_conformance.backends.call_layer import SIGNATURES
 from aclnn_conformance.backends.isolation import isolated_executor

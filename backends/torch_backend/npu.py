@@ -23,7 +23,7 @@ import os
 import torch
 
 from aclnn_conformance.backends.torch_backend._fp4 import pack_k_pairs, unpack_bytes
-from aclnn_conformance.spec.products import product_for_soc
+from aclnn_conformance.spec.soc import UnknownSoc, product_of_soc
 
 
 @functools.lru_cache(maxsize=1)
@@ -38,8 +38,8 @@ def device_product() -> str | None:
     try:
         if not torch.npu.is_available():
             return None
-        return product_for_soc(str(torch.npu.get_device_name(0)))
-    except (AttributeError, RuntimeError):
+        return product_of_soc(str(torch.npu.get_device_name(0)))
+    except (AttributeError, RuntimeError, UnknownSoc):
         return None
 
 

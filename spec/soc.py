@@ -38,4 +38,4 @@ def product_of_soc(soc_name: str) -> str:
     if matches:      # the table above is wrong: never guess between two lines
         raise UnknownSoc(f"SoC {name!r} matches several product lines ({', '.join(sorted(matches))})")
     raise UnknownSoc(f"SoC {name!r} belongs to no product line the suite knows "
-                     f"(their SoC names are listed in backends/aclnn/soc.py)")
+                     f"(their SoC names are listed in spec/soc.py)")
