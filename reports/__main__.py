@@ -100,7 +100,8 @@ def cmd_mustpass(args) -> int:
 
 def cmd_mutate(args) -> int:
     from aclnn_conformance.backends.mutants import by_name
-    from aclnn_conformance.reports.mutate import mutate, refresh_report, render_text, write
+    from aclnn_conformance.reports.mutate import mutate, render_text, write
+    from aclnn_conformance.reports.report import refresh_report
     from aclnn_conformance.spec.products import parse_products
     mutants = None
     if args.mutants:
@@ -114,7 +115,7 @@ def cmd_mutate(args) -> int:
 
 
 def cmd_sensitivity(args) -> int:
-    from aclnn_conformance.reports.mutate import refresh_report
+    from aclnn_conformance.reports.report import refresh_report
     from aclnn_conformance.reports.sensitivity import render_text, run, update_readme, write
     doc = run()
     print(render_text(doc), end="")

@@ -286,14 +286,3 @@ def write(doc: dict, out: str | Path) -> list[Path]:
     from aclnn_conformance.reports.tables import write_md_json
     return write_md_json(doc, out, "mutation", render_markdown)
 
-
-def refresh_report(out: str | Path) -> list[Path]:
-    """Rewrite the reports of a run directory (so that they include mutation.json and
-    sensitivity.json); nothing when ``out`` holds no records."""
-    out = Path(out)
-    if not ((out / "records.jsonl").exists() or (out / "records").is_dir()):
-        return []
-    from aclnn_conformance.reports.load import load
-    from aclnn_conformance.reports.report import write_reports
-    _, paths = write_reports(load([str(out)]), out)
-    return paths

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from aclnn_conformance.reports.declared import support_rows, summary_rows, write_declared
 from aclnn_conformance.reports.html_page import render_html
-from aclnn_conformance.reports.load import RunSet
+from aclnn_conformance.reports.load import RunSet, load
 from aclnn_conformance.judging.records import OUTCOMES
 from aclnn_conformance.reports.tables import (compliance, counts_text, errata, failures, fixed_width, md_table,
                             rule_catalog, rule_hits, rule_results)
@@ -241,3 +241,13 @@ def terminal_summary(doc: dict, paths: list[Path] = ()) -> str:
     if paths:
         notes.append("reports: " + ", ".join(str(p) for p in paths))
     return text + ("\n" + "\n".join(notes) if notes else "")
+
+
+def refresh_report(out: str | Path) -> list[Path]:
+    """Rewrite the reports of a run directory (so that they include mutation.json and
+    sensitivity.json); nothing when ``out`` holds no records."""
+    out = Path(out)
+    if not ((out / "records.jsonl").exists() or (out / "records").is_dir()):
+        return []
+    _, paths = write_reports(load([str(out)]), out)
+    return paths

@@ -11,7 +11,8 @@ from aclnn_conformance.backends.emulator import EmulatorBackend
 from aclnn_conformance.backends.emulator import apply_adam_w_quant as emu_aawq
 from aclnn_conformance.backends.emulator.apply_adam_w_quant import adam_w_quant_update, bisect_codes, sign_fix
 from aclnn_conformance.backends.emulator.products import GENERATIONS, chip
-from aclnn_conformance.backends.emulator.protocol import call_first_phase, execute
+from aclnn_conformance.backends.emulator.models import call_first_phase
+from aclnn_conformance.backends.emulator.protocol import execute
 from aclnn_conformance.backends.emulator.weight_quant_preprocess import nz_c0_32_bytes
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.enums import AclDataType as DT

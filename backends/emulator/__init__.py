@@ -16,7 +16,8 @@ from __future__ import annotations
 from aclnn_conformance.backends.base import RunResult, Waiver
 from aclnn_conformance.backends.call_layer import read_back, to_raw_call
 from aclnn_conformance.backends.emulator.products import PRODUCTS, chip
-from aclnn_conformance.backends.emulator.protocol import call_first_phase, execute
+from aclnn_conformance.backends.emulator.models import call_first_phase
+from aclnn_conformance.backends.emulator.protocol import execute
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import Status
 

@@ -191,14 +191,3 @@ def execute(workspace: bytearray | None, workspace_size: int, executor: OpExecut
         task()
     return Status.SUCCESS, ""
 
-
-def call_first_phase(raw: RawCall, gen: ChipGeneration) -> FirstPhase:
-    """Dispatch GetWorkspaceSize to the operator's model."""
-    from aclnn_conformance.backends.emulator import apply_adam_w_quant, weight_quant_preprocess
-    models = {"apply_adam_w_quant": apply_adam_w_quant.get_workspace_size,
-              "weight_quant_preprocess": weight_quant_preprocess.get_workspace_size}
-    try:
-        model = models[raw.op]
-    except KeyError:
-        raise ValueError(f"the emulator has no model of {raw.op!r}") from None
-    return model(raw, gen)
