@@ -24,11 +24,11 @@ float32 bit pattern; everything the table cannot decide exactly goes through a s
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import dataclass
 
-import ml_dtypes
 import numpy as np
+
+from aclnn_conformance.oracle.adamw_arithmetic import VAR_DTYPES, pow_f32, pow_f64, round_to_dtype
 
 __all__ = [
     "apply_adam_w_quant",
@@ -41,7 +41,6 @@ __all__ = [
 ]
 
 PROFILES = ("cann", "doc")
-VAR_DTYPES = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 QMAP_SIZE = 256
 
 F32 = np.float32
@@ -53,24 +52,6 @@ _CHUNK = 1 << 16
 # --------------------------------------------------------------------------------------------------
 # Small helpers the suite reuses
 # --------------------------------------------------------------------------------------------------
-
-def round_to_dtype(x, dtype) -> np.ndarray:
-    """Round ``x`` (float32, or float64 in the ``doc`` profile) to ``dtype`` (float32, float16 or
-    bfloat16) with a single round-to-nearest-even, as the kernel's final cast does
-    (notes section 4 "fp16/bf16": fp16 CAST_NONE = RINT, bf16 CAST_RINT). Overflow gives +-inf
-    (the host reference; saturation on the device is an open point, notes section 5.6).
-
-    NumPy's float->float16 and ml_dtypes' float->bfloat16 conversions are both a single correctly
-    rounded RNE step from the source type, so ``astype`` is exactly this rounding.
-    """
-    dtype = np.dtype(dtype)
-    if dtype not in VAR_DTYPES:
-        raise TypeError(f"unsupported target dtype {dtype}")
-    x = np.asarray(x)
-    if x.dtype not in (np.dtype(np.float32), np.dtype(np.float64)):
-        raise TypeError(f"round_to_dtype expects float32 or float64 input, got {x.dtype}")
-    with np.errstate(over="ignore"):
-        return x.astype(dtype)
 
 
 def block_absmax(values, block_size: int = 256, *, absolute: bool = True) -> np.ndarray:
@@ -359,22 +340,6 @@ class _Scalars:
     wd_factor: object     # cann only: 1 - lr * wd
 
 
-def _pow64(beta, t) -> np.float64:
-    """beta**t in double precision with the C library's pow (``math.pow``); NumPy's vectorized
-    pow is avoided because it may use a faster, less accurate implementation. Domain errors and
-    overflow give NumPy's IEEE results (inf, nan) instead of raising."""
-    try:
-        return np.float64(math.pow(float(beta), float(t)))
-    except (ValueError, OverflowError):
-        with np.errstate(all="ignore"):
-            return np.power(np.float64(beta), np.float64(t))
-
-
-def _pow_correctly_rounded(beta: np.float32, t: np.float32) -> np.float32:
-    """beta^t in float64, rounded once to float32 (notes section 4 "Measured": float32 pow
-    libraries are not correctly rounded; the oracle's choice is the correctly rounded value)."""
-    return F32(_pow64(beta, t))
-
 
 def _scalars(profile: str, step: int, lr, beta1, beta2, weight_decay, eps, gnorm_scale) -> _Scalars:
     # Attributes arrive as double and are rounded to float32 first in both profiles (aclnn
@@ -384,15 +349,15 @@ def _scalars(profile: str, step: int, lr, beta1, beta2, weight_decay, eps, gnorm
         if profile == "cann":
             one = F32(1)
             t = F32(np.int64(step)) + one                        # kernel/golden: step + 1
-            c1 = one - _pow_correctly_rounded(b1, t)
-            c2 = np.sqrt(one - _pow_correctly_rounded(b2, t))
+            c1 = one - pow_f32(b1, t)
+            c2 = np.sqrt(one - pow_f32(b2, t))
             return _Scalars(lr, b1, b2, wd, eps, gs, one - b1, one - b2, c1, c2,
                             step_size=(-lr * c2) / c1, eps_c2=eps * c2, wd_factor=one - lr * wd)
         # doc: float64 from the float32-rounded attributes, t = step as written.
         lr, b1, b2, wd, eps, gs = (np.float64(a) for a in (lr, b1, b2, wd, eps, gs))
         t = np.float64(step)
         return _Scalars(lr, b1, b2, wd, eps, gs, 1.0 - b1, 1.0 - b2,
-                        c1=1.0 - _pow64(b1, t), c2=1.0 - _pow64(b2, t),
+                        c1=1.0 - pow_f64(b1, t), c2=1.0 - pow_f64(b2, t),
                         step_size=None, eps_c2=None, wd_factor=None)
 
 
