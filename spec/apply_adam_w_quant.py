@@ -1,8 +1,10 @@
 """The executable specification of aclnnApplyAdamWQuant.
 
 Document: ../shared/seeds/000_275af1729615bdac.txt (English, the older revision). Vendor behaviour
-behind the ``cann`` profile: the op definition, the generated aclnn layer, the A2/A3 and Ascend 950
-tilings and the vendor golden, as summarised in notes/apply_adam_w_quant.md.
+behind the ``cann`` profile: the op definition, the generated aclnn layer, the nnopbase runtime that
+runs it, the A2/A3 and Ascend 950 tilings and the vendor golden, as summarised in
+notes/apply_adam_w_quant.md; where its section 10 (the runtime) corrects sections 3 and 5, the
+rules follow section 10 and cite it.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import ND_LIKE_FORMATS
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
@@ -66,6 +69,9 @@ PARAMS = (
     Param("executor", "output", (), (), (), "-", "Returns the op executor."),
 )
 
+# Formats the runtime accepts on every tensor: ND, and the ND-like formats it rewrites to ND.
+ACCEPTED_FORMATS = frozenset({F.ND}) | ND_LIKE_FORMATS
+
 SUPPORTED = {"cann": frozenset({"atlas-a2", "atlas-a3", "ascend950"}),
              "doc": frozenset({"atlas-a2", "atlas-a3"})}
 
@@ -111,9 +117,20 @@ def _tiling(check):
     return lambda case: not _all_outputs_empty(case) and check(case)
 
 
-def _outputs_partly_empty(case: Case) -> bool:
-    empty = [case.desc(n).is_empty() for n in OUTPUTS]
-    return any(empty) and not all(empty)
+def _var_empty_beside_an_output(case: Case) -> bool:
+    """var has no element while some other output has one: the tiling runs and has no block."""
+    return case.desc("varRef").is_empty() and not _all_outputs_empty(case)
+
+
+def _absmax_empty_beside_var(case: Case) -> bool:
+    return not case.desc("varRef").is_empty() and any(
+        case.desc(n).is_empty() for n in ("absmaxMRef", "absmaxVRef"))
+
+
+def _never_in_a_case(case: Case) -> bool:
+    """A second-phase argument: a Case holds only the first phase's, and the harness launches with
+    the first phase's executor and a workspace of the size it asked for."""
+    return False
 
 
 def _nonfinite_inputs(case: Case) -> bool:
@@ -128,18 +145,23 @@ def _attr_outside_range(case: Case) -> bool:
 # ---- the rules ----
 
 def _rule(id_, kind, category, text, source, expect, violated=None, step="",
-          note="") -> Rule:
+          note="", phase="GetWorkspaceSize") -> Rule:
     return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
-                expect=expect, violated=violated, step=step, note=note)
+                expect=expect, violated=violated, step=step, phase=phase, note=note)
 
 
 _SHAPE_CANN = STATUS(Status.ERR_INNER_TILING_ERROR)
 _TILING = "src: A2/A3 tiling (arch22) shape checks; nnopbase maps a tiling failure to 561002"
 _DOC_PARAMS = "doc: GetWorkspaceSize parameter table"
+_RUNTIME = "src: the nnopbase runtime, notes apply_adam_w_quant.md section 10"
+# The second phase, as backends name it in RunResult.phase.
+SECOND_PHASE = "Execute"
 
-# The vendor's validation steps, in the order it runs them (notes apply_adam_w_quant.md section 3):
-# the generated aclnn layer, then the tiling; within a step, rules are checked in the order listed.
-CHECK_STEPS = ("product", "null pointers", "dtypes", "formats", "rank", "emptiness", "tiling")
+# The vendor's validation steps, in the order it runs them (notes apply_adam_w_quant.md sections 3
+# and 10): the generated aclnn layer, the runtime, the tiling, the runtime's own check after the
+# tiling (an empty var), then the second phase; within a step, rules are checked in the order listed.
+CHECK_STEPS = ("product", "null pointers", "dtypes", "formats", "rank", "tiling", "emptiness",
+               "launch")
 
 RULES: tuple[Rule, ...] = (
     _rule("AAWQ-PRODUCT-001", "check", "product",
@@ -162,9 +184,12 @@ RULES: tuple[Rule, ...] = (
           violated=lambda c: "executor" in c.null_outputs, step="null pointers"),
     _rule("AAWQ-NULL-011", "check", "nullptr",
           "A null workspaceSize out-pointer is rejected.",
-          "src (inferred): checked inside the runtime's workspace query; the exact status is not known",
-          {"cann": ANY_ERROR, "doc": ANY_ERROR},
-          violated=lambda c: "workspaceSize" in c.null_outputs, step="null pointers"),
+          "doc: return codes (null pointers are errors); cann: " + _RUNTIME + ", G4: the "
+          "runtime's NULL check returns 161001 inside NnopbaseRunForWorkspace, but inside the bool "
+          "NnopbaseMatchArgs the same 161001 reads as true and the call returns ACLNN_SUCCESS",
+          {"cann": NOT_JUDGED, "doc": ANY_ERROR},
+          violated=lambda c: "workspaceSize" in c.null_outputs, step="null pointers",
+          note="cann: success and an error are both the vendor's (AAWQ-ERRATUM-8): not certifiable"),
     _rule("AAWQ-DTYPE-001", "check", "dtype",
           "varRef: FLOAT16, BFLOAT16, FLOAT32.", _DOC_PARAMS + "; src: op definition, 3 dtype combos",
           {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
@@ -177,20 +202,30 @@ RULES: tuple[Rule, ...] = (
             {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
             violated=(lambda n, d: lambda c: c.desc(n).dtype != d)(name, dt), step="dtypes")
       for i, (name, dt) in enumerate(FIXED_DTYPE.items())),
-    *(_rule(f"AAWQ-FORMAT-{i + 1:03d}", "check", "format", f"{name}: data format ND.", _DOC_PARAMS,
-            {"cann": STATUS(Status.ERR_PARAM_INVALID), "doc": STATUS(Status.ERR_PARAM_INVALID)},
-            violated=(lambda n: lambda c: c.desc(n).format != F.ND)(name), step="formats")
+    # The runtime's format match (cann) is listed first, so that a format outside it is decided by
+    # it under cann; the document's ND-only reading (doc) follows.
+    *(_rule(f"AAWQ-FORMAT-{i + 10:03d}", "check", "format",
+            f"{name}: ND, or an ND-like format (NCL, NCDHW, DHWCN, NHWC, NCHW) that the runtime "
+            "rewrites to ND before matching the op's (dtype, format) combinations; any other "
+            "format matches none of them.",
+            _RUNTIME + ", N1 and N4 (the op asks for no strict format match)",
+            {"cann": STATUS(Status.ERR_PARAM_INVALID)},
+            violated=(lambda n: lambda c: c.desc(n).format not in ACCEPTED_FORMATS)(name),
+            step="formats",
+            note="DHWCN has no aclFormat value: no aclTensor carries it")
+      for i, name in enumerate(TENSORS)),
+    *(_rule(f"AAWQ-FORMAT-{i + 1:03d}", "check", "format", f"{name}: data format ND.",
+            _DOC_PARAMS + "; cann: " + _RUNTIME + ", N1: NCL, NCDHW, DHWCN, NHWC and NCHW are "
+            "rewritten to ND and accepted",
+            {"cann": UNCHECKED, "doc": STATUS(Status.ERR_PARAM_INVALID)},
+            violated=(lambda n: lambda c: c.desc(n).format != F.ND)(name), step="formats",
+            note="cann: a call in an ND-like format is valid and judged on its values")
       for i, name in enumerate(TENSORS)),
     _rule("AAWQ-RANK-001", "check", "rank",
           "varRef, grad, mRef, vRef: dimension 1-8.", _DOC_PARAMS,
           {"cann": NOT_JUDGED, "doc": ANY_ERROR},
           violated=lambda c: not 1 <= len(_shape(c, "varRef")) <= 8, step="rank",
           note="cann: nothing in the vendor code checks the rank; outside the contract"),
-    _rule("AAWQ-EMPTY-001", "check", "empty",
-          "Outputs empty in part (var empty while an absmax is not) fail in tiling.",
-          "src (inferred): the runtime skips tiling only when every output is empty",
-          {"cann": ANY_ERROR, "doc": ANY_ERROR},
-          violated=_outputs_partly_empty, step="emptiness"),
     _rule("AAWQ-SHAPE-001", "check", "attr",
           "blockSize: size of each block participating in the computation, fixed to 256.",
           _DOC_PARAMS + "; " + _TILING,
@@ -213,10 +248,6 @@ RULES: tuple[Rule, ...] = (
           _DOC_PARAMS + "; " + _TILING,
           {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
           violated=_tiling(lambda c: _shape(c, "qmapV") != _shape(c, "qmapM")), step="tiling"),
-    _rule("AAWQ-SHAPE-007", "check", "shape",
-          "step: the shape must be [1].", _DOC_PARAMS + "; " + _TILING,
-          {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
-          violated=_tiling(lambda c: _shape(c, "step") != (1,)), step="tiling"),
     _rule("AAWQ-SHAPE-008", "check", "shape",
           "absmaxMRef.size = mRef.size/blockSize (cann: ceil(n/256); checked on Ascend 950 only).",
           "doc: parameter table and Constraints; src: arch35 tiling checks the count, arch22 does not",
@@ -229,12 +260,52 @@ RULES: tuple[Rule, ...] = (
           {"cann": ByProduct({"ascend950": _SHAPE_CANN}, UNCHECKED), "doc": ANY_ERROR},
           violated=_tiling(lambda c: _numel(c, "absmaxVRef") != absmax_count(_numel(c, "varRef"))),
           step="tiling"),
+    # Ascend 950 compares the absmax counts before the step shape (T35-6 before T-6).
+    _rule("AAWQ-SHAPE-007", "check", "shape",
+          "step: the shape must be [1].",
+          _DOC_PARAMS + "; " + _TILING + "; order: " + _RUNTIME + ", T35-6 before T-6",
+          {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
+          violated=_tiling(lambda c: _shape(c, "step") != (1,)), step="tiling"),
     _rule("AAWQ-SHAPE-010", "check", "shape",
           "qmapM, qmapV: the shape must be exactly [256,] (rank 1).",
           "doc: parameter table; cann accepts any shape of 256 elements, equal for both maps",
           {"doc": ANY_ERROR},
           violated=lambda c: _shape(c, "qmapM") != (256,) or _shape(c, "qmapV") != (256,),
           step="tiling"),
+    # ---- after the tiling function, in the runtime's DoTiling ----
+    _rule("AAWQ-EMPTY-001", "check", "empty",
+          "varRef has 0 elements while another output has some: the tiling has no block to give a "
+          "core and the call fails with 561002, after every other tiling check.",
+          _RUNTIME + ", N3 and T-7 (every output empty skips the tiling; otherwise an empty var "
+          "fails last, in DoTiling)",
+          {"cann": _SHAPE_CANN, "doc": ANY_ERROR},
+          violated=_var_empty_beside_an_output, step="emptiness",
+          note="on Ascend 950 an absmax with entries beside an empty var fails earlier, by the "
+               "absmax count (AAWQ-SHAPE-008/009)"),
+    _rule("AAWQ-EMPTY-002", "check", "empty",
+          "varRef has elements while absmaxMRef or absmaxVRef is empty: Atlas A2/A3 check nothing "
+          "of it (the kernel reads and writes absmax out of bounds); Ascend 950 rejects the "
+          "absmax count with 561002.",
+          "doc: parameter table (absmax.size = size/blockSize); cann: " + _RUNTIME
+          + ", consequences (A2/A3: no check sees it; Ascend 950: T35-6)",
+          {"cann": ByProduct({"ascend950": _SHAPE_CANN}, NOT_JUDGED), "doc": ANY_ERROR},
+          violated=_absmax_empty_beside_var, step="emptiness",
+          note="listed last: on A2/A3 every check runs as if absmax were right; on Ascend 950 and "
+               "under doc the absmax count (AAWQ-SHAPE-008/009) decides first"),
+    # ---- the second phase, aclnnApplyAdamWQuant(workspace, workspaceSize, executor, stream) ----
+    *(_rule(f"AAWQ-LAUNCH-{i + 1:03d}", "check", "launch", text,
+            "doc: aclnnApplyAdamWQuant return value (no code given); cann: " + _RUNTIME + ", P2",
+            {"cann": cann, "doc": ANY_ERROR}, violated=_never_in_a_case, step="launch",
+            phase=SECOND_PHASE,
+            note="not exercised: a case holds only first-phase arguments, and the harness launches "
+                 "with the first phase's executor and a workspace of the size it asked for (0 "
+                 "bytes for this op, so a short or NULL workspace cannot be offered)")
+      for i, (text, cann) in enumerate((
+          ("The second phase rejects a NULL executor.", STATUS(Status.ERR_PARAM_NULLPTR)),
+          ("The second phase rejects a NULL workspace when workspaceSize > 0.",
+           STATUS(Status.ERR_PARAM_NULLPTR)),
+          ("The second phase rejects a workspaceSize below what GetWorkspaceSize asked for.",
+           ANY_ERROR)))),
     # ---- preconditions: the call succeeds, its values are outside the contract ----
     _rule("AAWQ-PRE-001", "precondition", "value",
           "qmapM: quantization mapping table in ascending order.",
@@ -354,6 +425,20 @@ ERRATA = (
             "any shape of 256 elements, equal for both maps", "arch22 tiling"),
     Erratum("AAWQ-ERRATUM-7", OP, "weightDecay, gnormScale recommended 0.999; ranges 0 to 1",
             "no attribute is range-checked; op default weight_decay is 1.0", "op definition"),
+    Erratum("AAWQ-ERRATUM-8", OP, "a null pointer is an error (161001)",
+            "a NULL workspaceSize may return ACLNN_SUCCESS: the runtime's NULL check returns 161001 "
+            "inside NnopbaseMatchArgs, a bool function, where it reads as 'cache matched'; inside "
+            "NnopbaseRunForWorkspace it returns 161001. Not judged under cann",
+            "nnopbase runtime (notes apply_adam_w_quant.md section 10, G4)"),
+    Erratum("AAWQ-ERRATUM-9", OP, "every tensor: data format ND; another format is 161002",
+            "NCL, NCDHW, DHWCN, NHWC and NCHW are rewritten to ND and accepted on every tensor; "
+            "other formats are 161002",
+            "nnopbase runtime (notes apply_adam_w_quant.md section 10, N1)"),
+    Erratum("AAWQ-ERRATUM-10", OP, "errors: 161001 and 161002 only; absmax.size = size/blockSize",
+            "an empty var beside a non-empty output fails last with 561002; an empty absmax beside "
+            "a non-empty var is not checked on Atlas A2/A3 (the kernel reads out of bounds) and is "
+            "561002 on Ascend 950, whose absmax count check runs before the step check",
+            "nnopbase runtime and tilings (notes apply_adam_w_quant.md section 10, T35-6, T-7)"),
 )
 
 SPEC = OpSpec(

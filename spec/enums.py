@@ -70,6 +70,13 @@ PRIVATE_FORMATS = frozenset({
     AclFormat.FRACTAL_NZ_C0_8,
 })
 
+# Formats the nnopbase runtime rewrites to ND before it matches an op's (dtype, format)
+# combinations, in its default format-match mode (notes apply_adam_w_quant.md section 10, N1).
+# The runtime's list also names DHWCN, which has no aclFormat value.
+ND_LIKE_FORMATS = frozenset({
+    AclFormat.NCL, AclFormat.NCDHW, AclFormat.NHWC, AclFormat.NCHW,
+})
+
 
 class Status(IntEnum):
     """aclnnStatus values (the full table of op_errno.h)."""

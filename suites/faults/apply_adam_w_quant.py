@@ -27,7 +27,7 @@ def _retype(names: tuple[str, ...], dtype: DT):
     return fault
 
 
-def _reformat(name: str, fmt: F = F.NCHW):
+def _reformat(name: str, fmt: F):
     return lambda case: case.with_tensor(name, case.tensor(name).with_desc(format=fmt))
 
 
@@ -60,9 +60,11 @@ FAULTS: dict[str, Fault] = {
     "AAWQ-DTYPE-002": Fault(lambda c: _retype(("grad",), DT.FLOAT16 if c.desc("varRef").dtype != DT.FLOAT16
                                   else DT.FLOAT)(c)),
     **{f"AAWQ-DTYPE-{i + 3:03d}": Fault(_retype((name,), DT.INT32 if dt != DT.INT32 else DT.INT64)) for i, (name, dt) in enumerate(FIXED_DTYPE.items())},
-    **{f"AAWQ-FORMAT-{i + 1:03d}": Fault(_reformat(name)) for i, name in enumerate(TENSORS)},
+    # HWCN is neither ND nor one of the ND-like formats the runtime rewrites to ND
+    **{f"AAWQ-FORMAT-{i + 10:03d}": Fault(_reformat(name, F.HWCN)) for i, name in enumerate(TENSORS)},
+    # NCHW is ND-like: the document rejects it, the runtime accepts it
+    **{f"AAWQ-FORMAT-{i + 1:03d}": Fault(_reformat(name, F.NCHW)) for i, name in enumerate(TENSORS)},
     "AAWQ-RANK-001": Fault(_reshape(STATE, lambda c: (1,) * 8 + (_numel(c, "varRef"),))),
-    "AAWQ-EMPTY-001": Fault(_reshape(STATE, lambda c: (0,) + _shape(c, "varRef")[1:])),
     "AAWQ-SHAPE-001": Fault(lambda c: c.with_attrs(blockSize=128)),
     **{f"AAWQ-SHAPE-{i + 2:03d}": Fault(_reshape((name,), _same_numel_other_dims)) for i, name in enumerate(("grad", "mRef", "vRef"))},
     "AAWQ-SHAPE-005": Fault(_reshape(("qmapM", "qmapV"), lambda c: (255,))),
@@ -71,5 +73,7 @@ FAULTS: dict[str, Fault] = {
     "AAWQ-SHAPE-008": Fault(_reshape(("absmaxMRef",), lambda c: (absmax_count(_numel(c, "varRef")) + 1,))),
     "AAWQ-SHAPE-009": Fault(_reshape(("absmaxVRef",), lambda c: (absmax_count(_numel(c, "varRef")) + 1,))),
     "AAWQ-SHAPE-010": Fault(_reshape(("qmapM", "qmapV"), lambda c: (1, 256))),
-
+    # var, grad, m, v empty, the absmax entries kept
+    "AAWQ-EMPTY-001": Fault(_reshape(STATE, lambda c: (0,) + _shape(c, "varRef")[1:])),
+    "AAWQ-EMPTY-002": Fault(_reshape(("absmaxMRef",), lambda c: (0,))),
 }
