@@ -16,6 +16,7 @@ from aclnn_conformance.backends.emulator.protocol import execute
 from aclnn_conformance.backends.emulator.weight_quant_preprocess import nz_c0_32_bytes
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import ByProduct, expected_outcome
@@ -126,8 +127,9 @@ def test_two_phase_protocol_and_single_use_executor():
 
 def test_null_pointers_and_empty_outputs():
     base = aawq_calls.base_call()
+    # the runtime's NULL check in NnopbaseRunForWorkspace (notes section 10, G4)
     assert BACKEND.run(base.with_(null_outputs=frozenset({"workspaceSize"})), A2).status \
-        == Status.ERR_INNER_NULLPTR
+        == Status.ERR_PARAM_NULLPTR
     assert BACKEND.run(base.with_(null_outputs=frozenset({"executor"})), A2).status \
         == Status.ERR_PARAM_NULLPTR
     # the null tensor comes first, in parameter order
@@ -142,6 +144,61 @@ def test_null_pointers_and_empty_outputs():
         assert res.storages[name].tobytes() == arg.storage.tobytes()
     partly = empty.with_tensor("absmaxMRef", TensorArg.from_array(np.ones(1), DT.FLOAT))
     assert BACKEND.run(partly, A2).status == Status.ERR_INNER_TILING_ERROR
+
+
+# ---- the runtime between the API and the tiling (notes apply_adam_w_quant.md section 10) ----
+
+def _reformatted(case, name, fmt):
+    return case.with_tensor(name, case.tensor(name).with_desc(format=fmt))
+
+
+@pytest.mark.parametrize("fmt", [F.NCL, F.NCDHW, F.NHWC, F.NCHW])
+def test_nd_like_formats_run_as_nd(fmt):
+    """N1: rewritten to ND before the (dtype, format) match, on every tensor at once."""
+    base = aawq_calls.base_call()
+    nd = BACKEND.run(base, A950)
+    case = base
+    for name in base.tensors:
+        case = _reformatted(case, name, fmt)
+    for product in (A2, "atlas-a3", A950):
+        got = BACKEND.run(case, product)
+        assert got.status == Status.SUCCESS, got.message
+        for name in base.tensors:
+            assert got.storages[name].tobytes() == nd.storages[name].tobytes(), name
+
+
+@pytest.mark.parametrize("fmt", [F.HWCN, F.NDHWC, F.NC1HWC0, F.FRACTAL_NZ])
+def test_other_formats_are_161002(fmt):
+    case = _reformatted(aawq_calls.base_call(), "absmaxVRef", fmt)
+    assert BACKEND.run(case, A2).status == Status.ERR_PARAM_INVALID
+
+
+def test_empty_absmax_beside_a_non_empty_var():
+    """A2/A3 never look at it (the call goes through); Ascend 950 compares the count (T35-6)."""
+    case = aawq_calls.base_call().with_tensor("absmaxMRef", TensorArg.from_array(np.zeros(0), DT.FLOAT))
+    assert BACKEND.run(case, A2).status == Status.SUCCESS
+    assert BACKEND.run(case, "atlas-a3").status == Status.SUCCESS
+    rejected = BACKEND.run(case, A950)
+    assert rejected.status == Status.ERR_INNER_TILING_ERROR and "absmaxMRef" in rejected.message
+
+
+def test_empty_var_fails_after_the_other_tiling_checks():
+    """T-7: an empty var beside a non-empty output is 561002, decided after T-2..T-6."""
+    partly = aawq_calls.make_call("empty", (0, 256), seed=1).with_tensor(
+        "absmaxMRef", TensorArg.from_array(np.ones(1), DT.FLOAT))
+    alone = BACKEND.run(partly, A2)
+    assert alone.status == Status.ERR_INNER_TILING_ERROR and "var is empty" in alone.message
+    step_1x1 = partly.with_tensor("step", TensorArg.from_array(np.array([[0]]), DT.INT64))
+    got = BACKEND.run(step_1x1, A2)
+    assert got.status == Status.ERR_INNER_TILING_ERROR and "step" in got.message
+
+
+def test_absmax_counts_before_step_on_950():
+    case = aawq_calls.base_call().with_tensor(
+        "absmaxVRef", TensorArg.from_array(np.ones(5), DT.FLOAT)).with_tensor(
+        "step", TensorArg.from_array(np.array([[0]]), DT.INT64))
+    assert "absmaxVRef" in BACKEND.run(case, A950).message
+    assert "step" in BACKEND.run(case, A2).message
 
 
 # ---- the bisection ----

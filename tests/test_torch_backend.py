@@ -1,6 +1,6 @@
 """Tests of the torch backend: availability, bit-for-bit agreement with the NumPy oracle on
 ApplyAdamWQuant calls of every var dtype, the FRACTAL_NZ_C0_32 layout on hand-worked examples, and
-the statuses of a few rejected calls."""
+the statuses of rejected calls and of the runtime's readings (format rewrite, empty tensors)."""
 from __future__ import annotations
 
 import sys
@@ -17,6 +17,7 @@ from aclnn_conformance.backends.torch_backend.apply_adam_w_quant import nearest_
 from aclnn_conformance.backends.torch_backend.weight_quant_preprocess import nz_bytes, nz_codes  # noqa: E402
 from aclnn_conformance.oracle.cases import oracle_result  # noqa: E402
 from aclnn_conformance.spec.enums import AclDataType as DT  # noqa: E402
+from aclnn_conformance.spec.enums import AclFormat as F  # noqa: E402
 from aclnn_conformance.spec.enums import Status  # noqa: E402
 from aclnn_conformance.spec.tensor import TensorArg  # noqa: E402
 from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq  # noqa: E402
@@ -171,3 +172,30 @@ def test_statuses_of_rejected_calls():
     assert BACKEND.run(mm.with_(null_outputs=frozenset({"executor"})), "atlas-a2").status \
         == Status.ERR_INNER_NULLPTR
     assert BACKEND.run(mm.with_attrs(kGroupSize=64), "ascend950").status == Status.ERR_PARAM_INVALID
+
+
+def test_runtime_statuses_of_apply_adam_w_quant():
+    """The runtime's reading (notes apply_adam_w_quant.md section 10)."""
+    call = aawq.make_call("base", (2, 256), "float32", seed=1)
+    nd = BACKEND.run(call, "atlas-a2")
+    for fmt in (F.NCL, F.NCDHW, F.NHWC, F.NCHW):                 # N1: taken as ND
+        case = call
+        for name in call.tensors:
+            case = case.with_tensor(name, case.tensor(name).with_desc(format=fmt))
+        got = BACKEND.run(case, "atlas-a2")
+        assert got.status == 0, got.message
+        assert all(got.storages[n].tobytes() == nd.storages[n].tobytes() for n in call.tensors)
+    hwcn = call.with_tensor("step", call.tensor("step").with_desc(format=F.HWCN))
+    assert BACKEND.run(hwcn, "ascend950").status == Status.ERR_PARAM_INVALID
+    no_absmax = call.with_tensor("absmaxVRef", TensorArg.from_array(np.zeros(0), DT.FLOAT))
+    assert BACKEND.run(no_absmax, "atlas-a3").status == 0      # never checked on A2/A3
+    assert BACKEND.run(no_absmax, "ascend950").status == Status.ERR_INNER_TILING_ERROR
+    empty_var = aawq.make_call("empty", (0, 256), "float32", seed=1).with_tensor(
+        "absmaxMRef", TensorArg.from_array(np.ones(1), DT.FLOAT))
+    got = BACKEND.run(empty_var, "atlas-a2")                   # T-7, after the other tiling checks
+    assert got.status == Status.ERR_INNER_TILING_ERROR and "empty" in got.message
+    step_1x1 = empty_var.with_tensor("step", TensorArg.from_array(np.array([[0]]), DT.INT64))
+    assert "step" in BACKEND.run(step_1x1, "atlas-a2").message
+    wrong_count = call.with_tensor("absmaxMRef", TensorArg.from_array(np.ones(3), DT.FLOAT)).with_tensor(
+        "step", TensorArg.from_array(np.array([[0]]), DT.INT64))
+    assert "absmaxMRef" in BACKEND.run(wrong_count, "ascend950").message   # T35-6 before T-6

@@ -1,18 +1,20 @@
 """aclnnApplyAdamWQuant in the emulator: the generated aclnn layer, the runtime's checks, the
 per-generation tiling checks, and the kernel's arithmetic.
 
-GetWorkspaceSize, in the order the vendor code runs it (notes apply_adam_w_quant.md section 3):
+GetWorkspaceSize, in the order the vendor code runs it (notes apply_adam_w_quant.md sections 3 and
+10, the runtime):
 
 1. the generated layer: each tensor, in parameter order, NULL -> 161001; then executor NULL -> 161001;
-2. the runtime: workspaceSize NULL -> 561103; no kernel for the SoC -> 561000;
-   the (dtype, format) tuple of every input and output must be one of the op's three combinations
-   (var = grad in FLOAT / FLOAT16 / BF16, m and v UINT8, qmaps and absmax FLOAT, step INT64, all ND)
-   -> 161002;
-3. every output empty: success, workspace 0, nothing launched; some but not all empty: the tiling
-   has no block to give a core -> 561002;
-4. the tiling (561002): blockSize == 256; var, grad, m, v the same dims; qmapM 256 elements and
-   qmapV the same dims as qmapM; step of dims [1]; arch35 also numel(absmaxM) == numel(absmaxV) ==
-   ceil(numel(var)/256).
+2. the runtime: workspaceSize NULL -> 161001 (the NULL check of NnopbaseRunForWorkspace; the runtime
+   can also return success here, when the check sits in NnopbaseMatchArgs); no kernel for the SoC
+   -> 561000; the formats NCL, NCDHW, NHWC and NCHW are rewritten to ND, then the (dtype, format)
+   tuple of every input and output must be one of the op's three combinations (var = grad in
+   FLOAT / FLOAT16 / BF16, m and v UINT8, qmaps and absmax FLOAT, step INT64, all ND) -> 161002;
+3. every output empty: success, workspace 0, nothing launched;
+4. the tiling (561002) on view shapes: blockSize == 256; var, grad, m, v the same dims; qmapM 256
+   elements and qmapV the same dims as qmapM; arch35 numel(absmaxM) == numel(absmaxV) ==
+   ceil(numel(var)/256); step of dims [1]; arch22 does not look at absmax at all;
+5. after the tiling checks, var empty while another output is not: no block for a core -> 561002.
 
 The kernel (notes section 4), all in float32 in the kernel's order: hyper-parameters rounded from
 double once; t = float32(step) + 1; beta^t computed in float64 and rounded once to float32 (the
@@ -41,6 +43,7 @@ from aclnn_conformance.backends.call_layer import RawCall, RawTensor
 from aclnn_conformance.backends.emulator.products import ChipGeneration
 from aclnn_conformance.backends.emulator.protocol import (ARITH_DTYPE, FirstPhase, OpExecutor, Reject, first_phase,
                                         is_empty, read_view, view_numel, write_view)
+from aclnn_conformance.spec.enums import ND_LIKE_FORMATS
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
@@ -80,25 +83,28 @@ def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
     block_size = int(scalars["blockSize"])
     # the runtime
     if raw.null_workspace_size:
-        raise Reject(Status.ERR_INNER_NULLPTR, "workspaceSize is nullptr")
+        raise Reject(Status.ERR_PARAM_NULLPTR, "workspaceSize is nullptr")
     if not gen.aawq_kernel:
         raise Reject(Status.ERR_INNER, f"no ApplyAdamWQuant kernel for the SoC of {gen.product}")
     dtypes = tuple(t[name].dtype for name in TENSORS)
-    formats = {t[name].format for name in TENSORS}
+    formats = {_matched_format(t[name].format) for name in TENSORS}
     if dtypes not in _COMBOS or formats != {F.ND}:
         listed = ", ".join(f"{n}:{DT(t[n].dtype).name}/{_fmt(t[n].format)}" for n in TENSORS)
         raise Reject(Status.ERR_PARAM_INVALID,
                      f"the (dtype, format) of the inputs and outputs match no supported combination: "
                      f"{listed}")
-    empty = [is_empty(t[name]) for name in OUTPUTS]
-    if all(empty):
+    if all(is_empty(t[name]) for name in OUTPUTS):
         return OpExecutor(API)                           # nothing to tile, nothing to launch
-    # the tiling
-    if any(empty):
-        raise Reject(Status.ERR_INNER_TILING_ERROR,
-                     "tiling: outputs empty in part, no block for a core")
     _tiling_checks(t, block_size, gen)
+    if is_empty(t["varRef"]):
+        raise Reject(Status.ERR_INNER_TILING_ERROR,
+                     "tiling: var is empty while another output is not, no block for a core")
     return OpExecutor(API, [lambda: _kernel(t, attrs)])
+
+
+def _matched_format(value: int) -> int:
+    """The format the runtime matches: an ND-like format counts as ND."""
+    return F.ND if value in ND_LIKE_FORMATS else value
 
 
 def _fmt(value: int) -> str:
@@ -129,13 +135,13 @@ def _tiling_checks(t: dict[str, RawTensor], block_size: int, gen: ChipGeneration
     if view_numel(t["qmapM"]) != QMAP_SIZE or tuple(t["qmapV"].view_dims) != tuple(t["qmapM"].view_dims):
         fail(f"qmap_m {list(t['qmapM'].view_dims)} / qmap_v {list(t['qmapV'].view_dims)}: "
              f"{QMAP_SIZE} elements and equal shapes required")
-    if tuple(t["step"].view_dims) != (1,):
-        fail(f"step shape {list(t['step'].view_dims)}, [1] required")
     if gen.aawq_checks_absmax_count:
         blocks = -(-view_numel(t["varRef"]) // BLOCK)
         for name in ("absmaxMRef", "absmaxVRef"):
             if view_numel(t[name]) != blocks:
                 fail(f"{name} has {view_numel(t[name])} elements, ceil(n/{BLOCK}) = {blocks} required")
+    if tuple(t["step"].view_dims) != (1,):
+        fail(f"step shape {list(t['step'].view_dims)}, [1] required")
 
 
 # ---- the kernel ----
