@@ -435,9 +435,9 @@ ERRATA = (
             "other formats are 161002",
             "nnopbase runtime (notes apply_adam_w_quant.md section 10, N1)"),
     Erratum("AAWQ-ERRATUM-10", OP, "errors: 161001 and 161002 only; absmax.size = size/blockSize",
-            "an empty var beside a non-empty output fails last with 561002; an empty absmax beside "
-            "a non-empty var is not checked on Atlas A2/A3 (the kernel reads out of bounds) and is "
-            "561002 on Ascend 950, whose absmax count check runs before the step check",
+            "an empty var beside a non-empty output fails with 561002 after every other check; an "
+            "empty absmax beside a non-empty var is not checked on Atlas A2/A3 (the kernel reads "
+            "out of bounds: not judged) and is 561002 on Ascend 950",
             "nnopbase runtime and tilings (notes apply_adam_w_quant.md section 10, T35-6, T-7)"),
 )
 
