@@ -13,8 +13,8 @@ import math
 import numpy as np
 
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import ND_LIKE_FORMATS
+from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
