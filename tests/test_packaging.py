@@ -24,10 +24,20 @@ NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", ".ci-venv", "build", "dist"
                                     "__pycache__", ".pytest_cache", ".hypothesis", "out", "report")
 
 
+def _build_options() -> list[str]:
+    """Build with this environment's setuptools when it meets pyproject's build requirement (no
+    index needed); else in pip's isolated build environment (a venv's bundled setuptools is older)."""
+    try:
+        from importlib.metadata import version
+        major = int(version("setuptools").split(".")[0])
+    except (ImportError, ValueError, LookupError):
+        return []
+    return ["--no-build-isolation", "--no-index"] if major >= 68 else []
+
+
 def _pip(python: Path | str, *args: str, cwd: Path) -> None:
-    run = subprocess.run([str(python), "-m", "pip", *args, "-q", "--no-deps",
-                          "--no-build-isolation", "--no-index"], cwd=cwd, capture_output=True,
-                         text=True, timeout=600)
+    run = subprocess.run([str(python), "-m", "pip", *args, "-q", "--no-deps", *_build_options()],
+                         cwd=cwd, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
 
 
