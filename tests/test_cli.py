@@ -158,7 +158,7 @@ def test_a_bound_backend_that_cannot_tell_needs_product(tmp_path):
     assert run.returncode == EXIT_PRODUCT_UNKNOWN
     lines = [line for line in (run.stdout + run.stderr).splitlines() if line.strip()]
     assert len(lines) == 1 and "no device here; pass --product" in lines[0], lines
-    assert _collect(tmp_path, "Lost", "--product", "atlas-a2", "-q").returncode == 0
+    assert _collect(tmp_path, "Lost", "--product", "atlas-a2", "--collect-only", "-q").returncode == 0
 
 
 # ---- reproducers ----
