@@ -1,30 +1,174 @@
-"""aclnn-conformance: the console script. ``run`` runs the suites (pytest options pass through); the
-other commands are the reports' (report, compare, diff, merge, replay, certify, verify, mutate,
-sensitivity, mustpass)."""
+"""aclnn-conformance: the console script.
+
+``run`` runs the suites (every option passes through to pytest), ``list`` shows what the suite knows
+(backends, products, operators, an operator's rules with their citations), ``doctor`` checks the
+aclnn backend on this machine, and the reports' commands (report, compare, diff, merge, replay,
+certify, verify, mutate, sensitivity, mustpass) work on records. Every output goes where the command
+line says (a relative path is taken from the current directory), never into the installation.
+"""
 from __future__ import annotations
 
+import argparse
 import sys
+
+PROG = "aclnn-conformance"
+EXIT_STATUS = """exit status:
+  run       pytest's: 0 all passed, 1 failures, 2 interrupted, 3 internal error, 4 usage error
+            (an unknown backend, product or profile), 5 no test collected; 6 the backend is tied
+            to a device whose product it cannot tell and no --product was given
+  doctor    0 the aclnn backend is wired, 1 something is missing or failing
+  reports   0 success, 1 a failed gate (regression, not certifiable, a surviving mutant),
+            2 unusable input (malformed records, missing files, unknown names)
+"""
+RUN_HELP = f"""usage: {PROG} run [--backend NAME] [--product P] [--profile X] [--tier T]
+                         [--report-dir DIR] [--case-timeout S] [pytest options...]
+
+Runs every conformance suite (pytest --pyargs aclnn_conformance.suites) from any directory; every
+option is passed to pytest (-n 2, -x, -q, -k EXPR ...).
+
+suite options:
+  --backend NAME     emulator (default), reference, torch, aclnn, a plug-in's entry-point name, or
+                     module:attribute (a class, a factory or an instance)
+  --product P        all, one product id or a comma-separated list (aclnn-conformance list products);
+                     default: the product the backend is tied to (the aclnn backend: the device's),
+                     else all
+  --profile X        cann (default) or doc
+  --tier T           ci (default) or full
+  --report-dir DIR   write records.jsonl, run.json, the reports and every failing case into DIR
+  --case-timeout S   run each case in a child process; record CRASH, or TIMEOUT after S seconds
+
+{EXIT_STATUS}"""
+DESCRIPTION = ("A conformance suite and validation harness for Huawei CANN aclnn operators. Every "
+               "output goes where the command line says (relative paths from the current "
+               "directory), never into the installation.")
 
 
 def run(argv: list[str]) -> int:
     """The conformance suites through pytest, from any directory; unknown options go to pytest."""
-    import pytest
     if argv[:1] in (["-h"], ["--help"]):
-        print("usage: aclnn-conformance run [--backend NAME] [--product P] [--profile X] [--tier T]\n"
-              "                             [--report-dir DIR] [pytest options...]\n\n"
-              "Runs every conformance suite (pytest --pyargs aclnn_conformance.suites); every option\n"
-              "is passed to pytest. See `pytest --help`, group aclnn-conformance, for the suite's own.")
+        print(RUN_HELP, end="")
         return 0
-    return int(pytest.main(["--pyargs", "aclnn_conformance.suites", "-p", "no:cacheprovider",
-                            *argv]))
+    import pytest
+    # the plugin by name as well as by entry point: a checkout on the path runs without installing
+    return int(pytest.main(["--pyargs", "aclnn_conformance.suites", "-p", "aclnn_conformance.plugin",
+                            "-p", "no:cacheprovider", *argv]))
+
+
+def doctor(argv: list[str]) -> int:
+    from aclnn_conformance.backends.aclnn.doctor import main as doctor_main
+    return doctor_main(argv)
+
+
+# ---- list ----
+
+def _expect_text(expect) -> str:
+    """A profile's expectation: one status, or one per product and the rest."""
+    from aclnn_conformance.spec.rules import ByProduct
+    if isinstance(expect, ByProduct):
+        parts = [f"{product} {e.describe()}" for product, e in expect.by.items()]
+        return ", ".join(parts + [f"else {expect.default.describe()}"])
+    return expect.describe()
+
+
+def list_backends() -> list[str]:
+    from aclnn_conformance.backends.registry import BUILTIN, DEFAULT_BACKEND, _plugin_entry_points
+    plugins = _plugin_entry_points()
+    lines = []
+    for name in sorted({*BUILTIN, *plugins}):
+        target = BUILTIN.get(name) or plugins[name]
+        origin = "built in" if name in BUILTIN else "entry point"
+        default = ", the default" if name == DEFAULT_BACKEND else ""
+        lines.append(f"{name:<12} {target}  ({origin}{default})")
+    lines.append("or any module:attribute naming a backend class, factory or instance")
+    return lines
+
+
+def list_products() -> list[str]:
+    from aclnn_conformance.spec.products import PRODUCTS
+    return [f"{p.id:<18} {p.name}  [{p.arch}]" for p in PRODUCTS]
+
+
+def list_operators() -> list[str]:
+    from aclnn_conformance.spec import OPS
+    lines = []
+    for spec in OPS.values():
+        supported = "; ".join(f"{profile}: {', '.join(sorted(products)) or 'none'}"
+                              for profile, products in spec.supported.items())
+        lines.append(f"{spec.key:<22} {spec.api}  {len(spec.rules)} rules, "
+                     f"{len(spec.errata)} errata  (supported on {supported})")
+        lines.append(f"{'':<22} document: {spec.doc}")
+    return lines
+
+
+def list_rules(op: str) -> list[str]:
+    """Every rule of ``op`` in the spec's order: id, kind, category, step, what each profile expects
+    when it is broken, the document's sentence and where it comes from; then the errata."""
+    from aclnn_conformance.spec import op_spec
+    spec = op_spec(op)
+    lines = [f"{spec.api} ({spec.key}): {spec.doc}", ""]
+    for rule in spec.rules:
+        where = f", step {rule.step}" if rule.step else ""
+        lines.append(f"{rule.id}  {rule.kind}, {rule.category}{where}, {rule.phase}")
+        for profile, expect in rule.expect.items():
+            lines.append(f"    {profile}: {_expect_text(expect)}")
+        lines.append(f"    says:   {rule.text}")
+        lines.append(f"    source: {rule.source}")
+        if rule.note:
+            lines.append(f"    note:   {rule.note}")
+    for erratum in spec.errata:
+        lines += ["", f"{erratum.id}  erratum", f"    doc says:  {erratum.doc_says}",
+                  f"    cann does: {erratum.cann_does}", f"    source:    {erratum.source}"]
+    return lines
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    if args.what == "rules":
+        if not args.op:
+            print("error: list rules needs an operator (aclnn-conformance list operators)",
+                  file=sys.stderr)
+            return 2
+        try:
+            lines = list_rules(args.op)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+    else:
+        lines = {"backends": list_backends, "products": list_products,
+                 "operators": list_operators}[args.what]()
+    print("\n".join(lines))
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    from aclnn_conformance.reports.__main__ import add_commands
+    p = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION,
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=EXIT_STATUS + f"\n`{PROG} COMMAND --help` describes a command.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # run and doctor are listed here for the help; main() hands their arguments on untouched
+    sub.add_parser("run", help="run the conformance suites (pytest options pass through)",
+                   add_help=False)
+    s = sub.add_parser("list", help="backends, products, operators, or an operator's rules")
+    s.add_argument("what", choices=("backends", "products", "operators", "rules"))
+    s.add_argument("op", nargs="?", metavar="OP", help="the operator whose rules to list (rules)")
+    s.set_defaults(func=cmd_list)
+    sub.add_parser("doctor", help="check the aclnn backend: libraries, device, one call per operator",
+                   add_help=False)
+    add_commands(sub)
+    return p
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["run"]:
         return run(argv[1:])
-    from aclnn_conformance.reports.__main__ import main as reports_main
-    return reports_main(argv)
+    if argv[:1] == ["doctor"]:
+        return doctor(argv[1:])
+    args = parser().parse_args(argv)
+    if args.command == "list":
+        return cmd_list(args)
+    from aclnn_conformance.reports.__main__ import dispatch
+    return dispatch(args)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, settings
 
+from aclnn_conformance.backends.base import Backend, ProductUnknown, bound_product
 from aclnn_conformance.backends.registry import DEFAULT_BACKEND, UnknownBackend, load_backend
 from aclnn_conformance.judging.records import RecordWriter
 from aclnn_conformance.spec.products import PRODUCT_IDS, parse_products
@@ -15,6 +16,8 @@ from aclnn_conformance.spec.rules import DEFAULT_PROFILE, PROFILES
 from aclnn_conformance.suites.runner import Harness
 
 TIERS = ("ci", "full")
+# The exit status of a run whose backend is tied to a device it cannot identify, without --product.
+EXIT_PRODUCT_UNKNOWN = 6
 
 settings.register_profile("ci", max_examples=25, derandomize=True, deadline=None, database=None,
                           print_blob=True,
@@ -28,8 +31,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--backend", default=DEFAULT_BACKEND,
                     help=f"backend under test: a registered name or module:attribute "
                          f"(default {DEFAULT_BACKEND})")
-    group.addoption("--product", default="all",
-                    help=f"'all', a product id or a comma-separated list: {', '.join(PRODUCT_IDS)}")
+    group.addoption("--product", default=None,
+                    help=f"'all', a product id or a comma-separated list: {', '.join(PRODUCT_IDS)} "
+                         f"(default: the product the backend is tied to, as the aclnn backend is "
+                         f"to its device; else all)")
     group.addoption("--profile", default=DEFAULT_PROFILE, choices=PROFILES,
                     help="cann: the contract as the vendor implements it; doc: the document literally")
     group.addoption("--tier", default="ci", choices=TIERS,
@@ -45,11 +50,27 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+def _select_products(config: pytest.Config, backend: Backend) -> tuple[str, ...]:
+    """--product as given; without it, the product a device-bound backend is tied to, else every
+    product. Workers take the controller's choice (one device query per run)."""
+    if _is_worker(config) and "aclnn_products" in config.workerinput:
+        return tuple(config.workerinput["aclnn_products"].split(","))
+    given = config.getoption("--product")
+    if given is not None:
+        return parse_products(given)
+    try:
+        bound = bound_product(backend)
+    except ProductUnknown as exc:
+        pytest.exit(f"backend {backend.name} cannot tell its device's product: {exc}; "
+                    f"pass --product", returncode=EXIT_PRODUCT_UNKNOWN)
+    return (bound,) if bound else PRODUCT_IDS
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a case judged against the spec")
     try:
-        products = parse_products(config.getoption("--product"))
         backend = load_backend(config.getoption("--backend"))
+        products = _select_products(config, backend)
     except (ValueError, UnknownBackend) as exc:
         raise pytest.UsageError(str(exc)) from None
     tier = config.getoption("--tier")
@@ -84,8 +105,9 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.hookimpl(optionalhook=True)  # defined by pytest-xdist; absent under -p no:xdist
-def pytest_configure_node(node) -> None:  # pytest-xdist hook: one run id for every worker
+def pytest_configure_node(node) -> None:  # pytest-xdist hook: one run id and product set for all
     node.workerinput["aclnn_run_id"] = node.config._aclnn_harness.run_id
+    node.workerinput["aclnn_products"] = ",".join(node.config._aclnn_products)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -30,6 +30,11 @@ class BackendTimeout(RuntimeError):
     """The backend did not return within the time limit (recorded TIMEOUT)."""
 
 
+class ProductUnknown(RuntimeError):
+    """A backend tied to one device cannot tell which product that device is (no device reachable,
+    an SoC of no known product line): the run must name the product."""
+
+
 @dataclass(frozen=True)
 class Waiver:
     """A known, recorded deviation of one backend: failures of ``rule_id`` (on cases whose id contains
@@ -59,3 +64,13 @@ class Backend(Protocol):
 
     def run(self, case: Case, product: str) -> RunResult:
         """Make the call on ``product``; raise only on a harness-level failure."""
+
+    # Optional: ``bound_product() -> str | None``, see bound_product below.
+
+
+def bound_product(backend: Backend) -> str | None:
+    """The product a device-bound backend is tied to, through its optional ``bound_product()``
+    method: a product id, or None for a backend that runs as any product (a model, a library on
+    the host). A backend tied to a device it cannot identify raises ProductUnknown there."""
+    hook = getattr(backend, "bound_product", None)
+    return hook() if callable(hook) else None

@@ -7,11 +7,11 @@
   replay   CASE_FILE --backend NAME [--product P] [--profile X]
   certify  --backend NAME --product P --out BUNDLE_DIR
   verify   BUNDLE
-  mustpass [--out FILE] [--from RUN_DIR]     regenerate the must-pass list
+  mustpass --out FILE [--from RUN_DIR]       regenerate the must-pass list
   mutate   [--tier T] [--mutants A,B] [--products P,Q] [--out DIR] [--exhaustive]
                                              every mutant against the tier's cases; exit 1 if one
                                              survives or its kill does not name its defect
-  sensitivity [--out DIR] [--no-readme]      the error each precision standard can see
+  sensitivity [--out DIR] [--readme FILE]    the error each precision standard can see
 
 Exit status: 0 success, 1 a failed gate (regression, not certifiable, verification errors),
 2 unusable input (malformed records, duplicate cases across runs, missing files).
@@ -120,19 +120,16 @@ def cmd_sensitivity(args) -> int:
     doc = run()
     print(render_text(doc), end="")
     paths = write(doc, args.out) + refresh_report(args.out)
-    if not args.no_readme:
-        paths.append(update_readme(doc))
+    if args.readme:
+        paths.append(update_readme(doc, args.readme))
     print("written: " + ", ".join(str(p) for p in paths))
     return 0
 
 
-def parser() -> argparse.ArgumentParser:
+def add_commands(sub: argparse._SubParsersAction) -> None:
+    """The reports' commands, as subcommands of ``sub`` (this module's parser and the console
+    script's share them)."""
     from aclnn_conformance.reports.certify import MUSTPASS
-    p = argparse.ArgumentParser(prog="python -m reports", description=__doc__.split("\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n", 2)[2])
-    sub = p.add_subparsers(dest="command", required=True)
-
     s = sub.add_parser("report", help="compliance reports from run directories or records files")
     s.add_argument("runs", nargs="+", metavar="RUN_DIR")
     s.add_argument("--out", help="directory to write into (default: the first RUN_DIR)")
@@ -176,7 +173,8 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("mustpass", help="regenerate the must-pass list from a reference run")
-    s.add_argument("--out", default=str(MUSTPASS))
+    s.add_argument("--out", required=True, metavar="FILE",
+                   help="where to write the list (the suite's own: reports/mustpass.txt in a checkout)")
     s.add_argument("--from", dest="from_dir", metavar="RUN_DIR",
                    help="use this report directory (a complete reference run) instead of running")
     s.add_argument("--workers", type=int, default=2)
@@ -195,14 +193,23 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("sensitivity", help="the relative error each precision standard can see")
     s.add_argument("--out", default="out",
                    help="write sensitivity.md/.json here; a run directory's report is refreshed")
-    s.add_argument("--no-readme", action="store_true",
-                   help="do not update the table in benchmarks/README.md")
+    s.add_argument("--readme", metavar="FILE",
+                   help="also put the table into this Markdown file between the sensitivity "
+                        "markers (the checkout's benchmarks/README.md)")
+    s.add_argument("--no-readme", action="store_true", help=argparse.SUPPRESS)  # the default now
     s.set_defaults(func=cmd_sensitivity)
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m reports", description=__doc__.split("\n")[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
+                                epilog=__doc__.split("\n", 2)[2])
+    add_commands(p.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     return p
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+def dispatch(args: argparse.Namespace) -> int:
+    """Run a parsed command; unusable input is one line on stderr and exit status 2."""
     from aclnn_conformance.backends.registry import UnknownBackend
     from aclnn_conformance.reports.diff import DiffError
     from aclnn_conformance.reports.load import MergeError
@@ -212,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
             FileExistsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+
+
+def main(argv: list[str] | None = None) -> int:
+    return dispatch(parser().parse_args(argv))
 
 
 if __name__ == "__main__":

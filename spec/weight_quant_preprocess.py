@@ -9,6 +9,10 @@ Two data flows, chosen by the weight's view rank once the dtype combination matc
 MM_MX_A8W4 (weight view {K, N}) and GMM_MX_A8W4 (weight view {G, K, N}). The weight is FP4 E2M1
 stored transposed ({[G,] N, K}, K contiguous); outWeight is its FRACTAL_NZ_C0_32 layout; weightScale
 and biasOptional are copied unchanged into outWeightScale and outBiasOptional.
+
+Read top to bottom like the document: the parameter rows (参数说明) and the supported products; the
+geometry of a call and the predicates of the checks; the rules, checks in the vendor's check order
+(CHECK_STEPS), then the preconditions and the value rules; the errata last.
 """
 from __future__ import annotations
 
@@ -98,7 +102,7 @@ PARAMS = (
 SUPPORTED = {"cann": frozenset({"ascend950"}), "doc": frozenset({"ascend950"})}
 
 
-# ---- the geometry of a call ----
+# ---- the geometry of a call: its data flow, dimensions and arguments ----
 
 def _desc(case: Case, name: str):
     return case.desc(name)
@@ -116,9 +120,13 @@ def dims(case: Case) -> tuple[int | None, int, int]:
 
 
 def _kng(case: Case) -> tuple[int, int, int | None]:
-    """(K, N, G or None): the argument order of the shape helpers above."""
+    """(K, N, G or None): the argument order of spec.mx_a8w4_layout's shape functions."""
     g, k, n = dims(case)
     return k, n, g
+
+
+def _k(case: Case) -> int:
+    return dims(case)[1]
 
 
 def _attr_dtype(case: Case, name: str) -> int | None:
@@ -131,7 +139,19 @@ def _attr_dtype(case: Case, name: str) -> int | None:
     return int(value)
 
 
-# ---- predicates: the data-flow judge and the checks (evaluated in check order) ----
+def _has_bias(case: Case) -> bool:
+    return case.tensor("biasOptional") is not None
+
+
+def _bias(case: Case):
+    return _desc(case, "biasOptional")
+
+
+def _out_bias(case: Case):
+    return _desc(case, "outBiasOptional")
+
+
+# ---- predicates of the checks, in the vendor's check order (data-flow judge, c, f, g, l, s) ----
 
 def _weight_rank_ok(case: Case) -> bool:
     return _desc(case, "weight").ndim in (2, 3)
@@ -142,23 +162,19 @@ def _weight_trans_ok(case: Case) -> bool:
     return d.strides[-2] == 1 and d.strides[-1] == d.shape[-2]
 
 
+def _scale_rank_ok(case: Case) -> bool:
+    return _desc(case, "weightScale").ndim == (4 if is_gmm(case) else 3)
+
+
 def _scale_shape_ok(case: Case) -> bool:
     g, k, n = dims(case)
     return _desc(case, "weightScale").shape[-3:] == (scale_rows(k), n, 2)
-
-
-def _scale_rank_ok(case: Case) -> bool:
-    return _desc(case, "weightScale").ndim == (4 if is_gmm(case) else 3)
 
 
 def _scale_trans_ok(case: Case) -> bool:
     d = _desc(case, "weightScale")
     i = 1 if is_gmm(case) else 0
     return d.strides[i + 1] == d.strides[i] * d.shape[i]
-
-
-def _bias(case: Case):
-    return _desc(case, "biasOptional")
 
 
 def _bias_shape_ok(case: Case) -> bool:
@@ -169,21 +185,9 @@ def _bias_shape_ok(case: Case) -> bool:
     return shape == (g, n)
 
 
-def _out_bias(case: Case):
-    return _desc(case, "outBiasOptional")
-
-
-def _has_bias(case: Case) -> bool:
-    return case.tensor("biasOptional") is not None
-
-
 def _nz_dims_ok(case: Case) -> bool:
     g, k, n = dims(case)
     return _desc(case, "outWeight").storage_shape[-4:] == nz_storage_shape(k, n)
-
-
-def _k(case: Case) -> int:
-    return dims(case)[1]
 
 
 # ---- the rules ----

@@ -39,7 +39,7 @@ from aclnn_conformance.backends.aclnn.libraries import (OVERRIDE_ENV, LibrarySea
                                       toolkit_version)
 from aclnn_conformance.backends.aclnn.recent_error import RecentErrors
 from aclnn_conformance.spec.soc import UnknownSoc, product_of_soc
-from aclnn_conformance.backends.base import RunResult, Waiver
+from aclnn_conformance.backends.base import ProductUnknown, RunResult, Waiver
 from aclnn_conformance.backends.call_layer import SIGNATURES, RawCall, RawTensor, read_back, to_raw_call
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
@@ -337,6 +337,16 @@ class AclnnBackend:
             return self._product_of(self._runtime())
         except BackendUnavailable:
             return None
+
+    def bound_product(self) -> str:
+        """The contract's hook: the device is the product under test."""
+        try:
+            product = self.device_product()
+        except UnknownSoc as exc:
+            raise ProductUnknown(str(exc)) from None
+        if product is None:
+            raise ProductUnknown(f"no device can be reached to tell its product ({self.available()[1]})")
+        return product
 
     def products(self) -> tuple[str, ...]:
         try:

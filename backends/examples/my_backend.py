@@ -1,17 +1,21 @@
 """An example third-party backend: the smallest complete implementation of the backend contract.
 
+Everything a backend must know (the contract, element-form storages, what must stay untouched,
+phases, statuses, waivers, registration) is on backends/README.md.
+
 It wraps the reference backend (the spec's own answer) and counts its calls, to show the shape a
 plug-in takes. A real plug-in calls its own implementation in ``run``: it receives the Case exactly
-as the API would (descriptors over storages, None for a null pointer; ``backends.call_layer``
-turns it into raw aclCreateTensor arguments and byte buffers if that is closer to what it drives)
-and returns the status and the storage of every tensor after the call. It never judges.
+as the API would (descriptors over element-form storages, None for a null pointer;
+``backends.call_layer`` turns it into raw aclCreateTensor arguments and byte buffers if that is
+closer to what it drives) and returns the status and the storage of every tensor after the call.
+It never judges.
 
-Use it without installing anything:
+Run the suites against it with nothing but this package installed:
 
-    pytest suites --backend backends.examples.my_backend:MyBackend --product atlas-a2
+    aclnn-conformance run --backend aclnn_conformance.backends.examples.my_backend:MyBackend --product ascend950
 
-or register it under a name through the ``aclnn_conformance.backends`` entry-point group (see
-backends/README_PLUGINS.md) and run ``pytest suites --backend my-backend``.
+or register it under a name through the ``aclnn_conformance.backends`` entry-point group and run
+``aclnn-conformance run --backend my-backend``.
 """
 from __future__ import annotations
 
@@ -39,7 +43,8 @@ class MyBackend:
         return self._inner.available()
 
     def products(self) -> tuple[str, ...]:
-        """The product ids (spec.products) it can run as."""
+        """The product ids (spec.products) it can run as. A backend tied to one device also defines
+        ``bound_product()`` (backends/README.md, Products)."""
         return self._inner.products()
 
     def run(self, case: Case, product: str) -> RunResult:
@@ -51,5 +56,6 @@ class MyBackend:
 
 
 def make_backend() -> MyBackend:
-    """A factory works as a target too: ``--backend backends.examples.my_backend:make_backend``."""
+    """A factory works as a target too:
+    ``--backend aclnn_conformance.backends.examples.my_backend:make_backend``."""
     return MyBackend()
