@@ -10,6 +10,7 @@ from aclnn_conformance.spec.products import PRODUCT_IDS, PRODUCTS
 
 COLOURS = {
     "PASS": ("#1e7b3a", "#fff"), "NOT_SUPPORTED": ("#6f8fb0", "#fff"),
+    "NOT_JUDGED": ("#b8c4d0", "#000"),
     "QUALITY_WARNING": ("#e0b000", "#000"), "WAIVED": ("#8e63c7", "#fff"),
     "FAIL": ("#d0312d", "#fff"), "HARNESS_ERROR": ("#7a0e0e", "#fff"),
     "CRASH": ("#4a0000", "#fff"), "TIMEOUT": ("#a0522d", "#fff"),

@@ -14,7 +14,7 @@ from aclnn_conformance.judging.records import OUTCOMES
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
 SEVERITY_ORDER = ("CRASH", "TIMEOUT", "HARNESS_ERROR", "FAIL", "BACKEND_UNAVAILABLE", "SKIPPED",
-                  "QUALITY_WARNING", "WAIVED", "NOT_SUPPORTED", "PASS")
+                  "QUALITY_WARNING", "WAIVED", "NOT_JUDGED", "NOT_SUPPORTED", "PASS")
 _RANK = {o: i for i, o in enumerate(SEVERITY_ORDER)}
 assert set(SEVERITY_ORDER) == set(OUTCOMES)
 
