@@ -58,7 +58,8 @@ class Harness:
         else:
             result = self.backend.run(case, product)
         if not isinstance(result, RunResult):
-            raise NotARunResult(f"the backend's run() returned {_describe(result)}, not a RunResult")
+            raise NotARunResult(f"the backend's run() returned {describe_returned(result)}, "
+                                f"not a RunResult")
         return result
 
     def begin_case(self, record_base: dict, nodeid: str) -> None:
@@ -151,7 +152,8 @@ class NotARunResult(TypeError):
     """A backend's run() returned something other than a RunResult."""
 
 
-def _describe(value: object) -> str:
+def describe_returned(value: object) -> str:
+    """What a backend returned, in a few words (for the error that it is not a RunResult)."""
     text = repr(value)
     return f"{type(value).__name__} {text[:80]}" if value is not None else "None"
 
