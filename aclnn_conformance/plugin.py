@@ -218,7 +218,7 @@ def pytest_runtest_makereport(item: pytest.Item, call):
             ("outcome", worst(done.outcomes) or "none"), ("rule_ids", " ".join(done.rule_ids)),
             ("product", " ".join(done.products)), ("profile", done.profile or
                                                    item.config._aclnn_harness.profile),
-            ("records", done.count), ("judged", done.judged)]
+            ("records", done.count), ("judged", done.judged), ("nodeid", item.nodeid)]
     yield
 
 
