@@ -173,7 +173,7 @@ def end_pytest_run(session, exitstatus: int, progress=None) -> RunRecord | None:
         if source:
             reason = str(source)
             break
-    if not reason and progress is not None:
+    if not reason and progress is not None and int(exitstatus) != 2:  # 2: interrupted, said so
         reason = progress.incompleteness()
     run = finished_run_record(read_run(path), int(exitstatus), reason)
     if progress is not None:
