@@ -64,7 +64,6 @@ def _is_worker(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    _CONFIG["config"] = config
     config.addinivalue_line("markers", "conformance: a case judged against the spec")
     try:
         products = parse_products(config.getoption("--product"))
@@ -92,6 +91,8 @@ def pytest_configure(config: pytest.Config) -> None:
         unavailable="" if ok else f"backend {backend.name} unavailable: {reason}",
         executor=executor, backend_spec=config.getoption("--backend"), inflight=inflight)
     config._aclnn_progress = RunProgress()
+    if not _is_worker(config):
+        config.pluginmanager.register(RunWatcher(config), "aclnn-conformance-run-watcher")
     if report_dir is not None and not _is_worker(config):
         from aclnn_conformance.reports.run import start_pytest_run  # run.json, complete false until the end
         start_pytest_run(config, config._aclnn_harness, products,
@@ -222,43 +223,41 @@ def pytest_runtest_makereport(item: pytest.Item, call):
     yield
 
 
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    """Controller side: count finished items, their records and those that judged something."""
-    config = _CONFIG.get("config")
-    if config is None or _is_worker(config):
-        return
-    progress: RunProgress = config._aclnn_progress
-    if report.when == "teardown":
-        progress.finished += 1
-        props = dict(report.user_properties)
-        if "records" in props:
-            progress.conformance_items += 1
-            progress.judged += int(props.get("judged", 0))
-            if not int(props["records"]):
-                progress.unrecorded.append(report.nodeid)
-    elif report.when not in ("setup", "call"):  # a crashed worker's item ("???")
-        progress.finished += 1
-        progress.crashed.append(report.nodeid)
+class RunWatcher:
+    """The controller's hooks that see every worker's test reports (registered on the controller
+    only): finished items, their records, and the items of workers that died."""
 
+    def __init__(self, config: pytest.Config):
+        self.config = config
 
-_CONFIG: dict[str, pytest.Config] = {}
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        progress: RunProgress = self.config._aclnn_progress
+        if report.when == "teardown":
+            progress.finished += 1
+            props = dict(report.user_properties)
+            if "records" in props:
+                progress.conformance_items += 1
+                progress.judged += int(props.get("judged", 0))
+                if not int(props["records"]):
+                    progress.unrecorded.append(report.nodeid)
+        elif report.when not in ("setup", "call"):  # a crashed worker's item (when "???")
+            progress.finished += 1
+            progress.crashed.append(report.nodeid)
 
-
-@pytest.hookimpl(optionalhook=True)  # pytest-xdist, on the controller: a worker died mid-item
-def pytest_handlecrashitem(crashitem: str, report, sched) -> None:
-    config = _CONFIG["config"]
-    h: Harness = config._aclnn_harness
-    worker = getattr(getattr(report, "node", None), "gateway", None)
-    worker_id = getattr(worker, "id", "")
-    progress: RunProgress = config._aclnn_progress
-    progress.conformance_items += 1
-    progress.judged += 1
-    if h.report_dir is None:
-        return
-    from aclnn_conformance.reports.run import crash_record
-    record = crash_record(h, crashitem, worker_id, config._aclnn_products)
-    h.write(record)
-    report.longrepr = f"{report.longrepr}\nrecorded CRASH: {record.op} {record.case_id}"
+    @pytest.hookimpl(optionalhook=True)  # pytest-xdist: a worker died in the middle of an item
+    def pytest_handlecrashitem(self, crashitem: str, report, sched) -> None:
+        config = self.config
+        h: Harness = config._aclnn_harness
+        worker_id = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", "")
+        progress: RunProgress = config._aclnn_progress
+        progress.conformance_items += 1
+        progress.judged += 1
+        if h.report_dir is None:
+            return
+        from aclnn_conformance.reports.run import crash_record
+        record = crash_record(h, crashitem, worker_id, config._aclnn_products)
+        h.write(record)
+        report.longrepr = f"{report.longrepr}\nrecorded CRASH: {record.op} {record.case_id}"
 
 
 @pytest.hookimpl(optionalhook=True)  # defined by pytest-xdist; absent under -p no:xdist
