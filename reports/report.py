@@ -176,13 +176,14 @@ def write_csv(doc: dict, out_dir: Path) -> list[Path]:
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         w.writerow(["backend", "profile", "op", "product", "cases", "judged", "certified",
-                    "compliance_pct", "label", *(k for k, _ in JUDGED_HEADERS), "not_run",
+                    "compliance_pct", "label", *(k for k, _ in JUDGED_HEADERS), "unanswered",
+                    "not_run",
                     "value_rules_exercised", "value_rules", *OUTCOMES])
         for c in doc["compliance"]:
             w.writerow([c["backend"], c["profile"], c["op"], c["product"], c["cases"],
                         c["judged"], c["certified"],
                         "" if c["compliance_pct"] is None else c["compliance_pct"], c["label"],
-                        *(c[k] for k, _ in JUDGED_HEADERS), c["not_run"],
+                        *(c[k] for k, _ in JUDGED_HEADERS), c["unanswered"], c["not_run"],
                         c["value_rules_exercised"], c["value_rules"],
                         *[c["counts"].get(o, 0) for o in OUTCOMES]])
     rules_path = out_dir / "rules.csv"

@@ -43,14 +43,17 @@ def counts_text(counts: dict[str, int]) -> str:
 
 # What decided a case, for the compliance table (records older than ``judged_by`` are read from
 # their other fields).
-JUDGED_COLUMNS = ("values", "status", "relation", "not_supported", "not_judged", "not_run")
+JUDGED_COLUMNS = ("values", "status", "relation", "not_supported", "not_judged", "unanswered",
+                  "not_run")
 UNANSWERED = ("CRASH", "TIMEOUT", "HARNESS_ERROR")
 
 
 def judged_kind(rec) -> str:
     """One of JUDGED_COLUMNS for a record (a frame row or an OutcomeRecord)."""
-    if rec.outcome in ("SKIPPED", "BACKEND_UNAVAILABLE") or rec.outcome in UNANSWERED:
-        return "not_run" if rec.outcome not in UNANSWERED else (rec.judged_by or "status")
+    if rec.outcome in ("SKIPPED", "BACKEND_UNAVAILABLE"):
+        return "not_run"
+    if rec.outcome in UNANSWERED and not rec.judged_by:  # the backend gave no answer to judge
+        return "unanswered"
     if rec.judged_by:
         return rec.judged_by
     if rec.outcome == "NOT_SUPPORTED":
@@ -102,6 +105,7 @@ def compliance(df: pd.DataFrame) -> list[dict]:
                      "value_judged": by_kind["values"], "status_only": by_kind["status"],
                      "relations": by_kind["relation"], "not_supported": by_kind["not_supported"],
                      "not_judged": by_kind["not_judged"], "not_run": by_kind["not_run"],
+                     "unanswered": by_kind["unanswered"],
                      "value_rules_exercised": len(exercised), "value_rules": len(rules),
                      "counts": outcome_counts(g["outcome"])})
     return rows

@@ -315,12 +315,14 @@ def test_compliance_counts_only_what_was_judged():
     records = [_record("a", "PASS", "values", rule_ids=(value_rules[0],)),
                _record("b", "FAIL", "status"),
                _record("c", "NOT_JUDGED", "not_judged"),
+               _record("crashed", "CRASH", ""),
                _record("d", "NOT_SUPPORTED", "not_supported", product="ascend950"),
                _record("e", "NOT_SUPPORTED", "not_supported", product="ascend950")]
     rows = {r["product"]: r for r in compliance(RunSet(records).frame())}
     a2 = rows["atlas-a2"]
-    assert (a2["value_judged"], a2["status_only"], a2["not_judged"], a2["judged"]) == (1, 1, 1, 2)
-    assert a2["compliance_pct"] == 50.0                    # NOT_JUDGED is not a PASS
+    assert (a2["value_judged"], a2["status_only"], a2["not_judged"], a2["unanswered"],
+            a2["judged"]) == (1, 1, 1, 1, 3)
+    assert a2["compliance_pct"] == 33.33      # NOT_JUDGED is not a PASS; a CRASH counts against
     assert (a2["value_rules_exercised"], a2["value_rules"]) == (1, len(value_rules))
     refuses = rows["ascend950"]
     assert refuses["compliance_pct"] is None and refuses["not_supported"] == 2
