@@ -1,8 +1,16 @@
-"""The pytest plugin surface: options, the session's harness, record merging and the summary."""
+"""The pytest plugin surface: options, the session's harness, record merging and the summary.
+
+Exit statuses beyond pytest's own (0 every case certifiable, 1 a case not certifiable, 2
+interrupted, 3 internal error, 4 a usage error, with a one-line message, 5 nothing collected):
+6 nothing judged (every conformance case skipped: the backend is unavailable), 7 the run is
+incomplete (a collected case ended without a record, or collected cases never ran).
+"""
 from __future__ import annotations
 
+import os
 import shutil
 import uuid
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -16,8 +24,13 @@ from aclnn_conformance.spec.rules import DEFAULT_PROFILE, PROFILES
 from aclnn_conformance.suites.runner import Harness
 
 TIERS = ("ci", "full")
+ISOLATION = ("auto", "on", "off")
+NATIVE_CODE_BACKENDS = frozenset({"aclnn"})   # auto isolation: a crash here would kill pytest
+ISOLATED_CASE_TIMEOUT = 900.0                  # seconds, when isolation is on without --case-timeout
+EXIT_NOTHING_JUDGED = 6
+EXIT_INCOMPLETE = 7
 # The exit status of a run whose backend is tied to a device it cannot identify, without --product.
-EXIT_PRODUCT_UNKNOWN = 6
+EXIT_PRODUCT_UNKNOWN = 8
 
 settings.register_profile("ci", max_examples=25, derandomize=True, deadline=None, database=None,
                           print_blob=True,
@@ -44,6 +57,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--case-timeout", type=float, default=None,
                     help="run each case in a child process and record TIMEOUT after this many "
                          "seconds (a crash is recorded CRASH); off by default")
+    group.addoption("--isolation", default="auto", choices=ISOLATION,
+                    help="run the backend in a child process, so that a crash or a hang is "
+                         "recorded: auto (default) isolates native-code backends (aclnn)")
+    group.addoption("--overwrite", action="store_true",
+                    help="replace an earlier run in --report-dir (refused without it)")
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -78,30 +96,189 @@ def pytest_configure(config: pytest.Config) -> None:
     ok, reason = backend.available()
     run_id = (config.workerinput.get("aclnn_run_id") if _is_worker(config)
               else uuid.uuid4().hex[:12])
-    report_dir = config.getoption("--report-dir")
-    report_dir = Path(report_dir).resolve() if report_dir else None
-    writer = None
+    _check_product_list(config.getoption("--product"), products)
+    report_dir = _report_dir(config)
+    writer = inflight = None
     if report_dir is not None:
         shard = config.workerinput["workerid"] if _is_worker(config) else "main"
-        if not _is_worker(config) and (report_dir / "records").exists():
-            shutil.rmtree(report_dir / "records")
-            shutil.rmtree(report_dir / "failures", ignore_errors=True)
-        writer = RecordWriter(report_dir / "records" / f"{shard}.jsonl")
-    executor = None
-    timeout = config.getoption("--case-timeout")
-    if timeout:
-        from aclnn_conformance.backends.isolation import isolated_executor
-        executor = isolated_executor(timeout)
+        inflight = report_dir / "inflight" / f"{shard}.json"
+        inflight.parent.mkdir(parents=True, exist_ok=True)
+        writer = RecordWriter(_shard_path(report_dir / "records", shard))
+    executor = _executor(config, backend)
     config._aclnn_products = products
     config._aclnn_harness = Harness(
         backend=backend, profile=config.getoption("--profile"), tier=tier, run_id=run_id,
         report_dir=report_dir, writer=writer,
         unavailable="" if ok else f"backend {backend.name} unavailable: {reason}",
-        executor=executor, backend_spec=config.getoption("--backend"))
+        executor=executor, backend_spec=config.getoption("--backend"), inflight=inflight)
+    config._aclnn_progress = RunProgress()
+    if not _is_worker(config):
+        config.pluginmanager.register(RunWatcher(config), "aclnn-conformance-run-watcher")
     if report_dir is not None and not _is_worker(config):
         from aclnn_conformance.reports.run import start_pytest_run  # run.json, complete false until the end
         start_pytest_run(config, config._aclnn_harness, products,
                          "thorough" if tier == "full" else "ci")
+
+
+def _check_product_list(text: str, products: tuple[str, ...]) -> None:
+    if not products:
+        raise pytest.UsageError(f"--product {text!r} names no product: give 'all', a product id or "
+                                f"a comma-separated list")
+    twice = sorted({p for p in products if products.count(p) > 1})
+    if twice:
+        raise pytest.UsageError(f"--product lists {', '.join(twice)} more than once")
+
+
+def _report_dir(config: pytest.Config) -> Path | None:
+    """--report-dir, checked on the controller: a writable folder holding no earlier run (unless
+    --overwrite, which removes the earlier run's outputs)."""
+    given = config.getoption("--report-dir")
+    if given is None:
+        return None
+    if not given.strip():
+        raise pytest.UsageError("--report-dir is empty: give a folder")
+    report_dir = Path(given).resolve()
+    if _is_worker(config):
+        return report_dir
+    if report_dir.exists() and not report_dir.is_dir():
+        raise pytest.UsageError(f"--report-dir {given} is a file, not a folder")
+    try:
+        report_dir.mkdir(parents=True, exist_ok=True)
+        probe = report_dir / f".write-probe-{os.getpid()}"
+        probe.write_text("", encoding="utf-8")
+        probe.unlink()
+    except OSError as exc:
+        raise pytest.UsageError(f"--report-dir {given} is not writable: "
+                                f"{exc.strerror or exc}") from None
+    from aclnn_conformance.reports.run import earlier_run, remove_run_outputs
+    earlier = earlier_run(report_dir)
+    if earlier and not config.getoption("--overwrite"):
+        raise pytest.UsageError(f"--report-dir {given} holds an earlier run ({earlier}); pass "
+                                f"--overwrite to replace it, or choose another folder")
+    if earlier:
+        remove_run_outputs(report_dir)
+    return report_dir
+
+
+def _shard_path(records_dir: Path, shard: str) -> Path:
+    """records/<shard>.jsonl; a worker restarted after a crash gets a file of its own."""
+    path = records_dir / f"{shard}.jsonl"
+    return path if not path.exists() else records_dir / f"{shard}-{os.getpid()}.jsonl"
+
+
+def _executor(config: pytest.Config, backend):
+    """The isolated executor when isolation is on (or auto with a native-code backend)."""
+    timeout = config.getoption("--case-timeout")
+    isolation = config.getoption("--isolation")
+    if timeout is not None and not timeout > 0:
+        raise pytest.UsageError(f"--case-timeout must be a positive number of seconds, not "
+                                f"{timeout:g}")
+    if timeout is not None and isolation == "off":
+        raise pytest.UsageError("--case-timeout needs process isolation: drop --isolation off")
+    native = getattr(backend, "native_code", backend.name in NATIVE_CODE_BACKENDS)
+    if timeout is None and (isolation == "off" or isolation == "auto" and not native):
+        return None
+    from aclnn_conformance.backends.isolation import isolated_executor
+    return isolated_executor(timeout or ISOLATED_CASE_TIMEOUT)
+
+
+@dataclass
+class RunProgress:
+    """The controller's count of what the run did, from the test reports of every worker."""
+
+    collected: int | None = None
+    finished: int = 0
+    conformance_items: int = 0
+    judged: int = 0
+    unrecorded: list[str] = field(default_factory=list)
+    crashed: list[str] = field(default_factory=list)
+
+    def verdict(self, stopped_on_request: bool = False) -> tuple[int | None, str]:
+        """(an exit status overriding pytest's, its one-line reason) or (None, ""). A run stopped
+        on request (-x, --maxfail) keeps pytest's status: its run.json says it stopped early."""
+        if self.unrecorded or (not stopped_on_request and self.collected is not None
+                               and self.finished < self.collected):
+            return EXIT_INCOMPLETE, "incomplete: " + self.incompleteness()
+        if self.conformance_items and not self.judged:
+            return EXIT_NOTHING_JUDGED, "nothing judged"
+        return None, ""
+
+    def incompleteness(self) -> str:
+        parts = []
+        if self.collected is not None and self.finished < self.collected:
+            parts.append(f"{self.collected - self.finished} of {self.collected} collected test(s) "
+                         f"never ran to their end")
+        if self.unrecorded:
+            parts.append(f"{len(self.unrecorded)} test(s) ended without a record "
+                         f"(first: {self.unrecorded[0]})")
+        return "; ".join(parts)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    if not _is_worker(session.config) and not _xdist_active(session.config):
+        session.config._aclnn_progress.collected = len(session.items)
+
+
+def _xdist_active(config: pytest.Config) -> bool:
+    return config.pluginmanager.getplugin("dsession") is not None
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist: every worker collects the same items
+def pytest_xdist_node_collection_finished(node, ids) -> None:
+    progress = node.config._aclnn_progress
+    progress.collected = max(progress.collected or 0, len(ids))
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    """At teardown, the item's records become JUnit properties (outcome, rule ids, product,
+    profile, records) carried by the report to the controller."""
+    if call.when == "teardown" and "harness" in getattr(item, "fixturenames", ()):
+        from aclnn_conformance.reports.tables import worst
+        done = item.config._aclnn_harness.end_item(item.nodeid)
+        item.user_properties += [
+            ("outcome", worst(done.outcomes) or "none"), ("rule_ids", " ".join(done.rule_ids)),
+            ("product", " ".join(done.products)), ("profile", done.profile or
+                                                   item.config._aclnn_harness.profile),
+            ("records", done.count), ("judged", done.judged), ("nodeid", item.nodeid)]
+    yield
+
+
+class RunWatcher:
+    """The controller's hooks that see every worker's test reports (registered on the controller
+    only): finished items, their records, and the items of workers that died."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        progress: RunProgress = self.config._aclnn_progress
+        if report.when == "teardown":
+            progress.finished += 1
+            props = dict(report.user_properties)
+            if "records" in props:
+                progress.conformance_items += 1
+                progress.judged += int(props.get("judged", 0))
+                if not int(props["records"]):
+                    progress.unrecorded.append(report.nodeid)
+        elif report.when not in ("setup", "call"):  # a crashed worker's item (when "???")
+            progress.finished += 1
+            progress.crashed.append(report.nodeid)
+
+    @pytest.hookimpl(optionalhook=True)  # pytest-xdist: a worker died in the middle of an item
+    def pytest_handlecrashitem(self, crashitem: str, report, sched) -> None:
+        config = self.config
+        h: Harness = config._aclnn_harness
+        worker_id = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", "")
+        progress: RunProgress = config._aclnn_progress
+        progress.conformance_items += 1
+        progress.judged += 1
+        if h.report_dir is None:
+            return
+        from aclnn_conformance.reports.run import crash_record
+        record = crash_record(h, crashitem, worker_id, config._aclnn_products)
+        h.write(record)
+        report.longrepr = f"{report.longrepr}\nrecorded CRASH: {record.op} {record.case_id}"
 
 
 @pytest.hookimpl(optionalhook=True)  # defined by pytest-xdist; absent under -p no:xdist
@@ -137,15 +314,29 @@ def harness(pytestconfig: pytest.Config) -> Harness:
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
-    h: Harness = session.config._aclnn_harness
+    config = session.config
+    h: Harness = config._aclnn_harness
     if h.writer is not None:
         h.writer.close()
-    if _is_worker(session.config) or h.report_dir is None:
+    if _is_worker(config):
+        return
+    progress: RunProgress = config._aclnn_progress
+    dsession = config.pluginmanager.getplugin("dsession")
+    status, reason = progress.verdict(bool(session.shouldfail or session.shouldstop
+                                           or getattr(dsession, "shouldstop", None)))
+    if status == EXIT_NOTHING_JUDGED:
+        reason += (f": backend {h.backend.name} unavailable ({h.unavailable.split(': ', 1)[-1]})"
+                   if h.unavailable else ": every conformance case was skipped")
+    if status is not None and int(exitstatus) in (0, 1):
+        session.exitstatus = status
+        config._aclnn_verdict = f"aclnn-conformance: {reason} (exit status {status})"
+    if h.report_dir is None:
         return
     from aclnn_conformance.reports.run import end_pytest_run
     from aclnn_conformance.reports.summary import finish_report_dir
-    end_pytest_run(session, exitstatus)  # run.json: complete, or why it stopped early
-    session.config._aclnn_summary = finish_report_dir(h.report_dir)
+    end_pytest_run(session, int(session.exitstatus), progress)  # run.json: complete, or why not
+    shutil.rmtree(h.report_dir / "inflight", ignore_errors=True)
+    config._aclnn_summary = finish_report_dir(h.report_dir)
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
@@ -153,3 +344,6 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
     if summary:
         terminalreporter.write_sep("=", "aclnn conformance summary")
         terminalreporter.write_line(summary)
+    verdict = getattr(config, "_aclnn_verdict", "")
+    if verdict:
+        terminalreporter.write_line(verdict, red=True)

@@ -9,9 +9,12 @@ from typing import Any, Iterable, Iterator
 
 OUTCOME_SCHEMA = "aclnn-conformance/outcome/1"
 
-OUTCOMES = ("PASS", "FAIL", "QUALITY_WARNING", "NOT_SUPPORTED", "WAIVED", "SKIPPED",
+# NOT_JUDGED: a call outside the contract of the profile (the spec names no expectation); it
+# neither passes nor fails, so it does not stop a certification and never counts as compliance.
+OUTCOMES = ("PASS", "FAIL", "QUALITY_WARNING", "NOT_SUPPORTED", "NOT_JUDGED", "WAIVED", "SKIPPED",
             "BACKEND_UNAVAILABLE", "HARNESS_ERROR", "CRASH", "TIMEOUT")
-CERTIFIABLE = frozenset({"PASS", "NOT_SUPPORTED", "QUALITY_WARNING", "WAIVED"})
+CERTIFIABLE = frozenset({"PASS", "NOT_SUPPORTED", "NOT_JUDGED", "QUALITY_WARNING", "WAIVED"})
+JUDGED_BY = ("values", "status", "relation", "not_supported", "not_judged", "")
 
 
 class RecordError(ValueError):
@@ -48,6 +51,9 @@ class OutcomeRecord:
     reproducer: str = ""
     case_file: str | None = None
     duration_s: float = 0.0
+    judged_by: str = ""                   # one of JUDGED_BY: what decided the outcome
+    failing_examples: int = 0             # hypothesis: distinct failing examples tried while shrinking
+    first_failing_example: str = ""       # hypothesis: the case id of the first failure found
     schema: str = OUTCOME_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -69,7 +75,8 @@ _OUTCOME_FIELDS = tuple(OutcomeRecord.__dataclass_fields__)
 _REQUIRED = {"schema": str, "case_id": str, "op": str, "product": str, "profile": str,
              "backend": str, "outcome": str}
 _TYPED = {"rule_ids": list, "standards": dict, "verdicts": dict, "metrics": dict,
-          "values_judged": bool, "duration_s": (int, float), "detail": str, "reproducer": str}
+          "values_judged": bool, "duration_s": (int, float), "detail": str, "reproducer": str,
+          "judged_by": str, "failing_examples": int, "first_failing_example": str}
 _OPTIONAL_INT = ("expected_status", "actual_status", "seed")
 
 
@@ -90,6 +97,9 @@ def validate_outcome(doc: dict[str, Any]) -> None:
     for key, typ in _TYPED.items():
         if key in doc and not isinstance(doc[key], typ):
             raise RecordError(f"{where}: field {key!r} has type {type(doc[key]).__name__}")
+    if doc.get("judged_by", "") not in JUDGED_BY:
+        raise RecordError(f"{where}: judged_by {doc['judged_by']!r} is not one of "
+                          f"{', '.join(map(repr, JUDGED_BY))}")
     for key in _OPTIONAL_INT:
         if doc.get(key) is not None and (not isinstance(doc[key], int) or isinstance(doc[key], bool)):
             raise RecordError(f"{where}: field {key!r} must be an integer or null")
@@ -188,12 +198,16 @@ class RunRecord:
     stopped_early: bool = False
     stop_reason: str = ""
     exit_status: int | None = None
+    collected: int | None = None          # test items collected (after -k/-m selection)
+    items_finished: int | None = None     # test items that ran to their end (or crashed)
+    unrecorded: tuple[str, ...] = ()      # conformance items that ended without any record
     schema: str = RUN_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
         doc = asdict(self)
         doc["products"] = list(self.products)
         doc["command"] = list(self.command)
+        doc["unrecorded"] = list(self.unrecorded)
         validate_run(doc)
         return doc
 
@@ -203,6 +217,7 @@ class RunRecord:
         doc = dict(doc)
         doc["products"] = tuple(doc["products"])
         doc["command"] = tuple(doc.get("command", ()))
+        doc["unrecorded"] = tuple(doc.get("unrecorded", ()))
         return RunRecord(**doc)
 
 
@@ -213,7 +228,9 @@ _RUN_TYPED = {"hypothesis": dict, "versions": dict, "backend_environment": dict,
               "workers": int, "command": list, "cwd": str, "stopped_early": bool,
               "stop_reason": str, "suite_dirty": (bool, type(None)),
               "cann_version": (str, type(None)), "soc_name": (str, type(None)),
-              "finished": (str, type(None)), "exit_status": (int, type(None))}
+              "finished": (str, type(None)), "exit_status": (int, type(None)),
+              "collected": (int, type(None)), "items_finished": (int, type(None)),
+              "unrecorded": list}
 
 
 def _type_name(typ) -> str:

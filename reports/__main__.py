@@ -5,8 +5,8 @@
   diff     BASELINE CURRENT [--out FILE]     transitions; exit 1 on pass->fail or new/removed cases
   merge    DIR... --out DIR                  shards of runs into one directory (and its reports)
   replay   CASE_FILE --backend NAME [--product P] [--profile X]
-  certify  --backend NAME --product P --out BUNDLE_DIR
-  verify   BUNDLE
+  certify  --backend NAME --product P --out BUNDLE_DIR [--sign-key KEY]
+  verify   BUNDLE [--allowed-signers FILE] [--rerun K --backend NAME]
   mustpass --out FILE [--from RUN_DIR]       regenerate the must-pass list
   mutate   [--tier T] [--mutants A,B] [--products P,Q] [--out DIR] [--exhaustive]
                                              every mutant against the tier's cases; exit 1 if one
@@ -79,14 +79,18 @@ def cmd_replay(args) -> int:
 def cmd_certify(args) -> int:
     from aclnn_conformance.reports.certify import certify, render_verify
     bundle, errors, warnings = certify(args.backend, args.product, args.out, args.workers,
-                                       args.mustpass)
+                                       args.mustpass, sign_key=args.sign_key)
     print(render_verify(bundle, errors, warnings))
     return 1 if errors else 0
 
 
 def cmd_verify(args) -> int:
     from aclnn_conformance.reports.certify import render_verify, verify
-    errors, warnings = verify(Path(args.bundle), args.mustpass)
+    if args.rerun < 0:
+        raise ValueError(f"--rerun must be a number of cases (0 or more), not {args.rerun}")
+    errors, warnings = verify(Path(args.bundle), args.mustpass,
+                              allowed_signers=args.allowed_signers, rerun=args.rerun,
+                              backend=args.backend)
     print(render_verify(Path(args.bundle), errors, warnings))
     return 1 if errors else 0
 
@@ -164,12 +168,21 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--out", required=True, metavar="BUNDLE_DIR")
     s.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (0: in process)")
     s.add_argument("--mustpass", default=str(MUSTPASS), help=argparse.SUPPRESS)
+    s.add_argument("--sign-key", metavar="KEY",
+                   help="sign the manifest with this OpenSSH private key (ssh-keygen -Y sign)")
     s.set_defaults(func=cmd_certify)
 
     s = sub.add_parser("verify", help="check a certification bundle")
     s.add_argument("bundle", metavar="BUNDLE")
     s.add_argument("--mustpass", default=str(MUSTPASS),
                    help="the must-pass list the bundle must match (default: this suite's)")
+    s.add_argument("--allowed-signers", metavar="FILE",
+                   help="require a good signature of the manifest by a key of this OpenSSH "
+                        "allowed-signers file (ssh-keygen -Y verify)")
+    s.add_argument("--rerun", type=int, default=0, metavar="K",
+                   help="run K randomly chosen must-pass cases again and require the bundle's "
+                        "outcomes (needs --backend)")
+    s.add_argument("--backend", help="the backend --rerun runs the cases on")
     s.set_defaults(func=cmd_verify)
 
     s = sub.add_parser("mustpass", help="regenerate the must-pass list from a reference run")

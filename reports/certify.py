@@ -10,22 +10,30 @@ bundle:
     BUNDLE/results/        the run's report directory (run.json, records.jsonl, failures/, reports)
     BUNDLE/mustpass.txt    the list it was certified against
     BUNDLE/pytest.log      what pytest printed
+    BUNDLE/results/junit.xml  pytest's JUnit XML (each test's outcome, rules, product, profile)
     BUNDLE/statement.json  product, backend, suite, environment and options
     BUNDLE/MANIFEST.sha256 the sha256 of every other file
+    BUNDLE/MANIFEST.sha256.sig  with --sign-key: an OpenSSH signature of the manifest
 
 ``verify`` checks a bundle: every must-pass case present exactly once, only certifiable outcomes
-(PASS, NOT_SUPPORTED, QUALITY_WARNING, WAIVED), no file changed, added or removed since the
-manifest, the statement complete and consistent with the run.
+(PASS, NOT_SUPPORTED, NOT_JUDGED, QUALITY_WARNING, WAIVED), no file changed, added or removed since
+the manifest, the statement complete and consistent with the run, the records consistent with the
+JUnit XML. The manifest detects accidental change, not forgery (anyone can recompute it): with
+``--allowed-signers`` verify checks the manifest's signature (``ssh-keygen -Y verify``), and with
+``--rerun K --backend NAME`` it runs K randomly chosen must-pass cases again and requires the
+outcomes the bundle records.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import random
 import shutil
 import subprocess
 import sys
 import tempfile
-from collections import Counter
+import xml.etree.ElementTree as ET
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from aclnn_conformance.judging.records import CERTIFIABLE, RecordError, read_records, read_run
@@ -37,6 +45,18 @@ STATEMENT_SCHEMA = "aclnn-conformance/statement/1"
 FIXED_OPTIONS = ("--profile", "cann", "--tier", "ci", "-p", "no:cacheprovider")
 SUITES = ("suites",)                 # what a certification runs: every suite
 MANIFEST = "MANIFEST.sha256"
+SIGNATURE = MANIFEST + ".sig"           # what ssh-keygen -Y sign writes beside the manifest
+SIGNING_NAMESPACE = "aclnn-conformance"
+JUNIT = "results/junit.xml"
+INTEGRITY = ("MANIFEST.sha256 holds the sha256 of every file of the bundle: it detects accidental "
+             "change (a damaged copy, an edited file), not forgery, since anyone can recompute it. "
+             "A signature of the manifest (certify --sign-key, checked by verify "
+             "--allowed-signers) says who made it; re-running cases (verify --rerun K --backend "
+             "NAME) checks the recorded outcomes themselves.")
+
+
+class SigningError(ValueError):
+    """ssh-keygen could not sign the manifest (or is not installed)."""
 STATEMENT_FIELDS = ("schema", "product", "backend", "backend_version", "suite_version",
                     "suite_commit", "python", "numpy", "cann_version", "soc_name", "options",
                     "suites", "command", "run_id", "mustpass_sha256", "mustpass_cases", "created")
@@ -80,10 +100,11 @@ def write_mustpass(records, path: str | Path, source: str) -> int:
 
 
 def pytest_command(backend: str, products: str, report_dir: Path, workers: int,
-                   suites: tuple[str, ...] = SUITES) -> list[str]:
+                   suites: tuple[str, ...] = SUITES, junit: Path | None = None) -> list[str]:
     cmd = [sys.executable, "-m", "pytest", *suites, "--backend", backend, "--product", products,
            "--report-dir", str(report_dir), "-q", *FIXED_OPTIONS]
-    return cmd + (["-n", str(workers)] if workers > 0 else [])
+    cmd += ["--junitxml", str(junit)] if junit is not None else []
+    return cmd + (["-n", str(workers)] if workers > 0 else ["-p", "no:xdist"])
 
 
 def generate_mustpass(out: str | Path, workers: int = 2, from_dir: str | Path | None = None) -> int:
@@ -119,7 +140,7 @@ def sha256(path: Path) -> str:
 
 def _files(bundle: Path) -> list[str]:
     return sorted(p.relative_to(bundle).as_posix() for p in bundle.rglob("*")
-                  if p.is_file() and p.name != MANIFEST)
+                  if p.is_file() and p.relative_to(bundle).as_posix() not in (MANIFEST, SIGNATURE))
 
 
 def write_manifest(bundle: str | Path) -> Path:
@@ -130,9 +151,47 @@ def write_manifest(bundle: str | Path) -> Path:
     return path
 
 
+def _ssh_keygen(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess:
+    exe = shutil.which("ssh-keygen")
+    if exe is None:
+        raise SigningError("ssh-keygen (OpenSSH) is not installed: it signs and checks manifests")
+    return subprocess.run([exe, *args], input=stdin, capture_output=True, timeout=60)
+
+
+def sign_manifest(bundle: str | Path, key: str | Path) -> Path:
+    """Sign MANIFEST.sha256 with an OpenSSH private key: MANIFEST.sha256.sig beside it."""
+    manifest = Path(bundle) / MANIFEST
+    (Path(bundle) / SIGNATURE).unlink(missing_ok=True)
+    proc = _ssh_keygen("-Y", "sign", "-f", str(key), "-n", SIGNING_NAMESPACE, str(manifest))
+    if proc.returncode != 0:
+        raise SigningError(f"ssh-keygen could not sign with {key}: "
+                           f"{proc.stderr.decode(errors='replace').strip()}")
+    return Path(bundle) / SIGNATURE
+
+
+def check_signature(bundle: Path, allowed_signers: str | Path) -> tuple[list[str], str]:
+    """(errors, the signer's principal) of the manifest's signature against an allowed-signers
+    file (ssh-keygen -Y find-principals, then -Y verify)."""
+    signature, manifest = bundle / SIGNATURE, bundle / MANIFEST
+    if not signature.is_file():
+        return [f"{SIGNATURE} is missing: the bundle is not signed"], ""
+    if not manifest.is_file():
+        return [f"{MANIFEST} is missing: nothing to check the signature against"], ""
+    found = _ssh_keygen("-Y", "find-principals", "-s", str(signature), "-f", str(allowed_signers))
+    principal = found.stdout.decode(errors="replace").strip().splitlines()
+    if found.returncode != 0 or not principal:
+        return [f"{SIGNATURE}: not made by a key in {allowed_signers}"], ""
+    check = _ssh_keygen("-Y", "verify", "-f", str(allowed_signers), "-I", principal[0], "-n",
+                        SIGNING_NAMESPACE, "-s", str(signature), stdin=manifest.read_bytes())
+    if check.returncode != 0:
+        return [f"{SIGNATURE}: does not verify for {principal[0]}: the manifest changed after it "
+                f"was signed ({check.stderr.decode(errors='replace').strip()})"], principal[0]
+    return [], principal[0]
+
+
 def certify(backend: str, product: str, out: str | Path, workers: int = 2,
-            mustpass: str | Path = MUSTPASS,
-            suites: tuple[str, ...] = SUITES) -> tuple[Path, list[str], list[str]]:
+            mustpass: str | Path = MUSTPASS, suites: tuple[str, ...] = SUITES,
+            sign_key: str | Path | None = None) -> tuple[Path, list[str], list[str]]:
     """Run, write the bundle, verify it: (bundle, errors, warnings).
 
     ``suites`` other than every suite makes a bundle that verifies only against that selection
@@ -145,7 +204,9 @@ def certify(backend: str, product: str, out: str | Path, workers: int = 2,
     results = bundle / "results"
     results.mkdir(parents=True)
     shutil.copyfile(mustpass, bundle / "mustpass.txt")
-    cmd = pytest_command(backend, product, results, workers, tuple(suites))
+    if sign_key is not None and not Path(sign_key).is_file():
+        raise SigningError(f"--sign-key {sign_key}: no such key file")
+    cmd = pytest_command(backend, product, results, workers, tuple(suites), bundle / JUNIT)
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     (bundle / "pytest.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
     if not (results / "run.json").exists():
@@ -166,18 +227,28 @@ def certify(backend: str, product: str, out: str | Path, workers: int = 2,
         "command": ["python", "-m", "pytest", *cmd[3:]], "run_id": run.run_id,
         "mustpass_sha256": sha256(bundle / "mustpass.txt"),
         "mustpass_cases": sum(1 for e in read_mustpass(bundle / "mustpass.txt") if e[0] == product),
-        "pytest_exit_status": proc.returncode, "created": now(),
+        "pytest_exit_status": proc.returncode, "created": now(), "integrity": INTEGRITY,
+        "signed": sign_key is not None,
     }
     (bundle / "statement.json").write_text(json.dumps(statement, indent=1, sort_keys=True) + "\n",
                                            encoding="utf-8")
     write_manifest(bundle)
+    if sign_key is not None:
+        sign_manifest(bundle, sign_key)
     errors, warnings = verify(bundle, mustpass, tuple(suites))
     return bundle, errors, warnings
 
 
 def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
-           suites: tuple[str, ...] = SUITES) -> tuple[list[str], list[str]]:
-    """(errors, warnings) of a bundle; no errors means it certifies its product."""
+           suites: tuple[str, ...] = SUITES, allowed_signers: str | Path | None = None,
+           rerun: int = 0, backend: str | None = None,
+           chooser: random.Random | None = None) -> tuple[list[str], list[str]]:
+    """(errors, warnings) of a bundle; no errors means it certifies its product.
+
+    ``allowed_signers``: the manifest must carry a good signature by one of those keys.
+    ``rerun``/``backend``: run that many randomly chosen must-pass cases again on ``backend`` and
+    require the bundle's outcomes (``chooser`` draws them; by default from the system's entropy,
+    so that a bundle cannot be prepared for the draw)."""
     bundle = Path(bundle)
     errors: list[str] = []
     warnings: list[str] = []
@@ -290,12 +361,105 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
     if extra:
         warnings.append(f"{extra} case(s) outside the must-pass list (hypothesis-drawn or new): "
                         f"their outcomes are checked, their presence is not")
+
+    # 6. the records against the JUnit XML pytest wrote beside them
+    errors += cross_check_junit(bundle / JUNIT, records)
+
+    # 7. what the manifest cannot prove: who made it, and whether the outcomes are true
+    if allowed_signers is not None:
+        sig_errors, principal = check_signature(bundle, allowed_signers)
+        errors += sig_errors
+        if not sig_errors:
+            warnings.append(f"signature: good, by {principal}")
+    elif (bundle / SIGNATURE).exists():
+        warnings.append(f"signed ({SIGNATURE}), but the signature was not checked: pass "
+                        f"--allowed-signers")
+    if rerun:
+        if backend is None:
+            errors.append("--rerun needs --backend: the backend to run the cases on")
+        else:
+            chosen = [r for r in records if (r.op, r.case_id) in set(required) and r.nodeid]
+            errors += rerun_cases(chosen, rerun, backend, product or "", chooser)
+    if allowed_signers is None and not rerun:
+        warnings.append("the manifest detects accidental change, not forgery: check a signature "
+                        "(--allowed-signers) or re-run cases (--rerun K --backend NAME) to prove "
+                        "more")
     return errors, warnings
+
+
+def cross_check_junit(junit: Path, records) -> list[str]:
+    """Errors where the records and pytest's JUnit XML disagree: every test of the records is in
+    the XML, with the worst outcome and the count its records have, failed exactly when one of
+    its records is not certifiable."""
+    from aclnn_conformance.reports.tables import worst
+    if not junit.is_file():
+        return [f"{JUNIT} is missing: the records cannot be cross-checked"]
+    try:
+        root = ET.parse(junit).getroot()
+    except ET.ParseError as exc:
+        return [f"{JUNIT}: unreadable ({exc})"]
+    tests: dict[str, tuple[dict[str, str], bool]] = {}
+    for case in root.iter("testcase"):
+        props = {p.get("name"): p.get("value") for p in case.iter("property")}
+        if "nodeid" in props:
+            failed = any(child.tag in ("failure", "error") for child in case)
+            tests[props["nodeid"]] = (props, failed)
+    by_test = defaultdict(list)
+    for r in records:
+        by_test[r.nodeid].append(r)
+    errors = []
+    for nodeid, recs in sorted(by_test.items()):
+        if nodeid not in tests:
+            errors.append(f"{JUNIT}: no test {nodeid} for {len(recs)} record(s)")
+            continue
+        props, failed = tests[nodeid]
+        outcome = worst(r.outcome for r in recs)
+        if props.get("outcome") != outcome or props.get("records") != str(len(recs)):
+            errors.append(f"{JUNIT}: test {nodeid} says {props.get('records')} record(s), worst "
+                          f"{props.get('outcome')}; the records say {len(recs)}, worst {outcome}")
+        elif failed != (outcome not in CERTIFIABLE):
+            errors.append(f"{JUNIT}: test {nodeid} {'failed' if failed else 'passed'} but its "
+                          f"records are {outcome}")
+    for nodeid, (props, _) in sorted(tests.items()):
+        if nodeid not in by_test and props.get("records") not in (None, "0"):
+            errors.append(f"{JUNIT}: test {nodeid} has {props['records']} record(s) that "
+                          f"records.jsonl lacks")
+    return errors
+
+
+def rerun_cases(candidates, k: int, backend: str, product: str,
+                chooser: random.Random | None = None) -> list[str]:
+    """Run ``k`` of the ``candidates`` records again (their tests, with the fixed options) on
+    ``backend`` and return an error for each case whose outcome differs from its record."""
+    chooser = chooser or random.SystemRandom()
+    chosen = chooser.sample(candidates, min(k, len(candidates)))
+    if not chosen:
+        return ["--rerun: the bundle has no must-pass case to run again"]
+    nodeids = sorted({r.nodeid for r in chosen})
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pytest", *nodeids, "--backend", backend, "--product",
+               product, "--report-dir", str(Path(tmp) / "rerun"), "-q", *FIXED_OPTIONS,
+               "-p", "no:xdist"]
+        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        try:
+            again = {(r.op, r.case_id): r.outcome
+                     for r in read_records(Path(tmp) / "rerun" / "records.jsonl")}
+        except (OSError, RecordError) as exc:
+            return [f"--rerun: the re-run wrote no records (pytest exit {proc.returncode}: "
+                    f"{exc}): {(proc.stdout + proc.stderr)[-300:]}"]
+    errors = []
+    for r in chosen:
+        got = again.get((r.op, r.case_id))
+        if got != r.outcome:
+            errors.append(f"re-run of {r.op} {r.case_id} on {product} ({backend}): "
+                          f"{got or 'no record'}, the bundle records {r.outcome}")
+    return errors
 
 
 def render_verify(bundle: Path, errors: list[str], warnings: list[str]) -> str:
     lines = [f"bundle {bundle}: " + ("CONFORMANT" if not errors else
-                                     f"NOT CONFORMANT ({len(errors)} error(s))")]
+                                     f"NOT CONFORMANT ({len(errors)} error(s))"),
+             f"integrity: {INTEGRITY}"]
     lines += [f"error: {e}" for e in errors[:200]]
     if len(errors) > 200:
         lines.append(f"... {len(errors) - 200} more errors")
@@ -304,4 +468,5 @@ def render_verify(bundle: Path, errors: list[str], warnings: list[str]) -> str:
 
 
 __all__ = ["certify", "verify", "generate_mustpass", "read_mustpass", "write_manifest",
-           "render_verify", "FIXED_OPTIONS", "MUSTPASS"]
+           "sign_manifest", "check_signature", "cross_check_junit", "rerun_cases",
+           "render_verify", "FIXED_OPTIONS", "MUSTPASS", "INTEGRITY"]

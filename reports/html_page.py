@@ -5,11 +5,13 @@ from __future__ import annotations
 from html import escape
 
 from aclnn_conformance.judging.records import OUTCOMES
-from aclnn_conformance.reports.tables import counts_text
+from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance_text, counts_text,
+                                              value_rules_text)
 from aclnn_conformance.spec.products import PRODUCT_IDS, PRODUCTS
 
 COLOURS = {
     "PASS": ("#1e7b3a", "#fff"), "NOT_SUPPORTED": ("#6f8fb0", "#fff"),
+    "NOT_JUDGED": ("#b8c4d0", "#000"),
     "QUALITY_WARNING": ("#e0b000", "#000"), "WAIVED": ("#8e63c7", "#fff"),
     "FAIL": ("#d0312d", "#fff"), "HARNESS_ERROR": ("#7a0e0e", "#fff"),
     "CRASH": ("#4a0000", "#fff"), "TIMEOUT": ("#a0522d", "#fff"),
@@ -127,10 +129,13 @@ def render_html(doc: dict) -> str:
         counts = "".join(f'<td class="num">{c["counts"].get(o, 0)}</td>' for o in present)
         rows.append(f'<tr data-op="{_e(c["op"])}" data-product="{_e(c["product"])}">'
                     f'<td>{_e(c["backend"])}</td><td>{_e(c["profile"])}</td><td>{_e(c["op"])}</td>'
-                    f'<td>{_e(c["product"])}</td><td class="num">{c["cases"]}</td>{counts}'
-                    f'<td class="num">{c["compliance_pct"]:.2f}%</td></tr>')
+                    f'<td>{_e(c["product"])}</td><td class="num">{c["cases"]}</td>'
+                    + "".join(f'<td class="num">{c[k]}</td>' for k, _ in JUDGED_HEADERS)
+                    + f'{counts}<td class="num">{_e(compliance_text(c))}</td>'
+                    f'<td class="num">{_e(value_rules_text(c))}</td></tr>')
     head = "".join(f"<th>{h}</th>" for h in ["backend", "profile", "op", "product", "cases",
-                                               *present, "compliance"])
+                                               *(h for _, h in JUDGED_HEADERS), *present,
+                                               "compliance of judged", "value rules exercised"])
     parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
 
     parts.append('<h2>Rules against products</h2><p class="legend">' + "".join(

@@ -14,6 +14,10 @@ from pathlib import Path
 from aclnn_conformance.judging.records import CERTIFIABLE, read_records
 
 
+class UnreadableCase(ValueError):
+    """A case file that cannot be read back (missing, truncated, corrupted)."""
+
+
 @dataclass
 class Replay:
     outcome: str
@@ -51,10 +55,16 @@ def replay(case_file: str | Path, backend_name: str, product: str | None = None,
     from aclnn_conformance.spec.case import load_case
     from aclnn_conformance.spec.enums import status_name
     from aclnn_conformance.spec.rules import DEFAULT_PROFILE, expected_outcome
+    from aclnn_conformance.backends.base import RunResult
     from aclnn_conformance.judging.judge import judge
+    from aclnn_conformance.suites.runner import describe_returned
 
     path = Path(case_file)
-    case = load_case(path)
+    try:
+        case = load_case(path)
+    except Exception as exc:  # any damage to the .json or its .npz: unusable input, not a verdict
+        raise UnreadableCase(f"{path}: unreadable case file ({type(exc).__name__}: "
+                             f"{' '.join(str(exc).split())[:200]})") from None
     recorded, rec_product, rec_profile = _recorded(path)
     product = product or rec_product or _product_from_name(path)
     if product is None:
@@ -74,6 +84,11 @@ def replay(case_file: str | Path, backend_name: str, product: str | None = None,
         return Replay("BACKEND_UNAVAILABLE", "\n".join(lines), recorded)
     try:
         result = backend.run(case, product)
+        if not isinstance(result, RunResult):
+            return Replay("HARNESS_ERROR", "\n".join(lines + [
+                f"actual    the backend's run() returned {describe_returned(result)}, "
+                f"not a RunResult"]),
+                recorded)
         j = judge(spec, case, product, profile, result)
         outcome, detail = j.outcome, j.detail
     except Exception:

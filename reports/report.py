@@ -14,8 +14,10 @@ from aclnn_conformance.reports.declared import support_rows, summary_rows, write
 from aclnn_conformance.reports.html_page import render_html
 from aclnn_conformance.reports.load import RunSet, load
 from aclnn_conformance.judging.records import OUTCOMES
-from aclnn_conformance.reports.tables import (compliance, counts_text, errata, failures, fixed_width, md_table,
-                            rule_catalog, rule_hits, rule_results)
+from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance, compliance_text,
+                                              counts_text, errata, failures, fixed_width, md_table,
+                                              rule_catalog, rule_hits, rule_results,
+                                              value_rules_text)
 from aclnn_conformance.reports.run import now
 from aclnn_conformance.spec.products import PRODUCT_IDS
 
@@ -95,18 +97,32 @@ def _run_lines(doc: dict) -> list[str]:
 def render_markdown(doc: dict) -> str:
     out = ["# aclnn conformance report", "",
            f"{doc['records']} records from {', '.join(doc['sources']) or '-'}; generated "
-           f"{doc['generated']}. Compliance = certified cases (PASS, NOT_SUPPORTED, "
-           f"QUALITY_WARNING, WAIVED) / all cases; SKIPPED counts as not certified.", ""]
+           f"{doc['generated']}. Compliance = certified cases (PASS, QUALITY_WARNING, WAIVED) / "
+           f"judged cases (value-judged, status-only, relations, and the cases that crashed, timed "
+           f"out, errored or were skipped). NOT_SUPPORTED and NOT_JUDGED (a call outside the "
+           f"profile's contract) are counted apart, never as compliance; a product that only "
+           f"refuses an operator says so. Value rules exercised = the operator's value rules that "
+           f"a value-judged case or a relation covers.", ""]
     out += ["## Runs", ""] + _run_lines(doc)
     if doc["repeats"]:
         out += ["", f"{doc['repeats']} record(s) repeated a case already recorded in the same run "
                     f"(the same case run twice); each case counts once, with its worst outcome."]
     out += ["", "## Compliance per operator and product", ""]
     present = [o for o in OUTCOMES if any(o in c["counts"] for c in doc["compliance"])]
-    out.append(md_table(["backend", "profile", "op", "product", "cases", *present, "compliance %"],
+    out.append(md_table(["backend", "profile", "op", "product", "cases",
+                         *(h for _, h in JUDGED_HEADERS), *present, "compliance of judged",
+                         "value rules exercised"],
                         [[c["backend"], c["profile"], c["op"], c["product"], c["cases"],
-                          *[c["counts"].get(o, 0) for o in present], f"{c['compliance_pct']:.2f}"]
+                          *[c[k] for k, _ in JUDGED_HEADERS],
+                          *[c["counts"].get(o, 0) for o in present], compliance_text(c),
+                          value_rules_text(c)]
                          for c in doc["compliance"]]) if doc["compliance"] else "No records.")
+    shrunk = [f for f in doc["failures"] if f.get("failing_examples")]
+    if shrunk:
+        out += ["", f"{len(shrunk)} failing hypothesis case(s), each recorded once by the minimal "
+                    f"example hypothesis shrank it to; {sum(f['failing_examples'] for f in shrunk)} "
+                    f"distinct failing examples were tried while shrinking (per case in the "
+                    f"failures below)."]
     for op in doc["ops"]:
         for col in doc["columns"]:
             out += ["", f"## Rules of `{op}`: backend {col['backend']}, profile {col['profile']}", ""]
@@ -134,6 +150,9 @@ def render_markdown(doc: dict) -> str:
                 f"{', '.join(f['rule_ids']) or '-'}"
                 + (f"; decided by {f['deciding_rule']}" if f["deciding_rule"] else ""),
                 f"  - expected {f['expected'] or '-'}; actual {f['actual'] or 'no status'}",
+                *([f"  - the minimal example of {f['failing_examples']} distinct failing "
+                   f"example(s) hypothesis tried; the first found: `{f['first_failing_example']}`"]
+                  if f.get("failing_examples") else []),
                 f"  - {(f['detail'] or '').strip()[:800]}",
                 "  ```", "  " + (f["reproducer"] or "(no reproducer)").replace("\n", "\n  "), "  ```"]
     if len(fails) > MD_FAILURE_LIMIT:
@@ -156,11 +175,17 @@ def write_csv(doc: dict, out_dir: Path) -> list[Path]:
     path = out_dir / "report.csv"
     with open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
-        w.writerow(["backend", "profile", "op", "product", "cases", "certified", "compliance_pct",
-                    *OUTCOMES])
+        w.writerow(["backend", "profile", "op", "product", "cases", "judged", "certified",
+                    "compliance_pct", "label", *(k for k, _ in JUDGED_HEADERS), "unanswered",
+                    "not_run",
+                    "value_rules_exercised", "value_rules", *OUTCOMES])
         for c in doc["compliance"]:
             w.writerow([c["backend"], c["profile"], c["op"], c["product"], c["cases"],
-                        c["certified"], c["compliance_pct"], *[c["counts"].get(o, 0) for o in OUTCOMES]])
+                        c["judged"], c["certified"],
+                        "" if c["compliance_pct"] is None else c["compliance_pct"], c["label"],
+                        *(c[k] for k, _ in JUDGED_HEADERS), c["unanswered"], c["not_run"],
+                        c["value_rules_exercised"], c["value_rules"],
+                        *[c["counts"].get(o, 0) for o in OUTCOMES]])
     rules_path = out_dir / "rules.csv"
     with open(rules_path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
@@ -175,14 +200,17 @@ def write_csv(doc: dict, out_dir: Path) -> list[Path]:
     return [path, rules_path]
 
 
-def detection_power(out_dir: Path) -> dict:
+def detection_power(out_dir: Path, run_ids) -> dict:
     """mutation.json and sensitivity.json of a report directory, when present
-    (``python -m reports mutate`` / ``sensitivity`` with --out at the directory)."""
+    (``python -m reports mutate`` / ``sensitivity`` with --out at the directory) and written for
+    one of ``run_ids``: a table of another run never joins this run's report."""
     found = {}
     for key in ("mutation", "sensitivity"):
         path = Path(out_dir) / f"{key}.json"
         if path.exists():
-            found[key] = json.loads(path.read_text(encoding="utf-8"))
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if doc.get("run_id") in set(run_ids):
+                found[key] = doc
     return found
 
 
@@ -208,7 +236,7 @@ def write_reports(runset: RunSet, out_dir: str | Path) -> tuple[dict, list[Path]
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     doc = build(runset)
-    doc.update(detection_power(out))
+    doc.update(detection_power(out, runset.runs))
     paths = [out / "report.md", out / "report.json", out / "report.html"]
     paths[0].write_text(render_markdown(doc), encoding="utf-8")
     paths[1].write_text(json.dumps(doc, indent=1, default=str) + "\n", encoding="utf-8")
@@ -225,10 +253,12 @@ def terminal_summary(doc: dict, paths: list[Path] = ()) -> str:
     present = [o for o in OUTCOMES if any(o in c["counts"] for c in doc["compliance"])]
     several = len(doc["columns"]) > 1
     rows = [[*([f"{c['backend']}/{c['profile']}"] if several else []), c["op"], c["product"],
-             c["cases"], *[c["counts"].get(o, 0) for o in present], f"{c['compliance_pct']:.1f}%"]
+             c["cases"], c["value_judged"] + c["relations"], c["status_only"],
+             *[c["counts"].get(o, 0) for o in present], compliance_text(c, 1),
+             value_rules_text(c)]
             for c in doc["compliance"]]
     text = fixed_width([*(["backend/profile"] if several else []), "op", "product", "cases",
-                        *present, "compliance"], rows)
+                        "by value", "by status", *present, "compliance", "value rules"], rows)
     notes = []
     for run in doc["runs"]:
         if not run["complete"]:

@@ -13,6 +13,7 @@ import datetime as _dt
 import json
 import platform
 import re
+import shutil
 import subprocess
 from dataclasses import replace
 from importlib import metadata
@@ -26,6 +27,9 @@ DIST_NAME = "aclnn-conformance"
 RUN_FILE = "run.json"
 # What the end of a run writes into the report directory (besides records/ and failures/).
 STALE_OUTPUTS = ("records.jsonl", "report.*", "rules.csv", "declared_support.*")
+# Everything a run and the commands run on its folder (mutate, sensitivity) leave there.
+RUN_OUTPUTS = (RUN_FILE, *STALE_OUTPUTS, "mutation.*", "sensitivity.*")
+RUN_FOLDERS = ("records", "failures", "inflight")
 
 
 def now() -> str:
@@ -156,8 +160,9 @@ def start_pytest_run(config, harness, products, hypothesis_profile: str) -> RunR
     return run
 
 
-def end_pytest_run(session, exitstatus: int) -> RunRecord | None:
-    """Rewrite <report-dir>/run.json as the session ended."""
+def end_pytest_run(session, exitstatus: int, progress=None) -> RunRecord | None:
+    """Rewrite <report-dir>/run.json as the session ended; ``progress`` (the plugin's count of
+    collected, finished and unrecorded items) makes a run with a case left unrecorded incomplete."""
     harness = session.config._aclnn_harness
     path = harness.report_dir / RUN_FILE
     if not path.exists():
@@ -168,6 +173,62 @@ def end_pytest_run(session, exitstatus: int) -> RunRecord | None:
         if source:
             reason = str(source)
             break
+    if not reason and progress is not None and int(exitstatus) != 2:  # 2: interrupted, said so
+        reason = progress.incompleteness()
     run = finished_run_record(read_run(path), int(exitstatus), reason)
+    if progress is not None:
+        run = replace(run, collected=progress.collected, items_finished=progress.finished,
+                      unrecorded=tuple(progress.unrecorded))
     write_run(path, run)
     return run
+
+
+def earlier_run(report_dir: Path) -> str:
+    """What earlier run a report folder holds ("" when none): its run id, or the files it left."""
+    report_dir = Path(report_dir)
+    if (report_dir / RUN_FILE).exists():
+        try:
+            return f"run {read_run(report_dir / RUN_FILE).run_id}"
+        except (OSError, ValueError):
+            return f"an unreadable {RUN_FILE}"
+    left = [name for name in ("records.jsonl", "records", "failures")
+            if (report_dir / name).exists()]
+    return ", ".join(left)
+
+
+def remove_run_outputs(report_dir: Path) -> None:
+    """Remove an earlier run's files from its folder (--overwrite); other files stay."""
+    report_dir = Path(report_dir)
+    for folder in RUN_FOLDERS:
+        shutil.rmtree(report_dir / folder, ignore_errors=True)
+    for pattern in RUN_OUTPUTS:
+        for path in report_dir.glob(pattern):
+            path.unlink()
+
+
+def crash_record(harness, nodeid: str, worker_id: str, products: tuple[str, ...]):
+    """The CRASH record of a test item whose worker process died: the case its in-flight marker
+    names (or, when the worker died before any case, the item itself)."""
+    from aclnn_conformance.judging.records import OutcomeRecord
+    marker = harness.report_dir / "inflight" / f"{worker_id}.json"
+    base: dict[str, Any] = {}
+    try:
+        doc = json.loads(marker.read_text(encoding="utf-8"))
+        if doc.get("nodeid") == nodeid:
+            base = dict(doc["record"])
+        marker.unlink()
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    detail = (f"the worker process {worker_id or '?'} died while running this case "
+              f"(pytest-xdist restarted it)")
+    if not base:
+        module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1].removesuffix(".py")
+        base = dict(case_id=nodeid.split("::", 1)[-1], op=module.removeprefix("test_"),
+                    product=products[0] if len(products) == 1 else "unknown",
+                    profile=harness.profile, backend=harness.backend.name,
+                    backend_version=str(harness.backend.version), run_id=harness.run_id,
+                    tier=harness.tier, nodeid=nodeid)
+        detail += " before its case was known"
+    base["rule_ids"] = tuple(base.get("rule_ids", ()))
+    return OutcomeRecord(outcome="CRASH", detail=detail,
+                         reproducer=harness.reproducer(nodeid, base["product"], None), **base)

@@ -14,7 +14,7 @@ from aclnn_conformance.judging.records import OUTCOMES
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
 SEVERITY_ORDER = ("CRASH", "TIMEOUT", "HARNESS_ERROR", "FAIL", "BACKEND_UNAVAILABLE", "SKIPPED",
-                  "QUALITY_WARNING", "WAIVED", "NOT_SUPPORTED", "PASS")
+                  "QUALITY_WARNING", "WAIVED", "NOT_JUDGED", "NOT_SUPPORTED", "PASS")
 _RANK = {o: i for i, o in enumerate(SEVERITY_ORDER)}
 assert set(SEVERITY_ORDER) == set(OUTCOMES)
 
@@ -41,20 +41,94 @@ def counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{o} {n}" for o, n in sorted(counts.items(), key=lambda kv: _RANK[kv[0]]))
 
 
+# What decided a case, for the compliance table (records older than ``judged_by`` are read from
+# their other fields).
+JUDGED_COLUMNS = ("values", "status", "relation", "not_supported", "not_judged", "unanswered",
+                  "not_run")
+UNANSWERED = ("CRASH", "TIMEOUT", "HARNESS_ERROR")
+
+
+def judged_kind(rec) -> str:
+    """One of JUDGED_COLUMNS for a record (a frame row or an OutcomeRecord)."""
+    if rec.outcome in ("SKIPPED", "BACKEND_UNAVAILABLE"):
+        return "not_run"
+    if rec.outcome in UNANSWERED and not rec.judged_by:  # the backend gave no answer to judge
+        return "unanswered"
+    if rec.judged_by:
+        return rec.judged_by
+    if rec.outcome == "NOT_SUPPORTED":
+        return "not_supported"
+    if rec.outcome == "NOT_JUDGED":
+        return "not_judged"
+    return "values" if rec.values_judged else "status"
+
+
+def value_rules(op: str, profile: str) -> list[str]:
+    """The value rules of ``op`` that ``profile`` holds."""
+    from aclnn_conformance.spec import OPS
+    spec = OPS.get(op)
+    return [r.id for r in (spec.rules if spec else ()) if r.kind == "value"
+            and (not r.expect or profile in r.expect)]
+
+
 def compliance(df: pd.DataFrame) -> list[dict]:
-    """Per (backend, profile, op, product): counts by outcome, and the certified share of all cases
-    (SKIPPED and every other non-certifiable outcome count against it)."""
+    """Per (backend, profile, op, product): what was judged and how.
+
+    ``judged`` counts the cases whose outputs or status were judged (single calls judged on their
+    values, on their status only, and relations between calls), plus the cases the backend gave no
+    answer to (CRASH, TIMEOUT, HARNESS_ERROR) and the skipped ones. NOT_SUPPORTED and NOT_JUDGED
+    are counted apart and are not compliance: ``compliance_pct`` is the certified share of the
+    judged cases, None when nothing was judged (``label`` then says why: the product only refuses
+    the operator, or nothing ran). ``value_rules`` is the share of the operator's value rules that
+    at least one value-judged case or relation exercised."""
     rows = []
     if df.empty:
         return rows
+    kinds = df.apply(judged_kind, axis=1)
     for (backend, profile, op, product), g in df.groupby(GROUP + ["op", "product"], sort=True):
-        cases = len(g)
-        certified = int(g["certifiable"].sum())
+        kind = kinds[g.index]
+        by_kind = {k: int((kind == k).sum()) for k in JUDGED_COLUMNS}
+        judged = g[~kind.isin(["not_supported", "not_judged"])]
+        certified = int(judged["outcome"].isin(["PASS", "QUALITY_WARNING", "WAIVED"]).sum())
+        pct = round(100.0 * certified / len(judged), 2) if len(judged) else None
+        label = ""
+        if pct is None:
+            label = ("refuses the operator (NOT_SUPPORTED only)" if by_kind["not_supported"]
+                     else "nothing judged")
+        rules = value_rules(op, profile)
+        valued = g[kind.isin(["values", "relation"])]
+        seen = {r for ids in valued["rule_ids"] for r in ids}
+        exercised = [r for r in rules if r in seen]
         rows.append({"backend": backend, "profile": profile, "op": op, "product": product,
-                     "cases": cases, "certified": certified,
-                     "compliance_pct": round(100.0 * certified / cases, 2),
+                     "cases": len(g), "judged": len(judged), "certified": certified,
+                     "compliance_pct": pct, "label": label,
+                     "value_judged": by_kind["values"], "status_only": by_kind["status"],
+                     "relations": by_kind["relation"], "not_supported": by_kind["not_supported"],
+                     "not_judged": by_kind["not_judged"], "not_run": by_kind["not_run"],
+                     "unanswered": by_kind["unanswered"],
+                     "value_rules_exercised": len(exercised), "value_rules": len(rules),
                      "counts": outcome_counts(g["outcome"])})
     return rows
+
+
+# The compliance table's columns of what was judged: (key of a compliance row, heading).
+JUDGED_HEADERS = (("value_judged", "value-judged"), ("status_only", "status-only"),
+                  ("relations", "relations"), ("not_supported", "not supported"),
+                  ("not_judged", "not judged"))
+
+
+def compliance_text(row: dict, digits: int = 2) -> str:
+    """The compliance cell: the percentage of judged cases, or why there is none."""
+    if row.get("compliance_pct") is None:
+        return row.get("label") or "nothing judged"
+    return f"{row['compliance_pct']:.{digits}f}%"
+
+
+def value_rules_text(row: dict) -> str:
+    total = row.get("value_rules", 0)
+    if not total:
+        return "-"
+    return f"{row['value_rules_exercised']}/{total} ({100.0 * row['value_rules_exercised'] / total:.0f}%)"
 
 
 def rule_hits(df: pd.DataFrame) -> pd.DataFrame:
@@ -134,7 +208,9 @@ def failures(df: pd.DataFrame) -> list[dict]:
                      "deciding_rule": r.deciding_rule, "expected": r.expected,
                      "actual": None if pd.isna(r.actual_status) else status_name(int(r.actual_status)),
                      "detail": r.detail, "reproducer": r.reproducer, "case_file": r.case_file,
-                     "nodeid": r.nodeid, "run_id": r.run_id})
+                     "nodeid": r.nodeid, "run_id": r.run_id,
+                     "failing_examples": int(r.failing_examples or 0),
+                     "first_failing_example": r.first_failing_example or ""})
     rows.sort(key=lambda f: (_RANK[f["outcome"]], f["op"], f["case_id"], f["product"]))
     return rows
 
@@ -163,11 +239,26 @@ def md_table(headers: list[str], rows: list[list]) -> str:
 
 
 
-def write_md_json(doc: dict, out: str | Path, stem: str, render_markdown: Callable[[dict], str]) -> list[Path]:
-    """``<out>/<stem>.md`` (rendered) and ``<out>/<stem>.json`` (the document itself)."""
+def write_md_json(doc: dict, out: str | Path, stem: str,
+                  render_markdown: Callable[[dict], str]) -> list[Path]:
+    """``<out>/<stem>.md`` (rendered) and ``<out>/<stem>.json`` (the document itself).
+
+    The document carries the run id of the run folder it is written into (``run_id``, null outside
+    one): a run's report joins only the tables of its own run."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    doc["run_id"] = folder_run_id(out)
     md, js = out / f"{stem}.md", out / f"{stem}.json"
     md.write_text(render_markdown(doc), encoding="utf-8")
     js.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
     return [md, js]
+
+
+def folder_run_id(folder: str | Path) -> str | None:
+    """The run id of the run.json in ``folder`` (None without a readable one)."""
+    from aclnn_conformance.judging.records import read_run
+    path = Path(folder) / "run.json"
+    try:
+        return read_run(path).run_id if path.exists() else None
+    except (OSError, ValueError):
+        return None
