@@ -15,8 +15,8 @@ PROG = "aclnn-conformance"
 EXIT_STATUS = """exit status:
   run       pytest's: 0 all passed, 1 failures, 2 interrupted, 3 internal error, 4 usage error
             (an unknown backend, product or profile, a bad --report-dir), 5 no test collected;
-            6 nothing judged, 7 incomplete (a collected test ended without a record); 8 the
-            backend is tied to a device whose product it cannot tell and no --product was given
+            6 nothing judged, 7 incomplete (a collected test ended without a record);
+            8 the backend is tied to a device whose product it cannot tell and no --product
   doctor    0 the aclnn backend is wired, 1 something is missing or failing
   reports   0 success, 1 a failed gate (regression, not certifiable, a surviving mutant),
             2 unusable input (malformed records, missing files, unknown names)

@@ -318,7 +318,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     h: Harness = config._aclnn_harness
     if h.writer is not None:
         h.writer.close()
-    if _is_worker(config):
+    if _is_worker(config) or config.option.collectonly:  # a listing runs nothing, so judges nothing
         return
     progress: RunProgress = config._aclnn_progress
     dsession = config.pluginmanager.getplugin("dsession")
