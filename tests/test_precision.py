@@ -56,7 +56,7 @@ def test_mere_mare_limits():
 
 
 def test_quant_codes_accept_only_near_ties_and_zero_blocks():
-    std = standard("quant-code")
+    std = standard("quant-code@2")
     q = (np.arange(256) / 128 - 1).astype(np.float32)      # exact steps of 1/128
     mid = np.float32((q[20] + q[21]) / 2)
     above_mid = np.nextafter(mid, np.float32(1))            # one ulp past the midpoint: 21 is nearest
@@ -88,7 +88,7 @@ def test_quant_codes_accept_only_near_ties_and_zero_blocks():
 
 def test_model_bound_judges_each_element_against_its_own_bound():
     from aclnn_conformance.spec.precision import compare_model_bound
-    std = standard("model-bound")
+    std = standard("model-bound@1")
     expected = np.array([1.0, 2.0, 3.0, np.inf, np.nan], np.float32)
     bound = np.array([0.0, 0.5, 1e-3, 0.0, 0.0])
     ok = compare_model_bound(np.array([1.0, 2.5, 3.0, np.inf, np.nan], np.float32), expected, bound, std)
