@@ -42,7 +42,8 @@ def _compare(std_name: str, actual: np.ndarray, expected: np.ndarray, aux: dict 
     if std.kind == "model_bound":
         return compare_model_bound(actual, expected, aux["bound"], std)
     if std.kind == "model_envelope":
-        return compare_model_envelope(actual, expected, aux["bound"], aux.get("unrounded"), std)
+        return compare_model_envelope(actual, expected, aux["bound"], aux.get("unrounded"), std,
+                                      aux.get("scalar_share"), aux.get("evaluation"))
     if std.kind == "quant_code":
         return compare_quant_codes(actual, expected, aux["x"], aux["qmap"], aux["zero_block"], std)
     if std.kind == "quant_code_envelope":

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from aclnn_conformance.oracle.apply_adam_w_quant import _code_search, _qmap_key
+from aclnn_conformance.oracle.apply_adam_w_quant import _code_search, _qmap_key, _scalars
 
 F32 = np.float32
 F64 = np.float64
@@ -42,9 +42,14 @@ class AawqEnvelope:
     ``*_bound``: the largest |r - o| between a model result r and the oracle's o (float64; inf where
     the model cannot bound it); ``var_unrounded``: the oracle's float32 var before its cast;
     ``*_code_lo`` / ``*_code_hi``: the codes of the lowest and highest quantized value x in the
-    envelope."""
+    envelope. The per-call scalars (step_size, eps*c2, 1 - lr*wd) move every element the same way;
+    ``var_scalar_share`` is how much of each element's bound they account for (the bound with the
+    scalars free, minus the bound with them fixed at the oracle's), so that a bias check can allow
+    that share to lean one way."""
     var_unrounded: np.ndarray
     var_bound: np.ndarray
+    var_scalar_share: np.ndarray      # the part of var_bound the per-call scalars account for
+    var_evaluation: np.ndarray        # a label per element: equal labels, equal inputs
     absmax_m_bound: np.ndarray
     absmax_v_bound: np.ndarray
     m_code_lo: np.ndarray
@@ -239,8 +244,8 @@ def apply_adam_w_quant_envelope(var, grad, m, v, qmap_m, qmap_v, absmax_m, absma
     n = var.size
     if n == 0:
         no_codes = np.zeros(0, np.uint8)
-        return AawqEnvelope(np.zeros(0, F32), np.zeros(0), np.zeros(0), np.zeros(0),
-                            no_codes, no_codes, no_codes, no_codes)
+        return AawqEnvelope(np.zeros(0, F32), np.zeros(0), np.zeros(0), np.zeros(0, np.intp),
+                            np.zeros(0), np.zeros(0), no_codes, no_codes, no_codes, no_codes)
     qm = np.asarray(qmap_m, F32).reshape(-1)
     qv = np.asarray(qmap_v, F32).reshape(-1)
     blocks = -(-n // block_size)
@@ -250,16 +255,17 @@ def apply_adam_w_quant_envelope(var, grad, m, v, qmap_m, qmap_v, absmax_m, absma
                                    ("eps", eps), ("gs", gnorm_scale))}
     one = _point(F32(1))
     lr_, b1, b2, wd, eps_, gs = (_point(hp[k]) for k in ("lr", "b1", "b2", "wd", "eps", "gs"))
-    t = F32(np.int64(int(np.asarray(step).reshape(-1)[0]))) + F32(1)
+    step_val = int(np.asarray(step).reshape(-1)[0])
+    t = F32(np.int64(step_val)) + F32(1)
     with np.errstate(all="ignore"):
-        # scalars
+        # the per-call scalars
         c1 = _difference(one, _faithful_pow(hp["b1"], t))
         c2 = _faithful_sqrt(_difference(one, _faithful_pow(hp["b2"], t)))
         neg_lr = (-lr_[1], -lr_[0])
-        step_size = _quotient(_product(neg_lr, c2), c1)
-        eps_c2 = _product(eps_, c2)
-        wd_factor = _nearest(_exact_difference(one, _fusable_product(lr_, wd)))
-        one_b1, one_b2 = _difference(one, b1), _difference(one, b2)
+        free = {"step_size": _quotient(_product(neg_lr, c2), c1), "eps_c2": _product(eps_, c2),
+                "wd_factor": _nearest(_exact_difference(one, _fusable_product(lr_, wd)))}
+        oracle_scalars = _scalars("cann", step_val, lr, beta1, beta2, weight_decay, eps, gnorm_scale)
+        pinned = {k: _point(getattr(oracle_scalars, k)) for k in free}
         # per element
         var32 = _point(var.reshape(-1).astype(F32))
         g = _product(_point(np.asarray(grad).reshape(-1).astype(F32)), gs)
@@ -267,13 +273,17 @@ def apply_adam_w_quant_envelope(var, grad, m, v, qmap_m, qmap_v, absmax_m, absma
         av = np.asarray(absmax_v, F32).reshape(-1)[:blocks]
         m0 = _product(_point(qm[np.asarray(m).reshape(-1)]), _point(am[block_of]))
         v0 = _product(_point(qv[np.asarray(v).reshape(-1)]), _point(av[block_of]))
-        m1 = _nearest(_exact_sum(_fusable_product(m0, b1), _fusable_product(g, one_b1)))
+        m1 = _nearest(_exact_sum(_fusable_product(m0, b1), _fusable_product(g, _difference(one, b1))))
         v1 = _nearest(_exact_sum(_fusable_product(v0, b2),
-                                 _fusable_product(_product(g, g), one_b2)))
-        den = _sum(_faithful_sqrt(v1), eps_c2)
-        p = _sum(var32, _quotient(_product(m1, step_size), den))
-        if hp["wd"] > 0:
-            p = _product(p, wd_factor)
+                                 _fusable_product(_product(g, g), _difference(one, b2))))
+        root = _faithful_sqrt(v1)
+
+        def new_var(sc):
+            den = _sum(root, sc["eps_c2"])
+            p = _sum(var32, _quotient(_product(m1, sc["step_size"]), den))
+            return _product(p, sc["wd_factor"]) if hp["wd"] > 0 else p
+
+        p, p_pinned = new_var(free), new_var(pinned)
         # quantization: absmax per block, x = state / absmax (1 where the oracle's absmax is 0)
         a_m = _block_max(_magnitude(m1), starts)
         a_v = _block_max(v1, starts)
@@ -286,9 +296,15 @@ def apply_adam_w_quant_envelope(var, grad, m, v, qmap_m, qmap_v, absmax_m, absma
 
         xm = _quotient(m1, divisor(a_m, oracle_am))
         xv = _quotient(v1, divisor(a_v, oracle_av))
+    # elements with equal inputs compute alike: one evaluation, however often it is repeated
+    inputs = np.stack([var32[0], g[0], m0[0], v0[0]], axis=1)
+    _, evaluation = np.unique(inputs, axis=0, return_inverse=True)
     center = np.asarray(oracle["var_unrounded"], F32).reshape(-1)
     m_lo, m_hi = _codes(xm, qm, np.asarray(oracle["m_normalized"]).reshape(-1))
     v_lo, v_hi = _codes(xv, qv, np.asarray(oracle["v_normalized"]).reshape(-1))
-    return AawqEnvelope(var_unrounded=center, var_bound=_bound(p, center),
+    var_bound = _bound(p, center)
+    return AawqEnvelope(var_unrounded=center, var_bound=var_bound,
+                        var_scalar_share=np.maximum(var_bound - _bound(p_pinned, center), 0.0),
+                        var_evaluation=evaluation.reshape(-1),
                         absmax_m_bound=_bound(a_m, oracle_am), absmax_v_bound=_bound(a_v, oracle_av),
                         m_code_lo=m_lo, m_code_hi=m_hi, v_code_lo=v_lo, v_code_hi=v_hi)

@@ -65,7 +65,8 @@ def _apply_adam_w_quant(case: Case, profile: str) -> OracleResult:
             full[:blocks] = computed
             return full
 
-        aux["varRef"] = {"bound": env.var_bound, "unrounded": env.var_unrounded}
+        aux["varRef"] = {"bound": env.var_bound, "unrounded": env.var_unrounded,
+                         "scalar_share": env.var_scalar_share, "evaluation": env.var_evaluation}
         aux["absmaxMRef"] = {"bound": whole_bound("absmaxMRef", env.absmax_m_bound)}
         aux["absmaxVRef"] = {"bound": whole_bound("absmaxVRef", env.absmax_v_bound)}
         aux["mRef"].update(code_lo=env.m_code_lo, code_hi=env.m_code_hi)

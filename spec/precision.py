@@ -140,9 +140,13 @@ STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
              "model's cast (round-to-nearest-even) of the oracle's float32 result, the other "
              "neighbour accepted only where that float32 result lies within its bound of a "
              "rounding midpoint. Bias: the mean signed error in units of the per-element bound "
-             "(elements with a non-zero bound) stays within `bias_share` + `bias_spread`/sqrt(n): "
-             "data-dependent rounding directions spread around 0, a systematic one-ulp shift "
-             "does not. NaN and Inf must sit where the oracle has them, with the same sign.",
+             "(elements with a non-zero bound) stays within c + (1 - c)*`bias_share` + "
+             "`bias_spread`/sqrt(n), c the mean share of the bound that the per-call scalars "
+             "(beta^t, step_size, eps*c2) account for, which one choice of theirs moves alike on "
+             "every element, n the number of distinct evaluations (elements with equal inputs "
+             "count once): rounding directions that depend on the data spread around 0, a "
+             "systematic one-ulp shift does not. NaN and Inf must sit where the oracle has them, "
+             "with the same sign.",
              {"any": {"bias_share": 0.5, "bias_spread": 2.5}},
              "ARITHMETIC_MODEL; notes apply_adam_w_quant.md section 11"),
     Standard("quant-code", "3", "quant_code_envelope",
@@ -333,21 +337,32 @@ def _step_toward_zero(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return np.where(power_of_two, spacing / 2, spacing)
 
 
-def _signed_bias(err: np.ndarray, unit: np.ndarray, std: Standard) -> tuple[float, float, int]:
-    """(mean of err/unit over elements with a non-zero unit, its limit for that many, how many)."""
+def _signed_bias(err: np.ndarray, unit: np.ndarray, shared: np.ndarray, evaluation: np.ndarray,
+                 std: Standard) -> tuple[float, float, int]:
+    """(mean of err/unit over elements with a non-zero unit, its limit, the number of independent
+    evaluations among them). ``shared``: per element the part of the unit that one per-call choice
+    (a scalar) moves alike on every element, allowed to lean one way in full; ``evaluation``: equal
+    labels for elements computed from equal inputs (they lean alike and count once)."""
     use = unit > 0
-    n = int(use.sum())
-    mean = float((err[use] / unit[use]).mean()) if n else 0.0
+    if not use.any():
+        return 0.0, 0.0, 0
+    n = int(np.unique(evaluation[use]).size)
+    mean = float((err[use] / unit[use]).mean())
+    common = float((shared[use] / unit[use]).mean())
     share, spread = std.limits["any"]["bias_share"], std.limits["any"]["bias_spread"]
-    return mean, share + spread / np.sqrt(max(n, 1)), n
+    return mean, common + (1.0 - common) * share + spread / np.sqrt(n), n
 
 
 def compare_model_envelope(actual: np.ndarray, expected: np.ndarray, bound: np.ndarray,
-                           unrounded: np.ndarray | None, std: Standard) -> Verdict:
+                           unrounded: np.ndarray | None, std: Standard,
+                           scalar_share: np.ndarray | None = None,
+                           evaluation: np.ndarray | None = None) -> Verdict:
     """``bound``: per element, the largest |r - u| of a float32 result r that an implementation
     inside the arithmetic model can compute, u the oracle's float32 result (``unrounded``; for a
     float32 output ``expected`` itself) before the cast to the output dtype. float64, the shape of
-    ``expected``."""
+    ``expected``. ``scalar_share``: the part of each bound that per-call scalars account for (0
+    when absent); ``evaluation``: equal labels for elements computed from equal inputs (every
+    element its own when absent)."""
     dt = np.asarray(expected).dtype
     a = np.asarray(actual).astype(np.float64).reshape(-1)
     e = np.asarray(expected).astype(np.float64).reshape(-1)
@@ -374,7 +389,9 @@ def compare_model_envelope(actual: np.ndarray, expected: np.ndarray, bound: np.n
     over = f & ~inside
     with np.errstate(divide="ignore", invalid="ignore"):
         used = np.where(unit[f] > 0, np.abs(err[f]) / unit[f], np.where(err[f] != 0, np.inf, 0.0))
-    mean, limit, n = _signed_bias(err[f], unit[f], std)
+    shared = np.zeros_like(b) if scalar_share is None else np.asarray(scalar_share, np.float64).reshape(-1)
+    labels = (np.arange(b.size) if evaluation is None else np.asarray(evaluation).reshape(-1))
+    mean, limit, n = _signed_bias(err[f], unit[f], np.minimum(shared[f], unit[f]), labels[f], std)
     metrics = {"max_bound_fraction": float(used.max()) if used.size else 0.0,
                "beyond_bound": int(over.sum()), "nan_inf_mismatched": int(special_bad.sum()),
                "mean_signed_error": mean, "bias_limit": float(limit), "bias_elements": n}
