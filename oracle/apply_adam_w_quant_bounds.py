@@ -60,9 +60,15 @@ class AawqEnvelope:
 
 # ---- intervals: (lo, hi) float64 arrays ----
 
+_OUTWARD = 2.0 ** -51          # relative: at least one float64 ulp of any normal value
+_TINY = 2.0 ** -1022           # absolute: covers subnormal float64 results
+
+
 def _widen(lo, hi):
-    """One float64 ulp outward: the exact result of a float64 operation lies inside."""
-    return np.nextafter(lo, -_INF), np.nextafter(hi, _INF)
+    """At least one float64 ulp outward: the exact result of a float64 operation lies inside (and a
+    float32 value stays the nearest float32 to either end)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return (lo - (np.abs(lo) * _OUTWARD + _TINY), hi + (np.abs(hi) * _OUTWARD + _TINY))
 
 
 def _to_f32(x, direction: int) -> np.ndarray:
@@ -87,15 +93,18 @@ def _hull(*ivs):
             np.maximum.reduce([np.asarray(i[1], F64) for i in ivs]))
 
 
-def _corners(x, y, op):
-    with np.errstate(all="ignore"):
-        vals = [op(a, b) for a in x for b in y]
-    return vals
+def _ends(iv):
+    """The distinct ends of an interval: one where it is a single value everywhere."""
+    lo, hi = iv
+    return (lo,) if np.array_equal(lo, hi) else (lo, hi)
 
 
 def _exact_product(x, y):
     """The exact products of the two intervals (float32 endpoints: exact in float64)."""
-    vals = _corners(x, y, np.multiply)
+    with np.errstate(all="ignore"):
+        vals = [a * b for a in _ends(x) for b in _ends(y)]
+    if len(vals) == 1:
+        return vals[0], vals[0]
     return np.minimum.reduce(vals), np.maximum.reduce(vals)
 
 
@@ -147,8 +156,8 @@ def _is_f32(v):
 def _faithful_quotient(x, y):
     """x / y, faithful, for divisors that do not contain 0 (else every value)."""
     values, exact = [], []
-    for a in x:
-        for b in y:
+    for a in _ends(x):
+        for b in _ends(y):
             with np.errstate(all="ignore"):
                 q = a / b
                 exact.append(_is_f32(q) & (q * b == a))
@@ -170,7 +179,7 @@ def _quotient(x, y):
 
 def _faithful_sqrt(x):
     values, exact = [], []
-    for a in x:
+    for a in _ends(x):
         with np.errstate(invalid="ignore"):
             r = np.sqrt(np.maximum(a, 0.0))
         exact.append(_is_f32(r) & (r * r == np.maximum(a, 0.0)))
@@ -296,9 +305,14 @@ def apply_adam_w_quant_envelope(var, grad, m, v, qmap_m, qmap_v, absmax_m, absma
 
         xm = _quotient(m1, divisor(a_m, oracle_am))
         xv = _quotient(v1, divisor(a_v, oracle_av))
-    # elements with equal inputs compute alike: one evaluation, however often it is repeated
-    inputs = np.stack([var32[0], g[0], m0[0], v0[0]], axis=1)
-    _, evaluation = np.unique(inputs, axis=0, return_inverse=True)
+    # elements with equal inputs compute alike: one evaluation, however often it is repeated (a
+    # 64-bit mix of the inputs' bits; a collision only merges two evaluations into one)
+    key = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in (var32[0], g[0], m0[0], v0[0]):
+            bits = column.astype(F32).view(np.uint32).astype(np.uint64)
+            key = (key ^ bits) * np.uint64(0x9E3779B97F4A7C15)
+    _, evaluation = np.unique(key, return_inverse=True)
     center = np.asarray(oracle["var_unrounded"], F32).reshape(-1)
     m_lo, m_hi = _codes(xm, qm, np.asarray(oracle["m_normalized"]).reshape(-1))
     v_lo, v_hi = _codes(xv, qv, np.asarray(oracle["v_normalized"]).reshape(-1))

@@ -62,30 +62,38 @@ def _like(template, values):
     return F32(out) if np.ndim(template) == 0 and not isinstance(template, np.ndarray) else out
 
 
-def _random_pick(shape, seed: int) -> np.ndarray:
-    return np.random.default_rng(seed).random(shape) < 0.5
+def _value_pick(*operands) -> np.ndarray:
+    """A pseudo-random choice per element that depends on the operands' values only (as a hardware
+    unit's would), so that equal inputs anywhere in any call give equal results."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    mixed = np.zeros(np.broadcast(*operands).shape, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for x in operands:
+            bits = np.broadcast_to(np.asarray(x, F32), mixed.shape).view(np.uint32).astype(np.uint64)
+            mixed = (mixed ^ bits) * h
+    return ((mixed >> np.uint64(40)) & np.uint64(1)).astype(bool)
 
 
 def faithful_sqrt(x) -> np.ndarray:
-    """sqrt(x) as a faithful (not correctly rounded) unit may return it: per element at random, the
-    correctly rounded root or its other float32 neighbour around the exact root."""
+    """sqrt(x) as a faithful (not correctly rounded) unit may return it: per value, pseudo-randomly,
+    the correctly rounded root or its other float32 neighbour around the exact root."""
     xa = np.asarray(x, F32)
     with np.errstate(invalid="ignore"):
         r = np.sqrt(xa)
         r64, x64 = r.astype(np.float64), xa.astype(np.float64)
         other = _toward_exact(r, r64 * r64 < x64, r64 * r64 > x64)
-    return _like(x, np.where(_random_pick(xa.shape, xa.size), other, r))
+    return _like(x, np.where(_value_pick(xa), other, r))
 
 
 def faithful_quotient(a, b) -> np.ndarray:
-    """a / b, per element at random correctly rounded or the other faithful neighbour."""
+    """a / b, per pair of values pseudo-randomly correctly rounded or the other faithful neighbour."""
     with np.errstate(all="ignore"):
         q = np.asarray(np.asarray(a, F32) / np.asarray(b, F32), F32)
         a64 = np.broadcast_to(np.asarray(a, F32), q.shape).astype(np.float64)
         b64 = np.broadcast_to(np.asarray(b, F32), q.shape).astype(np.float64)
         side = (q.astype(np.float64) * b64 - a64) * np.sign(b64)     # < 0: q below the exact quotient
         other = _toward_exact(q, side < 0, side > 0)
-    return _like(q, np.where(_random_pick(q.shape, q.size + 1), other, q))
+    return _like(q, np.where(_value_pick(a, b), other, q))
 
 
 def faithful_power(base, exponent) -> np.float32:
@@ -176,7 +184,7 @@ class ModelControl(KernelMutant):
 
 class FaithfulSqrt(ModelControl):
     name = "control-faithful-sqrt"
-    defect = "none: sqrt faithfully rounded (either float32 neighbour of the exact root, at random)"
+    defect = "none: sqrt faithfully rounded (either float32 neighbour of the exact root, by value)"
     kernel = _FaithfulSqrt()
 
 
