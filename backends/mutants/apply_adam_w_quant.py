@@ -56,10 +56,11 @@ def _toward_exact(r: np.ndarray, below_exact: np.ndarray, above_exact: np.ndarra
     return np.where(below_exact, up, np.where(above_exact, down, r)).astype(F32)
 
 
-def _like(template, values):
-    """``values`` (float32) in the form of ``template``: a NumPy scalar stays a scalar."""
+def _shaped(values, *operands):
+    """``values`` as float32: a scalar when every operand is a scalar (the kernel's per-call
+    scalars), else an array."""
     out = np.asarray(values, F32)
-    return F32(out) if np.ndim(template) == 0 and not isinstance(template, np.ndarray) else out
+    return out if any(isinstance(o, np.ndarray) for o in operands) else F32(out)
 
 
 def _value_pick(*operands) -> np.ndarray:
@@ -82,7 +83,7 @@ def faithful_sqrt(x) -> np.ndarray:
         r = np.sqrt(xa)
         r64, x64 = r.astype(np.float64), xa.astype(np.float64)
         other = _toward_exact(r, r64 * r64 < x64, r64 * r64 > x64)
-    return _like(x, np.where(_value_pick(xa), other, r))
+    return _shaped(np.where(_value_pick(xa), other, r), x)
 
 
 def faithful_quotient(a, b) -> np.ndarray:
@@ -93,7 +94,7 @@ def faithful_quotient(a, b) -> np.ndarray:
         b64 = np.broadcast_to(np.asarray(b, F32), q.shape).astype(np.float64)
         side = (q.astype(np.float64) * b64 - a64) * np.sign(b64)     # < 0: q below the exact quotient
         other = _toward_exact(q, side < 0, side > 0)
-    return _like(q, np.where(_value_pick(a, b), other, q))
+    return _shaped(np.where(_value_pick(a, b), other, q), a, b)
 
 
 def faithful_power(base, exponent) -> np.float32:
@@ -113,20 +114,20 @@ def fused_multiply_add(a, b, c) -> np.ndarray:
         bp = s - c64
         err = (p - bp) + (c64 - (s - bp))
         s = np.where(err > 0, np.nextafter(s, np.inf), np.where(err < 0, np.nextafter(s, -np.inf), s))
-        return _like(np.asarray(a) * np.asarray(c), s.astype(F32))
+        return _shaped(s.astype(F32), a, b, c)
 
 
 def reciprocal_quotient(a, b) -> np.ndarray:
     """a / b as a * (1 / b), each step rounded to float32."""
     with np.errstate(all="ignore"):
-        return _like(np.asarray(a) * np.asarray(b), np.asarray(a, F32) * (F32(1) / np.asarray(b, F32)))
+        return _shaped(np.asarray(a, F32) * (F32(1) / np.asarray(b, F32)), a, b)
 
 
 def torch_sqrt(x) -> np.ndarray:
     """torch's float32 CPU sqrt (vectorized; not correctly rounded on every machine)."""
     import torch
-    xa = np.ascontiguousarray(np.asarray(x, F32))
-    return _like(x, torch.sqrt(torch.from_numpy(xa.reshape(-1).copy())).numpy().reshape(xa.shape))
+    xa = np.asarray(x, F32)
+    return _shaped(torch.sqrt(torch.from_numpy(xa.reshape(-1).copy())).numpy().reshape(xa.shape), x)
 
 
 class _FaithfulSqrt(AawqKernel):
@@ -165,9 +166,10 @@ class _AllTogether(AawqKernel):
         return fused_multiply_add(a, b, c)
 
     def divide(self, a, b):
-        # the quotients of the formula split between the two ways the model allows
-        return (reciprocal_quotient(a, b) if np.ndim(a) == 0 or np.size(a) % 2 else
-                faithful_quotient(a, b))
+        # per pair of values, one of the two ways the model allows
+        with np.errstate(all="ignore"):
+            both = np.where(_value_pick(b, a), reciprocal_quotient(a, b), faithful_quotient(a, b))
+        return _shaped(both, a, b)
 
 
 class ModelControl(KernelMutant):
