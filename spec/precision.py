@@ -19,7 +19,7 @@ import numpy as np
 class Standard:
     name: str
     version: str
-    kind: str                     # bit_exact | quant_code | float_ulp | mere_mare | trajectory
+    kind: str                     # bit_exact | quant_code(_envelope) | float_ulp | model_bound | model_envelope | mere_mare | trajectory
     description: str
     limits: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # dtype -> limit name -> value
     source: str = ""
