@@ -13,7 +13,7 @@ import pytest
 from aclnn_conformance.backends.base import Backend
 from aclnn_conformance.backends.emulator import EmulatorBackend
 from aclnn_conformance.backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS, Mutant, by_name
-from aclnn_conformance.backends.mutants.apply_adam_w_quant import AAWQ_CONTROLS
+from aclnn_conformance.backends.mutants.apply_adam_w_quant import AAWQ_CONTROLS, ModelControl, OneUlpUp
 from aclnn_conformance.backends.registry import load_backend
 from aclnn_conformance.reports.__main__ import main
 from aclnn_conformance.reports.mutate import mutate, render_markdown, tier_cases
@@ -146,6 +146,24 @@ def test_the_gate_fails_survivors_and_unnamed_kills():
     assert misnamed["status"] == "killed" and not misnamed["named"] and not misnamed["ok"]
     assert not doc["passed"]
     assert doc["summary"]["failing_gate"] == ["mutant-test-survivor", "mutant-test-misnamed"]
+
+
+class _FalseControl(ModelControl):
+    """Declared a control, but its var is one ulp high everywhere: the command reports its failing
+    cases as false alarms and fails."""
+
+    name = "control-test-one-ulp-high"
+    defect = "none claimed"
+    kernel = OneUlpUp.kernel
+
+
+def test_the_gate_fails_on_a_failed_control():
+    doc = mutate("ci", mutants=[_FalseControl], products=("atlas-a2",))
+    (result,) = doc["mutants"]
+    assert result["status"] == "control-killed" and not result["ok"] and result["killing_cases"] > 0
+    assert doc["summary"]["falsely_failed_controls"] == ["control-test-one-ulp-high"]
+    assert doc["summary"]["false_alarms"] == result["killing_cases"] and not doc["passed"]
+    assert "FALSE ALARM" in render_markdown(doc)
 
 
 def test_command_line(tmp_path, capsys):
