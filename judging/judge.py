@@ -12,6 +12,7 @@ from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import Status, status_name
 from aclnn_conformance.spec.precision import (Verdict, compare_bit_exact, compare_float_ulp,
                                               compare_mere_mare, compare_model_bound,
+                                              compare_model_envelope, compare_quant_code_envelope,
                                               compare_quant_codes, standard)
 from aclnn_conformance.spec.rules import Expected, OpSpec, expected_outcome
 
@@ -40,8 +41,14 @@ def _compare(std_name: str, actual: np.ndarray, expected: np.ndarray, aux: dict 
         return compare_mere_mare(actual, expected, std)
     if std.kind == "model_bound":
         return compare_model_bound(actual, expected, aux["bound"], std)
+    if std.kind == "model_envelope":
+        return compare_model_envelope(actual, expected, aux["bound"], aux.get("unrounded"), std,
+                                      aux.get("scalar_share"), aux.get("evaluation"))
     if std.kind == "quant_code":
         return compare_quant_codes(actual, expected, aux["x"], aux["qmap"], aux["zero_block"], std)
+    if std.kind == "quant_code_envelope":
+        return compare_quant_code_envelope(actual, expected, aux["qmap"], aux["zero_block"],
+                                           aux["code_lo"], aux["code_hi"], std)
     raise ValueError(f"standard {std_name} cannot judge one call")
 
 

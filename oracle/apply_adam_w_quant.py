@@ -413,8 +413,9 @@ def apply_adam_w_quant(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step
 
     Returns a dict of new arrays: "var" (dtype and shape of var), "m", "v" (uint8, shape of m),
     "absmax_m", "absmax_v" (float32, shapes of the inputs). With ``details``: "m_new", "v_new" (flat
-    float32 states before quantization) and "m_normalized", "v_normalized" (flat float32 values that
-    were quantized, state / block absmax).
+    float32 states before quantization), "m_normalized", "v_normalized" (flat float32 values that
+    were quantized, state / block absmax) and "var_unrounded" (flat, the new var before its cast:
+    float32 in "cann", float64 in "doc").
 
     Profile "cann" (notes sections 4 and 9, the vendor golden), all float32, one rounding per step:
         1. t = float32(step) + 1; c1 = 1 - beta1^t; c2 = sqrt(1 - beta2^t), with beta^t correctly
@@ -484,8 +485,8 @@ def apply_adam_w_quant(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step
         result = {"var": var.copy(), "m": m.copy(), "v": v.copy(),
                   "absmax_m": absmax_m.copy(), "absmax_v": absmax_v.copy()}
         if details:
-            result.update({key: np.empty(0, dtype=F32)
-                           for key in ("m_new", "v_new", "m_normalized", "v_normalized")})
+            result.update({key: np.empty(0, dtype=F32) for key in (
+                "m_new", "v_new", "m_normalized", "v_normalized", "var_unrounded")})
         return result
     # Every element of the outputs is written below; C-ordered so that the flat views alias them.
     result = {"var": np.empty(var.shape, var.dtype), "m": np.empty(m.shape, np.uint8),
@@ -494,6 +495,7 @@ def apply_adam_w_quant(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step
     if details:
         for key in ("m_new", "v_new", "m_normalized", "v_normalized"):
             result[key] = np.empty(n, dtype=F32)
+        result["var_unrounded"] = np.empty(n, dtype=F32 if profile == "cann" else np.float64)
 
     s = _scalars(profile, step_val, lr, beta1, beta2, weight_decay, eps, gnorm_scale)
     adam = _adam_cann if profile == "cann" else _adam_doc
@@ -541,4 +543,5 @@ def apply_adam_w_quant(var, grad, m, v, qmap_m, qmap_v, absmax_m, absmax_v, step
                 result["v_new"][e0:e1] = v1.reshape(-1)
                 result["m_normalized"][e0:e1] = xm
                 result["v_normalized"][e0:e1] = xv
+                result["var_unrounded"][e0:e1] = p.reshape(-1)
     return result

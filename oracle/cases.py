@@ -7,6 +7,7 @@ layout outputs in private formats, where the storage itself is the result).
 """
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -48,12 +49,33 @@ def _apply_adam_w_quant(case: Case, profile: str) -> OracleResult:
         return {"x": normalized.reshape(-1), "qmap": qmap.reshape(-1),
                 "zero_block": (absmax[block_of] == 0) if n else np.zeros(0, bool)}
 
+    aux = {"mRef": code_aux(out["m_normalized"], vals["qmapM"], out["absmax_m"]),
+           "vRef": code_aux(out["v_normalized"], vals["qmapV"], out["absmax_v"])}
+    if profile == "cann":
+        # the arithmetic model's envelope of this call, for the model-derived standards
+        from aclnn_conformance.oracle.apply_adam_w_quant_bounds import apply_adam_w_quant_envelope
+        env = apply_adam_w_quant_envelope(
+            vals["varRef"], vals["grad"], vals["mRef"], vals["vRef"], vals["qmapM"], vals["qmapV"],
+            absmax_in["absmaxMRef"], absmax_in["absmaxVRef"], vals["step"], lr=a["lr"],
+            beta1=a["beta1"], beta2=a["beta2"], weight_decay=a["weightDecay"], eps=a["eps"],
+            gnorm_scale=a["gnormScale"], oracle=out, block_size=BLOCK_SIZE)
+
+        def whole_bound(name: str, computed: np.ndarray) -> np.ndarray:
+            full = np.zeros(vals[name].size)      # entries past the blocks: unchanged, exactly
+            full[:blocks] = computed
+            return full
+
+        aux["varRef"] = {"bound": env.var_bound, "unrounded": env.var_unrounded,
+                         "scalar_share": env.var_scalar_share, "evaluation": env.var_evaluation}
+        aux["absmaxMRef"] = {"bound": whole_bound("absmaxMRef", env.absmax_m_bound)}
+        aux["absmaxVRef"] = {"bound": whole_bound("absmaxVRef", env.absmax_v_bound)}
+        aux["mRef"].update(code_lo=env.m_code_lo, code_hi=env.m_code_hi)
+        aux["vRef"].update(code_lo=env.v_code_lo, code_hi=env.v_code_hi)
     return OracleResult(
         views={"varRef": out["var"], "mRef": out["m"], "vRef": out["v"],
                "absmaxMRef": whole_absmax("absmaxMRef", out["absmax_m"]),
                "absmaxVRef": whole_absmax("absmaxVRef", out["absmax_v"])},
-        aux={"mRef": code_aux(out["m_normalized"], vals["qmapM"], out["absmax_m"]),
-             "vRef": code_aux(out["v_normalized"], vals["qmapV"], out["absmax_v"])})
+        aux=aux)
 
 
 def _weight_quant_preprocess(case: Case, profile: str) -> OracleResult:
@@ -76,6 +98,19 @@ ADAPTERS: dict[str, Callable[[Case, str], OracleResult]] = {
 }
 
 
+_RECENT: dict[tuple[int, str], tuple[weakref.ref, OracleResult]] = {}
+_RECENT_SIZE = 64
+
+
 def oracle_result(case: Case, profile: str) -> OracleResult:
-    """The expected outputs of a call that must succeed with judged values."""
-    return ADAPTERS[case.op](case, profile)
+    """The expected outputs of a call that must succeed with judged values. The last few results
+    are kept: one case is judged on every product, and by every backend of a mutation run."""
+    key = (id(case), profile)
+    kept = _RECENT.get(key)
+    if kept is not None and kept[0]() is case:
+        return kept[1]
+    result = ADAPTERS[case.op](case, profile)
+    if len(_RECENT) >= _RECENT_SIZE:
+        _RECENT.pop(next(iter(_RECENT)))
+    _RECENT[key] = (weakref.ref(case), result)
+    return result

@@ -16,7 +16,13 @@ A mutant is ``killed`` (named or not) or ``survived``. The mutants no case can k
 too and reported apart: ``EQUIVALENT`` (accepted by a precision standard by design) and ``GAPS``
 (a standard that should see the defect does not). The command exits 1 when a mutant survives or is
 killed only by cases that do not name its defect, or when an equivalent or gap mutant is killed
-(it then belongs in ``MUTANTS``), or when a control (a defect-free variant) is.
+(it then belongs in ``MUTANTS``), or when a control is.
+
+Detection power is two-sided: the ``CONTROLS`` (the emulator's kernel as it is, and
+implementations correct under the arithmetic model of spec/precision.py that compute otherwise than
+the oracle: faithful sqrt and pow, fused multiply-adds, reciprocal division, torch's CPU sqrt) run
+on every case, and any case that fails one is a false alarm of a standard. A control that cannot
+run on this machine (``unavailable()``: torch missing) is reported as skipped, with the reason.
 
 The relations between calls (determinism, block permutation, the NZ metamorphic relations, the
 trajectory) are not part of this run: the table, fault and pair cases are enough to kill and name
@@ -54,7 +60,7 @@ class MutantResult:
     op: str
     defect: str
     killed_by: list[str]
-    status: str                  # killed | survived | equivalent | gap | control, or <one of the last three>-killed
+    status: str                  # killed | survived | equivalent | gap | control | skipped, or <equivalent|gap|control>-killed
     named: bool                  # a kill on a case carrying a killed_by rule
     kills: list[Kill] = field(default_factory=list)      # the first few killing cases
     killing_cases: int = 0       # killing (case, product) pairs seen before the run stopped
@@ -66,7 +72,7 @@ class MutantResult:
     def ok(self) -> bool:
         """What the gate wants: killed and named; an equivalent, gap or control mutant unkilled."""
         return (self.status == "killed" and self.named) or self.status in ("equivalent", "gap",
-                                                                          "control")
+                                                                          "control", "skipped")
 
 
 def tier_cases(tier: str = "ci", ops: tuple[str, ...] | None = None) -> list[tuple]:
@@ -136,9 +142,9 @@ def _kind(cls) -> tuple[str, str]:
 
 def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = None,
            exhaustive: bool = False, include_unkillable: bool = True,
-           controls: bool = False) -> dict:
-    """Run every selected mutant class (default: MUTANTS, then EQUIVALENT and GAPS; ``controls``
-    adds the defect-free variants); the JSON document."""
+           controls: bool = True) -> dict:
+    """Run every selected mutant class (default: MUTANTS, then EQUIVALENT and GAPS, then, with
+    ``controls``, the CONTROLS); the JSON document."""
     from aclnn_conformance.backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS
     from aclnn_conformance.spec.products import PRODUCT_IDS
     products = tuple(products or PRODUCT_IDS)
@@ -153,8 +159,15 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
         key = op or "*"
         if key not in by_op:
             by_op[key] = tier_cases(tier, (op,) if op else None)
-        backend = cls()
         kind, reason = _kind(cls)
+        unavailable = getattr(cls, "unavailable", lambda: "")()
+        if unavailable:
+            results.append(MutantResult(
+                name=getattr(cls, "name", cls.__name__), cls=f"{cls.__module__}:{cls.__name__}",
+                op=op or "", defect=getattr(cls, "defect", ""), killed_by=[], status="skipped",
+                named=False, reason=unavailable))
+            continue
+        backend = cls()
         t0 = time.perf_counter()
         run = run_mutant(backend, by_op[key], products, getattr(cls, "killed_by", ()),
                          stop_when_named=not exhaustive and kind == "mutant")
@@ -169,6 +182,7 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
             status=status, named=run["named"], kills=run["kills"], killing_cases=run["killing"],
             cases_run=run["runs"], seconds=round(time.perf_counter() - t0, 3),
             reason=reason if kind != "control" else ""))
+    false_alarms = [r for r in results if r.status == "control-killed"]
     gate = [r for r in results if not r.ok]
     return {"schema": SCHEMA, "tier": tier, "profile": PROFILE, "products": list(products),
             "stop_when_named": not exhaustive, "seconds": round(time.perf_counter() - start, 3),
@@ -179,6 +193,11 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
                         "survived": sum(r.status == "survived" for r in results),
                         "equivalent": sum(r.status.startswith("equivalent") for r in results),
                         "gaps": sum(r.status.startswith("gap") for r in results),
+                        "controls": sum(r.status.startswith("control") or r.status == "skipped"
+                                        for r in results),
+                        "false_alarms": sum(r.killing_cases for r in false_alarms),
+                        "falsely_failed_controls": [r.name for r in false_alarms],
+                        "skipped": [r.name for r in results if r.status == "skipped"],
                         "failing_gate": [r.name for r in gate]},
             "passed": not gate}
 
@@ -186,7 +205,8 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
 # ---- rendering ----
 
 STATUS_TEXT = {"equivalent": "equivalent (by design)", "gap": "undetected (standard gap)",
-               "control": "control (not killed)"}
+               "control": "control: no false alarm", "skipped": "skipped",
+               "control-killed": "control: FALSE ALARM"}
 
 
 def _status_text(m: dict) -> str:
@@ -216,30 +236,42 @@ def _killing_rule(m: dict) -> str:
 
 
 HEADERS = ["mutant", "defect", "status", "named by (killed_by)", "killed by rule", "example case",
-           "cases run"]
+           "cases run", "failing cases"]
 
 
 def table_rows(doc: dict) -> list[list[str]]:
     return [[m["name"], m["defect"], _status_text(m), ", ".join(m["killed_by"]) or "-",
-             _killing_rule(m), _example(m), str(m["cases_run"])] for m in doc["mutants"]]
+             _killing_rule(m), _example(m), str(m["cases_run"]), str(m["killing_cases"])]
+            for m in doc["mutants"]]
 
 
 def summary_line(doc: dict) -> str:
     s = doc["summary"]
+    controls = ""
+    if s.get("controls"):
+        controls = (f" {s['controls'] - len(s['falsely_failed_controls']) - len(s['skipped'])} of "
+                    f"{s['controls']} controls (correct arithmetic) without a false alarm, "
+                    f"{s['false_alarms']} false alarms"
+                    + (f", {len(s['skipped'])} skipped" if s["skipped"] else "") + ".")
     return (f"{s['killed']} of {s['mutants']} mutants killed ({s['named']} by a case that names the "
             f"defect), {s['survived']} survived; {s['equivalent']} equivalent by design, "
-            f"{s['gaps']} undetected through a gap in a standard. Tier {doc['tier']}, profile "
+            f"{s['gaps']} undetected through a gap in a standard.{controls} Tier {doc['tier']}, profile "
             f"{doc['profile']}, products {', '.join(doc['products'])}; {doc['seconds']:.1f} s"
-            + ("; each mutant's run stops at its first named kill." if doc["stop_when_named"]
+            + ("; each mutant's run stops at its first named kill, controls run every case."
+               if doc["stop_when_named"]
                else "; every case run."))
 
 
 def _notes(doc: dict) -> list[str]:
     out = []
-    why = [m for m in doc["mutants"] if m.get("reason")]
+    why = [m for m in doc["mutants"] if m.get("reason") and m["status"] != "skipped"]
     if why:
         out += ["", "Not killable today:"]
         out += [f"- `{m['name']}` ({_status_text(m)}): {m['reason']}" for m in why]
+    skipped = [m for m in doc["mutants"] if m["status"] == "skipped"]
+    if skipped:
+        out += ["", "Not run here:"]
+        out += [f"- `{m['name']}`: {m['reason']}" for m in skipped]
     bad = [m for m in doc["mutants"] if not m["ok"]]
     if bad:
         out += ["", "Failing the gate:"]
@@ -260,8 +292,9 @@ def render_markdown(doc: dict, heading: str = "#") -> str:
 def render_text(doc: dict) -> str:
     from aclnn_conformance.reports.tables import fixed_width
     rows = [[m["name"], _status_text(m), _killing_rule(m), _example_case(m), m["cases_run"],
-             f"{m['seconds']:.2f}"] for m in doc["mutants"]]
-    text = fixed_width(["mutant", "status", "killed by rule", "example case", "cases run", "s"], rows)
+             m["killing_cases"], f"{m['seconds']:.2f}"] for m in doc["mutants"]]
+    text = fixed_width(["mutant", "status", "killed by rule", "example case", "cases run",
+                        "failing cases", "s"], rows)
     return text + "\n" + summary_line(doc) + "\n" + "\n".join(_notes(doc)).strip() + "\n"
 
 

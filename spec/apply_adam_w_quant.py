@@ -445,9 +445,10 @@ SPEC = OpSpec(
     key=OP, api=API, rule_prefix="AAWQ", doc=DOC, params=PARAMS, rules=RULES, supported=SUPPORTED,
     outputs=OUTPUTS,
     standards={
-        "cann": {"varRef": "float-ulp", "mRef": "quant-code", "vRef": "quant-code",
-                 "absmaxMRef": "float-ulp", "absmaxVRef": "float-ulp"},
-        "doc": {"varRef": "mere-mare", "mRef": "quant-code", "vRef": "quant-code",
+        # the arithmetic model's standards (spec/precision.py ARITHMETIC_MODEL)
+        "cann": {"varRef": "model-bound@2", "mRef": "quant-code@3", "vRef": "quant-code@3",
+                 "absmaxMRef": "model-bound@2", "absmaxVRef": "model-bound@2"},
+        "doc": {"varRef": "mere-mare", "mRef": "quant-code@2", "vRef": "quant-code@2",
                 "absmaxMRef": "mere-mare", "absmaxVRef": "mere-mare"},
     },
     errata=ERRATA,

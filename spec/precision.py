@@ -1,7 +1,10 @@
-"""Precision standards: named, versioned data, and the comparison each one defines.
+"""Precision standards: named, versioned data, and the comparison each one defines; and the
+arithmetic model the model-derived standards come from.
 
-Every outcome record names the standard and version it was judged by. A standard returns PASS inside
-its warning band, QUALITY_WARNING between the warning and the error band, FAIL beyond.
+Every outcome record names the standard and version it was judged by (``name@version``). A standard
+returns PASS inside its warning band, QUALITY_WARNING between the warning and the error band, FAIL
+beyond. Every version stays in the registry, so that old records can still be read against the
+standard they name; ``standard(name)`` without a version is the newest.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import numpy as np
 class Standard:
     name: str
     version: str
-    kind: str                     # bit_exact | quant_code | float_ulp | mere_mare | trajectory
+    kind: str                     # bit_exact | quant_code(_envelope) | float_ulp | model_bound | model_envelope | mere_mare | trajectory
     description: str
     limits: Mapping[str, Mapping[str, float]] = field(default_factory=dict)  # dtype -> limit name -> value
     source: str = ""
@@ -28,7 +31,81 @@ class Standard:
             raise KeyError(f"standard {self.name} v{self.version} has no {key!r} for {dtype_name}") from None
 
 
-STANDARDS: dict[str, Standard] = {s.name: s for s in (
+# ---- the arithmetic model ----
+
+@dataclass(frozen=True)
+class ArithmeticModel:
+    """What a correct implementation of one operator may and may not do to its arithmetic.
+
+    The model-derived standards (``model-bound@2``, ``quant-code@3``) accept exactly the results of
+    implementations inside it: the oracle derives, for each call, the envelope of every result such
+    an implementation can return (oracle/apply_adam_w_quant_bounds.py).
+    """
+    operator: str
+    version: str
+    order: str                                # the evaluation order every implementation keeps
+    correctly_rounded: tuple[str, ...]        # float32 operations rounded to nearest even
+    faithful: tuple[str, ...]                 # operations that may return either neighbour of the exact result
+    reciprocal_division: bool                 # a / b may be computed as a * (1 / b), 1 / b faithful
+    fused_multiply_add: bool                  # a * b + c may be fused (one rounding) or not
+    final_cast: Mapping[str, Mapping[str, str]]   # product -> var dtype -> the one cast's rounding mode
+    may: tuple[str, ...]
+    may_not: tuple[str, ...]
+    source: str = ""
+
+    def cast_mode(self, product: str, dtype_name: str) -> str:
+        try:
+            return self.final_cast[product][dtype_name]
+        except KeyError:
+            raise KeyError(f"arithmetic model of {self.operator} has no final cast for {dtype_name} "
+                           f"on {product}") from None
+
+
+_RNE_CASTS = {"float32": "none", "float16": "round-to-nearest-even", "bfloat16": "round-to-nearest-even"}
+
+ARITHMETIC_MODEL: dict[str, ArithmeticModel] = {m.operator: m for m in (
+    ArithmeticModel(
+        "apply_adam_w_quant", "1",
+        order="the golden's: t = step + 1; c1 = 1 - beta1^t; c2 = sqrt(1 - beta2^t); "
+              "step_size = (-lr*c2)/c1; eps_c2 = eps*c2; wd_factor = 1 - lr*wd; per element "
+              "g = grad*gs, m1 = m0*b1 + g*(1-b1), v1 = v0*b2 + (g*g)*(1-b2), "
+              "p = var + (m1*step_size)/(sqrt(v1) + eps_c2), p = p*wd_factor if wd > 0, one cast; "
+              "absmax = max|m1| and max v1 per block; x = state/absmax; code = nearest(x)",
+        correctly_rounded=("add", "subtract", "multiply", "float32 <- double attributes",
+                           "fp16/bf16 -> float32 (exact)"),
+        faithful=("sqrt", "pow", "divide"),
+        reciprocal_division=True,
+        fused_multiply_add=True,
+        # every product that has the kernel casts the float32 result once, RNE (notes section 4
+        # "fp16/bf16": fp16 CAST_NONE = RINT, bf16 CAST_RINT)
+        final_cast={p: _RNE_CASTS for p in ("ascend950", "atlas-a3", "atlas-a2")},
+        may=("compute sqrt, pow and division faithfully: the exact result when it is a float32 "
+             "value, else either float32 neighbour of it",
+             "divide as a reciprocal (faithful) followed by a multiply",
+             "fuse any multiply-add of the formula (one rounding), or not",
+             "any of these together, element by element differently"),
+        may_not=("another evaluation order that changes the mathematics (decay before the step, "
+                 "t = step, eps not scaled, ...)",
+                 "round twice: the float32 result reaches fp16/bf16 by one cast only, and no "
+                 "intermediate goes through a narrower type",
+                 "round the final cast other than by the product's mode (round-to-nearest-even "
+                 "for ApplyAdamWQuant on every product)",
+                 "a systematic bias: errors of a correct implementation do not all lean one way",
+                 "other constants (hyper-parameters kept in double, another block size, map or "
+                 "absmax)"),
+        source="notes apply_adam_w_quant.md sections 4, 9 and 11; the vendor golden and kernels"),
+    ArithmeticModel(
+        "weight_quant_preprocess", "1",
+        order="no arithmetic: FP4 codes and scales are moved, never computed",
+        correctly_rounded=(), faithful=(), reciprocal_division=False, fused_multiply_add=False,
+        final_cast={},
+        may=("nothing: every output byte is a copy of an input byte",),
+        may_not=("any change of a copied value (judged by bit-exact)",),
+        source="notes weight_quant_preprocess.md"),
+)}
+
+
+STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
     Standard("bit-exact", "1", "bit_exact",
              "Every storage element identical bit for bit (integer, copy and layout outputs, and "
              "bytes an operator must not touch)."),
@@ -52,6 +129,34 @@ STANDARDS: dict[str, Standard] = {s.name: s for s in (
              "from the arithmetic model (spec/precision.py, ARITHMETIC_MODEL): |actual - expected| "
              "<= bound element by element, where expected is the oracle's result in the output "
              "dtype; NaN and Inf must sit where the oracle has them, with the same sign."),
+    Standard("model-bound", "2", "model_envelope",
+             "Floating outputs judged against the arithmetic model (ARITHMETIC_MODEL of the "
+             "operator): the oracle derives, for this very call, the interval of float32 results "
+             "that any implementation inside the model can return, by interval forward error "
+             "analysis of the formula in its order (correctly rounded add/multiply, faithful "
+             "sqrt/pow/divide, reciprocal division, fused or unfused multiply-adds), so that "
+             "cancellation and 1 - beta^t near 0 widen it exactly where they occur. Per element: "
+             "float32 outputs within `bound` of the oracle; fp16/bf16 outputs equal to the "
+             "model's cast (round-to-nearest-even) of the oracle's float32 result, the other "
+             "neighbour accepted only where that float32 result lies within its bound of a "
+             "rounding midpoint. Bias: the mean signed error in units of the per-element bound "
+             "(elements with a non-zero bound) stays within c + (1 - c)*`bias_share` + "
+             "`bias_spread`/sqrt(n), c the mean share of the bound that the per-call scalars "
+             "(beta^t, step_size, eps*c2) account for, which one choice of theirs moves alike on "
+             "every element, n the number of distinct evaluations (elements with equal inputs "
+             "count once): rounding directions that depend on the data spread around 0, a "
+             "systematic one-ulp shift does not. NaN and Inf must sit where the oracle has them, "
+             "with the same sign.",
+             {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
+             "ARITHMETIC_MODEL; notes apply_adam_w_quant.md section 11"),
+    Standard("quant-code", "3", "quant_code_envelope",
+             "8-bit state codes judged against the arithmetic model: a code is right if it is "
+             "the nearest qmap entry (lower index on an exact tie, sign fix as the golden) of "
+             "some x within the model's envelope of the quantized value x = state/absmax that "
+             "the oracle derives for this call; where the envelope shows x exact (a single "
+             "value), the tie direction is judged. Equal map entries are interchangeable; in a "
+             "block whose absmax is 0 any code is accepted (it dequantizes to 0).",
+             source="ARITHMETIC_MODEL"),
     Standard("mere-mare", "2026.1", "mere_mare",
              "Ascend experimental standard: MERE = mean(|a-g|/(|g|+1e-7)), MARE = max(...); "
              "error band MERE < T and MARE < 10T; warning band half of both.",
@@ -68,9 +173,22 @@ STANDARDS: dict[str, Standard] = {s.name: s for s in (
 )}
 
 
+def _version_key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+LATEST: dict[str, str] = {}
+for _std in STANDARDS.values():
+    if _std.name not in LATEST or (_version_key(_std.version)
+                                   > _version_key(STANDARDS[LATEST[_std.name]].version)):
+        LATEST[_std.name] = f"{_std.name}@{_std.version}"
+
+
 def standard(name: str) -> Standard:
+    """A standard by ``name@version``, or by ``name`` alone: its newest version."""
+    key = name if "@" in name else LATEST.get(name, name)
     try:
-        return STANDARDS[name]
+        return STANDARDS[key]
     except KeyError:
         raise KeyError(f"unknown precision standard {name!r}; known: {', '.join(STANDARDS)}") from None
 
@@ -203,6 +321,112 @@ def compare_quant_codes(actual: np.ndarray, expected: np.ndarray, x: np.ndarray,
     bad = np.flatnonzero(diff & ~accepted)
     metrics = {"mismatched": int(bad.size), "near_ties_accepted": int((accepted & ~zero_ok).sum()),
                "zero_block_codes_accepted": int((diff & zero_ok).sum())}
+    if bad.size:
+        return Verdict("FAIL", metrics, "codes " + _first(bad, a, e))
+    return Verdict("PASS", metrics)
+
+
+def _step_toward_zero(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """Distance from each value of ``dtype`` (as float64) to its neighbour nearer to zero (the
+    spacing halves below a power of two; zero itself: the smallest subnormal)."""
+    finfo = ml_dtypes.finfo(dtype) if dtype == np.dtype(ml_dtypes.bfloat16) else np.finfo(dtype)
+    spacing = _ulp(x, dtype)
+    ax = np.abs(x)
+    power_of_two = (ax > float(finfo.smallest_normal)) & (np.exp2(np.floor(np.log2(
+        np.where(ax > 0, ax, 1.0)))) == ax)
+    return np.where(power_of_two, spacing / 2, spacing)
+
+
+def _signed_bias(err: np.ndarray, unit: np.ndarray, shared: np.ndarray, evaluation: np.ndarray,
+                 std: Standard) -> tuple[float, float, int]:
+    """(mean of err/unit over elements with a non-zero unit, its limit, the number of independent
+    evaluations among them). ``shared``: per element the part of the unit that one per-call choice
+    (a scalar) moves alike on every element, allowed to lean one way in full; ``evaluation``: equal
+    labels for elements computed from equal inputs (they lean alike and count once)."""
+    use = unit > 0
+    if not use.any():
+        return 0.0, 0.0, 0
+    n = int(np.unique(evaluation[use]).size)
+    mean = float((err[use] / unit[use]).mean())
+    common = float((shared[use] / unit[use]).mean())
+    share, spread = std.limits["any"]["bias_share"], std.limits["any"]["bias_spread"]
+    return mean, common + (1.0 - common) * share + spread / np.sqrt(n), n
+
+
+def compare_model_envelope(actual: np.ndarray, expected: np.ndarray, bound: np.ndarray,
+                           unrounded: np.ndarray | None, std: Standard,
+                           scalar_share: np.ndarray | None = None,
+                           evaluation: np.ndarray | None = None) -> Verdict:
+    """``bound``: per element, the largest |r - u| of a float32 result r that an implementation
+    inside the arithmetic model can compute, u the oracle's float32 result (``unrounded``; for a
+    float32 output ``expected`` itself) before the cast to the output dtype. float64, the shape of
+    ``expected``. ``scalar_share``: the part of each bound that per-call scalars account for (0
+    when absent); ``evaluation``: equal labels for elements computed from equal inputs (every
+    element its own when absent)."""
+    dt = np.asarray(expected).dtype
+    a = np.asarray(actual).astype(np.float64).reshape(-1)
+    e = np.asarray(expected).astype(np.float64).reshape(-1)
+    b = np.asarray(bound, dtype=np.float64).reshape(-1)
+    u = e if unrounded is None else np.asarray(unrounded).astype(np.float64).reshape(-1)
+    special = ~np.isfinite(a) | ~np.isfinite(e)
+    special_bad = special & ~((a == e) | (np.isnan(a) & np.isnan(e)))
+    f = ~special
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.where(f, a - e, 0.0)
+        if dt == np.dtype(np.float32):
+            inside = np.abs(err) <= b
+            unit = np.where(f, b, 0.0)
+        else:
+            # a is the RNE cast of every y in [a - below/2, a + above/2]; accepted when that meets
+            # [u - b, u + b], b > 0 (b = 0: the cast of u itself, ties to even included)
+            toward_zero = _step_toward_zero(a, dt)
+            away = _ulp(a, dt)
+            below = np.where(a > 0, toward_zero, away)
+            above = np.where(a > 0, away, toward_zero)
+            reach = (b > 0) & (u + b >= a - below / 2) & (u - b <= a + above / 2)
+            inside = (a == e) | reach
+            unit = np.where(f, b + _ulp(e, dt), 0.0)
+    over = f & ~inside
+    with np.errstate(divide="ignore", invalid="ignore"):
+        used = np.where(unit[f] > 0, np.abs(err[f]) / unit[f], np.where(err[f] != 0, np.inf, 0.0))
+    shared = np.zeros_like(b) if scalar_share is None else np.asarray(scalar_share, np.float64).reshape(-1)
+    labels = (np.arange(b.size) if evaluation is None else np.asarray(evaluation).reshape(-1))
+    mean, limit, n = _signed_bias(err[f], unit[f], np.minimum(shared[f], unit[f]), labels[f], std)
+    metrics = {"max_bound_fraction": float(used.max()) if used.size else 0.0,
+               "beyond_bound": int(over.sum()), "nan_inf_mismatched": int(special_bad.sum()),
+               "mean_signed_error": mean, "bias_limit": float(limit), "bias_elements": n}
+    bad = np.flatnonzero(over | special_bad)
+    if bad.size:
+        return Verdict("FAIL", metrics, "beyond the model's envelope: " + _first(
+            bad, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
+    if abs(mean) > limit:
+        return Verdict("FAIL", metrics, f"systematic error: mean signed error {mean:+.3g} of the "
+                                        f"per-element bound over {n} elements (limit {limit:.3g})")
+    return Verdict("PASS", metrics)
+
+
+def compare_quant_code_envelope(actual: np.ndarray, expected: np.ndarray, qmap: np.ndarray,
+                                zero_block: np.ndarray, code_lo: np.ndarray, code_hi: np.ndarray,
+                                std: Standard) -> Verdict:
+    """``code_lo``/``code_hi``: per element, the codes of the lowest and the highest x in the model's
+    envelope of the quantized value (equal to the expected code where x is exact); for a strictly
+    ascending map every code between them is the nearest code of some x in the envelope."""
+    a = np.asarray(actual, dtype=np.uint8).reshape(-1).astype(np.intp)
+    e = np.asarray(expected, dtype=np.uint8).reshape(-1).astype(np.intp)
+    lo = np.asarray(code_lo, dtype=np.uint8).reshape(-1).astype(np.intp)
+    hi = np.asarray(code_hi, dtype=np.uint8).reshape(-1).astype(np.intp)
+    q = np.asarray(qmap, dtype=np.float32).reshape(-1).astype(np.float64)
+    diff = a != e
+    ascending = bool(np.isfinite(q).all() and (np.diff(q) > 0).all())
+    in_envelope = ((lo <= a) & (a <= hi)) if ascending else ((a == lo) | (a == hi))
+    same_value = q[a] == q[e]
+    zero_ok = zero_block & np.isfinite(q[a])
+    accepted = diff & (in_envelope | same_value | zero_ok)
+    bad = np.flatnonzero(diff & ~accepted)
+    metrics = {"mismatched": int(bad.size),
+               "envelope_codes_accepted": int((accepted & ~zero_ok).sum()),
+               "zero_block_codes_accepted": int((diff & zero_ok).sum()),
+               "exact_x": int((lo == hi).sum())}
     if bad.size:
         return Verdict("FAIL", metrics, "codes " + _first(bad, a, e))
     return Verdict("PASS", metrics)

@@ -477,7 +477,9 @@ def test_inputs_untouched_and_outputs_new():
     for key, src in (("var", 0), ("m", 2), ("v", 3), ("absmax_m", 6), ("absmax_v", 7)):
         assert not np.shares_memory(out[key], args[src])
     assert set(out) == {"var", "m", "v", "absmax_m", "absmax_v", "m_new", "v_new",
-                        "m_normalized", "v_normalized"}
+                        "m_normalized", "v_normalized", "var_unrounded"}
+    # the new var is its float32 value before the one cast
+    np.testing.assert_array_equal(out["var_unrounded"].astype(np.float16), out["var"].reshape(-1))
 
 
 def test_non_contiguous_inputs_give_the_same_outputs():

@@ -56,7 +56,7 @@ def test_mere_mare_limits():
 
 
 def test_quant_codes_accept_only_near_ties_and_zero_blocks():
-    std = standard("quant-code")
+    std = standard("quant-code@2")
     q = (np.arange(256) / 128 - 1).astype(np.float32)      # exact steps of 1/128
     mid = np.float32((q[20] + q[21]) / 2)
     above_mid = np.nextafter(mid, np.float32(1))            # one ulp past the midpoint: 21 is nearest
@@ -88,7 +88,7 @@ def test_quant_codes_accept_only_near_ties_and_zero_blocks():
 
 def test_model_bound_judges_each_element_against_its_own_bound():
     from aclnn_conformance.spec.precision import compare_model_bound
-    std = standard("model-bound")
+    std = standard("model-bound@1")
     expected = np.array([1.0, 2.0, 3.0, np.inf, np.nan], np.float32)
     bound = np.array([0.0, 0.5, 1e-3, 0.0, 0.0])
     ok = compare_model_bound(np.array([1.0, 2.5, 3.0, np.inf, np.nan], np.float32), expected, bound, std)
@@ -100,3 +100,95 @@ def test_model_bound_judges_each_element_against_its_own_bound():
     assert exact_only.outcome == "FAIL"  # a zero bound demands the oracle's value
     sign = compare_model_bound(np.array([1.0, 2.0, 3.0, -np.inf, np.nan], np.float32), expected, bound, std)
     assert sign.outcome == "FAIL" and sign.metrics["nan_inf_mismatched"] == 1
+
+
+# ---- the arithmetic model and the standards derived from it ----
+
+def test_registry_keeps_every_version_and_names_the_newest():
+    from aclnn_conformance.spec.precision import LATEST, STANDARDS
+    assert all(key == f"{s.name}@{s.version}" for key, s in STANDARDS.items())
+    assert standard("quant-code@2").kind == "quant_code" and standard("model-bound@1").kind == "model_bound"
+    assert standard("quant-code").version == "3" and standard("model-bound").version == "2"
+    assert LATEST["float-ulp"] == "float-ulp@1"
+    for name in ("model-bound@2", "quant-code@3"):
+        assert "ARITHMETIC_MODEL" in standard(name).description + standard(name).source
+
+
+def test_arithmetic_model_names_the_freedoms_and_the_cast_per_product():
+    from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
+    model = ARITHMETIC_MODEL["apply_adam_w_quant"]
+    assert set(model.faithful) == {"sqrt", "pow", "divide"}
+    assert model.reciprocal_division and model.fused_multiply_add
+    for product in ("ascend950", "atlas-a3", "atlas-a2"):
+        assert model.cast_mode(product, "float16") == "round-to-nearest-even"
+        assert model.cast_mode(product, "bfloat16") == "round-to-nearest-even"
+    import pytest
+    with pytest.raises(KeyError):
+        model.cast_mode("atlas-inference", "float16")     # no kernel there, no cast to speak of
+    assert any("bias" in text for text in model.may_not)
+    assert ARITHMETIC_MODEL["weight_quant_preprocess"].faithful == ()
+
+
+def _up(x: np.ndarray, k: int) -> np.ndarray:
+    return (x.view(np.int32) + k).view(np.float32)       # k ulps away (positive values)
+
+
+def test_model_bound_2_float32_per_element_and_bias():
+    from aclnn_conformance.spec.precision import compare_model_envelope
+    std = standard("model-bound@2")
+    e = np.linspace(1.0, 1.9, 4096).astype(np.float32)
+    ulp = np.spacing(e).astype(np.float64)
+    bound = 2 * ulp                                      # two ulps of room on every element
+    assert compare_model_envelope(e.copy(), e, bound, None, std).outcome == "PASS"
+    rng = np.random.default_rng(0)
+    noisy = _up(e.copy(), 0) + rng.choice([-1, 0, 1], e.size).astype(np.float32) * np.spacing(e)
+    assert compare_model_envelope(noisy, e, bound, None, std).outcome == "PASS"
+    shifted = _up(e.copy(), 1)                           # one ulp on every element: within each bound
+    v = compare_model_envelope(shifted, e, bound, None, std)
+    assert v.outcome == "FAIL" and v.metrics["beyond_bound"] == 0 and "systematic" in v.detail
+    assert v.metrics["mean_signed_error"] == 0.5
+    # the same shift is what one per-call scalar may cause: allowed when the bound says so
+    assert compare_model_envelope(shifted, e, bound, None, std, scalar_share=ulp).outcome == "PASS"
+    # ... and so is it where all elements are one evaluation repeated
+    assert compare_model_envelope(shifted, e, bound, None, std,
+                                  evaluation=np.zeros(e.size, int)).outcome == "PASS"
+    over = _up(e.copy(), 0)
+    over[7] = _up(e[7:8].copy(), 3)[0]
+    v = compare_model_envelope(over, e, bound, None, std)
+    assert v.outcome == "FAIL" and v.metrics["beyond_bound"] == 1 and "[7]" in v.detail
+    exact = np.zeros(e.size)                             # bound 0: the oracle's value exactly
+    assert compare_model_envelope(_up(e.copy(), 1), e, exact, None, std).outcome == "FAIL"
+
+
+def test_model_bound_2_casts_round_to_nearest_even_unless_a_midpoint_is_within_reach():
+    from aclnn_conformance.spec.precision import compare_model_envelope
+    std = standard("model-bound@2")
+    spacing = 2.0 ** -10                                  # float16 spacing in [1, 2)
+    for dtype in (np.float16, ml_dtypes.bfloat16):
+        s = spacing if dtype == np.float16 else 2.0 ** -7
+        tie = np.array([1 + s / 2], np.float32)           # exactly between 1 and 1 + s
+        even, odd = np.array([1.0], dtype), np.array([1 + s], dtype)
+        assert compare_model_envelope(even, even, np.zeros(1), tie, std).outcome == "PASS"
+        assert compare_model_envelope(odd, even, np.zeros(1), tie, std).outcome == "FAIL"
+        near = np.array([1 + s / 2 - s / 16], np.float32)  # s/16 below the midpoint
+        assert compare_model_envelope(odd, even, np.array([s / 8]), near, std).outcome == "PASS"
+        assert compare_model_envelope(odd, even, np.array([s / 32]), near, std).outcome == "FAIL"
+        two_away = np.array([1 + 2 * s], dtype)
+        assert compare_model_envelope(two_away, even, np.array([s / 8]), near, std).outcome == "FAIL"
+
+
+def test_quant_code_3_accepts_the_codes_of_the_envelope_only():
+    from aclnn_conformance.spec.precision import compare_quant_code_envelope
+    std = standard("quant-code@3")
+    q = (np.arange(256) / 128 - 1).astype(np.float32)
+    expected = np.array([10, 20, 30, 127], np.uint8)
+    lo = np.array([10, 19, 30, 127], np.uint8)             # element 1: x may lie on either side
+    hi = np.array([11, 20, 30, 127], np.uint8)             # element 2: x exact (a tie judged)
+    zero = np.array([False, False, False, True])
+    ok = compare_quant_code_envelope(np.array([11, 19, 30, 3], np.uint8), expected, q, zero, lo, hi, std)
+    assert ok.outcome == "PASS" and ok.metrics["envelope_codes_accepted"] == 2
+    assert ok.metrics["zero_block_codes_accepted"] == 1
+    bad = compare_quant_code_envelope(np.array([10, 20, 31, 127], np.uint8), expected, q, zero, lo, hi, std)
+    assert bad.outcome == "FAIL" and bad.metrics["mismatched"] == 1 and "[2]" in bad.detail
+    two_off = compare_quant_code_envelope(np.array([12, 20, 30, 127], np.uint8), expected, q, zero, lo, hi, std)
+    assert two_off.outcome == "FAIL"

@@ -104,3 +104,37 @@ def test_the_report_shows_both_tables(tmp_path):
         assert "Precision standards" in text and "mutant-decay-before-step" in text
     assert "## Mutation analysis" in md and "### Precision standard sensitivity" in md
     assert 'class="mutation"' in html and 'class="sensitivity"' in html
+
+
+def test_model_bound_sees_less_than_the_ulp_budget_and_bias_rows_exist(doc):
+    """model-bound@2 judges the envelope of this very call: on the vendor case (well conditioned)
+    it fails a relative error far below float-ulp's 4-ulp budget, on var and absmax, every mode."""
+    def fail(standard, dtype, mode="every element", output="varRef", version=None):
+        return next(r["smallest_fail"] for r in doc["rows"] if r["standard"] == standard
+                    and r["dtype"] == dtype and r["mode"] == mode and r["output"] == output
+                    and (version is None or r["version"] == version))
+    for dtype in ("float32", "float16", "bfloat16"):
+        for mode in MODES:
+            assert fail("model-bound", dtype, mode) < fail("float-ulp", dtype, mode)
+    assert fail("model-bound", "float32", "bias", "absmaxMRef") <= 2.0 ** -23
+    assert {r["mode"] for r in doc["rows"] if r["standard"] == "quant-code" and r["version"] == "3"} == set(MODES)
+
+
+def test_rounding_mode_injections(doc):
+    """A toward-zero cast fails model-bound@2 on every case; ties away from zero fails it where the
+    results are exact ties and changes nothing elsewhere; float-ulp@1's one-ulp budget lets both
+    through."""
+    rows = {(r["standard"], r["case_id"], r["mode"]): r for r in doc["rounding"]}
+    for dtype in ("float16", "bfloat16"):
+        vendor, ties = f"vendor-st-{dtype}-N17", f"rounding-ties-{dtype}"
+        assert rows[("model-bound", vendor, "toward zero")]["verdict"] == "FAIL"
+        assert rows[("model-bound", ties, "toward zero")]["verdict"] == "FAIL"
+        assert rows[("model-bound", ties, "ties away from zero")]["verdict"] == "FAIL"
+        assert rows[("model-bound", ties, "ties away from zero")]["changed"] > 0
+        assert rows[("model-bound", vendor, "ties away from zero")]["changed"] == 0
+        assert rows[("model-bound", vendor, "ties away from zero")]["verdict"] == "PASS"
+        for case_id in (vendor, ties):
+            assert rows[("float-ulp", case_id, "toward zero")]["verdict"] != "FAIL"
+    text = "\n".join(line for line in __import__("aclnn_conformance.reports.sensitivity",
+                                                  fromlist=["x"]).render_markdown(doc).splitlines())
+    assert "| model-bound@2 | varRef | bfloat16 | rounding-ties-bfloat16 | ties away from zero |" in text

@@ -230,10 +230,23 @@ class AawqKernel:
     def power(self, base, exponent):
         return pow_f32(base, exponent)
 
+    # the operations the arithmetic model lets an implementation round its own way
+    # (spec/precision.py ARITHMETIC_MODEL): here each correctly rounded, unfused
+
+    def sqrt(self, x):
+        return np.sqrt(x)
+
+    def divide(self, a, b):
+        return a / b
+
+    def mul_add(self, a, b, c):
+        """a*b + c."""
+        return a * b + c
+
     def corrections(self, b1, b2, t):
         """(1 - beta1^t, sqrt(1 - beta2^t))."""
         one = F32(1)
-        return one - self.power(b1, t), np.sqrt(one - self.power(b2, t))
+        return one - self.power(b1, t), self.sqrt(one - self.power(b2, t))
 
     def eps_term(self, eps, c2):
         return eps * c2
@@ -245,9 +258,9 @@ class AawqKernel:
         with np.errstate(all="ignore"):
             t = self.time_step(step)
             c1, c2 = self.corrections(b1, b2, t)
-            step_size = (-lr * c2) / c1
+            step_size = self.divide(-lr * c2, c1)
             eps_c2 = self.eps_term(eps, c2)
-            wd_factor = one - lr * wd
+            wd_factor = self.mul_add(-lr, wd, one)
         return dict(b1=b1, b2=b2, one_b1=one - b1, one_b2=one - b2, gs=gs, step_size=step_size,
                     eps_c2=eps_c2, wd=wd, wd_factor=wd_factor)
 
@@ -260,8 +273,8 @@ class AawqKernel:
         return g * s["gs"]
 
     def moments(self, m0, v0, g, s):
-        m1 = m0 * s["b1"] + g * s["one_b1"]
-        v1 = v0 * s["b2"] + (g * g) * s["one_b2"]
+        m1 = self.mul_add(m0, s["b1"], g * s["one_b1"])
+        v1 = self.mul_add(v0, s["b2"], (g * g) * s["one_b2"])
         return m1, v1
 
     def mask_tail(self, m1, v1, valid):
@@ -269,8 +282,8 @@ class AawqKernel:
         return np.where(valid, m1, F32(0)), np.where(valid, v1, F32(0))
 
     def adam_step(self, var32, m1, v1, s):
-        den = np.sqrt(v1) + s["eps_c2"]
-        return var32 + (m1 * s["step_size"]) / den
+        den = self.sqrt(v1) + s["eps_c2"]
+        return var32 + self.divide(m1 * s["step_size"], den)
 
     def decay(self, p, s):
         return p * s["wd_factor"] if s["wd"] > 0 else p
@@ -323,8 +336,8 @@ class AawqKernel:
             m1, v1 = self.mask_tail(m1, v1, valid)
             p = self.parameter(var32, m1, v1, s, var.dtype)
             new_am, new_av = self.block_absmax(m1, v1, am, av)
-            xm = m1 / new_am[:, None]
-            xv = v1 / new_av[:, None]
+            xm = self.divide(m1, new_am[:, None])
+            xv = self.divide(v1, new_av[:, None])
         m_codes = self.codes(xm, qm)
         if (qm < 0).any():
             m_codes = self.sign_fix(xm, m_codes, qm)

@@ -11,13 +11,15 @@ Two lists hold mutants no case can kill today, each with the reason in an attrib
 ``EQUIVALENT`` (``equivalent``): the standards accept the defect by design;
 ``GAPS`` (``gap``): a precision standard that should see the defect does not.
 Both are run and reported, and must stay unkilled: once a change kills one, it moves to
-``MUTANTS``. ``CONTROLS`` are defect-free variants that must never be killed.
+``MUTANTS``. ``CONTROLS`` are defect-free variants that must never be killed: the emulator's kernel
+as it is, and implementations that are correct under the arithmetic model but compute otherwise
+than the oracle (faithful sqrt and pow, fused multiply-adds, reciprocal division, torch's sqrt).
 """
 from __future__ import annotations
 
 from aclnn_conformance.backends.mutants.apply_adam_w_quant import *  # noqa: F401,F403  (every mutant class)
-from aclnn_conformance.backends.mutants.apply_adam_w_quant import (AAWQ_EQUIVALENT, AAWQ_GAPS, AAWQ_MUTANTS,
-                                                UnmutatedKernel)
+from aclnn_conformance.backends.mutants.apply_adam_w_quant import (AAWQ_CONTROLS, AAWQ_EQUIVALENT, AAWQ_GAPS,
+                                                AAWQ_MUTANTS, UnmutatedKernel)
 from aclnn_conformance.backends.mutants.base import Mutant
 from aclnn_conformance.backends.mutants.weight_quant_preprocess import *  # noqa: F401,F403  (every mutant class)
 from aclnn_conformance.backends.mutants.weight_quant_preprocess import WQP_MUTANTS
@@ -25,7 +27,7 @@ from aclnn_conformance.backends.mutants.weight_quant_preprocess import WQP_MUTAN
 MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS
 EQUIVALENT: tuple[type[Mutant], ...] = AAWQ_EQUIVALENT
 GAPS: tuple[type[Mutant], ...] = AAWQ_GAPS
-CONTROLS: tuple[type[Mutant], ...] = (UnmutatedKernel,)
+CONTROLS: tuple[type[Mutant], ...] = (UnmutatedKernel,) + AAWQ_CONTROLS
 
 
 def by_name(name: str) -> type[Mutant]:

@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator.apply_adam_w_quant import QMAP_SIZE
 from aclnn_conformance.backends.mutants.aawq_kernel import F32, AawqKernel, recompute
+
+BF16 = ml_dtypes.bfloat16
 from aclnn_conformance.backends.mutants.base import Mutant, replace_result
 from aclnn_conformance.spec.apply_adam_w_quant import OP, OUTPUTS, VAR_DTYPES
 from aclnn_conformance.spec.case import Case
@@ -41,6 +44,189 @@ class UnmutatedKernel(KernelMutant):
     name = "emulator-kernel-variant"
     defect = "none: the emulator's arithmetic step by step"
     killed_by = ()
+
+
+# ---- controls: arithmetic inside the model (spec/precision.py ARITHMETIC_MODEL), unlike the oracle's ----
+
+def _toward_exact(r: np.ndarray, below_exact: np.ndarray, above_exact: np.ndarray) -> np.ndarray:
+    """The other faithful result: r's float32 neighbour on the side of the exact value."""
+    r = np.asarray(r, F32)
+    up = np.nextafter(r, F32(np.inf))
+    down = np.nextafter(r, F32(-np.inf))
+    return np.where(below_exact, up, np.where(above_exact, down, r)).astype(F32)
+
+
+def _shaped(values, *operands):
+    """``values`` as float32: a scalar when every operand is a scalar (the kernel's per-call
+    scalars), else an array."""
+    out = np.asarray(values, F32)
+    return out if any(isinstance(o, np.ndarray) for o in operands) else F32(out)
+
+
+def _value_pick(*operands) -> np.ndarray:
+    """A pseudo-random choice per element that depends on the operands' values only (as a hardware
+    unit's would), so that equal inputs anywhere in any call give equal results."""
+    h = np.uint64(0x9E3779B97F4A7C15)
+    mixed = np.zeros(np.broadcast(*operands).shape, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for x in operands:
+            bits = np.broadcast_to(np.asarray(x, F32), mixed.shape).view(np.uint32).astype(np.uint64)
+            mixed = (mixed ^ bits) * h
+    return ((mixed >> np.uint64(40)) & np.uint64(1)).astype(bool)
+
+
+def faithful_sqrt(x) -> np.ndarray:
+    """sqrt(x) as a faithful (not correctly rounded) unit may return it: per value, pseudo-randomly,
+    the correctly rounded root or its other float32 neighbour around the exact root."""
+    xa = np.asarray(x, F32)
+    with np.errstate(invalid="ignore"):
+        r = np.sqrt(xa)
+        r64, x64 = r.astype(np.float64), xa.astype(np.float64)
+        other = _toward_exact(r, r64 * r64 < x64, r64 * r64 > x64)
+    return _shaped(np.where(_value_pick(xa), other, r), x)
+
+
+def faithful_quotient(a, b) -> np.ndarray:
+    """a / b, per pair of values pseudo-randomly correctly rounded or the other faithful neighbour."""
+    with np.errstate(all="ignore"):
+        q = np.asarray(np.asarray(a, F32) / np.asarray(b, F32), F32)
+        a64 = np.broadcast_to(np.asarray(a, F32), q.shape).astype(np.float64)
+        b64 = np.broadcast_to(np.asarray(b, F32), q.shape).astype(np.float64)
+        side = (q.astype(np.float64) * b64 - a64) * np.sign(b64)     # < 0: q below the exact quotient
+        other = _toward_exact(q, side < 0, side > 0)
+    return _shaped(np.where(_value_pick(a, b), other, q), a, b)
+
+
+def faithful_power(base, exponent) -> np.float32:
+    """beta^t one ulp off where the correctly rounded result is inexact: the other faithful neighbour."""
+    exact = np.float64(math.pow(float(base), float(exponent)))
+    r = F32(exact)
+    return F32(_toward_exact(r, np.float64(r) < exact, np.float64(r) > exact))
+
+
+def fused_multiply_add(a, b, c) -> np.ndarray:
+    """a*b + c with one rounding: the float32 product is exact in float64, the sum's float64 rounding
+    error (TwoSum) moves a float64 tie off the float32 midpoint in the exact value's direction."""
+    with np.errstate(all="ignore"):
+        p = np.asarray(a, F32).astype(np.float64) * np.asarray(b, F32).astype(np.float64)
+        c64 = np.asarray(c, F32).astype(np.float64)
+        s = p + c64
+        bp = s - c64
+        err = (p - bp) + (c64 - (s - bp))
+        s = np.where(err > 0, np.nextafter(s, np.inf), np.where(err < 0, np.nextafter(s, -np.inf), s))
+        return _shaped(s.astype(F32), a, b, c)
+
+
+def reciprocal_quotient(a, b) -> np.ndarray:
+    """a / b as a * (1 / b), each step rounded to float32."""
+    with np.errstate(all="ignore"):
+        return _shaped(np.asarray(a, F32) * (F32(1) / np.asarray(b, F32)), a, b)
+
+
+def torch_sqrt(x) -> np.ndarray:
+    """torch's float32 CPU sqrt (vectorized; not correctly rounded on every machine)."""
+    import torch
+    xa = np.asarray(x, F32)
+    return _shaped(torch.sqrt(torch.from_numpy(xa.reshape(-1).copy())).numpy().reshape(xa.shape), x)
+
+
+class _FaithfulSqrt(AawqKernel):
+    def sqrt(self, x):
+        return faithful_sqrt(x)
+
+
+class _FaithfulPow(AawqKernel):
+    def power(self, base, exponent):
+        return faithful_power(base, exponent)
+
+
+class _FusedMultiplyAdd(AawqKernel):
+    def mul_add(self, a, b, c):
+        return fused_multiply_add(a, b, c)
+
+
+class _ReciprocalDivision(AawqKernel):
+    def divide(self, a, b):
+        return reciprocal_quotient(a, b)
+
+
+class _TorchSqrt(AawqKernel):
+    def sqrt(self, x):
+        return torch_sqrt(x)
+
+
+class _AllTogether(AawqKernel):
+    def sqrt(self, x):
+        return faithful_sqrt(x)
+
+    def power(self, base, exponent):
+        return faithful_power(base, exponent)
+
+    def mul_add(self, a, b, c):
+        return fused_multiply_add(a, b, c)
+
+    def divide(self, a, b):
+        # per pair of values, one of the two ways the model allows
+        with np.errstate(all="ignore"):
+            both = np.where(_value_pick(b, a), reciprocal_quotient(a, b), faithful_quotient(a, b))
+        return _shaped(both, a, b)
+
+
+class ModelControl(KernelMutant):
+    """A correct implementation under the arithmetic model whose results differ from the oracle's:
+    no case may fail it (a failure is a false alarm of a standard)."""
+
+    killed_by = ()
+
+    @classmethod
+    def unavailable(cls) -> str:
+        """Why this control cannot run here ("" when it can)."""
+        return ""
+
+
+class FaithfulSqrt(ModelControl):
+    name = "control-faithful-sqrt"
+    defect = "none: sqrt faithfully rounded (either float32 neighbour of the exact root, by value)"
+    kernel = _FaithfulSqrt()
+
+
+class FaithfulPow(ModelControl):
+    name = "control-faithful-pow"
+    defect = "none: beta^t faithfully rounded (the other float32 neighbour of the exact power)"
+    kernel = _FaithfulPow()
+
+
+class FusedMultiplyAdd(ModelControl):
+    name = "control-fused-multiply-add"
+    defect = "none: every multiply-add of the formula fused (one rounding)"
+    kernel = _FusedMultiplyAdd()
+
+
+class ReciprocalDivision(ModelControl):
+    name = "control-reciprocal-division"
+    defect = "none: every division computed as a times the float32 reciprocal of b"
+    kernel = _ReciprocalDivision()
+
+
+class TorchCpuSqrt(ModelControl):
+    name = "control-torch-cpu-sqrt"
+    defect = "none: torch's float32 CPU sqrt, not correctly rounded on every machine"
+    kernel = _TorchSqrt()
+
+    @classmethod
+    def unavailable(cls) -> str:
+        try:
+            import torch  # noqa: F401
+        except ImportError:
+            return "torch is not installed"
+        return ""
+
+
+class AllModelFreedoms(ModelControl):
+    name = "control-all-model-freedoms"
+    defect = ("none: faithful sqrt and pow, fused multiply-adds, reciprocal and faithful "
+              "division, together")
+    kernel = _AllTogether()
 
 
 # ---- the Adam update ----
@@ -144,6 +330,117 @@ class DoubleRounding(KernelMutant):
     defect = "fp16/bf16 var rounded after the Adam step and again after the decay"
     killed_by = ("AAWQ-VAL-012",)
     kernel = _DoubleRounding()
+
+
+def _ulp_step(x: np.ndarray, direction: int) -> np.ndarray:
+    """Each finite value one step of its own dtype up (+1) or down (-1); +-0 to the smallest
+    subnormal of that sign of ``direction``."""
+    x = np.asarray(x)
+    bits_t = {2: np.int16, 4: np.int32}[x.dtype.itemsize]
+    bits = x.view(bits_t).astype(np.int64)
+    magnitude_up = (x > 0) if direction > 0 else (x < 0)
+    zero = x == 0
+    stepped = np.where(magnitude_up, bits + 1, bits - 1)
+    smallest = np.array([1], dtype=bits_t).view(x.dtype)[0]
+    out = stepped.astype(bits_t).view(x.dtype)
+    out = np.where(zero, smallest if direction > 0 else -smallest, out).astype(x.dtype)
+    return np.where(np.isfinite(x.astype(F32)), out, x).astype(x.dtype)
+
+
+def _toward_zero_cast(p: np.ndarray, dtype) -> np.ndarray:
+    """float32 -> fp16/bf16 truncating (round toward zero)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        r = p.astype(dtype)
+        overshoot = np.abs(r.astype(np.float64)) > np.abs(p.astype(np.float64))
+    toward = np.where(r > 0, _ulp_step(r, -1), _ulp_step(r, +1))
+    return np.where(overshoot & np.isfinite(p), toward, r).astype(dtype)
+
+
+class _OneUlpUp(AawqKernel):
+    def cast(self, p, dtype):
+        return _ulp_step(super().cast(p, dtype), +1)
+
+
+class OneUlpUp(KernelMutant):
+    name = "mutant-var-one-ulp-up"
+    defect = "every new var element one ulp of its dtype too high (a biased final step)"
+    killed_by = ("AAWQ-VAL-002", "AAWQ-VAL-004")
+    kernel = _OneUlpUp()
+
+
+class _OneUlpDown(AawqKernel):
+    def cast(self, p, dtype):
+        return _ulp_step(super().cast(p, dtype), -1)
+
+
+class OneUlpDown(KernelMutant):
+    name = "mutant-var-one-ulp-down"
+    defect = "every new var element one ulp of its dtype too low (a biased final step)"
+    killed_by = ("AAWQ-VAL-002", "AAWQ-VAL-004")
+    kernel = _OneUlpDown()
+
+
+class _TowardZeroCast(AawqKernel):
+    target = np.dtype(np.float16)
+
+    def cast(self, p, dtype):
+        if np.dtype(dtype) != self.target:
+            return super().cast(p, dtype)
+        return _toward_zero_cast(np.asarray(p, F32), dtype)
+
+
+class _TowardZeroFp16(_TowardZeroCast):
+    target = np.dtype(np.float16)
+
+
+class _TowardZeroBf16(_TowardZeroCast):
+    target = np.dtype(BF16)
+
+
+class TowardZeroFp16Cast(KernelMutant):
+    name = "mutant-fp16-cast-toward-zero"
+    defect = "the final float32 -> fp16 cast truncates (CAST_TRUNC) instead of rounding to nearest even"
+    killed_by = ("AAWQ-VAL-012",)
+    kernel = _TowardZeroFp16()
+
+
+class TowardZeroBf16Cast(KernelMutant):
+    name = "mutant-bf16-cast-toward-zero"
+    defect = "the final float32 -> bf16 cast truncates (CAST_TRUNC) instead of rounding to nearest even"
+    killed_by = ("AAWQ-VAL-012",)
+    kernel = _TowardZeroBf16()
+
+
+class _HalfAwayBf16(AawqKernel):
+    def cast(self, p, dtype):
+        if np.dtype(dtype) != np.dtype(BF16):
+            return super().cast(p, dtype)
+        p = np.ascontiguousarray(p, F32)
+        bits = p.view(np.uint32).astype(np.uint64)
+        # add half a bf16 ulp to the magnitude and truncate: ties go away from zero
+        rounded = ((bits + 0x8000) >> 16).astype(np.uint16).view(BF16)
+        return np.where(np.isfinite(p), rounded, p.astype(BF16)).astype(BF16)
+
+
+class HalfAwayBf16Cast(KernelMutant):
+    name = "mutant-bf16-cast-half-away"
+    defect = "the final float32 -> bf16 cast rounds ties away from zero (CAST_ROUND) instead of to even"
+    killed_by = ("AAWQ-VAL-012",)
+    kernel = _HalfAwayBf16()
+
+
+class _Bf16Update(AawqKernel):
+    def adam_step(self, var32, m1, v1, s):
+        den = self.sqrt(v1) + s["eps_c2"]
+        update = self.divide(m1 * s["step_size"], den)
+        return var32 + np.asarray(update, F32).astype(BF16).astype(F32)
+
+
+class Bf16Update(KernelMutant):
+    name = "mutant-update-through-bf16"
+    defect = "the float32 Adam update rounded to bf16 and back before it is added to var"
+    killed_by = ("AAWQ-VAL-002", "AAWQ-VAL-004")
+    kernel = _Bf16Update()
 
 
 class _NanGradSkipped(AawqKernel):
@@ -411,15 +708,19 @@ class StridesIgnored(Mutant):
 
 AAWQ_MUTANTS = (
     DecayBeforeStep, DecayWhenWdNonpositive, NoBiasCorrection, EpsNotScaled, StepNotIncremented,
-    GnormScaleIgnored, Float64HyperParameters, DoubleRounding, NanGradSkipped, OldAbsmaxReused,
+    GnormScaleIgnored, Float64HyperParameters, DoubleRounding, OneUlpUp, OneUlpDown,
+    TowardZeroFp16Cast, TowardZeroBf16Cast, HalfAwayBf16Cast, Bf16Update, NanGradSkipped, OldAbsmaxReused,
     SignedAbsmax, PaddingInAbsmax, PartialBlockDropped, QmapsSwapped, Truncation, TiesToUpper,
     NoSignFix, SignFixInverted, NullStepAccepted, MixedDtypesAccepted, BlockSize128Accepted,
     ShapeFaultParamInvalid, AbsmaxCountUnchecked, EmptyCallTiled, QuantModeNullRejected,
     StridesIgnored,
 )
+AAWQ_CONTROLS = (FaithfulSqrt, FaithfulPow, FusedMultiplyAdd, ReciprocalDivision, TorchCpuSqrt,
+                 AllModelFreedoms)
 # Mutants the standards accept by design, and mutants a standard should see but does not: none today.
 AAWQ_EQUIVALENT: tuple = ()
 AAWQ_GAPS: tuple = ()
 
-__all__ = [c.__name__ for c in AAWQ_MUTANTS + AAWQ_EQUIVALENT + AAWQ_GAPS] + [
-    "AAWQ_MUTANTS", "AAWQ_EQUIVALENT", "AAWQ_GAPS", "KernelMutant", "UnmutatedKernel"]
+__all__ = [c.__name__ for c in AAWQ_MUTANTS + AAWQ_EQUIVALENT + AAWQ_GAPS + AAWQ_CONTROLS] + [
+    "AAWQ_MUTANTS", "AAWQ_EQUIVALENT", "AAWQ_GAPS", "AAWQ_CONTROLS", "KernelMutant", "ModelControl",
+    "UnmutatedKernel"]

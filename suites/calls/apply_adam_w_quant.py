@@ -179,6 +179,21 @@ def sign_fix_call() -> Case:
         "qmapM", TensorArg.from_array(qm.astype(np.float32), DT.FLOAT))
 
 
+def rounding_ties_call(dtype: str) -> Case:
+    """Every new var lands exactly halfway between two neighbours of its dtype: beta1 = beta2 = 0,
+    eps = 0 and no decay make the update exactly -lr*sign(g) (m = g, sqrt(v) = |g|, bias
+    corrections 1), and lr is half the dtype's spacing in [1, 2), where var lies."""
+    fraction_bits = {"float16": 10, "bfloat16": 7}[dtype]
+    rng = np.random.default_rng(54)
+    spacing = 2.0 ** -fraction_bits
+    var = 1.0 + rng.integers(1, 2 ** fraction_bits, (2, 256)) * spacing
+    grad = (0.5 + rng.integers(0, 2 ** fraction_bits, (2, 256)) * spacing / 2) * rng.choice([-1, 1], (2, 256))
+    return make_call(f"rounding-ties-{dtype}", (2, 256), dtype, seed=54, var=var, grad=grad,
+                     lr=spacing / 2, beta1=0.0, beta2=0.0, eps=0.0, weightDecay=0.0,
+                     rule_ids=("AAWQ-VAL-012",),
+                     note="every float32 result is an exact tie of the cast: round half to even")
+
+
 def table_cases(tier: str = "ci") -> Iterator[Case]:
     """The table-driven cases; ``full`` adds every vendor system-test row count."""
     z = np.zeros((1, 256))
@@ -247,6 +262,8 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
         yield make_call(f"rounding-once-{dtype}", (4, 256), dtype, seed=51, lr=0.05,
                         weightDecay=0.3, var=np.random.default_rng(5).uniform(0.5, 2, (4, 256)),
                         rule_ids=("AAWQ-VAL-012",))
+    for dtype in ("float16", "bfloat16"):
+        yield rounding_ties_call(dtype)
     yield make_call("rounding-once-float16-near-max", (2, 256), "float16", seed=52, lr=0.9,
                     weightDecay=0.5, var=np.full((2, 256), 65504.0),
                     grad=np.random.default_rng(52).uniform(0.005, 0.02, (2, 256)),
