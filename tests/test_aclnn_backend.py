@@ -513,7 +513,8 @@ def test_single_library_build(tmp_path):
 
 
 def test_suite_skips_without_cann(tmp_path):
-    """The pytest plugin turns an unavailable aclnn backend into SKIPPED cases with the reason."""
+    """The pytest plugin turns an unavailable aclnn backend into SKIPPED cases with the reason, and
+    the run, having judged nothing, exits 6."""
     env = {k: v for k, v in os.environ.items() if k not in FAKE_ENV + CANN_ENV}
     env["ACLNN_LIBRARIES"] = str(tmp_path / "no-such-library.so")
     out = subprocess.run(
@@ -521,7 +522,7 @@ def test_suite_skips_without_cann(tmp_path):
          "--product", "atlas-a2", "-q", "-p", "no:cacheprovider", "-k", "one_fault",
          "--report-dir", str(tmp_path / "report")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    assert out.returncode == 6, out.stdout[-3000:] + out.stderr[-3000:]
     assert " skipped" in out.stdout and " failed" not in out.stdout and " passed" not in out.stdout
     reason = [line for line in out.stdout.splitlines() if line.startswith("SKIPPED [")]
     assert len(reason) == 1 and "backend aclnn unavailable:" in reason[0]
