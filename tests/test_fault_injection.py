@@ -164,6 +164,27 @@ def test_a_native_code_backend_is_isolated_by_default(tmp_path):
     assert read_run(report / "run.json").complete
 
 
+def test_a_test_that_ends_without_a_record_makes_the_run_incomplete(tmp_path):
+    """A conformance test (one that uses the harness) that records nothing: exit 7, one line, and
+    run.json names it."""
+    suite = tmp_path / "test_silent.py"
+    suite.write_text("def test_records_nothing(harness):\n    pass\n\n"
+                     "def test_records_one(harness, product):\n"
+                     "    from aclnn_conformance.suites.calls import apply_adam_w_quant as calls\n"
+                     "    from aclnn_conformance.suites.runner import check_case\n"
+                     "    check_case(harness, calls.make_call('one', (1, 256)), product)\n")
+    report = tmp_path / "report"
+    proc = _pytest(str(suite), "-p", "aclnn_conformance.plugin", "--backend", "reference",
+                   "--product", "atlas-a2", "--report-dir", str(report), "-p", "no:xdist",
+                   "--rootdir", str(tmp_path))
+    assert proc.returncode == 7, proc.stdout[-2000:]
+    line = [x for x in proc.stdout.splitlines() if x.startswith("aclnn-conformance: incomplete")]
+    assert len(line) == 1 and "1 test(s) ended without a record" in line[0]
+    run = read_run(report / "run.json")
+    assert not run.complete and run.unrecorded == (f"{suite.name}::test_records_nothing",)
+    assert run.collected == run.items_finished == 2
+
+
 def test_isolation_off_cannot_take_a_case_timeout():
     proc = _pytest(AAWQ, "-k", VICTIM, "--isolation", "off", "--case-timeout", "5")
     assert proc.returncode == EXIT_USAGE
