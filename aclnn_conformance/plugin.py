@@ -229,6 +229,10 @@ def pytest_xdist_node_collection_finished(node, ids) -> None:
     progress.collected = max(progress.collected or 0, len(ids))
 
 
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.config._aclnn_harness.current_item = item.nodeid   # for checks called without a nodeid
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call):
     """At teardown, the item's records become JUnit properties (outcome, rule ids, product,

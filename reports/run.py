@@ -122,7 +122,7 @@ def finished_run_record(run: RunRecord, exit_status: int, stop_reason: str = "")
     reason = stop_reason
     if not reason and exit_status == 2:
         reason = "interrupted"
-    elif not reason and exit_status not in (0, 1, 5):
+    elif not reason and exit_status not in (0, 1, 5, 6):  # 6: ran to its end, judged nothing
         reason = f"pytest exit status {exit_status}"
     return replace(run, finished=now(), exit_status=int(exit_status), stopped_early=bool(reason),
                    stop_reason=reason, complete=not reason)

@@ -46,6 +46,7 @@ class Harness:
     command: list[str] = field(default_factory=list)
     backend_spec: str = ""                     # --backend as given (a name or module:attr)
     inflight: Path | None = None               # this process's in-flight marker (see begin_case)
+    current_item: str = ""                     # the test item running (its records' default nodeid)
     items: dict[str, "ItemRecords"] = field(default_factory=dict)     # nodeid -> its records
     _failures: dict[str, "HeldFailure"] = field(default_factory=dict)   # nodeid -> first failure
     _example: tuple | None = None    # the hypothesis example being run: (data, nodeid, records)
@@ -216,6 +217,7 @@ def check_case(harness: Harness, case: Case, product: str, nodeid: str = "", *,
     ``defer``: return the record without failing the test (a relation test goes on to its relation
     and calls ``fail_unless_certifiable`` at its end)."""
     spec = op_spec(case.op)
+    nodeid = nodeid or harness.current_item
     base = dict(case_id=case.case_id, op=case.op, product=product, profile=harness.profile,
                 backend=harness.backend.name, backend_version=str(harness.backend.version),
                 run_id=harness.run_id, origin=case.origin, rule_ids=case.rule_ids, seed=case.seed,
@@ -312,6 +314,7 @@ def check_property(harness: Harness, case: Case, product: str, relation: str, ho
     fail the test if the relation or any record in ``also`` (the case's own single call) is not
     certifiable. A relation that holds carries no failure text."""
     outcome = "PASS" if holds else "FAIL"
+    nodeid = nodeid or harness.current_item
     record = OutcomeRecord(
         case_id=f"{relation}:{case.case_id}", op=case.op, product=product, profile=harness.profile,
         backend=harness.backend.name, backend_version=str(harness.backend.version),

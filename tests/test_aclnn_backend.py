@@ -514,7 +514,8 @@ def test_single_library_build(tmp_path):
 
 
 def test_suite_skips_without_cann(tmp_path):
-    """The pytest plugin turns an unavailable aclnn backend into SKIPPED cases with the reason."""
+    """The pytest plugin turns an unavailable aclnn backend into SKIPPED cases with the reason, and
+    the run, having judged nothing, exits 6."""
     env = {k: v for k, v in os.environ.items() if k not in FAKE_ENV + CANN_ENV}
     env["ACLNN_LIBRARIES"] = str(tmp_path / "no-such-library.so")
     out = subprocess.run(

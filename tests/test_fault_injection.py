@@ -164,6 +164,27 @@ def test_a_native_code_backend_is_isolated_by_default(tmp_path):
     assert read_run(report / "run.json").complete
 
 
+def test_a_test_that_ends_without_a_record_makes_the_run_incomplete(tmp_path):
+    """A conformance test (one that uses the harness) that records nothing: exit 7, one line, and
+    run.json names it."""
+    suite = tmp_path / "test_silent.py"
+    suite.write_text("def test_records_nothing(harness):\n    pass\n\n"
+                     "def test_records_one(harness, product):\n"
+                     "    from aclnn_conformance.suites.calls import apply_adam_w_quant as calls\n"
+                     "    from aclnn_conformance.suites.runner import check_case\n"
+                     "    check_case(harness, calls.make_call('one', (1, 256)), product)\n")
+    report = tmp_path / "report"
+    proc = _pytest(str(suite), "-p", "aclnn_conformance.plugin", "--backend", "reference",
+                   "--product", "atlas-a2", "--report-dir", str(report), "-p", "no:xdist",
+                   "--rootdir", str(tmp_path))
+    assert proc.returncode == 7, proc.stdout[-2000:]
+    line = [x for x in proc.stdout.splitlines() if x.startswith("aclnn-conformance: incomplete")]
+    assert len(line) == 1 and "1 test(s) ended without a record" in line[0]
+    run = read_run(report / "run.json")
+    assert not run.complete and run.unrecorded == (f"{suite.name}::test_records_nothing",)
+    assert run.collected == run.items_finished == 2
+
+
 def test_isolation_off_cannot_take_a_case_timeout():
     proc = _pytest(AAWQ, "-k", VICTIM, "--isolation", "off", "--case-timeout", "5")
     assert proc.returncode == EXIT_USAGE
@@ -206,6 +227,22 @@ def test_a_run_with_nothing_judged_exits_6_with_one_line(tmp_path):
     line = [x for x in proc.stdout.splitlines() if x.startswith("aclnn-conformance: nothing judged")]
     assert len(line) == 1 and "backend aclnn unavailable" in line[0]
     assert {r.outcome for r in _outcomes(tmp_path / "report").values()} == {"SKIPPED"}
+    run = read_run(tmp_path / "report" / "run.json")
+    assert run.complete and run.exit_status == EXIT_NOTHING_JUDGED   # it ran to its end
+
+
+# pytest.main called in one process for each option set (a process each would mostly cost start-up)
+USAGE_DRIVER = """
+import contextlib, io, json, sys
+import pytest
+results = []
+for args in json.loads(sys.argv[1]):
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text), contextlib.redirect_stderr(text):
+        status = pytest.main(args)
+    results.append([int(status), text.getvalue()])
+print(json.dumps(results))
+"""
 
 
 def test_bad_options_are_one_line_usage_errors(tmp_path):
@@ -218,10 +255,15 @@ def test_bad_options_are_one_line_usage_errors(tmp_path):
              (("--case-timeout", "-1"), "--case-timeout must be a positive number"),
              (("--report-dir", str(a_file)), "is a file, not a folder"),
              (("--report-dir", str(a_file / "sub")), "is not writable")]
-    for args, text in cases:
-        proc = _pytest(AAWQ, "-k", VICTIM, *args, "-p", "no:xdist")
-        assert proc.returncode == EXIT_USAGE, (args, proc.stdout[-1000:])
-        assert text in _one_line_error(proc), args
+    runs = [[AAWQ, "-k", VICTIM, *args, "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]
+            for args, _ in cases]
+    proc = subprocess.run([sys.executable, "-c", USAGE_DRIVER, json.dumps(runs)], cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for (args, text), (status, output) in zip(cases, json.loads(proc.stdout)):
+        assert status == EXIT_USAGE, (args, output[-1000:])
+        assert text in _one_line_error(subprocess.CompletedProcess(args, status, output, "")), args
+    assert not (tmp_path / "r").exists()
 
 
 # ---- 3. no silent loss ----
