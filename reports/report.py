@@ -14,7 +14,7 @@ from aclnn_conformance.reports.declared import support_rows, summary_rows, write
 from aclnn_conformance.reports.html_page import render_html
 from aclnn_conformance.reports.load import RunSet, load
 from aclnn_conformance.judging.records import OUTCOMES
-from aclnn_conformance.reports.tables import (compliance, counts_text, errata, failures, fixed_width, md_table,
+from aclnn_conformance.reports.tables import (compliance, counts_text, domains, errata, failures, fixed_width, md_table,
                             rule_catalog, rule_hits, rule_results)
 from aclnn_conformance.reports.run import now
 from aclnn_conformance.spec.products import PRODUCT_IDS
@@ -53,6 +53,7 @@ def build(runset: RunSet) -> dict:
         "columns": [{"backend": b, "profile": p} for b, p in columns],
         "products": products, "ops": ops, "records": len(df), "repeats": runset.repeats,
         "compliance": compliance(df), "rules": rules, "errata": errata(ops),
+        "domains": domains(ops),
         "failures": failures(df), "declared_support": declared,
         "declared_support_summary": summary_rows(declared),
     }
@@ -96,11 +97,16 @@ def render_markdown(doc: dict) -> str:
     out = ["# aclnn conformance report", "",
            f"{doc['records']} records from {', '.join(doc['sources']) or '-'}; generated "
            f"{doc['generated']}. Compliance = certified cases (PASS, NOT_SUPPORTED, "
-           f"QUALITY_WARNING, WAIVED) / all cases; SKIPPED counts as not certified.", ""]
+           f"QUALITY_WARNING, WAIVED) / all cases but NOT_COVERED (outside an operator's declared "
+           f"domain, counted apart); SKIPPED counts as not certified.", ""]
     out += ["## Runs", ""] + _run_lines(doc)
     if doc["repeats"]:
         out += ["", f"{doc['repeats']} record(s) repeated a case already recorded in the same run "
                     f"(the same case run twice); each case counts once, with its worst outcome."]
+    if doc.get("domains"):
+        out += ["", "## Scope", ""]
+        out += [f"- `{op}` covers only its declared domain: {text}. Calls outside it are NOT_COVERED "
+                f"(no verdict)." for op, text in doc["domains"].items()]
     out += ["", "## Compliance per operator and product", ""]
     present = [o for o in OUTCOMES if any(o in c["counts"] for c in doc["compliance"])]
     out.append(md_table(["backend", "profile", "op", "product", "cases", *present, "compliance %"],

@@ -14,7 +14,7 @@ from aclnn_conformance.judging.records import OUTCOMES
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
 SEVERITY_ORDER = ("CRASH", "TIMEOUT", "HARNESS_ERROR", "FAIL", "BACKEND_UNAVAILABLE", "SKIPPED",
-                  "QUALITY_WARNING", "WAIVED", "NOT_SUPPORTED", "PASS")
+                  "QUALITY_WARNING", "WAIVED", "NOT_COVERED", "NOT_SUPPORTED", "PASS")
 _RANK = {o: i for i, o in enumerate(SEVERITY_ORDER)}
 assert set(SEVERITY_ORDER) == set(OUTCOMES)
 
@@ -42,17 +42,21 @@ def counts_text(counts: dict[str, int]) -> str:
 
 
 def compliance(df: pd.DataFrame) -> list[dict]:
-    """Per (backend, profile, op, product): counts by outcome, and the certified share of all cases
-    (SKIPPED and every other non-certifiable outcome count against it)."""
+    """Per (backend, profile, op, product): counts by outcome, and the certified share of the cases
+    the operator's spec covers (SKIPPED and every other non-certifiable outcome count against it;
+    NOT_COVERED cases, outside the spec's declared domain, are left out of both sides and counted
+    in ``not_covered``)."""
     rows = []
     if df.empty:
         return rows
     for (backend, profile, op, product), g in df.groupby(GROUP + ["op", "product"], sort=True):
         cases = len(g)
-        certified = int(g["certifiable"].sum())
+        not_covered = int((g["outcome"] == "NOT_COVERED").sum())
+        covered = cases - not_covered
+        certified = int(g["certifiable"].sum()) - not_covered
         rows.append({"backend": backend, "profile": profile, "op": op, "product": product,
-                     "cases": cases, "certified": certified,
-                     "compliance_pct": round(100.0 * certified / cases, 2),
+                     "cases": cases, "certified": certified, "not_covered": not_covered,
+                     "compliance_pct": round(100.0 * certified / covered, 2) if covered else 100.0,
                      "counts": outcome_counts(g["outcome"])})
     return rows
 
@@ -111,6 +115,12 @@ def rule_results(hits: pd.DataFrame) -> dict[tuple, dict]:
         out[key] = {"cases": int(g["case_id"].nunique()), "counts": outcome_counts(g["outcome"]),
                     "worst": worst(g["outcome"])}
     return out
+
+
+def domains(ops: Iterable[str]) -> dict[str, str]:
+    """op -> the domain its spec declares, for the operators whose spec is scoped."""
+    from aclnn_conformance.spec import OPS
+    return {op: OPS[op].domain for op in sorted(set(ops)) if op in OPS and OPS[op].domain}
 
 
 def errata(ops: Iterable[str]) -> list[dict]:
