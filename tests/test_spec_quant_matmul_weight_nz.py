@@ -190,3 +190,14 @@ def test_overflow_precondition_uses_only_the_scales_that_are_read():
     big = calls.make_call("big", m=2, k=64, n=8, out_dtype="float16",
                           x=calls.e4m3_codes(np.full((2, 64), 448.0)))
     assert SPEC.rule("QMMNZ-PRE-002").violated(big)
+def test_every_precondition_and_value_rule_is_named_by_a_table_case_or_relation():
+    from aclnn_conformance.suites.test_quant_matmul_weight_nz import RELATION_RULES
+    cases = list(calls.table_cases("ci"))
+    named = {rid for c in cases for rid in c.rule_ids} | {r for rules in RELATION_RULES.values()
+                                                         for r in rules}
+    values = {r.id for r in SPEC.rules if r.kind in ("value", "precondition")}
+    assert values <= named, values - named
+    for rule in (r for r in SPEC.rules if r.kind == "precondition"):
+        assert any(rule.violated(c) for c in cases if rule.id in c.rule_ids), rule.id
+
+

@@ -201,6 +201,7 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
                     x=np.zeros((2, 32), np.uint8),
                     bias_values=np.array([2.0 ** -10 + 2.0 ** -20, 3e-4, -3e-4, 2.0 ** -9, 2.0 ** -14,
                                           -2.0 ** -12, 1.0, 0.0]),
+                    rule_ids=("QMMNZ-PRE-004",),
                     note="the kernel's fp16 prescale by 1/64 rounds these biases (x = 0)")
     yield make_call("fp16-bias-prescale-with-sum", m=4, k=64, n=16, out_dtype="float16",
                     bias="float16", bias_values=np.linspace(-3e-3, 3e-3, 16), seed=9)
