@@ -44,8 +44,48 @@ _REWRITTEN: "weakref.WeakKeyDictionary[RawTensor, tuple[tuple[int, ...], tuple[i
     weakref.WeakKeyDictionary()
 
 
-def get_workspace_size(raw: RawCall, gen: ChipGeneration) -> FirstPhase:
-    return first_phase(API, lambda: _validate_and_bind(raw, gen))
+class MxA8W4Model:
+    """The steps of the host code and the kernel that a defect can hit, each overridable (the
+    mutants subclass this and change one)."""
+
+    def accepts_e5m2(self) -> bool:
+        """isA8W4Float: only FLOAT8_E4M3FN activations pair with an FP4 weight."""
+        return False
+
+    def flips_transpose(self) -> bool:
+        """GetTransposeAttrValue: transposed last-two strides swap the view and flip transposeX2."""
+        return True
+
+    def storage_matches(self, storage_dims: tuple[int, ...], nz: tuple[int, ...]) -> bool:
+        """CheckWeightNzStorageShape: the element counts are compared, not the dims."""
+        return int(np.prod(storage_dims)) == int(np.prod(nz))
+
+    def nibble(self, byte: np.ndarray, odd: np.ndarray) -> np.ndarray:
+        """The FP4 code of element e from its byte: low nibble for even e, high for odd."""
+        return np.where(odd, byte >> 4, byte & 0x0F)
+
+    def scale_slot(self, block: int, blocks: int) -> tuple[int, int]:
+        """The (row, slot) of a (.., ceil(K/64), 2) scale that holds K block ``block`` of ``blocks``."""
+        return block // 2, block % 2
+
+    def prescale_bias(self, values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+        """bias * 0.015625 in the bias dtype."""
+        with np.errstate(under="ignore"):
+            return (values * dtype.type(0.015625)).astype(np.float32)
+
+    def finish(self, acc: np.ndarray, bias: np.ndarray | None, out_dtype: np.dtype) -> np.ndarray:
+        """Fixpipe: acc * 64 rounded to the output dtype (the bias is already in acc)."""
+        return (acc * np.float32(64.0)).astype(out_dtype)
+
+    def bias_in_accumulator(self) -> bool:
+        return True
+
+
+MODEL = MxA8W4Model()
+
+
+def get_workspace_size(raw: RawCall, gen: ChipGeneration, model: MxA8W4Model = MODEL) -> FirstPhase:
+    return first_phase(API, lambda: _validate_and_bind(raw, gen, model))
 
 
 def _ceil(a: int, b: int) -> int:
@@ -65,7 +105,7 @@ def _present(t: RawTensor | None) -> bool:
     return t is not None and not is_empty(t)
 
 
-def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
+def _validate_and_bind(raw: RawCall, gen: ChipGeneration, model: MxA8W4Model) -> OpExecutor:
     _check(not raw.null_workspace_size, "workspaceSize is nullptr", Status.ERR_PARAM_NULLPTR)
     _check(not raw.null_executor, "executor is nullptr", Status.ERR_PARAM_NULLPTR)
     t = raw.tensors()
@@ -79,9 +119,10 @@ def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
     if gen.product != "ascend950":
         raise Reject(Status.ERR_INNER, f"the emulator models only the MX A8W4 path of Ascend 950, "
                                        f"not {gen.product}")
-    if x1.dtype == DT.FLOAT8_E5M2 and x2.dtype == DT.FLOAT4_E2M1:
+    activations = (DT.FLOAT8_E4M3FN, DT.FLOAT8_E5M2) if model.accepts_e5m2() else (DT.FLOAT8_E4M3FN,)
+    if x1.dtype == DT.FLOAT8_E5M2 and x2.dtype == DT.FLOAT4_E2M1 and not model.accepts_e5m2():
         raise Reject(_INVALID, "no quantization path for FLOAT8_E5M2 x FLOAT4_E2M1")
-    if not (x1.dtype == DT.FLOAT8_E4M3FN and x2.dtype == DT.FLOAT4_E2M1):
+    if not (x1.dtype in activations and x2.dtype == DT.FLOAT4_E2M1):
         raise Reject(Status.ERR_INNER, "the emulator models only FLOAT8_E4M3FN x FLOAT4_E2M1")
     if x1s is None and x2s.dtype in (DT.BF16, DT.FLOAT16):
         raise Reject(Status.ERR_INNER, "the emulator does not model T-CG quantization")
@@ -92,7 +133,7 @@ def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
     x2_dims, x2_strides = _REWRITTEN.get(x2, (tuple(x2.view_dims), tuple(x2.strides)))
     _check(len(x2_dims) >= 2, "x2 view rank must be at least 2")
     transpose_x2 = bool(s["transposeX2"])
-    if _transposed_last_two(x2_dims, x2_strides):
+    if model.flips_transpose() and _transposed_last_two(x2_dims, x2_strides):
         x2_dims = x2_dims[:-2] + (x2_dims[-1], x2_dims[-2])
         x2_strides = row_major_strides(x2_dims)
         transpose_x2 = not transpose_x2
@@ -103,7 +144,7 @@ def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
     else:
         k, n = x2_dims[-2], x2_dims[-1]
         nz = x2_dims[:-2] + (_ceil(n, 32), _ceil(k, 16), 16, 32)
-    _check(int(np.prod(x2.storage_dims)) == int(np.prod(nz)), "x2 storage shape does not match its NZ shape")
+    _check(model.storage_matches(tuple(x2.storage_dims), nz), "x2 storage shape does not match its NZ shape")
 
     group = int(s["groupSize"])
     gs_m, gs_n, gs_k = (group >> 32) & 0xFFFF, (group >> 16) & 0xFFFF, group & 0xFFFF
@@ -142,7 +183,7 @@ def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
     _check(tuple(out.view_dims) == (m, n), "out shape must be (m, n)")
     x2s_view = RawTensor(x2s.name, x2s.dtype, s2_dims, s2_strides, x2s.offset, x2s.format,
                          x2s.storage_dims, x2s.buffer, x2s.num_elements, x2s.element_dtype)
-    return OpExecutor(API, [lambda: _kernel(x1, x2, x1s, x2s_view, bias, out, m, k, n)])
+    return OpExecutor(API, [lambda: _kernel(model, x1, x2, x1s, x2s_view, bias, out, m, k, n)])
 
 
 # ---- the kernel ----
@@ -153,7 +194,7 @@ def fp4_as_e4m3_over_64(codes: np.ndarray) -> np.ndarray:
     return ((codes & 0x8) << 4) | ((codes & 0x7) << 2)
 
 
-def nz_weight(x2: RawTensor, k: int, n: int) -> np.ndarray:
+def nz_weight(x2: RawTensor, k: int, n: int, model: MxA8W4Model = MODEL) -> np.ndarray:
     """(K, N) FP4 codes from the packed FRACTAL_NZ_C0_32 bytes: element (k, n) sits at
     [k // 32, n // 16, n % 16, k % 32], byte e // 2, low nibble for even e."""
     k1, n1 = _ceil(k, 32), _ceil(n, 16)
@@ -161,37 +202,30 @@ def nz_weight(x2: RawTensor, k: int, n: int) -> np.ndarray:
     kk = np.arange(k)[:, None]
     nn = np.arange(n)[None, :]
     element = (((kk // 32) * n1 + nn // 16) * 16 + nn % 16) * 32 + kk % 32
-    byte = raw[element >> 1]
-    return np.where(element & 1, byte >> 4, byte & 0x0F).astype(np.uint8)
+    return model.nibble(raw[element >> 1], (element & 1).astype(bool)).astype(np.uint8)
 
 
-def _block_scales(codes: np.ndarray, blocks: int) -> np.ndarray:
+def _block_scales(codes: np.ndarray, blocks: int, model: MxA8W4Model = MODEL) -> np.ndarray:
     """(rows, kb, 2) E8M0 codes -> (rows, blocks) float32 powers of two."""
-    flat = codes.reshape(codes.shape[0], -1)[:, :blocks].astype(np.int32)
+    slots = [model.scale_slot(j, blocks) for j in range(blocks)]
+    flat = np.stack([codes[:, r, s] for r, s in slots], axis=1).astype(np.int32)
     with np.errstate(over="ignore"):
         return np.ldexp(np.float32(1), flat - 127).astype(np.float32)
 
 
-def prescaled_bias(bias: RawTensor | None, n: int) -> np.ndarray:
-    """The accumulator's start: bias * 0.015625 computed in the bias dtype, as float32."""
-    if bias is None:
-        return np.zeros(n, np.float32)
-    dtype = _OUT_TYPES[bias.dtype]
-    values = read_view(bias, dtype).reshape(-1)
-    with np.errstate(under="ignore"):
-        return (values * dtype.type(0.015625)).astype(np.float32)
-
-
-def _kernel(x1, x2, x1s, x2s, bias, out, m: int, k: int, n: int) -> None:
+def _kernel(model: MxA8W4Model, x1, x2, x1s, x2s, bias, out, m: int, k: int, n: int) -> None:
     blocks = _ceil(k, _BLOCK)
     x = read_view(x1).view(ml_dtypes.float8_e4m3fn).astype(np.float32)
-    w = fp4_as_e4m3_over_64(nz_weight(x2, k, n)).view(ml_dtypes.float8_e4m3fn).astype(np.float32)
-    sx = _block_scales(read_view(x1s), blocks)                    # (m, blocks)
-    sw = _block_scales(read_view(x2s), blocks)                    # (n, blocks)
-    acc = np.broadcast_to(prescaled_bias(bias, n), (m, n)).astype(np.float32)
+    w = fp4_as_e4m3_over_64(nz_weight(x2, k, n, model)).view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    sx = _block_scales(read_view(x1s), blocks, model)             # (m, blocks)
+    sw = _block_scales(read_view(x2s), blocks, model)             # (n, blocks)
+    bias_values = None if bias is None else read_view(bias, _OUT_TYPES[bias.dtype]).reshape(-1)
+    acc = np.zeros((m, n), np.float32)
+    if bias_values is not None and model.bias_in_accumulator():
+        acc += model.prescale_bias(bias_values, _OUT_TYPES[bias.dtype])
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         for j in range(blocks):
             lo, hi = j * _BLOCK, min((j + 1) * _BLOCK, k)
             acc += (x[:, lo:hi] * sx[:, j:j + 1]) @ (w[lo:hi] * sw[:, j][None, :])
-        result = (acc * np.float32(64.0)).astype(_OUT_TYPES[out.dtype])
+        result = model.finish(acc, bias_values, _OUT_TYPES[out.dtype])
     write_view(out, result, _OUT_TYPES[out.dtype])
