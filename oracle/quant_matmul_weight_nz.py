@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from aclnn_conformance.oracle.weight_quant_preprocess import (MX_BLOCK, _e4m3fn_values, dequantize_mx,
+from aclnn_conformance.oracle.weight_quant_preprocess import (E2M1_VALUES, MX_BLOCK, _e4m3fn_values, dequantize_mx,
                                                               e8m0_values, from_fractal_nz_c0_32,
                                                               nz_storage_shape)
 
@@ -126,42 +126,99 @@ def exact_regime(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
     return ok | np.isinf(low)          # no nonzero term at all: the sum is 0 (or the bias alone)
 
 
+# Per code: the float32 value and the exponent of its lowest set bit (inf for zeros and NaN).
+_E4M3_VALUES = np.arange(256, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn).astype(np.float64)
+E4M3_F32 = _E4M3_VALUES.astype(np.float32)
+E4M3_LSB = lsb_exponent(np.nan_to_num(_E4M3_VALUES, nan=0.0))
+E4M3_NAN = np.isnan(_E4M3_VALUES)
+E2M1_F32 = E2M1_VALUES.astype(np.float32)
+E2M1_LSB = lsb_exponent(E2M1_VALUES)
+
+
+def _blocks_of(codes: np.ndarray, axis_k: int, blocks: int) -> np.ndarray:
+    """Codes with K padded (code 0) to ``blocks`` * 32."""
+    pad = blocks * MX_BLOCK - codes.shape[axis_k]
+    if pad == 0:
+        return codes
+    widths = [(0, 0)] * codes.ndim
+    widths[axis_k] = (0, pad)
+    return np.pad(codes, widths)
+
+
+def _pair_exponents(pairs: np.ndarray, blocks: int) -> np.ndarray:
+    """(rows, ceil(K/64), 2) E8M0 codes -> (rows, blocks) unbiased exponents (int32)."""
+    codes = np.ascontiguousarray(pairs).view(np.uint8)
+    return codes.reshape(codes.shape[0], -1)[:, :blocks].astype(np.int32) - 127
+
+
 def quant_matmul_mx(x1, x1_scale_pairs, w_codes, x2_scale_nk2, bias, out_dtype,
                     profile: str = "cann") -> QmmResult:
     """The MX A8W4 matmul of one call: ``x1`` (M, K) E4M3FN, ``x1_scale_pairs`` (M, ceil(K/64), 2),
-    ``w_codes`` (K, N) FP4 codes, ``x2_scale_nk2`` (N, ceil(K/64), 2), ``bias`` (N,) fp16/bf16 or None."""
-    x = activation_values(x1, x1_scale_pairs)
-    w = weight_values(w_codes, x2_scale_nk2)
+    ``w_codes`` (K, N) FP4 codes, ``x2_scale_nk2`` (N, ceil(K/64), 2), ``bias`` (N,) fp16/bf16 or None.
+
+    Fast path: the operands dequantized in float32 (exact: 4- and 2-bit significands, exponents
+    well inside float32's range, else inf and the slow path), one float32 matmul, exact for every
+    element the regime predicate accepts. The predicate uses per-block magnitudes,
+    sum_j (sum_{k in j} |x'|) * max_{k in j} |w'|, an upper bound of sum |terms| that costs a
+    matmul 32 times smaller. Rows with an element outside the regime are summed again in float64.
+    """
+    xc = np.ascontiguousarray(np.asarray(x1)).view(np.uint8)
+    wc = np.ascontiguousarray(np.asarray(w_codes)).view(np.uint8) & 0x0F
+    m, k = xc.shape
+    n = wc.shape[1]
+    blocks = -(-k // MX_BLOCK)
+    sx = _pair_exponents(x1_scale_pairs, blocks)                       # (M, blocks)
+    sw = _pair_exponents(x2_scale_nk2, blocks)                         # (N, blocks)
     b = bias_values(bias, profile)
-    m, k = x.shape
-    n = w.shape[1]
     b_row = np.zeros(n) if b is None else b
-    if _fits_float32(x) and _fits_float32(w):
-        x32, w32 = x.astype(np.float32), w.astype(np.float32)
-        with np.errstate(over="ignore", invalid="ignore"):
-            total = (x32 @ w32).astype(np.float64) + b_row
-            magnitude = (np.abs(x32) @ np.abs(w32)).astype(np.float64) + np.abs(b_row)
-    else:
-        with np.errstate(over="ignore", invalid="ignore"):
-            total = x @ w + b_row
-            magnitude = np.abs(x) @ np.abs(w) + np.abs(b_row)
-    exact = exact_regime(x, w, b, magnitude)
+    special = (bool(E4M3_NAN[xc].any()) or bool((sx == 128).any()) or bool((sw == 128).any())
+               or (b is not None and not np.isfinite(b).all()))
+    with np.errstate(over="ignore", invalid="ignore"):
+        xb = E4M3_F32[_blocks_of(xc, 1, blocks)].reshape(m, blocks, MX_BLOCK)
+        xb *= np.ldexp(np.float32(1), sx)[:, :, None]
+        wb = E2M1_F32[_blocks_of(wc, 0, blocks)].reshape(blocks, MX_BLOCK, n)
+        wb *= np.ldexp(np.float32(1), sw).T[:, None, :]
+        fast = not special and bool(np.isfinite(xb).all() and np.isfinite(wb).all())
+        mag = np.abs(xb).sum(axis=2, dtype=np.float64) @ np.abs(wb).max(axis=1).astype(np.float64)
+        mag += np.abs(b_row)
+    lx = E4M3_LSB[_blocks_of(xc, 1, blocks)].reshape(m, blocks, MX_BLOCK).min(axis=2) + sx
+    lw = E2M1_LSB[_blocks_of(wc, 0, blocks)].reshape(blocks, MX_BLOCK, n).min(axis=1) + sw.T
+    low = lx.min(axis=1)[:, None] + lw.min(axis=0)[None, :]
+    if b is not None:
+        low = np.minimum(low, lsb_exponent(b)[None, :])
+    with np.errstate(over="ignore", invalid="ignore"):
+        exact = ((low >= LOWEST_LSB) & (mag * (1 + 2.0 ** -40) < np.exp2(np.minimum(low, 1000.0) + 24))
+                 & (mag < 2.0 ** 120)) | np.isinf(low)
+    if not fast:
+        exact &= False
     outside = ~exact
-    if outside.any():
-        rows = np.flatnonzero(outside.any(axis=1))
-        with np.errstate(over="ignore", invalid="ignore"):
-            total[rows] = x[rows] @ w + b_row
-            magnitude[rows] = np.abs(x[rows]) @ np.abs(w) + np.abs(b_row)
+    rows_out = outside.any(axis=1)
+    total = np.empty((m, n))
+    with np.errstate(over="ignore", invalid="ignore"):
+        if fast and not rows_out.all():            # float32 BLAS: exact in the regime
+            rows = np.flatnonzero(~rows_out)
+            x32 = xb.reshape(m, -1)[rows]
+            total[rows] = (x32 @ wb.reshape(-1, n)).astype(np.float64) + b_row
+        if rows_out.any():                         # float64 for rows with an element outside
+            rows = np.flatnonzero(rows_out)
+            if fast:                               # the float32 operands are the exact values
+                x64 = xb.reshape(m, -1)[rows].astype(np.float64)
+                w64 = wb.reshape(-1, n).astype(np.float64)
+            else:
+                x64 = activation_values(x1, x1_scale_pairs)[rows]
+                w64 = weight_values(w_codes, x2_scale_nk2)
+                mag[rows] = np.abs(x64) @ np.abs(w64) + np.abs(b_row)
+            total[rows] = x64 @ w64 + b_row
     dtype = np.dtype(out_dtype)
-    with np.errstate(over="ignore"):
+    with np.errstate(over="ignore", invalid="ignore"):
         out = total.astype(np.float32).astype(dtype)
     bound = np.zeros((m, n))
     if outside.any():
         j = k  # k + 1 summands: k additions
         gamma32 = j * U32 / (1 - j * U32)
         gamma64 = j * U64 / (1 - j * U64)
-        delta = (gamma32 + gamma64) * magnitude + (j + 1) * 2.0 ** -143
         with np.errstate(over="ignore", invalid="ignore"):
+            delta = (gamma32 + gamma64) * mag + (j + 1) * 2.0 ** -143
             full = delta + _ulp(np.abs(total) + delta, dtype) + _ulp(np.abs(total), dtype)
         bound = np.where(outside, full, 0.0)
-    return QmmResult(out=out, exact=exact, bound=bound, magnitude=magnitude)
+    return QmmResult(out=out, exact=exact, bound=bound, magnitude=mag)
