@@ -16,8 +16,11 @@ multiply-adds, is a multiple of 2**L below 2**(L + 24): exactly representable in
 the kernel's units of 1/64 (L - 6 >= -149). The device result is then the exact sum rounded once:
 this is the EXACT REGIME, judged bit for bit. There a float32 matmul (any BLAS order) is itself
 exact, which is what makes the oracle fast. L is bounded below per element by
-min_k lsb(x'[m, k]) + min_k lsb(w'[k, n]) (and lsb(b)), so the predicate costs two reductions and
-one matmul of magnitudes, never a min-plus product.
+min_k lsb(x'[m, k]) + min_k lsb(w'[k, n]) (and lsb(b)), and sum |terms| above by
+sum_j (sum_{k in block j} |x'[m, k]|) * max_{k in block j} |w'[k, n]|: the predicate costs table
+lookups, reductions and a matmul 32 times smaller than the product, never a min-plus product.
+It is sufficient, not necessary: an element it rejects is summed in float64 and judged by the
+bound below.
 
 Outside the regime the expected value is the float64 sum rounded once, and the standard is the
 arithmetic model's bound: K additions in float32 in any order (|error| <= gamma_K * sum|terms|,
@@ -110,24 +113,6 @@ def _ulp(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
 def _fits_float32(values: np.ndarray) -> bool:
     with np.errstate(over="ignore", under="ignore"):
         return bool(np.array_equal(values.astype(np.float32).astype(np.float64), values))
-
-
-def exact_regime(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None,
-                 magnitude: np.ndarray) -> np.ndarray:
-    """(M, N) bool: every float32 partial sum of out[m, n] is exact, in any order (see above).
-
-    ``magnitude``: an upper estimate of sum |terms| + |bias| per element."""
-    lx = lsb_exponent(x).min(axis=1, initial=np.inf)
-    lw = lsb_exponent(w).min(axis=0, initial=np.inf)
-    low = lx[:, None] + lw[None, :]
-    if bias is not None:
-        low = np.minimum(low, lsb_exponent(bias)[None, :])
-    k = x.shape[1]
-    with np.errstate(over="ignore", invalid="ignore"):
-        margin = magnitude * (1.0 + (k + 1) * 2.0 * U32)
-        limit = np.exp2(np.minimum(low, 1000.0) + 24.0)
-        ok = (low >= LOWEST_LSB) & (margin < limit) & (margin < 2.0 ** 120)
-    return ok | np.isinf(low)          # no nonzero term at all: the sum is 0 (or the bias alone)
 
 
 # Per code: the float32 value and the exponent of its lowest set bit (inf for zeros and NaN).

@@ -8,8 +8,8 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from aclnn_conformance.oracle.quant_matmul_weight_nz import (bias_values, exact_regime, lsb_exponent,
-                                                             quant_matmul_mx, weight_codes_from_nz)
+from aclnn_conformance.oracle.quant_matmul_weight_nz import (bias_values, lsb_exponent, quant_matmul_mx,
+                                                             weight_codes_from_nz)
 from aclnn_conformance.oracle.weight_quant_preprocess import E2M1_VALUES, to_fractal_nz_c0_32
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -90,15 +90,19 @@ def test_lowest_set_bit():
 
 
 def test_the_exact_regime_predicate():
-    x = np.array([[2.0 ** 26, 1.0, -2.0 ** 26]])
-    w = np.ones((3, 1))
-    magnitude = np.abs(x) @ np.abs(w)
-    assert not exact_regime(x, w, None, magnitude).any()                 # 2^27 spread over lsb 1
-    small = np.array([[2.0 ** 20, 1.0, -2.0 ** 20]])
-    assert exact_regime(small, w, None, np.abs(small) @ np.abs(w)).all()
-    # the bias's lowest bit counts too
-    assert not exact_regime(small, w, np.array([2.0 ** -10]),
-                            np.abs(small) @ np.abs(w) + 2.0 ** -10).any()
+    """x = 2^20, 1, -2^20 (scales 2^0) against w = 1: every partial sum is an integer below 2^24,
+    exact; with 2^8 as the large scale the magnitude reaches 2^29 > 2^24 and the predicate says no;
+    a bias of 2^-10 lowers the lowest bit to 2^-10 and 2^20 + 2^-10 needs 31 bits."""
+    def call(big_scale, bias=None, out=BF16):
+        x = np.zeros((1, 96), np.float32)
+        x[0, 0], x[0, 32], x[0, 64] = 256.0, 1.0, -256.0
+        xs = np.array([[[127 + big_scale, 127], [127 + big_scale, 127]]], np.uint8)
+        w = np.zeros((96, 1), np.uint8)
+        w[[0, 32, 64]] = 2
+        return quant_matmul_mx(e4m3(x), xs, w, np.full((1, 2, 2), 127, np.uint8), bias, out)
+    assert call(12).exact.all() and float(call(12).out[0, 0]) == 1.0
+    assert not call(21).exact.any()
+    assert not call(12, np.array([2.0 ** -10], BF16)).exact.any()
 
 
 def test_outside_the_regime_the_bound_covers_every_summation_order():
