@@ -418,6 +418,12 @@ RULES: tuple[Rule, ...] = (
     _check("QMMNZ-SHAPE-012", "shape", "47", "out shape must be (m, n) -> 161002.",
            "doc: out (m, n); " + _API_SRC,
            lambda c: tuple(_desc(c, "out").shape) != (m_k1(c)[0], k_n(c)[1]), "shapes"),
+    _check("QMMNZ-INNER-002", "internal", "48",
+           "The L0 op returns null (tiling or kernel lookup failed, or InferShape): GetWorkspaceSize "
+           "still returns 0 (the stale ret); the launch reruns the tiling and returns 561103, or "
+           "561000 without a kernel binary (not reachable from the arguments of a valid call).",
+           _API_SRC + " L1857-1881; opbase op_executor.cpp, op_kernel.h, kernel_mgr.h",
+           lambda c: False, "shapes", expect={"cann": ANY_ERROR}),
     # ---- preconditions: the call succeeds, its values are outside the contract ----
     _rule("QMMNZ-PRE-001", "precondition", "value",
           "A NaN (0xFF) E8M0 scale anywhere in x1Scale or x2Scale (the unused tail slot included): "

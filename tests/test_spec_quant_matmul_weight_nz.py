@@ -23,7 +23,7 @@ OTHER_PRODUCTS = tuple(p for p in PRODUCT_IDS if p != "ascend950")
 NULLPTR, INVALID = Status.ERR_PARAM_NULLPTR, Status.ERR_PARAM_INVALID
 
 # The notes' MX A8W4 host rules (section 2), by number, and the rule that encodes each; 11 (the
-# FLOAT-packed x2) is outside the domain, 48 (a tiling failure in phase 2) is not a host check.
+# FLOAT-packed x2) is outside the domain (QMMNZ-DOMAIN-002).
 NOTES_STEPS = {
     1: ("QMMNZ-NULL-001", "QMMNZ-NULL-002"), 2: ("QMMNZ-NULL-003",), 3: ("QMMNZ-NULL-004",),
     4: ("QMMNZ-NULL-005",), 5: ("QMMNZ-NULL-006",), 6: ("QMMNZ-OFFSET-001",),
@@ -40,7 +40,7 @@ NOTES_STEPS = {
     38: ("QMMNZ-SHAPE-003",), 39: ("QMMNZ-SHAPE-004",), 40: ("QMMNZ-SHAPE-005",),
     41: ("QMMNZ-SHAPE-006",), 42: ("QMMNZ-SHAPE-007",), 43: ("QMMNZ-SHAPE-008",),
     44: ("QMMNZ-SHAPE-009",), 45: ("QMMNZ-SHAPE-010",), 46: ("QMMNZ-SHAPE-011",),
-    47: ("QMMNZ-SHAPE-012",)}
+    47: ("QMMNZ-SHAPE-012",), 48: ("QMMNZ-INNER-002",)}
 
 
 def test_identity_and_domain_are_declared():

@@ -2,8 +2,8 @@
 
 All start from the base call (m 5, k 64, n 128, bf16 bias and out, x2 and x2Scale as
 WeightQuantPreprocess returns them). The product rule (DOMAIN-001) has no fault: every product but
-Ascend 950 breaks it. Three checks are not reachable from the arguments (INNER-001, PRODUCT-001,
-FORMAT-011).
+Ascend 950 breaks it. Four checks are not reachable from the arguments (INNER-001, PRODUCT-001,
+FORMAT-011, INNER-002).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
 from aclnn_conformance.suites.calls.quant_matmul_weight_nz import recast
 from aclnn_conformance.suites.faults import Fault
 
-UNREACHABLE = ("QMMNZ-INNER-001", "QMMNZ-PRODUCT-001", "QMMNZ-FORMAT-011")
+UNREACHABLE = ("QMMNZ-INNER-001", "QMMNZ-PRODUCT-001", "QMMNZ-FORMAT-011", "QMMNZ-INNER-002")
 
 
 def _null(name: str):
