@@ -7,7 +7,6 @@ import re
 import numpy as np
 import pytest
 
-from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.products import PRODUCT_IDS

@@ -26,8 +26,7 @@ from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
-from aclnn_conformance.spec.mx_a8w4_layout import (nz_storage_shape, scale_rows, scale_storage_shape,
-                                                   scale_strides, scale_view_shape)
+from aclnn_conformance.spec.mx_a8w4_layout import nz_storage_shape, scale_rows
 from aclnn_conformance.spec.quant_matmul_weight_nz import GROUP_SIZE, GROUP_SIZE_111, OP
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc, ceil_div
 
