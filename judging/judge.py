@@ -22,7 +22,7 @@ SEVERITY = {"FAIL": 3, "QUALITY_WARNING": 1, "PASS": 0}
 
 @dataclass(frozen=True)
 class Judgement:
-    outcome: str                    # PASS | FAIL | QUALITY_WARNING | NOT_SUPPORTED
+    outcome: str                    # PASS | FAIL | QUALITY_WARNING | NOT_SUPPORTED | NOT_COVERED
     expected: Expected
     detail: str = ""
     values_judged: bool = False
@@ -55,6 +55,9 @@ def _compare(std_name: str, actual: np.ndarray, expected: np.ndarray, aux: dict 
 def judge(spec: OpSpec, case: Case, product: str, profile: str, result: RunResult) -> Judgement:
     expected = expected_outcome(spec, case, product, profile)
     got = f"returned {status_name(result.status)}" + (f" ({result.message})" if result.message else "")
+    if expected.kind == "not_covered":
+        return Judgement("NOT_COVERED", expected,
+                         f"outside the declared domain of the {spec.api} spec ({spec.domain}): {got}")
     if expected.kind == "not_judged":
         return Judgement("PASS", expected, f"outside the contract under {profile}: {got}")
     if expected.kind in ("error", "not_supported"):

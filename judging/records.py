@@ -11,10 +11,15 @@ OUTCOME_SCHEMA = "aclnn-conformance/outcome/1"
 
 # NOT_JUDGED: a call outside the contract of the profile (the spec names no expectation); it
 # neither passes nor fails, so it does not stop a certification and never counts as compliance.
-OUTCOMES = ("PASS", "FAIL", "QUALITY_WARNING", "NOT_SUPPORTED", "NOT_JUDGED", "WAIVED", "SKIPPED",
-            "BACKEND_UNAVAILABLE", "HARNESS_ERROR", "CRASH", "TIMEOUT")
-CERTIFIABLE = frozenset({"PASS", "NOT_SUPPORTED", "NOT_JUDGED", "QUALITY_WARNING", "WAIVED"})
-JUDGED_BY = ("values", "status", "relation", "not_supported", "not_judged", "")
+# NOT_COVERED (a call outside the domain a scoped spec declares) is decided by the spec alone, never
+# by what the backend returned: it is no finding against the backend, so it must not fail a run, kill
+# a mutant, block a certification or count as a regression. It is not conformance either: the
+# compliance share leaves it out of both sides and every report shows its count.
+OUTCOMES = ("PASS", "FAIL", "QUALITY_WARNING", "NOT_SUPPORTED", "NOT_JUDGED", "NOT_COVERED", "WAIVED",
+            "SKIPPED", "BACKEND_UNAVAILABLE", "HARNESS_ERROR", "CRASH", "TIMEOUT")
+CERTIFIABLE = frozenset({"PASS", "NOT_SUPPORTED", "NOT_JUDGED", "NOT_COVERED", "QUALITY_WARNING",
+                         "WAIVED"})
+JUDGED_BY = ("values", "status", "relation", "not_supported", "not_judged", "not_covered", "")
 
 
 class RecordError(ValueError):

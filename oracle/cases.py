@@ -92,9 +92,27 @@ def _weight_quant_preprocess(case: Case, profile: str) -> OracleResult:
     return OracleResult(views=views, storages={"outWeight": storage})
 
 
+def _quant_matmul_weight_nz(case: Case, profile: str) -> OracleResult:
+    from aclnn_conformance.oracle.quant_matmul_weight_nz import quant_matmul_mx, weight_codes_from_nz
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    from aclnn_conformance.spec.quant_matmul_weight_nz import is_transposed_scale_view, k_n
+    k, n = k_n(case)
+    x2s = case.tensor("x2Scale")
+    scale = x2s.values().view(np.uint8)
+    if is_transposed_scale_view(x2s.desc):
+        scale = scale.transpose(1, 0, 2)
+    bias = case.tensor("bias")
+    res = quant_matmul_mx(case.tensor("x1").values(), case.tensor("x1Scale").values(),
+                          weight_codes_from_nz(case.tensor("x2").storage, k, n), scale,
+                          None if bias is None else bias.values().reshape(-1),
+                          numpy_dtype(case.desc("out").dtype), profile)
+    return OracleResult(views={"out": res.out}, aux={"out": {"bound": res.bound}})
+
+
 ADAPTERS: dict[str, Callable[[Case, str], OracleResult]] = {
     "apply_adam_w_quant": _apply_adam_w_quant,
     "weight_quant_preprocess": _weight_quant_preprocess,
+    "quant_matmul_weight_nz": _quant_matmul_weight_nz,
 }
 
 

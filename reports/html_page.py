@@ -12,6 +12,7 @@ from aclnn_conformance.spec.products import PRODUCT_IDS, PRODUCTS
 COLOURS = {
     "PASS": ("#1e7b3a", "#fff"), "NOT_SUPPORTED": ("#6f8fb0", "#fff"),
     "NOT_JUDGED": ("#b8c4d0", "#000"),
+    "NOT_COVERED": ("#b8c4cf", "#000"),
     "QUALITY_WARNING": ("#e0b000", "#000"), "WAIVED": ("#8e63c7", "#fff"),
     "FAIL": ("#d0312d", "#fff"), "HARNESS_ERROR": ("#7a0e0e", "#fff"),
     "CRASH": ("#4a0000", "#fff"), "TIMEOUT": ("#a0522d", "#fff"),
@@ -105,8 +106,13 @@ def render_html(doc: dict) -> str:
              "<title>aclnn conformance report</title>", f"<style>{CSS}</style></head><body>",
              "<h1>aclnn conformance report</h1>",
              f"<p>{doc['records']} records from {_e(', '.join(doc['sources']) or '-')}; generated "
-             f"{_e(doc['generated'])}. Compliance = certified cases (PASS, NOT_SUPPORTED, "
-             f"QUALITY_WARNING, WAIVED) / all cases; SKIPPED counts as not certified.</p>"]
+             f"{_e(doc['generated'])}. Compliance = certified cases (PASS, QUALITY_WARNING, WAIVED) "
+             f"/ judged cases (value-judged, status-only, relations, and the cases that crashed, "
+             f"timed out, errored or were skipped). NOT_SUPPORTED, NOT_JUDGED and NOT_COVERED "
+             f"(outside an operator's declared domain) are counted apart, never as compliance.</p>"]
+    for op, text in doc.get("domains", {}).items():
+        parts.append(f"<p>Scope: <code>{_e(op)}</code> covers only its declared domain: "
+                     f"{_e(text)}. Calls outside it are NOT_COVERED (no verdict).</p>")
     parts.append("<h2>Runs</h2>")
     for run in doc["runs"]:
         if not run["complete"]:

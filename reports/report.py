@@ -15,7 +15,8 @@ from aclnn_conformance.reports.html_page import render_html
 from aclnn_conformance.reports.load import RunSet, load
 from aclnn_conformance.judging.records import OUTCOMES
 from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance, compliance_text,
-                                              counts_text, errata, failures, fixed_width, md_table,
+                                              counts_text, domains, errata, failures, fixed_width,
+                                              md_table,
                                               rule_catalog, rule_hits, rule_results,
                                               value_rules_text)
 from aclnn_conformance.reports.run import now
@@ -55,6 +56,7 @@ def build(runset: RunSet) -> dict:
         "columns": [{"backend": b, "profile": p} for b, p in columns],
         "products": products, "ops": ops, "records": len(df), "repeats": runset.repeats,
         "compliance": compliance(df), "rules": rules, "errata": errata(ops),
+        "domains": domains(ops),
         "failures": failures(df), "declared_support": declared,
         "declared_support_summary": summary_rows(declared),
     }
@@ -99,14 +101,19 @@ def render_markdown(doc: dict) -> str:
            f"{doc['records']} records from {', '.join(doc['sources']) or '-'}; generated "
            f"{doc['generated']}. Compliance = certified cases (PASS, QUALITY_WARNING, WAIVED) / "
            f"judged cases (value-judged, status-only, relations, and the cases that crashed, timed "
-           f"out, errored or were skipped). NOT_SUPPORTED and NOT_JUDGED (a call outside the "
-           f"profile's contract) are counted apart, never as compliance; a product that only "
+           f"out, errored or were skipped). NOT_SUPPORTED, NOT_JUDGED (a call outside the "
+           f"profile's contract) and NOT_COVERED (outside an operator's declared domain) are "
+           f"counted apart, never as compliance; a product that only "
            f"refuses an operator says so. Value rules exercised = the operator's value rules that "
            f"a value-judged case or a relation covers.", ""]
     out += ["## Runs", ""] + _run_lines(doc)
     if doc["repeats"]:
         out += ["", f"{doc['repeats']} record(s) repeated a case already recorded in the same run "
                     f"(the same case run twice); each case counts once, with its worst outcome."]
+    if doc.get("domains"):
+        out += ["", "## Scope", ""]
+        out += [f"- `{op}` covers only its declared domain: {text}. Calls outside it are NOT_COVERED "
+                f"(no verdict)." for op, text in doc["domains"].items()]
     out += ["", "## Compliance per operator and product", ""]
     present = [o for o in OUTCOMES if any(o in c["counts"] for c in doc["compliance"])]
     out.append(md_table(["backend", "profile", "op", "product", "cases",

@@ -14,7 +14,7 @@ from aclnn_conformance.judging.records import OUTCOMES
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
 SEVERITY_ORDER = ("CRASH", "TIMEOUT", "HARNESS_ERROR", "FAIL", "BACKEND_UNAVAILABLE", "SKIPPED",
-                  "QUALITY_WARNING", "WAIVED", "NOT_JUDGED", "NOT_SUPPORTED", "PASS")
+                  "QUALITY_WARNING", "WAIVED", "NOT_JUDGED", "NOT_COVERED", "NOT_SUPPORTED", "PASS")
 _RANK = {o: i for i, o in enumerate(SEVERITY_ORDER)}
 assert set(SEVERITY_ORDER) == set(OUTCOMES)
 
@@ -43,8 +43,8 @@ def counts_text(counts: dict[str, int]) -> str:
 
 # What decided a case, for the compliance table (records older than ``judged_by`` are read from
 # their other fields).
-JUDGED_COLUMNS = ("values", "status", "relation", "not_supported", "not_judged", "unanswered",
-                  "not_run")
+JUDGED_COLUMNS = ("values", "status", "relation", "not_supported", "not_judged", "not_covered",
+                  "unanswered", "not_run")
 UNANSWERED = ("CRASH", "TIMEOUT", "HARNESS_ERROR")
 
 
@@ -52,6 +52,8 @@ def judged_kind(rec) -> str:
     """One of JUDGED_COLUMNS for a record (a frame row or an OutcomeRecord)."""
     if rec.outcome in ("SKIPPED", "BACKEND_UNAVAILABLE"):
         return "not_run"
+    if rec.outcome == "NOT_COVERED":  # outside a scoped spec's domain, whatever the backend did
+        return "not_covered"
     if rec.outcome in UNANSWERED and not rec.judged_by:  # the backend gave no answer to judge
         return "unanswered"
     if rec.judged_by:
@@ -76,10 +78,11 @@ def compliance(df: pd.DataFrame) -> list[dict]:
 
     ``judged`` counts the cases whose outputs or status were judged (single calls judged on their
     values, on their status only, and relations between calls), plus the cases the backend gave no
-    answer to (CRASH, TIMEOUT, HARNESS_ERROR) and the skipped ones. NOT_SUPPORTED and NOT_JUDGED
-    are counted apart and are not compliance: ``compliance_pct`` is the certified share of the
-    judged cases, None when nothing was judged (``label`` then says why: the product only refuses
-    the operator, or nothing ran). ``value_rules`` is the share of the operator's value rules that
+    answer to (CRASH, TIMEOUT, HARNESS_ERROR) and the skipped ones. NOT_SUPPORTED, NOT_JUDGED and
+    NOT_COVERED (outside a scoped spec's declared domain) are counted apart and are not compliance:
+    ``compliance_pct`` is the certified share of the judged cases, None when nothing was judged
+    (``label`` then says why: the product only refuses the operator, every call lies outside the
+    spec's domain, or nothing ran). ``value_rules`` is the share of the operator's value rules that
     at least one value-judged case or relation exercised."""
     rows = []
     if df.empty:
@@ -88,12 +91,13 @@ def compliance(df: pd.DataFrame) -> list[dict]:
     for (backend, profile, op, product), g in df.groupby(GROUP + ["op", "product"], sort=True):
         kind = kinds[g.index]
         by_kind = {k: int((kind == k).sum()) for k in JUDGED_COLUMNS}
-        judged = g[~kind.isin(["not_supported", "not_judged"])]
+        judged = g[~kind.isin(["not_supported", "not_judged", "not_covered"])]
         certified = int(judged["outcome"].isin(["PASS", "QUALITY_WARNING", "WAIVED"]).sum())
         pct = round(100.0 * certified / len(judged), 2) if len(judged) else None
         label = ""
         if pct is None:
             label = ("refuses the operator (NOT_SUPPORTED only)" if by_kind["not_supported"]
+                     else "outside the declared domain (NOT_COVERED only)" if by_kind["not_covered"]
                      else "nothing judged")
         rules = value_rules(op, profile)
         valued = g[kind.isin(["values", "relation"])]
@@ -104,7 +108,8 @@ def compliance(df: pd.DataFrame) -> list[dict]:
                      "compliance_pct": pct, "label": label,
                      "value_judged": by_kind["values"], "status_only": by_kind["status"],
                      "relations": by_kind["relation"], "not_supported": by_kind["not_supported"],
-                     "not_judged": by_kind["not_judged"], "not_run": by_kind["not_run"],
+                     "not_judged": by_kind["not_judged"], "not_covered": by_kind["not_covered"],
+                     "not_run": by_kind["not_run"],
                      "unanswered": by_kind["unanswered"],
                      "value_rules_exercised": len(exercised), "value_rules": len(rules),
                      "counts": outcome_counts(g["outcome"])})
@@ -114,7 +119,7 @@ def compliance(df: pd.DataFrame) -> list[dict]:
 # The compliance table's columns of what was judged: (key of a compliance row, heading).
 JUDGED_HEADERS = (("value_judged", "value-judged"), ("status_only", "status-only"),
                   ("relations", "relations"), ("not_supported", "not supported"),
-                  ("not_judged", "not judged"))
+                  ("not_judged", "not judged"), ("not_covered", "not covered"))
 
 
 def compliance_text(row: dict, digits: int = 2) -> str:
@@ -185,6 +190,12 @@ def rule_results(hits: pd.DataFrame) -> dict[tuple, dict]:
         out[key] = {"cases": int(g["case_id"].nunique()), "counts": outcome_counts(g["outcome"]),
                     "worst": worst(g["outcome"])}
     return out
+
+
+def domains(ops: Iterable[str]) -> dict[str, str]:
+    """op -> the domain its spec declares, for the operators whose spec is scoped."""
+    from aclnn_conformance.spec import OPS
+    return {op: OPS[op].domain for op in sorted(set(ops)) if op in OPS and OPS[op].domain}
 
 
 def errata(ops: Iterable[str]) -> list[dict]:

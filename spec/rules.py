@@ -28,8 +28,9 @@ class Expect:
     """What a profile expects when a rule is violated.
 
     kind: ``status`` (exactly ``status``), ``any_error`` (any non-zero status), ``not_judged`` (the
-    call is outside the contract: nothing is judged), ``unchecked`` (this profile/product does not
-    enforce the rule: evaluation goes on as if it held).
+    call is outside the contract: nothing is judged), ``not_covered`` (the call is outside the
+    domain the operator's spec declares: no verdict either way), ``unchecked`` (this
+    profile/product does not enforce the rule: evaluation goes on as if it held).
     """
 
     kind: str
@@ -48,6 +49,7 @@ def STATUS(code: int) -> Expect:
 
 ANY_ERROR = Expect("any_error")
 NOT_JUDGED = Expect("not_judged")
+NOT_COVERED = Expect("not_covered")   # outside a scoped spec's declared domain
 JUDGED = Expect("judged")          # a value rule held and judged against the oracle
 UNCHECKED = Expect("unchecked")
 
@@ -100,7 +102,7 @@ class Erratum:
 class Expected:
     """The derived expectation for one call on one product under one profile."""
 
-    kind: str                      # success | error | not_supported | not_judged
+    kind: str                      # success | error | not_supported | not_judged | not_covered
     status: int | None = None      # exact status for error/not_supported; None = any error
     rule_id: str | None = None     # the rule that decides (check rules), if any
     judge_values: bool = False     # success with outputs to compare with the oracle
@@ -112,6 +114,8 @@ class Expected:
             return "ACLNN_SUCCESS" + ("" if self.judge_values else " (values not judged)")
         if self.kind == "not_judged":
             return "not judged"
+        if self.kind == "not_covered":
+            return f"not covered by this spec ({self.rule_id})"
         code = "any error status" if self.status is None else status_name(self.status)
         return f"{code} by {self.rule_id}"
 
@@ -131,6 +135,7 @@ class OpSpec:
     standards: Mapping[str, Mapping[str, str]] # profile -> output -> precision standard name
     errata: tuple[Erratum, ...] = ()
     check_steps: tuple[str, ...] = ()          # the vendor's validation steps, in the order they run
+    domain: str = ""                           # a scoped spec's declared domain ("" = the whole API)
 
     def __post_init__(self) -> None:
         steps = set(self.check_steps)
@@ -158,8 +163,8 @@ def expected_outcome(spec: OpSpec, case: Case, product: str, profile: str) -> Ex
         exp = rule.expect_for(profile, product)
         if exp.kind == "unchecked" or not rule.violated(case):
             continue
-        if exp.kind == "not_judged":
-            return Expected("not_judged", rule_id=rule.id, reasons=(rule.id,))
+        if exp.kind in ("not_judged", "not_covered"):
+            return Expected(exp.kind, rule_id=rule.id, reasons=(rule.id,))
         kind = "not_supported" if rule.category == "product" else "error"
         return Expected(kind, exp.status if exp.kind == "status" else None, rule.id)
     unjudged = tuple(

@@ -94,3 +94,30 @@ def wqp_call_params(draw, gmm: bool | None = None) -> dict:
 def wqp_fault_rules() -> st.SearchStrategy:
     """A WeightQuantPreprocess check rule that has a fault to inject."""
     return fault_rules(WQP)
+
+
+# ---- QuantMatmulWeightNz (MX A8W4) ----
+
+from aclnn_conformance.spec.quant_matmul_weight_nz import SPEC as QMM  # noqa: E402
+
+
+@st.composite
+def qmm_call_params(draw, regime: str = "exact", max_elements: int = 64 * 1024) -> dict:
+    """Keyword arguments of suites.calls.quant_matmul_weight_nz.make_call for a valid call: K and N
+    multiples of 8 (K often not of 32, ceil(K/32) odd or even), M free, bias none/bf16/fp16 of the
+    out dtype, both x2 layouts and both x2Scale layouts; ``regime`` ``exact`` keeps the values in
+    the exact regime, ``wide`` leaves it."""
+    k = draw(st.integers(1, 64).map(lambda e: 8 * e), label="K")
+    n = draw(st.integers(1, max(1, min(40, max_elements // (8 * k)))).map(lambda e: 8 * e), label="N")
+    m = draw(st.integers(1, 24), label="M")
+    out_dtype = draw(st.sampled_from(["bfloat16", "float16"]), label="out dtype")
+    return {"m": m, "k": k, "n": n, "out_dtype": out_dtype,
+            "bias": draw(st.sampled_from([None, out_dtype]), label="bias"),
+            "x2_layout": draw(st.sampled_from(["wqp", "nk"]), label="x2 layout"),
+            "scale_layout": draw(st.sampled_from(["wqp", "nk"]), label="x2Scale layout"),
+            "regime": regime, "seed": draw(st.integers(0, 2 ** 32 - 1), label="seed")}
+
+
+def qmm_fault_rules() -> st.SearchStrategy:
+    """A QuantMatmulWeightNz check rule that has a fault to inject."""
+    return fault_rules(QMM)

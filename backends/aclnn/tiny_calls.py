@@ -77,7 +77,33 @@ def weight_quant_preprocess() -> Case:
                 origin="doctor")
 
 
+def quant_matmul_weight_nz() -> Case:
+    """The document's MM_MX_A8W4 example as the matmul sees it: m 5, k 64, n 128, x1 = 1.0, w = 1.0
+    (FP4 code 2 in FRACTAL_NZ_C0_32, view (k, n) strides (1, k)), scales 2**0 and 2**6, bf16 out."""
+    m, k, n = 5, 64, 128
+    nz = nz_storage_shape(k, n)
+    kb = scale_storage_shape(k, n)[1]
+    nz_codes = np.zeros(nz, np.uint8)
+    nz_codes[..., :, :] = 2                                   # K = 64 and N = 128 fill every fractal
+    tensors = {
+        "x1": _codes(DT.FLOAT8_E4M3FN, (m, k), contiguous_strides((m, k)), (m, k), F.ND,
+                     np.full(m * k, 0x38, np.uint8)),
+        "x2": _codes(DT.FLOAT4_E2M1, weight_view_shape(k, n), weight_strides(k, n), nz,
+                     F.FRACTAL_NZ_C0_32, nz_codes.reshape(-1)),
+        "x1Scale": _codes(DT.FLOAT8_E8M0, (m, kb, 2), contiguous_strides((m, kb, 2)), (m, kb, 2), F.ND,
+                          np.full(m * kb * 2, 0x7F, np.uint8)),
+        "x2Scale": _codes(DT.FLOAT8_E8M0, scale_view_shape(k, n), scale_strides(k, n),
+                          scale_storage_shape(k, n), F.ND, np.full(n * kb * 2, 0x85, np.uint8)),
+        "yScale": None, "x1Offset": None, "x2Offset": None, "yOffset": None, "bias": None,
+        "out": TensorArg.from_array(np.zeros((m, n)), DT.BF16),
+    }
+    attrs = {"transposeX1": False, "transposeX2": False, "groupSize": 32}
+    return Case(op="quant_matmul_weight_nz", case_id="doctor-tiny", tensors=tensors, attrs=attrs,
+                origin="doctor")
+
+
 TINY_CALLS: dict[str, Callable[[], Case]] = {
     "apply_adam_w_quant": apply_adam_w_quant,
     "weight_quant_preprocess": weight_quant_preprocess,
+    "quant_matmul_weight_nz": quant_matmul_weight_nz,
 }

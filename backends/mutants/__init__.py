@@ -23,11 +23,13 @@ from aclnn_conformance.backends.mutants.apply_adam_w_quant import (AAWQ_CONTROLS
 from aclnn_conformance.backends.mutants.base import Mutant
 from aclnn_conformance.backends.mutants.weight_quant_preprocess import *  # noqa: F401,F403  (every mutant class)
 from aclnn_conformance.backends.mutants.weight_quant_preprocess import WQP_MUTANTS
+from aclnn_conformance.backends.mutants.quant_matmul_weight_nz import *  # noqa: F401,F403  (every mutant class)
+from aclnn_conformance.backends.mutants.quant_matmul_weight_nz import QMM_CONTROLS, QMM_MUTANTS
 
-MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS
+MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS + QMM_MUTANTS
 EQUIVALENT: tuple[type[Mutant], ...] = AAWQ_EQUIVALENT
 GAPS: tuple[type[Mutant], ...] = AAWQ_GAPS
-CONTROLS: tuple[type[Mutant], ...] = (UnmutatedKernel,) + AAWQ_CONTROLS
+CONTROLS: tuple[type[Mutant], ...] = (UnmutatedKernel,) + AAWQ_CONTROLS + QMM_CONTROLS
 
 
 def by_name(name: str) -> type[Mutant]:

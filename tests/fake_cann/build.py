@@ -22,7 +22,8 @@ from pathlib import Path
 
 SOURCE = Path(__file__).with_name("fake_cann.c")
 SPLIT_PARTS = (("libascendcl.so", "FAKE_RUNTIME"), ("libnnopbase.so", "FAKE_TENSOR"),
-               ("libopapi.so", "FAKE_AAWQ"), ("libopapi_math.so", "FAKE_WQP"))
+               ("libopapi.so", "FAKE_AAWQ"), ("libopapi_math.so", "FAKE_WQP"),
+               ("libopapi_nn.so", "FAKE_QMM"))
 CFLAGS = ("-shared", "-fPIC", "-O1", "-Wall", "-Wextra", "-Wno-unused-parameter",
           "-fvisibility=hidden", "-Wl,--no-undefined")
 

@@ -12,6 +12,7 @@
  *   -DFAKE_TENSOR   aclCreateTensor / aclDestroyTensor
  *   -DFAKE_AAWQ     aclnnApplyAdamWQuant{GetWorkspaceSize,}
  *   -DFAKE_WQP      aclnnWeightQuantPreprocess{GetWorkspaceSize,}
+ *   -DFAKE_QMM      aclnnQuantMatmulWeightNz{GetWorkspaceSize,}
  * With none of them defined, every part is built into one library.
  *
  * Behaviour switches, read from the environment at call time:
@@ -44,16 +45,19 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#if !defined(FAKE_RUNTIME) && !defined(FAKE_TENSOR) && !defined(FAKE_AAWQ) && !defined(FAKE_WQP)
+#if !defined(FAKE_RUNTIME) && !defined(FAKE_TENSOR) && !defined(FAKE_AAWQ) && !defined(FAKE_WQP) \
+    && !defined(FAKE_QMM)
 #define FAKE_RUNTIME
 #define FAKE_TENSOR
 #define FAKE_AAWQ
 #define FAKE_WQP
+#define FAKE_QMM
 #endif
 
 #define EXPORT __attribute__((visibility("default")))
@@ -579,7 +583,7 @@ EXPORT aclnnStatus aclDestroyAclOpExecutor(void *executor) {
 #endif /* FAKE_TENSOR */
 
 /* ===================================================================================== operators */
-#if defined(FAKE_AAWQ) || defined(FAKE_WQP)
+#if defined(FAKE_AAWQ) || defined(FAKE_WQP) || defined(FAKE_QMM)
 
 static void buf_tensor(Buf *b, const char *name, const FakeTensor *t, int first) {
     buf_printf(b, "%s\"%s\":", first ? "" : ",", name);
@@ -813,3 +817,48 @@ EXPORT aclnnStatus aclnnWeightQuantPreprocess(void *workspace, uint64_t workspac
 }
 
 #endif /* FAKE_WQP */
+
+#ifdef FAKE_QMM
+
+/* hand-written op_api (ops-nn): NULL out-pointers and mandatory tensors 161001 */
+static const OpBehaviour QMM = {"aclnnQuantMatmulWeightNz", FAKE_PARAM_NULLPTR, 0, 1};
+
+EXPORT aclnnStatus aclnnQuantMatmulWeightNzGetWorkspaceSize(
+    const FakeTensor *x1, const FakeTensor *x2, const FakeTensor *x1Scale, const FakeTensor *x2Scale,
+    const FakeTensor *yScale, const FakeTensor *x1Offset, const FakeTensor *x2Offset,
+    const FakeTensor *yOffset, const FakeTensor *bias, bool transposeX1, bool transposeX2,
+    int64_t groupSize, FakeTensor *out, uint64_t *workspaceSize, void **executor) {
+    Buf b = {0};
+    buf_printf(&b, "{\"ev\":\"aclnnQuantMatmulWeightNzGetWorkspaceSize\",\"tensors\":{");
+    buf_tensor(&b, "x1", x1, 1);
+    buf_tensor(&b, "x2", x2, 0);
+    buf_tensor(&b, "x1Scale", x1Scale, 0);
+    buf_tensor(&b, "x2Scale", x2Scale, 0);
+    buf_tensor(&b, "yScale", yScale, 0);
+    buf_tensor(&b, "x1Offset", x1Offset, 0);
+    buf_tensor(&b, "x2Offset", x2Offset, 0);
+    buf_tensor(&b, "yOffset", yOffset, 0);
+    buf_tensor(&b, "bias", bias, 0);
+    buf_tensor(&b, "out", out, 0);
+    buf_printf(&b, "},\"transposeX1\":%s,\"transposeX2\":%s,\"groupSize\":%lld",
+               transposeX1 ? "true" : "false", transposeX2 ? "true" : "false", (long long)groupSize);
+    if (!workspaceSize || !executor)
+        return first_phase_finish(&b, &QMM, out, workspaceSize, executor);
+    const FakeTensor *mandatory[] = {x1, x2, x2Scale, out};
+    const char *names[] = {"x1", "x2", "x2Scale", "out"};
+    for (int i = 0; i < 4; ++i) {
+        if (!mandatory[i]) {
+            fake_set_error("EZ1001: aclnnQuantMatmulWeightNzGetWorkspaceSize: %s is nullptr", names[i]);
+            log_first_phase(&b, workspaceSize, executor);
+            return FAKE_PARAM_NULLPTR;
+        }
+    }
+    return first_phase_finish(&b, &QMM, out, workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnQuantMatmulWeightNz(void *workspace, uint64_t workspaceSize,
+                                            void *executor, aclrtStream stream) {
+    return launch(&QMM, workspace, workspaceSize, executor, stream);
+}
+
+#endif /* FAKE_QMM */

@@ -1,0 +1,160 @@
+"""Mutants of aclnnQuantMatmulWeightNz (MX A8W4): the emulator's own model
+(``backends.emulator.quant_matmul_weight_nz.MxA8W4Model``) with one step changed.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.call_layer import read_back, to_raw_call
+from aclnn_conformance.backends.emulator.products import chip
+from aclnn_conformance.backends.emulator.protocol import execute
+from aclnn_conformance.backends.emulator.quant_matmul_weight_nz import MxA8W4Model, get_workspace_size
+from aclnn_conformance.backends.mutants.base import Mutant
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.quant_matmul_weight_nz import OP
+
+
+class ModelMutant(Mutant):
+    """Runs the call through the emulator's phases with ``model`` instead of the emulator's own."""
+
+    op = OP
+    model: type[MxA8W4Model] = MxA8W4Model
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        raw = to_raw_call(case)
+        first = get_workspace_size(raw, chip(product), self.model())
+        if first.status != Status.SUCCESS:
+            return RunResult(int(first.status), read_back(raw), None, "GetWorkspaceSize", first.message)
+        status, message = execute(bytearray(first.workspace_size), first.workspace_size, first.executor)
+        return RunResult(int(status), read_back(raw), first.workspace_size, "Execute", message)
+
+
+class _HighNibbleFirst(MxA8W4Model):
+    def nibble(self, byte, odd):
+        return np.where(odd, byte & 0x0F, byte >> 4)
+
+
+class NibbleOrder(ModelMutant):
+    name = "mutant-qmm-nibble-order"
+    defect = "FP4 weight read with the even element in the high nibble"
+    killed_by = ("QMMNZ-VAL-003",)
+    model = _HighNibbleFirst
+
+
+class _NextBlockScale(MxA8W4Model):
+    def scale_slot(self, block, blocks):
+        nxt = min(block + 1, blocks - 1)
+        return nxt // 2, nxt % 2
+
+
+class ScaleBlockOffByOne(ModelMutant):
+    name = "mutant-qmm-scale-block-off-by-one"
+    defect = "K block j scaled by the scale of block j + 1"
+    killed_by = ("QMMNZ-VAL-004",)
+    model = _NextBlockScale
+
+
+class _TailSlot(MxA8W4Model):
+    def scale_slot(self, block, blocks):
+        if blocks % 2 and block == blocks - 1:
+            return block // 2, 1
+        return block // 2, block % 2
+
+
+class TailSlotRead(ModelMutant):
+    name = "mutant-qmm-tail-slot-read"
+    defect = "the last scale pair row read at its second slot, the unused one when ceil(K/32) is odd"
+    killed_by = ("QMMNZ-VAL-004",)
+    model = _TailSlot
+
+
+class _BiasAfterCast(MxA8W4Model):
+    def bias_in_accumulator(self):
+        return False
+
+    def finish(self, acc, bias, out_dtype):
+        rounded = (acc * np.float32(64.0)).astype(out_dtype)
+        return rounded if bias is None else (rounded + bias.astype(out_dtype)).astype(out_dtype)
+
+
+class BiasAfterCast(ModelMutant):
+    name = "mutant-qmm-bias-after-cast"
+    defect = "bias added to the rounded output instead of to the fp32 accumulator"
+    killed_by = ("QMMNZ-VAL-001",)
+    model = _BiasAfterCast
+
+
+class _NoFlip(MxA8W4Model):
+    def flips_transpose(self):
+        return False
+
+
+class TransposeNotFlipped(ModelMutant):
+    name = "mutant-qmm-transpose-x2-not-flipped"
+    defect = "x2 strides that transpose (k, n) do not flip transposeX2"
+    killed_by = ("QMMNZ-VAL-006", "QMMNZ-ATTR-003")
+    model = _NoFlip
+
+
+class _E5M2(MxA8W4Model):
+    def accepts_e5m2(self):
+        return True
+
+
+class E5M2Accepted(ModelMutant):
+    name = "mutant-qmm-e5m2-accepted"
+    defect = "FLOAT8_E5M2 activations accepted on the MX A8W4 path"
+    killed_by = ("QMMNZ-PATH-001",)
+    model = _E5M2
+
+
+class _StorageDims(MxA8W4Model):
+    def storage_matches(self, storage_dims, nz):
+        return tuple(storage_dims) == tuple(nz)
+
+
+class StorageShapeByDims(ModelMutant):
+    name = "mutant-qmm-storage-shape-by-dims"
+    defect = "x2's NZ storage shape compared dim by dim instead of by element count"
+    killed_by = ("QMMNZ-VAL-009", "QMMNZ-SHAPE-001")
+    model = _StorageDims
+
+
+class _Fp16BiasFloat32(MxA8W4Model):
+    def prescale_bias(self, values, dtype):
+        return values.astype(np.float32) * np.float32(0.015625)
+
+
+class Fp16BiasPrescaledInFloat32(ModelMutant):
+    name = "mutant-qmm-fp16-bias-prescaled-in-fp32"
+    defect = "fp16 bias scaled by 1/64 in float32 instead of in fp16"
+    killed_by = ("QMMNZ-VAL-005",)
+    model = _Fp16BiasFloat32
+
+
+class _BlockOf64(MxA8W4Model):
+    def scale_slot(self, block, blocks):
+        return block // 2, 0
+
+
+class ScalePerPairRow(ModelMutant):
+    name = "mutant-qmm-one-scale-per-64"
+    defect = "one scale per 64 K elements (the first slot of each pair row) instead of per 32"
+    killed_by = ("QMMNZ-VAL-004",)
+    model = _BlockOf64
+
+
+class QmmUnmutatedModel(ModelMutant):
+    """Control: the model mutants are built from, with nothing changed."""
+
+    name = "mutant-qmm-control-unmutated-model"
+    defect = "none: the emulator's MX A8W4 model run through the mutant machinery"
+
+
+QMM_MUTANTS = (NibbleOrder, ScaleBlockOffByOne, TailSlotRead, BiasAfterCast, TransposeNotFlipped,
+               E5M2Accepted, StorageShapeByDims, Fp16BiasPrescaledInFloat32, ScalePerPairRow)
+QMM_CONTROLS = (QmmUnmutatedModel,)
+
+__all__ = ["QMM_MUTANTS", "QMM_CONTROLS", *(c.__name__ for c in QMM_MUTANTS + QMM_CONTROLS)]
