@@ -10,7 +10,8 @@ import math
 import ml_dtypes
 import numpy as np
 
-__all__ = ["VAR_DTYPES", "F32", "pow_f64", "pow_f32", "round_to_dtype"]
+__all__ = ["VAR_DTYPES", "F32", "pow_f64", "pow_f32", "round_to_dtype", "fma_f32", "round_half_away",
+           "round_to"]
 
 VAR_DTYPES = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 F32 = np.float32
@@ -50,3 +51,55 @@ def round_to_dtype(x, dtype) -> np.ndarray:
         raise TypeError(f"round_to_dtype expects float32 or float64 input, got {x.dtype}")
     with np.errstate(over="ignore"):
         return x.astype(dtype)
+
+
+
+def fma_f32(a, b, c) -> np.ndarray:
+    """a*b + c with a single rounding to float32 (a fused multiply-add), element-wise.
+
+    a*b of two float32 values is exact in float64; the float64 sum s and its exact error (TwoSum)
+    decide the rounding: float32(s) is correct unless s sits exactly halfway between two float32
+    values, where the sign of the error breaks the tie that the float64 rounding erased."""
+    a, b, c = (np.asarray(x, dtype=F32).astype(np.float64) for x in (a, b, c))
+    with np.errstate(all="ignore"):
+        p = a * b
+        s = p + c
+        bb = s - p
+        err = (p - (s - bb)) + (c - bb)
+        r = s.astype(F32)
+        r64 = r.astype(np.float64)
+        other = np.nextafter(r, np.where(s > r64, F32(np.inf), F32(-np.inf)).astype(F32))
+        o64 = other.astype(np.float64)
+        halfway = np.isfinite(s) & (s != r64) & ((r64 + o64) / 2 == s) & (err != 0)
+        hi, lo = np.maximum(r, other), np.minimum(r, other)
+        return np.where(halfway, np.where(err > 0, hi, lo), r).astype(F32)
+
+
+def round_half_away(x, dtype) -> np.ndarray:
+    """Round float32 ``x`` to float16 or bfloat16 to nearest, ties away from zero (CAST_ROUND)."""
+    dtype = np.dtype(dtype)
+    x = np.asarray(x, dtype=F32)
+    if dtype == np.dtype(ml_dtypes.bfloat16):
+        bits = x.view(np.uint32)
+        mag = (bits & np.uint32(0x7FFFFFFF)).astype(np.uint64)
+        rounded = ((mag + 0x8000) & 0xFFFF0000).astype(np.uint32) | (bits & np.uint32(0x80000000))
+        out = (rounded >> 16).astype(np.uint16).view(ml_dtypes.bfloat16)
+        return np.where(np.isnan(x), x.astype(dtype), out).astype(dtype)
+    if dtype != np.dtype(np.float16):
+        raise TypeError(f"round_half_away rounds to float16 or bfloat16, not {dtype}")
+    even = round_to_dtype(x, dtype)
+    with np.errstate(all="ignore"):
+        x64, e64 = x.astype(np.float64), even.astype(np.float64)
+        other = np.nextafter(even, np.where(x64 > e64, np.inf, -np.inf).astype(dtype))
+        tie = (x64 != e64) & (np.abs(x64 - e64) == np.abs(other.astype(np.float64) - x64))
+        away = tie & (np.abs(other.astype(np.float64)) > np.abs(e64))
+    return np.where(away, other, even).astype(dtype)
+
+
+def round_to(x, dtype, ties: str = "even") -> np.ndarray:
+    """Round float32 ``x`` once to ``dtype``; ``ties`` "even" (RINT) or "away" (CAST_ROUND)."""
+    if ties == "even" or np.dtype(dtype) == np.dtype(np.float32):
+        return round_to_dtype(np.asarray(x, dtype=F32), dtype)
+    if ties == "away":
+        return round_half_away(x, dtype)
+    raise ValueError(f"ties must be 'even' or 'away', not {ties!r}")

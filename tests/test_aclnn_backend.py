@@ -904,7 +904,7 @@ def test_doctor_names_what_fails(fake_paths, fake, clean_env):
                                        "visible")
 
 
-@pytest.mark.parametrize("op", ["apply_adam_w_quant", "weight_quant_preprocess"])
+@pytest.mark.parametrize("op", ["apply_adam_w_quant", "weight_quant_preprocess", "apply_adam_w_v2"])
 def test_tiny_calls_are_valid(op):
     """Each tiny call is a valid call by the spec on every product the operator supports, and the
     emulator (an independent model of the API) accepts it."""
