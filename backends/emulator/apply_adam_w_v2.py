@@ -142,13 +142,23 @@ class AdamWV2Kernel:
     def time_step(self, step: np.float32) -> np.float32:
         return F32(step) + F32(1)
 
+    # the operations the arithmetic model lets a correct device round faithfully
+    def power(self, base, exponent):
+        return pow_f32(base, exponent)
+
+    def sqrt(self, x):
+        return np.sqrt(x)
+
+    def divide(self, a, b):
+        return a / b
+
     def scalars(self, hp: dict, step: np.float32) -> dict:
         one = F32(1)
         with np.errstate(all="ignore"):
             t = self.time_step(step)
-            bc1 = one - pow_f32(hp["beta1"], t)
-            bc2 = one - pow_f32(hp["beta2"], t)
-            return dict(hp, t=t, ss=hp["lr"] / bc1, r=one / np.sqrt(bc2), bc2=bc2,
+            bc1 = one - self.power(hp["beta1"], t)
+            bc2 = one - self.power(hp["beta2"], t)
+            return dict(hp, t=t, ss=self.divide(hp["lr"], bc1), r=self.divide(one, self.sqrt(bc2)), bc2=bc2,
                         wdf=one - hp["lr"] * hp["weightDecay"])
 
     def signed_grad(self, g, maximize: bool):
@@ -171,8 +181,8 @@ class AdamWV2Kernel:
         return vv, vv
 
     def parameter(self, p, m1, vv, s):
-        denom = np.sqrt(vv) * s["r"] + s["eps"]
-        return p - (m1 / denom) * s["ss"]
+        denom = self.sqrt(vv) * s["r"] + s["eps"]
+        return p - self.divide(m1, denom) * s["ss"]
 
     def update(self, var, m, v, mgn, grad, step, hp: dict, amsgrad: bool, maximize: bool):
         """float32 arrays in, float32 results out: (var', m', v', maxGradNorm' or None)."""
@@ -208,14 +218,14 @@ class Arch35Kernel(AdamWV2Kernel):
         one = F32(1)
         with np.errstate(all="ignore"):
             t = self.time_step(step)
-            p1 = pow_f32(hp["beta1"], t)
-            bc2 = one - pow_f32(hp["beta2"], t)
-            return dict(hp, t=t, step_size=hp["lr"] / (p1 - one), s2=np.sqrt(bc2), bc2=bc2,
+            p1 = self.power(hp["beta1"], t)
+            bc2 = one - self.power(hp["beta2"], t)
+            return dict(hp, t=t, step_size=self.divide(hp["lr"], p1 - one), s2=self.sqrt(bc2), bc2=bc2,
                         wdf=one - hp["lr"] * hp["weightDecay"])
 
     def parameter(self, p, m1, vv, s):
-        denom = np.sqrt(vv) / s["s2"] + s["eps"]
-        return p + s["step_size"] * (m1 / denom)
+        denom = self.divide(self.sqrt(vv), s["s2"]) + s["eps"]
+        return p + s["step_size"] * self.divide(m1, denom)
 
 
 ARCH22 = AdamWV2Kernel()
