@@ -43,8 +43,49 @@ U = 2.0 ** -24            # float32 unit roundoff
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 
 
+CHUNK = 1 << 14          # elements per pass: the temporaries of one chunk stay in the cache
+
+
 def _f32(x) -> np.ndarray:
-    return np.asarray(x).astype(F32)
+    return np.asarray(x, dtype=F32)
+
+
+def _scalars(lr, beta1, beta2, weight_decay, eps, step) -> dict:
+    """The hyper-parameters as the C floats the API receives, and what is computed from them once."""
+    lr, b1, b2, wd, eps = (F32(x) for x in (lr, beta1, beta2, weight_decay, eps))
+    one = F32(1)
+    t = F32(np.asarray(step).reshape(-1)[0]) + one
+    with np.errstate(all="ignore"):
+        bc1 = one - pow_f32(b1, t)
+        bc2 = one - pow_f32(b2, t)
+        return dict(lr=lr, b1=b1, b2=b2, wd=wd, eps=eps, t=t, w=one - b1, one_b2=one - b2,
+                    decay=one - lr * wd, neg_ss=-(lr / bc1),
+                    s2=F32(math.sqrt(bc2)) if bc2 >= 0 else F32(np.nan))
+
+
+def _elementwise(var, m, v, mgn, grad, sc: dict, amsgrad: bool, maximize: bool, scratch=None):
+    """The golden's per-element float32 arithmetic on flat arrays: (var', m', v', max used).
+    ``scratch``: a float64 array of the inputs' size, reused by both multiply-adds."""
+    one = F32(1)
+    g = np.negative(grad, dtype=F32) if maximize else _f32(grad)
+    m32 = _f32(m)
+    with np.errstate(all="ignore"):
+        d = g - m32
+        w = sc["w"]
+        m1 = fma_f32(w, d, m32, scratch=scratch) if abs(w) < 0.5 else fma_f32(w - one, d, g, scratch=scratch)
+        np.multiply(g, sc["one_b2"], out=d)
+        vb2 = np.multiply(v, sc["b2"], dtype=F32)
+        v1 = fma_f32(d, g, vb2, scratch=scratch)
+        vv = np.maximum(_f32(mgn), v1) if amsgrad else v1
+        # var' = var*(1 - lr*wd) + ((-ss)*m1)/(sqrt(vv)/s2 + eps), each operation rounded
+        np.sqrt(vv, out=vb2)
+        np.divide(vb2, sc["s2"], out=vb2)
+        np.add(vb2, sc["eps"], out=vb2)
+        np.multiply(m1, sc["neg_ss"], out=d)
+        np.divide(d, vb2, out=d)
+        var1 = np.multiply(var, sc["decay"], dtype=F32)
+        np.add(var1, d, out=var1)
+    return var1, m1, v1, vv
 
 
 def apply_adam_w_v2(var, m, v, max_grad_norm, grad, step, *, lr: float, beta1: float, beta2: float,
@@ -56,43 +97,40 @@ def apply_adam_w_v2(var, m, v, max_grad_norm, grad, step, *, lr: float, beta1: f
     if profile == "doc":
         return _doc(var, m, v, max_grad_norm, grad, step, lr, beta1, beta2, weight_decay, eps, amsgrad,
                     maximize)
-    dtypes = {"var": np.asarray(var).dtype, "m": np.asarray(m).dtype, "v": np.asarray(v).dtype,
-              "max_grad_norm": None if max_grad_norm is None else np.asarray(max_grad_norm).dtype}
-    lr, b1, b2, wd, eps = (F32(x) for x in (lr, beta1, beta2, weight_decay, eps))
-    one = F32(1)
-    t = F32(np.asarray(step).reshape(-1)[0]) + one
-    g = _f32(grad)
-    g = -g if maximize else g
-    var32, m32, v32 = _f32(var), _f32(m), _f32(v)
-    with np.errstate(all="ignore"):
-        p = var32 * (one - lr * wd)
-        w = one - b1
-        d = g - m32
-        m1 = fma_f32(w, d, m32) if abs(w) < 0.5 else fma_f32(w - one, d, g)
-        v1 = fma_f32((one - b2) * g, g, v32 * b2)
-        bc1 = one - pow_f32(b1, t)
-        bc2 = one - pow_f32(b2, t)
-        ss = lr / bc1
-        s2 = F32(math.sqrt(bc2)) if bc2 >= 0 else F32(np.nan)
-        vv = np.maximum(_f32(max_grad_norm), v1) if amsgrad else v1
-        denom = np.sqrt(vv) / s2 + eps
-        var1 = p + ((-ss) * m1) / denom
-    out = {"var": round_to_dtype(var1, dtypes["var"]), "m": round_to_dtype(m1, dtypes["m"]),
-           "v": round_to_dtype(v1, dtypes["v"])}
-    mgn_out = None
-    if max_grad_norm is not None:
-        mgn_out = (round_to_dtype(vv, dtypes["max_grad_norm"]) if amsgrad
-                   else np.array(max_grad_norm, copy=True))
-    out["max_grad_norm"] = mgn_out
+    shape = np.shape(var)
+    inputs = {"var": var, "m": m, "v": v, "max_grad_norm": max_grad_norm, "grad": grad}
+    flat = {k: (None if x is None else np.asarray(x).reshape(-1)) for k, x in inputs.items()}
+    sc = _scalars(lr, beta1, beta2, weight_decay, eps, step)
+    names = ("var", "m", "v") + (("max_grad_norm",) if amsgrad and max_grad_norm is not None else ())
+    out = {k: np.empty(flat[k].size, flat[k].dtype) for k in names}
+    f32 = {k: np.empty(flat[k].size, F32) for k in names} if details else None
+    n = flat["var"].size
+    scratch = np.empty(min(n, CHUNK), np.float64)
+    for start in range(0, n, CHUNK):
+        part = slice(start, start + CHUNK)
+        size = min(CHUNK, n - start)
+        results = _elementwise(*(None if flat[k] is None else flat[k][part]
+                                 for k in ("var", "m", "v", "max_grad_norm", "grad")), sc, amsgrad, maximize,
+                               scratch[:size])
+        for k, x in zip(("var", "m", "v", "max_grad_norm"), results):
+            if k in out:
+                out[k][part] = x if out[k].dtype == F32 else round_to_dtype(x, out[k].dtype)
+                if details:
+                    f32[k][part] = x
+    result = {k: x.reshape(shape) for k, x in out.items()}
+    result["max_grad_norm"] = (None if max_grad_norm is None else result["max_grad_norm"] if amsgrad
+                               else np.array(max_grad_norm, copy=True))
     if details:
-        f32 = {"var": var1, "m": m1, "v": v1, "max_grad_norm": vv if amsgrad else None}
-        errors = model_bound(var32, m32, v32, None if max_grad_norm is None else _f32(max_grad_norm),
-                             g, t, lr, b1, b2, wd, eps, amsgrad)
-        out["f32"] = f32
-        out["bound"] = {name: (cast_bound(f32[name], out[name], errors[name], dtypes[name])
-                               if errors[name] is not None else np.zeros(np.shape(out[name])))
-                        for name in out if name != "f32" and out[name] is not None}
-    return out
+        f32 = {k: x.reshape(shape) for k, x in f32.items()}
+        f32.setdefault("max_grad_norm", None)
+        errors = model_bound(_f32(var), _f32(m), _f32(v), None if max_grad_norm is None else _f32(max_grad_norm),
+                             -_f32(grad) if maximize else _f32(grad), sc["t"], sc["lr"], sc["b1"], sc["b2"],
+                             sc["wd"], sc["eps"], amsgrad)
+        result["f32"] = f32
+        result["bound"] = {name: (cast_bound(f32[name], result[name], errors[name], result[name].dtype)
+                                  if errors[name] is not None else np.zeros(np.shape(result[name])))
+                           for name in ("var", "m", "v", "max_grad_norm") if result[name] is not None}
+    return result
 
 
 # ---- the model's bound ----

@@ -28,6 +28,11 @@ def test_fma_f32_rounds_once():
     got = fma_f32(a, b, c)
     want = [_round32(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))) for x, y, z in zip(a, b, c)]
     assert np.array_equal(got, np.array(want, F32))
+    # the float32 subnormal range, where float64's rounding of the sum can hide a halfway case too
+    x, y = ((rng.standard_normal(600) * 2.0 ** -65).astype(F32) for _ in range(2))
+    z = (rng.standard_normal(600) * 2.0 ** -130).astype(F32)
+    want = [_round32(Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r))) for p, q, r in zip(x, y, z)]
+    assert np.array_equal(fma_f32(x, y, z), np.array(want, F32))
     # 1 + 2^-11 + 2^-24 is halfway between two float32 values; -2^-48 puts it just below: round down
     x = F32(1 + 2 ** -12)
     assert fma_f32(x, x, F32(-(2.0 ** -48))) == F32(1 + 2 ** -11)
