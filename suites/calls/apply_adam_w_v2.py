@@ -1,7 +1,7 @@
 """Calls of aclnnApplyAdamWV2: a builder of valid calls and the table of cases."""
 from __future__ import annotations
 
-import math
+import itertools
 from typing import Iterator, Mapping, Sequence
 
 import numpy as np
@@ -151,6 +151,17 @@ MIXES = (
 )
 
 
+def dtype_mixes(tier: str) -> list[tuple[str, ...]]:
+    """Dtype names of (var, m, v, maxGradNorm, grad): every one of the 243 combinations in the full
+    tier; in ci 31 of them, every dtype in every position (the combinations whose indices sum to a
+    multiple of 7)."""
+    names = list(DTYPES)
+    combos = list(itertools.product(names, repeat=len(STATE)))
+    if tier == "full":
+        return combos
+    return [c for c in combos if sum(names.index(n) for n in c) % 7 == 0]
+
+
 def bf16_tie_call() -> Case:
     """float32 results on exact bfloat16 ties through the native bfloat16 kernel: beta1 = 0.5,
     m = +-1 and g = +-(1 + odd/128) make m' = +-(1 + odd/256) exactly in every order of the
@@ -181,6 +192,11 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
         tag = "-".join(f"{k[0] if k != MAX_GRAD_NORM else 'n'}{v[-2:]}" for k, v in mix.items())
         amsgrad = MAX_GRAD_NORM in mix
         yield make_call(f"mix-{tag}", (5, 41), mix, seed=600 + i, amsgrad=amsgrad,
+                        rule_ids=("AAWV2-VAL-008",))
+    for i, combo in enumerate(dtype_mixes(tier)):
+        mix = dict(zip(STATE, combo))
+        tag = "-".join(n[:2] for n in combo)
+        yield make_call(f"every-mix-{tag}", (3, 17), mix, seed=700 + i, amsgrad=True,
                         rule_ids=("AAWV2-VAL-008",))
     yield make_call("mix-mgn-given-no-amsgrad", (5, 41), {"varRef": "float32", "grad": "bfloat16",
                                                           MAX_GRAD_NORM: "float16"},
