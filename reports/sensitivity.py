@@ -11,7 +11,9 @@ element of median magnitude off by +r, the rest exact). Reported: the largest r 
 (PASS or QUALITY_WARNING) and the smallest r it fails.
 
 Standards measured: float-ulp per var dtype (cann) and on the absmax outputs (float32), mere-mare
-per var dtype and on the absmax outputs (doc), and quant-code on the m and v codes: there the error
+per var dtype and on the absmax outputs (doc), model-bound on ApplyAdamWV2's var and m per dtype
+(its vendor-distribution case with amsgrad and maximize, against the bound the oracle derives for
+that call), and quant-code on the m and v codes: there the error
 is injected into the quantized value m/absmax (v/absmax) before the nearest code is taken, so the
 figure is the relative error of the state that the code comparison (with its near-tie window)
 still accepts.
@@ -81,6 +83,18 @@ def _code_target(output: str) -> dict:
             "aux": aux}
 
 
+def _model_bound_target(dtype: str, output: str) -> dict:
+    """ApplyAdamWV2's vendor-distribution case (amsgrad, maximize): the oracle's outputs and the
+    per-element bound it derives for them."""
+    from aclnn_conformance.oracle.cases import oracle_result
+    from aclnn_conformance.suites.calls import apply_adam_w_v2 as calls
+    want = f"vendor-{dtype}-1000-ams-max"
+    case = next(c for c in calls.table_cases("ci") if c.case_id == want)
+    o = oracle_result(case, "cann")
+    return {"standard": "model-bound", "profile": "cann", "output": output, "case_id": case.case_id,
+            "dtype": dtype, "expected": np.asarray(o.views[output]), "aux": o.aux[output]}
+
+
 def targets() -> list[dict]:
     out = []
     for dtype in ("float32", "float16", "bfloat16"):
@@ -93,13 +107,16 @@ def targets() -> list[dict]:
         out.append(_float_target("mere-mare", "doc", "float32", name))
     for name in ("mRef", "vRef"):
         out.append(_code_target(name))
+    for dtype in ("float32", "float16", "bfloat16"):
+        for name in ("varRef", "mRef"):
+            out.append(_model_bound_target(dtype, name))
     return out
 
 
 def judge_injected(target: dict, r: float, mode: str, rng: np.random.Generator) -> str:
     """The standard's verdict on the target's outputs with relative error ``r`` injected."""
-    from aclnn_conformance.spec.precision import (compare_float_ulp, compare_mere_mare, compare_quant_codes,
-                                standard)
+    from aclnn_conformance.spec.precision import (compare_float_ulp, compare_mere_mare, compare_model_bound,
+                                                  compare_quant_codes, standard)
     std = standard(target["standard"])
     expected = target["expected"]
     if std.kind == "quant_code":
@@ -112,11 +129,15 @@ def judge_injected(target: dict, r: float, mode: str, rng: np.random.Generator) 
         return compare_quant_codes(actual, expected, x, aux["qmap"], aux["zero_block"], std).outcome
     with np.errstate(all="ignore"):
         actual = _perturb(expected, r, mode, rng).astype(expected.dtype).reshape(expected.shape)
+    if std.kind == "model_bound":
+        return compare_model_bound(actual, expected, target["aux"]["bound"], std).outcome
     compare = compare_float_ulp if std.kind == "float_ulp" else compare_mere_mare
     return compare(actual, expected, std).outcome
 
 
 def _limits(std, dtype: str) -> str:
+    if std.kind == "model_bound":
+        return "the oracle's bound per element"
     key = "float32" if std.kind == "quant_code" else dtype
     lim = std.limits.get(key, {})
     return ", ".join(f"{k} {v:g}" for k, v in lim.items())
@@ -183,7 +204,9 @@ def intro(doc: dict) -> str:
             "rounded to "
             "the output dtype; r swept geometrically from 2^-30 to 2^-1 in steps of 2^0.5. "
             "Accepted = PASS or QUALITY_WARNING. For quant-code the error goes into the quantized "
-            "value m/absmax (v/absmax) before the nearest code is taken. Every standard accepts "
+            "value m/absmax (v/absmax) before the nearest code is taken. model-bound: ApplyAdamWV2's "
+            "vendor-distribution case per dtype (amsgrad, maximize), against the bound the oracle "
+            "derives for that call. Every standard accepts "
             "r = 0. `python -m reports sensitivity` regenerates this table.")
 
 
