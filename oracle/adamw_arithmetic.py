@@ -54,26 +54,26 @@ def round_to_dtype(x, dtype) -> np.ndarray:
 
 
 
-def fma_f32(a, b, c, out: np.ndarray | None = None, scratch: np.ndarray | None = None) -> np.ndarray:
+def fma_f32(a, b, c, scratch: np.ndarray | None = None) -> np.ndarray:
     """a*b + c with a single rounding to float32 (a fused multiply-add), element-wise.
 
     a*b of two float32 values is exact in float64, and so is the float32 rounding of the float64
     sum s unless s sits exactly halfway between two float32 values (or in the float32 subnormal
     range): only there can float64's own rounding of the sum have erased the side of the tie, and
-    only those few elements are settled with the sum's exact error (TwoSum). ``out`` (float32) and
-    ``scratch`` (float64), both of the result's size, spare the allocations in a loop over chunks."""
+    only those few elements are settled with the sum's exact error (TwoSum). ``scratch``: a float64
+    array of the result's size, overwritten, which spares an allocation in a loop over chunks."""
     a, b, c = (np.asarray(x, dtype=F32) for x in (a, b, c))
-    if scratch is None and out is None and not (a.ndim or b.ndim or c.ndim):
+    if scratch is None and not (a.ndim or b.ndim or c.ndim):
         return fma_f32(a.reshape(1), b, c)[0]
     with np.errstate(all="ignore"):
         s = np.multiply(a, b, dtype=np.float64, out=scratch)
         np.add(s, c, out=s)
-        r = s.astype(F32) if out is None else np.copyto(out, s, casting="same_kind") or out
+        r = s.astype(F32)
         bits = s.view(np.uint64)
         np.bitwise_and(bits, np.uint64(0x1FFFFFFF), out=bits)      # s is not needed past this point
         suspect = bits == np.uint64(0x10000000)
         magnitude = np.abs(r, out=s.reshape(-1).view(F32)[:r.size].reshape(r.shape))  # s is free now
-        if suspect.any() or (r.size and magnitude.min() < F32(2.0 ** -125)):
+        if suspect.any() or (r.size and np.fmin.reduce(magnitude, axis=None) < F32(2.0 ** -125)):
             suspect |= np.abs(r) < F32(2.0 ** -125)
             a, b, c = np.broadcast_arrays(a, b, c)
             idx = np.nonzero(suspect)

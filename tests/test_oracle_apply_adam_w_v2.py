@@ -33,6 +33,9 @@ def test_fma_f32_rounds_once():
     z = (rng.standard_normal(600) * 2.0 ** -130).astype(F32)
     want = [_round32(Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r))) for p, q, r in zip(x, y, z)]
     assert np.array_equal(fma_f32(x, y, z), np.array(want, F32))
+    x[0] = np.nan                   # a NaN in the array does not hide the subnormal results
+    got = fma_f32(x, y, z)
+    assert np.isnan(got[0]) and np.array_equal(got[1:], np.array(want[1:], F32))
     # 1 + 2^-11 + 2^-24 is halfway between two float32 values; -2^-48 puts it just below: round down
     x = F32(1 + 2 ** -12)
     assert fma_f32(x, x, F32(-(2.0 ** -48))) == F32(1 + 2 ** -11)
