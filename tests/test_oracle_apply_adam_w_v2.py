@@ -33,6 +33,12 @@ def test_fma_f32_rounds_once():
     z = (rng.standard_normal(600) * 2.0 ** -130).astype(F32)
     want = [_round32(Fraction(float(p)) * Fraction(float(q)) + Fraction(float(r))) for p, q, r in zip(x, y, z)]
     assert np.array_equal(fma_f32(x, y, z), np.array(want, F32))
+    # 513*2^-149 + (2^-150 - 2^-196): float64 rounds the sum to the midpoint 513.5*2^-149, whose
+    # float32 rounding (ties to even) would go up; the exact sum is below it: 513*2^-149
+    a, b = F32(2.0 ** -75 * (1 + 2.0 ** -23)), F32(2.0 ** -75 * (1 - 2.0 ** -23))
+    c = F32(513 * 2.0 ** -149)
+    x[1], y[1], z[1], want[1] = a, b, c, c
+    assert fma_f32(a, b, c) == c and np.array_equal(fma_f32(x, y, z), np.array(want, F32))
     x[0] = np.nan                   # a NaN in the array does not hide the subnormal results
     got = fma_f32(x, y, z)
     assert np.isnan(got[0]) and np.array_equal(got[1:], np.array(want[1:], F32))
