@@ -18,7 +18,7 @@ from aclnn_conformance.spec.dtypes import is_four_bit, pack_nibbles, unpack_nibb
 from aclnn_conformance.spec.enums import AclDataType
 
 # The C signatures of the first-phase functions, in parameter order (before workspaceSize, executor).
-# kinds: tensor, double, int64, bool, string (char*, may be NULL), dtype (aclDataType by value)
+# kinds: tensor, double, float, int64, bool, string (char*, may be NULL), dtype (aclDataType by value)
 SIGNATURES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "apply_adam_w_quant": ("aclnnApplyAdamWQuant", (
         ("varRef", "tensor"), ("grad", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"),
@@ -36,6 +36,10 @@ SIGNATURES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         ("yScale", "tensor"), ("x1Offset", "tensor"), ("x2Offset", "tensor"), ("yOffset", "tensor"),
         ("bias", "tensor"), ("transposeX1", "bool"), ("transposeX2", "bool"), ("groupSize", "int64"),
         ("out", "tensor"))),
+    "apply_adam_w_v2": ("aclnnApplyAdamWV2", (
+        ("varRef", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"), ("maxGradNormOptionalRef", "tensor"),
+        ("grad", "tensor"), ("step", "tensor"), ("lr", "float"), ("beta1", "float"), ("beta2", "float"),
+        ("weightDecay", "float"), ("eps", "float"), ("amsgrad", "bool"), ("maximize", "bool"))),
 }
 
 

@@ -10,7 +10,8 @@ import math
 import ml_dtypes
 import numpy as np
 
-__all__ = ["VAR_DTYPES", "F32", "pow_f64", "pow_f32", "round_to_dtype"]
+__all__ = ["VAR_DTYPES", "F32", "pow_f64", "pow_f32", "round_to_dtype", "fma_f32", "round_half_away",
+           "round_to"]
 
 VAR_DTYPES = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
 F32 = np.float32
@@ -50,3 +51,77 @@ def round_to_dtype(x, dtype) -> np.ndarray:
         raise TypeError(f"round_to_dtype expects float32 or float64 input, got {x.dtype}")
     with np.errstate(over="ignore"):
         return x.astype(dtype)
+
+
+
+def fma_f32(a, b, c, scratch: np.ndarray | None = None) -> np.ndarray:
+    """a*b + c with a single rounding to float32 (a fused multiply-add), element-wise.
+
+    a*b of two float32 values is exact in float64, and so is the float32 rounding of the float64
+    sum s unless s sits exactly halfway between two float32 values (or in the float32 subnormal
+    range): only there can float64's own rounding of the sum have erased the side of the tie, and
+    only those few elements are settled with the sum's exact error (TwoSum). ``scratch``: a float64
+    array of the result's size, overwritten, which spares an allocation in a loop over chunks."""
+    a, b, c = (np.asarray(x, dtype=F32) for x in (a, b, c))
+    if scratch is None and not (a.ndim or b.ndim or c.ndim):
+        return fma_f32(a.reshape(1), b, c)[0]
+    with np.errstate(all="ignore"):
+        s = np.multiply(a, b, dtype=np.float64, out=scratch)
+        np.add(s, c, out=s)
+        r = s.astype(F32)
+        bits = s.view(np.uint64)
+        np.bitwise_and(bits, np.uint64(0x1FFFFFFF), out=bits)      # s is not needed past this point
+        suspect = bits == np.uint64(0x10000000)
+        magnitude = np.abs(r, out=s.reshape(-1).view(F32)[:r.size].reshape(r.shape))  # s is free now
+        if suspect.any() or (r.size and np.fmin.reduce(magnitude, axis=None) < F32(2.0 ** -125)):
+            suspect |= np.abs(r) < F32(2.0 ** -125)
+            a, b, c = np.broadcast_arrays(a, b, c)
+            idx = np.nonzero(suspect)
+            r[idx] = _fma_exact(a[idx], b[idx], c[idx])
+    return r
+
+
+def _fma_exact(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    """fma_f32 by TwoSum: the float64 sum and its exact error decide a halfway rounding."""
+    p = a.astype(np.float64) * b.astype(np.float64)
+    c = c.astype(np.float64)
+    with np.errstate(all="ignore"):
+        s = p + c
+        bb = s - p
+        err = (p - (s - bb)) + (c - bb)
+        r = s.astype(F32)
+        r64 = r.astype(np.float64)
+        other = np.nextafter(r, np.where(s > r64, F32(np.inf), F32(-np.inf)).astype(F32))
+        halfway = np.isfinite(s) & (s != r64) & ((r64 + other.astype(np.float64)) / 2 == s) & (err != 0)
+        hi, lo = np.maximum(r, other), np.minimum(r, other)
+        return np.where(halfway, np.where(err > 0, hi, lo), r).astype(F32)
+
+
+def round_half_away(x, dtype) -> np.ndarray:
+    """Round float32 ``x`` to float16 or bfloat16 to nearest, ties away from zero (CAST_ROUND)."""
+    dtype = np.dtype(dtype)
+    x = np.asarray(x, dtype=F32)
+    if dtype == np.dtype(ml_dtypes.bfloat16):
+        bits = x.view(np.uint32)
+        mag = (bits & np.uint32(0x7FFFFFFF)).astype(np.uint64)
+        rounded = ((mag + 0x8000) & 0xFFFF0000).astype(np.uint32) | (bits & np.uint32(0x80000000))
+        out = (rounded >> 16).astype(np.uint16).view(ml_dtypes.bfloat16)
+        return np.where(np.isnan(x), x.astype(dtype), out).astype(dtype)
+    if dtype != np.dtype(np.float16):
+        raise TypeError(f"round_half_away rounds to float16 or bfloat16, not {dtype}")
+    even = round_to_dtype(x, dtype)
+    with np.errstate(all="ignore"):
+        x64, e64 = x.astype(np.float64), even.astype(np.float64)
+        other = np.nextafter(even, np.where(x64 > e64, np.inf, -np.inf).astype(dtype))
+        tie = (x64 != e64) & (np.abs(x64 - e64) == np.abs(other.astype(np.float64) - x64))
+        away = tie & (np.abs(other.astype(np.float64)) > np.abs(e64))
+    return np.where(away, other, even).astype(dtype)
+
+
+def round_to(x, dtype, ties: str = "even") -> np.ndarray:
+    """Round float32 ``x`` once to ``dtype``; ``ties`` "even" (RINT) or "away" (CAST_ROUND)."""
+    if ties == "even" or np.dtype(dtype) == np.dtype(np.float32):
+        return round_to_dtype(np.asarray(x, dtype=F32), dtype)
+    if ties == "away":
+        return round_half_away(x, dtype)
+    raise ValueError(f"ties must be 'even' or 'away', not {ties!r}")

@@ -109,10 +109,26 @@ def _quant_matmul_weight_nz(case: Case, profile: str) -> OracleResult:
     return OracleResult(views={"out": res.out}, aux={"out": {"bound": res.bound}})
 
 
+def _apply_adam_w_v2(case: Case, profile: str) -> OracleResult:
+    from aclnn_conformance.oracle.apply_adam_w_v2 import apply_adam_w_v2
+    from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM
+    vals = {n: (None if a is None else a.values()) for n, a in case.tensors.items()}
+    a = case.attrs
+    out = apply_adam_w_v2(vals["varRef"], vals["mRef"], vals["vRef"], vals[MAX_GRAD_NORM], vals["grad"],
+                          vals["step"], lr=a["lr"], beta1=a["beta1"], beta2=a["beta2"],
+                          weight_decay=a["weightDecay"], eps=a["eps"], amsgrad=bool(a["amsgrad"]),
+                          maximize=bool(a["maximize"]), profile=profile, details=profile == "cann")
+    names = {"varRef": "var", "mRef": "m", "vRef": "v", MAX_GRAD_NORM: "max_grad_norm"}
+    views = {n: out[k] for n, k in names.items() if out[k] is not None}
+    aux = {n: {"bound": out["bound"][k]} for n, k in names.items() if "bound" in out and k in out["bound"]}
+    return OracleResult(views=views, aux=aux)
+
+
 ADAPTERS: dict[str, Callable[[Case, str], OracleResult]] = {
     "apply_adam_w_quant": _apply_adam_w_quant,
     "weight_quant_preprocess": _weight_quant_preprocess,
     "quant_matmul_weight_nz": _quant_matmul_weight_nz,
+    "apply_adam_w_v2": _apply_adam_w_v2,
 }
 
 

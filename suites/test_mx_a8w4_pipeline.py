@@ -121,7 +121,7 @@ def check_chain(harness, product: str, chain: Chain, nodeid: str) -> None:
         return
     qmm, out = ran
     want = nd_expectation(chain, wqp_case(chain), harness.profile)
-    verdict = compare_model_bound(out, want.out, want.bound, standard("model-bound"))
+    verdict = compare_model_bound(out, want.out, want.bound, standard("model-bound@1"))
     exact = int(want.exact.sum())
     detail = (f"{verdict.detail}; {exact} of {want.exact.size} elements in the exact regime"
               if verdict.detail else "")

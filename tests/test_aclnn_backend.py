@@ -272,6 +272,27 @@ def test_device_from_environment(fake_paths, fake, clean_env):
 
 
 @needs_cc
+@pytest.mark.parametrize("amsgrad", [True, False])
+def test_apply_adam_w_v2_marshalling(backend, fake, clean_env, amsgrad):
+    """ApplyAdamWV2's float and bool parameters cross as C float and bool (the float the caller's
+    double rounds to), its tensors in API order with their own dtypes, maxGradNorm NULL when absent."""
+    from aclnn_conformance.suites.calls.apply_adam_w_v2 import make_call
+    case = make_call("marshal-v2", (3, 5), {"varRef": "float32", "grad": "bfloat16"}, seed=4, step=6,
+                     amsgrad=amsgrad, maximize=True, lr=0.0123456789012345, beta2=0.999999)
+    result = backend.run(case, "atlas-a2")
+    assert (result.status, result.phase) == (0, "Execute")
+    call = fake.one("aclnnApplyAdamWV2GetWorkspaceSize")
+    t = call["tensors"]
+    assert list(t) == ["varRef", "mRef", "vRef", "maxGradNormOptionalRef", "grad", "step"]
+    assert [None if t[n] is None else t[n]["dtype"] for n in t] == (
+        [0, 0, 0, 0 if amsgrad else None, 27, 9])
+    for name in ("lr", "beta1", "beta2", "weightDecay", "eps"):
+        assert call[name] == float(np.float32(case.attrs[name])), name
+    assert (call["amsgrad"], call["maximize"]) == (amsgrad, True)
+    assert np.array_equal(result.storages["varRef"].view(np.uint8), pattern(60))
+
+
+@needs_cc
 def test_wqp_marshalling(backend, fake, clean_env):
     clean_env.setenv("FAKE_CANN_SOC", A950_SOC)
     case = wqp_case()
@@ -907,7 +928,7 @@ def test_doctor_names_what_fails(fake_paths, fake, clean_env):
 
 
 @pytest.mark.parametrize("op", ["apply_adam_w_quant", "weight_quant_preprocess",
-                                "quant_matmul_weight_nz"])
+                                "quant_matmul_weight_nz", "apply_adam_w_v2"])
 def test_tiny_calls_are_valid(op):
     """Each tiny call is a valid call by the spec on every product the operator supports, and the
     emulator (an independent model of the API) accepts it."""

@@ -254,8 +254,10 @@ def _scalar(name: str, kind: str, value: Any) -> Any:
         return value if isinstance(value, bytes) else str(value).encode()
     if value is None:
         raise ValueError(f"parameter {name} ({kind}) has no value and cannot be passed as NULL")
-    if kind == "double":
-        return float(value)
+    if kind in ("double", "float"):
+        return float(value)       # ctypes rounds a "float" argument to C float
+    if kind == "bool":
+        return bool(value)
     if kind == "int64":
         return int(value)
     if kind == "bool":

@@ -100,10 +100,20 @@ def quant_matmul_weight_nz() -> Case:
     attrs = {"transposeX1": False, "transposeX2": False, "groupSize": 32}
     return Case(op="quant_matmul_weight_nz", case_id="doctor-tiny", tensors=tensors, attrs=attrs,
                 origin="doctor")
+def apply_adam_w_v2() -> Case:
+    """The document's example: 2x2 float32, inputs 0, 1, 2, 3, step 1.0, amsgrad and maximize."""
+    x = np.arange(4.0).reshape(2, 2)
+    tensors = {name: TensorArg.from_array(x, DT.FLOAT)
+               for name in ("varRef", "mRef", "vRef", "maxGradNormOptionalRef", "grad")}
+    tensors["step"] = TensorArg.from_array(np.array([1.0]), DT.FLOAT)
+    attrs = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "weightDecay": 1e-2, "eps": 1e-8,
+             "amsgrad": True, "maximize": True}
+    return Case(op="apply_adam_w_v2", case_id="doctor-tiny", tensors=tensors, attrs=attrs, origin="doctor")
 
 
 TINY_CALLS: dict[str, Callable[[], Case]] = {
     "apply_adam_w_quant": apply_adam_w_quant,
     "weight_quant_preprocess": weight_quant_preprocess,
     "quant_matmul_weight_nz": quant_matmul_weight_nz,
+    "apply_adam_w_v2": apply_adam_w_v2,
 }

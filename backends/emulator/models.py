@@ -8,8 +8,8 @@ from __future__ import annotations
 from typing import Callable
 
 from aclnn_conformance.backends.call_layer import RawCall
-from aclnn_conformance.backends.emulator import (apply_adam_w_quant, quant_matmul_weight_nz,
-                                                 weight_quant_preprocess)
+from aclnn_conformance.backends.emulator import (apply_adam_w_quant, apply_adam_w_v2,
+                                                 quant_matmul_weight_nz, weight_quant_preprocess)
 from aclnn_conformance.backends.emulator.products import ChipGeneration
 from aclnn_conformance.backends.emulator.protocol import FirstPhase
 
@@ -17,6 +17,7 @@ MODELS: dict[str, Callable[[RawCall, ChipGeneration], FirstPhase]] = {
     "apply_adam_w_quant": apply_adam_w_quant.get_workspace_size,
     "weight_quant_preprocess": weight_quant_preprocess.get_workspace_size,
     "quant_matmul_weight_nz": quant_matmul_weight_nz.get_workspace_size,
+    "apply_adam_w_v2": apply_adam_w_v2.get_workspace_size,
 }
 
 

@@ -11,7 +11,8 @@ offset in elements, format, storage dims, dtype) over a byte buffer. The emulato
 tensor only through its own descriptor: the view's elements are at
 ``offset + sum(i_d * stride_d)`` of the buffer's element array.
 
-Workspace: every executor of the emulator asks for 0 bytes. ApplyAdamWQuant's tilings request none;
+Workspace: ApplyAdamWV2 asks for its tilings' 16 MiB system workspace; every other executor of the
+emulator asks for 0 bytes. ApplyAdamWQuant's tilings request none;
 WeightQuantPreprocess on the device keeps its intermediate NZ tensor in executor memory, which the
 emulator does not model (it writes the caller's outWeight directly), so it needs none either.
 """
@@ -153,7 +154,7 @@ class OpExecutor:
     """An aclOpExecutor: the second phase's work, bound to the caller's buffers."""
 
     api: str
-    tasks: list[Callable[[], None]] = field(default_factory=list)   # empty: nothing to launch
+    tasks: list[Callable[[], tuple[int, str] | None]] = field(default_factory=list)  # empty: no launch
     workspace_size: int = 0
     consumed: bool = False
 
@@ -188,6 +189,8 @@ def execute(workspace: bytearray | None, workspace_size: int, executor: OpExecut
                                           f"{executor.workspace_size} required")
     executor.consumed = True
     for task in executor.tasks:
-        task()
+        failed = task()          # a task returns None, or (status, message) when the launch fails
+        if failed:
+            return int(failed[0]), failed[1]
     return Status.SUCCESS, ""
 

@@ -20,16 +20,18 @@ from __future__ import annotations
 from aclnn_conformance.backends.mutants.apply_adam_w_quant import *  # noqa: F401,F403  (every mutant class)
 from aclnn_conformance.backends.mutants.apply_adam_w_quant import (AAWQ_CONTROLS, AAWQ_EQUIVALENT, AAWQ_GAPS,
                                                 AAWQ_MUTANTS, UnmutatedKernel)
+from aclnn_conformance.backends.mutants.apply_adam_w_v2 import *  # noqa: F401,F403  (every mutant class)
+from aclnn_conformance.backends.mutants.apply_adam_w_v2 import V2_CONTROLS, V2_EQUIVALENT, V2_GAPS, V2_MUTANTS
 from aclnn_conformance.backends.mutants.base import Mutant
 from aclnn_conformance.backends.mutants.weight_quant_preprocess import *  # noqa: F401,F403  (every mutant class)
 from aclnn_conformance.backends.mutants.weight_quant_preprocess import WQP_MUTANTS
 from aclnn_conformance.backends.mutants.quant_matmul_weight_nz import *  # noqa: F401,F403  (every mutant class)
 from aclnn_conformance.backends.mutants.quant_matmul_weight_nz import QMM_CONTROLS, QMM_MUTANTS
 
-MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS + QMM_MUTANTS
-EQUIVALENT: tuple[type[Mutant], ...] = AAWQ_EQUIVALENT
-GAPS: tuple[type[Mutant], ...] = AAWQ_GAPS
-CONTROLS: tuple[type[Mutant], ...] = (UnmutatedKernel,) + AAWQ_CONTROLS + QMM_CONTROLS
+MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS + QMM_MUTANTS + V2_MUTANTS
+EQUIVALENT: tuple[type[Mutant], ...] = AAWQ_EQUIVALENT + V2_EQUIVALENT
+GAPS: tuple[type[Mutant], ...] = AAWQ_GAPS + V2_GAPS
+CONTROLS: tuple[type[Mutant], ...] = (UnmutatedKernel,) + AAWQ_CONTROLS + QMM_CONTROLS + V2_CONTROLS
 
 
 def by_name(name: str) -> type[Mutant]:

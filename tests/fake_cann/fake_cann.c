@@ -10,7 +10,7 @@
  * toolkit spreads them (libascendcl, libnnopbase, libopapi, libopapi_math):
  *   -DFAKE_RUNTIME  ACL runtime, device memory, the call log and the query API
  *   -DFAKE_TENSOR   aclCreateTensor / aclDestroyTensor
- *   -DFAKE_AAWQ     aclnnApplyAdamWQuant{GetWorkspaceSize,}
+ *   -DFAKE_AAWQ     aclnnApplyAdamWQuant{GetWorkspaceSize,}, aclnnApplyAdamWV2{GetWorkspaceSize,}
  *   -DFAKE_WQP      aclnnWeightQuantPreprocess{GetWorkspaceSize,}
  *   -DFAKE_QMM      aclnnQuantMatmulWeightNz{GetWorkspaceSize,}
  * With none of them defined, every part is built into one library.
@@ -26,7 +26,8 @@
  *                           default 507015), for a worker process whose environment is fixed
  *   FAKE_CANN_RESET_STATUS  status of aclrtResetDevice / aclrtResetDeviceForce (default 0: success)
  * A launch that succeeds writes the byte pattern (i * 37 + 11) mod 256 over the whole storage of
- * the operator's first output (mRef for ApplyAdamWQuant, outWeight for WeightQuantPreprocess).
+ * the operator's first output (mRef for ApplyAdamWQuant, outWeight for WeightQuantPreprocess, varRef
+ * for ApplyAdamWV2).
  *
  * Where the runtime's behaviour is known from its source, the stand-in follows it:
  * - aclGetRecentErrMsg returns a per-thread text that reading never clears; a new host error is
@@ -760,6 +761,49 @@ EXPORT aclnnStatus aclnnApplyAdamWQuantGetWorkspaceSize(
 EXPORT aclnnStatus aclnnApplyAdamWQuant(void *workspace, uint64_t workspaceSize, void *executor,
                                         aclrtStream stream) {
     return launch(&AAWQ, workspace, workspaceSize, executor, stream);
+}
+
+/* hand-written op_api (ops-nn): NULL var, m, v, maxGradNorm with amsgrad, grad, step 161001; the
+ * out-pointers are written without a check on the device (here 561103); the shared second phase */
+static const OpBehaviour AAWV2 = {"aclnnApplyAdamWV2", FAKE_INNER_NULLPTR, 0, 1};
+
+EXPORT aclnnStatus aclnnApplyAdamWV2GetWorkspaceSize(
+    FakeTensor *varRef, FakeTensor *mRef, FakeTensor *vRef, FakeTensor *maxGradNormOptionalRef,
+    const FakeTensor *grad, const FakeTensor *step, float lr, float beta1, float beta2,
+    float weightDecay, float eps, _Bool amsgrad, _Bool maximize, uint64_t *workspaceSize,
+    void **executor) {
+    Buf b = {0};
+    buf_printf(&b, "{\"ev\":\"aclnnApplyAdamWV2GetWorkspaceSize\",\"tensors\":{");
+    buf_tensor(&b, "varRef", varRef, 1);
+    buf_tensor(&b, "mRef", mRef, 0);
+    buf_tensor(&b, "vRef", vRef, 0);
+    buf_tensor(&b, "maxGradNormOptionalRef", maxGradNormOptionalRef, 0);
+    buf_tensor(&b, "grad", grad, 0);
+    buf_tensor(&b, "step", step, 0);
+    const float floats[] = {lr, beta1, beta2, weightDecay, eps};
+    const char *float_names[] = {"lr", "beta1", "beta2", "weightDecay", "eps"};
+    buf_printf(&b, "}");
+    for (int i = 0; i < 5; ++i) {
+        buf_printf(&b, ",\"%s\":", float_names[i]);
+        buf_double(&b, (double)floats[i]);
+    }
+    buf_printf(&b, ",\"amsgrad\":%s,\"maximize\":%s", amsgrad ? "true" : "false",
+               maximize ? "true" : "false");
+    const FakeTensor *tensors[] = {varRef, mRef, vRef, amsgrad ? maxGradNormOptionalRef : varRef, grad, step};
+    const char *names[] = {"varRef", "mRef", "vRef", "maxGradNormOptionalRef", "grad", "step"};
+    for (int i = 0; i < 6; ++i) {
+        if (!tensors[i]) {
+            log_first_phase(&b, workspaceSize, executor);
+            fake_set_error("EZ1001: aclnnApplyAdamWV2GetWorkspaceSize: %s is nullptr", names[i]);
+            return FAKE_PARAM_NULLPTR;
+        }
+    }
+    return first_phase_finish(&b, &AAWV2, varRef, workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnApplyAdamWV2(void *workspace, uint64_t workspaceSize, void *executor,
+                                     aclrtStream stream) {
+    return launch(&AAWV2, workspace, workspaceSize, executor, stream);
 }
 
 #endif /* FAKE_AAWQ */

@@ -1,0 +1,358 @@
+"""Mutants of aclnnApplyAdamWV2, and its controls: the emulator with one defect, or with one legal
+variant of the arithmetic model that a correct device may show.
+
+Value mutants and controls swap one step of the emulator's kernels (``AdamWV2Kernel`` on Atlas
+A2/A3, ``Arch35Kernel`` on Ascend 950); the swap is a mixin applied to the kernel of the product's
+chip generation. Check mutants change what the first phase accepts or returns. Where the defects
+come from (notes apply_adam_w.md): the document's own reading (t = step, decay on θ_{t-1}), V1's
+amsgrad semantics (the maximum stored in v), torch's lerp branch, the A2 CAST_ROUND doubt.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.call_layer import read_back, to_raw_call
+from aclnn_conformance.backends.emulator import apply_adam_w_v2 as emu
+from aclnn_conformance.backends.emulator.apply_adam_w_v2 import AdamWV2Kernel, Arch35Kernel
+from aclnn_conformance.backends.emulator.products import chip
+from aclnn_conformance.backends.emulator.protocol import execute
+from aclnn_conformance.backends.mutants.base import Mutant
+from aclnn_conformance.oracle.adamw_arithmetic import fma_f32
+from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM, OP
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import Status
+
+F32 = np.float32
+
+
+class _NoSwap:
+    """No kernel method replaced."""
+
+
+class V2KernelMutant(Mutant):
+    """The emulator with ``swap`` (a mixin of kernel methods) applied to the product's kernel."""
+
+    op = OP
+    swap: type = _NoSwap
+
+    def kernel_for(self, arch: str | None):
+        base = Arch35Kernel if arch == "arch35" else AdamWV2Kernel
+        return type(f"{type(self).__name__}{base.__name__}", (self.swap, base), {})()
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        gen = chip(product)
+        raw = to_raw_call(case)
+        first = emu.get_workspace_size(raw, gen, self.kernel_for(gen.arch))
+        if first.status != Status.SUCCESS:
+            return RunResult(int(first.status), read_back(raw), None, "GetWorkspaceSize", first.message)
+        workspace = bytearray(first.workspace_size)
+        status, message = execute(workspace, first.workspace_size, first.executor)
+        return RunResult(int(status), read_back(raw), first.workspace_size, "Execute", message)
+
+
+# ---- controls: legal variants of the arithmetic model ----
+
+class UnmutatedV2Kernel(V2KernelMutant):
+    """The kernel variant machinery with nothing swapped: it must agree with the emulator."""
+
+    name = "emulator-v2-kernel-variant"
+    defect = "none: the emulator's ApplyAdamWV2 kernels step by step"
+
+
+def _toward_exact(rounded: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """The other faithful result: the float32 neighbour of ``rounded`` on the side of ``exact``."""
+    rounded = np.asarray(rounded, dtype=F32)
+    exact = np.asarray(exact, dtype=np.float64)
+    with np.errstate(all="ignore"):
+        side = np.where(exact > rounded.astype(np.float64), F32(np.inf), F32(-np.inf)).astype(F32)
+        moved = np.nextafter(rounded, side)
+        return np.where(np.isfinite(rounded) & (exact != rounded.astype(np.float64)), moved, rounded).astype(F32)
+
+
+class _Faithful:
+    """sqrt, pow and division return the faithfully rounded neighbour that is not the nearest."""
+
+    def sqrt(self, x):
+        r = np.sqrt(x)
+        return _toward_exact(r, np.sqrt(np.asarray(x, dtype=np.float64)))
+
+    def power(self, base, exponent):
+        r = super().power(base, exponent)
+        return F32(_toward_exact(r, np.float64(base) ** np.float64(exponent)))
+
+    def divide(self, a, b):
+        r = np.asarray(a, dtype=F32) / np.asarray(b, dtype=F32)
+        return _toward_exact(r, np.asarray(a, dtype=np.float64) / np.asarray(b, dtype=np.float64))
+
+
+class FaithfulArithmeticV2(V2KernelMutant):
+    name = "control-v2-faithful-sqrt-pow-div"
+    defect = "none: every sqrt, pow and division one ulp off, on the exact value's side (faithful)"
+    swap = _Faithful
+
+
+class _Fused:
+    """The moments with fused multiply-adds: fma(g - m, 1 - b1, m), fma(g*g, 1 - b2, v*b2)."""
+
+    def moments(self, m, v, g, s):
+        one = F32(1)
+        m1 = fma_f32(g - m, one - s["beta1"], m)
+        v1 = fma_f32(g * g, one - s["beta2"], v * s["beta2"])
+        return m1, v1
+
+
+class FusedMomentsV2(V2KernelMutant):
+    name = "control-v2-fused-moments"
+    defect = "none: the moments' last multiply-add fused (one rounding)"
+    swap = _Fused
+
+
+class _Bf16TiesToEven:
+    bf16_half_away = False
+
+
+class Bf16TiesToEvenV2(V2KernelMutant):
+    name = "control-v2-bf16-ties-to-even"
+    defect = "none: A2/A3 bfloat16 outputs rounded ties to even (CAST_ROUND's tie direction is open)"
+    swap = _Bf16TiesToEven
+
+
+# ---- value mutants ----
+
+class _DecayAfter:
+    def update(self, var, m, v, mgn, grad, step, hp, amsgrad, maximize):
+        one = F32(1)
+        plain = dict(hp, weightDecay=F32(0))
+        var1, m1, v1, mgn1 = super().update(var, m, v, mgn, grad, step, plain, amsgrad, maximize)
+        with np.errstate(all="ignore"):
+            return var1 * (one - hp["lr"] * hp["weightDecay"]), m1, v1, mgn1
+
+
+class V2DecayAfterStep(V2KernelMutant):
+    name = "mutant-v2-decay-after-step"
+    defect = "weight decay applied after the Adam step, (θ + Δ)·(1 - lr·wd), as ApplyAdamWQuant does"
+    killed_by = ("AAWV2-VAL-004",)
+    swap = _DecayAfter
+
+
+class _TimeIsStep:
+    def time_step(self, step):
+        return F32(step)
+
+
+class V2TimeStepIsStep(V2KernelMutant):
+    name = "mutant-v2-t-equals-step"
+    defect = "t = step (the document's reading) instead of step + 1"
+    killed_by = ("AAWV2-VAL-003",)
+    swap = _TimeIsStep
+
+
+class _MaxIntoV:
+    def update(self, var, m, v, mgn, grad, step, hp, amsgrad, maximize):
+        var1, m1, v1, mgn1 = super().update(var, m, v, mgn, grad, step, hp, amsgrad, maximize)
+        return var1, m1, (mgn1 if amsgrad else v1), mgn1
+
+
+class V2AmsgradMaxIntoV(V2KernelMutant):
+    name = "mutant-v2-amsgrad-max-into-v"
+    defect = "amsgrad writes max(maxGradNorm, v') into vRef (ApplyAdamW's document) instead of v'"
+    killed_by = ("AAWV2-VAL-005",)
+    swap = _MaxIntoV
+
+
+class _MaximizeIgnored:
+    def signed_grad(self, g, maximize):
+        return g
+
+
+class V2MaximizeIgnored(V2KernelMutant):
+    name = "mutant-v2-maximize-ignored"
+    defect = "maximize never negates the gradient"
+    killed_by = ("AAWV2-VAL-007",)
+    swap = _MaximizeIgnored
+
+
+class _HyperDouble:
+    def hyper_parameters(self, scalars):
+        return {k: np.float64(float(scalars[k])) for k in ("lr", "beta1", "beta2", "weightDecay", "eps")}
+
+    def power(self, base, exponent):
+        return np.float64(base) ** np.float64(exponent)
+
+
+class V2HyperParametersInDouble(V2KernelMutant):
+    name = "mutant-v2-hyper-parameters-double"
+    defect = "lr, betas, wd and eps used as the caller's doubles, not the C floats the API receives"
+    killed_by = ("AAWV2-VAL-011",)
+    swap = _HyperDouble
+
+
+class _Bf16Truncated:
+    def cast(self, x, dtype, in_kernel):
+        if np.dtype(dtype) == np.dtype(np.float32) or np.dtype(dtype) == np.dtype(np.float16):
+            return super().cast(x, dtype, in_kernel)
+        bits = np.ascontiguousarray(x, dtype=F32).view(np.uint32) >> 16
+        return bits.astype(np.uint16).view(dtype)
+
+
+class V2Bf16Truncated(V2KernelMutant):
+    name = "mutant-v2-bf16-truncated"
+    defect = "bfloat16 outputs truncated (the upper 16 bits) instead of rounded to nearest"
+    killed_by = ("AAWV2-VAL-009",)
+    swap = _Bf16Truncated
+
+
+class _EpsBeforeCorrection:
+    def parameter(self, p, m1, vv, s):
+        corrected = dict(s, eps=F32(0))
+        with np.errstate(all="ignore"):
+            # (sqrt(v) + eps)/sqrt(1 - beta2^t): eps scaled up with the bias correction
+            stretched = (self.sqrt(vv) + s["eps"]) ** 2
+        return super().parameter(p, m1, stretched, corrected)
+
+
+class V2EpsBeforeCorrection(V2KernelMutant):
+    name = "mutant-v2-eps-before-bias-correction"
+    defect = "eps added to sqrt(v) before the division by sqrt(1 - beta2^t)"
+    killed_by = ("AAWV2-VAL-002",)
+    swap = _EpsBeforeCorrection
+
+
+class _MgnAlwaysMaxed:
+    def second_moment_used(self, mgn, v1, amsgrad):
+        if mgn is None:
+            return super().second_moment_used(mgn, v1, amsgrad)
+        vv = np.maximum(mgn, v1)
+        return (vv if amsgrad else v1), vv
+
+
+class V2MaxGradNormWrittenWithoutAmsgrad(V2KernelMutant):
+    name = "mutant-v2-max-grad-norm-updated-without-amsgrad"
+    defect = "a given maxGradNorm is updated with max(maxGradNorm, v') also when amsgrad is false"
+    killed_by = ("AAWV2-VAL-006",)
+    swap = _MgnAlwaysMaxed
+
+
+class _Int32Step:
+    def time_step(self, step):
+        return F32(np.int64(step).astype(np.int32)) + F32(1)
+
+
+class V2StepAsInt32(V2KernelMutant):
+    name = "mutant-v2-step-int32"
+    defect = "the INT64 step read as a 32-bit integer (steps past 2^31 wrap negative)"
+    killed_by = ("AAWV2-VAL-003", "AAWV2-VAL-010")
+    swap = _Int32Step
+
+
+# ---- the lerp branch: equivalent under the arithmetic model ----
+
+class _LerpOnSignedWeight:
+    """torch's lerp, with the branch chosen on w < 0.5 instead of |w| < 0.5."""
+
+    def moments(self, m, v, g, s):
+        one = F32(1)
+        w = one - s["beta1"]
+        d = g - m
+        m1 = fma_f32(w, d, m) if w < 0.5 else fma_f32(w - one, d, g)
+        v1 = fma_f32((one - s["beta2"]) * g, g, v * s["beta2"])
+        return m1, v1
+
+
+class V2LerpBranchOnW(V2KernelMutant):
+    name = "mutant-v2-lerp-branch-on-w"
+    defect = "torch's lerp branch tested on w = 1 - beta1 instead of |w| (differs only for beta1 >= 1.5)"
+    killed_by = ("AAWV2-VAL-001",)
+    swap = _LerpOnSignedWeight
+    equivalent = ("both branches evaluate m + w*(g - m) with one fused rounding; for beta1 >= 1.5 they "
+                  "differ by the rounding of g - m, a few ulps of |g| + |m|, inside the model's bound")
+
+
+# ---- check mutants ----
+
+def _dtypes(case: Case) -> set:
+    return {case.desc(n).dtype for n in ("varRef", "mRef", "vRef", MAX_GRAD_NORM, "grad")
+            if case.desc(n) is not None}
+
+
+class V2MixedDtypesRejected(Mutant):
+    op = OP
+    name = "mutant-v2-mixed-dtypes-rejected"
+    defect = "a call whose float tensors' dtypes differ is rejected with 161002 (the document's constraint)"
+    killed_by = ("AAWV2-VAL-008",)
+
+    def mutate(self, case, product):
+        if len(_dtypes(case)) > 1 and case.desc("varRef") is not None:
+            return self.reject(case, Status.ERR_PARAM_INVALID, "dtypes differ")
+        return self.emulate(case, product)
+
+
+class V2MaxGradNormNullUnchecked(Mutant):
+    op = OP
+    name = "mutant-v2-max-grad-norm-null-unchecked"
+    defect = "a NULL maxGradNorm with amsgrad is not rejected: the call runs as if amsgrad were false"
+    killed_by = ("AAWV2-NULL-004",)
+
+    def mutate(self, case, product):
+        if case.tensor(MAX_GRAD_NORM) is None and case.attrs.get("amsgrad"):
+            return self.emulate(case.with_attrs(amsgrad=False), product)
+        return self.emulate(case, product)
+
+
+class V2MaxGradNormShapeOnlyWithAmsgrad(Mutant):
+    op = OP
+    name = "mutant-v2-max-grad-norm-shape-only-with-amsgrad"
+    defect = "maxGradNorm's shape checked only with amsgrad (the document's sentence), not whenever given"
+    killed_by = ("AAWV2-SHAPE-004",)
+
+    def mutate(self, case, product):
+        mgn, var = case.desc(MAX_GRAD_NORM), case.desc("varRef")
+        if (not case.attrs.get("amsgrad") and mgn is not None and var is not None
+                and mgn.shape != var.shape):
+            return RunResult(Status.SUCCESS, case.copy_storages(), 0, "Execute", "")
+        return self.emulate(case, product)
+
+
+class V2Bf16RejectedOnA2(Mutant):
+    op = OP
+    name = "mutant-v2-bf16-rejected"
+    defect = "BFLOAT16 rejected with 161002 on every product (the DAV_1001 dtype list everywhere)"
+    killed_by = ("AAWV2-VAL-009", "AAWV2-DTYPE-002")
+
+    def mutate(self, case, product):
+        if DT.BF16 in _dtypes(case) and case.desc("varRef") is not None:
+            return self.reject(case, Status.ERR_PARAM_INVALID, "BFLOAT16 not supported")
+        return self.emulate(case, product)
+
+
+class V2EmptyVarLaunched(Mutant):
+    op = OP
+    name = "mutant-v2-empty-var-launched"
+    defect = "an empty var is launched like any call: products without the kernel fail it"
+    killed_by = ("AAWV2-VAL-013",)
+
+    def mutate(self, case, product):
+        var = case.desc("varRef")
+        if var is not None and var.is_empty() and chip(product).arch is None:
+            result = self.emulate(case, product)
+            if result.status == Status.SUCCESS:
+                return RunResult(int(Status.ERR_INNER_FIND_KERNEL_ERROR), case.copy_storages(), 0, "Execute",
+                                 f"{self.name}: no kernel")
+            return result
+        return self.emulate(case, product)
+
+
+V2_MUTANTS = (
+    V2DecayAfterStep, V2TimeStepIsStep, V2AmsgradMaxIntoV, V2MaximizeIgnored, V2HyperParametersInDouble,
+    V2Bf16Truncated, V2EpsBeforeCorrection, V2MaxGradNormWrittenWithoutAmsgrad, V2StepAsInt32,
+    V2MixedDtypesRejected, V2MaxGradNormNullUnchecked, V2MaxGradNormShapeOnlyWithAmsgrad,
+    V2Bf16RejectedOnA2, V2EmptyVarLaunched,
+)
+V2_EQUIVALENT = (V2LerpBranchOnW,)
+V2_GAPS: tuple = ()
+V2_CONTROLS = (UnmutatedV2Kernel, FaithfulArithmeticV2, FusedMomentsV2, Bf16TiesToEvenV2)
+
+__all__ = [c.__name__ for c in V2_MUTANTS + V2_EQUIVALENT + V2_GAPS + V2_CONTROLS] + [
+    "V2_MUTANTS", "V2_EQUIVALENT", "V2_GAPS", "V2_CONTROLS", "V2KernelMutant"]
