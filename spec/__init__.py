@@ -5,8 +5,8 @@ from aclnn_conformance.spec.rules import OpSpec
 
 
 def _load() -> dict[str, OpSpec]:
-    from aclnn_conformance.spec import apply_adam_w_quant, weight_quant_preprocess
-    specs = [apply_adam_w_quant.SPEC, weight_quant_preprocess.SPEC]
+    from aclnn_conformance.spec import apply_adam_w, apply_adam_w_quant, weight_quant_preprocess
+    specs = [apply_adam_w_quant.SPEC, weight_quant_preprocess.SPEC, apply_adam_w.SPEC]
     return {s.key: s for s in specs}
 
 
