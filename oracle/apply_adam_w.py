@@ -1,0 +1,191 @@
+"""The NumPy oracle of aclnnApplyAdamW: the vendor golden's float32 arithmetic, and the per-element
+bound the arithmetic model allows around it.
+
+``cann`` (notes apply_adam_w.md section 6.1, the golden ``optim/apply_adam_w/tests/assets/golden.py``):
+every tensor, the seven one-element hyper-parameter tensors included, is up-cast to float32 (exact:
+a float16/bfloat16 hyper-parameter keeps its 16-bit value); every operation below is one float32
+rounding, no fused multiply-add, in this order::
+
+    g     = -grad if maximize else grad
+    m1    = m*b1 - (b1 - 1)*g
+    v1    = v*b2 - ((b2 - 1)*g)*g
+    var_t = var*(1 - lr*wd)                    # decay before the step, for every sign of wd
+    b1t   = beta1Power*b1 ;  b2t = beta2Power*b2   # the caller passes beta^(t-1)
+    vv    = max(maxGradNorm, v1) if amsgrad else v1    # NaN propagates
+    denom = sqrt(vv/(1 - b2t)) + eps           # correctly rounded sqrt
+    var'  = var_t + (lr*(m1/(b1t - 1)))/denom
+    var', m1, v1 rounded once to var's dtype (RNE); maxGradNorm is never written
+
+``doc``: the document's formula in float64 (beta^t = beta^(t-1)*beta, m_hat = m/(1-beta1^t),
+v_hat = v/(1-beta2^t), theta - eta*m_hat/(sqrt(v_hat)+eps) - eta*lambda*theta), with amsgrad's
+maximum stored into v as the document reads; each output rounded once to var's dtype.
+
+The bound (``cann``): the arithmetic model lets a correct device evaluate the same real expression
+in another order (the Ascend 950 kernel writes ``((lr/(b1t-1))*m1)/denom`` and
+``(-v1)/(b2t-1)``), with faithfully rounded operations (an error below one ulp each), fused or
+unfused multiply-adds, and one final cast to the output dtype. Running error analysis over the
+golden's operations gives, per element, E >= |any model evaluation - the exact value| (the exact
+value estimated in float64); the bound is the largest distance from the oracle's output to the
+output dtype's rounding of any value within E of the exact one. Cancellation widens it (1 - b2t
+near 0, m*b1 against (b1-1)*g), nothing else does.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from aclnn_conformance.oracle.adamw_arithmetic import F32, VAR_DTYPES, round_to_dtype
+
+__all__ = ["apply_adam_w", "apply_adam_w_golden", "apply_adam_w_doc", "model_bounds", "OPERATION_ERROR"]
+
+# One faithfully rounded float32 operation: relative error below 2^-23, plus the float64 estimate's
+# own rounding; and below 2^-149 absolute in the subnormal range.
+OPERATION_ERROR = 2.0 ** -23 + 2.0 ** -52
+SUBNORMAL_ERROR = 2.0 ** -149
+
+
+def _scalar32(x) -> np.float32:
+    """The one element of a hyper-parameter tensor, up-cast to float32 (exact from fp16/bf16)."""
+    flat = np.asarray(x).reshape(-1)
+    if flat.size != 1:
+        raise ValueError(f"a hyper-parameter tensor holds one element, got {flat.size}")
+    return F32(flat[0])
+
+
+def apply_adam_w_golden(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps,
+                        grad, max_grad_norm=None, *, amsgrad: bool = False,
+                        maximize: bool = False) -> dict[str, np.ndarray]:
+    """The golden's float32 results before the final cast: ``var``, ``m``, ``v`` (float32)."""
+    f = lambda a: np.asarray(a).astype(F32)     # noqa: E731  (exact up-casts)
+    b1p, b2p, lr32, wd, b1, b2, eps32 = (_scalar32(s) for s in (
+        beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps))
+    one = F32(1)
+    with np.errstate(all="ignore"):
+        g = -f(grad) if maximize else f(grad)
+        m1 = f(m) * b1 - (b1 - one) * g
+        v1 = f(v) * b2 - ((b2 - one) * g) * g
+        var_t = f(var) * (one - lr32 * wd)
+        b1t, b2t = b1p * b1, b2p * b2
+        vv = np.maximum(f(max_grad_norm), v1) if amsgrad else v1
+        denom = np.sqrt(vv / (one - b2t)) + eps32
+        var_new = var_t + (lr32 * (m1 / (b1t - one))) / denom
+    return {"var": var_new, "m": m1, "v": v1}
+
+
+def apply_adam_w_doc(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps, grad,
+                     max_grad_norm=None, *, amsgrad: bool = False,
+                     maximize: bool = False) -> dict[str, np.ndarray]:
+    """The document's formula in float64: ``var``, ``m``, ``v`` (float64, v holding the amsgrad
+    maximum)."""
+    d = lambda a: np.asarray(a).astype(np.float64)     # noqa: E731
+    b1p, b2p, lr64, wd, b1, b2, eps64 = (np.float64(_scalar32(s)) for s in (
+        beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps))
+    theta = d(var)
+    with np.errstate(all="ignore"):
+        g = -d(grad) if maximize else d(grad)
+        m1 = b1 * d(m) + (1 - b1) * g
+        v1 = b2 * d(v) + (1 - b2) * g * g
+        if amsgrad:
+            v1 = np.maximum(d(max_grad_norm), v1)
+        m_hat = m1 / (1 - b1p * b1)
+        v_hat = v1 / (1 - b2p * b2)
+        theta = theta - lr64 * m_hat / (np.sqrt(v_hat) + eps64) - lr64 * wd * theta
+    return {"var": theta, "m": m1, "v": v1}
+
+
+# ---- the model's bound ----
+
+class _Tracked:
+    """A value estimated in float64 and a bound on how far any model evaluation of it lies from it."""
+
+    __slots__ = ("x", "e")
+
+    def __init__(self, x, e=None):
+        self.x = np.asarray(x, dtype=np.float64)
+        self.e = np.zeros_like(self.x) if e is None else np.asarray(e, dtype=np.float64)
+
+    @staticmethod
+    def _rounded(x, e) -> "_Tracked":
+        return _Tracked(x, e + OPERATION_ERROR * (np.abs(x) + e) + SUBNORMAL_ERROR)
+
+    def __add__(self, o: "_Tracked") -> "_Tracked":
+        return self._rounded(self.x + o.x, self.e + o.e)
+
+    def __sub__(self, o: "_Tracked") -> "_Tracked":
+        return self._rounded(self.x - o.x, self.e + o.e)
+
+    def __mul__(self, o: "_Tracked") -> "_Tracked":
+        e = np.abs(self.x) * o.e + np.abs(o.x) * self.e + self.e * o.e
+        return self._rounded(self.x * o.x, e)
+
+    def __truediv__(self, o: "_Tracked") -> "_Tracked":
+        x = self.x / o.x
+        room = np.abs(o.x) - o.e
+        e = np.where(room > 0, (self.e + np.abs(x) * o.e) / np.where(room > 0, room, 1.0), np.inf)
+        return self._rounded(x, e)
+
+    def sqrt(self) -> "_Tracked":
+        x = np.sqrt(self.x)
+        low = self.x - self.e
+        down = np.where(low >= 0, self.e / (x + np.sqrt(np.maximum(low, 0.0))), x)
+        return self._rounded(x, np.where(self.e > 0, down, 0.0))
+
+    def maximum(self, o: "_Tracked") -> "_Tracked":
+        return _Tracked(np.maximum(self.x, o.x), np.maximum(self.e, o.e))
+
+    def neg(self) -> "_Tracked":
+        return _Tracked(-self.x, self.e)
+
+
+def model_bounds(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps, grad,
+                 max_grad_norm=None, *, amsgrad: bool = False,
+                 maximize: bool = False) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per output, (the exact value estimated in float64, E): every evaluation the arithmetic model
+    allows lies within E of the exact value before the final cast."""
+    t = lambda a: _Tracked(np.asarray(a).astype(np.float64))     # noqa: E731  (exact inputs)
+    b1p, b2p, lr_, wd, b1, b2, eps_ = (_Tracked(np.float64(_scalar32(s))) for s in (
+        beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps))
+    one = _Tracked(1.0)
+    with np.errstate(all="ignore"):
+        g = t(grad).neg() if maximize else t(grad)
+        m1 = t(m) * b1 - (b1 - one) * g
+        v1 = t(v) * b2 - ((b2 - one) * g) * g
+        var_t = t(var) * (one - lr_ * wd)
+        vv = t(max_grad_norm).maximum(v1) if amsgrad else v1
+        denom = (vv / (one - b2p * b2)).sqrt() + eps_
+        var_new = var_t + (lr_ * (m1 / (b1p * b1 - one))) / denom
+    return {"var": (var_new.x, var_new.e), "m": (m1.x, m1.e), "v": (v1.x, v1.e)}
+
+
+def output_bound(result: np.ndarray, exact: np.ndarray, error: np.ndarray, dtype) -> np.ndarray:
+    """The largest |y - result| over y = the dtype's rounding (RNE) of any value within ``error``
+    of ``exact`` (float64; inf where the window reaches an overflow, NaN where exact is NaN)."""
+    with np.errstate(all="ignore"):
+        lo = round_to_dtype(exact - error, dtype).astype(np.float64)
+        hi = round_to_dtype(exact + error, dtype).astype(np.float64)
+        r = np.asarray(result).astype(np.float64)
+        return np.maximum(r - lo, hi - r)
+
+
+def apply_adam_w(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps, grad,
+                 max_grad_norm=None, *, amsgrad: bool = False, maximize: bool = False,
+                 profile: str = "cann", bounds: bool = False) -> dict[str, np.ndarray]:
+    """The expected ``var``, ``m``, ``v`` in var's dtype; with ``bounds`` (cann) also ``bound_var``,
+    ``bound_m``, ``bound_v``: the model's per-element bound around each (float64)."""
+    dtype = np.asarray(var).dtype
+    if dtype not in VAR_DTYPES:
+        raise TypeError(f"varRef dtype {dtype} is not FLOAT32, FLOAT16 or BFLOAT16")
+    if amsgrad and max_grad_norm is None:
+        raise ValueError("amsgrad needs maxGradNorm")
+    args = (var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps, grad,
+            max_grad_norm)
+    kw = dict(amsgrad=amsgrad, maximize=maximize)
+    if profile == "doc":
+        return {k: round_to_dtype(x, dtype) for k, x in apply_adam_w_doc(*args, **kw).items()}
+    if profile != "cann":
+        raise ValueError(f"unknown profile {profile!r}")
+    raw = apply_adam_w_golden(*args, **kw)
+    out = {k: round_to_dtype(x, dtype) for k, x in raw.items()}
+    if bounds:
+        for k, (exact, error) in model_bounds(*args, **kw).items():
+            out[f"bound_{k}"] = output_bound(out[k], exact, error, dtype)
+    return out
