@@ -18,7 +18,7 @@ from aclnn_conformance.spec.dtypes import is_four_bit, pack_nibbles, unpack_nibb
 from aclnn_conformance.spec.enums import AclDataType
 
 # The C signatures of the first-phase functions, in parameter order (before workspaceSize, executor).
-# kinds: tensor, double, int64, string (char*, may be NULL), dtype (aclDataType by value)
+# kinds: tensor, double, int64, bool, string (char*, may be NULL), dtype (aclDataType by value)
 SIGNATURES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
     "apply_adam_w_quant": ("aclnnApplyAdamWQuant", (
         ("varRef", "tensor"), ("grad", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"),
@@ -31,6 +31,11 @@ SIGNATURES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         ("biasOptional", "tensor"), ("xDtype", "dtype"), ("xScaleDtype", "dtype"),
         ("kGroupSize", "int64"), ("outWeight", "tensor"), ("outWeightScale", "tensor"),
         ("outWeightOffsetOptional", "tensor"), ("outBiasOptional", "tensor"))),
+    "apply_adam_w": ("aclnnApplyAdamW", (
+        ("varRef", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"), ("beta1Power", "tensor"),
+        ("beta2Power", "tensor"), ("lr", "tensor"), ("weightDecay", "tensor"), ("beta1", "tensor"),
+        ("beta2", "tensor"), ("eps", "tensor"), ("grad", "tensor"), ("maxGradNormOptional", "tensor"),
+        ("amsgrad", "bool"), ("maximize", "bool"))),
 }
 
 

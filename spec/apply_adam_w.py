@@ -105,6 +105,14 @@ def _nonfinite_inputs(case: Case) -> bool:
                for n in ("varRef", "mRef", "vRef", "grad", MAX_GRAD_NORM))
 
 
+def _unit_beta_power(case: Case) -> bool:
+    def one_element(name: str) -> np.float32:
+        return np.float32(case.tensor(name).values().reshape(-1)[0])
+    with np.errstate(all="ignore"):
+        return any(one_element(p) * one_element(b) == np.float32(1)
+                   for p, b in (("beta1Power", "beta1"), ("beta2Power", "beta2")))
+
+
 def _private_format(case: Case) -> bool:
     return any(case.desc(n) is not None and case.desc(n).format in PRIVATE_FORMATS for n in TENSORS)
 
@@ -256,6 +264,12 @@ RULES: tuple[Rule, ...] = (
           "accepted (no format check), its values are not judged.",
           f"{NOTES} 5.3 [INF]: formats are not checked; private formats treated as not judged",
           {"cann": NOT_JUDGED}, violated=_private_format),
+    _rule("AAW-PRE-002", "precondition", "value",
+          "beta1Power*beta1 and beta2Power*beta2 differ from 1 in float32 (1 - beta^t is a divisor). "
+          "A BFLOAT16 beta2 = 0.999 is 1.0, so 1 - beta2^t = 0: the golden's v/(+0) gives var_t, the "
+          "Ascend 950 kernel's (-v)/(+0) gives NaN; nothing checks it.",
+          f"{NOTES} 6.1 (the two orders); design: values not judged",
+          {"cann": NOT_JUDGED, "doc": NOT_JUDGED}, violated=_unit_beta_power),
     # ---- value rules ----
     _rule("AAW-VAL-001", "value", "value",
           "maximize: g_t = -g_t when maximize is true, g_t otherwise.", "doc: 计算公式; src: golden, kernel",

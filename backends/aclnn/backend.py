@@ -258,6 +258,8 @@ def _scalar(name: str, kind: str, value: Any) -> Any:
         return float(value)
     if kind == "int64":
         return int(value)
+    if kind == "bool":
+        return bool(value)
     if kind == "dtype":
         return int(AclDataType[value]) if isinstance(value, str) else int(value)
     raise ValueError(f"unknown parameter kind {kind!r} for {name}")

@@ -36,7 +36,7 @@ it, so it does not matter which of libascendcl / libnnopbase / libopapi* holds i
 from __future__ import annotations
 
 import ctypes
-from ctypes import (POINTER, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint32,
+from ctypes import (POINTER, c_bool, c_char_p, c_double, c_int, c_int32, c_int64, c_size_t, c_uint32,
                     c_uint64, c_void_p)
 from dataclasses import dataclass
 from typing import Callable, Sequence
@@ -74,8 +74,8 @@ OPTIONAL_SYMBOLS: dict[str, tuple[object, tuple]] = {
 }
 
 # How each parameter kind of backends.call_layer.SIGNATURES crosses the C boundary.
-KIND_CTYPES = {"tensor": c_void_p, "double": c_double, "int64": c_int64, "string": c_char_p,
-               "dtype": c_int}
+KIND_CTYPES = {"tensor": c_void_p, "double": c_double, "int64": c_int64, "bool": c_bool,
+               "string": c_char_p, "dtype": c_int}
 
 
 class LibraryLoadError(RuntimeError):

@@ -8,13 +8,14 @@ from __future__ import annotations
 from typing import Callable
 
 from aclnn_conformance.backends.call_layer import RawCall
-from aclnn_conformance.backends.emulator import apply_adam_w_quant, weight_quant_preprocess
+from aclnn_conformance.backends.emulator import apply_adam_w, apply_adam_w_quant, weight_quant_preprocess
 from aclnn_conformance.backends.emulator.products import ChipGeneration
 from aclnn_conformance.backends.emulator.protocol import FirstPhase
 
 MODELS: dict[str, Callable[[RawCall, ChipGeneration], FirstPhase]] = {
     "apply_adam_w_quant": apply_adam_w_quant.get_workspace_size,
     "weight_quant_preprocess": weight_quant_preprocess.get_workspace_size,
+    "apply_adam_w": apply_adam_w.get_workspace_size,
 }
 
 

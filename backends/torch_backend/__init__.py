@@ -1,4 +1,4 @@
-"""The ``torch`` backend: both operators implemented independently with torch tensor operations.
+"""The ``torch`` backend: every operator implemented independently with torch tensor operations.
 
 On the CPU every product is emulated: the backend validates each call in the order the vendor's
 code checks it (per product) and computes the outputs with torch. Where ``torch_npu`` and an NPU
@@ -27,6 +27,7 @@ THREADS_ENV = "ACLNN_TORCH_THREADS"
 _OPERATORS = {
     "apply_adam_w_quant": "aclnn_conformance.backends.torch_backend.apply_adam_w_quant",
     "weight_quant_preprocess": "aclnn_conformance.backends.torch_backend.weight_quant_preprocess",
+    "apply_adam_w": "aclnn_conformance.backends.torch_backend.apply_adam_w",
 }
 
 

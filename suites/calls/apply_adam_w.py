@@ -177,7 +177,9 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
     for step in (1, 2, 10_000, 1_000_000):
         yield make_call(f"step-{step}", (4, 64), "float32", seed=18, step=step,
                         note="beta powers beta^(t-1)")
-    yield make_call("step-1-bf16", (4, 64), "bfloat16", seed=19, step=1)
+    yield make_call("step-1-bf16", (4, 64), "bfloat16", seed=19, step=1, beta2=0.99)
+    yield make_call("beta2-rounds-to-1-bfloat16", (4, 64), "bfloat16", seed=19, step=1,
+                    note="bf16 beta2 = 0.999 is 1.0: 1 - beta2^t = 0, values not judged")
     yield make_call("beta-powers-not-updated", (4, 64), "float32", seed=20, beta1=0.5, beta2=0.6,
                     beta1_power=0.25, beta2_power=0.36,
                     note="t = 3: the kernel multiplies the powers by beta once")
