@@ -133,9 +133,10 @@ def test_another_legal_order_lies_within_the_bound(seed):
     for key, alt in zip(("var", "m", "v"), other):
         diff = np.abs(alt.astype(np.float64) - out[key].astype(np.float64))
         assert (diff <= out[f"bound_{key}"]).all(), key
-    # tight where nothing cancels: a few float32 ulps of var
+    # tight where nothing cancels: about a dozen float32 ulps of var (two faithful steps per
+    # operation, and the oracle's own distance from the exact value)
     ulp = np.spacing(np.abs(out["var"])).astype(np.float64)
-    assert np.median(out["bound_var"] / ulp) <= 8
+    assert np.median(out["bound_var"] / ulp) <= 16
 
 
 def test_cancellation_widens_the_bound():

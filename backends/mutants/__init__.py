@@ -15,6 +15,8 @@ Both are run and reported, and must stay unkilled: once a change kills one, it m
 """
 from __future__ import annotations
 
+from aclnn_conformance.backends.mutants.apply_adam_w import *  # noqa: F401,F403  (every mutant class)
+from aclnn_conformance.backends.mutants.apply_adam_w import V1_CONTROLS, V1_MUTANTS
 from aclnn_conformance.backends.mutants.apply_adam_w_quant import *  # noqa: F401,F403  (every mutant class)
 from aclnn_conformance.backends.mutants.apply_adam_w_quant import (AAWQ_EQUIVALENT, AAWQ_GAPS, AAWQ_MUTANTS,
                                                 UnmutatedKernel)
@@ -22,10 +24,10 @@ from aclnn_conformance.backends.mutants.base import Mutant
 from aclnn_conformance.backends.mutants.weight_quant_preprocess import *  # noqa: F401,F403  (every mutant class)
 from aclnn_conformance.backends.mutants.weight_quant_preprocess import WQP_MUTANTS
 
-MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS
+MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS + V1_MUTANTS
 EQUIVALENT: tuple[type[Mutant], ...] = AAWQ_EQUIVALENT
 GAPS: tuple[type[Mutant], ...] = AAWQ_GAPS
-CONTROLS: tuple[type[Mutant], ...] = (UnmutatedKernel,)
+CONTROLS: tuple[type[Mutant], ...] = (UnmutatedKernel,) + V1_CONTROLS
 
 
 def by_name(name: str) -> type[Mutant]:
