@@ -55,20 +55,36 @@ def _scalar32(x) -> np.float32:
 def apply_adam_w_golden(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps,
                         grad, max_grad_norm=None, *, amsgrad: bool = False,
                         maximize: bool = False) -> dict[str, np.ndarray]:
-    """The golden's float32 results before the final cast: ``var``, ``m``, ``v`` (float32)."""
-    f = lambda a: np.asarray(a).astype(F32)     # noqa: E731  (exact up-casts)
+    """The golden's float32 results before the final cast: ``var``, ``m``, ``v`` (float32).
+
+    In-place NumPy operations keep the temporaries few; each still rounds once, in the golden's
+    order (an operand swap of a commutative operation changes no bit)."""
+    f = lambda a: np.asarray(a, dtype=F32)     # noqa: E731  (exact up-casts; no copy of float32)
     b1p, b2p, lr32, wd, b1, b2, eps32 = (_scalar32(s) for s in (
         beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps))
     one = F32(1)
     with np.errstate(all="ignore"):
         g = -f(grad) if maximize else f(grad)
-        m1 = f(m) * b1 - (b1 - one) * g
-        v1 = f(v) * b2 - ((b2 - one) * g) * g
-        var_t = f(var) * (one - lr32 * wd)
+        m1 = f(m) * b1
+        m1 -= (b1 - one) * g                        # m*b1 - (b1-1)*g
+        t = g * (b2 - one)
+        t *= g                                      # ((b2-1)*g)*g
+        v1 = f(v) * b2
+        v1 -= t
         b1t, b2t = b1p * b1, b2p * b2
-        vv = np.maximum(f(max_grad_norm), v1) if amsgrad else v1
-        denom = np.sqrt(vv / (one - b2t)) + eps32
-        var_new = var_t + (lr32 * (m1 / (b1t - one))) / denom
+        if amsgrad:
+            vv = np.maximum(f(max_grad_norm), v1, out=t)
+        else:
+            vv = t
+            np.copyto(vv, v1)
+        vv /= one - b2t
+        denom = np.sqrt(vv, out=vv)
+        denom += eps32                              # sqrt(vv/(1-b2t)) + eps
+        var_new = np.divide(m1, b1t - one)
+        var_new *= lr32
+        var_new /= denom                            # (lr*(m1/(b1t-1)))/denom
+        var_t = np.multiply(f(var), one - lr32 * wd, out=t)
+        var_new += var_t                            # var_t + the step
     return {"var": var_new, "m": m1, "v": v1}
 
 
@@ -185,7 +201,7 @@ def apply_adam_w(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, b
     if profile != "cann":
         raise ValueError(f"unknown profile {profile!r}")
     raw = apply_adam_w_golden(*args, **kw)
-    out = {k: round_to_dtype(x, dtype) for k, x in raw.items()}
+    out = {k: x if dtype == np.dtype(F32) else round_to_dtype(x, dtype) for k, x in raw.items()}
     if bounds:
         for k, (exact, error) in model_bounds(*args, **kw).items():
             out[f"bound_{k}"] = output_bound(out[k], exact, error, dtype)
