@@ -11,8 +11,9 @@ GetWorkspaceSize, in the order the op_api runs it (notes apply_adam_w.md section
 3. view dims of mRef, vRef, a given maxGradNorm, grad equal to varRef's; each hyper-parameter one
    element -> 161002; no format or rank check;
 4. varRef empty: success, workspace 0, nothing launched;
-5. the launcher: on Ascend 950 the tiling asks for the 16 MiB system workspace; elsewhere there is
-   no kernel, the failure is swallowed in phase 1 (success) and the launch fails: 561103 (notes 5.3).
+5. the launcher: on Ascend 950 the tiling asks the device for its 16 MiB system workspace (the
+   emulator, which needs none, asks for 0 bytes like its other executors); elsewhere there is no
+   kernel, the failure is swallowed in phase 1 (success) and the launch fails: 561103 (notes 5.3).
 
 The kernel (notes 6.1, the arch35 DAG), float32 throughout after exact up-casts::
 
@@ -42,7 +43,6 @@ REQUIRED = ("varRef", "mRef", "vRef", "beta1Power", "beta2Power", "lr", "weightD
             "beta2", "eps", "grad")
 HYPER = ("beta1Power", "beta2Power", "lr", "weightDecay", "beta1", "beta2", "eps")
 MGN = "maxGradNormOptional"
-SYSTEM_WORKSPACE = 16 * 1024 * 1024
 # Products whose SoC has the kernel (the OpDef's AddConfig), and the NPU architecture's dtype list.
 KERNEL_PRODUCTS = frozenset({"ascend950"})
 _ALL = (DT.FLOAT, DT.FLOAT16, DT.BF16)
@@ -94,7 +94,7 @@ def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
         return OpExecutor(API)
     if gen.product not in KERNEL_PRODUCTS:
         return OpExecutor(API, [_no_kernel(gen.product)])
-    return OpExecutor(API, [lambda: _kernel(t, amsgrad, maximize)], SYSTEM_WORKSPACE)
+    return OpExecutor(API, [lambda: _kernel(t, amsgrad, maximize)])
 
 
 def _no_kernel(product: str):
