@@ -181,3 +181,42 @@ def test_fault_pairs_show_the_check_order():
 def test_null_out_pointers_are_not_judged():
     case = calls.base_call().with_(null_outputs=frozenset({"workspaceSize"}))
     assert expected_outcome(SPEC, case, "ascend950", "cann").kind == "not_judged"
+
+
+# ---- a backend that implements the document literally ----
+
+class DocLiteralBackend:
+    """The document's formula in float64, amsgrad's maximum stored into vRef as the parameter row
+    reads; written from the document alone."""
+
+    name, version, waivers = "doc-literal", "1", ()
+
+    def run(self, case, product):
+        import numpy as np
+        from aclnn_conformance.backends.base import RunResult
+        st = case.copy_storages()
+        val = {n: (None if a is None else a.values().astype(np.float64)) for n, a in case.tensors.items()}
+        one = {n: float(val[n].reshape(-1)[0]) for n in SCALARS}
+        g = -val["grad"] if case.attrs["maximize"] else val["grad"]
+        m = one["beta1"] * val["mRef"] + (1 - one["beta1"]) * g
+        v = one["beta2"] * val["vRef"] + (1 - one["beta2"]) * g * g
+        if case.attrs["amsgrad"]:
+            v = np.maximum(val["maxGradNormOptional"], v)
+        m_hat = m / (1 - one["beta1Power"] * one["beta1"])
+        v_hat = v / (1 - one["beta2Power"] * one["beta2"])
+        theta = val["varRef"]
+        theta = theta - one["lr"] * m_hat / (np.sqrt(v_hat) + one["eps"]) - one["lr"] * one["weightDecay"] * theta
+        for name, values in (("varRef", theta), ("mRef", m), ("vRef", v)):
+            arg = case.tensor(name)
+            arg.view_of(st[name])[...] = values.astype(arg.storage.dtype)
+        return RunResult(Status.SUCCESS, st, 0)
+
+
+def test_doc_literal_backend_passes_doc_and_fails_cann_on_amsgrad():
+    """Erratum E2: the document stores max(maxGradNorm, v) in vRef; the vendor writes v."""
+    from aclnn_conformance.judging.judge import judge
+    case = next(c for c in calls.table_cases("ci") if c.case_id == "amsgrad-max-float32")
+    backend = DocLiteralBackend()
+    assert judge(SPEC, case, "ascend950", "doc", backend.run(case, "ascend950")).outcome == "PASS"
+    cann = judge(SPEC, case, "ascend950", "cann", backend.run(case, "ascend950"))
+    assert cann.outcome == "FAIL" and cann.verdicts["vRef"] == "FAIL" and cann.verdicts["varRef"] == "PASS"
