@@ -112,36 +112,60 @@ def apply_adam_w_doc(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta
 # ---- the model's bound ----
 
 class _Tracked:
-    """A value estimated in float64 and a bound on how far any model evaluation of it lies from it."""
+    """A value estimated in float64 and a bound on how far any model evaluation of it lies from it
+    (``e`` is the scalar 0.0 for an exact value, so that exact operands cost no array work)."""
 
     __slots__ = ("x", "e")
 
-    def __init__(self, x, e=None):
+    def __init__(self, x, e=0.0):
         self.x = np.asarray(x, dtype=np.float64)
-        self.e = np.zeros_like(self.x) if e is None else np.asarray(e, dtype=np.float64)
+        self.e = e
 
     @staticmethod
     def _rounded(x, e) -> "_Tracked":
-        return _Tracked(x, e + OPERATION_ERROR * (np.abs(x) + e) + SUBNORMAL_ERROR)
+        bound = np.abs(x)
+        if not np.isscalar(e) or e:
+            bound += e
+        bound *= OPERATION_ERROR
+        bound += SUBNORMAL_ERROR
+        if not np.isscalar(e) or e:
+            bound += e
+        return _Tracked(x, bound)
+
+    def _exact(self) -> bool:
+        return np.isscalar(self.e) and self.e == 0
 
     def __add__(self, o: "_Tracked") -> "_Tracked":
-        return self._rounded(self.x + o.x, self.e + o.e)
+        return self._rounded(self.x + o.x, _sum(self.e, o.e))
 
     def __sub__(self, o: "_Tracked") -> "_Tracked":
-        return self._rounded(self.x - o.x, self.e + o.e)
+        return self._rounded(self.x - o.x, _sum(self.e, o.e))
 
     def __mul__(self, o: "_Tracked") -> "_Tracked":
-        e = np.abs(self.x) * o.e + np.abs(o.x) * self.e + self.e * o.e
-        return self._rounded(self.x * o.x, e)
+        terms = []
+        if not o._exact():
+            terms.append(np.abs(self.x) * o.e)
+        if not self._exact():
+            terms.append(np.abs(o.x) * self.e)
+        if terms and not (self._exact() or o._exact()):
+            terms.append(self.e * o.e)
+        return self._rounded(self.x * o.x, _sum(*terms))
 
     def __truediv__(self, o: "_Tracked") -> "_Tracked":
         x = self.x / o.x
+        if o._exact():
+            return self._rounded(x, np.abs(self.e / o.x) if not self._exact() else 0.0)
         room = np.abs(o.x) - o.e
-        e = np.where(room > 0, (self.e + np.abs(x) * o.e) / np.where(room > 0, room, 1.0), np.inf)
+        num = np.abs(x) * o.e
+        if not self._exact():
+            num += self.e
+        e = np.where(room > 0, num / np.where(room > 0, room, 1.0), np.inf)
         return self._rounded(x, e)
 
     def sqrt(self) -> "_Tracked":
         x = np.sqrt(self.x)
+        if self._exact():
+            return self._rounded(x, 0.0)
         low = self.x - self.e
         down = np.where(low >= 0, self.e / (x + np.sqrt(np.maximum(low, 0.0))), x)
         return self._rounded(x, np.where(self.e > 0, down, 0.0))
@@ -151,6 +175,17 @@ class _Tracked:
 
     def neg(self) -> "_Tracked":
         return _Tracked(-self.x, self.e)
+
+
+def _sum(*terms):
+    """The sum of error terms, skipping exact (scalar zero) ones."""
+    live = [t for t in terms if not (np.isscalar(t) and t == 0)]
+    if not live:
+        return 0.0
+    total = live[0] + live[1] if len(live) > 1 else live[0]
+    for t in live[2:]:
+        total += t
+    return total
 
 
 def model_bounds(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps, grad,
@@ -203,6 +238,26 @@ def apply_adam_w(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, b
     raw = apply_adam_w_golden(*args, **kw)
     out = {k: x if dtype == np.dtype(F32) else round_to_dtype(x, dtype) for k, x in raw.items()}
     if bounds:
-        for k, (exact, error) in model_bounds(*args, **kw).items():
-            out[f"bound_{k}"] = output_bound(out[k], exact, error, dtype)
+        out.update(_chunked_bounds(out, args, kw, dtype))
     return out
+
+
+# Elements per slice of the bound computation: its float64 temporaries then stay in the cache.
+BOUND_CHUNK = 1 << 15
+
+
+def _chunked_bounds(out: dict, args: tuple, kw: dict, dtype) -> dict[str, np.ndarray]:
+    """``bound_var``, ``bound_m``, ``bound_v``, computed slice by slice of the flattened tensors."""
+    shape = np.shape(args[0])
+    flat = [a if a is None or np.size(a) == 1 else np.asarray(a).reshape(-1) for a in args]
+    tensor_at = [i for i, a in enumerate(args) if a is not None and np.shape(a) == shape]
+    n = int(np.prod(shape))
+    result = {f"bound_{k}": np.empty(n, np.float64) for k in ("var", "m", "v")}
+    for lo in range(0, n, BOUND_CHUNK):
+        hi = min(lo + BOUND_CHUNK, n)
+        part = list(flat)
+        for i in tensor_at:
+            part[i] = flat[i][lo:hi]
+        for k, (exact, error) in model_bounds(*part, **kw).items():
+            result[f"bound_{k}"][lo:hi] = output_bound(out[k].reshape(-1)[lo:hi], exact, error, dtype)
+    return {k: b.reshape(shape) for k, b in result.items()}
