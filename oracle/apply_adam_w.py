@@ -59,7 +59,8 @@ def apply_adam_w_golden(var, m, v, beta1_power, beta2_power, lr, weight_decay, b
 
     In-place NumPy operations keep the temporaries few; each still rounds once, in the golden's
     order (an operand swap of a commutative operation changes no bit)."""
-    f = lambda a: np.asarray(a, dtype=F32)     # noqa: E731  (exact up-casts; no copy of float32)
+    shape = np.shape(var)
+    f = lambda a: np.atleast_1d(np.asarray(a, dtype=F32))   # noqa: E731  (exact; float32 not copied)
     b1p, b2p, lr32, wd, b1, b2, eps32 = (_scalar32(s) for s in (
         beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps))
     one = F32(1)
@@ -85,7 +86,7 @@ def apply_adam_w_golden(var, m, v, beta1_power, beta2_power, lr, weight_decay, b
         var_new /= denom                            # (lr*(m1/(b1t-1)))/denom
         var_t = np.multiply(f(var), one - lr32 * wd, out=t)
         var_new += var_t                            # var_t + the step
-    return {"var": var_new, "m": m1, "v": v1}
+    return {"var": var_new.reshape(shape), "m": m1.reshape(shape), "v": v1.reshape(shape)}
 
 
 def apply_adam_w_doc(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, eps, grad,
@@ -249,8 +250,8 @@ BOUND_CHUNK = 1 << 15
 def _chunked_bounds(out: dict, args: tuple, kw: dict, dtype) -> dict[str, np.ndarray]:
     """``bound_var``, ``bound_m``, ``bound_v``, computed slice by slice of the flattened tensors."""
     shape = np.shape(args[0])
-    flat = [a if a is None or np.size(a) == 1 else np.asarray(a).reshape(-1) for a in args]
     tensor_at = [i for i, a in enumerate(args) if a is not None and np.shape(a) == shape]
+    flat = [np.asarray(a).reshape(-1) if i in tensor_at else a for i, a in enumerate(args)]
     n = int(np.prod(shape))
     result = {f"bound_{k}": np.empty(n, np.float64) for k in ("var", "m", "v")}
     for lo in range(0, n, BOUND_CHUNK):

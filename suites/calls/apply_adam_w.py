@@ -151,6 +151,8 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
         for shape in ((1,), (7, 33), (2, 3, 4, 5)):
             yield make_call(f"shape{'x'.join(map(str, shape))}-{dtype}", shape, dtype, seed=11)
     yield make_call("rank8", (1, 2, 1, 2, 1, 2, 2, 5), "float32", seed=8)
+    yield make_call("rank0-unchecked", (), "float32", seed=10, amsgrad=True,
+                    note="a 0-d varRef: no rank check (erratum E12)")
     yield make_call("rank9-unchecked", (1, 1, 2, 1, 2, 1, 2, 2, 5), "float32", seed=9,
                     note="no rank check (erratum E12)")
     base = make_call("noncontiguous", (6, 10), "float32", seed=12, amsgrad=True)
