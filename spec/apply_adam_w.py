@@ -119,9 +119,10 @@ def _private_format(case: Case) -> bool:
 
 # ---- the rules ----
 
-def _rule(id_, kind, category, text, source, expect, violated=None, step="", note="") -> Rule:
+def _rule(id_, kind, category, text, source, expect, violated=None, step="", note="",
+          phase="GetWorkspaceSize") -> Rule:
     return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
-                expect=expect, violated=violated, step=step, note=note)
+                expect=expect, violated=violated, step=step, note=note, phase=phase)
 
 
 _NULLPTR = STATUS(Status.ERR_PARAM_NULLPTR)
@@ -257,7 +258,9 @@ RULES: tuple[Rule, ...] = (
           f"phase 2 ({NOTES} 4, 5.3); erratum E1",
           {"cann": ByProduct({"ascend950": UNCHECKED, "atlas-a2": NOT_JUDGED,
                               "atlas-a3": NOT_JUDGED}, ANY_ERROR)},
-          violated=lambda c: not _var_empty(c), step="product"),
+          violated=lambda c: not _var_empty(c), step="product", phase="Execute",
+          note="the launcher's kernel lookup and tiling fail in phase 1 without effect on its "
+               "status; the second phase reruns the tiling and fails (561103) [notes 5.3]"),
     # ---- preconditions ----
     _rule("AAW-PRE-001", "precondition", "format",
           "A private format (NC1HWC0, FRACTAL_NZ...) has a storage shape other than its view: "
