@@ -40,6 +40,11 @@ SIGNATURES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
         ("varRef", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"), ("maxGradNormOptionalRef", "tensor"),
         ("grad", "tensor"), ("step", "tensor"), ("lr", "float"), ("beta1", "float"), ("beta2", "float"),
         ("weightDecay", "float"), ("eps", "float"), ("amsgrad", "bool"), ("maximize", "bool"))),
+    "apply_adam_w": ("aclnnApplyAdamW", (
+        ("varRef", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"), ("beta1Power", "tensor"),
+        ("beta2Power", "tensor"), ("lr", "tensor"), ("weightDecay", "tensor"), ("beta1", "tensor"),
+        ("beta2", "tensor"), ("eps", "tensor"), ("grad", "tensor"), ("maxGradNormOptional", "tensor"),
+        ("amsgrad", "bool"), ("maximize", "bool"))),
 }
 
 

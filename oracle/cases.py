@@ -124,7 +124,20 @@ def _apply_adam_w_v2(case: Case, profile: str) -> OracleResult:
     return OracleResult(views=views, aux=aux)
 
 
+def _apply_adam_w(case: Case, profile: str) -> OracleResult:
+    from aclnn_conformance.oracle.apply_adam_w import apply_adam_w
+    from aclnn_conformance.spec.apply_adam_w import TENSORS
+    vals = [None if case.tensor(n) is None else case.tensor(n).values() for n in TENSORS]
+    out = apply_adam_w(*vals, amsgrad=bool(case.attrs.get("amsgrad", False)),
+                       maximize=bool(case.attrs.get("maximize", False)), profile=profile,
+                       bounds=profile == "cann")
+    names = {"varRef": "var", "mRef": "m", "vRef": "v"}
+    aux = {name: {"bound": out[f"bound_{key}"]} for name, key in names.items() if f"bound_{key}" in out}
+    return OracleResult(views={name: out[key] for name, key in names.items()}, aux=aux)
+
+
 ADAPTERS: dict[str, Callable[[Case, str], OracleResult]] = {
+    "apply_adam_w": _apply_adam_w,
     "apply_adam_w_quant": _apply_adam_w_quant,
     "weight_quant_preprocess": _weight_quant_preprocess,
     "quant_matmul_weight_nz": _quant_matmul_weight_nz,

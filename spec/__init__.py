@@ -5,10 +5,10 @@ from aclnn_conformance.spec.rules import OpSpec
 
 
 def _load() -> dict[str, OpSpec]:
-    from aclnn_conformance.spec import (apply_adam_w_quant, apply_adam_w_v2, quant_matmul_weight_nz,
-                                        weight_quant_preprocess)
+    from aclnn_conformance.spec import (apply_adam_w, apply_adam_w_quant, apply_adam_w_v2,
+                                        quant_matmul_weight_nz, weight_quant_preprocess)
     specs = [apply_adam_w_quant.SPEC, weight_quant_preprocess.SPEC, quant_matmul_weight_nz.SPEC,
-             apply_adam_w_v2.SPEC]
+             apply_adam_w_v2.SPEC, apply_adam_w.SPEC]
     return {s.key: s for s in specs}
 
 

@@ -100,6 +100,8 @@ def quant_matmul_weight_nz() -> Case:
     attrs = {"transposeX1": False, "transposeX2": False, "groupSize": 32}
     return Case(op="quant_matmul_weight_nz", case_id="doctor-tiny", tensors=tensors, attrs=attrs,
                 origin="doctor")
+
+
 def apply_adam_w_v2() -> Case:
     """The document's example: 2x2 float32, inputs 0, 1, 2, 3, step 1.0, amsgrad and maximize."""
     x = np.arange(4.0).reshape(2, 2)
@@ -111,7 +113,22 @@ def apply_adam_w_v2() -> Case:
     return Case(op="apply_adam_w_v2", case_id="doctor-tiny", tensors=tensors, attrs=attrs, origin="doctor")
 
 
+def apply_adam_w() -> Case:
+    """The document's example: [2,2] float32, inputs 0..3, amsgrad and maximize true."""
+    x = np.arange(4.0).reshape(2, 2)
+    one = {"beta1Power": 0.431, "beta2Power": 0.992, "lr": 1e-3, "weightDecay": 0.01, "beta1": 0.9,
+           "beta2": 0.999, "eps": 1e-8}
+    tensors = {"varRef": TensorArg.from_array(x, DT.FLOAT), "mRef": TensorArg.from_array(x, DT.FLOAT),
+               "vRef": TensorArg.from_array(x, DT.FLOAT),
+               **{k: TensorArg.from_array(np.array([v]), DT.FLOAT) for k, v in one.items()},
+               "grad": TensorArg.from_array(x, DT.FLOAT),
+               "maxGradNormOptional": TensorArg.from_array(x, DT.FLOAT)}
+    return Case(op="apply_adam_w", case_id="doctor-tiny", tensors=tensors,
+                attrs={"amsgrad": True, "maximize": True}, origin="doctor")
+
+
 TINY_CALLS: dict[str, Callable[[], Case]] = {
+    "apply_adam_w": apply_adam_w,
     "apply_adam_w_quant": apply_adam_w_quant,
     "weight_quant_preprocess": weight_quant_preprocess,
     "quant_matmul_weight_nz": quant_matmul_weight_nz,

@@ -38,7 +38,7 @@ import numpy as np
 
 from aclnn_conformance.backends.call_layer import RawCall, RawTensor
 from aclnn_conformance.backends.emulator.products import ChipGeneration
-from aclnn_conformance.backends.emulator.protocol import (ARITH_DTYPE, FirstPhase, OpExecutor, Reject,
+from aclnn_conformance.backends.emulator.protocol import (ARITH_DTYPE, FirstPhase, LaunchFailure, OpExecutor, Reject,
                                                           first_phase, is_empty, read_view, view_numel,
                                                           write_view)
 from aclnn_conformance.spec.enums import AclDataType as DT
@@ -96,11 +96,14 @@ def _validate_and_bind(raw: RawCall, gen: ChipGeneration, kernel) -> OpExecutor:
         return OpExecutor(API)
     if gen.arch is None:
         # the launcher is added although the kernel lookup failed; the launch reports it
-        return OpExecutor(API, [lambda: (Status.ERR_INNER_FIND_KERNEL_ERROR,
-                                         f"{API}: no kernel for the SoC of {gen.product}")])
+        return OpExecutor(API, [lambda: _no_kernel(gen.product)])
     chosen = kernel or (ARCH35 if gen.arch == "arch35" else ARCH22)
     return OpExecutor(API, [lambda: _launch(t, s, chosen, amsgrad, maximize)],
                       workspace_size=SYSTEM_WORKSPACE)
+
+
+def _no_kernel(product: str) -> None:
+    raise LaunchFailure(Status.ERR_INNER_FIND_KERNEL_ERROR, f"no kernel for the SoC of {product}")
 
 
 def _name(dtype: int) -> str:

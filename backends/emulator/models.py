@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Callable
 
 from aclnn_conformance.backends.call_layer import RawCall
-from aclnn_conformance.backends.emulator import (apply_adam_w_quant, apply_adam_w_v2,
+from aclnn_conformance.backends.emulator import (apply_adam_w, apply_adam_w_quant, apply_adam_w_v2,
                                                  quant_matmul_weight_nz, weight_quant_preprocess)
 from aclnn_conformance.backends.emulator.products import ChipGeneration
 from aclnn_conformance.backends.emulator.protocol import FirstPhase
@@ -18,6 +18,7 @@ MODELS: dict[str, Callable[[RawCall, ChipGeneration], FirstPhase]] = {
     "weight_quant_preprocess": weight_quant_preprocess.get_workspace_size,
     "quant_matmul_weight_nz": quant_matmul_weight_nz.get_workspace_size,
     "apply_adam_w_v2": apply_adam_w_v2.get_workspace_size,
+    "apply_adam_w": apply_adam_w.get_workspace_size,
 }
 
 

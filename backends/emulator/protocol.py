@@ -52,6 +52,16 @@ class MemoryFault(RuntimeError):
     """A descriptor reaches outside its buffer: the call itself is malformed (a harness error)."""
 
 
+class LaunchFailure(Exception):
+    """Raised by an executor's task: the second phase ends with ``status`` (the runtime reruns the
+    kernel lookup and tiling at launch, and a failure there surfaces only now)."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = int(status)
+        self.message = message
+
+
 class Reject(Exception):
     """Raised by a check to end GetWorkspaceSize with ``status``."""
 
@@ -188,9 +198,10 @@ def execute(workspace: bytearray | None, workspace_size: int, executor: OpExecut
         return Status.ERR_PARAM_INVALID, (f"{executor.api}: workspace of {workspace_size} bytes, "
                                           f"{executor.workspace_size} required")
     executor.consumed = True
-    for task in executor.tasks:
-        failed = task()          # a task returns None, or (status, message) when the launch fails
-        if failed:
-            return int(failed[0]), failed[1]
+    try:
+        for task in executor.tasks:
+            task()
+    except LaunchFailure as failure:
+        return failure.status, f"{executor.api}: {failure.message}"
     return Status.SUCCESS, ""
 

@@ -17,6 +17,8 @@ than the oracle (faithful sqrt and pow, fused multiply-adds, reciprocal division
 """
 from __future__ import annotations
 
+from aclnn_conformance.backends.mutants.apply_adam_w import *  # noqa: F401,F403  (every mutant class)
+from aclnn_conformance.backends.mutants.apply_adam_w import V1_CONTROLS, V1_MUTANTS
 from aclnn_conformance.backends.mutants.apply_adam_w_quant import *  # noqa: F401,F403  (every mutant class)
 from aclnn_conformance.backends.mutants.apply_adam_w_quant import (AAWQ_CONTROLS, AAWQ_EQUIVALENT, AAWQ_GAPS,
                                                 AAWQ_MUTANTS, UnmutatedKernel)
@@ -28,10 +30,11 @@ from aclnn_conformance.backends.mutants.weight_quant_preprocess import WQP_MUTAN
 from aclnn_conformance.backends.mutants.quant_matmul_weight_nz import *  # noqa: F401,F403  (every mutant class)
 from aclnn_conformance.backends.mutants.quant_matmul_weight_nz import QMM_CONTROLS, QMM_MUTANTS
 
-MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS + QMM_MUTANTS + V2_MUTANTS
+MUTANTS: tuple[type[Mutant], ...] = AAWQ_MUTANTS + WQP_MUTANTS + QMM_MUTANTS + V2_MUTANTS + V1_MUTANTS
 EQUIVALENT: tuple[type[Mutant], ...] = AAWQ_EQUIVALENT + V2_EQUIVALENT
 GAPS: tuple[type[Mutant], ...] = AAWQ_GAPS + V2_GAPS
-CONTROLS: tuple[type[Mutant], ...] = (UnmutatedKernel,) + AAWQ_CONTROLS + QMM_CONTROLS + V2_CONTROLS
+CONTROLS: tuple[type[Mutant], ...] = ((UnmutatedKernel,) + AAWQ_CONTROLS + QMM_CONTROLS + V2_CONTROLS
+                                      + V1_CONTROLS)
 
 
 def by_name(name: str) -> type[Mutant]:

@@ -29,6 +29,7 @@ _OPERATORS = {
     "weight_quant_preprocess": "aclnn_conformance.backends.torch_backend.weight_quant_preprocess",
     "quant_matmul_weight_nz": "aclnn_conformance.backends.torch_backend.quant_matmul_weight_nz",
     "apply_adam_w_v2": "aclnn_conformance.backends.torch_backend.apply_adam_w_v2",
+    "apply_adam_w": "aclnn_conformance.backends.torch_backend.apply_adam_w",
 }
 
 

@@ -1,0 +1,360 @@
+"""Mutants and controls of aclnnApplyAdamW.
+
+Value mutants swap one step of the emulator's own kernel (``ApplyAdamWKernel``); check mutants change
+what the first phase accepts. Most defects come from the notes (apply_adam_w.md 5.4, 6.1, 9): the
+document's literal readings (amsgrad's maximum stored in vRef, maxGradNorm checked only with
+amsgrad, scalar tensors of shape [1] only, ND only), the sibling ApplyAdamWQuant's habits (decay after
+the step and only for wd > 0), a caller convention confused (beta powers taken as beta^t), the
+16-bit hyper-parameters read through a float32 pointer, bf16 truncated by a cast without rounding.
+
+Controls are correct variants the arithmetic model allows (another vendor order, fused
+multiply-adds): they must pass every case.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.emulator.apply_adam_w import F32, HYPER, ApplyAdamWKernel
+from aclnn_conformance.backends.mutants.base import Mutant, copied, replace_result, write_view_flat
+from aclnn_conformance.spec.apply_adam_w import MAX_GRAD_NORM, OP, SCALARS
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
+
+
+def recompute(case: Case, result: RunResult, kernel: ApplyAdamWKernel) -> RunResult:
+    """``result`` (a successful emulator call of ``case``) with the outputs ``kernel`` computes."""
+    if result.status != 0 or case.desc("varRef").is_empty():
+        return result
+    vals = {n: (None if a is None else a.values()) for n, a in case.tensors.items()}
+    var, m, v = kernel.update(vals["varRef"], vals["mRef"], vals["vRef"], {k: vals[k] for k in HYPER},
+                              vals["grad"], vals[MAX_GRAD_NORM], bool(case.attrs.get("amsgrad")),
+                              bool(case.attrs.get("maximize")))
+    storages = copied(result)
+    for name, values in (("varRef", var), ("mRef", m), ("vRef", v)):
+        write_view_flat(case.tensor(name), storages[name], values)
+    return replace_result(result, storages=storages)
+
+
+class V1KernelMutant(Mutant):
+    """Outputs computed by ``kernel`` (the emulator's arithmetic, one step swapped); statuses are the
+    emulator's."""
+
+    op = OP
+    kernel: ApplyAdamWKernel = ApplyAdamWKernel()
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        return recompute(case, self.emulate(case, product), self.kernel)
+
+
+# ---- controls: legal variants ----
+
+class V1UnmutatedKernel(V1KernelMutant):
+    name = "emulator-apply-adam-w-kernel-variant"
+    defect = "none: the emulator's arithmetic step by step"
+    killed_by = ()
+
+
+class _GoldenOrder(ApplyAdamWKernel):
+    def moments(self, m, v, g, s):
+        one = F32(1)
+        return m * s["beta1"] - (s["beta1"] - one) * g, v * s["beta2"] - ((s["beta2"] - one) * g) * g
+
+    def denominator(self, vv, s):
+        return np.sqrt(vv / (F32(1) - s["beta2Power"] * s["beta2"])) + s["eps"]
+
+    def adam_step(self, m1, denom, s):
+        return (s["lr"] * (m1 / (s["beta1Power"] * s["beta1"] - F32(1)))) / denom
+
+
+class V1GoldenOrder(V1KernelMutant):
+    name = "control-apply-adam-w-golden-order"
+    defect = "none: the vendor golden's order of operations instead of the 950 kernel's"
+    killed_by = ()
+    kernel = _GoldenOrder()
+
+
+class _ExperimentalA2Order(ApplyAdamWKernel):
+    """The experimental A2 kernel: 1 - beta factors, scalar factors computed once."""
+
+    def moments(self, m, v, g, s):
+        one = F32(1)
+        return m * s["beta1"] + g * (one - s["beta1"]), v * s["beta2"] + (g * g) * (one - s["beta2"])
+
+    def denominator(self, vv, s):
+        r = F32(1) / (F32(1) - s["beta2Power"] * s["beta2"])
+        return np.sqrt(vv * r) + s["eps"]
+
+    def adam_step(self, m1, denom, s):
+        return (m1 / denom) * (s["lr"] / (s["beta1Power"] * s["beta1"] - F32(1)))
+
+
+class V1ExperimentalA2Order(V1KernelMutant):
+    name = "control-apply-adam-w-a2-kernel-order"
+    defect = "none: the experimental A2 kernel's order (reciprocal of 1 - beta2^t, scalar step factor)"
+    killed_by = ()
+    kernel = _ExperimentalA2Order()
+
+
+def _fma32(a, b, c) -> np.ndarray:
+    """a*b + c with the product exact (float64) and one rounding to float32."""
+    return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(F32)
+
+
+class _FusedMultiplyAdd(ApplyAdamWKernel):
+    def moments(self, m, v, g, s):
+        one = F32(1)
+        m1 = _fma32(-g, s["beta1"] - one, m * s["beta1"])
+        v1 = _fma32(-(g * g), s["beta2"] - one, v * s["beta2"])
+        return m1, v1
+
+    def parameter(self, var, m1, denom, s):
+        return _fma32(var, F32(1) - s["lr"] * s["weightDecay"], self.adam_step(m1, denom, s))
+
+
+class V1FusedMultiplyAdd(V1KernelMutant):
+    name = "control-apply-adam-w-fused-multiply-add"
+    defect = "none: the moments and the decayed sum as fused multiply-adds"
+    killed_by = ()
+    kernel = _FusedMultiplyAdd()
+
+
+V1_CONTROLS = (V1UnmutatedKernel, V1GoldenOrder, V1ExperimentalA2Order, V1FusedMultiplyAdd)
+
+
+# ---- value mutants ----
+
+class _DecayAfterStep(ApplyAdamWKernel):
+    def parameter(self, var, m1, denom, s):
+        return self.decayed(var + self.adam_step(m1, denom, s), s)
+
+
+class V1DecayAfterStep(V1KernelMutant):
+    name = "mutant-apply-adam-w-decay-after-step"
+    defect = "weight decay applied after the Adam step: (theta + delta)*(1 - lr*wd)"
+    killed_by = ("AAW-VAL-005",)
+    kernel = _DecayAfterStep()
+
+
+class _DecaySkippedWhenNonpositive(ApplyAdamWKernel):
+    def decayed(self, var, s):
+        return super().decayed(var, s) if s["weightDecay"] > 0 else var
+
+
+class V1DecaySkippedWhenNonpositive(V1KernelMutant):
+    name = "mutant-apply-adam-w-decay-only-positive-wd"
+    defect = "weight decay skipped when weightDecay <= 0 (ApplyAdamWQuant's guard)"
+    killed_by = ("AAW-VAL-005",)
+    kernel = _DecaySkippedWhenNonpositive()
+
+
+class _PowersAsBetaT(ApplyAdamWKernel):
+    def hyper_parameters(self, values):
+        s = super().hyper_parameters(values)
+        # beta1Power/beta2Power taken as beta^t: the kernel's extra multiply undone
+        s["beta1Power"], s["beta2Power"] = s["beta1Power"] / s["beta1"], s["beta2Power"] / s["beta2"]
+        return s
+
+
+class V1PowersAsBetaT(V1KernelMutant):
+    name = "mutant-apply-adam-w-powers-as-beta-t"
+    defect = "beta1Power/beta2Power used as beta^t (no multiply by beta): the wrong caller convention"
+    killed_by = ("AAW-VAL-003",)
+    kernel = _PowersAsBetaT()
+
+
+class _AmsgradMaxIntoV(ApplyAdamWKernel):
+    def stored_v(self, v1, vv):
+        return vv
+
+
+class V1AmsgradMaxIntoV(V1KernelMutant):
+    name = "mutant-apply-adam-w-amsgrad-max-into-v"
+    defect = "amsgrad's max(maxGradNorm, v) written into vRef (the document's literal reading)"
+    killed_by = ("AAW-VAL-006",)
+    kernel = _AmsgradMaxIntoV()
+
+
+class _MaximizeIgnored(ApplyAdamWKernel):
+    def gradient(self, grad, maximize):
+        return grad
+
+
+class V1MaximizeIgnored(V1KernelMutant):
+    name = "mutant-apply-adam-w-maximize-ignored"
+    defect = "maximize ignored: grad never negated"
+    killed_by = ("AAW-VAL-001",)
+    kernel = _MaximizeIgnored()
+
+
+class _HyperParametersAsFloat32(ApplyAdamWKernel):
+    def hyper_parameters(self, values):
+        out = {}
+        for k in HYPER:
+            raw = np.ascontiguousarray(np.asarray(values[k]).reshape(-1)[:1])
+            if raw.dtype.itemsize == 2:   # the 16-bit pattern read as the low half of a float32
+                out[k] = raw.view(np.uint16).astype(np.uint32).view(F32)[0]
+            else:
+                out[k] = F32(raw[0])
+        return out
+
+
+class V1HyperParametersAsFloat32(V1KernelMutant):
+    name = "mutant-apply-adam-w-hyper-parameters-read-as-float32"
+    defect = "fp16/bf16 hyper-parameter tensors read through a float32 pointer instead of their dtype"
+    killed_by = ("AAW-VAL-008",)
+    kernel = _HyperParametersAsFloat32()
+
+
+class _Bf16Truncated(ApplyAdamWKernel):
+    def cast(self, x, dtype):
+        if np.dtype(dtype).itemsize == 2 and np.dtype(dtype) != np.dtype(np.float16):
+            bits = np.ascontiguousarray(np.asarray(x, F32)).view(np.uint32)
+            return (bits >> 16).astype(np.uint16).view(dtype)
+        return super().cast(x, dtype)
+
+
+class V1Bf16Truncated(V1KernelMutant):
+    name = "mutant-apply-adam-w-bf16-truncated"
+    defect = "bf16 outputs truncated (upper 16 bits) instead of rounded to nearest even"
+    killed_by = ("AAW-VAL-008",)
+    kernel = _Bf16Truncated()
+
+
+class _EpsInsideSqrt(ApplyAdamWKernel):
+    def denominator(self, vv, s):
+        return np.sqrt((-vv) / (s["beta2Power"] * s["beta2"] - F32(1)) + s["eps"])
+
+
+class V1EpsInsideSqrt(V1KernelMutant):
+    name = "mutant-apply-adam-w-eps-inside-sqrt"
+    defect = "eps added under the square root: sqrt(v_hat + eps)"
+    killed_by = ("AAW-VAL-004",)
+    kernel = _EpsInsideSqrt()
+
+
+class _NoBiasCorrection(ApplyAdamWKernel):
+    def denominator(self, vv, s):
+        return np.sqrt(vv) + s["eps"]
+
+    def adam_step(self, m1, denom, s):
+        return -(s["lr"] * m1) / denom
+
+
+class V1NoBiasCorrection(V1KernelMutant):
+    name = "mutant-apply-adam-w-no-bias-correction"
+    defect = "no bias correction: m and v used without dividing by 1 - beta^t"
+    killed_by = ("AAW-VAL-004",)
+    kernel = _NoBiasCorrection()
+
+
+class _NanGradSkipped(ApplyAdamWKernel):
+    def update(self, var, m, v, hyper, grad, mgn, amsgrad, maximize):
+        bad = ~np.isfinite(np.asarray(grad, F32))
+        out = super().update(var, m, v, hyper, np.where(bad, 0, grad).astype(grad.dtype), mgn,
+                             amsgrad, maximize)
+        return tuple(np.where(bad, old, new) for old, new in zip((var, m, v), out))
+
+
+class V1NanGradSkipped(V1KernelMutant):
+    name = "mutant-apply-adam-w-nonfinite-grad-skipped"
+    defect = "elements with a NaN/Inf grad left unchanged instead of propagated"
+    killed_by = ("AAW-VAL-009",)
+    kernel = _NanGradSkipped()
+
+
+# ---- the first phase ----
+
+class V1NullMaxGradNormAccepted(Mutant):
+    op = OP
+    name = "mutant-apply-adam-w-null-max-grad-norm-accepted"
+    defect = "no null check of maxGradNorm with amsgrad: run as amsgrad false"
+    killed_by = ("AAW-NULL-012",)
+
+    def mutate(self, case, product):
+        if case.attrs.get("amsgrad") and case.tensor(MAX_GRAD_NORM) is None:
+            return self.run_as(case, case.with_attrs(amsgrad=False), product)
+        return self.emulate(case, product)
+
+
+class V1MaxGradNormCheckedOnlyWithAmsgrad(Mutant):
+    op = OP
+    name = "mutant-apply-adam-w-max-grad-norm-unchecked-without-amsgrad"
+    defect = "maxGradNorm's dtype and shape checked only when amsgrad is true (the document's reading)"
+    killed_by = ("AAW-DTYPE-024", "AAW-SHAPE-004")
+
+    def mutate(self, case, product):
+        if not case.attrs.get("amsgrad") and case.tensor(MAX_GRAD_NORM) is not None:
+            return self.run_as(case, case.with_tensor(MAX_GRAD_NORM, None), product)
+        return self.emulate(case, product)
+
+
+class V1ScalarShapeStrict(Mutant):
+    op = OP
+    name = "mutant-apply-adam-w-scalar-shape-1-only"
+    defect = "hyper-parameter tensors of any shape but [1] rejected with 161002"
+    killed_by = ("AAW-VAL-012",)
+
+    def mutate(self, case, product):
+        if any(case.tensor(n) is not None and case.desc(n).shape != (1,) for n in SCALARS):
+            return self.reject(case, Status.ERR_PARAM_INVALID, "hyper-parameter shape is not [1]")
+        return self.emulate(case, product)
+
+
+class V1FormatChecked(Mutant):
+    op = OP
+    name = "mutant-apply-adam-w-format-nd-only"
+    defect = "tensors of a format other than ND rejected with 161002"
+    killed_by = ("AAW-VAL-013",)
+
+    def mutate(self, case, product):
+        if any(a is not None and a.desc.format != F.ND for a in case.tensors.values()):
+            return self.reject(case, Status.ERR_PARAM_INVALID, "format is not ND")
+        return self.emulate(case, product)
+
+
+class V1WrongProductAccepted(Mutant):
+    op = OP
+    name = "mutant-apply-adam-w-runs-on-every-product"
+    defect = "a valid call computed on products without the kernel, as on Ascend 950"
+    killed_by = ("AAW-PRODUCT-002",)
+
+    def mutate(self, case, product):
+        result = self.emulate(case, product)
+        if result.status == Status.ERR_INNER_NULLPTR and result.phase == "Execute":
+            return self.emulate(case, "ascend950")
+        return result
+
+
+class V1StridesIgnored(Mutant):
+    op = OP
+    name = "mutant-apply-adam-w-strides-ignored"
+    defect = "tensors read and written as contiguous from element 0 whatever their strides and offset"
+    killed_by = ("AAW-VAL-011",)
+
+    def mutate(self, case, product):
+        altered = case
+        for name, arg in case.tensors.items():
+            if arg is None:
+                continue
+            d = arg.desc
+            flat = d.with_(strides=contiguous_strides(d.shape), offset=0)
+            if flat != d and d.numel <= arg.storage.size:
+                altered = altered.with_tensor(name, TensorArg(flat, arg.storage))
+        if altered is case:
+            return self.emulate(case, product)
+        return self.run_as(case, altered, product)
+
+
+V1_MUTANTS = (
+    V1DecayAfterStep, V1DecaySkippedWhenNonpositive, V1PowersAsBetaT, V1AmsgradMaxIntoV,
+    V1MaximizeIgnored, V1HyperParametersAsFloat32, V1Bf16Truncated, V1EpsInsideSqrt,
+    V1NoBiasCorrection, V1NanGradSkipped, V1NullMaxGradNormAccepted,
+    V1MaxGradNormCheckedOnlyWithAmsgrad, V1ScalarShapeStrict, V1FormatChecked,
+    V1WrongProductAccepted, V1StridesIgnored,
+)
+
+__all__ = [c.__name__ for c in V1_MUTANTS + V1_CONTROLS] + ["V1_MUTANTS", "V1_CONTROLS",
+                                                            "V1KernelMutant", "recompute"]

@@ -1,0 +1,358 @@
+"""The executable specification of aclnnApplyAdamW (the AdamW step whose hyper-parameters are
+one-element tensors and whose caller passes beta^(t-1)).
+
+Document: ../shared/docs/aclnnApplyAdamW.md. Vendor behaviour behind the ``cann`` profile: the
+hand-written op_api layer, the Ascend 950 tiling and kernel, the numpy golden and the runtime's
+launcher, as summarised in notes/apply_adam_w.md (sections 2-6; the errata are section 5.4).
+
+The op_api checks run in this order (notes 5.1): null pointers (161001), dtypes in the NPU
+architecture's list then equal to varRef's (161002), view shapes (161002), then an empty varRef
+returns success with nothing launched. ``CREATE_EXECUTOR()`` failing (561101) cannot be provoked by
+a call and has no rule. Nothing checks the product: on a product without a kernel every host check
+runs as on Ascend 950 and a valid call fails in the launch (notes 4, 5.3).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import PRIVATE_FORMATS
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.params import Param
+from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
+                                          Erratum, OpSpec, Rule)
+
+OP = "apply_adam_w"
+API = "aclnnApplyAdamW"
+DOC = "../shared/docs/aclnnApplyAdamW.md"
+NOTES = "notes/apply_adam_w.md"
+
+# The eleven required tensors in the op_api's null-check order, then the optional one.
+REQUIRED = ("varRef", "mRef", "vRef", "beta1Power", "beta2Power", "lr", "weightDecay", "beta1",
+            "beta2", "eps", "grad")
+MAX_GRAD_NORM = "maxGradNormOptional"
+TENSORS = REQUIRED + (MAX_GRAD_NORM,)
+# The seven hyper-parameter tensors: one element each, in varRef's dtype.
+SCALARS = ("beta1Power", "beta2Power", "lr", "weightDecay", "beta1", "beta2", "eps")
+# Tensors shaped like varRef, in the op_api's shape-check order (maxGradNorm between vRef and grad).
+SHAPED = ("mRef", "vRef", MAX_GRAD_NORM, "grad")
+OUTPUTS = ("varRef", "mRef", "vRef")
+ATTRS = ("amsgrad", "maximize")
+VAR_DTYPES = (DT.FLOAT16, DT.BF16, DT.FLOAT)
+
+# The op_api picks its dtype list by NPU architecture (notes 4): DAV_1001 (Atlas training) has no
+# BFLOAT16; DAV_2201, DAV_3510 and every other architecture have all three.
+ARCH_DTYPES: dict[str, tuple[DT, ...]] = {"atlas-training": (DT.FLOAT, DT.FLOAT16)}
+
+
+def arch_dtypes(product: str) -> tuple[DT, ...]:
+    return ARCH_DTYPES.get(product, VAR_DTYPES)
+
+
+_DOC_ROW = "doc: GetWorkspaceSize parameter table"
+_SAME = "与varRef保持一致 (same as varRef)"
+PARAMS = (
+    Param("varRef", "input/output", VAR_DTYPES, (F.ND,), tuple(range(1, 9)), "yes",
+          "theta in the formula, updated in place", doc_row="FLOAT16、BFLOAT16、FLOAT32 | ND | 1-8 | √"),
+    Param("mRef", "input/output", VAR_DTYPES, (F.ND,), tuple(range(1, 9)), "yes",
+          "shape要求与输入varRef保持一致 (shape as varRef)", doc_row=f"{_SAME} | ND | 1-8 | √"),
+    Param("vRef", "input/output", VAR_DTYPES, (F.ND,), tuple(range(1, 9)), "yes",
+          "shape要求与输入varRef保持一致 (shape as varRef)", doc_row=f"{_SAME} | ND | 1-8 | √"),
+    *(Param(name, "input", VAR_DTYPES, (F.ND,), (1,), "yes", f"{what}; shape要求为[1] (shape [1])",
+            doc_row=f"{_SAME} | ND | 1 | √")
+      for name, what in (("beta1Power", "beta1^(t-1)"), ("beta2Power", "beta2^(t-1)"),
+                         ("lr", "learning rate eta, usually 1e-3, 1e-6, 1e-9"),
+                         ("weightDecay", "weight decay lambda"), ("beta1", "beta1"),
+                         ("beta2", "beta2"), ("eps", "guards the division against 0"))),
+    Param("grad", "input", VAR_DTYPES, (F.ND,), tuple(range(1, 9)), "yes",
+          "g in the formula; shape as varRef", doc_row=f"{_SAME} | ND | 1-8 | √"),
+    Param(MAX_GRAD_NORM, "input", VAR_DTYPES, (F.ND,), tuple(range(1, 9)), "yes",
+          "required when amsgrad is true, optional otherwise; shape as varRef", optional=True,
+          doc_row=f"{_SAME} | ND | 1-8 | √"),
+    Param("amsgrad", "attr", (DT.BOOL,), (), (), "-", "whether maxGradNormOptional is used"),
+    Param("maximize", "attr", (DT.BOOL,), (), (), "-", "negate grad: gradient ascent"),
+    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "the workspace size on the device"),
+    Param("executor", "output", (), (), (), "-", "the op executor"),
+)
+
+SUPPORTED = {"cann": frozenset({"ascend950"}), "doc": frozenset({"ascend950"})}
+
+
+# ---- predicates over a call ----
+
+def _dtype(case: Case, name: str) -> DT | None:
+    d = case.desc(name)
+    return None if d is None else d.dtype
+
+
+def _amsgrad(case: Case) -> bool:
+    return bool(case.attrs.get("amsgrad", False))
+
+
+def _mgn_given(case: Case, amsgrad: bool) -> bool:
+    return case.tensor(MAX_GRAD_NORM) is not None and _amsgrad(case) == amsgrad
+
+
+def _var_empty(case: Case) -> bool:
+    return case.desc("varRef").is_empty()
+
+
+def _nonfinite_inputs(case: Case) -> bool:
+    return any(case.tensor(n) is not None
+               and not np.isfinite(case.tensor(n).values().astype(np.float32)).all()
+               for n in ("varRef", "mRef", "vRef", "grad", MAX_GRAD_NORM))
+
+
+def _unit_beta_power(case: Case) -> bool:
+    def one_element(name: str) -> np.float32:
+        return np.float32(case.tensor(name).values().reshape(-1)[0])
+    with np.errstate(all="ignore"):
+        return any(one_element(p) * one_element(b) == np.float32(1)
+                   for p, b in (("beta1Power", "beta1"), ("beta2Power", "beta2")))
+
+
+def _private_format(case: Case) -> bool:
+    return any(case.desc(n) is not None and case.desc(n).format in PRIVATE_FORMATS for n in TENSORS)
+
+
+# ---- the rules ----
+
+def _rule(id_, kind, category, text, source, expect, violated=None, step="", note="",
+          phase="GetWorkspaceSize") -> Rule:
+    return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
+                expect=expect, violated=violated, step=step, note=note, phase=phase)
+
+
+_NULLPTR = STATUS(Status.ERR_PARAM_NULLPTR)
+_INVALID = STATUS(Status.ERR_PARAM_INVALID)
+_OP_API = f"src: op_api aclnn_apply_adam_w.cpp ({NOTES} 5.1)"
+_DOC_CODES = "doc: 返回值 table"
+
+CHECK_STEPS = ("null pointers", "dtypes", "shapes", "documented layout", "out-pointers", "product")
+
+RULES: tuple[Rule, ...] = (
+    # ---- null pointers (N1..N12) ----
+    *(_rule(f"AAW-NULL-{i + 1:03d}", "check", "nullptr",
+            f"ACLNN_ERR_PARAM_NULLPTR 161001: 传入的计算输入参数是空指针时 ({name} is NULL).",
+            f"{_DOC_CODES}; {_OP_API} N{i + 1}",
+            {"cann": _NULLPTR, "doc": _NULLPTR},
+            violated=(lambda n: lambda c: c.tensor(n) is None)(name), step="null pointers")
+      for i, name in enumerate(REQUIRED)),
+    _rule("AAW-NULL-012", "check", "nullptr",
+          "161001: 当amsgrad为true时，maxGradNormOptional为空指针时 (NULL maxGradNorm with amsgrad).",
+          f"{_DOC_CODES}; {_OP_API} N12",
+          {"cann": _NULLPTR, "doc": _NULLPTR},
+          violated=lambda c: _amsgrad(c) and c.tensor(MAX_GRAD_NORM) is None, step="null pointers"),
+    # ---- dtypes: in the architecture's list (D1..D11), equal to varRef's (D12..D21) ----
+    *(_rule(f"AAW-DTYPE-{i + 1:03d}", "check", "dtype",
+            f"{name}: FLOAT16, BFLOAT16, FLOAT32 (传入的计算输入的数据类型不在支持的范围内时 161002).",
+            f"{_DOC_ROW}; {_DOC_CODES}; {_OP_API} D{i + 1}",
+            {"cann": _INVALID, "doc": _INVALID},
+            violated=(lambda n: lambda c: _dtype(c, n) not in VAR_DTYPES)(name), step="dtypes")
+      for i, name in enumerate(REQUIRED)),
+    _rule("AAW-DTYPE-012", "check", "dtype",
+          "On Atlas training products (DAV_1001) the op_api's dtype list is FLOAT32, FLOAT16: a "
+          "BFLOAT16 tensor is rejected by the list check.",
+          f"{_OP_API} D1..D11, arch list (notes 4)",
+          {"cann": ByProduct({"atlas-training": _INVALID}, UNCHECKED)},
+          violated=lambda c: any(_dtype(c, n) == DT.BF16 for n in TENSORS), step="dtypes",
+          note="status-equivalent to the per-tensor list checks, which run first"),
+    *(_rule(f"AAW-DTYPE-{i + 13:03d}", "check", "dtype",
+            f"{name}: 与varRef保持一致 (传入的计算输入的数据类型不一致时 161002).",
+            f"{_DOC_ROW}; {_DOC_CODES}; {_OP_API} D{i + 12}",
+            {"cann": _INVALID, "doc": _INVALID},
+            violated=(lambda n: lambda c: _dtype(c, n) != _dtype(c, "varRef"))(name), step="dtypes")
+      for i, name in enumerate(REQUIRED[1:])),
+    _rule("AAW-DTYPE-023", "check", "dtype",
+          "amsgrad true: maxGradNormOptional dtype in the list and equal to varRef's "
+          "(当amsgrad为true时，maxGradNormOptional和varRef的数据类型不一致时 161002).",
+          f"{_DOC_CODES}; {_OP_API} D22, D23",
+          {"cann": _INVALID, "doc": _INVALID},
+          violated=lambda c: _mgn_given(c, True) and _dtype(c, MAX_GRAD_NORM) != _dtype(c, "varRef"),
+          step="dtypes"),
+    _rule("AAW-DTYPE-024", "check", "dtype",
+          "amsgrad false: a given maxGradNormOptional is dtype-checked all the same (the document "
+          "names the check for amsgrad true only).",
+          f"{_OP_API} D22, D23 (whatever amsgrad); erratum E4",
+          {"cann": _INVALID},
+          violated=lambda c: _mgn_given(c, False) and _dtype(c, MAX_GRAD_NORM) != _dtype(c, "varRef"),
+          step="dtypes"),
+    # ---- shapes (S1..S5) ----
+    *(_rule(f"AAW-SHAPE-{i + 1:03d}", "check", "shape",
+            f"{name}: shape要求与输入varRef保持一致 (传入的计算输入的shape不一致时 161002).",
+            f"{_DOC_ROW}; {_DOC_CODES}; {_OP_API} S{idx}",
+            {"cann": _INVALID, "doc": _INVALID},
+            violated=(lambda n: lambda c: c.desc(n).shape != c.desc("varRef").shape)(name),
+            step="shapes")
+      for i, (name, idx) in enumerate((("mRef", 1), ("vRef", 2)))),
+    _rule("AAW-SHAPE-003", "check", "shape",
+          "amsgrad true: maxGradNormOptional shape equal to varRef's "
+          "(当amsgrad为true时，maxGradNormOptional和varRef的shape不一致时 161002).",
+          f"{_DOC_CODES}; {_OP_API} S3",
+          {"cann": _INVALID, "doc": _INVALID},
+          violated=lambda c: _mgn_given(c, True) and c.desc(MAX_GRAD_NORM).shape != c.desc("varRef").shape,
+          step="shapes"),
+    _rule("AAW-SHAPE-004", "check", "shape",
+          "amsgrad false: a given maxGradNormOptional is shape-checked all the same.",
+          f"{_OP_API} S3 (whatever amsgrad); erratum E4",
+          {"cann": _INVALID},
+          violated=lambda c: _mgn_given(c, False) and c.desc(MAX_GRAD_NORM).shape != c.desc("varRef").shape,
+          step="shapes"),
+    _rule("AAW-SHAPE-005", "check", "shape",
+          "grad: shape要求与输入varRef保持一致 (161002).",
+          f"{_DOC_ROW}; {_DOC_CODES}; {_OP_API} S4",
+          {"cann": _INVALID, "doc": _INVALID},
+          violated=lambda c: c.desc("grad").shape != c.desc("varRef").shape, step="shapes"),
+    _rule("AAW-SHAPE-006", "check", "shape",
+          "beta1Power、beta2Power、lr、weightDecay、beta1、beta2、eps的shape大小不为1时 161002 "
+          "(one combined element-count check).",
+          f"{_DOC_CODES}; {_OP_API} S5 (Numel() != 1)",
+          {"cann": _INVALID, "doc": _INVALID},
+          violated=lambda c: any(c.desc(n).numel != 1 for n in SCALARS), step="shapes"),
+    # ---- what the document states and nothing checks ----
+    _rule("AAW-SHAPE-007", "check", "shape",
+          "beta1Power, beta2Power, lr, weightDecay, beta1, beta2, eps: shape要求为[1], rank 1.",
+          f"{_DOC_ROW}; cann: only the element count is checked ([], [1], [1,1] pass), erratum E3",
+          {"doc": ANY_ERROR},
+          violated=lambda c: any(c.desc(n).shape != (1,) for n in SCALARS), step="documented layout"),
+    _rule("AAW-FORMAT-001", "check", "format",
+          "Every tensor: data format ND.",
+          f"{_DOC_ROW}; cann: no format check anywhere (binary configs FormatAgnostic), erratum E8",
+          {"doc": ANY_ERROR},
+          violated=lambda c: any(c.desc(n) is not None and c.desc(n).format != F.ND for n in TENSORS),
+          step="documented layout"),
+    _rule("AAW-RANK-001", "check", "rank",
+          "varRef, mRef, vRef, grad, maxGradNormOptional: dimension 1-8.",
+          f"{_DOC_ROW}; cann: no rank check, erratum E12",
+          {"doc": ANY_ERROR},
+          violated=lambda c: any(c.desc(n) is not None and not 1 <= c.desc(n).ndim <= 8
+                                 for n in ("varRef", "mRef", "vRef", "grad", MAX_GRAD_NORM)),
+          step="documented layout"),
+    # ---- out-pointers: dereferenced without a check ----
+    _rule("AAW-NULL-013", "check", "nullptr",
+          "A NULL workspaceSize out-pointer is written without a check (a crash).",
+          f"{_OP_API} (*workspaceSize written unconditionally, notes 3.1 and 5.3)",
+          {"cann": NOT_JUDGED, "doc": NOT_JUDGED},
+          violated=lambda c: "workspaceSize" in c.null_outputs, step="out-pointers",
+          note="no fault case: a crash is never a conformance outcome"),
+    _rule("AAW-NULL-014", "check", "nullptr",
+          "A NULL executor out-pointer is used without a check (a crash).",
+          f"{_OP_API} (notes 5.3)",
+          {"cann": NOT_JUDGED, "doc": NOT_JUDGED},
+          violated=lambda c: "executor" in c.null_outputs, step="out-pointers",
+          note="no fault case: a crash is never a conformance outcome"),
+    # ---- product ----
+    _rule("AAW-PRODUCT-001", "check", "product",
+          "产品支持情况: Ascend 950PR/950DT 支持; Atlas A3, Atlas A2, Atlas 200I/500 A2, Atlas "
+          "inference, Atlas training 不支持.",
+          "doc: 产品支持情况",
+          {"doc": ByProduct({"ascend950": UNCHECKED}, ANY_ERROR)},
+          violated=lambda c: True, step="product"),
+    _rule("AAW-PRODUCT-002", "check", "product",
+          "No SoC check: on a product without the kernel every host check runs as on Ascend 950, an "
+          "empty varRef succeeds, and a valid call fails when launched (phase 1 or phase 2). Atlas "
+          "A2/A3 may serve it with a legacy kernel: not judged there.",
+          f"src: OpDef AddConfig ascend950 only, op_api has no SoC check, launcher errors surface in "
+          f"phase 2 ({NOTES} 4, 5.3); erratum E1",
+          {"cann": ByProduct({"ascend950": UNCHECKED, "atlas-a2": NOT_JUDGED,
+                              "atlas-a3": NOT_JUDGED}, ANY_ERROR)},
+          violated=lambda c: not _var_empty(c), step="product", phase="Execute",
+          note="the launcher's kernel lookup and tiling fail in phase 1 without effect on its "
+               "status; the second phase reruns the tiling and fails (561103) [notes 5.3]"),
+    # ---- preconditions ----
+    _rule("AAW-PRE-001", "precondition", "format",
+          "A private format (NC1HWC0, FRACTAL_NZ...) has a storage shape other than its view: "
+          "accepted (no format check), its values are not judged.",
+          f"{NOTES} 5.3 [INF]: formats are not checked; private formats treated as not judged",
+          {"cann": NOT_JUDGED}, violated=_private_format),
+    _rule("AAW-PRE-002", "precondition", "value",
+          "beta1Power*beta1 and beta2Power*beta2 differ from 1 in float32 (1 - beta^t is a divisor). "
+          "A BFLOAT16 beta2 = 0.999 is 1.0, so 1 - beta2^t = 0: the golden's v/(+0) gives var_t, the "
+          "Ascend 950 kernel's (-v)/(+0) gives NaN; nothing checks it.",
+          f"{NOTES} 6.1 (the two orders); design: values not judged",
+          {"cann": NOT_JUDGED, "doc": NOT_JUDGED}, violated=_unit_beta_power),
+    # ---- value rules ----
+    _rule("AAW-VAL-001", "value", "value",
+          "maximize: g_t = -g_t when maximize is true, g_t otherwise.", "doc: 计算公式; src: golden, kernel",
+          {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-002", "value", "value",
+          "m_t = beta1*m_{t-1} + (1-beta1)*g_t; v_t = beta2*v_{t-1} + (1-beta2)*g_t^2 "
+          "(cann: m*b1 - (b1-1)*g and v*b2 - ((b2-1)*g)*g in float32).",
+          "doc: 计算公式; src: golden.py", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-003", "value", "value",
+          "beta1^t = beta1Power*beta1, beta2^t = beta2Power*beta2: the caller passes beta^(t-1); "
+          "the kernel multiplies once more and never writes the powers back.",
+          "doc: beta1Power row 'beta1^(t-1)', 计算公式; src: kernel DAG, golden",
+          {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-004", "value", "value",
+          "Bias correction and eps: denom = sqrt(v_t/(1-beta2^t)) + eps; the step is "
+          "lr*(m_t/(beta1^t - 1))/denom, added to theta.",
+          "doc: 计算公式 (m_hat, v_hat); src: golden.py order", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-005", "value", "value",
+          "Weight decay: theta*(1 - lr*weightDecay) before the Adam step is added, applied for every "
+          "sign of weightDecay (the document writes - eta*lambda*theta_{t-1}).",
+          "doc: 计算公式; src: golden, kernel (erratum E5)", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-006", "value", "value",
+          "amsgrad (cann): max(maxGradNorm, v_t) enters the denominator only; vRef receives the "
+          "un-maxed v_t and maxGradNorm is never written. doc: vRef stores max(maxGradNorm, v_t).",
+          "doc: maxGradNormOptional row; src: kernel DAG, golden, experimental kernel (erratum E2)",
+          {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-007", "value", "value",
+          "amsgrad false: a given maxGradNormOptional is neither used nor written.",
+          "doc: 如果amsgrad=false，在vRef中的值不做额外计算; src: golden", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-008", "value", "value",
+          "FLOAT16/BFLOAT16: every tensor up-cast to float32 (the hyper-parameters with their "
+          "16-bit values), computed in float32, var/m/v rounded once to the dtype at the end "
+          "(Ascend 950: CAST_RINT, to nearest even).",
+          "src: kernel Vec::Cast<T, float, 1>, golden (notes 6.1)", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-009", "value", "value",
+          "NaN and Inf in the inputs propagate through the arithmetic; max() with NaN gives NaN.",
+          "src: golden np.maximum, kernel (notes 6.3)", {"cann": JUDGED, "doc": NOT_JUDGED},
+          violated=_nonfinite_inputs),
+    _rule("AAW-VAL-010", "value", "value",
+          "Empty varRef (0 elements): success, workspace 0, nothing launched, nothing written.",
+          f"{_OP_API} E1", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-011", "value", "value",
+          "Non-contiguous tensors (every row √): refs updated in place through their views, "
+          "nothing outside the views written.", f"{_DOC_ROW}; {_OP_API} ViewCopy",
+          {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-012", "value", "value",
+          "The hyper-parameter tensors take any shape of one element ([], [1], [1,1]) and any "
+          "strides.", f"{_OP_API} S5 only counts elements; erratum E3", {"cann": JUDGED}),
+    _rule("AAW-VAL-013", "value", "value",
+          "Any data format is accepted and computed (element-wise over the view).",
+          f"{NOTES} 5.3: no format check; erratum E8", {"cann": JUDGED}),
+    _rule("AAW-VAL-014", "value", "value",
+          "The inputs (grad, the seven hyper-parameters, maxGradNorm) are never written.",
+          "doc: 输入 rows; src: op_api copies back var, m, v only", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-015", "value", "value",
+          "aclnnApplyAdamW默认确定性实现 (deterministic).", "doc: 约束说明", {"cann": JUDGED, "doc": JUDGED}),
+)
+
+ERRATA = (
+    Erratum("AAW-ERRATUM-E1", OP, "Atlas A2, A3 不支持 (the README says supported)",
+            "OpDef ascend950 only, no SoC check: host checks everywhere; valid calls fail at launch "
+            "(A2/A3 not judged: a legacy kernel may serve them)", f"{NOTES} 4"),
+    Erratum("AAW-ERRATUM-E2", OP, "amsgrad: vRef stores max(maxGradNorm, v)",
+            "vRef gets v_t; the max only feeds the denominator; maxGradNorm never written",
+            "kernel DAG, golden, experimental kernel"),
+    Erratum("AAW-ERRATUM-E3", OP, "hyper-parameter tensors: shape [1], rank 1",
+            "only the element count is checked ([], [1,1] pass)", "op_api S5"),
+    Erratum("AAW-ERRATUM-E4", OP, "maxGradNorm dtype/shape mismatch is an error when amsgrad is true",
+            "checked whenever maxGradNorm is non-NULL", "op_api D22, D23, S3"),
+    Erratum("AAW-ERRATUM-E5", OP, "decay term -eta*lambda*theta_{t-1}",
+            "theta*(1-lr*wd) on the current theta, before adding the Adam step", "golden, kernel"),
+    Erratum("AAW-ERRATUM-E8", OP, "data format ND", "no format check at all", "op_api, binary configs"),
+    Erratum("AAW-ERRATUM-E12", OP, "rank 1-8", "no rank check", "op_api"),
+)
+
+SPEC = OpSpec(
+    key=OP, api=API, rule_prefix="AAW", doc=DOC, params=PARAMS, rules=RULES, supported=SUPPORTED,
+    outputs=OUTPUTS,
+    standards={"cann": {n: "model-bound@1" for n in OUTPUTS},
+               "doc": {n: "mere-mare" for n in OUTPUTS}},
+    errata=ERRATA,
+    check_steps=CHECK_STEPS,
+)
