@@ -175,6 +175,10 @@ def bf16_tie_call() -> Case:
                      note="every m' lies on an exact bfloat16 tie: either neighbour on A2/A3, even on 950")
 
 
+# Case ids name every dtype of a mix, so that no two mixes share an id (a record is keyed by it).
+SHORT_DTYPE = {"float32": "f32", "float16": "f16", "bfloat16": "bf16"}
+
+
 def table_cases(tier: str = "ci") -> Iterator[Case]:
     """The table-driven cases; ``full`` adds the vendor distribution over more shapes."""
     yield doc_example()
@@ -189,13 +193,13 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
                     yield _vendor_st_call(shape, dtype, 500 + 7 * i + 2 * amsgrad + maximize,
                                           amsgrad, maximize)
     for i, mix in enumerate(MIXES):
-        tag = "-".join(f"{k[0] if k != MAX_GRAD_NORM else 'n'}{v[-2:]}" for k, v in mix.items())
+        tag = "-".join(f"{k[0] if k != MAX_GRAD_NORM else 'n'}{SHORT_DTYPE[v]}" for k, v in mix.items())
         amsgrad = MAX_GRAD_NORM in mix
         yield make_call(f"mix-{tag}", (5, 41), mix, seed=600 + i, amsgrad=amsgrad,
                         rule_ids=("AAWV2-VAL-008",))
     for i, combo in enumerate(dtype_mixes(tier)):
         mix = dict(zip(STATE, combo))
-        tag = "-".join(n[:2] for n in combo)
+        tag = "-".join(SHORT_DTYPE[n] for n in combo)
         yield make_call(f"every-mix-{tag}", (3, 17), mix, seed=700 + i, amsgrad=True,
                         rule_ids=("AAWV2-VAL-008",))
     yield make_call("mix-mgn-given-no-amsgrad", (5, 41), {"varRef": "float32", "grad": "bfloat16",
