@@ -102,6 +102,62 @@ ARITHMETIC_MODEL: dict[str, ArithmeticModel] = {m.operator: m for m in (
         may=("nothing: every output byte is a copy of an input byte",),
         may_not=("any change of a copied value (judged by bit-exact)",),
         source="notes weight_quant_preprocess.md"),
+    ArithmeticModel(
+        "apply_adam_w_v2", "1",
+        order="the golden's (torch single-tensor AdamW in float32): t = step + 1; g = -grad if "
+              "maximize; p = var*(1 - lr*wd); m1 = lerp(m, g, 1 - beta1); v1 = v*beta2 + "
+              "(1 - beta2)*g*g; vv = max(maxGradNorm, v1) with amsgrad; var' = p + "
+              "((-lr/(1 - beta1^t))*m1)/(sqrt(vv)/sqrt(1 - beta2^t) + eps); or the A2/A3 and 950 "
+              "kernels' orders of the same real expression",
+        correctly_rounded=("add", "subtract", "multiply", "fp16/bf16 -> float32 (exact)"),
+        faithful=("sqrt", "pow", "divide"),
+        reciprocal_division=True,
+        fused_multiply_add=True,
+        # A2/A3 cast bf16 with CAST_ROUND, whose tie direction the notes leave open; 950 rounds to
+        # even (notes apply_adam_w.md section 6.2); model-bound@1 accepts either neighbour at a tie
+        final_cast={**{p: {"float32": "none", "float16": "round-to-nearest-even",
+                           "bfloat16": "round-to-nearest, either way at an exact tie"}
+                       for p in ("atlas-a3", "atlas-a2")},
+                    "ascend950": _RNE_CASTS},
+        may=("compute sqrt, pow and division faithfully", "divide as a reciprocal times",
+             "fuse any multiply-add (torch's lerp and addcmul are fused in the golden) or not",
+             "evaluate in the golden's or either kernel's order"),
+        may_not=("t = step, decay after the step, eps added before the bias correction",
+                 "the amsgrad maximum written into vRef, maximize ignored",
+                 "round twice or truncate the final cast", "other constants"),
+        source="notes apply_adam_w.md section 6.2; oracle/apply_adam_w_v2.py"),
+    ArithmeticModel(
+        "apply_adam_w", "1",
+        order="the golden's: g = -grad if maximize; m1 = m*b1 - (b1 - 1)*g; v1 = v*b2 - "
+              "((b2 - 1)*g)*g; var_t = var*(1 - lr*wd); b1t = beta1Power*b1; b2t = "
+              "beta2Power*b2; vv = max(maxGradNorm, v1) with amsgrad; var' = var_t + "
+              "(lr*(m1/(b1t - 1)))/(sqrt(vv/(1 - b2t)) + eps); or the 950 kernel's order",
+        correctly_rounded=("add", "subtract", "multiply", "fp16/bf16 -> float32 (exact)"),
+        faithful=("sqrt", "divide"),
+        reciprocal_division=True,
+        fused_multiply_add=True,
+        final_cast={"ascend950": _RNE_CASTS},
+        may=("compute sqrt and division faithfully", "divide as a reciprocal times",
+             "fuse any multiply-add or not", "evaluate in the golden's or the 950 kernel's order"),
+        may_not=("decay after the step, beta^t instead of beta^(t-1)*beta",
+                 "the amsgrad maximum written into vRef, maximize ignored",
+                 "round twice or truncate the final cast", "other constants"),
+        source="notes apply_adam_w.md section 6.1; oracle/apply_adam_w.py"),
+    ArithmeticModel(
+        "quant_matmul_weight_nz", "1",
+        order="out[m, n] = cast(bias[n] + sum_k x[m, k]*x1Scale[m, k//32]*w[k, n]*"
+              "x2Scale[n, k//32]); the sum in float32 in any order",
+        correctly_rounded=("add", "multiply", "the one cast to bf16/fp16"),
+        faithful=(),
+        reciprocal_division=False,
+        fused_multiply_add=True,
+        final_cast={"ascend950": {"float16": "round-to-nearest-even",
+                                  "bfloat16": "round-to-nearest-even"}},
+        may=("sum the K products in any order and grouping, fused or not (inside the exact "
+             "regime every order gives the same bits)",),
+        may_not=("read another scale block or the unused tail slot", "add the bias after the cast",
+                 "round twice", "swap the FP4 nibbles"),
+        source="notes quant_matmul_weight_nz_mx.md section 3; oracle/quant_matmul_weight_nz.py"),
 )}
 
 

@@ -192,3 +192,15 @@ def test_quant_code_3_accepts_the_codes_of_the_envelope_only():
     assert bad.outcome == "FAIL" and bad.metrics["mismatched"] == 1 and "[2]" in bad.detail
     two_off = compare_quant_code_envelope(np.array([12, 20, 30, 127], np.uint8), expected, q, zero, lo, hi, std)
     assert two_off.outcome == "FAIL"
+
+
+def test_every_operator_states_its_arithmetic_model():
+    """The model-derived standards cite ARITHMETIC_MODEL, so every operator judged by one has an
+    entry there, and a product named in it is one of the suite's products."""
+    from aclnn_conformance.spec import OPS
+    from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    assert set(ARITHMETIC_MODEL) == set(OPS)
+    for op, model in ARITHMETIC_MODEL.items():
+        assert model.operator == op and model.order and model.source
+        assert set(model.final_cast) <= set(PRODUCT_IDS)
