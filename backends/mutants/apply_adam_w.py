@@ -16,12 +16,12 @@ import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator.apply_adam_w import F32, HYPER, ApplyAdamWKernel
-from aclnn_conformance.backends.mutants.base import Mutant, copied, replace_result, write_view_flat
+from aclnn_conformance.backends.mutants.base import (Mutant, StridesIgnoredMutant, copied, replace_result,
+                                                    write_view_flat)
 from aclnn_conformance.spec.apply_adam_w import MAX_GRAD_NORM, OP, SCALARS
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
-from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
 
 
 def recompute(case: Case, result: RunResult, kernel: ApplyAdamWKernel) -> RunResult:
@@ -328,24 +328,10 @@ class V1WrongProductAccepted(Mutant):
         return result
 
 
-class V1StridesIgnored(Mutant):
+class V1StridesIgnored(StridesIgnoredMutant):
     op = OP
     name = "mutant-apply-adam-w-strides-ignored"
-    defect = "tensors read and written as contiguous from element 0 whatever their strides and offset"
     killed_by = ("AAW-VAL-011",)
-
-    def mutate(self, case, product):
-        altered = case
-        for name, arg in case.tensors.items():
-            if arg is None:
-                continue
-            d = arg.desc
-            flat = d.with_(strides=contiguous_strides(d.shape), offset=0)
-            if flat != d and d.numel <= arg.storage.size:
-                altered = altered.with_tensor(name, TensorArg(flat, arg.storage))
-        if altered is case:
-            return self.emulate(case, product)
-        return self.run_as(case, altered, product)
 
 
 V1_MUTANTS = (

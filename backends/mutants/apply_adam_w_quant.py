@@ -18,12 +18,12 @@ from aclnn_conformance.backends.emulator.apply_adam_w_quant import QMAP_SIZE
 from aclnn_conformance.backends.mutants.aawq_kernel import F32, AawqKernel, recompute
 
 BF16 = ml_dtypes.bfloat16
-from aclnn_conformance.backends.mutants.base import Mutant, replace_result
+from aclnn_conformance.backends.mutants.base import Mutant, StridesIgnoredMutant, replace_result
 from aclnn_conformance.spec.apply_adam_w_quant import OP, OUTPUTS, VAR_DTYPES
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import Status
-from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
+from aclnn_conformance.spec.tensor import TensorArg
 
 
 class KernelMutant(Mutant):
@@ -686,24 +686,10 @@ class QuantModeNullRejected(Mutant):
         return result
 
 
-class StridesIgnored(Mutant):
+class StridesIgnored(StridesIgnoredMutant):
     op = OP
     name = "mutant-strides-ignored"
-    defect = "tensors read and written as contiguous from element 0 whatever their strides and offset"
     killed_by = ("AAWQ-VAL-015",)
-
-    def mutate(self, case, product):
-        altered = case
-        for name, arg in case.tensors.items():
-            if arg is None:
-                continue
-            d = arg.desc
-            flat = d.with_(strides=contiguous_strides(d.shape), offset=0)
-            if flat != d and d.numel <= arg.storage.size:
-                altered = altered.with_tensor(name, TensorArg(flat, arg.storage))
-        if altered is case:
-            return self.emulate(case, product)
-        return self.run_as(case, altered, product)
 
 
 AAWQ_MUTANTS = (

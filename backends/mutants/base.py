@@ -19,6 +19,7 @@ import numpy as np
 from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator import EmulatorBackend
 from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
 
 
 class Mutant(EmulatorBackend):
@@ -85,3 +86,23 @@ def write_view_flat(arg, storage: np.ndarray, values: np.ndarray, count: int | N
     k = flat.size if count is None else min(count, flat.size, values.size)
     flat[:k] = np.asarray(values).reshape(-1)[:k].astype(flat.dtype)
     view[...] = flat.reshape(view.shape)
+
+
+class StridesIgnoredMutant(Mutant):
+    """The defect shared by every operator's strides mutant: each tensor read and written as
+    contiguous from element 0, whatever its strides and offset."""
+
+    defect = "tensors read and written as contiguous from element 0 whatever their strides and offset"
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        altered = case
+        for name, arg in case.tensors.items():
+            if arg is None:
+                continue
+            d = arg.desc
+            flat = d.with_(strides=contiguous_strides(d.shape), offset=0)
+            if flat != d and d.numel <= arg.storage.size:
+                altered = altered.with_tensor(name, TensorArg(flat, arg.storage))
+        if altered is case:
+            return self.emulate(case, product)
+        return self.run_as(case, altered, product)
