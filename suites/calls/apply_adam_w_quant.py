@@ -10,6 +10,7 @@ from aclnn_conformance.spec.apply_adam_w_quant import OP, absmax_count
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.tensor import TensorArg
+from aclnn_conformance.suites.calls import as_noncontiguous as noncontiguous
 
 DTYPES = {"float32": DT.FLOAT, "float16": DT.FLOAT16, "bfloat16": DT.BF16}
 DEFAULT_ATTRS = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "weightDecay": 0.01, "eps": 1e-8,
@@ -112,28 +113,8 @@ FAULT_BASES = {"": base_call}
 
 
 def as_noncontiguous(case: Case, names: Sequence[str], how: str) -> Case:
-    """The same logical values, laid out through strides: ``transposed`` (last two dims swapped in
-    storage), ``strided`` (every other storage element), or ``offset`` (view starts 7 elements in)."""
-    for name in names:
-        arg = case.tensor(name)
-        values = arg.values()
-        if how == "transposed":
-            storage_shape = values.shape[:-2] + (values.shape[-1], values.shape[-2])
-            from aclnn_conformance.spec.tensor import contiguous_strides
-            st = list(contiguous_strides(storage_shape))
-            st[-2], st[-1] = st[-1], st[-2]
-            new = TensorArg.strided(values, arg.dtype, st, 0, storage_shape)
-        elif how == "strided":
-            from aclnn_conformance.spec.tensor import contiguous_strides
-            st = tuple(2 * s for s in contiguous_strides(values.shape))
-            new = TensorArg.strided(values, arg.dtype, st, 1, fill=3)
-        elif how == "offset":
-            from aclnn_conformance.spec.tensor import contiguous_strides
-            new = TensorArg.strided(values, arg.dtype, contiguous_strides(values.shape), 7, fill=5)
-        else:
-            raise ValueError(how)
-        case = case.with_tensor(name, new)
-    return case.with_(rule_ids=case.rule_ids + ("AAWQ-VAL-015",))
+    """The same values laid out through strides (suites.calls.as_noncontiguous), rule AAWQ-VAL-015."""
+    return noncontiguous(case, names, how, "AAWQ-VAL-015")
 
 
 # ---- the table ----

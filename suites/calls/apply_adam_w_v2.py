@@ -10,7 +10,8 @@ from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM, OP
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
-from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
+from aclnn_conformance.spec.tensor import TensorArg
+from aclnn_conformance.suites.calls import as_noncontiguous as noncontiguous
 
 DTYPES = {"float32": DT.FLOAT, "float16": DT.FLOAT16, "bfloat16": DT.BF16}
 STEP_DTYPES = {"int64": DT.INT64, "float32": DT.FLOAT}
@@ -83,28 +84,8 @@ FAULT_BASES = {"": base_call, "no-amsgrad": base_call_without_amsgrad, "bf16": b
 
 
 def as_noncontiguous(case: Case, names: Sequence[str], how: str) -> Case:
-    """The same logical values, laid out through strides: ``transposed`` (last two dims swapped in
-    storage), ``strided`` (every other storage element, from element 1), or ``offset`` (the view
-    starts 7 elements in)."""
-    for name in names:
-        arg = case.tensor(name)
-        if arg is None:
-            continue
-        values = arg.values()
-        if how == "transposed" and values.ndim >= 2:
-            storage_shape = values.shape[:-2] + (values.shape[-1], values.shape[-2])
-            st = list(contiguous_strides(storage_shape))
-            st[-2], st[-1] = st[-1], st[-2]
-            new = TensorArg.strided(values, arg.dtype, st, 0, storage_shape)
-        elif how in ("strided", "transposed"):
-            st = tuple(2 * s for s in contiguous_strides(values.shape))
-            new = TensorArg.strided(values, arg.dtype, st, 1, fill=3)
-        elif how == "offset":
-            new = TensorArg.strided(values, arg.dtype, contiguous_strides(values.shape), 7, fill=5)
-        else:
-            raise ValueError(how)
-        case = case.with_tensor(name, new)
-    return case.with_(rule_ids=case.rule_ids + ("AAWV2-VAL-014",))
+    """The same values laid out through strides (suites.calls.as_noncontiguous), rule AAWV2-VAL-014."""
+    return noncontiguous(case, names, how, "AAWV2-VAL-014")
 
 
 def with_step(case: Case, step: float, step_dtype: str = "int64", shape: Sequence[int] = (1,)) -> Case:
