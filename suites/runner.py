@@ -140,7 +140,7 @@ class Harness:
             lines.append("pytest " + shlex.quote(nodeid) + f" --backend {backend} "
                          f"--product {product} --profile {self.profile} --tier {self.tier} -p no:xdist")
         if case_file is not None:
-            lines.append(f"python -m reports replay {case_file} --backend {backend} "
+            lines.append(f"python -m aclnn_conformance.reports replay {case_file} --backend {backend} "
                          f"--product {product} --profile {self.profile}")
         return "\n".join(lines)
 

@@ -177,7 +177,7 @@ def test_printed_reproducers_run_as_printed(tmp_path):
     assert first.returncode == 1, first.stdout[-3000:]
     block = first.stdout.split("  reproduce:\n", 1)[1].splitlines()
     commands = [line.strip() for line in block[:2]]
-    assert commands[0].startswith("pytest ") and commands[1].startswith("python -m reports replay ")
+    assert commands[0].startswith("pytest ") and commands[1].startswith("python -m aclnn_conformance.reports replay ")
     for command in commands:
         again = subprocess.run(command, shell=True, cwd=ROOT, env=env, capture_output=True,
                                text=True, timeout=600)

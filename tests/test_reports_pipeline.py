@@ -113,7 +113,7 @@ def test_failures_carry_their_reproducer(runs):
     doc = json.loads((runs["broken"] / "report.json").read_text())
     (fail,) = doc["failures"]
     assert fail["outcome"] == "FAIL" and fail["case_id"] == "doc-example"
-    assert "python -m reports replay" in fail["reproducer"] and fail["case_file"]
+    assert "python -m aclnn_conformance.reports replay" in fail["reproducer"] and fail["case_file"]
     assert Path(fail["case_file"]).is_file()
     assert fail["reproducer"] in (runs["broken"] / "report.md").read_text().replace("\n  ", "\n")
 
