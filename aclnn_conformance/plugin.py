@@ -307,9 +307,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
               for m in metafunc.definition.iter_markers("parametrize") if m.args)
     if "product" in metafunc.fixturenames and not own:
         metafunc.parametrize("product", metafunc.config._aclnn_products)
-    if "table_case" in metafunc.fixturenames:  # an operator suite: its module's `calls.table_cases`
-        cases = list(metafunc.module.calls.table_cases(metafunc.config.getoption("--tier")))
-        metafunc.parametrize("table_case", cases, ids=[c.case_id for c in cases])
+    if "table_case" in metafunc.fixturenames:  # the generic suite: every record's table cases
+        from aclnn_conformance.spec.single_calls import all_table_cases
+        cases = all_table_cases(metafunc.config.getoption("--tier"))
+        metafunc.parametrize("table_case", cases, ids=[f"{c.op}:{c.case_id}" for c in cases])
 
 
 @pytest.fixture(scope="session")

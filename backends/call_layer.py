@@ -16,36 +16,14 @@ import numpy as np
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import is_four_bit, pack_nibbles, unpack_nibbles
 from aclnn_conformance.spec.enums import AclDataType
+from aclnn_conformance.spec.registry import operator
 
-# The C signatures of the first-phase functions, in parameter order (before workspaceSize, executor).
-# kinds: tensor, double, float, int64, bool, string (char*, may be NULL), dtype (aclDataType by value)
-SIGNATURES: dict[str, tuple[str, tuple[tuple[str, str], ...]]] = {
-    "apply_adam_w_quant": ("aclnnApplyAdamWQuant", (
-        ("varRef", "tensor"), ("grad", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"),
-        ("qmapM", "tensor"), ("qmapV", "tensor"), ("absmaxMRef", "tensor"),
-        ("absmaxVRef", "tensor"), ("step", "tensor"), ("lr", "double"), ("beta1", "double"),
-        ("beta2", "double"), ("weightDecay", "double"), ("eps", "double"),
-        ("gnormScale", "double"), ("quantModeOptional", "string"), ("blockSize", "int64"))),
-    "weight_quant_preprocess": ("aclnnWeightQuantPreprocess", (
-        ("weight", "tensor"), ("weightScale", "tensor"), ("weightOffsetOptional", "tensor"),
-        ("biasOptional", "tensor"), ("xDtype", "dtype"), ("xScaleDtype", "dtype"),
-        ("kGroupSize", "int64"), ("outWeight", "tensor"), ("outWeightScale", "tensor"),
-        ("outWeightOffsetOptional", "tensor"), ("outBiasOptional", "tensor"))),
-    "quant_matmul_weight_nz": ("aclnnQuantMatmulWeightNz", (
-        ("x1", "tensor"), ("x2", "tensor"), ("x1Scale", "tensor"), ("x2Scale", "tensor"),
-        ("yScale", "tensor"), ("x1Offset", "tensor"), ("x2Offset", "tensor"), ("yOffset", "tensor"),
-        ("bias", "tensor"), ("transposeX1", "bool"), ("transposeX2", "bool"), ("groupSize", "int64"),
-        ("out", "tensor"))),
-    "apply_adam_w_v2": ("aclnnApplyAdamWV2", (
-        ("varRef", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"), ("maxGradNormOptionalRef", "tensor"),
-        ("grad", "tensor"), ("step", "tensor"), ("lr", "float"), ("beta1", "float"), ("beta2", "float"),
-        ("weightDecay", "float"), ("eps", "float"), ("amsgrad", "bool"), ("maximize", "bool"))),
-    "apply_adam_w": ("aclnnApplyAdamW", (
-        ("varRef", "tensor"), ("mRef", "tensor"), ("vRef", "tensor"), ("beta1Power", "tensor"),
-        ("beta2Power", "tensor"), ("lr", "tensor"), ("weightDecay", "tensor"), ("beta1", "tensor"),
-        ("beta2", "tensor"), ("eps", "tensor"), ("grad", "tensor"), ("maxGradNormOptional", "tensor"),
-        ("amsgrad", "bool"), ("maximize", "bool"))),
-}
+def signature(op: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """(API name, ((parameter, C kind), ...)) of an operator's first-phase function, in the
+    prototype's order before workspaceSize and executor: its spec's Param rows, through the registry.
+    Kinds: tensor, double, float, int64, bool, string (char*, may be NULL), dtype (aclDataType)."""
+    spec = operator(op).spec
+    return spec.api, tuple((p.name, p.c_kind) for p in spec.params if p.in_signature)
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,9 +80,9 @@ def buffer_to_elements(buffer: bytes | bytearray, dtype: int, count: int,
 
 def to_raw_call(case: Case) -> RawCall:
     """The arguments of the first-phase call for ``case``."""
-    api, signature = SIGNATURES[case.op]
+    api, params_in_order = signature(case.op)
     params = []
-    for name, kind in signature:
+    for name, kind in params_in_order:
         if kind == "tensor":
             arg = case.tensors[name]
             if arg is None:

@@ -34,6 +34,8 @@ from __future__ import annotations
 import numpy as np
 
 from aclnn_conformance.oracle.adamw_arithmetic import F32, VAR_DTYPES, round_to_dtype
+from aclnn_conformance.oracle.result import OracleResult
+from aclnn_conformance.spec.case import Case
 
 __all__ = ["apply_adam_w", "apply_adam_w_golden", "apply_adam_w_doc", "model_bounds", "OPERATION_ERROR"]
 
@@ -262,3 +264,17 @@ def _chunked_bounds(out: dict, args: tuple, kw: dict, dtype) -> dict[str, np.nda
         for k, (exact, error) in model_bounds(*part, **kw).items():
             result[f"bound_{k}"][lo:hi] = output_bound(out[k].reshape(-1)[lo:hi], exact, error, dtype)
     return {k: b.reshape(shape) for k, b in result.items()}
+
+
+# ---- from a Case ----
+
+def from_case(case: Case, profile: str) -> OracleResult:
+    """The expected outputs of ``case`` (a call the spec expects to succeed with judged values)."""
+    from aclnn_conformance.spec.apply_adam_w import TENSORS
+    vals = [None if case.tensor(n) is None else case.tensor(n).values() for n in TENSORS]
+    out = apply_adam_w(*vals, amsgrad=bool(case.attrs.get("amsgrad", False)),
+                       maximize=bool(case.attrs.get("maximize", False)), profile=profile,
+                       bounds=profile == "cann")
+    names = {"varRef": "var", "mRef": "m", "vRef": "v"}
+    aux = {name: {"bound": out[f"bound_{key}"]} for name, key in names.items() if f"bound_{key}" in out}
+    return OracleResult(views={name: out[key] for name, key in names.items()}, aux=aux)

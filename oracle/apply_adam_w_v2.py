@@ -36,6 +36,8 @@ import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.oracle.adamw_arithmetic import F32, fma_f32, pow_f32, round_half_away, round_to_dtype
+from aclnn_conformance.oracle.result import OracleResult
+from aclnn_conformance.spec.case import Case
 
 __all__ = ["apply_adam_w_v2", "model_bound", "cast_bound"]
 
@@ -247,3 +249,20 @@ def _doc(var, m, v, mgn, grad, step, lr, b1, b2, wd, eps, amsgrad, maximize) -> 
 
     return {"var": cast(var1, var), "m": cast(m1, m), "v": cast(v1, v),
             "max_grad_norm": None if mgn is None else (cast(vv, mgn) if amsgrad else np.array(mgn, copy=True))}
+
+
+# ---- from a Case ----
+
+def from_case(case: Case, profile: str) -> OracleResult:
+    """The expected outputs of ``case`` (a call the spec expects to succeed with judged values)."""
+    from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM
+    vals = {n: (None if a is None else a.values()) for n, a in case.tensors.items()}
+    a = case.attrs
+    out = apply_adam_w_v2(vals["varRef"], vals["mRef"], vals["vRef"], vals[MAX_GRAD_NORM], vals["grad"],
+                          vals["step"], lr=a["lr"], beta1=a["beta1"], beta2=a["beta2"],
+                          weight_decay=a["weightDecay"], eps=a["eps"], amsgrad=bool(a["amsgrad"]),
+                          maximize=bool(a["maximize"]), profile=profile, details=profile == "cann")
+    names = {"varRef": "var", "mRef": "m", "vRef": "v", MAX_GRAD_NORM: "max_grad_norm"}
+    views = {n: out[k] for n, k in names.items() if out[k] is not None}
+    aux = {n: {"bound": out["bound"][k]} for n, k in names.items() if "bound" in out and k in out["bound"]}
+    return OracleResult(views=views, aux=aux)

@@ -42,9 +42,11 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
+from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.oracle.weight_quant_preprocess import (E2M1_VALUES, MX_BLOCK, _e4m3fn_values, dequantize_mx,
                                                               e8m0_values, from_fractal_nz_c0_32,
                                                               nz_storage_shape)
+from aclnn_conformance.spec.case import Case
 
 U32 = 2.0 ** -24             # unit roundoff of float32
 U64 = 2.0 ** -53
@@ -211,3 +213,22 @@ def quant_matmul_mx(x1, x1_scale_pairs, w_codes, x2_scale_nk2, bias, out_dtype,
             full = delta + _ulp(np.abs(total) + delta, dtype) + _ulp(np.abs(total), dtype)
         bound = np.where(outside, full, 0.0)
     return QmmResult(out=out, exact=exact, bound=bound, magnitude=mag)
+
+
+# ---- from a Case ----
+
+def from_case(case: Case, profile: str) -> OracleResult:
+    """The expected outputs of ``case`` (a call the spec expects to succeed with judged values)."""
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    from aclnn_conformance.spec.quant_matmul_weight_nz import is_transposed_scale_view, k_n
+    k, n = k_n(case)
+    x2s = case.tensor("x2Scale")
+    scale = x2s.values().view(np.uint8)
+    if is_transposed_scale_view(x2s.desc):
+        scale = scale.transpose(1, 0, 2)
+    bias = case.tensor("bias")
+    res = quant_matmul_mx(case.tensor("x1").values(), case.tensor("x1Scale").values(),
+                          weight_codes_from_nz(case.tensor("x2").storage, k, n), scale,
+                          None if bias is None else bias.values().reshape(-1),
+                          numpy_dtype(case.desc("out").dtype), profile)
+    return OracleResult(views={"out": res.out}, aux={"out": {"bound": res.bound}})

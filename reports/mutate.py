@@ -76,18 +76,12 @@ class MutantResult:
 
 
 def tier_cases(tier: str = "ci", ops: tuple[str, ...] | None = None) -> list[tuple]:
-    """[(spec, case)] of the suites' deterministic single-call cases, per operator in spec order:
-    table cases, one-fault cases, fault pairs."""
-    from aclnn_conformance.spec import OPS
-    from aclnn_conformance.suites.calls import calls_module
-    from aclnn_conformance.suites.faults import fault_cases, fault_pair_cases
-    out = []
-    for key, spec in OPS.items():
-        if ops is not None and key not in ops:
-            continue
-        cases = [*calls_module(key).table_cases(tier), *fault_cases(spec), *fault_pair_cases(spec)]
-        out += [(spec, c) for c in cases]
-    return out
+    """[(spec, case)] of the suites' deterministic single-call cases, per operator in registry
+    order: table cases, one-fault cases, fault pairs."""
+    from aclnn_conformance.spec.registry import operators
+    from aclnn_conformance.spec.single_calls import single_call_cases
+    return [(record.spec, case) for key, record in operators().items()
+            if ops is None or key in ops for case in single_call_cases(key, tier)]
 
 
 def _judge(backend, spec, case, product):

@@ -1,22 +1,23 @@
-"""The executable specification: tensor model, rule records, and one module per operator."""
+"""The executable specification: tensor model, rule records, the Operator record and its registry.
+
+``OPS`` (key -> OpSpec) is a view of the registry (``spec.registry``), read on first use.
+"""
 from __future__ import annotations
 
-from aclnn_conformance.spec.rules import OpSpec
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from aclnn_conformance.spec.rules import OpSpec
 
 
-def _load() -> dict[str, OpSpec]:
-    from aclnn_conformance.spec import (apply_adam_w, apply_adam_w_quant, apply_adam_w_v2,
-                                        quant_matmul_weight_nz, weight_quant_preprocess)
-    specs = [apply_adam_w_quant.SPEC, weight_quant_preprocess.SPEC, quant_matmul_weight_nz.SPEC,
-             apply_adam_w_v2.SPEC, apply_adam_w.SPEC]
-    return {s.key: s for s in specs}
+def op_spec(key: str) -> "OpSpec":
+    """An operator's spec, by key or API name."""
+    from aclnn_conformance.spec.registry import operator
+    return operator(key).spec
 
 
-OPS: dict[str, OpSpec] = _load()
-
-
-def op_spec(key: str) -> OpSpec:
-    try:
-        return OPS[key]
-    except KeyError:
-        raise ValueError(f"unknown operator {key!r}; valid: {', '.join(OPS)}") from None
+def __getattr__(name: str) -> Any:
+    if name == "OPS":  # a fresh view each time, so that a re-read registry shows
+        from aclnn_conformance.spec.registry import operators
+        return {key: record.spec for key, record in operators().items()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,6 +21,8 @@ from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
+from aclnn_conformance.spec.operator import Operator
+from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
 from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
                                           Erratum, OpSpec, Rule)
 
@@ -71,10 +73,10 @@ PARAMS = (
     Param(MAX_GRAD_NORM, "input", VAR_DTYPES, (F.ND,), tuple(range(1, 9)), "yes",
           "required when amsgrad is true, optional otherwise; shape as varRef", optional=True,
           doc_row=f"{_SAME} | ND | 1-8 | √"),
-    Param("amsgrad", "attr", (DT.BOOL,), (), (), "-", "whether maxGradNormOptional is used"),
-    Param("maximize", "attr", (DT.BOOL,), (), (), "-", "negate grad: gradient ascent"),
-    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "the workspace size on the device"),
-    Param("executor", "output", (), (), (), "-", "the op executor"),
+    Param("amsgrad", "attr", (DT.BOOL,), (), (), "-", "whether maxGradNormOptional is used", c_kind="bool"),
+    Param("maximize", "attr", (DT.BOOL,), (), (), "-", "negate grad: gradient ascent", c_kind="bool"),
+    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "the workspace size on the device", c_kind="workspace_size"),
+    Param("executor", "output", (), (), (), "-", "the op executor", c_kind="executor"),
 )
 
 SUPPORTED = {"cann": frozenset({"ascend950"}), "doc": frozenset({"ascend950"})}
@@ -355,4 +357,33 @@ SPEC = OpSpec(
                "doc": {n: "mere-mare" for n in OUTPUTS}},
     errata=ERRATA,
     check_steps=CHECK_STEPS,
+)
+
+
+OPERATOR = Operator(
+    spec=SPEC,
+    arithmetic_model=ARITHMETIC_MODEL[OP],
+    oracle="aclnn_conformance.oracle.apply_adam_w:from_case",
+    base_call="aclnn_conformance.suites.calls.apply_adam_w:base_call",
+    table_cases="aclnn_conformance.suites.calls.apply_adam_w:table_cases",
+    fault_bases="aclnn_conformance.suites.calls.apply_adam_w:FAULT_BASES",
+    faults="aclnn_conformance.suites.faults.apply_adam_w:FAULTS",
+    strategies="aclnn_conformance.suites.strategies.apply_adam_w:STRATEGIES",
+    emulator="aclnn_conformance.backends.emulator.apply_adam_w:get_workspace_size",
+    torch="aclnn_conformance.backends.torch_backend.apply_adam_w:run",
+    mutants="aclnn_conformance.backends.mutants.apply_adam_w:MUTANT_SET",
+    relations="aclnn_conformance.suites.test_apply_adam_w:RELATION_RULES",
+    sensitivity="aclnn_conformance.suites.calls.apply_adam_w:sensitivity_targets",
+    determinism_rules=("AAW-VAL-015",),
+    modules=(
+        "aclnn_conformance.spec.apply_adam_w",
+        "aclnn_conformance.oracle.apply_adam_w",
+        "aclnn_conformance.suites.calls.apply_adam_w",
+        "aclnn_conformance.suites.faults.apply_adam_w",
+        "aclnn_conformance.suites.strategies.apply_adam_w",
+        "aclnn_conformance.suites.test_apply_adam_w",
+        "aclnn_conformance.backends.emulator.apply_adam_w",
+        "aclnn_conformance.backends.torch_backend.apply_adam_w",
+        "aclnn_conformance.backends.mutants.apply_adam_w",
+    ),
 )

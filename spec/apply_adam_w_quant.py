@@ -18,6 +18,8 @@ from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
+from aclnn_conformance.spec.operator import Operator
+from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
 from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec,
                         Rule)
 
@@ -57,16 +59,17 @@ PARAMS = (
           "absmaxVRef.size = vRef.size/blockSize"),
     Param("step", "input", (DT.INT64,), (F.ND,), (1,), "yes",
           "t in the formula, the number of iterations, greater than 0. The shape must be [1]."),
-    Param("lr", "attr", (DT.DOUBLE,), (), (), "-", "Recommendation 1e-3, 1e-5, 1e-8. Range 0 to 1."),
-    Param("beta1", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.9, range 0 to 1."),
-    Param("beta2", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.999, range 0 to 1."),
-    Param("weightDecay", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.999, range 0 to 1."),
-    Param("eps", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 1e-8."),
-    Param("gnormScale", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.999, range 0 to 1."),
-    Param("blockSize", "attr", (DT.INT64,), (), (), "-", "Fixed to 256."),
-    Param("quantModeOptional", "attr", (), (), (), "-", "Reserved parameter with no current significance."),
-    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "Returns the workspace size."),
-    Param("executor", "output", (), (), (), "-", "Returns the op executor."),
+    Param("lr", "attr", (DT.DOUBLE,), (), (), "-", "Recommendation 1e-3, 1e-5, 1e-8. Range 0 to 1.", c_kind="double"),
+    Param("beta1", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.9, range 0 to 1.", c_kind="double"),
+    Param("beta2", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.999, range 0 to 1.", c_kind="double"),
+    Param("weightDecay", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.999, range 0 to 1.", c_kind="double"),
+    Param("eps", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 1e-8.", c_kind="double"),
+    Param("gnormScale", "attr", (DT.DOUBLE,), (), (), "-", "Recommended 0.999, range 0 to 1.", c_kind="double"),
+    # the prototype's order (the document's table lists blockSize before quantModeOptional)
+    Param("quantModeOptional", "attr", (), (), (), "-", "Reserved parameter with no current significance.", c_kind="string"),
+    Param("blockSize", "attr", (DT.INT64,), (), (), "-", "Fixed to 256.", c_kind="int64"),
+    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "Returns the workspace size.", c_kind="workspace_size"),
+    Param("executor", "output", (), (), (), "-", "Returns the op executor.", c_kind="executor"),
 )
 
 # Formats the runtime accepts on every tensor: ND, and the ND-like formats it rewrites to ND.
@@ -453,4 +456,35 @@ SPEC = OpSpec(
     },
     errata=ERRATA,
     check_steps=CHECK_STEPS,
+)
+
+
+OPERATOR = Operator(
+    spec=SPEC,
+    arithmetic_model=ARITHMETIC_MODEL[OP],
+    oracle="aclnn_conformance.oracle.apply_adam_w_quant:from_case",
+    base_call="aclnn_conformance.suites.calls.apply_adam_w_quant:base_call",
+    table_cases="aclnn_conformance.suites.calls.apply_adam_w_quant:table_cases",
+    fault_bases="aclnn_conformance.suites.calls.apply_adam_w_quant:FAULT_BASES",
+    faults="aclnn_conformance.suites.faults.apply_adam_w_quant:FAULTS",
+    strategies="aclnn_conformance.suites.strategies.apply_adam_w_quant:STRATEGIES",
+    emulator="aclnn_conformance.backends.emulator.apply_adam_w_quant:get_workspace_size",
+    torch="aclnn_conformance.backends.torch_backend.apply_adam_w_quant:run",
+    mutants="aclnn_conformance.backends.mutants.apply_adam_w_quant:MUTANT_SET",
+    relations="aclnn_conformance.suites.test_apply_adam_w_quant:RELATION_RULES",
+    sensitivity="aclnn_conformance.suites.calls.apply_adam_w_quant:sensitivity_targets",
+    determinism_rules=("AAWQ-VAL-016",),
+    modules=(
+        "aclnn_conformance.spec.apply_adam_w_quant",
+        "aclnn_conformance.oracle.apply_adam_w_quant",
+        "aclnn_conformance.suites.calls.apply_adam_w_quant",
+        "aclnn_conformance.suites.faults.apply_adam_w_quant",
+        "aclnn_conformance.suites.strategies.apply_adam_w_quant",
+        "aclnn_conformance.suites.test_apply_adam_w_quant",
+        "aclnn_conformance.backends.emulator.apply_adam_w_quant",
+        "aclnn_conformance.backends.torch_backend.apply_adam_w_quant",
+        "aclnn_conformance.backends.mutants.apply_adam_w_quant",
+        "aclnn_conformance.oracle.apply_adam_w_quant_bounds",
+        "aclnn_conformance.backends.mutants.apply_adam_w_quant_kernel",
+    ),
 )

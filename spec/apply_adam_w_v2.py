@@ -22,6 +22,8 @@ from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.tensor import contiguous_strides
+from aclnn_conformance.spec.operator import Operator
+from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
 from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
                                           Erratum, OpSpec, Rule)
 
@@ -58,15 +60,15 @@ PARAMS = (
           "梯度数据，公式中的g_t; shape " + _SAME_AS_VAR, doc_row=f"{_SAME_AS_VAR} | ND | = varRef | √"),
     Param("step", "input", STEP_DTYPES, (F.ND,), (), "no",
           "迭代次数，公式中的t，需要大于0。元素个数为1。", doc_row="INT64、FLOAT32 | ND | - | x"),
-    Param("lr", "attr", (DT.FLOAT,), (), (), "-", "学习率，公式中的η。"),
-    Param("beta1", "attr", (DT.FLOAT,), (), (), "-", "β1参数。"),
-    Param("beta2", "attr", (DT.FLOAT,), (), (), "-", "β2参数。"),
-    Param("weightDecay", "attr", (DT.FLOAT,), (), (), "-", "权重衰减系数，公式中的λ。"),
-    Param("eps", "attr", (DT.FLOAT,), (), (), "-", "防止除数为0。"),
-    Param("amsgrad", "attr", (DT.BOOL,), (), (), "-", "是否使用算法的AMSGrad变量。"),
-    Param("maximize", "attr", (DT.BOOL,), (), (), "-", "是否最大化参数。"),
-    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "返回需要在Device侧申请的workspace大小。"),
-    Param("executor", "output", (), (), (), "-", "返回op执行器，包含了算子计算流程。"),
+    Param("lr", "attr", (DT.FLOAT,), (), (), "-", "学习率，公式中的η。", c_kind="float"),
+    Param("beta1", "attr", (DT.FLOAT,), (), (), "-", "β1参数。", c_kind="float"),
+    Param("beta2", "attr", (DT.FLOAT,), (), (), "-", "β2参数。", c_kind="float"),
+    Param("weightDecay", "attr", (DT.FLOAT,), (), (), "-", "权重衰减系数，公式中的λ。", c_kind="float"),
+    Param("eps", "attr", (DT.FLOAT,), (), (), "-", "防止除数为0。", c_kind="float"),
+    Param("amsgrad", "attr", (DT.BOOL,), (), (), "-", "是否使用算法的AMSGrad变量。", c_kind="bool"),
+    Param("maximize", "attr", (DT.BOOL,), (), (), "-", "是否最大化参数。", c_kind="bool"),
+    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "返回需要在Device侧申请的workspace大小。", c_kind="workspace_size"),
+    Param("executor", "output", (), (), (), "-", "返回op执行器，包含了算子计算流程。", c_kind="executor"),
 )
 
 SUPPORTED = {"cann": frozenset({"atlas-a2", "atlas-a3", "ascend950"}),
@@ -370,4 +372,33 @@ SPEC = OpSpec(
                "doc": {n: "mere-mare" for n in OUTPUTS}},
     errata=ERRATA,
     check_steps=CHECK_STEPS,
+)
+
+
+OPERATOR = Operator(
+    spec=SPEC,
+    arithmetic_model=ARITHMETIC_MODEL[OP],
+    oracle="aclnn_conformance.oracle.apply_adam_w_v2:from_case",
+    base_call="aclnn_conformance.suites.calls.apply_adam_w_v2:base_call",
+    table_cases="aclnn_conformance.suites.calls.apply_adam_w_v2:table_cases",
+    fault_bases="aclnn_conformance.suites.calls.apply_adam_w_v2:FAULT_BASES",
+    faults="aclnn_conformance.suites.faults.apply_adam_w_v2:FAULTS",
+    strategies="aclnn_conformance.suites.strategies.apply_adam_w_v2:STRATEGIES",
+    emulator="aclnn_conformance.backends.emulator.apply_adam_w_v2:get_workspace_size",
+    torch="aclnn_conformance.backends.torch_backend.apply_adam_w_v2:run",
+    mutants="aclnn_conformance.backends.mutants.apply_adam_w_v2:MUTANT_SET",
+    relations="aclnn_conformance.suites.test_apply_adam_w_v2:RELATION_RULES",
+    sensitivity="aclnn_conformance.suites.calls.apply_adam_w_v2:sensitivity_targets",
+    determinism_rules=("AAWV2-VAL-016",),
+    modules=(
+        "aclnn_conformance.spec.apply_adam_w_v2",
+        "aclnn_conformance.oracle.apply_adam_w_v2",
+        "aclnn_conformance.suites.calls.apply_adam_w_v2",
+        "aclnn_conformance.suites.faults.apply_adam_w_v2",
+        "aclnn_conformance.suites.strategies.apply_adam_w_v2",
+        "aclnn_conformance.suites.test_apply_adam_w_v2",
+        "aclnn_conformance.backends.emulator.apply_adam_w_v2",
+        "aclnn_conformance.backends.torch_backend.apply_adam_w_v2",
+        "aclnn_conformance.backends.mutants.apply_adam_w_v2",
+    ),
 )

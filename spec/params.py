@@ -6,6 +6,11 @@ from dataclasses import dataclass
 from aclnn_conformance.spec.enums import AclDataType, AclFormat
 
 
+C_KINDS = ("tensor", "double", "float", "int64", "bool", "string", "dtype", "workspace_size",
+           "executor")
+PROTOCOL_KINDS = ("workspace_size", "executor")
+
+
 @dataclass(frozen=True)
 class Param:
     name: str                           # as the API names it (varRef, weightScale...)
@@ -17,3 +22,19 @@ class Param:
     shape_rule: str                     # the document's shape sentence
     optional: bool = False
     doc_row: str = ""                   # the row as the document prints it (for the report)
+    # How the argument crosses the C boundary (the prototype's type): tensor (aclTensor*), double,
+    # float, int64 (int64_t), bool, string (char*, may be NULL), dtype (aclDataType by value), and
+    # the two protocol outputs workspace_size (uint64_t*) and executor (aclOpExecutor**).
+    c_kind: str = "tensor"
+
+    def __post_init__(self) -> None:
+        if self.c_kind not in C_KINDS:
+            raise ValueError(f"parameter {self.name}: unknown C kind {self.c_kind!r}; "
+                             f"valid: {', '.join(C_KINDS)}")
+        if self.direction == "attr" and self.c_kind == "tensor":
+            raise ValueError(f"attribute row {self.name} needs its C kind (c_kind=...)")
+
+    @property
+    def in_signature(self) -> bool:
+        """An argument of the first-phase call before workspaceSize and executor."""
+        return self.c_kind not in PROTOCOL_KINDS

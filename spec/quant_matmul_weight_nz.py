@@ -33,6 +33,8 @@ from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.mx_a8w4_layout import C0, N0, SCALE_K
 from aclnn_conformance.spec.params import Param
+from aclnn_conformance.spec.operator import Operator
+from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
 from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_COVERED, NOT_JUDGED, STATUS, UNCHECKED,
                                           ByProduct, Erratum, OpSpec, Rule)
 from aclnn_conformance.spec.tensor import ceil_div
@@ -84,13 +86,13 @@ PARAMS = (
     Param("bias", "input", (DT.BF16, DT.FLOAT16), (F.ND,), (2,), "-",
           "MX A8W4: (1, n), dtype equal to out's", optional=True,
           doc_row="bias | 输入 | INT32、BFLOAT16、FLOAT16、FLOAT32 | ND | 1、3 | -"),
-    Param("transposeX1", "attr", (DT.BOOL,), (), (), "-", "MX A8W4: false"),
-    Param("transposeX2", "attr", (DT.BOOL,), (), (), "-", "MX A8W4: true"),
-    Param("groupSize", "attr", (DT.INT64,), (), (), "-", "[0, 0, 32] or [1, 1, 32]"),
+    Param("transposeX1", "attr", (DT.BOOL,), (), (), "-", "MX A8W4: false", c_kind="bool"),
+    Param("transposeX2", "attr", (DT.BOOL,), (), (), "-", "MX A8W4: true", c_kind="bool"),
+    Param("groupSize", "attr", (DT.INT64,), (), (), "-", "[0, 0, 32] or [1, 1, 32]", c_kind="int64"),
     Param("out", "output", OUT_DTYPES, (F.ND,), (2,), "-", "(m, n)",
           doc_row="out | 输出 | FLOAT16、INT8、BFLOAT16、INT32、FLOAT32 | ND | 2-6 | -"),
-    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "returns the workspace size"),
-    Param("executor", "output", (), (), (), "-", "returns the op executor"),
+    Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "returns the workspace size", c_kind="workspace_size"),
+    Param("executor", "output", (), (), (), "-", "returns the op executor", c_kind="executor"),
 )
 
 SUPPORTED = {"cann": frozenset({"ascend950"}), "doc": frozenset({"ascend950"})}
@@ -623,4 +625,34 @@ SPEC = OpSpec(
     errata=ERRATA,
     check_steps=CHECK_STEPS,
     domain=DOMAIN,
+)
+
+
+OPERATOR = Operator(
+    spec=SPEC,
+    arithmetic_model=ARITHMETIC_MODEL[OP],
+    oracle="aclnn_conformance.oracle.quant_matmul_weight_nz:from_case",
+    base_call="aclnn_conformance.suites.calls.quant_matmul_weight_nz:base_call",
+    table_cases="aclnn_conformance.suites.calls.quant_matmul_weight_nz:table_cases",
+    fault_bases="aclnn_conformance.suites.calls.quant_matmul_weight_nz:FAULT_BASES",
+    faults="aclnn_conformance.suites.faults.quant_matmul_weight_nz:FAULTS",
+    strategies="aclnn_conformance.suites.strategies.quant_matmul_weight_nz:STRATEGIES",
+    emulator="aclnn_conformance.backends.emulator.quant_matmul_weight_nz:get_workspace_size",
+    torch="aclnn_conformance.backends.torch_backend.quant_matmul_weight_nz:run",
+    mutants="aclnn_conformance.backends.mutants.quant_matmul_weight_nz:MUTANT_SET",
+    relations="aclnn_conformance.suites.test_quant_matmul_weight_nz:RELATION_RULES",
+    sensitivity="aclnn_conformance.suites.calls.quant_matmul_weight_nz:sensitivity_targets",
+    determinism_rules=(),
+    modules=(
+        "aclnn_conformance.spec.quant_matmul_weight_nz",
+        "aclnn_conformance.oracle.quant_matmul_weight_nz",
+        "aclnn_conformance.suites.calls.quant_matmul_weight_nz",
+        "aclnn_conformance.suites.faults.quant_matmul_weight_nz",
+        "aclnn_conformance.suites.strategies.quant_matmul_weight_nz",
+        "aclnn_conformance.suites.test_quant_matmul_weight_nz",
+        "aclnn_conformance.backends.emulator.quant_matmul_weight_nz",
+        "aclnn_conformance.backends.torch_backend.quant_matmul_weight_nz",
+        "aclnn_conformance.backends.mutants.quant_matmul_weight_nz",
+        "aclnn_conformance.suites.test_mx_a8w4_pipeline",
+    ),
 )

@@ -21,6 +21,8 @@ from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
+from aclnn_conformance.spec.operator import Operator
+from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
 from aclnn_conformance.spec.rules import JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec, Rule
 from aclnn_conformance.spec.mx_a8w4_layout import (nz_storage_shape, scale_rows, scale_storage_shape,
                                                    scale_strides, weight_storage_shape, weight_strides)
@@ -67,12 +69,12 @@ PARAMS = (
                   "float16/bfloat16 | ND | 1-2 | 不支持"),
     Param("xDtype", "attr", (DT.FLOAT8_E4M3FN,), (), (), "-",
           "data type of the matmul's activation: FLOAT8_E4M3FN",
-          doc_row="xDtype | 输入 | Matmul的激活矩阵的数据类型 | - | aclDataType"),
+          doc_row="xDtype | 输入 | Matmul的激活矩阵的数据类型 | - | aclDataType", c_kind="dtype"),
     Param("xScaleDtype", "attr", (DT.FLOAT8_E8M0,), (), (), "-",
           "data type of the activation's quantization scale: FLOAT8_E8M0",
-          doc_row="xScaleDtype | 输入 | 激活的量化 scale 参数的数据类型 | - | aclDataType"),
+          doc_row="xScaleDtype | 输入 | 激活的量化 scale 参数的数据类型 | - | aclDataType", c_kind="dtype"),
     Param("kGroupSize", "attr", (DT.INT64,), (), (), "-", "must be 32",
-          doc_row="kGroupSize | 输入 | 权重在 per-group 量化时 K 维度的 group的大小 | - | int64"),
+          doc_row="kGroupSize | 输入 | 权重在 per-group 量化时 K 维度的 group的大小 | - | int64", c_kind="int64"),
     Param("outWeight", "output",
           (DT.INT8, DT.INT4, DT.FLOAT8_E4M3FN, DT.HIFLOAT8, DT.FLOAT4_E2M1),
           (F.FRACTAL_NZ_C0_32,), (2, 3, 4, 5), "transposed only",
@@ -94,9 +96,9 @@ PARAMS = (
           doc_row="outBiasOptional | 输出 | 预处理后的 bias | 必须 contiguous | float16/bfloat16 | ND | "
                   "1-2 | 不支持"),
     Param("workspaceSize", "output", (DT.UINT64,), (), (), "-", "returns the workspace size",
-          doc_row="workspaceSize | 输出 | 计算所需的workspace大小 | - | uint64*"),
+          doc_row="workspaceSize | 输出 | 计算所需的workspace大小 | - | uint64*", c_kind="workspace_size"),
     Param("executor", "output", (), (), (), "-", "returns the op executor",
-          doc_row="executor | 输出 | 包含算子计算流程的执行器 | - | aclOpExecutor**"),
+          doc_row="executor | 输出 | 包含算子计算流程的执行器 | - | aclOpExecutor**", c_kind="executor"),
 )
 
 SUPPORTED = {"cann": frozenset({"ascend950"}), "doc": frozenset({"ascend950"})}
@@ -583,4 +585,34 @@ SPEC = OpSpec(
     standards={profile: {name: "bit-exact" for name in OUTPUTS} for profile in ("cann", "doc")},
     errata=ERRATA,
     check_steps=CHECK_STEPS,
+)
+
+
+OPERATOR = Operator(
+    spec=SPEC,
+    arithmetic_model=ARITHMETIC_MODEL[OP],
+    oracle="aclnn_conformance.oracle.weight_quant_preprocess:from_case",
+    base_call="aclnn_conformance.suites.calls.weight_quant_preprocess:base_call",
+    table_cases="aclnn_conformance.suites.calls.weight_quant_preprocess:table_cases",
+    fault_bases="aclnn_conformance.suites.calls.weight_quant_preprocess:FAULT_BASES",
+    faults="aclnn_conformance.suites.faults.weight_quant_preprocess:FAULTS",
+    strategies="aclnn_conformance.suites.strategies.weight_quant_preprocess:STRATEGIES",
+    emulator="aclnn_conformance.backends.emulator.weight_quant_preprocess:get_workspace_size",
+    torch="aclnn_conformance.backends.torch_backend.weight_quant_preprocess:run",
+    mutants="aclnn_conformance.backends.mutants.weight_quant_preprocess:MUTANT_SET",
+    relations="aclnn_conformance.suites.test_weight_quant_preprocess:RELATION_RULES",
+    sensitivity="aclnn_conformance.suites.calls.weight_quant_preprocess:sensitivity_targets",
+    determinism_rules=(),
+    modules=(
+        "aclnn_conformance.spec.weight_quant_preprocess",
+        "aclnn_conformance.oracle.weight_quant_preprocess",
+        "aclnn_conformance.suites.calls.weight_quant_preprocess",
+        "aclnn_conformance.suites.faults.weight_quant_preprocess",
+        "aclnn_conformance.suites.strategies.weight_quant_preprocess",
+        "aclnn_conformance.suites.test_weight_quant_preprocess",
+        "aclnn_conformance.backends.emulator.weight_quant_preprocess",
+        "aclnn_conformance.backends.torch_backend.weight_quant_preprocess",
+        "aclnn_conformance.backends.mutants.weight_quant_preprocess",
+        "aclnn_conformance.backends.torch_backend.weight_quant_preprocess_npu",
+    ),
 )

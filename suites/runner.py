@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
+import numpy as np
 import pytest
 
 from aclnn_conformance.backends.base import Backend, BackendCrash, BackendTimeout, RunResult
@@ -305,6 +306,11 @@ def failure_message(record: OutcomeRecord, case: Case) -> str:
             f"  actual:    {actual}\n"
             f"  detail:    {record.detail}\n"
             f"  reproduce:\n    " + record.reproducer.replace("\n", "\n    "))
+
+
+def differing_storages(a: dict, b: dict) -> list[str]:
+    """The names of the storages whose bytes differ between two results of the same call."""
+    return [n for n in a if a[n].view(np.uint8).tobytes() != b[n].view(np.uint8).tobytes()]
 
 
 def check_property(harness: Harness, case: Case, product: str, relation: str, holds: bool,

@@ -4,17 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.apply_adam_w import OP, PARAMS
 from aclnn_conformance.spec.tensor import TensorArg
 from aclnn_conformance.suites.calls import apply_adam_w as calls
-from aclnn_conformance.suites.calls import drawn_case_id
-from aclnn_conformance.suites.faults import faults_of
 from aclnn_conformance.suites.runner import check_case, check_property
-from aclnn_conformance.suites.strategies import fault_rules, shapes
 
 SPEC = op_spec(OP)
 # Value rules judged by relations between calls rather than by one call against the oracle.
@@ -27,76 +22,16 @@ _DTYPE_NAMES = {v: k for k, v in calls.DTYPES.items()}
 TRAJECTORY_LIMIT = {"float32": 2.0 ** -23, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
 
 
-def call_params() -> st.SearchStrategy[dict]:
-    """Keyword arguments of suites.calls.apply_adam_w.make_call for a valid call: shapes and dtypes
-    from the varRef row, hyper-parameter tensors of any one-element shape, both flags."""
-    return st.fixed_dictionaries({
-        "shape": shapes(_ROWS["varRef"].ranks, 1500),
-        "dtype": st.sampled_from([_DTYPE_NAMES[d] for d in _ROWS["varRef"].dtypes]),
-        "seed": st.integers(0, 2 ** 32 - 1),
-        "step": st.integers(1, 10 ** 6),
-        "amsgrad": st.booleans(),
-        "maximize": st.booleans(),
-        "lr": st.floats(1e-8, 0.1),
-        "weight_decay": st.floats(-0.1, 0.5),
-        "beta1": st.floats(0.0, 0.999),
-        "beta2": st.floats(0.0, 0.9999),
-        "eps": st.floats(1e-10, 1e-2),
-        "scalar_shape": st.sampled_from([(1,), (), (1, 1)]),
-    })
 
 
-@pytest.mark.conformance
-def test_table(harness, product, table_case, request):
-    check_case(harness, table_case, product, request.node.nodeid)
 
 
-@pytest.mark.conformance
-@given(data=st.data())
-def test_valid_calls(harness, product, data, request):
-    params = data.draw(call_params(), label="make_call kwargs")
-    layout = data.draw(st.sampled_from(["contiguous", "strided", "offset", "transposed"]),
-                       label="layout")
-    case = calls.make_call(drawn_case_id("valid", {**params, "layout": layout}), origin="hypothesis",
-                           **params)
-    if layout != "contiguous":
-        names = [n for n in ("varRef", "mRef", "vRef", "grad", "maxGradNormOptional", "lr")
-                 if case.tensor(n) is not None]
-        case = calls.as_noncontiguous(case, names, layout)
-    check_case(harness, case, product, request.node.nodeid)
 
 
-@pytest.mark.conformance
-@given(data=st.data())
-def test_invalid_calls(harness, product, data, request):
-    params = data.draw(call_params(), label="make_call kwargs")
-    rule = data.draw(fault_rules(SPEC), label="broken rule")
-    fault = faults_of(SPEC.key)[rule.id]
-    if fault.base == "amsgrad":
-        params["amsgrad"] = True
-    elif fault.base == "mgn-unused":
-        params.update(amsgrad=False, max_grad_norm=True)
-    case = fault.build(calls.make_call(drawn_case_id("invalid", {**params, "rule": rule.id}),
-                                       origin="hypothesis", **params))
-    check_case(harness, case.with_(rule_ids=(rule.id,)), product, request.node.nodeid)
 
 
-def _differ(a: dict, b: dict) -> list[str]:
-    return [n for n in a if a[n].view(np.uint8).tobytes() != b[n].view(np.uint8).tobytes()]
 
 
-@pytest.mark.conformance
-@given(params=call_params())
-def test_deterministic(harness, product, params, request):
-    case = calls.make_call(drawn_case_id("determinism", params), origin="hypothesis",
-                           rule_ids=RELATION_RULES["determinism"], **params)
-    if check_case(harness, case, product, request.node.nodeid).outcome == "NOT_SUPPORTED":
-        return
-    a, b = harness.execute(case, product), harness.execute(case, product)
-    differ = _differ(a.storages, b.storages)
-    check_property(harness, case, product, "determinism", a.status == b.status and not differ,
-                   f"two runs differ in {differ or 'status'}", RELATION_RULES["determinism"],
-                   request.node.nodeid)
 
 
 def _adamw64(p, g, m, v, mgn, b1p, b2p, lr, wd, b1, b2, eps, amsgrad):

@@ -5,20 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from aclnn_conformance.oracle.cases import oracle_result
 from aclnn_conformance.spec import op_spec
-from aclnn_conformance.spec.apply_adam_w_v2 import FLOAT_TENSORS, MAX_GRAD_NORM, OP, PARAMS
+from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM, OP, PARAMS
 from aclnn_conformance.spec.precision import standard
 from aclnn_conformance.spec.rules import expected_outcome
 from aclnn_conformance.spec.tensor import TensorArg
 from aclnn_conformance.suites.calls import apply_adam_w_v2 as calls
-from aclnn_conformance.suites.calls import drawn_case_id
-from aclnn_conformance.suites.faults import faults_of
 from aclnn_conformance.suites.runner import check_case, check_property
-from aclnn_conformance.suites.strategies import fault_rules, shapes
 
 SPEC = op_spec(OP)
 ROWS = {p.name: p for p in PARAMS}
@@ -30,60 +25,12 @@ RELATION_RULES = {"determinism": ("AAWV2-VAL-016",),
                   "torch-adamw": ("AAWV2-VAL-003", "AAWV2-VAL-005", "AAWV2-VAL-007")}
 
 
-@st.composite
-def call_params(draw) -> dict:
-    """Keyword arguments of suites.calls.apply_adam_w_v2.make_call for a valid call (cann): each
-    float tensor's dtype from its row (any mixture), the step's dtype from its row, the documented
-    ranks, amsgrad and maximize either way."""
-    dtype = {n: draw(st.sampled_from([_DTYPE_NAMES[d] for d in ROWS[n].dtypes]), label=f"{n} dtype")
-             for n in FLOAT_TENSORS}
-    amsgrad = draw(st.booleans(), label="amsgrad")
-    return {
-        "shape": draw(shapes(ROWS["varRef"].ranks, 1200), label="shape"),
-        "dtype": dtype,
-        "amsgrad": amsgrad,
-        "max_grad_norm": amsgrad or draw(st.booleans(), label="maxGradNorm without amsgrad"),
-        "maximize": draw(st.booleans(), label="maximize"),
-        "step_dtype": draw(st.sampled_from([_STEP_NAMES[d] for d in ROWS["step"].dtypes]), label="step dtype"),
-        "step": draw(st.integers(0, 10 ** 6), label="step"),
-        "seed": draw(st.integers(0, 2 ** 32 - 1), label="seed"),
-        "lr": draw(st.floats(1e-8, 0.1), label="lr"),
-        "beta1": draw(st.floats(0.0, 0.999), label="beta1"),
-        "beta2": draw(st.floats(0.0, 0.9999), label="beta2"),
-        "weightDecay": draw(st.floats(-0.1, 1.0), label="weightDecay"),
-        "eps": draw(st.floats(1e-10, 1e-2), label="eps"),
-    }
 
 
-@pytest.mark.conformance
-def test_table(harness, product, table_case, request):
-    check_case(harness, table_case, product, request.node.nodeid)
 
 
-@pytest.mark.conformance
-@given(data=st.data())
-def test_valid_calls(harness, product, data, request):
-    params = data.draw(call_params(), label="make_call kwargs")
-    layout = data.draw(st.sampled_from(["contiguous", "strided", "offset"]), label="layout")
-    case = calls.make_call(drawn_case_id("valid", {**params, "layout": layout}), origin="hypothesis",
-                           **params)
-    if layout != "contiguous":
-        case = calls.as_noncontiguous(case, ("varRef", "mRef", "grad"), layout)
-    check_case(harness, case, product, request.node.nodeid)
 
 
-@pytest.mark.conformance
-@given(data=st.data())
-def test_invalid_calls(harness, product, data, request):
-    params = data.draw(call_params(), label="make_call kwargs")
-    rule = data.draw(fault_rules(SPEC), label="broken rule")
-    base = calls.FAULT_BASES[faults_of(SPEC.key)[rule.id].base]()
-    drawn = calls.make_call(drawn_case_id("invalid", {**params, "rule": rule.id}), origin="hypothesis",
-                            **{**params, "shape": (4, 33), "dtype": "float32",
-                               "amsgrad": bool(base.attrs["amsgrad"]),
-                               "max_grad_norm": base.tensor(MAX_GRAD_NORM) is not None})
-    case = faults_of(SPEC.key)[rule.id].build(drawn)
-    check_case(harness, case.with_(rule_ids=(rule.id,)), product, request.node.nodeid)
 
 
 def _succeeds(harness, case, product) -> bool:
@@ -92,23 +39,8 @@ def _succeeds(harness, case, product) -> bool:
     return expected.kind == "success" and expected.judge_values
 
 
-def _storages_equal(a: dict, b: dict) -> list[str]:
-    return [n for n in a if a[n].view(np.uint8).tobytes() != b[n].view(np.uint8).tobytes()]
 
 
-@pytest.mark.conformance
-@given(params=call_params())
-def test_deterministic(harness, product, params, request):
-    case = calls.make_call(drawn_case_id("determinism", params), origin="hypothesis",
-                           rule_ids=RELATION_RULES["determinism"], **params)
-    first = check_case(harness, case, product, request.node.nodeid)
-    if first.outcome == "NOT_SUPPORTED":
-        return
-    a, b = harness.execute(case, product), harness.execute(case, product)
-    differ = _storages_equal(a.storages, b.storages)
-    check_property(harness, case, product, "determinism", a.status == b.status and not differ,
-                   f"two runs differ in {differ or 'status'}", RELATION_RULES["determinism"],
-                   request.node.nodeid)
 
 
 def _adamw64(p, g, m, v, t, lr, b1, b2, wd, eps):

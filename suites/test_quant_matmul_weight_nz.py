@@ -7,19 +7,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, reject
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.quant_matmul_weight_nz import OP
-from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.spec.tensor import ceil_div
 from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.suites.calls import quant_matmul_weight_nz as calls
-from aclnn_conformance.suites.faults import faults_of
 from aclnn_conformance.suites.runner import check_case, check_property
-from aclnn_conformance.suites.strategies import qmm_call_params, qmm_fault_rules
+from aclnn_conformance.suites.strategies.quant_matmul_weight_nz import call_params
 
 SPEC = op_spec(OP)
 
@@ -31,39 +29,12 @@ RELATION_RULES = {
 }
 
 
-@pytest.mark.conformance
-def test_table(harness, product, table_case, request):
-    check_case(harness, table_case, product, request.node.nodeid)
 
 
-@pytest.mark.conformance
-@given(data=st.data())
-def test_valid_calls(harness, product, data, request):
-    params = data.draw(qmm_call_params(), label="make_call kwargs")
-    case = calls.make_call(drawn_case_id("valid", params), origin="hypothesis", **params)
-    check_case(harness, case, product, request.node.nodeid)
 
 
-@pytest.mark.conformance
-@given(data=st.data())
-def test_valid_calls_outside_the_exact_regime(harness, product, data, request):
-    params = data.draw(qmm_call_params(regime="wide"), label="make_call kwargs")
-    case = calls.make_call(drawn_case_id("wide", params), origin="hypothesis", **params)
-    check_case(harness, case, product, request.node.nodeid)
 
 
-@pytest.mark.conformance
-@given(data=st.data())
-def test_invalid_calls(harness, product, data, request):
-    rule = data.draw(qmm_fault_rules(), label="broken rule")
-    base = calls.base_call().with_(case_id=drawn_case_id("invalid", {"rule": rule.id}),
-                                   origin="hypothesis")
-    try:
-        case = faults_of(OP)[rule.id].build(base)
-    except ValueError:
-        reject()
-    assume(any(expected_outcome(SPEC, case, "ascend950", p).rule_id == rule.id for p in PROFILES))
-    check_case(harness, case.with_(rule_ids=(rule.id,)), product, request.node.nodeid)
 
 
 # ---- relations on the backend's outputs ----
@@ -91,7 +62,7 @@ def test_the_two_x2_layouts_agree(harness, product, data, request):
     """x2 (k, n) strides (1, k) with transposeX2 false and x2 (n, k) with transposeX2 true, and the
     two x2Scale views, give the same bits."""
     rules = RELATION_RULES["layouts-agree"]
-    params = data.draw(qmm_call_params(), label="make_call kwargs")
+    params = data.draw(call_params(), label="make_call kwargs")
     params.update(x2_layout="wqp", scale_layout="wqp")
     wqp = calls.make_call(drawn_case_id("layout", params), origin="hypothesis", **params)
     nk = calls.make_call(drawn_case_id("layout-nk", params), origin="hypothesis",
@@ -109,7 +80,7 @@ def test_the_two_x2_layouts_agree(harness, product, data, request):
 def test_block_scales_act_on_their_block_only(harness, product, data, block, request):
     """With the weight of one K block zeroed, that block's x2Scale values do not change the result."""
     rules = RELATION_RULES["scale-per-block"]
-    params = data.draw(qmm_call_params(), label="make_call kwargs")
+    params = data.draw(call_params(), label="make_call kwargs")
     k, n = params["k"], params["n"]
     blocks = ceil_div(k, 32)
     j = block % blocks
@@ -137,7 +108,7 @@ def test_block_scales_act_on_their_block_only(harness, product, data, block, req
 def test_the_unused_scale_slot_is_not_read(harness, product, data, request):
     """When ceil(K/32) is odd, the last slot of each scale pair row does not change the result."""
     rules = RELATION_RULES["tail-slot-unread"]
-    params = data.draw(qmm_call_params(), label="make_call kwargs")
+    params = data.draw(call_params(), label="make_call kwargs")
     k = data.draw(st.integers(0, 7).map(lambda e: 64 * e + 32 + 8 * (e % 3)), label="K, odd blocks")
     params["k"] = k
     assume(ceil_div(k, 32) % 2 == 1)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from aclnn_conformance.spec import OPS
-from aclnn_conformance.suites.faults import fault_cases, fault_pair_cases
+from aclnn_conformance.spec.faults import fault_cases, fault_pair_cases
 from aclnn_conformance.suites.runner import check_case
 
 FAULTS = [c for spec in OPS.values() for c in fault_cases(spec)]

@@ -7,23 +7,21 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import assume, given, reject
+from hypothesis import given
 from hypothesis import strategies as st
 
 from aclnn_conformance.oracle.weight_quant_preprocess import (dequantize_mx, from_fractal_nz_c0_32, mx_a8w4_matmul,
                                             nz_padding_mask)
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.spec.dtypes import codes_of
 from aclnn_conformance.spec.mx_a8w4_layout import nz_storage_shape
 from aclnn_conformance.spec.weight_quant_preprocess import OP, dims
 from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.suites.calls import weight_quant_preprocess as calls
-from aclnn_conformance.suites.faults import faults_of
 from aclnn_conformance.suites.runner import (check_case, check_property,
                                              fail_unless_certifiable, ran)
-from aclnn_conformance.suites.strategies import wqp_call_params, wqp_fault_rules
+from aclnn_conformance.suites.strategies.weight_quant_preprocess import call_params
 
 SPEC = op_spec(OP)
 
@@ -36,36 +34,10 @@ RELATION_RULES = {
 }
 
 
-@pytest.mark.conformance
-def test_table(harness, product, table_case, request):
-    check_case(harness, table_case, product, request.node.nodeid)
 
 
-@pytest.mark.conformance
-@given(data=st.data())
-def test_valid_calls(harness, product, data, request):
-    params = data.draw(wqp_call_params(), label="make_call kwargs")
-    case = calls.make_call(drawn_case_id("valid", params), origin="hypothesis", **params)
-    check_case(harness, case, product, request.node.nodeid)
 
 
-@pytest.mark.conformance
-@given(data=st.data())
-def test_invalid_calls(harness, product, data, request):
-    rule = data.draw(wqp_fault_rules(), label="broken rule")
-    fault = faults_of(OP)[rule.id]
-    params = data.draw(wqp_call_params(gmm=True if fault.base == "gmm" else None),
-                       label="make_call kwargs")
-    base = calls.make_call(drawn_case_id("invalid", {**params, "rule": rule.id}), origin="hypothesis",
-                           **params)
-    try:
-        case = fault.build(base)
-    except ValueError:
-        reject()  # this base cannot carry the fault (e.g. a one-element bias is always contiguous)
-    # The drawn bases are valid under cann; one may already break a documented-only rule, or not be
-    # of the data flow a rule is about: keep the draws where the broken rule decides the call.
-    assume(any(expected_outcome(SPEC, case, "ascend950", p).rule_id == rule.id for p in PROFILES))
-    check_case(harness, case.with_(rule_ids=(rule.id,)), product, request.node.nodeid)
 
 
 # ---- metamorphic relations on the backend's outputs ----
@@ -92,7 +64,7 @@ def _nz_codes(case: Case, storage: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _valid_case(data, kind: str) -> Case:
     """A drawn valid call; the relation's rules go on the relation's record only."""
-    params = data.draw(wqp_call_params(), label="make_call kwargs")
+    params = data.draw(call_params(), label="make_call kwargs")
     return calls.make_call(drawn_case_id(kind, params), origin="hypothesis", **params)
 
 

@@ -31,6 +31,7 @@ from aclnn_conformance.backends.call_layer import to_raw_call
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
+from aclnn_conformance.spec.registry import operator, operators
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc
 from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq_calls
 
@@ -731,7 +732,7 @@ def _first_phase(rt, api: str, kinds: list[str], tensor: int, scalars: dict):
 def test_launch_checks_its_workspace(backend, fake, clean_env):
     """nnopbase's generated second phase (ApplyAdamWQuant) checks a NULL workspace and its size;
     the composite one of ops-math (WeightQuantPreprocess) only the NULL workspace."""
-    from aclnn_conformance.backends.call_layer import SIGNATURES
+    from aclnn_conformance.backends.call_layer import signature
     clean_env.setenv("FAKE_CANN_SOC", A950_SOC)
     rt, _ = backend._device_runtime()
     ws = rt.malloc(1024)
@@ -740,8 +741,8 @@ def test_launch_checks_its_workspace(backend, fake, clean_env):
     scalars = {"double": 0.5, "int64": 256, "string": None, "dtype": 36}
     try:
         for op, checks_size in (("apply_adam_w_quant", True), ("weight_quant_preprocess", False)):
-            api, signature = SIGNATURES[op]
-            kinds = [kind for _, kind in signature]
+            api, params_in_order = signature(op)
+            kinds = [kind for _, kind in params_in_order]
             ops, size, executor = _first_phase(rt, api, kinds, tensor, scalars)
             assert size == 1024
             assert ops.launch(None, 0, None, rt.stream) == 161001                  # no executor
@@ -927,16 +928,14 @@ def test_doctor_names_what_fails(fake_paths, fake, clean_env):
                                        "visible")
 
 
-@pytest.mark.parametrize("op", ["apply_adam_w_quant", "weight_quant_preprocess",
-                                "quant_matmul_weight_nz", "apply_adam_w_v2"])
+@pytest.mark.parametrize("op", list(operators()))
 def test_tiny_calls_are_valid(op):
-    """Each tiny call is a valid call by the spec on every product the operator supports, and the
-    emulator (an independent model of the API) accepts it."""
-    from aclnn_conformance.backends.aclnn.tiny_calls import TINY_CALLS
+    """Each operator's base call (the doctor's tiny call) is a valid call by the spec on every
+    product the operator supports, and the emulator (an independent model of the API) accepts it."""
     from aclnn_conformance.backends.registry import load_backend
     from aclnn_conformance.spec import op_spec
     from aclnn_conformance.spec.rules import expected_outcome
-    case = TINY_CALLS[op]()
+    case = operator(op).piece("base_call")()
     supported = sorted(op_spec(op).supported["cann"])
     assert supported
     emulator = load_backend("emulator")

@@ -85,11 +85,11 @@ def test_raw_call_passes_the_flags_as_bool_after_the_tensors():
     assert raw.tensors()["maxGradNormOptional"].dtype == int(DT.FLOAT)
 
 
-def test_tiny_call_is_the_document_example_and_valid():
-    from aclnn_conformance.backends.aclnn.tiny_calls import TINY_CALLS
+def test_the_doctors_call_is_valid_on_ascend950():
     from aclnn_conformance.spec import op_spec
+    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.rules import expected_outcome
-    case = TINY_CALLS["apply_adam_w"]()
+    case = operator("apply_adam_w").piece("base_call")()
     exp = expected_outcome(op_spec("apply_adam_w"), case, "ascend950", "cann")
     assert (exp.kind, exp.judge_values) == ("success", True)
     assert EMULATOR.run(case, "ascend950").status == 0

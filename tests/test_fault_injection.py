@@ -31,7 +31,7 @@ from aclnn_conformance.reports.certify import (MUSTPASS_FORMAT, certify, verify,
 from aclnn_conformance.reports.load import RunSet
 from aclnn_conformance.reports.tables import compliance
 from aclnn_conformance.spec import OPS
-from aclnn_conformance.suites.faults import fault_cases
+from aclnn_conformance.spec.faults import fault_cases
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = "tests.test_fault_injection"

@@ -13,7 +13,7 @@ from aclnn_conformance.reports.certify import (FIXED_OPTIONS, MUSTPASS, MUSTPASS
                              read_mustpass, verify, write_manifest)
 from aclnn_conformance.judging.records import read_records, write_records
 from aclnn_conformance.spec import OPS
-from aclnn_conformance.suites.faults import fault_cases
+from aclnn_conformance.spec.faults import fault_cases
 
 PRODUCT = "atlas-a2"
 SUITES = ("suites/test_rules.py",)      # one suite keeps the test fast; certification runs all

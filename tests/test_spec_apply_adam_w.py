@@ -14,7 +14,7 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.suites.calls import apply_adam_w as calls
-from aclnn_conformance.suites.faults import fault_cases, fault_pair_cases, faults_of
+from aclnn_conformance.spec.faults import fault_cases, fault_pair_cases, faults_of
 from aclnn_conformance.spec.tensor import TensorArg
 
 SPEC = op_spec("apply_adam_w")

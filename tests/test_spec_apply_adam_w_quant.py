@@ -17,7 +17,7 @@ from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.spec.tensor import TensorArg
 from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
-from aclnn_conformance.suites.faults import faults_of, fault_cases, fault_pair_cases
+from aclnn_conformance.spec.faults import faults_of, fault_cases, fault_pair_cases
 from aclnn_conformance.judging.judge import judge
 
 SPEC = op_spec("apply_adam_w_quant")

@@ -14,7 +14,7 @@ from aclnn_conformance.spec.quant_matmul_weight_nz import (GROUP_SIZE_111, SPEC,
                                                            x2_scale_view)
 from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.suites.calls import quant_matmul_weight_nz as calls
-from aclnn_conformance.suites.faults import fault_cases, fault_pair_cases, faults_of
+from aclnn_conformance.spec.faults import fault_cases, fault_pair_cases, faults_of
 from aclnn_conformance.suites.faults.quant_matmul_weight_nz import UNREACHABLE
 
 OTHER_PRODUCTS = tuple(p for p in PRODUCT_IDS if p != "ascend950")

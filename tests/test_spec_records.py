@@ -7,8 +7,8 @@ import re
 import pytest
 
 from aclnn_conformance.spec import OPS
-from aclnn_conformance.suites.calls import calls_module
-from aclnn_conformance.suites.faults import faults_of
+from aclnn_conformance.spec.registry import operator
+from aclnn_conformance.spec.faults import faults_of
 
 
 @pytest.mark.parametrize("op", sorted(OPS))
@@ -24,5 +24,5 @@ def test_rule_ids_are_unique_cited_and_listed_in_check_order(op):
 
 @pytest.mark.parametrize("op", sorted(OPS))
 def test_every_fault_starts_from_a_base_call_of_its_operator(op):
-    bases = calls_module(op).FAULT_BASES
+    bases = operator(op).piece("fault_bases")
     assert all(f.base in bases for f in faults_of(op).values())

@@ -20,7 +20,7 @@ from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.spec.mx_a8w4_layout import nz_storage_shape
 from aclnn_conformance.spec.weight_quant_preprocess import PARAMS
 from aclnn_conformance.suites.calls import weight_quant_preprocess as calls
-from aclnn_conformance.suites.faults import faults_of, fault_cases, fault_pair_cases
+from aclnn_conformance.spec.faults import faults_of, fault_cases, fault_pair_cases
 from aclnn_conformance.judging.judge import judge
 
 SPEC = op_spec("weight_quant_preprocess")

@@ -40,7 +40,7 @@ from aclnn_conformance.backends.aclnn.libraries import (OVERRIDE_ENV, LibrarySea
 from aclnn_conformance.backends.aclnn.recent_error import RecentErrors
 from aclnn_conformance.spec.soc import UnknownSoc, product_of_soc
 from aclnn_conformance.backends.base import ProductUnknown, RunResult, Waiver
-from aclnn_conformance.backends.call_layer import SIGNATURES, RawCall, RawTensor, read_back, to_raw_call
+from aclnn_conformance.backends.call_layer import RawCall, RawTensor, read_back, signature, to_raw_call
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 
@@ -393,7 +393,7 @@ class AclnnBackend:
             raise ValueError(f"device is {soc} ({device_product}), not {product}: "
                              f"run with --product {device_product}")
         raw = to_raw_call(case)
-        kinds = [kind for _, kind in SIGNATURES[case.op][1]]
+        kinds = [kind for _, kind in signature(case.op)[1]]
         ops = rt.libs.operator(raw.api, kinds)
         with rt.lock:
             result = self._call(rt, ops, raw, case)

@@ -73,7 +73,7 @@ OPTIONAL_SYMBOLS: dict[str, tuple[object, tuple]] = {
     "aclrtResetDeviceForce": (c_int, (c_int32,)),
 }
 
-# How each parameter kind of backends.call_layer.SIGNATURES crosses the C boundary.
+# How each parameter kind (spec.params C_KINDS, backends.call_layer.signature) crosses the C boundary.
 KIND_CTYPES = {"tensor": c_void_p, "double": c_double, "float": c_float, "int64": c_int64,
                "bool": c_bool, "string": c_char_p, "dtype": c_int}
 

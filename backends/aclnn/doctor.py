@@ -3,7 +3,7 @@
 
 It prints one line per fact, ``<what> <state> <detail>``, in the order the backend needs them: the
 toolkit version, the libraries found, the runtime symbols, the device, its SoC and product, then for
-each operator the symbols it needs and one tiny valid call (tiny_calls.py) whose status is compared
+each operator the symbols it needs and one tiny valid call (its record's base call) whose status is compared
 with what the spec expects on that product. States: ``ok``; ``MISSING`` (something the backend needs
 is not there); ``FAIL`` (it is there but does not work); ``WARN`` (works, with a caveat); ``-`` (not
 checked because an earlier line failed). The exit status is 0 only when no line is MISSING or FAIL.
@@ -22,10 +22,9 @@ from aclnn_conformance.backends.aclnn.backend import (AclnnBackend, BackendUnava
 from aclnn_conformance.backends.aclnn.bindings import OPTIONAL_SYMBOLS, REQUIRED_SYMBOLS
 from aclnn_conformance.backends.aclnn.libraries import toolkit_version
 from aclnn_conformance.spec.soc import UnknownSoc, product_of_soc
-from aclnn_conformance.backends.aclnn.tiny_calls import TINY_CALLS
-from aclnn_conformance.backends.call_layer import SIGNATURES
+from aclnn_conformance.backends.call_layer import signature
 from aclnn_conformance.backends.isolation import isolated_executor
-from aclnn_conformance.spec import OPS
+from aclnn_conformance.spec.registry import operator, operators
 from aclnn_conformance.spec.enums import status_name
 from aclnn_conformance.spec.products import product as product_record
 from aclnn_conformance.spec.rules import expected_outcome
@@ -50,7 +49,7 @@ def _one_line(exc: BaseException) -> str:
 
 
 def _operator_lines(op: str, rt, product: str | None, why_not: str, run_call) -> Iterator[Line]:
-    api = SIGNATURES[op][0]
+    api = signature(op)[0]
     needed = (api + "GetWorkspaceSize", api)
     if rt is None:
         yield Line(f"{op} symbols", SKIP, f"needs {', '.join(needed)}; not checked: {why_not}")
@@ -68,11 +67,12 @@ def _operator_lines(op: str, rt, product: str | None, why_not: str, run_call) ->
     if product is None:
         yield Line(f"{op} call", SKIP, f"not run: {why_not}")
         return
-    if op not in TINY_CALLS:
-        yield Line(f"{op} call", WARN, "not run: no tiny call defined for it in "
-                   "backends/aclnn/tiny_calls.py")
+    record = operator(op)
+    if not record.has("base_call"):
+        yield Line(f"{op} call", WARN, f"not run: it declares no base call "
+                   f"({record.absent_reason('base_call')})")
         return
-    case = TINY_CALLS[op]()
+    case = record.piece("base_call")().with_(case_id="doctor-tiny", origin="doctor")
     start = time.perf_counter()
     try:
         result = run_call(case, product)
@@ -88,7 +88,7 @@ def _judge_call(op: str, case, product: str, result, elapsed_ms: float) -> Line:
     asked = result.workspace_size is not None and result.phase != "GetWorkspaceSize"
     timing = f"{elapsed_ms:.1f} ms" + (f", workspace {result.workspace_size} bytes" if asked else "")
     said = f"; its message: {result.message}" if result.message else ""
-    spec = OPS.get(op)
+    spec = operators()[op].spec if op in operators() else None
     if spec is None:
         state = OK if result.status == 0 else FAIL
         return Line(f"{op} call", state, f"{got} ({timing}); no spec to compare with{said}")
@@ -109,7 +109,7 @@ def check(device_id: int | None = None, libraries: Sequence[str] | None = None,
           ops: Sequence[str] | None = None, timeout: float | None = CALL_TIMEOUT) -> Iterator[Line]:
     """The doctor's lines, one at a time (so that a crash still leaves the earlier ones printed)."""
     backend = AclnnBackend(device_id=device_id, libraries=libraries)
-    ops = list(ops) if ops else list(SIGNATURES)
+    ops = list(ops) if ops else list(operators())
     found = backend.search()
     version = toolkit_version(found.toolkit_roots)
     if version:
@@ -147,8 +147,8 @@ def check(device_id: int | None = None, libraries: Sequence[str] | None = None,
     run_call, close = _runner(backend, timeout)
     try:
         for op in ops:
-            if op not in SIGNATURES:
-                yield Line(f"{op} symbols", FAIL, f"unknown operator; known: {', '.join(SIGNATURES)}")
+            if op not in operators():
+                yield Line(f"{op} symbols", FAIL, f"unknown operator; known: {', '.join(operators())}")
                 continue
             yield from _operator_lines(op, rt, product, why_not, run_call)
     finally:
@@ -205,7 +205,7 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--libraries", default=None,
                         help="library files or directories, colon-separated (as ACLNN_LIBRARIES)")
     parser.add_argument("--op", action="append", default=None, metavar="OPERATOR",
-                        help=f"check only this operator (repeatable); known: {', '.join(SIGNATURES)}")
+                        help="check only this operator (repeatable); `aclnn-conformance list operators` names them")
     parser.add_argument("--timeout", type=float, default=CALL_TIMEOUT,
                         help="seconds each tiny call may take, in its own worker process "
                              f"(default {CALL_TIMEOUT:g})")

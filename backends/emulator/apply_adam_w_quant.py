@@ -65,6 +65,11 @@ F32 = np.float32
 
 # ---- GetWorkspaceSize ----
 
+# The SoCs with an ApplyAdamWQuant kernel binary (elsewhere the runtime fails its lookup: 561000),
+# and the tiling that also compares the absmax counts with ceil(n/256) (arch35's).
+KERNEL_ARCHS = frozenset({"arch22", "arch35"})
+ABSMAX_COUNT_CHECKED = frozenset({"arch35"})
+
 def get_workspace_size(raw: RawCall, gen: ChipGeneration) -> FirstPhase:
     return first_phase(API, lambda: _validate_and_bind(raw, gen))
 
@@ -84,7 +89,7 @@ def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
     # the runtime
     if raw.null_workspace_size:
         raise Reject(Status.ERR_PARAM_NULLPTR, "workspaceSize is nullptr")
-    if not gen.aawq_kernel:
+    if gen.arch not in KERNEL_ARCHS:
         raise Reject(Status.ERR_INNER, f"no ApplyAdamWQuant kernel for the SoC of {gen.product}")
     dtypes = tuple(t[name].dtype for name in TENSORS)
     formats = {_matched_format(t[name].format) for name in TENSORS}
@@ -135,7 +140,7 @@ def _tiling_checks(t: dict[str, RawTensor], block_size: int, gen: ChipGeneration
     if view_numel(t["qmapM"]) != QMAP_SIZE or tuple(t["qmapV"].view_dims) != tuple(t["qmapM"].view_dims):
         fail(f"qmap_m {list(t['qmapM'].view_dims)} / qmap_v {list(t['qmapV'].view_dims)}: "
              f"{QMAP_SIZE} elements and equal shapes required")
-    if gen.aawq_checks_absmax_count:
+    if gen.arch in ABSMAX_COUNT_CHECKED:
         blocks = -(-view_numel(t["varRef"]) // BLOCK)
         for name in ("absmaxMRef", "absmaxVRef"):
             if view_numel(t[name]) != blocks:

@@ -25,8 +25,7 @@ from typing import Callable
 import ml_dtypes
 import numpy as np
 
-from aclnn_conformance.backends.call_layer import RawCall, RawTensor
-from aclnn_conformance.backends.emulator.products import ChipGeneration
+from aclnn_conformance.backends.call_layer import RawTensor
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import Status
 

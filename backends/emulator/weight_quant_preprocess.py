@@ -40,6 +40,9 @@ _CHUNK = 1 << 22       # output bytes computed per step of the conversion
 _INVALID = Status.ERR_PARAM_INVALID
 
 
+# The NPU architectures WeightQuantPreprocess registers a data flow for (elsewhere: 361001).
+REGISTERED_ARCHS = frozenset({"arch35"})
+
 def get_workspace_size(raw: RawCall, gen: ChipGeneration) -> FirstPhase:
     return first_phase(API, lambda: _validate_and_bind(raw, gen))
 
@@ -77,7 +80,7 @@ def _validate_and_bind(raw: RawCall, gen: ChipGeneration) -> OpExecutor:
         raise Reject(Status.ERR_INNER_NULLPTR, "workspaceSize is nullptr")
     if raw.null_executor:
         raise Reject(Status.ERR_INNER_NULLPTR, "executor is nullptr")
-    if not gen.wqp_registered:
+    if gen.arch not in REGISTERED_ARCHS:
         raise Reject(Status.ERR_RUNTIME_ERROR,
                      f"no WeightQuantPreprocess data flow for the NPU architecture of {gen.product}")
     t = raw.tensors()

@@ -16,7 +16,7 @@ import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator.apply_adam_w import F32, HYPER, ApplyAdamWKernel
-from aclnn_conformance.backends.mutants.base import (Mutant, StridesIgnoredMutant, copied, replace_result,
+from aclnn_conformance.backends.mutants.base import (Mutant, MutantSet, StridesIgnoredMutant, copied, replace_result,
                                                     write_view_flat)
 from aclnn_conformance.spec.apply_adam_w import MAX_GRAD_NORM, OP, SCALARS
 from aclnn_conformance.spec.case import Case
@@ -344,3 +344,5 @@ V1_MUTANTS = (
 
 __all__ = [c.__name__ for c in V1_MUTANTS + V1_CONTROLS] + ["V1_MUTANTS", "V1_CONTROLS",
                                                             "V1KernelMutant", "recompute"]
+
+MUTANT_SET = MutantSet(mutants=V1_MUTANTS, controls=V1_CONTROLS)

@@ -15,10 +15,10 @@ import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator.apply_adam_w_quant import QMAP_SIZE
-from aclnn_conformance.backends.mutants.aawq_kernel import F32, AawqKernel, recompute
+from aclnn_conformance.backends.mutants.apply_adam_w_quant_kernel import F32, AawqKernel, recompute
 
 BF16 = ml_dtypes.bfloat16
-from aclnn_conformance.backends.mutants.base import Mutant, StridesIgnoredMutant, replace_result
+from aclnn_conformance.backends.mutants.base import MutantSet, Mutant, StridesIgnoredMutant, replace_result
 from aclnn_conformance.spec.apply_adam_w_quant import OP, OUTPUTS, VAR_DTYPES
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
@@ -710,3 +710,6 @@ AAWQ_GAPS: tuple = ()
 __all__ = [c.__name__ for c in AAWQ_MUTANTS + AAWQ_EQUIVALENT + AAWQ_GAPS + AAWQ_CONTROLS] + [
     "AAWQ_MUTANTS", "AAWQ_EQUIVALENT", "AAWQ_GAPS", "AAWQ_CONTROLS", "KernelMutant", "ModelControl",
     "UnmutatedKernel"]
+
+MUTANT_SET = MutantSet(mutants=AAWQ_MUTANTS, controls=(UnmutatedKernel,) + AAWQ_CONTROLS,
+                       equivalent=AAWQ_EQUIVALENT, gaps=AAWQ_GAPS)

@@ -17,7 +17,7 @@ from aclnn_conformance.backends.emulator import apply_adam_w_v2 as emu
 from aclnn_conformance.backends.emulator.apply_adam_w_v2 import AdamWV2Kernel, Arch35Kernel
 from aclnn_conformance.backends.emulator.products import chip
 from aclnn_conformance.backends.emulator.protocol import execute
-from aclnn_conformance.backends.mutants.base import Mutant
+from aclnn_conformance.backends.mutants.base import MutantSet, Mutant
 from aclnn_conformance.oracle.adamw_arithmetic import fma_f32
 from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM, OP
 from aclnn_conformance.spec.case import Case
@@ -356,3 +356,6 @@ V2_CONTROLS = (UnmutatedV2Kernel, FaithfulArithmeticV2, FusedMomentsV2, Bf16Ties
 
 __all__ = [c.__name__ for c in V2_MUTANTS + V2_EQUIVALENT + V2_GAPS + V2_CONTROLS] + [
     "V2_MUTANTS", "V2_EQUIVALENT", "V2_GAPS", "V2_CONTROLS", "V2KernelMutant"]
+
+MUTANT_SET = MutantSet(mutants=V2_MUTANTS, controls=V2_CONTROLS, equivalent=V2_EQUIVALENT,
+                       gaps=V2_GAPS)

@@ -10,9 +10,11 @@ Three ways to break the emulator, all from outside it:
 - transform the call before the emulator sees it (a check that is missing, a status that is wrong);
 - transform what the emulator returned (a layout written wrongly, an output left unwritten);
 - recompute the outputs with a variant of the emulator's arithmetic in which one step is swapped
-  (``backends.mutants.aawq_kernel``).
+  (``backends.mutants.apply_adam_w_quant_kernel``).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -20,6 +22,18 @@ from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator import EmulatorBackend
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
+
+
+@dataclass(frozen=True)
+class MutantSet:
+    """An operator's detection-power backends (its record's ``mutants`` piece): ``mutants`` that the
+    CI tier must kill, ``controls`` (correct variants) it must never fail, ``equivalent`` and ``gaps``
+    (defects no case can kill today, each class saying why)."""
+
+    mutants: tuple[type, ...] = ()
+    controls: tuple[type, ...] = ()
+    equivalent: tuple[type, ...] = ()
+    gaps: tuple[type, ...] = ()
 
 
 class Mutant(EmulatorBackend):

@@ -10,7 +10,7 @@ from aclnn_conformance.backends.call_layer import read_back, to_raw_call
 from aclnn_conformance.backends.emulator.products import chip
 from aclnn_conformance.backends.emulator.protocol import execute
 from aclnn_conformance.backends.emulator.quant_matmul_weight_nz import MxA8W4Model, get_workspace_size
-from aclnn_conformance.backends.mutants.base import Mutant
+from aclnn_conformance.backends.mutants.base import MutantSet, Mutant
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.quant_matmul_weight_nz import OP
@@ -158,3 +158,5 @@ QMM_MUTANTS = (NibbleOrder, ScaleBlockOffByOne, TailSlotRead, BiasAfterCast, Tra
 QMM_CONTROLS = (QmmUnmutatedModel,)
 
 __all__ = ["QMM_MUTANTS", "QMM_CONTROLS", *(c.__name__ for c in QMM_MUTANTS + QMM_CONTROLS)]
+
+MUTANT_SET = MutantSet(mutants=QMM_MUTANTS, controls=QMM_CONTROLS)

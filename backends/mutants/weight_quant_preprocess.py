@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
-from aclnn_conformance.backends.mutants.base import Mutant, copied, replace_result
+from aclnn_conformance.backends.mutants.base import MutantSet, Mutant, copied, replace_result
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
@@ -310,3 +310,5 @@ WQP_MUTANTS = (
 )
 
 __all__ = [c.__name__ for c in WQP_MUTANTS] + ["WQP_MUTANTS", "LayoutMutant"]
+
+MUTANT_SET = MutantSet(mutants=WQP_MUTANTS)

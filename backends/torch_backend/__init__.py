@@ -3,19 +3,20 @@
 On the CPU every product is emulated: the backend validates each call in the order the vendor's
 code checks it (per product) and computes the outputs with torch. Where ``torch_npu`` and an NPU
 are present, WeightQuantPreprocess on that NPU's product runs through
-``torch_npu.npu_weight_quant_preprocess`` instead (``backends.torch_backend.npu``).
+``torch_npu.npu_weight_quant_preprocess`` instead (``backends.torch_backend.weight_quant_preprocess_npu``).
 
 torch is an optional extra of the project: nothing here imports it until a call is made.
 """
 from __future__ import annotations
 
 import contextlib
-import importlib
 import os
 
 from aclnn_conformance.backends.base import RunResult, Waiver
 from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.operator import MissingPiece
 from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.spec.registry import operator
 
 TORCH_REQUIREMENT = "torch==2.13.0"
 BACKEND_REVISION = "1"
@@ -23,14 +24,6 @@ BACKEND_REVISION = "1"
 # more than it gains, and the suite already runs one worker per core. ACLNN_TORCH_THREADS overrides.
 THREADS_ENV = "ACLNN_TORCH_THREADS"
 
-# operator key -> module of this package that runs it
-_OPERATORS = {
-    "apply_adam_w_quant": "aclnn_conformance.backends.torch_backend.apply_adam_w_quant",
-    "weight_quant_preprocess": "aclnn_conformance.backends.torch_backend.weight_quant_preprocess",
-    "quant_matmul_weight_nz": "aclnn_conformance.backends.torch_backend.quant_matmul_weight_nz",
-    "apply_adam_w_v2": "aclnn_conformance.backends.torch_backend.apply_adam_w_v2",
-    "apply_adam_w": "aclnn_conformance.backends.torch_backend.apply_adam_w",
-}
 
 
 def _torch_version() -> str | None:
@@ -74,11 +67,12 @@ class TorchBackend:
         return PRODUCT_IDS
 
     def run(self, case: Case, product: str) -> RunResult:
-        module = _OPERATORS.get(case.op)
-        if module is None:
-            raise ValueError(f"the torch backend does not implement {case.op!r}")
+        try:  # each operator's record names its torch implementation, or why it has none
+            implementation = operator(case.op).piece("torch")
+        except (KeyError, MissingPiece) as exc:
+            raise ValueError(f"the torch backend does not implement {case.op!r}: {exc}") from None
         with _intra_op_threads():
-            return importlib.import_module(module).run(case, product)
+            return implementation(case, product)
 
 
 __all__ = ["TorchBackend", "TORCH_REQUIREMENT"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import torch
 
 from aclnn_conformance.backends.base import RunResult
-from aclnn_conformance.backends.torch_backend import npu
+from aclnn_conformance.backends.torch_backend import weight_quant_preprocess_npu as npu
 from aclnn_conformance.backends.torch_backend._fp4 import pack_k_pairs, unpack_bytes
 from aclnn_conformance.backends.torch_backend._tensors import as_torch, is_contiguous, view
 from aclnn_conformance.spec.case import Case

@@ -1,18 +1,11 @@
-"""Builders of calls, one module per operator, and the generic fault generator."""
+"""Builders of calls, one module per operator, and what they share (drawn case ids, layouts)."""
 from __future__ import annotations
 
 import hashlib
-import importlib
-from types import ModuleType
 from typing import Sequence
 
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
-
-
-def calls_module(op: str) -> ModuleType:
-    """The call builders of operator ``op`` (suites.calls.<op>)."""
-    return importlib.import_module(f"aclnn_conformance.suites.calls.{op}")
 
 
 def drawn_case_id(kind: str, params: dict) -> str:

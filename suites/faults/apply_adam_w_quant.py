@@ -12,7 +12,7 @@ from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.apply_adam_w_quant import (
     FIXED_DTYPE, STATE, TENSORS, _numel, _shape, absmax_count)
-from aclnn_conformance.suites.faults import Fault
+from aclnn_conformance.spec.faults import Fault
 
 
 def _null(name: str):

@@ -11,7 +11,7 @@ from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
-from aclnn_conformance.suites.faults import Fault
+from aclnn_conformance.spec.faults import Fault
 
 
 def _null(name: str):

@@ -14,7 +14,7 @@ from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.quant_matmul_weight_nz import GROUP_SIZE, MANDATORY
 from aclnn_conformance.spec.tensor import TensorArg, contiguous_strides
 from aclnn_conformance.suites.calls.quant_matmul_weight_nz import recast
-from aclnn_conformance.suites.faults import Fault
+from aclnn_conformance.spec.faults import Fault
 
 UNREACHABLE = ("QMMNZ-INNER-001", "QMMNZ-PRODUCT-001", "QMMNZ-FORMAT-011", "QMMNZ-INNER-002")
 

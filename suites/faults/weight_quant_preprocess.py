@@ -18,7 +18,7 @@ from aclnn_conformance.spec.mx_a8w4_layout import (
     weight_strides, weight_view_shape)
 from aclnn_conformance.spec.weight_quant_preprocess import MANDATORY, dims, _bias, _desc, _out_bias
 from aclnn_conformance.suites.calls.weight_quant_preprocess import recast
-from aclnn_conformance.suites.faults import Fault
+from aclnn_conformance.spec.faults import Fault
 
 
 def _null(name: str):

@@ -1,0 +1,138 @@
+"""The one registry of operators: every layer finds an operator's pieces here.
+
+Three sources, read once, in this order:
+
+1. **Convention**: every module of this package (``aclnn_conformance.spec.<name>``) that defines
+   ``OPERATOR``, an ``Operator`` record.
+2. **Data folders**: every ``*.json`` operator-data file (``spec.operator_data``) in the folders named
+   by ``ACLNN_CONFORMANCE_SPEC_DATA`` (``os.pathsep``-separated) and added with ``add_data_folder``
+   (the command line's ``--spec-data``), after the project's own ``spec/data/``.
+3. **Entry points** of the group ``aclnn_conformance.operators``: each names an ``Operator`` (or a
+   callable returning one or several), so that a third party's package registers its operators
+   without editing this project.
+
+A key or API name claimed twice is an error naming both sources.
+"""
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from aclnn_conformance.spec.operator import Operator
+
+ENTRY_POINT_GROUP = "aclnn_conformance.operators"
+SPEC_DATA_ENV = "ACLNN_CONFORMANCE_SPEC_DATA"
+PROJECT_DATA = Path(__file__).resolve().parent / "data"
+
+_found: dict[str, Operator] | None = None
+_extra_folders: list[Path] = []
+
+
+class RegistryError(ValueError):
+    """Two operators claim one key, or a source cannot be read."""
+
+
+class UnknownOperator(ValueError, KeyError):
+    """No operator of that key or API name."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+def add_data_folder(folder: str | Path) -> None:
+    """Add a folder of operator-data files (``--spec-data``); the registry is read anew."""
+    global _found
+    path = Path(folder)
+    if not path.is_dir():
+        raise RegistryError(f"--spec-data {folder}: not a folder")
+    if path.resolve() not in [p.resolve() for p in _extra_folders]:
+        _extra_folders.append(path)
+    _found = None
+
+
+def data_folders() -> list[Path]:
+    env = [Path(p) for p in os.environ.get(SPEC_DATA_ENV, "").split(os.pathsep) if p]
+    return [f for f in (PROJECT_DATA, *env, *_extra_folders) if f.is_dir()]
+
+
+def _by_convention() -> Iterator[Operator]:
+    package = importlib.import_module("aclnn_conformance.spec")
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.ispkg:
+            continue
+        module = importlib.import_module(f"aclnn_conformance.spec.{info.name}")
+        record = getattr(module, "OPERATOR", None)
+        if isinstance(record, Operator):
+            yield _sourced(record, f"module {module.__name__}")
+
+
+def _from_data() -> Iterator[Operator]:
+    folders = data_folders()
+    if not folders:
+        return
+    from aclnn_conformance.spec.operator_data import load_operator_file
+    for folder in folders:
+        for path in sorted(folder.glob("*.json")):
+            yield _sourced(load_operator_file(path), f"data file {path}")
+
+
+def _from_entry_points() -> Iterator[Operator]:
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            obj = ep.load()
+        except Exception as exc:  # a broken plug-in is named, never silently dropped
+            raise RegistryError(f"entry point {ep.name} = {ep.value} ({ENTRY_POINT_GROUP}) does not "
+                                f"load: {type(exc).__name__}: {exc}") from None
+        records = obj() if callable(obj) and not isinstance(obj, Operator) else obj
+        for record in [records] if isinstance(records, Operator) else list(records):
+            if not isinstance(record, Operator):
+                raise RegistryError(f"entry point {ep.name} = {ep.value} gives "
+                                    f"{type(record).__name__}, not an Operator")
+            yield _sourced(record, f"entry point {ep.name} = {ep.value}")
+
+
+def _sourced(record: Operator, source: str) -> Operator:
+    from dataclasses import replace
+    return replace(record, source=source) if record.source != source else record
+
+
+def _collect(records: Iterable[Operator]) -> dict[str, Operator]:
+    found: dict[str, Operator] = {}
+    apis: dict[str, Operator] = {}
+    for record in records:
+        for table, name in ((found, record.key), (apis, record.api)):
+            other = table.get(name)
+            if other is not None:
+                raise RegistryError(f"operator {name!r} is declared twice: by {other.source} and by "
+                                    f"{record.source}")
+            table[name] = record
+    return found
+
+
+def operators() -> dict[str, Operator]:
+    """key -> record, every source, in the order found."""
+    global _found
+    if _found is None:
+        _found = _collect([*_by_convention(), *_from_data(), *_from_entry_points()])
+    return _found
+
+
+def operator(name: str) -> Operator:
+    """The record of an operator, by key (``apply_adam_w``) or API name (``aclnnApplyAdamW``)."""
+    found = operators()
+    if name in found:
+        return found[name]
+    for record in found.values():
+        if record.api == name:
+            return record
+    raise UnknownOperator(f"unknown operator {name!r}; known: {', '.join(found)}")
+
+
+def reset() -> None:
+    """Read the sources again on next use (tests that install or remove a source)."""
+    global _found
+    _found = None
