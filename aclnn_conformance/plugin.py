@@ -281,7 +281,7 @@ class RunWatcher:
             return
         from aclnn_conformance.reports.run import crash_record
         record = crash_record(h, crashitem, worker_id, config._aclnn_products)
-        h.write(record)
+        h.append(record)
         report.longrepr = f"{report.longrepr}\nrecorded CRASH: {record.op} {record.case_id}"
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -15,10 +16,34 @@ OUTCOME_SCHEMA = "aclnn-conformance/outcome/1"
 # by what the backend returned: it is no finding against the backend, so it must not fail a run, kill
 # a mutant, block a certification or count as a regression. It is not conformance either: the
 # compliance share leaves it out of both sides and every report shows its count.
-OUTCOMES = ("PASS", "FAIL", "QUALITY_WARNING", "NOT_SUPPORTED", "NOT_JUDGED", "NOT_COVERED", "WAIVED",
-            "SKIPPED", "BACKEND_UNAVAILABLE", "HARNESS_ERROR", "CRASH", "TIMEOUT")
-CERTIFIABLE = frozenset({"PASS", "NOT_SUPPORTED", "NOT_JUDGED", "NOT_COVERED", "QUALITY_WARNING",
-                         "WAIVED"})
+class Outcome(str, Enum):
+    """What a case came to. A str, so that records read back from JSON compare equal to it."""
+
+    PASS = "PASS"
+    FAIL = "FAIL"
+    QUALITY_WARNING = "QUALITY_WARNING"
+    NOT_SUPPORTED = "NOT_SUPPORTED"
+    NOT_JUDGED = "NOT_JUDGED"
+    NOT_COVERED = "NOT_COVERED"
+    WAIVED = "WAIVED"
+    SKIPPED = "SKIPPED"
+    BACKEND_UNAVAILABLE = "BACKEND_UNAVAILABLE"
+    HARNESS_ERROR = "HARNESS_ERROR"
+    CRASH = "CRASH"
+    TIMEOUT = "TIMEOUT"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __format__(self, spec: str) -> str:
+        return format(self.value, spec)
+
+
+OUTCOMES = tuple(o.value for o in Outcome)
+CERTIFIABLE = frozenset({Outcome.PASS, Outcome.NOT_SUPPORTED, Outcome.NOT_JUDGED,
+                         Outcome.NOT_COVERED, Outcome.QUALITY_WARNING, Outcome.WAIVED})
+# Outcomes that judged nothing: a run made only of these has not tested the backend.
+NOT_RUN = frozenset({Outcome.SKIPPED, Outcome.BACKEND_UNAVAILABLE})
 JUDGED_BY = ("values", "status", "relation", "not_supported", "not_judged", "not_covered", "")
 
 
@@ -60,6 +85,10 @@ class OutcomeRecord:
     failing_examples: int = 0             # hypothesis: distinct failing examples tried while shrinking
     first_failing_example: str = ""       # hypothesis: the case id of the first failure found
     schema: str = OUTCOME_SCHEMA
+
+    def __post_init__(self) -> None:
+        # an Outcome member is kept as its plain value: records cross process boundaries
+        object.__setattr__(self, "outcome", str(self.outcome))
 
     def to_json(self) -> dict[str, Any]:
         # a shallow copy: the nested dicts are plain JSON data already (asdict would deep-copy them)

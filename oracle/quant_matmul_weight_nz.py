@@ -112,9 +112,6 @@ def _ulp(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return np.exp2(np.floor(np.log2(a)) - finfo.nmant)
 
 
-def _fits_float32(values: np.ndarray) -> bool:
-    with np.errstate(over="ignore", under="ignore"):
-        return bool(np.array_equal(values.astype(np.float32).astype(np.float64), values))
 
 
 # Per code: the float32 value and the exponent of its lowest set bit (inf for zeros and NaN).

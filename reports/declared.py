@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from aclnn_conformance.reports.tables import md_table, outcome_counts, worst
-from aclnn_conformance.suites.calls.declared import ORIGIN, parse_probe_id
+from aclnn_conformance.spec.probe_ids import ORIGIN, parse_probe_id
 
 
 WORKS_UNDECLARED = "works but not declared"

@@ -31,7 +31,6 @@ every mutant, and they replay one call at a time.
 from __future__ import annotations
 
 import time
-import traceback
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -85,16 +84,11 @@ def tier_cases(tier: str = "ci", ops: tuple[str, ...] | None = None) -> list[tup
 
 
 def _judge(backend, spec, case, product):
-    """(outcome, deciding rule, detail) exactly as suites.runner.check_case decides them."""
-    from aclnn_conformance.spec.rules import expected_outcome
-    from aclnn_conformance.judging.judge import judge
-    expected = expected_outcome(spec, case, product, PROFILE)
-    try:
-        result = backend.run(case, product)
-        j = judge(spec, case, product, PROFILE, result)
-        return j.outcome, expected.rule_id, j.detail
-    except Exception:  # a backend or harness error: not certifiable
-        return "HARNESS_ERROR", expected.rule_id, traceback.format_exc(limit=3)
+    """(outcome, deciding rule, detail) exactly as the suites' runner decides them
+    (judging.run_case: waivers, NOT_JUDGED, CRASH and TIMEOUT included)."""
+    from aclnn_conformance.judging.run_case import run_case
+    ran = run_case(backend, case, product, PROFILE)
+    return ran.outcome, ran.expected.rule_id, ran.detail
 
 
 def run_mutant(backend, cases: list[tuple], products: tuple[str, ...], killed_by=(),

@@ -1,13 +1,13 @@
 """Replaying a saved case: load it, run it on a backend, judge it, print expected against actual.
 
-The judgement is the suite's own (suites.judge.judge, and the backend's waivers as in a run).
+The outcome is the suite's own: ``judging.run_case``, the function the suites' runner calls (the
+spec's expectation, the judge, NOT_JUDGED outside the contract, the backend's waivers).
 A case saved by a relation between calls (determinism, block permutation, trajectory) is replayed
 as its single call; the relation itself is rerun by the record's pytest reproducer.
 """
 from __future__ import annotations
 
 import json
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,13 +51,12 @@ def _recorded(case_file: Path) -> tuple[str | None, str | None, str | None]:
 def replay(case_file: str | Path, backend_name: str, product: str | None = None,
            profile: str | None = None) -> Replay:
     from aclnn_conformance.backends.registry import load_backend
-    from aclnn_conformance.spec import op_spec
+    from aclnn_conformance.judging.records import Outcome
+    from aclnn_conformance.judging.run_case import run_case
     from aclnn_conformance.spec.case import load_case
     from aclnn_conformance.spec.enums import status_name
+    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.rules import DEFAULT_PROFILE, expected_outcome
-    from aclnn_conformance.backends.base import RunResult
-    from aclnn_conformance.judging.judge import judge
-    from aclnn_conformance.suites.runner import describe_returned
 
     path = Path(case_file)
     try:
@@ -72,8 +71,7 @@ def replay(case_file: str | Path, backend_name: str, product: str | None = None,
     profile = profile or rec_profile or DEFAULT_PROFILE
     backend = load_backend(backend_name)
     ok, reason = backend.available()
-    spec = op_spec(case.op)
-    expected = expected_outcome(spec, case, product, profile)
+    expected = expected_outcome(operator(case.op).spec, case, product, profile)
     lines = [f"case      {case.op} {case.case_id} ({case.origin}) on {product}, profile {profile}, "
              f"backend {backend.name} v{backend.version}",
              f"call      {case.summary()[:1000]}",
@@ -81,28 +79,17 @@ def replay(case_file: str | Path, backend_name: str, product: str | None = None,
              f"expected  {expected.describe()}"]
     if not ok:
         lines.append(f"actual    not run: backend unavailable: {reason}")
-        return Replay("BACKEND_UNAVAILABLE", "\n".join(lines), recorded)
-    try:
-        result = backend.run(case, product)
-        if not isinstance(result, RunResult):
-            return Replay("HARNESS_ERROR", "\n".join(lines + [
-                f"actual    the backend's run() returned {describe_returned(result)}, "
-                f"not a RunResult"]),
-                recorded)
-        j = judge(spec, case, product, profile, result)
-        outcome, detail = j.outcome, j.detail
-    except Exception:
-        return Replay("HARNESS_ERROR", "\n".join(lines + ["actual    the backend or the judge raised:",
-                                                          traceback.format_exc(limit=6)]), recorded)
-    if outcome == "FAIL":
-        rules = case.rule_ids + ((expected.rule_id,) if expected.rule_id else ())
-        for w in getattr(backend, "waivers", ()):
-            if w.covers(rules, case.case_id, product):
-                outcome, detail = "WAIVED", f"{w.rule_id}: {w.cause}; {detail}"
-                break
+        return Replay(Outcome.BACKEND_UNAVAILABLE, "\n".join(lines), recorded)
+    ran = run_case(backend, case, product, profile)
+    outcome, result, j = ran.outcome, ran.result, ran.judgement
+    detail = f"{ran.waiver}; {ran.detail}" if ran.waiver else ran.detail
+    if result is None:  # no answer: a crash, a hang, a wrong return type or a raise
+        lines.append(f"actual    no answer: {outcome}")
+        lines.append(f"detail    {detail or '-'}")
+        return Replay(outcome, "\n".join(lines), recorded)
     lines.append(f"actual    {status_name(result.status)} in {result.phase}"
                  + (f" ({result.message})" if result.message else ""))
-    if j.verdicts:
+    if j is not None and j.verdicts:
         lines.append("outputs   " + ", ".join(
             f"{name}: {v} [{j.standards.get(name, '-')}]" for name, v in j.verdicts.items()))
         bad = {n: j.metrics.get(n, {}) for n, v in j.verdicts.items() if v != "PASS"}

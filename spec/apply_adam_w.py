@@ -23,7 +23,7 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.operator import Operator
 from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
-from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
+from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
                                           Erratum, OpSpec, Rule)
 
 OP = "apply_adam_w"
@@ -121,11 +121,7 @@ def _private_format(case: Case) -> bool:
 
 # ---- the rules ----
 
-def _rule(id_, kind, category, text, source, expect, violated=None, step="", note="",
-          phase="GetWorkspaceSize") -> Rule:
-    return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
-                expect=expect, violated=violated, step=step, note=note, phase=phase)
-
+_rule = rule_maker(OP)
 
 _NULLPTR = STATUS(Status.ERR_PARAM_NULLPTR)
 _INVALID = STATUS(Status.ERR_PARAM_INVALID)

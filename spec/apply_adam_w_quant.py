@@ -20,7 +20,7 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.operator import Operator
 from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
-from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec,
+from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec,
                         Rule)
 
 OP = "apply_adam_w_quant"
@@ -147,11 +147,7 @@ def _attr_outside_range(case: Case) -> bool:
 
 # ---- the rules ----
 
-def _rule(id_, kind, category, text, source, expect, violated=None, step="",
-          note="", phase="GetWorkspaceSize") -> Rule:
-    return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
-                expect=expect, violated=violated, step=step, phase=phase, note=note)
-
+_rule = rule_maker(OP)
 
 _SHAPE_CANN = STATUS(Status.ERR_INNER_TILING_ERROR)
 _TILING = "src: A2/A3 tiling (arch22) shape checks; nnopbase maps a tiling failure to 561002"
@@ -462,7 +458,7 @@ SPEC = OpSpec(
 OPERATOR = Operator(
     spec=SPEC,
     arithmetic_model=ARITHMETIC_MODEL[OP],
-    oracle="aclnn_conformance.oracle.apply_adam_w_quant:from_case",
+    oracle="aclnn_conformance.oracle.apply_adam_w_quant_case:from_case",
     base_call="aclnn_conformance.suites.calls.apply_adam_w_quant:base_call",
     table_cases="aclnn_conformance.suites.calls.apply_adam_w_quant:table_cases",
     fault_bases="aclnn_conformance.suites.calls.apply_adam_w_quant:FAULT_BASES",
@@ -485,6 +481,7 @@ OPERATOR = Operator(
         "aclnn_conformance.backends.torch_backend.apply_adam_w_quant",
         "aclnn_conformance.backends.mutants.apply_adam_w_quant",
         "aclnn_conformance.oracle.apply_adam_w_quant_bounds",
+        "aclnn_conformance.oracle.apply_adam_w_quant_case",
         "aclnn_conformance.backends.mutants.apply_adam_w_quant_kernel",
     ),
 )

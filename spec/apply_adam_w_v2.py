@@ -24,7 +24,7 @@ from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.tensor import contiguous_strides
 from aclnn_conformance.spec.operator import Operator
 from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
-from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
+from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
                                           Erratum, OpSpec, Rule)
 
 OP = "apply_adam_w_v2"
@@ -147,11 +147,7 @@ def _v_negative(case: Case) -> bool:
 
 # ---- the rules ----
 
-def _rule(id_, kind, category, text, source, expect, violated=None, step="", phase="GetWorkspaceSize",
-          note="") -> Rule:
-    return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
-                expect=expect, violated=violated, step=step, phase=phase, note=note)
-
+_rule = rule_maker(OP)
 
 _NULLPTR = STATUS(Status.ERR_PARAM_NULLPTR)
 _INVALID = STATUS(Status.ERR_PARAM_INVALID)

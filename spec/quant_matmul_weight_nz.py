@@ -35,7 +35,7 @@ from aclnn_conformance.spec.mx_a8w4_layout import C0, N0, SCALE_K
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.operator import Operator
 from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
-from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_COVERED, NOT_JUDGED, STATUS, UNCHECKED,
+from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, NOT_COVERED, NOT_JUDGED, STATUS, UNCHECKED,
                                           ByProduct, Erratum, OpSpec, Rule)
 from aclnn_conformance.spec.tensor import ceil_div
 
@@ -182,8 +182,6 @@ def group_sizes(case: Case) -> tuple[int, int, int]:
     return (g >> 32) & 0xFFFF, (g >> 16) & 0xFFFF, g & 0xFFFF
 
 
-def _attr_bool(case: Case, name: str) -> bool:
-    return bool(case.attrs.get(name, False))
 
 
 def is_mx(case: Case) -> bool:
@@ -217,10 +215,7 @@ def _k_values(case: Case) -> tuple[int, int]:
 
 # ---- rules ----
 
-def _rule(id_, kind, category, text, source, expect, violated=None, step="", note="") -> Rule:
-    return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
-                expect=expect, violated=violated, step=step, note=note)
-
+_rule = rule_maker(OP)
 
 _NULLPTR = STATUS(Status.ERR_PARAM_NULLPTR)
 _INVALID = STATUS(Status.ERR_PARAM_INVALID)

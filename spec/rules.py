@@ -87,6 +87,17 @@ class Rule:
         return profile in self.expect
 
 
+def rule_maker(op: str) -> Callable[..., Rule]:
+    """The rule constructor of one operator's spec module: ``Rule`` with ``op`` filled in and the
+    spec modules' positional order (id, kind, category, text, source, expect, violated)."""
+    def make(id_: str, kind: str, category: str, text: str, source: str,
+             expect: Mapping[str, "Expect | ByProduct"], violated: Callable[[Case], bool] | None = None,
+             step: str = "", note: str = "", phase: str = "GetWorkspaceSize") -> Rule:
+        return Rule(id=id_, op=op, kind=kind, category=category, text=text, source=source,
+                    expect=expect, violated=violated, step=step, phase=phase, note=note)
+    return make
+
+
 @dataclass(frozen=True)
 class Erratum:
     """A place where the document and the vendor's behaviour part ways, and what each profile does."""

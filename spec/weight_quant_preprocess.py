@@ -23,7 +23,7 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.operator import Operator
 from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
-from aclnn_conformance.spec.rules import JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec, Rule
+from aclnn_conformance.spec.rules import rule_maker, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec, Rule
 from aclnn_conformance.spec.mx_a8w4_layout import (nz_storage_shape, scale_rows, scale_storage_shape,
                                                    scale_strides, weight_storage_shape, weight_strides)
 
@@ -194,10 +194,7 @@ def _nz_dims_ok(case: Case) -> bool:
 
 # ---- the rules ----
 
-def _rule(id_, kind, category, text, source, expect, violated=None, step="", note="") -> Rule:
-    return Rule(id=id_, op=OP, kind=kind, category=category, text=text, source=source,
-                expect=expect, violated=violated, step=step, note=note)
-
+_rule = rule_maker(OP)
 
 _INVALID = STATUS(Status.ERR_PARAM_INVALID)
 _NULLPTR = STATUS(Status.ERR_PARAM_NULLPTR)

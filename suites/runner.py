@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import time
-import traceback
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,13 +17,13 @@ from typing import Callable
 import numpy as np
 import pytest
 
-from aclnn_conformance.backends.base import Backend, BackendCrash, BackendTimeout, RunResult
-from aclnn_conformance.judging.records import CERTIFIABLE, OutcomeRecord, RecordWriter
+from aclnn_conformance.backends.base import Backend, RunResult
+from aclnn_conformance.judging.records import CERTIFIABLE, NOT_RUN, Outcome, OutcomeRecord, RecordWriter
+from aclnn_conformance.judging.run_case import run_case
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.case import Case, save_case
 from aclnn_conformance.spec.enums import status_name
 from aclnn_conformance.spec.rules import expected_outcome
-from aclnn_conformance.judging.judge import judge
 
 
 class QualityWarning(UserWarning):
@@ -56,13 +54,8 @@ class Harness:
         if self.unavailable:  # records the case SKIPPED with the reason, and skips the test
             check_case(self, case, product)
         if self.executor is not None:
-            result = self.executor(self.backend, case, product)
-        else:
-            result = self.backend.run(case, product)
-        if not isinstance(result, RunResult):
-            raise NotARunResult(f"the backend's run() returned {describe_returned(result)}, "
-                                f"not a RunResult")
-        return result
+            return self.executor(self.backend, case, product)
+        return self.backend.run(case, product)
 
     def begin_case(self, record_base: dict, nodeid: str) -> None:
         """Note the case this process is about to run, so that the controller can record it CRASH
@@ -80,7 +73,7 @@ class Harness:
         held = self._failures.pop(nodeid, None)
         if held is not None and not held.written:
             for record, case in held.records:
-                self._write(record, case)
+                self._keep(record, case)
         if self.inflight is not None:
             self.inflight.unlink(missing_ok=True)
         return self.items.pop(nodeid, ItemRecords())
@@ -90,7 +83,7 @@ class Harness:
         example is known to count (drawn before the first failure, or the final minimal one)."""
         context = _hypothesis_context()
         if context is None:
-            return self._write(record, case)
+            return self._keep(record, case)
         held = self._failures.get(record.nodeid)
         if context.is_final:  # hypothesis replays a minimal failing example: it counts
             if held is not None and record.outcome not in CERTIFIABLE:
@@ -98,7 +91,7 @@ class Harness:
                 held.failing_ids.add(record.case_id)
                 record = replace(record, failing_examples=len(held.failing_ids),
                                  first_failing_example=held.first_case_id)
-            return self._write(record, case)
+            return self._keep(record, case)
         if self._example is None or self._example[0] is not context.data:
             self._settle_example()
             self._example = (context.data, record.nodeid, [])
@@ -121,14 +114,16 @@ class Harness:
             self._failures[nodeid] = HeldFailure(records, failing, first)
         else:
             for record, case in records:
-                self._write(record, case)
+                self._keep(record, case)
 
-    def _write(self, record: OutcomeRecord, case: Case) -> OutcomeRecord:
+    def _keep(self, record: OutcomeRecord, case: Case) -> OutcomeRecord:
+        """Complete a counted record (a failure gets its case file and reproducers), append it and
+        count it for its test item."""
         if record.outcome not in CERTIFIABLE and self.report_dir is not None:
             case_file = _case_file(self, case, record.product, record.case_id)
             record = replace(record, case_file=str(case_file),
                              reproducer=self.reproducer(record.nodeid, record.product, case_file))
-        self.write(record)
+        self.append(record)
         self.items.setdefault(record.nodeid, ItemRecords()).add(record)
         if self.inflight is not None:  # the case has its record: a later death is the item's
             self.inflight.unlink(missing_ok=True)
@@ -145,19 +140,10 @@ class Harness:
                          f"--product {product} --profile {self.profile}")
         return "\n".join(lines)
 
-    def write(self, record: OutcomeRecord) -> None:
+    def append(self, record: OutcomeRecord) -> None:
+        """Append one record to the records file, as it is."""
         if self.writer is not None:
             self.writer.write(record)
-
-
-class NotARunResult(TypeError):
-    """A backend's run() returned something other than a RunResult."""
-
-
-def describe_returned(value: object) -> str:
-    """What a backend returned, in a few words (for the error that it is not a RunResult)."""
-    text = repr(value)
-    return f"{type(value).__name__} {text[:80]}" if value is not None else "None"
 
 
 @dataclass
@@ -193,10 +179,6 @@ class HeldFailure:
     written: bool = False                     # the final replay was recorded
 
 
-# Outcomes that judged nothing: a run made only of these has not tested the backend.
-NOT_RUN = frozenset({"SKIPPED", "BACKEND_UNAVAILABLE"})
-
-
 def _hypothesis_context():
     """hypothesis's build context when called from inside a hypothesis test, else None."""
     try:
@@ -213,73 +195,31 @@ def _case_file(harness: Harness, case: Case, product: str, case_id: str) -> Path
 
 def check_case(harness: Harness, case: Case, product: str, nodeid: str = "", *,
                defer: bool = False) -> OutcomeRecord:
-    """Run, judge and record ``case`` on ``product``; fail the calling test unless certifiable.
+    """Run, judge and record ``case`` on ``product`` (judging.run_case); fail the calling test
+    unless certifiable.
 
     ``defer``: return the record without failing the test (a relation test goes on to its relation
     and calls ``fail_unless_certifiable`` at its end)."""
-    spec = op_spec(case.op)
     nodeid = nodeid or harness.current_item
     base = dict(case_id=case.case_id, op=case.op, product=product, profile=harness.profile,
                 backend=harness.backend.name, backend_version=str(harness.backend.version),
                 run_id=harness.run_id, origin=case.origin, rule_ids=case.rule_ids, seed=case.seed,
                 tier=harness.tier, nodeid=nodeid)
     if harness.unavailable:
-        harness.emit(OutcomeRecord(outcome="SKIPPED", detail=harness.unavailable, **base), case)
+        harness.emit(OutcomeRecord(outcome=Outcome.SKIPPED, detail=harness.unavailable, **base), case)
         pytest.skip(harness.unavailable)
-    expected = expected_outcome(spec, case, product, harness.profile)
+    expected = expected_outcome(op_spec(case.op), case, product, harness.profile)
     harness.begin_case({**base, "rule_ids": list(case.rule_ids), "deciding_rule": expected.rule_id,
                         "expected": expected.describe()}, nodeid)
-    start = time.perf_counter()
-    result: RunResult | None = None
-    try:
-        result = harness.execute(case, product)
-        j = judge(spec, case, product, harness.profile, result)
-        outcome, detail = j.outcome, j.detail
-        if expected.kind == "not_judged":  # outside the contract: neither a PASS nor a FAIL
-            outcome = "NOT_JUDGED"
-    except BackendCrash as exc:
-        j, outcome, detail = None, "CRASH", str(exc)
-    except BackendTimeout as exc:
-        j, outcome, detail = None, "TIMEOUT", str(exc)
-    except NotARunResult as exc:
-        j, result, outcome, detail = None, None, "HARNESS_ERROR", str(exc)
-    except Exception:  # a backend or harness bug: never counted as conformance
-        j, outcome, detail = None, "HARNESS_ERROR", traceback.format_exc(limit=6)
-    duration = time.perf_counter() - start
-    waiver = None
-    if outcome == "FAIL":
-        rules = case.rule_ids + ((expected.rule_id,) if expected.rule_id else ())
-        for w in getattr(harness.backend, "waivers", ()):
-            if w.covers(rules, case.case_id, product):
-                outcome, waiver = "WAIVED", f"{w.rule_id}: {w.cause}"
-                break
-    record = OutcomeRecord(
-        outcome=outcome, deciding_rule=expected.rule_id, expected=expected.describe(),
-        expected_status=expected.status, phase=result.phase if result else "",
-        actual_status=int(result.status) if result is not None else None,
-        values_judged=bool(j and j.values_judged), standards=j.standards if j else {},
-        verdicts=j.verdicts if j else {}, metrics=j.metrics if j else {}, detail=detail,
-        message=result.message if result else "", waiver=waiver, duration_s=round(duration, 6),
-        reproducer=harness.reproducer(nodeid, product, None), case_file=None,
-        judged_by=_judged_by(outcome, expected, j), **base)
-    record = harness.emit(record, case)
-    if outcome == "QUALITY_WARNING":
-        warnings.warn(QualityWarning(f"{case.case_id} on {product}: {detail or j.metrics}"))
+    ran_case = run_case(harness.backend, case, product, harness.profile, execute=harness.execute)
+    record = harness.emit(ran_case.record(reproducer=harness.reproducer(nodeid, product, None),
+                                          case_file=None, **base), case)
+    if record.outcome == Outcome.QUALITY_WARNING:
+        warnings.warn(QualityWarning(f"{case.case_id} on {product}: "
+                                     f"{record.detail or record.metrics}"))
     if not defer:
         fail_unless_certifiable((record, case))
     return record
-
-
-def _judged_by(outcome: str, expected, j) -> str:
-    """What decided the outcome: "values", "status", "not_supported", "not_judged" or "" (no
-    answer from the backend)."""
-    if j is None:
-        return ""
-    if outcome == "NOT_JUDGED":
-        return "not_judged"
-    if expected.kind == "not_supported":
-        return "not_supported"
-    return "values" if j.values_judged else "status"
 
 
 def fail_unless_certifiable(*checked: tuple[OutcomeRecord, Case]) -> None:

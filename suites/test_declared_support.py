@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aclnn_conformance.suites.calls.declared import ORIGIN, probe_case_id
+from aclnn_conformance.spec.probe_ids import ORIGIN, probe_case_id
 from aclnn_conformance.spec.registry import operator, operators
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType, AclFormat

@@ -952,7 +952,7 @@ def test_records_after_a_fault(backend, fake, clean_env):
     from aclnn_conformance.suites.runner import Harness, check_case
     records = []
     harness = Harness(backend=backend, profile="cann", tier="ci", run_id="fault-test")
-    harness.write = records.append
+    harness.append = records.append
     empty = aawq_calls.make_call("after-fault", (0, 256), "float32")
     clean_env.setenv("FAKE_CANN_SYNC_STATUS", "507015")
     with pytest.raises(pytest.fail.Exception):

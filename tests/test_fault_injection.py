@@ -35,9 +35,11 @@ from aclnn_conformance.spec.faults import fault_cases
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = "tests.test_fault_injection"
-AAWQ = "suites/test_apply_adam_w_quant.py::test_table"
+AAWQ = "suites/test_operators.py::test_table"
 VICTIM = "doc-example"                      # the case each faulty backend trips on
-SELECTION = "doc-example or n1-float32 or n255-float32"   # 4 table cases (doc-example-zero-qmaps)
+VICTIM_SELECT = f"apply_adam_w_quant and {VICTIM}"
+# 4 table cases (doc-example-zero-qmaps)
+SELECTION = "apply_adam_w_quant and (doc-example or n1-float32 or n255-float32)"
 EXIT_USAGE, EXIT_NOTHING_JUDGED = 4, 6
 
 
@@ -148,7 +150,7 @@ def test_a_dying_xdist_worker_records_its_case_crash(tmp_path, backend, signal_t
     assert run.complete
     crash = _outcomes(report)[VICTIM]
     assert "died while running this case" in crash.detail and crash.nodeid.endswith(
-        f"[atlas-a2-{VICTIM}]")
+        f"[atlas-a2-apply_adam_w_quant:{VICTIM}]")
     assert signal_text in proc.stdout
     report_md = (report / "report.md").read_text()
     assert "| 75.00% |" in report_md and "CRASH" in report_md
@@ -186,7 +188,7 @@ def test_a_test_that_ends_without_a_record_makes_the_run_incomplete(tmp_path):
 
 
 def test_isolation_off_cannot_take_a_case_timeout():
-    proc = _pytest(AAWQ, "-k", VICTIM, "--isolation", "off", "--case-timeout", "5")
+    proc = _pytest(AAWQ, "-k", VICTIM_SELECT, "--isolation", "off", "--case-timeout", "5")
     assert proc.returncode == EXIT_USAGE
     assert "--case-timeout needs process isolation" in _one_line_error(proc)
 
@@ -255,7 +257,7 @@ def test_bad_options_are_one_line_usage_errors(tmp_path):
              (("--case-timeout", "-1"), "--case-timeout must be a positive number"),
              (("--report-dir", str(a_file)), "is a file, not a folder"),
              (("--report-dir", str(a_file / "sub")), "is not writable")]
-    runs = [[AAWQ, "-k", VICTIM, *args, "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]
+    runs = [[AAWQ, "-k", VICTIM_SELECT, *args, "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]
             for args, _ in cases]
     proc = subprocess.run([sys.executable, "-c", USAGE_DRIVER, json.dumps(runs)], cwd=REPO,
                           capture_output=True, text=True, timeout=600)
@@ -325,8 +327,10 @@ def test_a_corrupted_case_file_makes_replay_exit_2(tmp_path):
 
 def test_a_failing_property_records_its_minimal_example_once(tmp_path):
     report = tmp_path / "report"
-    mutant = "aclnn_conformance.backends.mutants.apply_adam_w_quant:NoBiasCorrection"
-    proc = _pytest("suites/test_apply_adam_w_quant.py::test_deterministic", "--backend", mutant,
+    # one ulp on every var element: every drawn call with judged values fails it
+    mutant = "aclnn_conformance.backends.mutants.apply_adam_w_quant:OneUlpUp"
+    proc = _pytest("suites/test_operators.py::test_deterministic", "-k", "apply_adam_w_quant",
+                   "--backend", mutant,
                    "--product", "atlas-a2", "--report-dir", str(report), "-p", "no:xdist")
     assert proc.returncode == 1
     records = list(read_records(report / "records.jsonl"))
@@ -375,7 +379,7 @@ def test_compliance_counts_only_what_was_judged():
 
 def test_junit_xml_carries_outcome_rules_product_and_profile(tmp_path):
     junit = tmp_path / "junit.xml"
-    proc = _pytest(AAWQ, "-k", VICTIM, "--backend", "reference", "--product", "atlas-a2",
+    proc = _pytest(AAWQ, "-k", VICTIM_SELECT, "--backend", "reference", "--product", "atlas-a2",
                    "--junitxml", str(junit), "-p", "no:xdist")
     assert proc.returncode == 0, proc.stdout[-2000:]
     cases = list(ET.parse(junit).getroot().iter("testcase"))

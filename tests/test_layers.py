@@ -1,5 +1,8 @@
 """The project's layers: each package imports only the ones below it, and no modules import each other
-in a circle (imports inside functions count: they are cycles deferred, not removed)."""
+in a circle (imports inside functions count: they are cycles deferred, not removed). ``reports/``
+reaches the suites' cases only through the operator records, never by importing ``suites/``; and no
+generic module of ``backends/`` imports an operator's own module (it gets every piece through the
+registry)."""
 from __future__ import annotations
 
 import ast
@@ -7,8 +10,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PKG = "aclnn_conformance"
-# bottom to top: a package may import itself and those before it
+# bottom to top: a package may import itself and those before it, except as NOT_BELOW says
 LAYERS = ("spec", "oracle", "backends", "judging", "suites", "reports", "plugin", "cli")
+# layers that sit above another without importing it
+NOT_BELOW = {"reports": {"suites"}}
 
 
 def _modules() -> dict[str, Path]:
@@ -50,10 +55,42 @@ def _layer(module: str) -> str:
     return module.split(".")[1]
 
 
+def _reaches_up(a: str, b: str) -> bool:
+    return (LAYERS.index(_layer(b)) > LAYERS.index(_layer(a))
+            or _layer(b) in NOT_BELOW.get(_layer(a), ()))
+
+
 def test_each_package_imports_only_the_layers_below_it():
-    wrong = sorted(f"{a} -> {b}" for a, deps in _graph().items() for b in deps
-                   if LAYERS.index(_layer(b)) > LAYERS.index(_layer(a)))
+    wrong = sorted(f"{a} -> {b}" for a, deps in _graph().items() for b in deps if _reaches_up(a, b))
     assert not wrong, "imports that reach up a layer:\n" + "\n".join(wrong)
+
+
+def test_reports_never_import_the_suites():
+    """The permission is gone, and a planted import would be caught."""
+    assert _reaches_up(f"{PKG}.reports.mutate", f"{PKG}.suites.calls")
+    wrong = sorted(f"{a} -> {b}" for a, deps in _graph().items() for b in deps
+                   if _layer(a) == "reports" and _layer(b) == "suites")
+    assert not wrong, "reports import the suites:\n" + "\n".join(wrong)
+
+
+def _owned_modules() -> dict[str, str]:
+    from aclnn_conformance.spec.registry import operators
+    return {module: key for key, record in operators().items() for module in record.modules}
+
+
+def test_generic_backends_import_no_operator_module():
+    """A generic module of backends/ (the emulator's protocol, the call layer, the aclnn backend,
+    the doctor, the registry of mutants) gets an operator's pieces through the registry only; an
+    operator's own backend modules import only their own operator's modules."""
+    owned = _owned_modules()
+    wrong = []
+    for module, deps in _graph().items():
+        if _layer(module) != "backends":
+            continue
+        for dep in deps:
+            if dep in owned and owned.get(module) != owned[dep]:
+                wrong.append(f"{module} -> {dep} ({owned[dep]})")
+    assert not wrong, "backends modules importing another operator's module:\n" + "\n".join(wrong)
 
 
 def test_no_import_cycle_between_modules():

@@ -4,11 +4,11 @@ and nothing into the installation."""
 from __future__ import annotations
 
 import os
+import runpy
 import shutil
 import subprocess
 import sys
 import sysconfig
-import tomllib
 import zipfile
 from pathlib import Path
 
@@ -58,9 +58,8 @@ def wheel(source: Path, tmp_path_factory) -> zipfile.ZipFile:
 
 
 def _mapped_folders() -> dict[str, str]:
-    """pyproject's package-dir: import package -> folder in the repository."""
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    return config["tool"]["setuptools"]["package-dir"]
+    """setup.py's found packages: import package -> folder in the repository."""
+    return runpy.run_path(str(ROOT / "setup.py"), run_name="found_packages")["found_packages"](ROOT)
 
 
 def test_wheel_holds_only_the_package_and_its_metadata(wheel):
@@ -70,8 +69,26 @@ def test_wheel_holds_only_the_package_and_its_metadata(wheel):
     assert len(dist_info) == 1 and dist_info.pop().startswith(f"{PACKAGE}-")
 
 
+def test_the_package_list_is_found_not_kept():
+    """Every folder of the checkout that holds Python modules is either a package of the wheel or
+    one of the folders that are not shipped (tests, benchmarks, the CI scripts): a new package
+    cannot be left out, and pyproject.toml lists none by hand."""
+    folders = set(_mapped_folders().values())
+    shipped_or_not = set()
+    for path in ROOT.rglob("*.py"):
+        rel = path.relative_to(ROOT)
+        if rel.parts[0].startswith(".") or rel.parts[0] in ("build", "dist", "out"):
+            continue
+        shipped_or_not.add(rel.parent.as_posix())
+    unshipped = {f for f in shipped_or_not - folders
+                 if f != "." and f.split("/")[0] not in ("tests", "benchmarks")}
+    assert not unshipped, f"folders with modules that no package maps: {sorted(unshipped)}"
+    config = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert "packages =" not in config and "package-dir" not in config
+
+
 def test_wheel_holds_every_module_of_every_mapped_folder(wheel):
-    """A new subpackage folder missing from pyproject's lists fails here."""
+    """A new subpackage folder missing from the found packages fails here."""
     names = set(wheel.namelist())
     missing = []
     for package, folder in _mapped_folders().items():

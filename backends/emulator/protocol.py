@@ -151,9 +151,6 @@ def copy_view(src: RawTensor, dst: RawTensor) -> None:
     write_view(dst, values.reshape(dst.view_dims))
 
 
-def scalar_int(t: RawTensor) -> int:
-    """The first element of an integer tensor's view."""
-    return int(read_view(t, ARITH_DTYPE[t.dtype]).reshape(-1)[0])
 
 
 # ---- the protocol ----

@@ -112,9 +112,6 @@ def _weight_rank4(case: Case) -> Case:
                    storage_shape=shape[:-2] + (n, k))(case)
 
 
-def _weight_rank1(case: Case) -> Case:
-    numel = _desc(case, "weight").numel
-    return _redesc("weight", shape=(numel,), strides=(1,), storage_shape=(numel,))(case)
 
 
 def _weight_not_transposed(case: Case) -> Case:
