@@ -70,6 +70,7 @@ F32 = np.float32
 KERNEL_ARCHS = frozenset({"arch22", "arch35"})
 ABSMAX_COUNT_CHECKED = frozenset({"arch35"})
 
+
 def get_workspace_size(raw: RawCall, gen: ChipGeneration) -> FirstPhase:
     return first_phase(API, lambda: _validate_and_bind(raw, gen))
 

@@ -43,6 +43,7 @@ _INVALID = Status.ERR_PARAM_INVALID
 # The NPU architectures WeightQuantPreprocess registers a data flow for (elsewhere: 361001).
 REGISTERED_ARCHS = frozenset({"arch35"})
 
+
 def get_workspace_size(raw: RawCall, gen: ChipGeneration) -> FirstPhase:
     return first_phase(API, lambda: _validate_and_bind(raw, gen))
 
