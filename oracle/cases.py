@@ -1,29 +1,24 @@
-"""From a Case to what the oracle says its outputs must be.
+"""From a Case to what the oracle says its outputs must be, on one product.
 
-The per-operator oracles take plain arrays; these adapters read a Case's views, call the oracle and
-say, for each output, either the expected logical view (``views``: compared through the tensor's
-view, everything outside the view must be untouched) or the expected whole storage (``storages``:
-layout outputs in private formats, where the storage itself is the result).
+The per-operator oracles take plain arrays; an adapter reads a Case's views, calls the oracle and
+returns an ``OracleResult`` (oracle/result.py). Operators whose oracle module has its own adapter
+(``from_case(case, profile, product)``) are dispatched there; the others' adapters are here.
 """
 from __future__ import annotations
 
+import importlib
 import weakref
-from dataclasses import dataclass, field
 from typing import Any, Callable
 
 import numpy as np
 
+from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
 
-
-@dataclass(frozen=True, eq=False)
-class OracleResult:
-    views: dict[str, np.ndarray] = field(default_factory=dict)
-    storages: dict[str, np.ndarray] = field(default_factory=dict)
-    aux: dict[str, dict[str, Any]] = field(default_factory=dict)   # extra inputs of a standard
+__all__ = ["OracleResult", "oracle_result", "ADAPTERS"]
 
 
-def _apply_adam_w_quant(case: Case, profile: str) -> OracleResult:
+def _apply_adam_w_quant(case: Case, profile: str, product: str) -> OracleResult:
     from aclnn_conformance.oracle.apply_adam_w_quant import apply_adam_w_quant
     from aclnn_conformance.spec.apply_adam_w_quant import BLOCK as BLOCK_SIZE
     vals = {n: case.tensor(n).values() for n in case.tensors}
@@ -78,7 +73,7 @@ def _apply_adam_w_quant(case: Case, profile: str) -> OracleResult:
         aux=aux)
 
 
-def _weight_quant_preprocess(case: Case, profile: str) -> OracleResult:
+def _weight_quant_preprocess(case: Case, profile: str, product: str) -> OracleResult:
     from aclnn_conformance.oracle.weight_quant_preprocess import to_fractal_nz_c0_32
     weight = case.tensor("weight")
     codes = weight.values().view(np.uint8)
@@ -92,71 +87,32 @@ def _weight_quant_preprocess(case: Case, profile: str) -> OracleResult:
     return OracleResult(views=views, storages={"outWeight": storage})
 
 
-def _quant_matmul_weight_nz(case: Case, profile: str) -> OracleResult:
-    from aclnn_conformance.oracle.quant_matmul_weight_nz import quant_matmul_mx, weight_codes_from_nz
-    from aclnn_conformance.spec.dtypes import numpy_dtype
-    from aclnn_conformance.spec.quant_matmul_weight_nz import is_transposed_scale_view, k_n
-    k, n = k_n(case)
-    x2s = case.tensor("x2Scale")
-    scale = x2s.values().view(np.uint8)
-    if is_transposed_scale_view(x2s.desc):
-        scale = scale.transpose(1, 0, 2)
-    bias = case.tensor("bias")
-    res = quant_matmul_mx(case.tensor("x1").values(), case.tensor("x1Scale").values(),
-                          weight_codes_from_nz(case.tensor("x2").storage, k, n), scale,
-                          None if bias is None else bias.values().reshape(-1),
-                          numpy_dtype(case.desc("out").dtype), profile)
-    return OracleResult(views={"out": res.out}, aux={"out": {"bound": res.bound}})
+def _own_adapter(op: str) -> Callable[[Case, str, str], OracleResult]:
+    """The ``from_case`` of the operator's own oracle module."""
+    return importlib.import_module(f"aclnn_conformance.oracle.{op}").from_case
 
 
-def _apply_adam_w_v2(case: Case, profile: str) -> OracleResult:
-    from aclnn_conformance.oracle.apply_adam_w_v2 import apply_adam_w_v2
-    from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM
-    vals = {n: (None if a is None else a.values()) for n, a in case.tensors.items()}
-    a = case.attrs
-    out = apply_adam_w_v2(vals["varRef"], vals["mRef"], vals["vRef"], vals[MAX_GRAD_NORM], vals["grad"],
-                          vals["step"], lr=a["lr"], beta1=a["beta1"], beta2=a["beta2"],
-                          weight_decay=a["weightDecay"], eps=a["eps"], amsgrad=bool(a["amsgrad"]),
-                          maximize=bool(a["maximize"]), profile=profile, details=profile == "cann")
-    names = {"varRef": "var", "mRef": "m", "vRef": "v", MAX_GRAD_NORM: "max_grad_norm"}
-    views = {n: out[k] for n, k in names.items() if out[k] is not None}
-    aux = {n: {"bound": out["bound"][k]} for n, k in names.items() if "bound" in out and k in out["bound"]}
-    return OracleResult(views=views, aux=aux)
-
-
-def _apply_adam_w(case: Case, profile: str) -> OracleResult:
-    from aclnn_conformance.oracle.apply_adam_w import apply_adam_w
-    from aclnn_conformance.spec.apply_adam_w import TENSORS
-    vals = [None if case.tensor(n) is None else case.tensor(n).values() for n in TENSORS]
-    out = apply_adam_w(*vals, amsgrad=bool(case.attrs.get("amsgrad", False)),
-                       maximize=bool(case.attrs.get("maximize", False)), profile=profile,
-                       bounds=profile == "cann")
-    names = {"varRef": "var", "mRef": "m", "vRef": "v"}
-    aux = {name: {"bound": out[f"bound_{key}"]} for name, key in names.items() if f"bound_{key}" in out}
-    return OracleResult(views={name: out[key] for name, key in names.items()}, aux=aux)
-
-
-ADAPTERS: dict[str, Callable[[Case, str], OracleResult]] = {
-    "apply_adam_w": _apply_adam_w,
+ADAPTERS: dict[str, Callable[[Case, str, str], OracleResult]] = {
     "apply_adam_w_quant": _apply_adam_w_quant,
     "weight_quant_preprocess": _weight_quant_preprocess,
-    "quant_matmul_weight_nz": _quant_matmul_weight_nz,
-    "apply_adam_w_v2": _apply_adam_w_v2,
 }
+OWN_ADAPTERS = ("apply_adam_w", "apply_adam_w_v2", "quant_matmul_weight_nz")
 
 
-_RECENT: dict[tuple[int, str], tuple[weakref.ref, OracleResult]] = {}
+_RECENT: dict[tuple[int, str, str], tuple[weakref.ref, OracleResult]] = {}
 _RECENT_SIZE = 64
 
 
-def oracle_result(case: Case, profile: str) -> OracleResult:
-    """The expected outputs of a call that must succeed with judged values. The last few results
-    are kept: one case is judged on every product, and by every backend of a mutation run."""
-    key = (id(case), profile)
+def oracle_result(case: Case, profile: str, product: str) -> OracleResult:
+    """The expected outputs of a call that must succeed with judged values on ``product`` (the
+    final cast's rounding mode can depend on it). The last few results are kept: one case is
+    judged on every product, and by every backend of a mutation run."""
+    key = (id(case), profile, product)
     kept = _RECENT.get(key)
     if kept is not None and kept[0]() is case:
         return kept[1]
-    result = ADAPTERS[case.op](case, profile)
+    adapter = _own_adapter(case.op) if case.op in OWN_ADAPTERS else ADAPTERS[case.op]
+    result = adapter(case, profile, product)
     if len(_RECENT) >= _RECENT_SIZE:
         _RECENT.pop(next(iter(_RECENT)))
     _RECENT[key] = (weakref.ref(case), result)

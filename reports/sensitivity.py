@@ -71,7 +71,7 @@ def _float_target(std_name: str, profile: str, dtype: str, output: str,
                   case_id: str | None = None) -> dict:
     from aclnn_conformance.oracle.cases import oracle_result
     case = _vendor_case(dtype, case_id)
-    o = oracle_result(case, profile)
+    o = oracle_result(case, profile, "atlas-a2")
     expected = np.asarray(o.views[output])
     aux = dict(o.aux.get(output, {}))
     arg = case.tensor(output)
@@ -88,7 +88,7 @@ def _float_target(std_name: str, profile: str, dtype: str, output: str,
 def _code_target(output: str, std_name: str = "quant-code@3") -> dict:
     from aclnn_conformance.oracle.cases import oracle_result
     case = _vendor_case("float32")
-    o = oracle_result(case, "cann")
+    o = oracle_result(case, "cann", "atlas-a2")
     aux = o.aux[output]
     return {"standard": std_name, "profile": "cann", "output": output, "case_id": case.case_id,
             "dtype": "uint8 codes of float32", "expected": np.asarray(o.views[output]).reshape(-1),
@@ -102,7 +102,7 @@ def _model_bound_target(dtype: str, output: str) -> dict:
     from aclnn_conformance.suites.calls import apply_adam_w_v2 as calls
     want = f"vendor-{dtype}-1000-ams-max"
     case = next(c for c in calls.table_cases("ci") if c.case_id == want)
-    o = oracle_result(case, "cann")
+    o = oracle_result(case, "cann", "atlas-a2")
     return {"standard": "model-bound", "profile": "cann", "output": output, "case_id": case.case_id,
             "dtype": dtype, "expected": np.asarray(o.views[output]), "aux": o.aux[output]}
 

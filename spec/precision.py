@@ -61,7 +61,9 @@ class ArithmeticModel:
                            f"on {product}") from None
 
 
-_RNE_CASTS = {"float32": "none", "float16": "round-to-nearest-even", "bfloat16": "round-to-nearest-even"}
+ROUND_NEAREST_EVEN = "round-to-nearest-even"
+ROUND_EITHER_TIE = "round-to-nearest, either neighbour at an exact tie"
+_RNE_CASTS = {"float32": "none", "float16": ROUND_NEAREST_EVEN, "bfloat16": ROUND_NEAREST_EVEN}
 
 ARITHMETIC_MODEL: dict[str, ArithmeticModel] = {m.operator: m for m in (
     ArithmeticModel(
@@ -103,62 +105,89 @@ ARITHMETIC_MODEL: dict[str, ArithmeticModel] = {m.operator: m for m in (
         may_not=("any change of a copied value (judged by bit-exact)",),
         source="notes weight_quant_preprocess.md"),
     ArithmeticModel(
-        "apply_adam_w_v2", "1",
+        "apply_adam_w_v2", "2",
         order="the golden's (torch single-tensor AdamW in float32): t = step + 1; g = -grad if "
               "maximize; p = var*(1 - lr*wd); m1 = lerp(m, g, 1 - beta1); v1 = v*beta2 + "
               "(1 - beta2)*g*g; vv = max(maxGradNorm, v1) with amsgrad; var' = p + "
-              "((-lr/(1 - beta1^t))*m1)/(sqrt(vv)/sqrt(1 - beta2^t) + eps); or the A2/A3 and 950 "
-              "kernels' orders of the same real expression",
-        correctly_rounded=("add", "subtract", "multiply", "fp16/bf16 -> float32 (exact)"),
+              "((-lr/(1 - beta1^t))*m1)/(sqrt(vv)/sqrt(1 - beta2^t) + eps); or the A2/A3 "
+              "kernels' (m1 = (g - m)*(1 - b1) + m, var' = p - (m1/(sqrt(vv)*(1/sqrt(1 - "
+              "beta2^t)) + eps))*(lr/(1 - beta1^t))) and the 950 kernel's (m1 = m*b1 - g*(b1 - 1), "
+              "var' = p + (lr/(beta1^t - 1))*(m1/(sqrt(vv)/sqrt(1 - beta2^t) + eps))) orders of "
+              "the same real expression; each output cast once to its own tensor's dtype",
+        correctly_rounded=("add", "subtract", "multiply", "float32 <- float arguments (exact)",
+                           "fp16/bf16 -> float32 (exact)"),
         faithful=("sqrt", "pow", "divide"),
         reciprocal_division=True,
         fused_multiply_add=True,
-        # A2/A3 cast bf16 with CAST_ROUND, whose tie direction the notes leave open; 950 rounds to
-        # even (notes apply_adam_w.md section 6.2); model-bound@1 accepts either neighbour at a tie
-        final_cast={**{p: {"float32": "none", "float16": "round-to-nearest-even",
-                           "bfloat16": "round-to-nearest, either way at an exact tie"}
+        # A2/A3 round bf16 with CAST_ROUND in the native kernels, whose tie direction the notes
+        # leave open (and the Cast operator of the mixed-dtype route is [INF]); fp16 CAST_RINT; the
+        # 950 kernel rounds every output to even (notes apply_adam_w.md section 6.2)
+        final_cast={**{p: {"float32": "none", "float16": ROUND_NEAREST_EVEN, "bfloat16": ROUND_EITHER_TIE}
                        for p in ("atlas-a3", "atlas-a2")},
                     "ascend950": _RNE_CASTS},
-        may=("compute sqrt, pow and division faithfully", "divide as a reciprocal times",
+        may=("compute sqrt, pow and division faithfully: either float32 neighbour of the exact result",
+             "divide as a faithful reciprocal times the dividend",
              "fuse any multiply-add (torch's lerp and addcmul are fused in the golden) or not",
-             "evaluate in the golden's or either kernel's order"),
-        may_not=("t = step, decay after the step, eps added before the bias correction",
+             "evaluate in the golden's or either kernel's order, the per-call scalars (beta^t, "
+             "1 - lr*wd, lr/(1 - beta1^t), sqrt(1 - beta2^t)) once per call",
+             "round a bfloat16 output of A2/A3 either way at an exact tie"),
+        may_not=("t = step, decay after the step or only for wd > 0, eps added before the bias "
+                 "correction",
                  "the amsgrad maximum written into vRef, maximize ignored",
-                 "round twice or truncate the final cast", "other constants"),
+                 "round twice or truncate the final cast; round bfloat16 on Ascend 950 other than "
+                 "to nearest even",
+                 "a systematic bias beyond what the per-call scalars and faithful operations can lean",
+                 "other constants (hyper-parameters kept in double, a 32-bit step)"),
         source="notes apply_adam_w.md section 6.2; oracle/apply_adam_w_v2.py"),
     ArithmeticModel(
-        "apply_adam_w", "1",
+        "apply_adam_w", "2",
         order="the golden's: g = -grad if maximize; m1 = m*b1 - (b1 - 1)*g; v1 = v*b2 - "
               "((b2 - 1)*g)*g; var_t = var*(1 - lr*wd); b1t = beta1Power*b1; b2t = "
               "beta2Power*b2; vv = max(maxGradNorm, v1) with amsgrad; var' = var_t + "
-              "(lr*(m1/(b1t - 1)))/(sqrt(vv/(1 - b2t)) + eps); or the 950 kernel's order",
+              "(lr*(m1/(b1t - 1)))/(sqrt(vv/(1 - b2t)) + eps); or the 950 kernel's order "
+              "(((lr/(b1t - 1))*m1)/denom, (-vv)/(b2t - 1)) or the experimental A2 kernel's "
+              "(m*b1 + g*(1 - b1), sqrt(vv*(1/(1 - b2t))), (m1/denom)*(lr/(b1t - 1)))",
         correctly_rounded=("add", "subtract", "multiply", "fp16/bf16 -> float32 (exact)"),
         faithful=("sqrt", "divide"),
         reciprocal_division=True,
         fused_multiply_add=True,
+        # only Ascend 950 runs a kernel (ops-nn ascendc_config.json: ApplyAdamW compute_units
+        # ascend950); its Vec::Cast<T, float, 1> is CAST_RINT (notes apply_adam_w.md section 6.1)
         final_cast={"ascend950": _RNE_CASTS},
         may=("compute sqrt and division faithfully", "divide as a reciprocal times",
-             "fuse any multiply-add or not", "evaluate in the golden's or the 950 kernel's order"),
-        may_not=("decay after the step, beta^t instead of beta^(t-1)*beta",
+             "fuse any multiply-add or not",
+             "evaluate in the golden's, the 950 kernel's or the experimental A2 kernel's order"),
+        may_not=("decay after the step or only for wd > 0, beta^t instead of beta^(t-1)*beta, eps "
+                 "under the square root",
                  "the amsgrad maximum written into vRef, maximize ignored",
-                 "round twice or truncate the final cast", "other constants"),
+                 "round twice or truncate the final cast",
+                 "a systematic bias beyond what the per-call scalars and faithful operations can lean",
+                 "other constants (hyper-parameter tensors read as another dtype)"),
         source="notes apply_adam_w.md section 6.1; oracle/apply_adam_w.py"),
     ArithmeticModel(
-        "quant_matmul_weight_nz", "1",
+        "quant_matmul_weight_nz", "2",
         order="out[m, n] = cast(bias[n] + sum_k x[m, k]*x1Scale[m, k//32]*w[k, n]*"
-              "x2Scale[n, k//32]); the sum in float32 in any order",
+              "x2Scale[n, k//32]); the sum in float32 in any order (the kernel: block by block "
+              "of 32), an fp16 bias prescaled by 1/64 in fp16",
         correctly_rounded=("add", "multiply", "the one cast to bf16/fp16"),
         faithful=(),
         reciprocal_division=False,
         fused_multiply_add=True,
-        final_cast={"ascend950": {"float16": "round-to-nearest-even",
-                                  "bfloat16": "round-to-nearest-even"}},
-        may=("sum the K products in any order and grouping, fused or not (inside the exact "
-             "regime every order gives the same bits)",),
+        final_cast={"ascend950": {"float16": ROUND_NEAREST_EVEN, "bfloat16": ROUND_NEAREST_EVEN}},
+        may=("sum the K products in any order and grouping, fused or not, block-wise or not "
+             "(inside the exact regime every order gives the same bits)",),
         may_not=("read another scale block or the unused tail slot", "add the bias after the cast",
-                 "round twice", "swap the FP4 nibbles"),
+                 "round twice", "swap the FP4 nibbles", "prescale an fp16 bias other than in fp16",
+                 "a systematic bias: float32 round-to-nearest sums lean no way"),
         source="notes quant_matmul_weight_nz_mx.md section 3; oracle/quant_matmul_weight_nz.py"),
 )}
+
+
+def cast_ties(operator: str, product: str, dtype_name: str) -> str:
+    """The tie rule of the operator's final cast to ``dtype_name`` on ``product``: "even", or
+    "either" where the arithmetic model leaves the tie direction open."""
+    mode = ARITHMETIC_MODEL[operator].cast_mode(product, dtype_name)
+    return "either" if mode == ROUND_EITHER_TIE else "even"
 
 
 STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
@@ -205,6 +234,29 @@ STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
              "with the same sign.",
              {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
              "ARITHMETIC_MODEL; notes apply_adam_w_quant.md section 11"),
+    Standard("model-bound", "3", "model_envelope",
+             "Floating outputs judged against the arithmetic model of the operator on the product "
+             "(ARITHMETIC_MODEL: its order, faithful sqrt/pow/divide, reciprocal division, fused or "
+             "unfused multiply-adds, and the final cast's rounding mode per product). The oracle "
+             "derives for this very call, per element, the bound of the float32 result u' any "
+             "implementation inside the model can compute around the oracle's float32 result u, "
+             "and the part of that bound that can lean one way on every element (`lean`: the per-call "
+             "scalars' sets of model values, a faithful operation's choice of neighbour, the tie "
+             "direction the model leaves open). Per element: float32 outputs within the bound of "
+             "u; fp16/bf16 outputs equal to the model's cast of u on the product (round-to-nearest-"
+             "even, or either neighbour at an exact tie where the model leaves the tie open), or "
+             "the cast of some value within the bound of u. Bias: the mean signed error in units "
+             "of the per-element bound (float32; plus one output ulp for fp16/bf16) over elements "
+             "with a non-zero unit stays within L + `bias_spread`/sqrt(n), L the mean share of "
+             "the unit that `lean` accounts for and n the number of distinct evaluations "
+             "(elements with equal inputs count once): every other error of a correct "
+             "implementation comes from round-to-nearest steps whose sign follows the data, so "
+             "their mean, each term within +-1 unit, stays within `bias_spread`/sqrt(n) "
+             "(Hoeffding). A shift of two float32 ulps on every var element fails it. NaN and "
+             "Inf must sit where the oracle has them, with the same sign.",
+             {"any": {"bias_share": 0.0, "bias_spread": 2.5}},
+             "ARITHMETIC_MODEL; oracle/apply_adam_w.py, oracle/apply_adam_w_v2.py, "
+             "oracle/quant_matmul_weight_nz.py"),
     Standard("quant-code", "3", "quant_code_envelope",
              "8-bit state codes judged against the arithmetic model: a code is right if it is "
              "the nearest qmap entry (lower index on an exact tie, sign fix as the golden) of "
@@ -409,16 +461,28 @@ def _signed_bias(err: np.ndarray, unit: np.ndarray, shared: np.ndarray, evaluati
     return mean, common + (1.0 - common) * share + spread / np.sqrt(n), n
 
 
+def _cast_ties_away(u: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """float64 values of float32 ``u`` rounded to ``dtype`` to nearest, ties away from zero."""
+    with np.errstate(all="ignore"):
+        x = u.astype(np.float32).astype(np.float64)
+        even = x.astype(np.float32).astype(dtype)
+        e64 = even.astype(np.float64)
+        other = np.nextafter(even, np.where(x > e64, np.inf, -np.inf).astype(dtype)).astype(np.float64)
+        tie = (x != e64) & (np.abs(x - e64) == np.abs(other - x)) & (np.abs(other) > np.abs(e64))
+        return np.where(tie, other, e64)
+
+
 def compare_model_envelope(actual: np.ndarray, expected: np.ndarray, bound: np.ndarray,
                            unrounded: np.ndarray | None, std: Standard,
                            scalar_share: np.ndarray | None = None,
-                           evaluation: np.ndarray | None = None) -> Verdict:
+                           evaluation: np.ndarray | None = None, ties: str = "even") -> Verdict:
     """``bound``: per element, the largest |r - u| of a float32 result r that an implementation
     inside the arithmetic model can compute, u the oracle's float32 result (``unrounded``; for a
     float32 output ``expected`` itself) before the cast to the output dtype. float64, the shape of
     ``expected``. ``scalar_share``: the part of each bound that per-call scalars account for (0
     when absent); ``evaluation``: equal labels for elements computed from equal inputs (every
-    element its own when absent)."""
+    element its own when absent); ``ties``: the final cast's tie rule, "even" (round-to-nearest-
+    even) or "either" (a tie the model leaves open: both neighbours of an exact tie accepted)."""
     dt = np.asarray(expected).dtype
     a = np.asarray(actual).astype(np.float64).reshape(-1)
     e = np.asarray(expected).astype(np.float64).reshape(-1)
@@ -441,6 +505,8 @@ def compare_model_envelope(actual: np.ndarray, expected: np.ndarray, bound: np.n
             above = np.where(a > 0, away, toward_zero)
             reach = (b > 0) & (u + b >= a - below / 2) & (u - b <= a + above / 2)
             inside = (a == e) | reach
+            if ties == "either":
+                inside |= (b == 0) & (a == _cast_ties_away(u, dt))
             unit = np.where(f, b + _ulp(e, dt), 0.0)
     over = f & ~inside
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -619,7 +619,7 @@ ERRATA = (
 SPEC = OpSpec(
     key=OP, api=API, rule_prefix="QMMNZ", doc=DOC, params=PARAMS, rules=RULES, supported=SUPPORTED,
     outputs=OUTPUTS,
-    standards={"cann": {"out": "model-bound@1"}, "doc": {"out": "model-bound@1"}},
+    standards={"cann": {"out": "model-bound@3"}, "doc": {"out": "model-bound@1"}},
     errata=ERRATA,
     check_steps=CHECK_STEPS,
     domain=DOMAIN,

@@ -16,7 +16,7 @@ from aclnn_conformance.suites.calls import as_noncontiguous as noncontiguous
 DTYPES = {"float32": DT.FLOAT, "float16": DT.FLOAT16, "bfloat16": DT.BF16}
 # Value rules every valid, non-empty call exercises.
 CORE_RULES = ("AAW-VAL-002", "AAW-VAL-003", "AAW-VAL-004", "AAW-VAL-005", "AAW-VAL-008",
-              "AAW-VAL-014")
+              "AAW-VAL-014", "AAW-VAL-016")
 # make_call keyword -> tensor name of the seven hyper-parameters
 SCALAR_KEYWORDS = {"beta1_power": "beta1Power", "beta2_power": "beta2Power", "lr": "lr",
                    "weight_decay": "weightDecay", "beta1": "beta1", "beta2": "beta2", "eps": "eps"}

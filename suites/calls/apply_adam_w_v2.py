@@ -19,7 +19,7 @@ STATE = ("varRef", "mRef", "vRef", MAX_GRAD_NORM, "grad")
 DEFAULT_ATTRS = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "weightDecay": 1e-2, "eps": 1e-8,
                  "amsgrad": False, "maximize": False}
 BASE_RULES = ("AAWV2-VAL-001", "AAWV2-VAL-002", "AAWV2-VAL-003", "AAWV2-VAL-004", "AAWV2-VAL-010",
-              "AAWV2-VAL-011")
+              "AAWV2-VAL-011", "AAWV2-VAL-018")
 
 
 def _dtypes(dtype: str | Mapping[str, str]) -> dict[str, str]:
@@ -143,16 +143,17 @@ def dtype_mixes(tier: str) -> list[tuple[str, ...]]:
     return [c for c in combos if sum(names.index(n) for n in c) % 7 == 0]
 
 
-def bf16_tie_call() -> Case:
-    """float32 results on exact bfloat16 ties through the native bfloat16 kernel: beta1 = 0.5,
-    m = +-1 and g = +-(1 + odd/128) make m' = +-(1 + odd/256) exactly in every order of the
-    arithmetic, halfway between two bfloat16 values (low 16 bits 0x8000)."""
-    shape = (2, 32)
+def bf16_tie_call(case_id: str = "bf16-exact-ties", rows: int = 2, maximize: bool = False,
+                  amsgrad: bool = False, dtype: str | Mapping[str, str] = "bfloat16") -> Case:
+    """float32 results on exact bfloat16 ties: beta1 = 0.5, m = +-1 and g = +-(1 + odd/128) make
+    m' = +-(1 + odd/256) exactly in every order of the arithmetic, halfway between two bfloat16
+    values (low 16 bits 0x8000); rows alternate in sign; with ``maximize`` grad is passed negated."""
+    shape = (rows, 32)
     odd = (2 * np.arange(32) + 1) * 2.0 ** -7
-    sign = np.array([[1.0], [-1.0]])
-    return make_call("bf16-exact-ties", shape, "bfloat16", seed=90, m=sign * np.ones(shape),
-                     grad=sign * (1 + odd), lr=0.0, weightDecay=0.0, beta1=0.5,
-                     rule_ids=("AAWV2-VAL-009",),
+    sign = np.where(np.arange(rows) % 2, -1.0, 1.0)[:, None]
+    return make_call(case_id, shape, dtype, seed=90, m=sign * np.ones(shape),
+                     grad=(-1 if maximize else 1) * sign * (1 + odd), lr=0.0, weightDecay=0.0,
+                     beta1=0.5, maximize=maximize, amsgrad=amsgrad, rule_ids=("AAWV2-VAL-009",),
                      note="every m' lies on an exact bfloat16 tie: either neighbour on A2/A3, even on 950")
 
 
@@ -195,6 +196,11 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
         yield make_call(f"maximize-{dtype}", (3, 50), dtype, seed=622, maximize=True, lr=0.05,
                         rule_ids=("AAWV2-VAL-007",))
     yield bf16_tie_call()
+    yield bf16_tie_call("bf16-exact-ties-maximize-4x32", rows=4, maximize=True)
+    yield bf16_tie_call("bf16-exact-ties-amsgrad-3x32", rows=3, amsgrad=True)
+    yield bf16_tie_call("bf16-exact-ties-mixed-m-bf16-3x32", rows=3,
+                        dtype={"varRef": "float32", "mRef": "bfloat16", "vRef": "float32",
+                               "grad": "float32"})
     for dtype in ("float16", "bfloat16"):
         yield make_call(f"rounding-once-{dtype}", (4, 64), dtype, seed=630, lr=0.05, weightDecay=0.3,
                         var=np.random.default_rng(630).uniform(0.5, 2, (4, 64)),
