@@ -40,11 +40,18 @@ def recompute(case: Case, result: RunResult, kernel: ApplyAdamWKernel) -> RunRes
     return replace_result(result, storages=storages)
 
 
-class V1KernelMutant(Mutant):
+class V1Mutant(Mutant):
+    """A defect of ApplyAdamW: three distinct single calls must fail it (its values are computed on
+    Ascend 950 only, the one product with a kernel)."""
+
+    op = OP
+    killing_cases_wanted = 3
+
+
+class V1KernelMutant(V1Mutant):
     """Outputs computed by ``kernel`` (the emulator's arithmetic, one step swapped); statuses are the
     emulator's."""
 
-    op = OP
     kernel: ApplyAdamWKernel = ApplyAdamWKernel()
 
     def mutate(self, case: Case, product: str) -> RunResult:
@@ -373,8 +380,7 @@ class V1VarTwoUlpsUp(V1KernelMutant):
 
 # ---- the first phase ----
 
-class V1NullMaxGradNormAccepted(Mutant):
-    op = OP
+class V1NullMaxGradNormAccepted(V1Mutant):
     name = "mutant-apply-adam-w-null-max-grad-norm-accepted"
     defect = "no null check of maxGradNorm with amsgrad: run as amsgrad false"
     killed_by = ("AAW-NULL-012",)
@@ -385,8 +391,7 @@ class V1NullMaxGradNormAccepted(Mutant):
         return self.emulate(case, product)
 
 
-class V1MaxGradNormCheckedOnlyWithAmsgrad(Mutant):
-    op = OP
+class V1MaxGradNormCheckedOnlyWithAmsgrad(V1Mutant):
     name = "mutant-apply-adam-w-max-grad-norm-unchecked-without-amsgrad"
     defect = "maxGradNorm's dtype and shape checked only when amsgrad is true (the document's reading)"
     killed_by = ("AAW-DTYPE-024", "AAW-SHAPE-004")
@@ -397,8 +402,7 @@ class V1MaxGradNormCheckedOnlyWithAmsgrad(Mutant):
         return self.emulate(case, product)
 
 
-class V1ScalarShapeStrict(Mutant):
-    op = OP
+class V1ScalarShapeStrict(V1Mutant):
     name = "mutant-apply-adam-w-scalar-shape-1-only"
     defect = "hyper-parameter tensors of any shape but [1] rejected with 161002"
     killed_by = ("AAW-VAL-012",)
@@ -409,8 +413,7 @@ class V1ScalarShapeStrict(Mutant):
         return self.emulate(case, product)
 
 
-class V1FormatChecked(Mutant):
-    op = OP
+class V1FormatChecked(V1Mutant):
     name = "mutant-apply-adam-w-format-nd-only"
     defect = "tensors of a format other than ND rejected with 161002"
     killed_by = ("AAW-VAL-013",)
@@ -421,8 +424,7 @@ class V1FormatChecked(Mutant):
         return self.emulate(case, product)
 
 
-class V1WrongProductAccepted(Mutant):
-    op = OP
+class V1WrongProductAccepted(V1Mutant):
     name = "mutant-apply-adam-w-runs-on-every-product"
     defect = "a valid call computed on products without the kernel, as on Ascend 950"
     killed_by = ("AAW-PRODUCT-002",)
@@ -434,7 +436,7 @@ class V1WrongProductAccepted(Mutant):
         return result
 
 
-class V1StridesIgnored(StridesIgnoredMutant):
+class V1StridesIgnored(StridesIgnoredMutant, V1Mutant):
     op = OP
     name = "mutant-apply-adam-w-strides-ignored"
     killed_by = ("AAW-VAL-011",)

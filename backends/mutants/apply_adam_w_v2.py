@@ -33,10 +33,18 @@ class _NoSwap:
     """No kernel method replaced."""
 
 
-class V2KernelMutant(Mutant):
-    """The emulator with ``swap`` (a mixin of kernel methods) applied to the product's kernel."""
+class V2Mutant(Mutant):
+    """A defect of ApplyAdamWV2: three distinct single calls on two products must fail it (the
+    operator runs on Atlas A2/A3 and Ascend 950)."""
 
     op = OP
+    killing_cases_wanted = 3
+    killing_products_wanted = 2
+
+
+class V2KernelMutant(V2Mutant):
+    """The emulator with ``swap`` (a mixin of kernel methods) applied to the product's kernel."""
+
     swap: type = _NoSwap
 
     def kernel_for(self, arch: str | None):
@@ -405,6 +413,7 @@ class V2Bf16TiesAwayOn950(V2KernelMutant):
     name = "mutant-v2-bf16-ties-away-on-950"
     defect = "Ascend 950 bfloat16 outputs rounded ties away from zero (A2/A3's CAST_ROUND) instead of to even"
     killed_by = ("AAWV2-VAL-009",)
+    killing_products_wanted = 1          # the defect exists on Ascend 950 only
 
     def kernel_for(self, arch: str | None):
         kernel = super().kernel_for(arch)
@@ -413,10 +422,9 @@ class V2Bf16TiesAwayOn950(V2KernelMutant):
         return kernel
 
 
-class V2VarTwoUlpsUp(Mutant):
+class V2VarTwoUlpsUp(V2Mutant):
     """Every float32 var element two ulps high: each element within its bound, the mean not."""
 
-    op = OP
     name = "mutant-v2-var-two-ulps-up"
     defect = "float32 var two ulps high on every element (a systematic bias), other dtypes untouched"
     killed_by = ("AAWV2-VAL-018",)
@@ -462,8 +470,7 @@ def _dtypes(case: Case) -> set:
             if case.desc(n) is not None}
 
 
-class V2MixedDtypesRejected(Mutant):
-    op = OP
+class V2MixedDtypesRejected(V2Mutant):
     name = "mutant-v2-mixed-dtypes-rejected"
     defect = "a call whose float tensors' dtypes differ is rejected with 161002 (the document's constraint)"
     killed_by = ("AAWV2-VAL-008",)
@@ -474,8 +481,7 @@ class V2MixedDtypesRejected(Mutant):
         return self.emulate(case, product)
 
 
-class V2MaxGradNormNullUnchecked(Mutant):
-    op = OP
+class V2MaxGradNormNullUnchecked(V2Mutant):
     name = "mutant-v2-max-grad-norm-null-unchecked"
     defect = "a NULL maxGradNorm with amsgrad is not rejected: the call runs as if amsgrad were false"
     killed_by = ("AAWV2-NULL-004",)
@@ -486,8 +492,7 @@ class V2MaxGradNormNullUnchecked(Mutant):
         return self.emulate(case, product)
 
 
-class V2MaxGradNormShapeOnlyWithAmsgrad(Mutant):
-    op = OP
+class V2MaxGradNormShapeOnlyWithAmsgrad(V2Mutant):
     name = "mutant-v2-max-grad-norm-shape-only-with-amsgrad"
     defect = "maxGradNorm's shape checked only with amsgrad (the document's sentence), not whenever given"
     killed_by = ("AAWV2-SHAPE-004",)
@@ -500,8 +505,7 @@ class V2MaxGradNormShapeOnlyWithAmsgrad(Mutant):
         return self.emulate(case, product)
 
 
-class V2Bf16RejectedOnA2(Mutant):
-    op = OP
+class V2Bf16RejectedOnA2(V2Mutant):
     name = "mutant-v2-bf16-rejected"
     defect = "BFLOAT16 rejected with 161002 on every product (the DAV_1001 dtype list everywhere)"
     killed_by = ("AAWV2-VAL-009", "AAWV2-DTYPE-002")
@@ -512,8 +516,7 @@ class V2Bf16RejectedOnA2(Mutant):
         return self.emulate(case, product)
 
 
-class V2EmptyVarLaunched(Mutant):
-    op = OP
+class V2EmptyVarLaunched(V2Mutant):
     name = "mutant-v2-empty-var-launched"
     defect = "an empty var is launched like any call: products without the kernel fail it"
     killed_by = ("AAWV2-VAL-013",)

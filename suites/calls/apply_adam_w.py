@@ -198,3 +198,33 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
     yield make_call("cancellation-m", (4, 64), "float32", seed=34, beta1=0.5,
                     m=np.full((4, 64), 0.01), grad=np.full((4, 64), -0.01) * (1 + 1e-6),
                     note="m*beta1 and (beta1-1)*g nearly cancel")
+    yield from defect_cases()
+
+
+def defect_cases() -> Iterator[Case]:
+    """Calls that each exercise one defect class in another dtype, shape or attribute than the
+    cases above, so that at least three single calls fail each (tests/test_mutants.py)."""
+    for dtype, wd, shape in (("float16", -0.5, (3, 50)), ("bfloat16", -0.25, (5, 20))):
+        yield make_call(f"weight-decay-negative-{dtype}", shape, dtype, seed=40, weight_decay=wd,
+                        lr=0.1, var=np.full(shape, 2.0))
+    for i, (shape, dtype) in enumerate((((3, 50), "float16"), ((2, 17), "bfloat16"))):
+        yield make_call(f"amsgrad-null-max-grad-norm-{dtype}", shape, dtype, seed=41 + i, amsgrad=True,
+                        max_grad_norm=False, rule_ids=("AAW-NULL-012",),
+                        note="amsgrad with a NULL maxGradNorm: 161001")
+    base = make_call("max-grad-norm-other-dtype-no-amsgrad", (3, 50), "float16", seed=43,
+                     max_grad_norm=True, rule_ids=("AAW-DTYPE-024",))
+    yield base.with_tensor(MAX_GRAD_NORM, TensorArg.from_array(
+        np.random.default_rng(43).uniform(0, 1e-3, (3, 50)), DT.FLOAT))
+    base = make_call("max-grad-norm-other-shape-no-amsgrad", (2, 17), "bfloat16", seed=44,
+                     max_grad_norm=True, rule_ids=("AAW-SHAPE-004",))
+    yield base.with_tensor(MAX_GRAD_NORM, TensorArg.from_array(
+        np.random.default_rng(44).uniform(0, 1e-3, (17, 2)), DT.BF16))
+    yield make_call("scalars-0d-bfloat16-amsgrad", (3, 50), "bfloat16", seed=45, scalar_shape=(),
+                    amsgrad=True, rule_ids=("AAW-VAL-012",))
+    yield with_format(make_call("format-nhwc-float16", (2, 4, 4, 3), "float16", seed=46),
+                      ("varRef", "mRef", "beta1"), F.NHWC).with_(rule_ids=CORE_RULES + ("AAW-VAL-013",))
+    yield with_format(make_call("format-ncdhw-bfloat16", (1, 2, 3, 4, 5), "bfloat16", seed=47,
+                                maximize=True), ("grad", "vRef", "eps"), F.NCDHW).with_(
+        rule_ids=CORE_RULES + ("AAW-VAL-001", "AAW-VAL-013"))
+    yield as_noncontiguous(make_call("noncontig-strided-float16", (6, 10), "float16", seed=48,
+                                     amsgrad=True), ("varRef", "mRef", MAX_GRAD_NORM, "lr"), "strided")

@@ -274,3 +274,35 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
                     note="cann: not checked, sqrt of a negative v is NaN")
     yield make_call("float16-overflow-free-near-max", (2, 64), "float16", seed=683,
                     var=np.full((2, 64), 60000.0), lr=1e-3, weightDecay=0.01, rule_ids=("AAWV2-VAL-009",))
+    yield from defect_cases()
+
+
+def defect_cases() -> Iterator[Case]:
+    """Calls that each exercise one defect class in another dtype, shape or attribute than the
+    cases above, so that at least three single calls fail each (tests/test_mutants.py)."""
+    yield make_call("weight-decay-negative-bfloat16", (3, 50), "bfloat16", seed=690, weightDecay=-0.5,
+                    lr=0.1, rule_ids=("AAWV2-VAL-004",))
+    yield make_call("weight-decay-negative-float16-amsgrad", (4, 24), "float16", seed=691,
+                    weightDecay=-0.25, lr=0.1, amsgrad=True, rule_ids=("AAWV2-VAL-004",))
+    yield make_call("eps-large-bfloat16-amsgrad", (3, 50), "bfloat16", seed=692, eps=1e-2, step=0,
+                    amsgrad=True, rule_ids=("AAWV2-VAL-002",))
+    yield make_call("eps-large-float16-maximize", (5, 20), "float16", seed=693, eps=5e-3, step=3,
+                    maximize=True, rule_ids=("AAWV2-VAL-002",))
+    yield make_call("step-2147483648-float16", (3, 40), "float16", seed=694, step=2 ** 31,
+                    beta1=0.5, beta2=0.75, rule_ids=("AAWV2-VAL-003", "AAWV2-VAL-010"),
+                    note="2^31 read as a 32-bit integer wraps to -2^31")
+    yield make_call("step-4294967299-bfloat16-amsgrad", (2, 33), "bfloat16", seed=695, step=2 ** 32 + 3,
+                    beta1=0.5, beta2=0.75, amsgrad=True, rule_ids=("AAWV2-VAL-003", "AAWV2-VAL-010"),
+                    note="2^32 + 3 read as a 32-bit integer is 3")
+    for i, (shape, dtype) in enumerate((((3, 50), "float16"), ((2, 17), "bfloat16"))):
+        yield make_call(f"amsgrad-null-max-grad-norm-{dtype}", shape, dtype, seed=696 + i, amsgrad=True,
+                        max_grad_norm=False, rule_ids=("AAWV2-NULL-004",),
+                        note="amsgrad with a NULL maxGradNorm: 161001")
+    for i, (shape, other, dtype) in enumerate((((3, 50), (3, 49), "float32"), ((2, 17), (17, 2), "float16"))):
+        case = make_call(f"max-grad-norm-shape-{'x'.join(map(str, other))}-no-amsgrad-{dtype}", shape,
+                         dtype, seed=698 + i, max_grad_norm=True, rule_ids=("AAWV2-SHAPE-004",))
+        mgn = TensorArg.from_array(np.random.default_rng(698 + i).uniform(0, 1e-4, other), DTYPES[dtype])
+        yield case.with_tensor(MAX_GRAD_NORM, mgn)
+    yield make_call("empty-float16-3x0", (3, 0), "float16", seed=700, rule_ids=("AAWV2-VAL-013",))
+    yield make_call("empty-float32-1d-maximize", (0,), "float32", seed=701, maximize=True,
+                    rule_ids=("AAWV2-VAL-013",))
