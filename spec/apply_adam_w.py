@@ -21,8 +21,8 @@ from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
-from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
-                                          Erratum, OpSpec, Rule)
+from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, LAUNCH_ERROR, NOT_JUDGED, STATUS, UNCHECKED,
+                                          ByProduct, Erratum, OpSpec, Rule)
 
 OP = "apply_adam_w"
 API = "aclnnApplyAdamW"
@@ -128,6 +128,29 @@ def _rule(id_, kind, category, text, source, expect, violated=None, step="", not
 _NULLPTR = STATUS(Status.ERR_PARAM_NULLPTR)
 _INVALID = STATUS(Status.ERR_PARAM_INVALID)
 _OP_API = f"src: op_api aclnn_apply_adam_w.cpp ({NOTES} 5.1)"
+
+# What a valid call returns on Atlas A2/A3, from the vendor's source (repository, commit, path, line).
+_OPS_NN = "hicann/ops-nn@e5c3fa9327ea95ba26d06227e746923580d10921"
+_OPBASE = "hicann/opbase@aa3cd74b7f6d772acd64ff48292a7e65a9bc8142"
+A2_A3_EVIDENCE = (
+    f"{_OPS_NN} optim/apply_adam_w/CMakeLists.txt:12 (SUPPORT_COMPUTE_UNIT \"ascend950\": the "
+    f"built-in package compiles the op for Ascend 950 only)",
+    f"{_OPS_NN} scripts/kernel/binary_config/ascendc_config.json:551 (ApplyAdamW compute_units "
+    f"[\"ascend950\"]: no kernel binary for ascend910b or ascend910_93)",
+    f"{_OPS_NN} optim/apply_adam_w/op_host/apply_adam_w_def.cpp:63 (AICore AddConfig ascend950 only)",
+    f"{_OPS_NN} experimental/optim/apply_adam_w/op_host/apply_adam_w_def.cpp:61 (AddConfig "
+    f"ascend910b), built only with ENABLE_EXPERIMENTAL: CMakeLists.txt:63 (default OFF), "
+    f"cmake/func.cmake:405-406, build.sh:509 (not with the built-in package types)",
+    f"{_OPS_NN} optim/apply_adam_w/op_api/aclnn_apply_adam_w.cpp:42-59 (the NPU arch only picks a "
+    f"dtype list), :208-210 (l0op::ApplyAdamW), :231 (returns ACLNN_SUCCESS)",
+    f"{_OPS_NN} optim/apply_adam_w/op_api/apply_adam_w.cpp:37-44 (the launcher's status only "
+    f"logged, the outputs returned)",
+    f"{_OPBASE} src/nnopbase/composite_op/aclnn_engine/op_executor.cpp:1104-1116 (the kernel "
+    f"lookup's status returned after the launcher is added)",
+    f"{_OPBASE} src/nnopbase/common/inc/kernel_mgr.h:49-69 (phase 2: the kernel looked up again, "
+    f"ACLNN_ERR_INNER when not found), src/nnopbase/composite_op/aclnn_engine/op_kernel.h:648-650 "
+    f"(ACLNN_ERR_INNER_NULLPTR when its tiling fails)",
+)
 _DOC_CODES = "doc: 返回值 table"
 
 CHECK_STEPS = ("null pointers", "dtypes", "shapes", "documented layout", "out-pointers", "product")
@@ -252,15 +275,19 @@ RULES: tuple[Rule, ...] = (
           violated=lambda c: True, step="product"),
     _rule("AAW-PRODUCT-002", "check", "product",
           "No SoC check: on a product without the kernel every host check runs as on Ascend 950, an "
-          "empty varRef succeeds, and a valid call fails when launched (phase 1 or phase 2). Atlas "
-          "A2/A3 may serve it with a legacy kernel: not judged there.",
-          f"src: OpDef AddConfig ascend950 only, op_api has no SoC check, launcher errors surface in "
-          f"phase 2 ({NOTES} 4, 5.3); erratum E1",
-          {"cann": ByProduct({"ascend950": UNCHECKED, "atlas-a2": NOT_JUDGED,
-                              "atlas-a3": NOT_JUDGED}, ANY_ERROR)},
+          "empty varRef succeeds, and a valid call fails when launched. Atlas A2/A3: the built-in "
+          "package has no ApplyAdamW kernel for them, so GetWorkspaceSize returns 0 and the launch "
+          "fails (any error code: the runtime's lookup fails with 561000, or its tiling with "
+          "561103, depending on what the installed kernel store holds for the op); the experimental "
+          "A2 kernel exists only in a custom package built with --experimental, outside the cann "
+          "profile. Other products: any error, in either phase.",
+          "; ".join(A2_A3_EVIDENCE) + f"; {NOTES} 4, 5.3; erratum E1",
+          {"cann": ByProduct({"ascend950": UNCHECKED, "atlas-a2": LAUNCH_ERROR,
+                              "atlas-a3": LAUNCH_ERROR}, ANY_ERROR)},
           violated=lambda c: not _var_empty(c), step="product", phase="Execute",
           note="the launcher's kernel lookup and tiling fail in phase 1 without effect on its "
-               "status; the second phase reruns the tiling and fails (561103) [notes 5.3]"),
+               "status (the L0 function only logs it); the second phase looks the kernel up again "
+               "and fails"),
     # ---- preconditions ----
     _rule("AAW-PRE-001", "precondition", "format",
           "A private format (NC1HWC0, FRACTAL_NZ...) has a storage shape other than its view: "
@@ -339,8 +366,9 @@ RULES: tuple[Rule, ...] = (
 
 ERRATA = (
     Erratum("AAW-ERRATUM-E1", OP, "Atlas A2, A3 不支持 (the README says supported)",
-            "OpDef ascend950 only, no SoC check: host checks everywhere; valid calls fail at launch "
-            "(A2/A3 not judged: a legacy kernel may serve them)", f"{NOTES} 4"),
+            "OpDef ascend950 only, no SoC check: host checks everywhere; valid calls fail at the "
+            "launch (A2/A3: GetWorkspaceSize returns 0, the launch fails: no kernel in the built-in "
+            "package)", f"{NOTES} 4; " + A2_A3_EVIDENCE[1]),
     Erratum("AAW-ERRATUM-E2", OP, "amsgrad: vRef stores max(maxGradNorm, v)",
             "vRef gets v_t; the max only feeds the denominator; maxGradNorm never written",
             "kernel DAG, golden, experimental kernel"),

@@ -108,7 +108,8 @@ def test_registry_keeps_every_version_and_names_the_newest():
     from aclnn_conformance.spec.precision import LATEST, STANDARDS
     assert all(key == f"{s.name}@{s.version}" for key, s in STANDARDS.items())
     assert standard("quant-code@2").kind == "quant_code" and standard("model-bound@1").kind == "model_bound"
-    assert standard("quant-code").version == "3" and standard("model-bound").version == "2"
+    assert standard("quant-code").version == "3" and standard("model-bound").version == "3"
+    assert standard("model-bound@2").limits["any"]["bias_share"] == 0.25
     assert LATEST["float-ulp"] == "float-ulp@1"
     for name in ("model-bound@2", "quant-code@3"):
         assert "ARITHMETIC_MODEL" in standard(name).description + standard(name).source

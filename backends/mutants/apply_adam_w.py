@@ -436,6 +436,19 @@ class V1WrongProductAccepted(V1Mutant):
         return result
 
 
+class V1SocCheckedInFirstPhase(V1Mutant):
+    name = "mutant-apply-adam-w-soc-rejected-in-first-phase"
+    defect = "a valid call on Atlas A2/A3 rejected by GetWorkspaceSize (an op_api SoC check the source has not)"
+    killed_by = ("AAW-PRODUCT-002",)
+    killing_products_wanted = 2
+
+    def mutate(self, case, product):
+        result = self.emulate(case, product)
+        if product in ("atlas-a2", "atlas-a3") and result.phase == "Execute" and result.status != 0:
+            return self.reject(case, result.status, "no ApplyAdamW on this SoC")
+        return result
+
+
 class V1StridesIgnored(StridesIgnoredMutant, V1Mutant):
     op = OP
     name = "mutant-apply-adam-w-strides-ignored"
@@ -447,7 +460,7 @@ V1_MUTANTS = (
     V1MaximizeIgnored, V1HyperParametersAsFloat32, V1Bf16Truncated, V1EpsInsideSqrt,
     V1NoBiasCorrection, V1NanGradSkipped, V1NullMaxGradNormAccepted,
     V1MaxGradNormCheckedOnlyWithAmsgrad, V1ScalarShapeStrict, V1FormatChecked,
-    V1WrongProductAccepted, V1StridesIgnored,
+    V1WrongProductAccepted, V1SocCheckedInFirstPhase, V1StridesIgnored,
 )
 
 __all__ = [c.__name__ for c in V1_MUTANTS + V1_CONTROLS] + ["V1_MUTANTS", "V1_CONTROLS",
