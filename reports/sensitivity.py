@@ -107,6 +107,53 @@ def _model_bound_target(dtype: str, output: str) -> dict:
             "dtype": dtype, "expected": np.asarray(o.views[output]), "aux": o.aux[output]}
 
 
+# The family judged by model-bound@3: (operator, table case, product) per output dtype, and the
+# float outputs of each (the vendor-distribution cases; QuantMatmulWeightNz's wide-range case,
+# outside the exact regime, and an fp16 one inside it).
+FAMILY_CASES = (
+    ("apply_adam_w_v2", "vendor-float32-1000-ams-max", "atlas-a2",
+     ("varRef", "mRef", "vRef", "maxGradNormOptionalRef")),
+    ("apply_adam_w_v2", "vendor-bfloat16-1000-ams-max", "atlas-a2",
+     ("varRef", "mRef", "vRef", "maxGradNormOptionalRef")),
+    ("apply_adam_w", "vendor-float32-ams1-max1-n1000", "ascend950", ("varRef", "mRef", "vRef")),
+    ("apply_adam_w", "vendor-bfloat16-ams1-max1-n1000", "ascend950", ("varRef", "mRef", "vRef")),
+    ("quant_matmul_weight_nz", "wide-k256", "ascend950", ("out",)),
+    ("quant_matmul_weight_nz", "fp16-bias-prescale-with-sum", "ascend950", ("out",)),
+)
+# Rounding-mode rows of the family: the float32 result cast otherwise, on each product's rule.
+FAMILY_ROUNDING = (
+    ("apply_adam_w_v2", "vendor-bfloat16-1000-ams-max", "varRef", ("atlas-a2", "ascend950")),
+    ("apply_adam_w_v2", "bf16-exact-ties", "mRef", ("atlas-a2", "ascend950")),
+    ("apply_adam_w", "vendor-bfloat16-ams1-max1-n1000", "varRef", ("ascend950",)),
+    ("quant_matmul_weight_nz", "wide-k256", "out", ("ascend950",)),
+)
+
+
+def _family_case(op: str, case_id: str):
+    from aclnn_conformance.suites.calls import calls_module
+    for case in calls_module(op).table_cases("ci"):
+        if case.case_id == case_id:
+            return case
+    raise LookupError(f"no {op} table case {case_id}")
+
+
+def _family_target(op: str, case_id: str, product: str, output: str) -> dict:
+    """One float output of a family case, judged by model-bound@3 on ``product``."""
+    from aclnn_conformance.oracle.cases import oracle_result
+    from aclnn_conformance.spec.precision import dtype_name
+    case = _family_case(op, case_id)
+    o = oracle_result(case, "cann", product)
+    expected = np.asarray(o.views[output])
+    return {"standard": "model-bound@3", "profile": "cann", "output": output, "case_id": case.case_id,
+            "op": op, "product": product, "dtype": dtype_name(expected.dtype), "expected": expected,
+            "aux": o.aux[output]["envelope"]}
+
+
+def family_targets() -> list[dict]:
+    return [_family_target(op, case_id, product, output)
+            for op, case_id, product, outputs in FAMILY_CASES for output in outputs]
+
+
 def targets() -> list[dict]:
     out = []
     for std_name in ("model-bound@2", "float-ulp"):
@@ -121,7 +168,7 @@ def targets() -> list[dict]:
     for std_name in ("quant-code@3", "quant-code@2"):
         for name in ("mRef", "vRef"):
             out.append(_code_target(name, std_name))
-    return out
+    return out + family_targets()
 
 
 def _judge(std, actual: np.ndarray, expected: np.ndarray, aux: dict) -> str:
@@ -129,7 +176,8 @@ def _judge(std, actual: np.ndarray, expected: np.ndarray, aux: dict) -> str:
                                                   compare_model_envelope)
     if std.kind == "model_envelope":
         return compare_model_envelope(actual, expected, aux["bound"], aux.get("unrounded"), std,
-                                      aux.get("scalar_share"), aux.get("evaluation")).outcome
+                                      aux.get("scalar_share"), aux.get("evaluation"),
+                                      aux.get("ties", "even")).outcome
     compare = compare_float_ulp if std.kind == "float_ulp" else compare_mere_mare
     return compare(actual, expected, std).outcome
 
@@ -192,12 +240,35 @@ def rounding_rows() -> list[dict]:
                                  "dtype": dtype, "case_id": case_id, "mode": how,
                                  "elements": int(expected.size), "changed": changed,
                                  "verdict": _judge(std, actual, expected, target["aux"])})
+    return rows + family_rounding_rows()
+
+
+def family_rounding_rows() -> list[dict]:
+    """The family's fp16/bf16 outputs cast from the oracle's float32 result toward zero or with
+    ties away from zero, judged by model-bound@3 with each product's cast rule."""
+    from aclnn_conformance.spec.precision import standard
+    std = standard("model-bound@3")
+    rows = []
+    for op, case_id, output, products in FAMILY_ROUNDING:
+        for product in products:
+            target = _family_target(op, case_id, product, output)
+            expected = target["expected"]
+            unrounded = np.asarray(target["aux"]["unrounded"]).astype(np.float32)
+            for how in ROUNDING_MODES:
+                actual = _cast(unrounded, expected.dtype, how).reshape(expected.shape)
+                changed = int((actual.astype(np.float64) != expected.astype(np.float64)).sum())
+                rows.append({"standard": std.name, "version": std.version, "output": output,
+                             "dtype": target["dtype"], "case_id": f"{case_id} on {product}",
+                             "mode": how, "elements": int(expected.size), "changed": changed,
+                             "verdict": _judge(std, actual, expected, target["aux"])})
     return rows
 
 
 def _limits(std, dtype: str) -> str:
     if std.kind == "model_bound":
         return "the oracle's bound per element"
+    if std.kind == "model_envelope" and std.version == "3":
+        return "the oracle's bound and lean per element, bias_spread 2.5"
     key = "float32" if std.kind == "quant_code" else dtype
     lim = std.limits.get(key, {})
     return ", ".join(f"{k} {v:g}" for k, v in lim.items())
@@ -216,6 +287,7 @@ def sweep(target: dict, mode: str, exponents=SWEEP_EXPONENTS) -> dict:
     largest_pass = max(passing) if passing else None
     smallest_fail = min(failing) if failing else None
     return {"standard": std.name, "version": std.version, "kind": std.kind,
+            "op": target.get("op", "apply_adam_w_quant"), "product": target.get("product", ""),
             "profile": target["profile"], "output": target["output"], "dtype": target["dtype"],
             "case_id": target["case_id"], "elements": int(np.asarray(target["expected"]).size),
             "mode": mode, "limits": _limits(std, target["dtype"]), "at_zero": zero,
@@ -246,13 +318,17 @@ def _r(log2: float | None) -> str:
 
 HEADERS = ["standard", "output", "dtype", "profile", "limits", "injected into", "largest r accepted",
            "smallest r failed"]
+OP_NAMES = {"apply_adam_w_v2": "ApplyAdamWV2", "apply_adam_w": "ApplyAdamW",
+            "quant_matmul_weight_nz": "QuantMatmulWeightNz"}
 
 
 def table_rows(doc: dict) -> list[list[str]]:
     rows = []
     for row in doc["rows"]:
         fail = _r(row["smallest_fail_log2"]) + ("" if row["monotone"] else " (not monotone)")
-        rows.append([f"{row['standard']}@{row['version']}", row["output"], row["dtype"],
+        output = row["output"] if row.get("op", "apply_adam_w_quant") == "apply_adam_w_quant" else (
+            f"{OP_NAMES.get(row['op'], row['op'])} {row['output']} ({row['product']})")
+        rows.append([f"{row['standard']}@{row['version']}", output, row["dtype"],
                      row["profile"], row["limits"], row["mode"], _r(row["largest_pass_log2"]), fail])
     return rows
 
@@ -268,7 +344,9 @@ def rounding_table_rows(doc: dict) -> list[list[str]]:
 def rounding_intro() -> str:
     return ("Rounding-mode injections: the oracle's float32 var cast to the var dtype toward zero, "
             "or to nearest with ties away from zero, instead of round-to-nearest-even (the model's "
-            "cast); on the vendor case and on the table case whose every result is an exact tie.")
+            "cast); on the vendor case and on the table case whose every result is an exact tie. "
+            "model-bound@3 rows: the family's fp16/bf16 outputs, on each product's cast rule "
+            "(ApplyAdamWV2's bfloat16 on Atlas A2/A3 leaves an exact tie's direction open).")
 
 
 def _tables_md(doc: dict) -> list[str]:
@@ -286,9 +364,11 @@ def intro(doc: dict) -> str:
             "magnitude alone (one element), rounded to "
             "the output dtype; r swept geometrically from 2^-30 to 2^-1 in steps of 2^0.5. "
             "Accepted = PASS or QUALITY_WARNING. For quant-code the error goes into the quantized "
-            "value m/absmax (v/absmax) before the nearest code is taken. model-bound: ApplyAdamWV2's "
-            "vendor-distribution case per dtype (amsgrad, maximize), against the bound the oracle "
-            "derives for that call. Every standard accepts "
+            "value m/absmax (v/absmax) before the nearest code is taken. model-bound@3: every float "
+            "output of ApplyAdamWV2 and ApplyAdamW (their vendor-distribution cases, amsgrad and "
+            "maximize, float32 and bfloat16) and of QuantMatmulWeightNz (a wide-range bfloat16 "
+            "case and an fp16 one), against the bound, lean and cast rule the oracle derives for "
+            "that call on the product named. Every standard accepts "
             "r = 0. `python -m reports sensitivity` regenerates this table.")
 
 

@@ -205,3 +205,53 @@ def test_every_operator_states_its_arithmetic_model():
     for op, model in ARITHMETIC_MODEL.items():
         assert model.operator == op and model.order and model.source
         assert set(model.final_cast) <= set(PRODUCT_IDS)
+
+
+def test_model_bound_3_cast_rule_per_product_and_the_lean():
+    """model-bound@3 takes the tie rule of the product's cast: at an exact tie (bound 0) "even"
+    accepts only the even neighbour, "either" both; the lean the oracle derives may move every
+    element alike, the rest of the bound may not."""
+    from aclnn_conformance.spec.precision import cast_ties, compare_model_envelope
+    std = standard("model-bound@3")
+    assert std.kind == "model_envelope" and std.limits["any"]["bias_share"] == 0
+    assert cast_ties("apply_adam_w_v2", "atlas-a2", "bfloat16") == "either"
+    assert cast_ties("apply_adam_w_v2", "ascend950", "bfloat16") == "even"
+    assert cast_ties("apply_adam_w_v2", "atlas-a3", "float16") == "even"
+    assert cast_ties("apply_adam_w", "ascend950", "bfloat16") == "even"
+    s = 2.0 ** -7
+    tie = np.array([1 + s / 2, -(1 + s / 2)], np.float32)
+    even = np.array([1.0, -1.0], ml_dtypes.bfloat16)
+    away = np.array([1 + s, -(1 + s)], ml_dtypes.bfloat16)
+    zero = np.zeros(2)
+    assert compare_model_envelope(away, even, zero, tie, std, ties="even").outcome == "FAIL"
+    assert compare_model_envelope(away, even, zero, tie, std, ties="either").outcome == "PASS"
+    e = np.linspace(1.0, 1.9, 4096).astype(np.float32)
+    ulp = np.spacing(e).astype(np.float64)
+    shifted = _up(e.copy(), 1)
+    v = compare_model_envelope(shifted, e, 4 * ulp, None, std)
+    assert v.outcome == "FAIL" and v.metrics["beyond_bound"] == 0 and v.metrics["bias_limit"] < 0.05
+    assert compare_model_envelope(shifted, e, 4 * ulp, None, std, scalar_share=ulp).outcome == "PASS"
+
+
+def test_model_bound_3_fails_a_two_ulp_float32_var_bias_in_one_call():
+    """A shift of two float32 ulps on every var element stays inside each element's bound, and one
+    call of ApplyAdamWV2 (on every product) and of ApplyAdamW fails it by the bias check."""
+    from aclnn_conformance.oracle.cases import oracle_result
+    from aclnn_conformance.spec.precision import compare_model_envelope
+    from aclnn_conformance.suites.calls import apply_adam_w as v1_calls
+    from aclnn_conformance.suites.calls import apply_adam_w_v2 as v2_calls
+    std = standard("model-bound@3")
+    checks = [(v2_calls._vendor_st_call((1000,), "float32", 500, False, False), p)
+              for p in ("atlas-a2", "atlas-a3", "ascend950")]
+    checks.append((v1_calls._vendor_golden_call("float32", False, False, 1000, 101), "ascend950"))
+    for case, product in checks:
+        o = oracle_result(case, "cann", product)
+        env = o.aux["varRef"]["envelope"]
+        want = np.asarray(o.views["varRef"])
+        assert compare_model_envelope(want.copy(), want, env["bound"], env["unrounded"], std,
+                                      env["scalar_share"], env["evaluation"]).outcome == "PASS"
+        two_up = np.nextafter(np.nextafter(want, np.float32(np.inf)), np.float32(np.inf))
+        v = compare_model_envelope(two_up, want, env["bound"], env["unrounded"], std,
+                                   env["scalar_share"], env["evaluation"])
+        assert v.outcome == "FAIL" and v.metrics["beyond_bound"] == 0, (case.case_id, product, v.metrics)
+        assert "systematic" in v.detail
