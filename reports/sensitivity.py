@@ -368,7 +368,10 @@ def intro(doc: dict) -> str:
             "output of ApplyAdamWV2 and ApplyAdamW (their vendor-distribution cases, amsgrad and "
             "maximize, float32 and bfloat16) and of QuantMatmulWeightNz (a wide-range bfloat16 "
             "case and an fp16 one), against the bound, lean and cast rule the oracle derives for "
-            "that call on the product named. Every standard accepts "
+            "that call on the product named; where an output's values take both signs (var, m) "
+            "the relative 'bias' injection leans with each value's sign, so its row matches the "
+            "'every element' one: the two-ulp shift toward +inf that the bias check fails is in "
+            "tests/test_precision.py. Every standard accepts "
             "r = 0. `python -m reports sensitivity` regenerates this table.")
 
 

@@ -138,3 +138,23 @@ def test_rounding_mode_injections(doc):
     text = "\n".join(line for line in __import__("aclnn_conformance.reports.sensitivity",
                                                   fromlist=["x"]).render_markdown(doc).splitlines())
     assert "| model-bound@2 | varRef | bfloat16 | rounding-ties-bfloat16 | ties away from zero |" in text
+
+
+def test_family_rows_for_every_float_output(doc):
+    """model-bound@3 has rows for every float output of ApplyAdamWV2, ApplyAdamW and
+    QuantMatmulWeightNz, in every injection mode, and rounding rows per product: bfloat16 ties away
+    from zero pass ApplyAdamWV2 on Atlas A2 (the tie is open there) and fail it on Ascend 950."""
+    family = {(r["op"], r["output"], r["mode"]) for r in doc["rows"] if r["version"] == "3"}
+    outputs = {"apply_adam_w_v2": ("varRef", "mRef", "vRef", "maxGradNormOptionalRef"),
+               "apply_adam_w": ("varRef", "mRef", "vRef"), "quant_matmul_weight_nz": ("out",)}
+    for op, names in outputs.items():
+        for name in names:
+            for mode in MODES:
+                assert (op, name, mode) in family
+    rows = {(r["case_id"], r["mode"]): r for r in doc["rounding"] if r["version"] == "3"}
+    assert rows[("bf16-exact-ties on atlas-a2", "ties away from zero")]["verdict"] == "PASS"
+    assert rows[("bf16-exact-ties on ascend950", "ties away from zero")]["verdict"] == "FAIL"
+    assert rows[("bf16-exact-ties on ascend950", "ties away from zero")]["changed"] > 0
+    for key, row in rows.items():
+        if key[1] == "toward zero":
+            assert row["verdict"] == "FAIL", key
