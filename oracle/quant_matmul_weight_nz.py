@@ -236,6 +236,27 @@ def from_case(case, profile: str, product: str):
                           weight_codes_from_nz(case.tensor("x2").storage, k, n), scale,
                           None if bias is None else bias.values().reshape(-1),
                           numpy_dtype(case.desc("out").dtype), profile)
+    w_codes = weight_codes_from_nz(case.tensor("x2").storage, k, n)
     envelope = {"bound": res.accumulator_bound, "unrounded": res.total,
-                "scalar_share": np.zeros(res.total.size), "evaluation": None, "ties": "even"}
+                "scalar_share": np.zeros(res.total.size),
+                "evaluation": _evaluations(case.tensor("x1").values(), case.tensor("x1Scale").values(),
+                                           w_codes, scale, None if bias is None else bias.values()),
+                "ties": "even"}
     return OracleResult(views={"out": res.out}, aux={"out": {"bound": res.bound, "envelope": envelope}})
+
+
+def _evaluations(x1, x1_scale, w_codes, x2_scale, bias) -> np.ndarray:
+    """A label per out element, equal where the row of x1 (and its scales) and the column of the
+    weight (its scales, the bias) are equal: such elements compute alike and count once."""
+    def keys(rows: np.ndarray) -> np.ndarray:
+        return np.unique(np.ascontiguousarray(rows).view(np.uint8).reshape(rows.shape[0], -1),
+                         axis=0, return_inverse=True)[1].reshape(-1)
+    m = np.asarray(x1).shape[0]
+    row = keys(np.concatenate([np.asarray(x1).view(np.uint8).reshape(m, -1),
+                               np.asarray(x1_scale).view(np.uint8).reshape(m, -1)], axis=1))
+    cols = [np.asarray(w_codes).view(np.uint8).T, np.asarray(x2_scale).view(np.uint8).reshape(
+        np.asarray(w_codes).shape[1], -1)]
+    if bias is not None:
+        cols.append(np.asarray(bias).reshape(-1, 1).view(np.uint8).reshape(np.asarray(w_codes).shape[1], -1))
+    col = keys(np.concatenate(cols, axis=1))
+    return (row[:, None] * (int(col.max(initial=0)) + 1) + col[None, :]).reshape(-1)
