@@ -9,8 +9,10 @@ suites' ``test_table``, ``test_one_fault`` and ``test_fault_pair``) are run on e
 product and judged by ``suites.judge.judge`` under the cann profile, as the suites judge them. A
 case kills a mutant when its outcome is not certifiable (anything but PASS, NOT_SUPPORTED,
 QUALITY_WARNING, WAIVED). A kill *names* the defect when the case exercises, or has its status
-decided by, one of the mutant's ``killed_by`` rules. A mutant's run stops at its first named kill
-(``--exhaustive``: run every case).
+decided by, one of the mutant's ``killed_by`` rules. A mutant's run stops once as many distinct
+cases on as many products as it wants (``killing_cases_wanted``, ``killing_products_wanted``; one
+and one unless the mutant says otherwise) have killed it naming its defect, and the gate fails a
+mutant killed by fewer (``--exhaustive``: run every case).
 
 A mutant is ``killed`` (named or not) or ``survived``. The mutants no case can kill today are run
 too and reported apart: ``EQUIVALENT`` (accepted by a precision standard by design) and ``GAPS``
@@ -295,7 +297,7 @@ def summary_line(doc: dict) -> str:
             f"defect), {s['survived']} survived; {s['equivalent']} equivalent by design, "
             f"{s['gaps']} undetected through a gap in a standard.{controls} Tier {doc['tier']}, profile "
             f"{doc['profile']}, products {', '.join(doc['products'])}; {doc['seconds']:.1f} s"
-            + ("; each mutant's run stops at its first named kill, controls run every case."
+            + ("; each mutant's run stops once enough named kills are seen, controls run every case."
                if doc["stop_when_named"]
                else "; every case run."))
 
