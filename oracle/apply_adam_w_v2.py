@@ -223,16 +223,19 @@ def _moment_exact(m, g, b1: np.float32) -> np.ndarray:
     m32, g32 = np.asarray(m, F32).reshape(-1), np.asarray(g, F32).reshape(-1)
     m64, g64 = m32.astype(np.float64), g32.astype(np.float64)
     one = F32(1)
-    w, b1m1 = np.float64(one - b1), np.float64(b1 - one)
     with np.errstate(all="ignore"):
+        w, b1m1, wm1 = np.float64(one - b1), np.float64(b1 - one), np.float64((one - b1) - one)
+        # the per-call factors themselves exact in float32 (else an order's m' is not the exact one)
+        if not (w == 1.0 - np.float64(b1) and b1m1 == np.float64(b1) - 1.0 and wm1 == w - 1.0):
+            return np.zeros(np.shape(m), bool)
         d = g64 - m64
-        steps = [d, d * w, d * w + m64, d * (w - 1.0), d * (w - 1.0) + g64, m64 * np.float64(b1),
+        steps = [d, d * w, d * w + m64, d * wm1, d * wm1 + g64, m64 * np.float64(b1),
                  g64 * b1m1, m64 * np.float64(b1) - g64 * b1m1]
         exact = np.isfinite(m64) & np.isfinite(g64)
         for x in steps:
             exact &= np.isfinite(x) & (x.astype(F32).astype(np.float64) == x)
         # the float64 sums above are exact themselves only where their TwoSum error is zero
-        for a, b in ((d * w, m64), (d * (w - 1.0), g64), (m64 * np.float64(b1), -(g64 * b1m1))):
+        for a, b in ((d * w, m64), (d * wm1, g64), (m64 * np.float64(b1), -(g64 * b1m1))):
             total = a + b
             back = total - a
             exact &= ((a - (total - back)) + (b - back)) == 0
