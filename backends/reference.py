@@ -34,10 +34,11 @@ class ReferenceBackend:
         storages = case.copy_storages()
         if expected.kind in ("error", "not_supported"):
             status = expected.status if expected.status is not None else Status.ERR_INNER
-            return RunResult(int(status), storages, message=f"rule {expected.rule_id}")
+            phase = "Execute" if expected.first_phase_succeeds else "GetWorkspaceSize"
+            return RunResult(int(status), storages, phase=phase, message=f"rule {expected.rule_id}")
         if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
             return RunResult(Status.SUCCESS, storages, workspace_size=0)
-        oracle = oracle_result(case, PROFILE)
+        oracle = oracle_result(case, PROFILE, product)
         for name, values in oracle.views.items():
             arg = case.tensor(name)
             arg.view_of(storages[name])[...] = np.asarray(values).reshape(arg.desc.shape)

@@ -4,9 +4,10 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Any, Iterable, Iterator
+
+from aclnn_conformance.spec.outcome import Outcome
 
 OUTCOME_SCHEMA = "aclnn-conformance/outcome/1"
 
@@ -16,29 +17,6 @@ OUTCOME_SCHEMA = "aclnn-conformance/outcome/1"
 # by what the backend returned: it is no finding against the backend, so it must not fail a run, kill
 # a mutant, block a certification or count as a regression. It is not conformance either: the
 # compliance share leaves it out of both sides and every report shows its count.
-class Outcome(str, Enum):
-    """What a case came to. A str, so that records read back from JSON compare equal to it."""
-
-    PASS = "PASS"
-    FAIL = "FAIL"
-    QUALITY_WARNING = "QUALITY_WARNING"
-    NOT_SUPPORTED = "NOT_SUPPORTED"
-    NOT_JUDGED = "NOT_JUDGED"
-    NOT_COVERED = "NOT_COVERED"
-    WAIVED = "WAIVED"
-    SKIPPED = "SKIPPED"
-    BACKEND_UNAVAILABLE = "BACKEND_UNAVAILABLE"
-    HARNESS_ERROR = "HARNESS_ERROR"
-    CRASH = "CRASH"
-    TIMEOUT = "TIMEOUT"
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __format__(self, spec: str) -> str:
-        return format(self.value, spec)
-
-
 OUTCOMES = tuple(o.value for o in Outcome)
 CERTIFIABLE = frozenset({Outcome.PASS, Outcome.NOT_SUPPORTED, Outcome.NOT_JUDGED,
                          Outcome.NOT_COVERED, Outcome.QUALITY_WARNING, Outcome.WAIVED})

@@ -15,8 +15,9 @@ from typing import Callable
 
 from aclnn_conformance.backends.base import Backend, BackendCrash, BackendTimeout, RunResult
 from aclnn_conformance.judging.judge import Judgement, judge
-from aclnn_conformance.judging.records import Outcome, OutcomeRecord
+from aclnn_conformance.judging.records import OutcomeRecord
 from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.outcome import Outcome
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.rules import Expected, expected_outcome
 

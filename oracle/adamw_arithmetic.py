@@ -11,6 +11,7 @@ import ml_dtypes
 import numpy as np
 
 __all__ = ["VAR_DTYPES", "F32", "pow_f64", "pow_f32", "round_to_dtype", "fma_f32", "round_half_away",
+           "decay_factor_spread", "evaluation_labels",
            "round_to"]
 
 VAR_DTYPES = (np.dtype(np.float32), np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
@@ -125,3 +126,27 @@ def round_to(x, dtype, ties: str = "even") -> np.ndarray:
     if ties == "away":
         return round_half_away(x, dtype)
     raise ValueError(f"ties must be 'even' or 'away', not {ties!r}")
+
+
+def decay_factor_spread(lr: np.float32, weight_decay: np.float32) -> float:
+    """How far apart the values of 1 - lr*wd lie that correct implementations compute once per
+    call: lr*wd rounded then subtracted, or fused into the subtraction (the only freedom there)."""
+    lr, wd = F32(lr), F32(weight_decay)
+    with np.errstate(all="ignore"):
+        unfused = F32(1) - lr * wd
+        fused = fma_f32(-lr, wd, F32(1))
+        spread = abs(float(unfused) - float(fused))
+    return spread if math.isfinite(spread) else math.inf
+
+
+def evaluation_labels(*columns) -> np.ndarray:
+    """A label per element, equal for elements whose inputs (the float32 bits of every column, None
+    skipped) are equal: they compute alike and count once in a bias check (a 64-bit mix of the
+    bits; a collision only merges two evaluations into one)."""
+    live = [np.asarray(c, dtype=F32).reshape(-1) for c in columns if c is not None]
+    n = live[0].size if live else 0
+    key = np.zeros(n, dtype=np.uint64)
+    with np.errstate(over="ignore"):
+        for column in live:
+            key = (key ^ column.view(np.uint32).astype(np.uint64)) * np.uint64(0x9E3779B97F4A7C15)
+    return np.unique(key, return_inverse=True)[1].reshape(-1)

@@ -33,11 +33,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from aclnn_conformance.oracle.adamw_arithmetic import F32, VAR_DTYPES, round_to_dtype
+from aclnn_conformance.oracle.adamw_arithmetic import (F32, VAR_DTYPES, decay_factor_spread, evaluation_labels,
+                                                      round_to_dtype)
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
 
-__all__ = ["apply_adam_w", "apply_adam_w_golden", "apply_adam_w_doc", "model_bounds", "OPERATION_ERROR"]
+__all__ = ["apply_adam_w", "apply_adam_w_golden", "apply_adam_w_doc", "model_bounds", "OPERATION_ERROR",
+           "from_case"]
+
+# The faithful operations of the update (two sqrt, up to four divisions or reciprocals across the
+# vendor's orders), each one float32 ulp (2^-23 relative) at most when it leans, with room.
+FAITHFUL_LEAN = 2.0 ** -20
 
 # One operation of the golden: up to two faithfully rounded float32 steps (a division done as a
 # reciprocal and a product, a multiply-add left unfused), each with a relative error below 2^-23,
@@ -207,8 +213,17 @@ def model_bounds(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, b
         var_t = t(var) * (one - lr_ * wd)
         vv = t(max_grad_norm).maximum(v1) if amsgrad else v1
         denom = (vv / (one - b2p * b2)).sqrt() + eps_
-        var_new = var_t + (lr_ * (m1 / (b1p * b1 - one))) / denom
-    return {"var": (var_new.x, var_new.e), "m": (m1.x, m1.e), "v": (v1.x, v1.e)}
+        step = (lr_ * (m1 / (b1p * b1 - one))) / denom
+        var_new = var_t + step
+    return {"var": (var_new.x, var_new.e), "m": (m1.x, m1.e), "v": (v1.x, v1.e), "step": step.x}
+
+
+def lean_bound(var, step, lr, weight_decay) -> np.ndarray:
+    """What may lean one way on every var element: the two values of 1 - lr*wd, and every faithful
+    operation of the update choosing one neighbour (the moments and the sums lean no way)."""
+    spread = decay_factor_spread(_scalar32(lr), _scalar32(weight_decay))
+    with np.errstate(all="ignore"):
+        return np.abs(np.asarray(var, np.float64)) * spread + np.abs(step) * FAITHFUL_LEAN
 
 
 def output_bound(result: np.ndarray, exact: np.ndarray, error: np.ndarray, dtype) -> np.ndarray:
@@ -241,7 +256,8 @@ def apply_adam_w(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, b
     raw = apply_adam_w_golden(*args, **kw)
     out = {k: x if dtype == np.dtype(F32) else round_to_dtype(x, dtype) for k, x in raw.items()}
     if bounds:
-        out.update(_chunked_bounds(out, args, kw, dtype))
+        out.update(_chunked_bounds(out, raw, args, kw, dtype))
+        out.update({f"unrounded_{k}": x for k, x in raw.items()})
     return out
 
 
@@ -249,32 +265,54 @@ def apply_adam_w(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, b
 BOUND_CHUNK = 1 << 15
 
 
-def _chunked_bounds(out: dict, args: tuple, kw: dict, dtype) -> dict[str, np.ndarray]:
-    """``bound_var``, ``bound_m``, ``bound_v``, computed slice by slice of the flattened tensors."""
+def _chunked_bounds(out: dict, raw: dict, args: tuple, kw: dict, dtype) -> dict[str, np.ndarray]:
+    """``bound_var``, ``bound_m``, ``bound_v`` (after the cast), ``bound32_*`` (of the float32 result
+    before it) and ``lean_var``, computed slice by slice of the flattened tensors."""
     shape = np.shape(args[0])
     tensor_at = [i for i, a in enumerate(args) if a is not None and np.shape(a) == shape]
     flat = [np.asarray(a).reshape(-1) if i in tensor_at else a for i, a in enumerate(args)]
     n = int(np.prod(shape))
-    result = {f"bound_{k}": np.empty(n, np.float64) for k in ("var", "m", "v")}
+    result = {f"{kind}_{k}": np.empty(n, np.float64) for k in ("var", "m", "v") for kind in ("bound", "bound32")}
+    result["lean_var"] = np.empty(n, np.float64)
     for lo in range(0, n, BOUND_CHUNK):
         hi = min(lo + BOUND_CHUNK, n)
         part = list(flat)
         for i in tensor_at:
             part[i] = flat[i][lo:hi]
-        for k, (exact, error) in model_bounds(*part, **kw).items():
+        tracked = model_bounds(*part, **kw)
+        result["lean_var"][lo:hi] = lean_bound(part[0], tracked.pop("step"), args[5], args[6])
+        for k, (exact, error) in tracked.items():
             result[f"bound_{k}"][lo:hi] = output_bound(out[k].reshape(-1)[lo:hi], exact, error, dtype)
+            result[f"bound32_{k}"][lo:hi] = output_bound(raw[k].reshape(-1)[lo:hi], exact, error, F32)
     return {k: b.reshape(shape) for k, b in result.items()}
 
 
 # ---- from a Case ----
 
-def from_case(case: Case, profile: str) -> OracleResult:
-    """The expected outputs of ``case`` (a call the spec expects to succeed with judged values)."""
-    from aclnn_conformance.spec.apply_adam_w import TENSORS
+def from_case(case: Case, profile: str, product: str) -> OracleResult:
+    """The expected var, m, v of one ApplyAdamW call on ``product``, and for the cann profile the
+    inputs of the model-derived standards (``bound`` for model-bound@1; ``envelope`` for
+    model-bound@3)."""
+    from aclnn_conformance.spec.apply_adam_w import ARITHMETIC, TENSORS
+    from aclnn_conformance.spec.precision import cast_ties, dtype_name
     vals = [None if case.tensor(n) is None else case.tensor(n).values() for n in TENSORS]
     out = apply_adam_w(*vals, amsgrad=bool(case.attrs.get("amsgrad", False)),
                        maximize=bool(case.attrs.get("maximize", False)), profile=profile,
                        bounds=profile == "cann")
     names = {"varRef": "var", "mRef": "m", "vRef": "v"}
-    aux = {name: {"bound": out[f"bound_{key}"]} for name, key in names.items() if f"bound_{key}" in out}
-    return OracleResult(views={name: out[key] for name, key in names.items()}, aux=aux)
+    views = {name: out[key] for name, key in names.items()}
+    aux: dict = {}
+    if "bound_var" not in out:
+        return OracleResult(views=views, aux=aux)
+    dtype = np.asarray(views["varRef"]).dtype
+    # a product without a kernel computes nothing: no cast of its own (round to even, unused)
+    ties = (cast_ties(ARITHMETIC, product, dtype_name(dtype))
+            if product in ARITHMETIC.final_cast else "even")
+    evaluation = evaluation_labels(vals[0], vals[1], vals[2], vals[10], vals[11])
+    for name, key in names.items():
+        lean = out["lean_var"] if key == "var" else np.zeros(out[f"bound32_{key}"].shape)
+        aux[name] = {"bound": out[f"bound_{key}"],
+                     "envelope": {"bound": out[f"bound32_{key}"], "unrounded": out[f"unrounded_{key}"],
+                                  "scalar_share": lean.reshape(-1), "evaluation": evaluation,
+                                  "ties": ties}}
+    return OracleResult(views=views, aux=aux)

@@ -1,6 +1,6 @@
 """What an implementation inside the arithmetic model may return for one ApplyAdamWQuant call.
 
-The model (spec/precision.py, ``ARITHMETIC_MODEL["apply_adam_w_quant"]``): the golden's order of
+The model (``ARITHMETIC`` in spec/apply_adam_w_quant.py): the golden's order of
 operations; add, subtract and multiply correctly rounded to float32; sqrt, pow and division faithful
 (the exact result when it is a float32 value, else either neighbour); division also as a faithful
 reciprocal times the dividend; every multiply-add of the formula fused or not.

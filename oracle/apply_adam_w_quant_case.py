@@ -13,7 +13,7 @@ from aclnn_conformance.spec.apply_adam_w_quant import BLOCK as BLOCK_SIZE
 from aclnn_conformance.spec.case import Case
 
 
-def from_case(case: Case, profile: str) -> OracleResult:
+def from_case(case: Case, profile: str, product: str) -> OracleResult:
     """The expected outputs of ``case`` (a call the spec expects to succeed with judged values)."""
     vals = {n: case.tensor(n).values() for n in case.tensors}
     a = case.attrs

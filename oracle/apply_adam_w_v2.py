@@ -35,11 +35,12 @@ import math
 import ml_dtypes
 import numpy as np
 
-from aclnn_conformance.oracle.adamw_arithmetic import F32, fma_f32, pow_f32, round_half_away, round_to_dtype
+from aclnn_conformance.oracle.adamw_arithmetic import (F32, decay_factor_spread, evaluation_labels, fma_f32,
+                                                      pow_f32, round_half_away, round_to_dtype)
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
 
-__all__ = ["apply_adam_w_v2", "model_bound", "cast_bound"]
+__all__ = ["apply_adam_w_v2", "model_bound", "cast_bound", "from_case"]
 
 U = 2.0 ** -24            # float32 unit roundoff
 _BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -129,6 +130,9 @@ def apply_adam_w_v2(var, m, v, max_grad_norm, grad, step, *, lr: float, beta1: f
                              -_f32(grad) if maximize else _f32(grad), sc["t"], sc["lr"], sc["b1"], sc["b2"],
                              sc["wd"], sc["eps"], amsgrad)
         result["f32"] = f32
+        result["float32_bound"] = {k: np.nan_to_num(np.asarray(errors[k], np.float64), nan=np.inf)
+                                   for k in ("var", "m", "v", "max_grad_norm") if errors[k] is not None}
+        result["lean"] = {"var": errors["lean_var"]}
         result["bound"] = {name: (cast_bound(f32[name], result[name], errors[name], result[name].dtype)
                                   if errors[name] is not None else np.zeros(np.shape(result[name])))
                            for name in ("var", "m", "v", "max_grad_norm") if result[name] is not None}
@@ -161,6 +165,7 @@ def model_bound(var, m, v, mgn, g, t, lr, b1, b2, wd, eps, amsgrad) -> dict:
     Magnitudes are taken from the exact operands in float64; ``k`` counts the roundings an order of
     the vendor's can apply to one term, with a faithful operation worth two unit roundoffs."""
     f = np.float64
+    m_exact = _moment_exact(m, g, F32(b1))
     var, m, v, g = (np.asarray(a, dtype=f) for a in (var, m, v, g))
     lr, b1, b2, wd, eps = (float(x) for x in (lr, b1, b2, wd, eps))
     t = float(t)
@@ -200,8 +205,41 @@ def model_bound(var, m, v, mgn, g, t, lr, b1, b2, wd, eps, amsgrad) -> dict:
         e_upd = abs(ss) * e_m1 / room + np.abs(upd) * (rel_ss + e_den / room + 6 * U)
         var1 = p - upd
         e_var = e_p + e_upd + 4 * U * (np.abs(p) + np.abs(upd))
+        # what may lean one way on every element: the per-call scalars (the oracle's and another
+        # implementation's, each within its relative bound of the exact one), every faithful
+        # operation of the update (sqrt, the divisions; a reciprocal's and its product's rounding)
+        # choosing one neighbour, and the two values of 1 - lr*wd; the moments lean no way
+        lean_var = (2 * np.abs(upd) * (rel_ss + rel_s2 + 16 * U)
+                    + np.abs(var) * decay_factor_spread(F32(lr), F32(wd)))
     # the oracle is one evaluation of the model: a correct one lies within twice the bound of it
-    return {"var": 2 * e_var, "m": 2 * e_m1, "v": 2 * e_v1, "max_grad_norm": 2 * e_vv if amsgrad else None}
+    return {"var": 2 * e_var, "m": np.where(m_exact, 0.0, 2 * e_m1), "v": 2 * e_v1,
+            "max_grad_norm": 2 * e_vv if amsgrad else None, "lean_var": lean_var}
+
+
+def _moment_exact(m, g, b1: np.float32) -> np.ndarray:
+    """Where every vendor order of m' = m + (1 - b1)*(g - m) (the golden's lerp, both branches;
+    A2/A3's (g - m)*(1 - b1) + m; 950's m*b1 - g*(b1 - 1)) rounds no step: there m' is the exact
+    value in every order, and a correct implementation returns it (the tie cases are built so)."""
+    m32, g32 = np.asarray(m, F32).reshape(-1), np.asarray(g, F32).reshape(-1)
+    m64, g64 = m32.astype(np.float64), g32.astype(np.float64)
+    one = F32(1)
+    with np.errstate(all="ignore"):
+        w, b1m1, wm1 = np.float64(one - b1), np.float64(b1 - one), np.float64((one - b1) - one)
+        # the per-call factors themselves exact in float32 (else an order's m' is not the exact one)
+        if not (w == 1.0 - np.float64(b1) and b1m1 == np.float64(b1) - 1.0 and wm1 == w - 1.0):
+            return np.zeros(np.shape(m), bool)
+        d = g64 - m64
+        steps = [d, d * w, d * w + m64, d * wm1, d * wm1 + g64, m64 * np.float64(b1),
+                 g64 * b1m1, m64 * np.float64(b1) - g64 * b1m1]
+        exact = np.isfinite(m64) & np.isfinite(g64)
+        for x in steps:
+            exact &= np.isfinite(x) & (x.astype(F32).astype(np.float64) == x)
+        # the float64 sums above are exact themselves only where their TwoSum error is zero
+        for a, b in ((d * w, m64), (d * wm1, g64), (m64 * np.float64(b1), -(g64 * b1m1))):
+            total = a + b
+            back = total - a
+            exact &= ((a - (total - back)) + (b - back)) == 0
+    return exact.reshape(np.shape(m))
 
 
 def cast_bound(x32: np.ndarray, expected: np.ndarray, err: np.ndarray, dtype) -> np.ndarray:
@@ -253,9 +291,13 @@ def _doc(var, m, v, mgn, grad, step, lr, b1, b2, wd, eps, amsgrad, maximize) -> 
 
 # ---- from a Case ----
 
-def from_case(case: Case, profile: str) -> OracleResult:
-    """The expected outputs of ``case`` (a call the spec expects to succeed with judged values)."""
-    from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM
+def from_case(case: Case, profile: str, product: str) -> OracleResult:
+    """The expected outputs of one ApplyAdamWV2 call on ``product``: per output its view, and for
+    the cann profile the inputs of the model-derived standards (``bound`` for model-bound@1;
+    ``envelope`` for model-bound@3: the float32 bound, the oracle's float32 result, the lean, the
+    evaluations and the product's tie rule of the output's cast)."""
+    from aclnn_conformance.spec.apply_adam_w_v2 import ARITHMETIC, MAX_GRAD_NORM
+    from aclnn_conformance.spec.precision import cast_ties, dtype_name
     vals = {n: (None if a is None else a.values()) for n, a in case.tensors.items()}
     a = case.attrs
     out = apply_adam_w_v2(vals["varRef"], vals["mRef"], vals["vRef"], vals[MAX_GRAD_NORM], vals["grad"],
@@ -264,5 +306,42 @@ def from_case(case: Case, profile: str) -> OracleResult:
                           maximize=bool(a["maximize"]), profile=profile, details=profile == "cann")
     names = {"varRef": "var", "mRef": "m", "vRef": "v", MAX_GRAD_NORM: "max_grad_norm"}
     views = {n: out[k] for n, k in names.items() if out[k] is not None}
-    aux = {n: {"bound": out["bound"][k]} for n, k in names.items() if "bound" in out and k in out["bound"]}
+    aux: dict = {}
+    if "bound" not in out:
+        return OracleResult(views=views, aux=aux)
+    evaluation = evaluation_labels(*(vals[n] for n in ("varRef", "mRef", "vRef", MAX_GRAD_NORM, "grad")))
+    for name, key in names.items():
+        if key not in out["bound"]:
+            continue
+        unrounded = out["f32"].get(key)
+        if unrounded is None:                       # maxGradNorm without amsgrad: the input itself
+            unrounded = np.asarray(vals[name]).astype(F32)
+        bound32 = out["float32_bound"].get(key, np.zeros(np.shape(views[name])))
+        lean = out["lean"].get(key, np.zeros(np.shape(views[name])))
+        # a product without the kernel computes nothing (only an empty call succeeds there)
+        ties = (cast_ties(ARITHMETIC, product, dtype_name(np.asarray(views[name]).dtype))
+                if product in ARITHMETIC.final_cast else "even")
+        aux[name] = {"bound": out["bound"][key],
+                     "envelope": {"bound": bound32, "unrounded": unrounded,
+                                  "scalar_share": _lean_with_ties(lean, unrounded, bound32, views[name], ties),
+                                  "evaluation": evaluation, "ties": ties}}
     return OracleResult(views=views, aux=aux)
+
+
+def _lean_with_ties(lean: np.ndarray, unrounded: np.ndarray, bound32: np.ndarray, expected: np.ndarray,
+                    ties: str) -> np.ndarray:
+    """The lean in the unit of the fp16/bf16 comparison: where the tie direction is open, an
+    element whose float32 result may be an exact tie may round up one output ulp on every element."""
+    dtype = np.asarray(expected).dtype
+    lean = np.asarray(lean, np.float64)
+    if dtype == np.dtype(F32) or ties != "either":
+        return lean
+    u = np.asarray(unrounded, F32)
+    with np.errstate(all="ignore"):
+        lo = round_to_dtype(_f32_outward(u.astype(np.float64) - bound32, -1), dtype)
+        hi = round_to_dtype(_f32_outward(u.astype(np.float64) + bound32, +1), dtype)
+        at_tie = (round_half_away(u, dtype).astype(np.float64) != round_to_dtype(u, dtype).astype(np.float64))
+        spans = lo.astype(np.float64) != hi.astype(np.float64)
+        ulp = np.abs(np.nextafter(np.asarray(expected), np.asarray(np.inf, dtype)).astype(np.float64)
+                     - np.asarray(expected).astype(np.float64))
+    return lean + np.where(at_tie | spans, np.nan_to_num(ulp, nan=0.0, posinf=0.0), 0.0)

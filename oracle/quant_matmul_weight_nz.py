@@ -60,6 +60,8 @@ class QmmResult:
     exact: np.ndarray        # (M, N) bool: inside the exact regime
     bound: np.ndarray        # (M, N) float64: 0 inside the regime, the model's bound outside
     magnitude: np.ndarray    # (M, N) float64: sum |terms| + |bias| (an upper estimate)
+    total: np.ndarray | None = None              # (M, N) float64: the sum before the cast
+    accumulator_bound: np.ndarray | None = None  # (M, N) float64: how far a float32 sum may lie from it
 
 
 def weight_codes_from_nz(storage_codes: np.ndarray, k: int, n: int) -> np.ndarray:
@@ -201,6 +203,7 @@ def quant_matmul_mx(x1, x1_scale_pairs, w_codes, x2_scale_nk2, bias, out_dtype,
     with np.errstate(over="ignore", invalid="ignore"):
         out = total.astype(np.float32).astype(dtype)
     bound = np.zeros((m, n))
+    accumulator = np.zeros((m, n))
     if outside.any():
         j = k  # k + 1 summands: k additions
         gamma32 = j * U32 / (1 - j * U32)
@@ -209,13 +212,16 @@ def quant_matmul_mx(x1, x1_scale_pairs, w_codes, x2_scale_nk2, bias, out_dtype,
             delta = (gamma32 + gamma64) * mag + (j + 1) * 2.0 ** -143
             full = delta + _ulp(np.abs(total) + delta, dtype) + _ulp(np.abs(total), dtype)
         bound = np.where(outside, full, 0.0)
-    return QmmResult(out=out, exact=exact, bound=bound, magnitude=mag)
+        # a float32 sum in any order, and the float64 reference's own error, before the one cast
+        accumulator = np.where(outside, delta + _ulp(np.abs(total) + delta, np.dtype(np.float32)), 0.0)
+    return QmmResult(out=out, exact=exact, bound=bound, magnitude=mag, total=total,
+                     accumulator_bound=accumulator)
 
 
-# ---- from a Case ----
-
-def from_case(case: Case, profile: str) -> OracleResult:
-    """The expected outputs of ``case`` (a call the spec expects to succeed with judged values)."""
+def from_case(case: Case, profile: str, product: str) -> OracleResult:
+    """The expected ``out`` of one call, with the inputs of model-bound@1 (``bound``) and of
+    model-bound@3 (``envelope``: the float32 accumulator's bound around the exact sum, the sum, no
+    lean: float32 round-to-nearest sums lean no way; the product's cast, to nearest even)."""
     from aclnn_conformance.spec.dtypes import numpy_dtype
     from aclnn_conformance.spec.quant_matmul_weight_nz import is_transposed_scale_view, k_n
     k, n = k_n(case)
@@ -228,4 +234,27 @@ def from_case(case: Case, profile: str) -> OracleResult:
                           weight_codes_from_nz(case.tensor("x2").storage, k, n), scale,
                           None if bias is None else bias.values().reshape(-1),
                           numpy_dtype(case.desc("out").dtype), profile)
-    return OracleResult(views={"out": res.out}, aux={"out": {"bound": res.bound}})
+    w_codes = weight_codes_from_nz(case.tensor("x2").storage, k, n)
+    envelope = {"bound": res.accumulator_bound, "unrounded": res.total,
+                "scalar_share": np.zeros(res.total.size),
+                "evaluation": _evaluations(case.tensor("x1").values(), case.tensor("x1Scale").values(),
+                                           w_codes, scale, None if bias is None else bias.values()),
+                "ties": "even"}
+    return OracleResult(views={"out": res.out}, aux={"out": {"bound": res.bound, "envelope": envelope}})
+
+
+def _evaluations(x1, x1_scale, w_codes, x2_scale, bias) -> np.ndarray:
+    """A label per out element, equal where the row of x1 (and its scales) and the column of the
+    weight (its scales, the bias) are equal: such elements compute alike and count once."""
+    def keys(rows: np.ndarray) -> np.ndarray:
+        return np.unique(np.ascontiguousarray(rows).view(np.uint8).reshape(rows.shape[0], -1),
+                         axis=0, return_inverse=True)[1].reshape(-1)
+    m = np.asarray(x1).shape[0]
+    row = keys(np.concatenate([np.asarray(x1).view(np.uint8).reshape(m, -1),
+                               np.asarray(x1_scale).view(np.uint8).reshape(m, -1)], axis=1))
+    cols = [np.asarray(w_codes).view(np.uint8).T, np.asarray(x2_scale).view(np.uint8).reshape(
+        np.asarray(w_codes).shape[1], -1)]
+    if bias is not None:
+        cols.append(np.asarray(bias).reshape(-1, 1).view(np.uint8).reshape(np.asarray(w_codes).shape[1], -1))
+    col = keys(np.concatenate(cols, axis=1))
+    return (row[:, None] * (int(col.max(initial=0)) + 1) + col[None, :]).reshape(-1)

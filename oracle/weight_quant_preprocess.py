@@ -410,7 +410,7 @@ def mx_a8w4_matmul(x, x_scale, w_dequant) -> np.ndarray:
 
 # ---- from a Case ----
 
-def from_case(case: Case, profile: str) -> OracleResult:
+def from_case(case: Case, profile: str, product: str) -> OracleResult:
     """The expected outputs of ``case`` (a call the spec expects to succeed with judged values)."""
     weight = case.tensor("weight")
     codes = weight.values().view(np.uint8)

@@ -9,8 +9,10 @@ suites' ``test_table``, ``test_one_fault`` and ``test_fault_pair``) are run on e
 product and judged by ``suites.judge.judge`` under the cann profile, as the suites judge them. A
 case kills a mutant when its outcome is not certifiable (anything but PASS, NOT_SUPPORTED,
 QUALITY_WARNING, WAIVED). A kill *names* the defect when the case exercises, or has its status
-decided by, one of the mutant's ``killed_by`` rules. A mutant's run stops at its first named kill
-(``--exhaustive``: run every case).
+decided by, one of the mutant's ``killed_by`` rules. A mutant's run stops once as many distinct
+cases on as many products as it wants (``killing_cases_wanted``, ``killing_products_wanted``; one
+and one unless the mutant says otherwise) have killed it naming its defect, and the gate fails a
+mutant killed by fewer (``--exhaustive``: run every case).
 
 A mutant is ``killed`` (named or not) or ``survived``. The mutants no case can kill today are run
 too and reported apart: ``EQUIVALENT`` (accepted by a precision standard by design) and ``GAPS``
@@ -61,6 +63,10 @@ class MutantResult:
     killed_by: list[str]
     status: str                  # killed | survived | equivalent | gap | control | skipped, or <equivalent|gap|control>-killed
     named: bool                  # a kill on a case carrying a killed_by rule
+    named_cases: int = 0         # distinct cases among the named kills seen
+    named_products: list[str] = field(default_factory=list)
+    cases_wanted: int = 1        # the mutant's killing_cases_wanted
+    products_wanted: int = 1     # the mutant's killing_products_wanted
     kills: list[Kill] = field(default_factory=list)      # the first few killing cases
     killing_cases: int = 0       # killing (case, product) pairs seen before the run stopped
     cases_run: int = 0           # (case, product) pairs run
@@ -70,8 +76,14 @@ class MutantResult:
     @property
     def ok(self) -> bool:
         """What the gate wants: killed and named; an equivalent, gap or control mutant unkilled."""
-        return (self.status == "killed" and self.named) or self.status in ("equivalent", "gap",
-                                                                          "control", "skipped")
+        return (self.status == "killed" and self.named and self.enough) or self.status in (
+            "equivalent", "gap", "control", "skipped")
+
+    @property
+    def enough(self) -> bool:
+        """Failed, naming its defect, by as many distinct cases on as many products as it wants."""
+        return (self.named_cases >= self.cases_wanted
+                and len(self.named_products) >= self.products_wanted)
 
 
 def tier_cases(tier: str = "ci", ops: tuple[str, ...] | None = None) -> list[tuple]:
@@ -92,12 +104,21 @@ def _judge(backend, spec, case, product):
 
 
 def run_mutant(backend, cases: list[tuple], products: tuple[str, ...], killed_by=(),
-               stop_when_named: bool = True, examples: int = EXAMPLES) -> dict:
-    """Run ``cases`` on ``products`` against ``backend``; the kills and how far the run went."""
+               stop_when_named: bool = True, examples: int = EXAMPLES, cases_wanted: int = 1,
+               products_wanted: int = 1) -> dict:
+    """Run ``cases`` on ``products`` against ``backend``; the kills and how far the run went. With
+    ``stop_when_named`` the run stops once ``cases_wanted`` distinct cases on ``products_wanted``
+    products have failed it naming its defect; every such kill is kept."""
     killed_by = set(killed_by)
     kills: list[Kill] = []
     killing = runs = 0
-    named = False
+    named_cases: set[str] = set()
+    named_products: set[str] = set()
+
+    def done() -> dict:
+        return {"kills": kills, "killing": killing, "runs": runs, "named": bool(named_cases),
+                "named_cases": len(named_cases), "named_products": sorted(named_products)}
+
     for spec, case in cases:
         for product in products:
             runs += 1
@@ -107,13 +128,17 @@ def run_mutant(backend, cases: list[tuple], products: tuple[str, ...], killed_by
             killing += 1
             rules = list(dict.fromkeys([*case.rule_ids, *([deciding] if deciding else [])]))
             names = bool(killed_by & set(rules))
-            if len(kills) < examples or (names and not named):
+            new_named = names and (case.case_id not in named_cases or product not in named_products)
+            if len(kills) < examples or new_named:
                 kills.append(Kill(case.op, case.case_id, product, outcome, rules, names,
                                   " ".join(detail.split())[:300]))
-            named = named or names
-            if named and stop_when_named:
-                return {"kills": kills, "killing": killing, "runs": runs, "named": named}
-    return {"kills": kills, "killing": killing, "runs": runs, "named": named}
+            if names:
+                named_cases.add(case.case_id)
+                named_products.add(product)
+            if (stop_when_named and len(named_cases) >= cases_wanted
+                    and len(named_products) >= products_wanted):
+                return done()
+    return done()
 
 
 def _kind(cls) -> tuple[str, str]:
@@ -157,8 +182,11 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
             continue
         backend = cls()
         t0 = time.perf_counter()
+        cases_wanted = getattr(cls, "killing_cases_wanted", 1)
+        products_wanted = min(getattr(cls, "killing_products_wanted", 1), len(products))
         run = run_mutant(backend, by_op[key], products, getattr(cls, "killed_by", ()),
-                         stop_when_named=not exhaustive and kind == "mutant")
+                         stop_when_named=not exhaustive and kind == "mutant",
+                         cases_wanted=cases_wanted, products_wanted=products_wanted)
         killed = run["killing"] > 0
         if kind == "mutant":
             status = "killed" if killed else "survived"
@@ -167,7 +195,9 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
         results.append(MutantResult(
             name=getattr(backend, "name", cls.__name__), cls=f"{cls.__module__}:{cls.__name__}",
             op=op or "", defect=getattr(cls, "defect", ""), killed_by=list(getattr(cls, "killed_by", ())),
-            status=status, named=run["named"], kills=run["kills"], killing_cases=run["killing"],
+            status=status, named=run["named"], named_cases=run["named_cases"],
+            named_products=run["named_products"], cases_wanted=cases_wanted,
+            products_wanted=products_wanted, kills=run["kills"], killing_cases=run["killing"],
             cases_run=run["runs"], seconds=round(time.perf_counter() - t0, 3),
             reason=reason if kind != "control" else ""))
     false_alarms = [r for r in results if r.status == "control-killed"]
@@ -199,7 +229,15 @@ STATUS_TEXT = {"equivalent": "equivalent (by design)", "gap": "undetected (stand
 
 def _status_text(m: dict) -> str:
     if m["status"] == "killed":
-        return "killed" if m["named"] else "killed (defect not named)"
+        if not m["named"]:
+            return "killed (defect not named)"
+        wanted = m.get("cases_wanted", 1)
+        if wanted == 1 and m.get("products_wanted", 1) == 1:
+            return "killed"
+        enough = (m.get("named_cases", 1) >= wanted
+                  and len(m.get("named_products", [])) >= m.get("products_wanted", 1))
+        return (f"killed by {m.get('named_cases', 0)} cases on {len(m.get('named_products', []))} "
+                f"products" + ("" if enough else f" (wanted {wanted} on {m.get('products_wanted', 1)})"))
     return STATUS_TEXT.get(m["status"], m["status"])
 
 
@@ -208,6 +246,8 @@ def _example(m: dict) -> str:
     k = (named or m["kills"] or [None])[0]
     if k is None:
         return "-"
+    if m.get("cases_wanted", 1) > 1 and len(named) > 1:
+        return ", ".join(f"`{k['case_id']}` on {k['product']}" for k in named)
     return f"`{k['case_id']}` on {k['product']} ({k['outcome']}; {', '.join(k['rules'])})"
 
 
@@ -245,7 +285,7 @@ def summary_line(doc: dict) -> str:
             f"defect), {s['survived']} survived; {s['equivalent']} equivalent by design, "
             f"{s['gaps']} undetected through a gap in a standard.{controls} Tier {doc['tier']}, profile "
             f"{doc['profile']}, products {', '.join(doc['products'])}; {doc['seconds']:.1f} s"
-            + ("; each mutant's run stops at its first named kill, controls run every case."
+            + ("; each mutant's run stops once enough named kills are seen, controls run every case."
                if doc["stop_when_named"]
                else "; every case run."))
 

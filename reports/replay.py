@@ -51,7 +51,7 @@ def _recorded(case_file: Path) -> tuple[str | None, str | None, str | None]:
 def replay(case_file: str | Path, backend_name: str, product: str | None = None,
            profile: str | None = None) -> Replay:
     from aclnn_conformance.backends.registry import load_backend
-    from aclnn_conformance.judging.records import Outcome
+    from aclnn_conformance.spec.outcome import Outcome
     from aclnn_conformance.judging.run_case import run_case
     from aclnn_conformance.spec.case import load_case
     from aclnn_conformance.spec.enums import status_name

@@ -22,9 +22,9 @@ from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.operator import Operator
-from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
-from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
-                                          Erratum, OpSpec, Rule)
+from aclnn_conformance.spec.precision import ArithmeticModel, RNE_CASTS
+from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, LAUNCH_ERROR, NOT_JUDGED, STATUS, UNCHECKED,
+                                          ByProduct, Erratum, OpSpec, Rule)
 
 OP = "apply_adam_w"
 API = "aclnnApplyAdamW"
@@ -126,6 +126,29 @@ _rule = rule_maker(OP)
 _NULLPTR = STATUS(Status.ERR_PARAM_NULLPTR)
 _INVALID = STATUS(Status.ERR_PARAM_INVALID)
 _OP_API = f"src: op_api aclnn_apply_adam_w.cpp ({NOTES} 5.1)"
+
+# What a valid call returns on Atlas A2/A3, from the vendor's source (repository, commit, path, line).
+_OPS_NN = "hicann/ops-nn@e5c3fa9327ea95ba26d06227e746923580d10921"
+_OPBASE = "hicann/opbase@aa3cd74b7f6d772acd64ff48292a7e65a9bc8142"
+A2_A3_EVIDENCE = (
+    f"{_OPS_NN} optim/apply_adam_w/CMakeLists.txt:12 (SUPPORT_COMPUTE_UNIT \"ascend950\": the "
+    f"built-in package compiles the op for Ascend 950 only)",
+    f"{_OPS_NN} scripts/kernel/binary_config/ascendc_config.json:551 (ApplyAdamW compute_units "
+    f"[\"ascend950\"]: no kernel binary for ascend910b or ascend910_93)",
+    f"{_OPS_NN} optim/apply_adam_w/op_host/apply_adam_w_def.cpp:63 (AICore AddConfig ascend950 only)",
+    f"{_OPS_NN} experimental/optim/apply_adam_w/op_host/apply_adam_w_def.cpp:61 (AddConfig "
+    f"ascend910b), built only with ENABLE_EXPERIMENTAL: CMakeLists.txt:63 (default OFF), "
+    f"cmake/func.cmake:405-406, build.sh:509 (not with the built-in package types)",
+    f"{_OPS_NN} optim/apply_adam_w/op_api/aclnn_apply_adam_w.cpp:42-59 (the NPU arch only picks a "
+    f"dtype list), :208-210 (l0op::ApplyAdamW), :231 (returns ACLNN_SUCCESS)",
+    f"{_OPS_NN} optim/apply_adam_w/op_api/apply_adam_w.cpp:37-44 (the launcher's status only "
+    f"logged, the outputs returned)",
+    f"{_OPBASE} src/nnopbase/composite_op/aclnn_engine/op_executor.cpp:1104-1116 (the kernel "
+    f"lookup's status returned after the launcher is added)",
+    f"{_OPBASE} src/nnopbase/common/inc/kernel_mgr.h:49-69 (phase 2: the kernel looked up again, "
+    f"ACLNN_ERR_INNER when not found), src/nnopbase/composite_op/aclnn_engine/op_kernel.h:648-650 "
+    f"(ACLNN_ERR_INNER_NULLPTR when its tiling fails)",
+)
 _DOC_CODES = "doc: 返回值 table"
 
 CHECK_STEPS = ("null pointers", "dtypes", "shapes", "documented layout", "out-pointers", "product")
@@ -250,15 +273,19 @@ RULES: tuple[Rule, ...] = (
           violated=lambda c: True, step="product"),
     _rule("AAW-PRODUCT-002", "check", "product",
           "No SoC check: on a product without the kernel every host check runs as on Ascend 950, an "
-          "empty varRef succeeds, and a valid call fails when launched (phase 1 or phase 2). Atlas "
-          "A2/A3 may serve it with a legacy kernel: not judged there.",
-          f"src: OpDef AddConfig ascend950 only, op_api has no SoC check, launcher errors surface in "
-          f"phase 2 ({NOTES} 4, 5.3); erratum E1",
-          {"cann": ByProduct({"ascend950": UNCHECKED, "atlas-a2": NOT_JUDGED,
-                              "atlas-a3": NOT_JUDGED}, ANY_ERROR)},
+          "empty varRef succeeds, and a valid call fails when launched. Atlas A2/A3: the built-in "
+          "package has no ApplyAdamW kernel for them, so GetWorkspaceSize returns 0 and the launch "
+          "fails (any error code: the runtime's lookup fails with 561000, or its tiling with "
+          "561103, depending on what the installed kernel store holds for the op); the experimental "
+          "A2 kernel exists only in a custom package built with --experimental, outside the cann "
+          "profile. Other products: any error, in either phase.",
+          "; ".join(A2_A3_EVIDENCE) + f"; {NOTES} 4, 5.3; erratum E1",
+          {"cann": ByProduct({"ascend950": UNCHECKED, "atlas-a2": LAUNCH_ERROR,
+                              "atlas-a3": LAUNCH_ERROR}, ANY_ERROR)},
           violated=lambda c: not _var_empty(c), step="product", phase="Execute",
           note="the launcher's kernel lookup and tiling fail in phase 1 without effect on its "
-               "status; the second phase reruns the tiling and fails (561103) [notes 5.3]"),
+               "status (the L0 function only logs it); the second phase looks the kernel up again "
+               "and fails"),
     # ---- preconditions ----
     _rule("AAW-PRE-001", "precondition", "format",
           "A private format (NC1HWC0, FRACTAL_NZ...) has a storage shape other than its view: "
@@ -327,12 +354,19 @@ RULES: tuple[Rule, ...] = (
           "doc: 输入 rows; src: op_api copies back var, m, v only", {"cann": JUDGED, "doc": JUDGED}),
     _rule("AAW-VAL-015", "value", "value",
           "aclnnApplyAdamW默认确定性实现 (deterministic).", "doc: 约束说明", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAW-VAL-016", "value", "value",
+          "The arithmetic is float32 inside the arithmetic model (ARITHMETIC in this "
+          "module): faithful sqrt and division, fused or unfused multiply-adds, the "
+          "golden's or a kernel's order; a correct implementation's errors lean one way only as "
+          "far as the per-call scalars and the faithful operations let them (no systematic bias).",
+          "src: golden, 950 kernel (notes 6.1); design: the arithmetic model", {"cann": JUDGED}),
 )
 
 ERRATA = (
     Erratum("AAW-ERRATUM-E1", OP, "Atlas A2, A3 不支持 (the README says supported)",
-            "OpDef ascend950 only, no SoC check: host checks everywhere; valid calls fail at launch "
-            "(A2/A3 not judged: a legacy kernel may serve them)", f"{NOTES} 4"),
+            "OpDef ascend950 only, no SoC check: host checks everywhere; valid calls fail at the "
+            "launch (A2/A3: GetWorkspaceSize returns 0, the launch fails: no kernel in the built-in "
+            "package)", f"{NOTES} 4; " + A2_A3_EVIDENCE[1]),
     Erratum("AAW-ERRATUM-E2", OP, "amsgrad: vRef stores max(maxGradNorm, v)",
             "vRef gets v_t; the max only feeds the denominator; maxGradNorm never written",
             "kernel DAG, golden, experimental kernel"),
@@ -349,16 +383,45 @@ ERRATA = (
 SPEC = OpSpec(
     key=OP, api=API, rule_prefix="AAW", doc=DOC, params=PARAMS, rules=RULES, supported=SUPPORTED,
     outputs=OUTPUTS,
-    standards={"cann": {n: "model-bound@1" for n in OUTPUTS},
+    standards={"cann": {n: "model-bound@3" for n in OUTPUTS},
                "doc": {n: "mere-mare" for n in OUTPUTS}},
     errata=ERRATA,
     check_steps=CHECK_STEPS,
 )
 
 
+# What a correct implementation may and may not do to the arithmetic (the model-derived
+# standards accept exactly the results of implementations inside it).
+ARITHMETIC = ArithmeticModel(
+    OP, "2",
+    order="the golden's: g = -grad if maximize; m1 = m*b1 - (b1 - 1)*g; v1 = v*b2 - "
+          "((b2 - 1)*g)*g; var_t = var*(1 - lr*wd); b1t = beta1Power*b1; b2t = "
+          "beta2Power*b2; vv = max(maxGradNorm, v1) with amsgrad; var' = var_t + "
+          "(lr*(m1/(b1t - 1)))/(sqrt(vv/(1 - b2t)) + eps); or the 950 kernel's order "
+          "(((lr/(b1t - 1))*m1)/denom, (-vv)/(b2t - 1)) or the experimental A2 kernel's "
+          "(m*b1 + g*(1 - b1), sqrt(vv*(1/(1 - b2t))), (m1/denom)*(lr/(b1t - 1)))",
+    correctly_rounded=("add", "subtract", "multiply", "fp16/bf16 -> float32 (exact)"),
+    faithful=("sqrt", "divide"),
+    reciprocal_division=True,
+    fused_multiply_add=True,
+    # only Ascend 950 runs a kernel (ops-nn ascendc_config.json: ApplyAdamW compute_units
+    # ascend950); its Vec::Cast<T, float, 1> is CAST_RINT (notes apply_adam_w.md section 6.1)
+    final_cast={"ascend950": RNE_CASTS},
+    may=("compute sqrt and division faithfully", "divide as a reciprocal times",
+         "fuse any multiply-add or not",
+         "evaluate in the golden's, the 950 kernel's or the experimental A2 kernel's order"),
+    may_not=("decay after the step or only for wd > 0, beta^t instead of beta^(t-1)*beta, eps "
+             "under the square root",
+             "the amsgrad maximum written into vRef, maximize ignored",
+             "round twice or truncate the final cast",
+             "a systematic bias beyond what the per-call scalars and faithful operations can lean",
+             "other constants (hyper-parameter tensors read as another dtype)"),
+    source="notes apply_adam_w.md section 6.1; oracle/apply_adam_w.py")
+
+
 OPERATOR = Operator(
     spec=SPEC,
-    arithmetic_model=ARITHMETIC_MODEL[OP],
+    arithmetic_model=ARITHMETIC,
     oracle="aclnn_conformance.oracle.apply_adam_w:from_case",
     base_call="aclnn_conformance.suites.calls.apply_adam_w:base_call",
     table_cases="aclnn_conformance.suites.calls.apply_adam_w:table_cases",

@@ -19,7 +19,7 @@ from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.operator import Operator
-from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
+from aclnn_conformance.spec.precision import ArithmeticModel, RNE_CASTS
 from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec,
                         Rule)
 
@@ -444,7 +444,7 @@ SPEC = OpSpec(
     key=OP, api=API, rule_prefix="AAWQ", doc=DOC, params=PARAMS, rules=RULES, supported=SUPPORTED,
     outputs=OUTPUTS,
     standards={
-        # the arithmetic model's standards (spec/precision.py ARITHMETIC_MODEL)
+        # the arithmetic model's standards (the ARITHMETIC model of spec/apply_adam_w_quant.py)
         "cann": {"varRef": "model-bound@2", "mRef": "quant-code@3", "vRef": "quant-code@3",
                  "absmaxMRef": "model-bound@2", "absmaxVRef": "model-bound@2"},
         "doc": {"varRef": "mere-mare", "mRef": "quant-code@2", "vRef": "quant-code@2",
@@ -455,9 +455,43 @@ SPEC = OpSpec(
 )
 
 
+# What a correct implementation may and may not do to the arithmetic (the model-derived
+# standards accept exactly the results of implementations inside it).
+ARITHMETIC = ArithmeticModel(
+    OP, "1",
+    order="the golden's: t = step + 1; c1 = 1 - beta1^t; c2 = sqrt(1 - beta2^t); "
+          "step_size = (-lr*c2)/c1; eps_c2 = eps*c2; wd_factor = 1 - lr*wd; per element "
+          "g = grad*gs, m1 = m0*b1 + g*(1-b1), v1 = v0*b2 + (g*g)*(1-b2), "
+          "p = var + (m1*step_size)/(sqrt(v1) + eps_c2), p = p*wd_factor if wd > 0, one cast; "
+          "absmax = max|m1| and max v1 per block; x = state/absmax; code = nearest(x)",
+    correctly_rounded=("add", "subtract", "multiply", "float32 <- double attributes",
+                       "fp16/bf16 -> float32 (exact)"),
+    faithful=("sqrt", "pow", "divide"),
+    reciprocal_division=True,
+    fused_multiply_add=True,
+    # every product that has the kernel casts the float32 result once, RNE (notes section 4
+    # "fp16/bf16": fp16 CAST_NONE = RINT, bf16 CAST_RINT)
+    final_cast={p: RNE_CASTS for p in ("ascend950", "atlas-a3", "atlas-a2")},
+    may=("compute sqrt, pow and division faithfully: the exact result when it is a float32 "
+         "value, else either float32 neighbour of it",
+         "divide as a reciprocal (faithful) followed by a multiply",
+         "fuse any multiply-add of the formula (one rounding), or not",
+         "any of these together, element by element differently"),
+    may_not=("another evaluation order that changes the mathematics (decay before the step, "
+             "t = step, eps not scaled, ...)",
+             "round twice: the float32 result reaches fp16/bf16 by one cast only, and no "
+             "intermediate goes through a narrower type",
+             "round the final cast other than by the product's mode (round-to-nearest-even "
+             "for ApplyAdamWQuant on every product)",
+             "a systematic bias: errors of a correct implementation do not all lean one way",
+             "other constants (hyper-parameters kept in double, another block size, map or "
+             "absmax)"),
+    source="notes apply_adam_w_quant.md sections 4, 9 and 11; the vendor golden and kernels")
+
+
 OPERATOR = Operator(
     spec=SPEC,
-    arithmetic_model=ARITHMETIC_MODEL[OP],
+    arithmetic_model=ARITHMETIC,
     oracle="aclnn_conformance.oracle.apply_adam_w_quant_case:from_case",
     base_call="aclnn_conformance.suites.calls.apply_adam_w_quant:base_call",
     table_cases="aclnn_conformance.suites.calls.apply_adam_w_quant:table_cases",

@@ -23,7 +23,7 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.tensor import contiguous_strides
 from aclnn_conformance.spec.operator import Operator
-from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
+from aclnn_conformance.spec.precision import ArithmeticModel, RNE_CASTS, ROUND_NEAREST_EVEN, ROUND_EITHER_TIE
 from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
                                           Erratum, OpSpec, Rule)
 
@@ -335,6 +335,13 @@ RULES: tuple[Rule, ...] = (
     _rule("AAWV2-VAL-017", "value", "value",
           "Rank: a step of any rank (0-d included) with one element, and tensors of rank 1-8.",
           _OP_API + " (Numel() == 1)", {"cann": JUDGED, "doc": JUDGED}),
+    _rule("AAWV2-VAL-018", "value", "value",
+          "The arithmetic is float32 inside the arithmetic model (ARITHMETIC in this "
+          "module): faithful sqrt, pow and division, fused or unfused multiply-adds, the "
+          "vendor's orders; a correct implementation's errors lean one way only as far as the "
+          "per-call scalars and the faithful operations let them (no systematic bias).",
+          "src: golden, A2/A3 and 950 kernels (notes 6.2); design: the arithmetic model",
+          {"cann": JUDGED}),
 )
 
 ERRATA = (
@@ -364,16 +371,55 @@ ERRATA = (
 SPEC = OpSpec(
     key=OP, api=API, rule_prefix="AAWV2", doc=DOC, params=PARAMS, rules=RULES, supported=SUPPORTED,
     outputs=OUTPUTS,
-    standards={"cann": {n: "model-bound@1" for n in OUTPUTS},
+    standards={"cann": {n: "model-bound@3" for n in OUTPUTS},
                "doc": {n: "mere-mare" for n in OUTPUTS}},
     errata=ERRATA,
     check_steps=CHECK_STEPS,
 )
 
 
+# What a correct implementation may and may not do to the arithmetic (the model-derived
+# standards accept exactly the results of implementations inside it).
+ARITHMETIC = ArithmeticModel(
+    OP, "2",
+    order="the golden's (torch single-tensor AdamW in float32): t = step + 1; g = -grad if "
+          "maximize; p = var*(1 - lr*wd); m1 = lerp(m, g, 1 - beta1); v1 = v*beta2 + "
+          "(1 - beta2)*g*g; vv = max(maxGradNorm, v1) with amsgrad; var' = p + "
+          "((-lr/(1 - beta1^t))*m1)/(sqrt(vv)/sqrt(1 - beta2^t) + eps); or the A2/A3 "
+          "kernels' (m1 = (g - m)*(1 - b1) + m, var' = p - (m1/(sqrt(vv)*(1/sqrt(1 - "
+          "beta2^t)) + eps))*(lr/(1 - beta1^t))) and the 950 kernel's (m1 = m*b1 - g*(b1 - 1), "
+          "var' = p + (lr/(beta1^t - 1))*(m1/(sqrt(vv)/sqrt(1 - beta2^t) + eps))) orders of "
+          "the same real expression; each output cast once to its own tensor's dtype",
+    correctly_rounded=("add", "subtract", "multiply", "float32 <- float arguments (exact)",
+                       "fp16/bf16 -> float32 (exact)"),
+    faithful=("sqrt", "pow", "divide"),
+    reciprocal_division=True,
+    fused_multiply_add=True,
+    # A2/A3 round bf16 with CAST_ROUND in the native kernels, whose tie direction the notes
+    # leave open (and the Cast operator of the mixed-dtype route is [INF]); fp16 CAST_RINT; the
+    # 950 kernel rounds every output to even (notes apply_adam_w.md section 6.2)
+    final_cast={**{p: {"float32": "none", "float16": ROUND_NEAREST_EVEN, "bfloat16": ROUND_EITHER_TIE}
+                   for p in ("atlas-a3", "atlas-a2")},
+                "ascend950": RNE_CASTS},
+    may=("compute sqrt, pow and division faithfully: either float32 neighbour of the exact result",
+         "divide as a faithful reciprocal times the dividend",
+         "fuse any multiply-add (torch's lerp and addcmul are fused in the golden) or not",
+         "evaluate in the golden's or either kernel's order, the per-call scalars (beta^t, "
+         "1 - lr*wd, lr/(1 - beta1^t), sqrt(1 - beta2^t)) once per call",
+         "round a bfloat16 output of A2/A3 either way at an exact tie"),
+    may_not=("t = step, decay after the step or only for wd > 0, eps added before the bias "
+             "correction",
+             "the amsgrad maximum written into vRef, maximize ignored",
+             "round twice or truncate the final cast; round bfloat16 on Ascend 950 other than "
+             "to nearest even",
+             "a systematic bias beyond what the per-call scalars and faithful operations can lean",
+             "other constants (hyper-parameters kept in double, a 32-bit step)"),
+    source="notes apply_adam_w.md section 6.2; oracle/apply_adam_w_v2.py")
+
+
 OPERATOR = Operator(
     spec=SPEC,
-    arithmetic_model=ARITHMETIC_MODEL[OP],
+    arithmetic_model=ARITHMETIC,
     oracle="aclnn_conformance.oracle.apply_adam_w_v2:from_case",
     base_call="aclnn_conformance.suites.calls.apply_adam_w_v2:base_call",
     table_cases="aclnn_conformance.suites.calls.apply_adam_w_v2:table_cases",

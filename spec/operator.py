@@ -44,7 +44,7 @@ _MISSING: Any = object()
 
 # field -> what the piece is, for the completeness message and the README's table of fields
 PIECES: dict[str, str] = {
-    "oracle": "(case, profile) -> OracleResult: the expected outputs of a call that succeeds",
+    "oracle": "(case, profile, product) -> OracleResult: the expected outputs of a call that succeeds",
     "base_call": "() -> Case: the smallest valid call (fault bases, declared-support probes, doctor)",
     "table_cases": "(tier) -> iterable of Case: the table-driven cases",
     "fault_bases": "mapping name -> () -> Case: the valid calls the faults start from",

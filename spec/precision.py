@@ -39,7 +39,7 @@ class ArithmeticModel:
 
     The model-derived standards (``model-bound@2``, ``quant-code@3``) accept exactly the results of
     implementations inside it: the oracle derives, for each call, the envelope of every result such
-    an implementation can return (oracle/apply_adam_w_quant_bounds.py).
+    an implementation can return (the operator's own oracle module says how).
     """
     operator: str
     version: str
@@ -61,104 +61,18 @@ class ArithmeticModel:
                            f"on {product}") from None
 
 
-_RNE_CASTS = {"float32": "none", "float16": "round-to-nearest-even", "bfloat16": "round-to-nearest-even"}
+ROUND_NEAREST_EVEN = "round-to-nearest-even"
+ROUND_EITHER_TIE = "round-to-nearest, either neighbour at an exact tie"
+# the final casts of a kernel that rounds fp16 and bf16 to nearest even (float32: no cast)
+RNE_CASTS = {"float32": "none", "float16": ROUND_NEAREST_EVEN, "bfloat16": ROUND_NEAREST_EVEN}
 
-ARITHMETIC_MODEL: dict[str, ArithmeticModel] = {m.operator: m for m in (
-    ArithmeticModel(
-        "apply_adam_w_quant", "1",
-        order="the golden's: t = step + 1; c1 = 1 - beta1^t; c2 = sqrt(1 - beta2^t); "
-              "step_size = (-lr*c2)/c1; eps_c2 = eps*c2; wd_factor = 1 - lr*wd; per element "
-              "g = grad*gs, m1 = m0*b1 + g*(1-b1), v1 = v0*b2 + (g*g)*(1-b2), "
-              "p = var + (m1*step_size)/(sqrt(v1) + eps_c2), p = p*wd_factor if wd > 0, one cast; "
-              "absmax = max|m1| and max v1 per block; x = state/absmax; code = nearest(x)",
-        correctly_rounded=("add", "subtract", "multiply", "float32 <- double attributes",
-                           "fp16/bf16 -> float32 (exact)"),
-        faithful=("sqrt", "pow", "divide"),
-        reciprocal_division=True,
-        fused_multiply_add=True,
-        # every product that has the kernel casts the float32 result once, RNE (notes section 4
-        # "fp16/bf16": fp16 CAST_NONE = RINT, bf16 CAST_RINT)
-        final_cast={p: _RNE_CASTS for p in ("ascend950", "atlas-a3", "atlas-a2")},
-        may=("compute sqrt, pow and division faithfully: the exact result when it is a float32 "
-             "value, else either float32 neighbour of it",
-             "divide as a reciprocal (faithful) followed by a multiply",
-             "fuse any multiply-add of the formula (one rounding), or not",
-             "any of these together, element by element differently"),
-        may_not=("another evaluation order that changes the mathematics (decay before the step, "
-                 "t = step, eps not scaled, ...)",
-                 "round twice: the float32 result reaches fp16/bf16 by one cast only, and no "
-                 "intermediate goes through a narrower type",
-                 "round the final cast other than by the product's mode (round-to-nearest-even "
-                 "for ApplyAdamWQuant on every product)",
-                 "a systematic bias: errors of a correct implementation do not all lean one way",
-                 "other constants (hyper-parameters kept in double, another block size, map or "
-                 "absmax)"),
-        source="notes apply_adam_w_quant.md sections 4, 9 and 11; the vendor golden and kernels"),
-    ArithmeticModel(
-        "weight_quant_preprocess", "1",
-        order="no arithmetic: FP4 codes and scales are moved, never computed",
-        correctly_rounded=(), faithful=(), reciprocal_division=False, fused_multiply_add=False,
-        final_cast={},
-        may=("nothing: every output byte is a copy of an input byte",),
-        may_not=("any change of a copied value (judged by bit-exact)",),
-        source="notes weight_quant_preprocess.md"),
-    ArithmeticModel(
-        "apply_adam_w_v2", "1",
-        order="the golden's (torch single-tensor AdamW in float32): t = step + 1; g = -grad if "
-              "maximize; p = var*(1 - lr*wd); m1 = lerp(m, g, 1 - beta1); v1 = v*beta2 + "
-              "(1 - beta2)*g*g; vv = max(maxGradNorm, v1) with amsgrad; var' = p + "
-              "((-lr/(1 - beta1^t))*m1)/(sqrt(vv)/sqrt(1 - beta2^t) + eps); or the A2/A3 and 950 "
-              "kernels' orders of the same real expression",
-        correctly_rounded=("add", "subtract", "multiply", "fp16/bf16 -> float32 (exact)"),
-        faithful=("sqrt", "pow", "divide"),
-        reciprocal_division=True,
-        fused_multiply_add=True,
-        # A2/A3 cast bf16 with CAST_ROUND, whose tie direction the notes leave open; 950 rounds to
-        # even (notes apply_adam_w.md section 6.2); model-bound@1 accepts either neighbour at a tie
-        final_cast={**{p: {"float32": "none", "float16": "round-to-nearest-even",
-                           "bfloat16": "round-to-nearest, either way at an exact tie"}
-                       for p in ("atlas-a3", "atlas-a2")},
-                    "ascend950": _RNE_CASTS},
-        may=("compute sqrt, pow and division faithfully", "divide as a reciprocal times",
-             "fuse any multiply-add (torch's lerp and addcmul are fused in the golden) or not",
-             "evaluate in the golden's or either kernel's order"),
-        may_not=("t = step, decay after the step, eps added before the bias correction",
-                 "the amsgrad maximum written into vRef, maximize ignored",
-                 "round twice or truncate the final cast", "other constants"),
-        source="notes apply_adam_w.md section 6.2; oracle/apply_adam_w_v2.py"),
-    ArithmeticModel(
-        "apply_adam_w", "1",
-        order="the golden's: g = -grad if maximize; m1 = m*b1 - (b1 - 1)*g; v1 = v*b2 - "
-              "((b2 - 1)*g)*g; var_t = var*(1 - lr*wd); b1t = beta1Power*b1; b2t = "
-              "beta2Power*b2; vv = max(maxGradNorm, v1) with amsgrad; var' = var_t + "
-              "(lr*(m1/(b1t - 1)))/(sqrt(vv/(1 - b2t)) + eps); or the 950 kernel's order",
-        correctly_rounded=("add", "subtract", "multiply", "fp16/bf16 -> float32 (exact)"),
-        faithful=("sqrt", "divide"),
-        reciprocal_division=True,
-        fused_multiply_add=True,
-        final_cast={"ascend950": _RNE_CASTS},
-        may=("compute sqrt and division faithfully", "divide as a reciprocal times",
-             "fuse any multiply-add or not", "evaluate in the golden's or the 950 kernel's order"),
-        may_not=("decay after the step, beta^t instead of beta^(t-1)*beta",
-                 "the amsgrad maximum written into vRef, maximize ignored",
-                 "round twice or truncate the final cast", "other constants"),
-        source="notes apply_adam_w.md section 6.1; oracle/apply_adam_w.py"),
-    ArithmeticModel(
-        "quant_matmul_weight_nz", "1",
-        order="out[m, n] = cast(bias[n] + sum_k x[m, k]*x1Scale[m, k//32]*w[k, n]*"
-              "x2Scale[n, k//32]); the sum in float32 in any order",
-        correctly_rounded=("add", "multiply", "the one cast to bf16/fp16"),
-        faithful=(),
-        reciprocal_division=False,
-        fused_multiply_add=True,
-        final_cast={"ascend950": {"float16": "round-to-nearest-even",
-                                  "bfloat16": "round-to-nearest-even"}},
-        may=("sum the K products in any order and grouping, fused or not (inside the exact "
-             "regime every order gives the same bits)",),
-        may_not=("read another scale block or the unused tail slot", "add the bias after the cast",
-                 "round twice", "swap the FP4 nibbles"),
-        source="notes quant_matmul_weight_nz_mx.md section 3; oracle/quant_matmul_weight_nz.py"),
-)}
+
+
+def cast_ties(model: ArithmeticModel, product: str, dtype_name: str) -> str:
+    """The tie rule of an operator's final cast to ``dtype_name`` on ``product`` under its
+    arithmetic ``model``: "even", or "either" where the model leaves the tie direction open."""
+    mode = model.cast_mode(product, dtype_name)
+    return "either" if mode == ROUND_EITHER_TIE else "even"
 
 
 STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
@@ -182,12 +96,12 @@ STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
              "results and vendor or library pow/sqrt (the torch CPU sqrt is not correctly rounded)"),
     Standard("model-bound", "1", "model_bound",
              "Floating outputs within a per-element bound that the oracle derives for this very call "
-             "from the arithmetic model (spec/precision.py, ARITHMETIC_MODEL): |actual - expected| "
+             "from the operator's arithmetic model (its record's arithmetic_model): |actual - expected| "
              "<= bound element by element, where expected is the oracle's result in the output "
              "dtype; NaN and Inf must sit where the oracle has them, with the same sign."),
     Standard("model-bound", "2", "model_envelope",
-             "Floating outputs judged against the arithmetic model (ARITHMETIC_MODEL of the "
-             "operator): the oracle derives, for this very call, the interval of float32 results "
+             "Floating outputs judged against the operator's arithmetic model (its record's "
+             "arithmetic_model): the oracle derives, for this very call, the interval of float32 results "
              "that any implementation inside the model can return, by interval forward error "
              "analysis of the formula in its order (correctly rounded add/multiply, faithful "
              "sqrt/pow/divide, reciprocal division, fused or unfused multiply-adds), so that "
@@ -204,7 +118,30 @@ STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
              "systematic one-ulp shift does not. NaN and Inf must sit where the oracle has them, "
              "with the same sign.",
              {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
-             "ARITHMETIC_MODEL; notes apply_adam_w_quant.md section 11"),
+             "the operator's arithmetic model; the notes on the 8-bit AdamW step, section 11 "
+             "(code ties)"),
+    Standard("model-bound", "3", "model_envelope",
+             "Floating outputs judged against the arithmetic model of the operator on the product "
+             "(the operator's arithmetic model: its order, faithful sqrt/pow/divide, reciprocal division, fused or "
+             "unfused multiply-adds, and the final cast's rounding mode per product). The oracle "
+             "derives for this very call, per element, the bound of the float32 result u' any "
+             "implementation inside the model can compute around the oracle's float32 result u, "
+             "and the part of that bound that can lean one way on every element (`lean`: the per-call "
+             "scalars' sets of model values, a faithful operation's choice of neighbour, the tie "
+             "direction the model leaves open). Per element: float32 outputs within the bound of "
+             "u; fp16/bf16 outputs equal to the model's cast of u on the product (round-to-nearest-"
+             "even, or either neighbour at an exact tie where the model leaves the tie open), or "
+             "the cast of some value within the bound of u. Bias: the mean signed error in units "
+             "of the per-element bound (float32; plus one output ulp for fp16/bf16) over elements "
+             "with a non-zero unit stays within L + `bias_spread`/sqrt(n), L the mean share of "
+             "the unit that `lean` accounts for and n the number of distinct evaluations "
+             "(elements with equal inputs count once): every other error of a correct "
+             "implementation comes from round-to-nearest steps whose sign follows the data, so "
+             "their mean, each term within +-1 unit, stays within `bias_spread`/sqrt(n) "
+             "(Hoeffding). A shift of two float32 ulps on every var element fails it. NaN and "
+             "Inf must sit where the oracle has them, with the same sign.",
+             {"any": {"bias_share": 0.0, "bias_spread": 2.5}},
+             "the operator's arithmetic model; the envelope its oracle adapter (from_case) derives"),
     Standard("quant-code", "3", "quant_code_envelope",
              "8-bit state codes judged against the arithmetic model: a code is right if it is "
              "the nearest qmap entry (lower index on an exact tie, sign fix as the golden) of "
@@ -212,7 +149,7 @@ STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
              "the oracle derives for this call; where the envelope shows x exact (a single "
              "value), the tie direction is judged. Equal map entries are interchangeable; in a "
              "block whose absmax is 0 any code is accepted (it dequantizes to 0).",
-             source="ARITHMETIC_MODEL"),
+             source="the operator's arithmetic model"),
     Standard("mere-mare", "2026.1", "mere_mare",
              "Ascend experimental standard: MERE = mean(|a-g|/(|g|+1e-7)), MARE = max(...); "
              "error band MERE < T and MARE < 10T; warning band half of both.",
@@ -409,16 +346,28 @@ def _signed_bias(err: np.ndarray, unit: np.ndarray, shared: np.ndarray, evaluati
     return mean, common + (1.0 - common) * share + spread / np.sqrt(n), n
 
 
+def _cast_ties_away(u: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """float64 values of float32 ``u`` rounded to ``dtype`` to nearest, ties away from zero."""
+    with np.errstate(all="ignore"):
+        x = u.astype(np.float32).astype(np.float64)
+        even = x.astype(np.float32).astype(dtype)
+        e64 = even.astype(np.float64)
+        other = np.nextafter(even, np.where(x > e64, np.inf, -np.inf).astype(dtype)).astype(np.float64)
+        tie = (x != e64) & (np.abs(x - e64) == np.abs(other - x)) & (np.abs(other) > np.abs(e64))
+        return np.where(tie, other, e64)
+
+
 def compare_model_envelope(actual: np.ndarray, expected: np.ndarray, bound: np.ndarray,
                            unrounded: np.ndarray | None, std: Standard,
                            scalar_share: np.ndarray | None = None,
-                           evaluation: np.ndarray | None = None) -> Verdict:
+                           evaluation: np.ndarray | None = None, ties: str = "even") -> Verdict:
     """``bound``: per element, the largest |r - u| of a float32 result r that an implementation
     inside the arithmetic model can compute, u the oracle's float32 result (``unrounded``; for a
     float32 output ``expected`` itself) before the cast to the output dtype. float64, the shape of
     ``expected``. ``scalar_share``: the part of each bound that per-call scalars account for (0
     when absent); ``evaluation``: equal labels for elements computed from equal inputs (every
-    element its own when absent)."""
+    element its own when absent); ``ties``: the final cast's tie rule, "even" (round-to-nearest-
+    even) or "either" (a tie the model leaves open: both neighbours of an exact tie accepted)."""
     dt = np.asarray(expected).dtype
     a = np.asarray(actual).astype(np.float64).reshape(-1)
     e = np.asarray(expected).astype(np.float64).reshape(-1)
@@ -441,6 +390,8 @@ def compare_model_envelope(actual: np.ndarray, expected: np.ndarray, bound: np.n
             above = np.where(a > 0, away, toward_zero)
             reach = (b > 0) & (u + b >= a - below / 2) & (u - b <= a + above / 2)
             inside = (a == e) | reach
+            if ties == "either":
+                inside |= (b == 0) & (a == _cast_ties_away(u, dt))
             unit = np.where(f, b + _ulp(e, dt), 0.0)
     over = f & ~inside
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -34,7 +34,7 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.mx_a8w4_layout import C0, N0, SCALE_K
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.operator import Operator
-from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
+from aclnn_conformance.spec.precision import ArithmeticModel, ROUND_NEAREST_EVEN
 from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, NOT_COVERED, NOT_JUDGED, STATUS, UNCHECKED,
                                           ByProduct, Erratum, OpSpec, Rule)
 from aclnn_conformance.spec.tensor import ceil_div
@@ -616,16 +616,36 @@ ERRATA = (
 SPEC = OpSpec(
     key=OP, api=API, rule_prefix="QMMNZ", doc=DOC, params=PARAMS, rules=RULES, supported=SUPPORTED,
     outputs=OUTPUTS,
-    standards={"cann": {"out": "model-bound@1"}, "doc": {"out": "model-bound@1"}},
+    standards={"cann": {"out": "model-bound@3"}, "doc": {"out": "model-bound@1"}},
     errata=ERRATA,
     check_steps=CHECK_STEPS,
     domain=DOMAIN,
 )
 
 
+# What a correct implementation may and may not do to the arithmetic (the model-derived
+# standards accept exactly the results of implementations inside it).
+ARITHMETIC = ArithmeticModel(
+    OP, "2",
+    order="out[m, n] = cast(bias[n] + sum_k x[m, k]*x1Scale[m, k//32]*w[k, n]*"
+          "x2Scale[n, k//32]); the sum in float32 in any order (the kernel: block by block "
+          "of 32), an fp16 bias prescaled by 1/64 in fp16",
+    correctly_rounded=("add", "multiply", "the one cast to bf16/fp16"),
+    faithful=(),
+    reciprocal_division=False,
+    fused_multiply_add=True,
+    final_cast={"ascend950": {"float16": ROUND_NEAREST_EVEN, "bfloat16": ROUND_NEAREST_EVEN}},
+    may=("sum the K products in any order and grouping, fused or not, block-wise or not "
+         "(inside the exact regime every order gives the same bits)",),
+    may_not=("read another scale block or the unused tail slot", "add the bias after the cast",
+             "round twice", "swap the FP4 nibbles", "prescale an fp16 bias other than in fp16",
+             "a systematic bias: float32 round-to-nearest sums lean no way"),
+    source="notes quant_matmul_weight_nz_mx.md section 3; oracle/quant_matmul_weight_nz.py")
+
+
 OPERATOR = Operator(
     spec=SPEC,
-    arithmetic_model=ARITHMETIC_MODEL[OP],
+    arithmetic_model=ARITHMETIC,
     oracle="aclnn_conformance.oracle.quant_matmul_weight_nz:from_case",
     base_call="aclnn_conformance.suites.calls.quant_matmul_weight_nz:base_call",
     table_cases="aclnn_conformance.suites.calls.quant_matmul_weight_nz:table_cases",

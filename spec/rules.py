@@ -35,12 +35,15 @@ class Expect:
 
     kind: str
     status: int | None = None
+    first_phase_succeeds: bool = False   # the error must come after GetWorkspaceSize returned 0
 
     def describe(self) -> str:
         if self.kind == "status":
             from aclnn_conformance.spec.enums import status_name
-            return status_name(self.status)
-        return self.kind.replace("_", " ")
+            text = status_name(self.status)
+        else:
+            text = self.kind.replace("_", " ")
+        return text + (" at the launch, after GetWorkspaceSize returned 0" if self.first_phase_succeeds else "")
 
 
 def STATUS(code: int) -> Expect:
@@ -48,6 +51,7 @@ def STATUS(code: int) -> Expect:
 
 
 ANY_ERROR = Expect("any_error")
+LAUNCH_ERROR = Expect("any_error", first_phase_succeeds=True)   # phase 1 returns 0, a later phase fails
 NOT_JUDGED = Expect("not_judged")
 NOT_COVERED = Expect("not_covered")   # outside a scoped spec's declared domain
 JUDGED = Expect("judged")          # a value rule held and judged against the oracle
@@ -118,6 +122,7 @@ class Expected:
     rule_id: str | None = None     # the rule that decides (check rules), if any
     judge_values: bool = False     # success with outputs to compare with the oracle
     reasons: tuple[str, ...] = ()  # rule ids of broken preconditions / unjudged value rules
+    first_phase_succeeds: bool = False  # error kinds: GetWorkspaceSize returns 0, a later phase fails
 
     def describe(self) -> str:
         from aclnn_conformance.spec.enums import status_name
@@ -128,7 +133,8 @@ class Expected:
         if self.kind == "not_covered":
             return f"not covered by this spec ({self.rule_id})"
         code = "any error status" if self.status is None else status_name(self.status)
-        return f"{code} by {self.rule_id}"
+        after = " after a successful GetWorkspaceSize" if self.first_phase_succeeds else ""
+        return f"{code}{after} by {self.rule_id}"
 
 
 @dataclass(frozen=True)
@@ -177,7 +183,8 @@ def expected_outcome(spec: OpSpec, case: Case, product: str, profile: str) -> Ex
         if exp.kind in ("not_judged", "not_covered"):
             return Expected(exp.kind, rule_id=rule.id, reasons=(rule.id,))
         kind = "not_supported" if rule.category == "product" else "error"
-        return Expected(kind, exp.status if exp.kind == "status" else None, rule.id)
+        return Expected(kind, exp.status if exp.kind == "status" else None, rule.id,
+                        first_phase_succeeds=exp.first_phase_succeeds)
     unjudged = tuple(
         r.id for r in spec.rules
         if r.kind in ("precondition", "value") and r.violated is not None

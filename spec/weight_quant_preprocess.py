@@ -21,8 +21,8 @@ from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
-from aclnn_conformance.spec.operator import Operator
-from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
+from aclnn_conformance.spec.operator import Absent, Operator
+from aclnn_conformance.spec.precision import ArithmeticModel
 from aclnn_conformance.spec.rules import rule_maker, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct, Erratum, OpSpec, Rule
 from aclnn_conformance.spec.mx_a8w4_layout import (nz_storage_shape, scale_rows, scale_storage_shape,
                                                    scale_strides, weight_storage_shape, weight_strides)
@@ -585,9 +585,21 @@ SPEC = OpSpec(
 )
 
 
+# What a correct implementation may and may not do to the arithmetic (the model-derived
+# standards accept exactly the results of implementations inside it).
+ARITHMETIC = ArithmeticModel(
+    OP, "1",
+    order="no arithmetic: FP4 codes and scales are moved, never computed",
+    correctly_rounded=(), faithful=(), reciprocal_division=False, fused_multiply_add=False,
+    final_cast={},
+    may=("nothing: every output byte is a copy of an input byte",),
+    may_not=("any change of a copied value (judged by bit-exact)",),
+    source="notes weight_quant_preprocess.md")
+
+
 OPERATOR = Operator(
     spec=SPEC,
-    arithmetic_model=ARITHMETIC_MODEL[OP],
+    arithmetic_model=ARITHMETIC,
     oracle="aclnn_conformance.oracle.weight_quant_preprocess:from_case",
     base_call="aclnn_conformance.suites.calls.weight_quant_preprocess:base_call",
     table_cases="aclnn_conformance.suites.calls.weight_quant_preprocess:table_cases",
@@ -598,7 +610,7 @@ OPERATOR = Operator(
     torch="aclnn_conformance.backends.torch_backend.weight_quant_preprocess:run",
     mutants="aclnn_conformance.backends.mutants.weight_quant_preprocess:MUTANT_SET",
     relations="aclnn_conformance.suites.test_weight_quant_preprocess:RELATION_RULES",
-    sensitivity="aclnn_conformance.suites.calls.weight_quant_preprocess:sensitivity_targets",
+    sensitivity=Absent("every output is a copy judged bit-exact: no error band to measure"),
     determinism_rules=(),
     modules=(
         "aclnn_conformance.spec.weight_quant_preprocess",

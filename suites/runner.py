@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 
 from aclnn_conformance.backends.base import Backend, RunResult
-from aclnn_conformance.judging.records import CERTIFIABLE, NOT_RUN, Outcome, OutcomeRecord, RecordWriter
+from aclnn_conformance.judging.records import CERTIFIABLE, NOT_RUN, OutcomeRecord, RecordWriter
 from aclnn_conformance.judging.run_case import run_case
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.case import Case, save_case
+from aclnn_conformance.spec.outcome import Outcome
 from aclnn_conformance.spec.enums import status_name
 from aclnn_conformance.spec.rules import expected_outcome
 

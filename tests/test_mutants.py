@@ -184,3 +184,44 @@ def test_a_mutant_through_the_suites():
     assert proc.returncode == 1, proc.stdout[-2000:]
     assert "FAIL: apply_adam_w_quant case weight-decay-large on atlas-a2" in proc.stdout
     assert "backend mutant-decay-before-step" in proc.stdout
+
+
+FAMILY = ("apply_adam_w_v2", "apply_adam_w", "quant_matmul_weight_nz")
+
+
+def test_every_family_mutant_is_killed_by_three_single_calls(ci_run):
+    """ApplyAdamWV2, ApplyAdamW and QuantMatmulWeightNz: each mutant is failed, naming its defect,
+    by at least three distinct single-call cases, and ApplyAdamWV2's on two products or more
+    where the defect exists on more than one; the command reports those cases."""
+    by = {m["name"]: m for m in ci_run["mutants"]}
+    for cls in MUTANTS:
+        if cls.op not in FAMILY:
+            continue
+        m = by[cls.name]
+        named = {(k["case_id"], k["product"]) for k in m["kills"] if k["names_defect"]}
+        assert m["named_cases"] >= 3 and len({c for c, _ in named}) >= 3, (cls.name, named)
+        assert len(m["named_products"]) >= cls.killing_products_wanted, (cls.name, m["named_products"])
+        if cls.op == "apply_adam_w_v2" and cls.name != "mutant-v2-bf16-ties-away-on-950":
+            assert cls.killing_products_wanted == 2
+    row = next(r for r in render_markdown(ci_run).splitlines() if "| mutant-v2-var-two-ulps-up |" in r)
+    assert "killed by 3 cases" in row and row.count(" on ") >= 3
+
+
+def test_the_two_ulp_var_bias_and_the_950_tie_are_killed_by_table_cases(ci_run):
+    """Two float32 ulps on every var element (each inside its bound) fail single float32 calls of
+    ApplyAdamWV2 on every product with its kernel and of ApplyAdamW on Ascend 950; bfloat16 ties
+    away from zero fail ApplyAdamWV2 on Ascend 950 only."""
+    by = {m["name"]: m for m in ci_run["mutants"]}
+    every = mutate("ci", mutants=[by_name("mutant-v2-var-two-ulps-up"),
+                                  by_name("mutant-apply-adam-w-var-two-ulps-up")],
+                   products=("atlas-a2", "ascend950"), exhaustive=True)
+    for m in every["mutants"]:
+        # the tiny doc example may fail it element by element (a var of 0); the float32 vendor
+        # cases of 1000 elements fail it by the bias check alone
+        bias = {(k["case_id"], k["product"]) for k in m["kills"]
+                if k["names_defect"] and "systematic error" in k["detail"]}
+        assert len({c for c, _ in bias}) >= 3, (m["name"], m["kills"])
+        if m["op"] == "apply_adam_w_v2":
+            assert {p for _, p in bias} == {"atlas-a2", "ascend950"}
+    ties = [k for k in by["mutant-v2-bf16-ties-away-on-950"]["kills"] if k["names_defect"]]
+    assert {k["product"] for k in ties} == {"ascend950"} and len({k["case_id"] for k in ties}) >= 3

@@ -164,11 +164,12 @@ def test_bound_is_a_few_ulps_and_widens_with_cancellation():
                           np.array([0]), lr=0.0, beta1=0.9, beta2=0.999, weight_decay=0.0, eps=1e-8,
                           amsgrad=False, maximize=False, details=True)
     assert np.array_equal(out["var"], one([1.0, 1.0])) and np.all(out["bound"]["var"] <= 32 * 2 ** -24)
-    assert np.all(out["bound"]["m"] > 0) and np.all(out["bound"]["m"] < 1e-6)
+    # g = m: every order computes m' = 0.5 exactly (bound 0); g an ulp away: a few ulps
+    assert out["bound"]["m"][0] == 0 and 0 < out["bound"]["m"][1] < 1e-6
     big = apply_adam_w_v2(one([1.0]), one([1000.0]), one([0.0]), None, one([-1000.0 + 1e-3]), np.array([0]),
-                          lr=0.0, beta1=0.5, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False,
+                          lr=0.0, beta1=0.37, beta2=0.999, weight_decay=0.0, eps=1e-8, amsgrad=False,
                           maximize=False, details=True)
-    # |m'| is about 1e-3 but the operands are 1000: the bound scales with them, not with m'
+    # |m'| is small but the operands are 1000: the bound scales with them, not with m'
     assert big["bound"]["m"][0] > 1e3 * 2 ** -24
 
 

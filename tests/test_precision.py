@@ -108,15 +108,16 @@ def test_registry_keeps_every_version_and_names_the_newest():
     from aclnn_conformance.spec.precision import LATEST, STANDARDS
     assert all(key == f"{s.name}@{s.version}" for key, s in STANDARDS.items())
     assert standard("quant-code@2").kind == "quant_code" and standard("model-bound@1").kind == "model_bound"
-    assert standard("quant-code").version == "3" and standard("model-bound").version == "2"
+    assert standard("quant-code").version == "3" and standard("model-bound").version == "3"
+    assert standard("model-bound@2").limits["any"]["bias_share"] == 0.25
     assert LATEST["float-ulp"] == "float-ulp@1"
     for name in ("model-bound@2", "quant-code@3"):
-        assert "ARITHMETIC_MODEL" in standard(name).description + standard(name).source
+        assert "arithmetic model" in standard(name).description + standard(name).source
 
 
 def test_arithmetic_model_names_the_freedoms_and_the_cast_per_product():
-    from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
-    model = ARITHMETIC_MODEL["apply_adam_w_quant"]
+    from aclnn_conformance.spec.registry import operator
+    model = operator("apply_adam_w_quant").arithmetic_model
     assert set(model.faithful) == {"sqrt", "pow", "divide"}
     assert model.reciprocal_division and model.fused_multiply_add
     for product in ("ascend950", "atlas-a3", "atlas-a2"):
@@ -126,7 +127,7 @@ def test_arithmetic_model_names_the_freedoms_and_the_cast_per_product():
     with pytest.raises(KeyError):
         model.cast_mode("atlas-inference", "float16")     # no kernel there, no cast to speak of
     assert any("bias" in text for text in model.may_not)
-    assert ARITHMETIC_MODEL["weight_quant_preprocess"].faithful == ()
+    assert operator("weight_quant_preprocess").arithmetic_model.faithful == ()
 
 
 def _up(x: np.ndarray, k: int) -> np.ndarray:
@@ -195,12 +196,65 @@ def test_quant_code_3_accepts_the_codes_of_the_envelope_only():
 
 
 def test_every_operator_states_its_arithmetic_model():
-    """The model-derived standards cite ARITHMETIC_MODEL, so every operator judged by one has an
-    entry there, and a product named in it is one of the suite's products."""
-    from aclnn_conformance.spec import OPS
-    from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
+    """The model-derived standards cite the operator's arithmetic model, so every operator's record
+    states one, and a product named in it is one of the suite's products."""
+    from aclnn_conformance.spec.precision import ArithmeticModel
     from aclnn_conformance.spec.products import PRODUCT_IDS
-    assert set(ARITHMETIC_MODEL) == set(OPS)
-    for op, model in ARITHMETIC_MODEL.items():
+    from aclnn_conformance.spec.registry import operators
+    for op, record in operators().items():
+        model = record.arithmetic_model
+        assert isinstance(model, ArithmeticModel), op
         assert model.operator == op and model.order and model.source
         assert set(model.final_cast) <= set(PRODUCT_IDS)
+
+
+def test_model_bound_3_cast_rule_per_product_and_the_lean():
+    """model-bound@3 takes the tie rule of the product's cast: at an exact tie (bound 0) "even"
+    accepts only the even neighbour, "either" both; the lean the oracle derives may move every
+    element alike, the rest of the bound may not."""
+    from aclnn_conformance.spec.precision import cast_ties, compare_model_envelope
+    from aclnn_conformance.spec.registry import operator
+    v2, v1 = operator("apply_adam_w_v2").arithmetic_model, operator("apply_adam_w").arithmetic_model
+    std = standard("model-bound@3")
+    assert std.kind == "model_envelope" and std.limits["any"]["bias_share"] == 0
+    assert cast_ties(v2, "atlas-a2", "bfloat16") == "either"
+    assert cast_ties(v2, "ascend950", "bfloat16") == "even"
+    assert cast_ties(v2, "atlas-a3", "float16") == "even"
+    assert cast_ties(v1, "ascend950", "bfloat16") == "even"
+    s = 2.0 ** -7
+    tie = np.array([1 + s / 2, -(1 + s / 2)], np.float32)
+    even = np.array([1.0, -1.0], ml_dtypes.bfloat16)
+    away = np.array([1 + s, -(1 + s)], ml_dtypes.bfloat16)
+    zero = np.zeros(2)
+    assert compare_model_envelope(away, even, zero, tie, std, ties="even").outcome == "FAIL"
+    assert compare_model_envelope(away, even, zero, tie, std, ties="either").outcome == "PASS"
+    e = np.linspace(1.0, 1.9, 4096).astype(np.float32)
+    ulp = np.spacing(e).astype(np.float64)
+    shifted = _up(e.copy(), 1)
+    v = compare_model_envelope(shifted, e, 4 * ulp, None, std)
+    assert v.outcome == "FAIL" and v.metrics["beyond_bound"] == 0 and v.metrics["bias_limit"] < 0.05
+    assert compare_model_envelope(shifted, e, 4 * ulp, None, std, scalar_share=ulp).outcome == "PASS"
+
+
+def test_model_bound_3_fails_a_two_ulp_float32_var_bias_in_one_call():
+    """A shift of two float32 ulps on every var element stays inside each element's bound, and one
+    call of ApplyAdamWV2 (on every product) and of ApplyAdamW fails it by the bias check."""
+    from aclnn_conformance.oracle.cases import oracle_result
+    from aclnn_conformance.spec.precision import compare_model_envelope
+    from aclnn_conformance.suites.calls import apply_adam_w as v1_calls
+    from aclnn_conformance.suites.calls import apply_adam_w_v2 as v2_calls
+    std = standard("model-bound@3")
+    checks = [(v2_calls._vendor_st_call((1000,), "float32", 500, False, False), p)
+              for p in ("atlas-a2", "atlas-a3", "ascend950")]
+    checks.append((v1_calls._vendor_golden_call("float32", False, False, 1000, 101), "ascend950"))
+    for case, product in checks:
+        o = oracle_result(case, "cann", product)
+        env = o.aux["varRef"]["envelope"]
+        want = np.asarray(o.views["varRef"])
+        assert compare_model_envelope(want.copy(), want, env["bound"], env["unrounded"], std,
+                                      env["scalar_share"], env["evaluation"]).outcome == "PASS"
+        two_up = np.nextafter(np.nextafter(want, np.float32(np.inf)), np.float32(np.inf))
+        v = compare_model_envelope(two_up, want, env["bound"], env["unrounded"], std,
+                                   env["scalar_share"], env["evaluation"])
+        assert v.outcome == "FAIL" and v.metrics["beyond_bound"] == 0, (case.case_id, product, v.metrics)
+        assert "systematic" in v.detail

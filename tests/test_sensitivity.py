@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from aclnn_conformance.reports.__main__ import main
-from aclnn_conformance.reports.sensitivity import (END, MODES, START, _float_target, judge_injected, run,
-                                 update_readme)
+from aclnn_conformance.judging.sensitivity import judge_injected
+from aclnn_conformance.reports.sensitivity import END, MODES, START, run, update_readme
+from aclnn_conformance.suites.calls.apply_adam_w_quant import float_target
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -53,7 +54,7 @@ def test_thresholds_follow_the_limits(doc):
 
 
 def test_float_ulp_fp32_sees_a_2_pow_minus_20_error():
-    target = _float_target("float-ulp", "cann", "float32", "varRef")
+    target = float_target("float-ulp", "cann", "float32", "varRef")
     rng = np.random.default_rng(0)
     assert judge_injected(target, 0.0, "every element", rng) == "PASS"
     assert judge_injected(target, 2.0 ** -20, "every element", rng) == "FAIL"
@@ -138,3 +139,23 @@ def test_rounding_mode_injections(doc):
     text = "\n".join(line for line in __import__("aclnn_conformance.reports.sensitivity",
                                                   fromlist=["x"]).render_markdown(doc).splitlines())
     assert "| model-bound@2 | varRef | bfloat16 | rounding-ties-bfloat16 | ties away from zero |" in text
+
+
+def test_family_rows_for_every_float_output(doc):
+    """model-bound@3 has rows for every float output of ApplyAdamWV2, ApplyAdamW and
+    QuantMatmulWeightNz, in every injection mode, and rounding rows per product: bfloat16 ties away
+    from zero pass ApplyAdamWV2 on Atlas A2 (the tie is open there) and fail it on Ascend 950."""
+    family = {(r["op"], r["output"], r["mode"]) for r in doc["rows"] if r["version"] == "3"}
+    outputs = {"apply_adam_w_v2": ("varRef", "mRef", "vRef", "maxGradNormOptionalRef"),
+               "apply_adam_w": ("varRef", "mRef", "vRef"), "quant_matmul_weight_nz": ("out",)}
+    for op, names in outputs.items():
+        for name in names:
+            for mode in MODES:
+                assert (op, name, mode) in family
+    rows = {(r["case_id"], r["mode"]): r for r in doc["rounding"] if r["version"] == "3"}
+    assert rows[("bf16-exact-ties on atlas-a2", "ties away from zero")]["verdict"] == "PASS"
+    assert rows[("bf16-exact-ties on ascend950", "ties away from zero")]["verdict"] == "FAIL"
+    assert rows[("bf16-exact-ties on ascend950", "ties away from zero")]["changed"] > 0
+    for key, row in rows.items():
+        if key[1] == "toward zero":
+            assert row["verdict"] == "FAIL", key

@@ -127,12 +127,19 @@ def test_documented_but_unchecked_layout_is_valid_in_cann(rule_id):
 
 
 def test_product_table():
-    """Ascend 950 runs it; A2/A3 valid calls are not judged (a legacy kernel may serve them); the
-    other lines fail a valid call with some error, after the same host checks as Ascend 950."""
+    """Ascend 950 runs it; on A2/A3 (no kernel in the built-in package) GetWorkspaceSize returns 0
+    and the launch fails, with the source cited; the other lines fail a valid call with some error,
+    after the same host checks as Ascend 950."""
     base = calls.base_call()
     assert expected_outcome(SPEC, base, "ascend950", "cann").judge_values
     for product in ("atlas-a2", "atlas-a3"):
-        assert expected_outcome(SPEC, base, product, "cann").kind == "not_judged"
+        exp = expected_outcome(SPEC, base, product, "cann")
+        assert (exp.kind, exp.status, exp.rule_id) == ("not_supported", None, "AAW-PRODUCT-002")
+        assert exp.first_phase_succeeds
+        assert expected_outcome(SPEC, _fault("AAW-NULL-003"), product, "cann").status == NULLPTR
+    source = SPEC.rule("AAW-PRODUCT-002").source
+    assert "e5c3fa9327ea95ba26d06227e746923580d10921" in source and "ascendc_config.json:551" in source
+    assert "aa3cd74b7f6d772acd64ff48292a7e65a9bc8142" in source
     for product in ("atlas-200i-500-a2", "atlas-inference", "atlas-training"):
         exp = expected_outcome(SPEC, base, product, "cann")
         assert (exp.kind, exp.status, exp.rule_id) == ("not_supported", None, "AAW-PRODUCT-002")

@@ -237,7 +237,7 @@ class AawqKernel:
         return pow_f32(base, exponent)
 
     # the operations the arithmetic model lets an implementation round its own way
-    # (spec/precision.py ARITHMETIC_MODEL): here each correctly rounded, unfused
+    # (the ARITHMETIC model of spec/apply_adam_w_quant.py): here each correctly rounded, unfused
 
     def sqrt(self, x):
         return np.sqrt(x)

@@ -80,6 +80,14 @@ class MxA8W4Model:
     def bias_in_accumulator(self) -> bool:
         return True
 
+    def block_order(self, blocks: int) -> range:
+        """The order in which the K blocks are added to the float32 accumulator."""
+        return range(blocks)
+
+    def block_products(self, xb: np.ndarray, wb: np.ndarray) -> np.ndarray:
+        """One K block's sum of products in float32 (the MX mmad)."""
+        return xb @ wb
+
 
 MODEL = MxA8W4Model()
 
@@ -224,8 +232,8 @@ def _kernel(model: MxA8W4Model, x1, x2, x1s, x2s, bias, out, m: int, k: int, n: 
     if bias_values is not None and model.bias_in_accumulator():
         acc += model.prescale_bias(bias_values, _OUT_TYPES[bias.dtype])
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-        for j in range(blocks):
+        for j in model.block_order(blocks):
             lo, hi = j * _BLOCK, min((j + 1) * _BLOCK, k)
-            acc += (x[:, lo:hi] * sx[:, j:j + 1]) @ (w[lo:hi] * sw[:, j][None, :])
+            acc += model.block_products(x[:, lo:hi] * sx[:, j:j + 1], w[lo:hi] * sw[:, j][None, :])
         result = model.finish(acc, bias_values, _OUT_TYPES[out.dtype])
     write_view(out, result, _OUT_TYPES[out.dtype])

@@ -16,6 +16,8 @@ import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator.apply_adam_w import F32, HYPER, ApplyAdamWKernel
+from aclnn_conformance.backends.mutants.faithful_arithmetic import (faithful_quotient, faithful_sqrt,
+                                                                  reciprocal_quotient)
 from aclnn_conformance.backends.mutants.base import (Mutant, MutantSet, StridesIgnoredMutant, copied, replace_result,
                                                     write_view_flat)
 from aclnn_conformance.spec.apply_adam_w import MAX_GRAD_NORM, OP, SCALARS
@@ -38,11 +40,18 @@ def recompute(case: Case, result: RunResult, kernel: ApplyAdamWKernel) -> RunRes
     return replace_result(result, storages=storages)
 
 
-class V1KernelMutant(Mutant):
+class V1Mutant(Mutant):
+    """A defect of ApplyAdamW: three distinct single calls must fail it (its values are computed on
+    Ascend 950 only, the one product with a kernel)."""
+
+    op = OP
+    killing_cases_wanted = 3
+
+
+class V1KernelMutant(V1Mutant):
     """Outputs computed by ``kernel`` (the emulator's arithmetic, one step swapped); statuses are the
     emulator's."""
 
-    op = OP
     kernel: ApplyAdamWKernel = ApplyAdamWKernel()
 
     def mutate(self, case: Case, product: str) -> RunResult:
@@ -121,7 +130,69 @@ class V1FusedMultiplyAdd(V1KernelMutant):
     kernel = _FusedMultiplyAdd()
 
 
-V1_CONTROLS = (V1UnmutatedKernel, V1GoldenOrder, V1ExperimentalA2Order, V1FusedMultiplyAdd)
+class _FaithfulByValue(ApplyAdamWKernel):
+    """The 950 kernel's order with every sqrt and division faithful, the other neighbour chosen by
+    the operands' values."""
+
+    def denominator(self, vv, s):
+        return faithful_sqrt(faithful_quotient(-vv, s["beta2Power"] * s["beta2"] - F32(1))) + s["eps"]
+
+    def adam_step(self, m1, denom, s):
+        return faithful_quotient(faithful_quotient(s["lr"], s["beta1Power"] * s["beta1"] - F32(1)) * m1, denom)
+
+
+class V1FaithfulByValue(V1KernelMutant):
+    name = "control-apply-adam-w-faithful-by-value"
+    defect = "none: sqrt and every division faithful, the other neighbour for a value-chosen half"
+    killed_by = ()
+    kernel = _FaithfulByValue()
+
+
+class _ReciprocalDivision(ApplyAdamWKernel):
+    def denominator(self, vv, s):
+        return np.sqrt(reciprocal_quotient(-vv, s["beta2Power"] * s["beta2"] - F32(1))) + s["eps"]
+
+    def adam_step(self, m1, denom, s):
+        return reciprocal_quotient(reciprocal_quotient(s["lr"], s["beta1Power"] * s["beta1"] - F32(1)) * m1,
+                                   denom)
+
+
+class V1ReciprocalDivision(V1KernelMutant):
+    name = "control-apply-adam-w-reciprocal-division"
+    defect = "none: every division a times the float32 reciprocal of the divisor"
+    killed_by = ()
+    kernel = _ReciprocalDivision()
+
+
+class _AllFreedoms(_ExperimentalA2Order):
+    """The experimental A2 kernel's order, fused moments and decayed sum, faithful sqrt and
+    reciprocals by value."""
+
+    def moments(self, m, v, g, s):
+        one = F32(1)
+        return (_fma32(g, one - s["beta1"], m * s["beta1"]),
+                _fma32(g * g, one - s["beta2"], v * s["beta2"]))
+
+    def denominator(self, vv, s):
+        r = faithful_quotient(F32(1), F32(1) - s["beta2Power"] * s["beta2"])
+        return faithful_sqrt(vv * r) + s["eps"]
+
+    def adam_step(self, m1, denom, s):
+        return faithful_quotient(m1, denom) * faithful_quotient(s["lr"], s["beta1Power"] * s["beta1"] - F32(1))
+
+    def parameter(self, var, m1, denom, s):
+        return _fma32(var, F32(1) - s["lr"] * s["weightDecay"], self.adam_step(m1, denom, s))
+
+
+class V1AllModelFreedoms(V1KernelMutant):
+    name = "control-apply-adam-w-all-model-freedoms"
+    defect = "none: the A2 kernel's order, fused multiply-adds, faithful sqrt and division, together"
+    killed_by = ()
+    kernel = _AllFreedoms()
+
+
+V1_CONTROLS = (V1UnmutatedKernel, V1GoldenOrder, V1ExperimentalA2Order, V1FusedMultiplyAdd,
+               V1FaithfulByValue, V1ReciprocalDivision, V1AllModelFreedoms)
 
 
 # ---- value mutants ----
@@ -265,10 +336,51 @@ class V1NanGradSkipped(V1KernelMutant):
     kernel = _NanGradSkipped()
 
 
+class _UpdateFromRoundedMoments(ApplyAdamWKernel):
+    def update(self, var, m, v, hyper, grad, mgn, amsgrad, maximize):
+        dtype = var.dtype
+        if dtype == np.dtype(F32):
+            return super().update(var, m, v, hyper, grad, mgn, amsgrad, maximize)
+        s = self.hyper_parameters(hyper)
+        f = lambda a: None if a is None else np.asarray(a).astype(F32)   # noqa: E731
+        with np.errstate(all="ignore"):
+            g = self.gradient(f(grad), maximize)
+            m1, v1 = self.moments(f(m), f(v), g, s)
+            # the moments rounded to var's dtype first, the update computed from those
+            m1, v1 = (self.cast(x, dtype).astype(F32) for x in (m1, v1))
+            vv = self.second_moment(v1, f(mgn), amsgrad)
+            var_new = self.parameter(f(var), m1, self.denominator(vv, s), s)
+        return self.cast(var_new, dtype), self.cast(m1, dtype), self.cast(v1, dtype)
+
+
+class V1UpdateFromRoundedMoments(V1KernelMutant):
+    name = "mutant-apply-adam-w-update-from-rounded-moments"
+    defect = "fp16/bf16: the var update computed from m and v already rounded to the dtype"
+    killed_by = ("AAW-VAL-008",)
+    kernel = _UpdateFromRoundedMoments()
+
+
+class V1VarTwoUlpsUp(V1KernelMutant):
+    """Every float32 var element two ulps high: each within its bound, their mean not."""
+
+    name = "mutant-apply-adam-w-var-two-ulps-up"
+    defect = "float32 var two ulps high on every element (a systematic bias), other dtypes untouched"
+    killed_by = ("AAW-VAL-016",)
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        result = self.emulate(case, product)
+        var = case.tensor("varRef")
+        if result.status != 0 or var.desc.is_empty() or var.storage.dtype != np.float32:
+            return result
+        storages = copied(result)
+        view = var.view_of(storages["varRef"])
+        view[...] = np.nextafter(np.nextafter(view, F32(np.inf)), F32(np.inf))
+        return replace_result(result, storages=storages)
+
+
 # ---- the first phase ----
 
-class V1NullMaxGradNormAccepted(Mutant):
-    op = OP
+class V1NullMaxGradNormAccepted(V1Mutant):
     name = "mutant-apply-adam-w-null-max-grad-norm-accepted"
     defect = "no null check of maxGradNorm with amsgrad: run as amsgrad false"
     killed_by = ("AAW-NULL-012",)
@@ -279,8 +391,7 @@ class V1NullMaxGradNormAccepted(Mutant):
         return self.emulate(case, product)
 
 
-class V1MaxGradNormCheckedOnlyWithAmsgrad(Mutant):
-    op = OP
+class V1MaxGradNormCheckedOnlyWithAmsgrad(V1Mutant):
     name = "mutant-apply-adam-w-max-grad-norm-unchecked-without-amsgrad"
     defect = "maxGradNorm's dtype and shape checked only when amsgrad is true (the document's reading)"
     killed_by = ("AAW-DTYPE-024", "AAW-SHAPE-004")
@@ -291,8 +402,7 @@ class V1MaxGradNormCheckedOnlyWithAmsgrad(Mutant):
         return self.emulate(case, product)
 
 
-class V1ScalarShapeStrict(Mutant):
-    op = OP
+class V1ScalarShapeStrict(V1Mutant):
     name = "mutant-apply-adam-w-scalar-shape-1-only"
     defect = "hyper-parameter tensors of any shape but [1] rejected with 161002"
     killed_by = ("AAW-VAL-012",)
@@ -303,8 +413,7 @@ class V1ScalarShapeStrict(Mutant):
         return self.emulate(case, product)
 
 
-class V1FormatChecked(Mutant):
-    op = OP
+class V1FormatChecked(V1Mutant):
     name = "mutant-apply-adam-w-format-nd-only"
     defect = "tensors of a format other than ND rejected with 161002"
     killed_by = ("AAW-VAL-013",)
@@ -315,8 +424,7 @@ class V1FormatChecked(Mutant):
         return self.emulate(case, product)
 
 
-class V1WrongProductAccepted(Mutant):
-    op = OP
+class V1WrongProductAccepted(V1Mutant):
     name = "mutant-apply-adam-w-runs-on-every-product"
     defect = "a valid call computed on products without the kernel, as on Ascend 950"
     killed_by = ("AAW-PRODUCT-002",)
@@ -328,18 +436,31 @@ class V1WrongProductAccepted(Mutant):
         return result
 
 
-class V1StridesIgnored(StridesIgnoredMutant):
+class V1SocCheckedInFirstPhase(V1Mutant):
+    name = "mutant-apply-adam-w-soc-rejected-in-first-phase"
+    defect = "a valid call on Atlas A2/A3 rejected by GetWorkspaceSize (an op_api SoC check the source has not)"
+    killed_by = ("AAW-PRODUCT-002",)
+    killing_products_wanted = 2
+
+    def mutate(self, case, product):
+        result = self.emulate(case, product)
+        if product in ("atlas-a2", "atlas-a3") and result.phase == "Execute" and result.status != 0:
+            return self.reject(case, result.status, "no ApplyAdamW on this SoC")
+        return result
+
+
+class V1StridesIgnored(StridesIgnoredMutant, V1Mutant):
     op = OP
     name = "mutant-apply-adam-w-strides-ignored"
     killed_by = ("AAW-VAL-011",)
 
 
 V1_MUTANTS = (
-    V1DecayAfterStep, V1DecaySkippedWhenNonpositive, V1PowersAsBetaT, V1AmsgradMaxIntoV,
+    V1UpdateFromRoundedMoments, V1VarTwoUlpsUp, V1DecayAfterStep, V1DecaySkippedWhenNonpositive, V1PowersAsBetaT, V1AmsgradMaxIntoV,
     V1MaximizeIgnored, V1HyperParametersAsFloat32, V1Bf16Truncated, V1EpsInsideSqrt,
     V1NoBiasCorrection, V1NanGradSkipped, V1NullMaxGradNormAccepted,
     V1MaxGradNormCheckedOnlyWithAmsgrad, V1ScalarShapeStrict, V1FormatChecked,
-    V1WrongProductAccepted, V1StridesIgnored,
+    V1WrongProductAccepted, V1SocCheckedInFirstPhase, V1StridesIgnored,
 )
 
 __all__ = [c.__name__ for c in V1_MUTANTS + V1_CONTROLS] + ["V1_MUTANTS", "V1_CONTROLS",

@@ -17,7 +17,9 @@ from aclnn_conformance.backends.emulator import apply_adam_w_v2 as emu
 from aclnn_conformance.backends.emulator.apply_adam_w_v2 import AdamWV2Kernel, Arch35Kernel
 from aclnn_conformance.backends.emulator.products import chip
 from aclnn_conformance.backends.emulator.protocol import execute
-from aclnn_conformance.backends.mutants.base import MutantSet, Mutant
+from aclnn_conformance.backends.mutants.faithful_arithmetic import (faithful_power, faithful_quotient,
+                                                                  faithful_sqrt, reciprocal_quotient)
+from aclnn_conformance.backends.mutants.base import Mutant, MutantSet, copied, replace_result
 from aclnn_conformance.oracle.adamw_arithmetic import fma_f32
 from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM, OP
 from aclnn_conformance.spec.case import Case
@@ -31,10 +33,18 @@ class _NoSwap:
     """No kernel method replaced."""
 
 
-class V2KernelMutant(Mutant):
-    """The emulator with ``swap`` (a mixin of kernel methods) applied to the product's kernel."""
+class V2Mutant(Mutant):
+    """A defect of ApplyAdamWV2: three distinct single calls on two products must fail it (the
+    operator runs on Atlas A2/A3 and Ascend 950)."""
 
     op = OP
+    killing_cases_wanted = 3
+    killing_products_wanted = 2
+
+
+class V2KernelMutant(V2Mutant):
+    """The emulator with ``swap`` (a mixin of kernel methods) applied to the product's kernel."""
+
     swap: type = _NoSwap
 
     def kernel_for(self, arch: str | None):
@@ -117,6 +127,142 @@ class Bf16TiesToEvenV2(V2KernelMutant):
     name = "control-v2-bf16-ties-to-even"
     defect = "none: A2/A3 bfloat16 outputs rounded ties to even (CAST_ROUND's tie direction is open)"
     swap = _Bf16TiesToEven
+
+
+class _FaithfulByValue:
+    """sqrt, pow and division faithful, the other neighbour chosen by the operands' values."""
+
+    def sqrt(self, x):
+        return faithful_sqrt(x)
+
+    def power(self, base, exponent):
+        return faithful_power(base, exponent) if (int(np.float32(exponent)) & 1) else super().power(base, exponent)
+
+    def divide(self, a, b):
+        return faithful_quotient(a, b)
+
+
+class FaithfulByValueV2(V2KernelMutant):
+    name = "control-v2-faithful-by-value"
+    defect = "none: sqrt, pow and division faithful, the other neighbour for a value-chosen half"
+    swap = _FaithfulByValue
+
+
+class _ReciprocalDivision:
+    def divide(self, a, b):
+        return reciprocal_quotient(a, b)
+
+
+class ReciprocalDivisionV2(V2KernelMutant):
+    name = "control-v2-reciprocal-division"
+    defect = "none: every division a times the float32 reciprocal of b"
+    swap = _ReciprocalDivision
+
+
+class _UnfusedGoldenMoments:
+    """The golden's lerp and addcmul without fusing: two roundings each."""
+
+    def moments(self, m, v, g, s):
+        one = F32(1)
+        w = one - s["beta1"]
+        m1 = m + w * (g - m) if abs(w) < 0.5 else g + (w - one) * (g - m)
+        v1 = v * s["beta2"] + ((one - s["beta2"]) * g) * g
+        return m1, v1
+
+
+class UnfusedGoldenMomentsV2(V2KernelMutant):
+    name = "control-v2-unfused-golden-moments"
+    defect = "none: the golden's lerp and addcmul with the multiply and the add rounded apart"
+    swap = _UnfusedGoldenMoments
+
+
+class OtherChipOrderV2(V2KernelMutant):
+    """Each product computes in the other chip generation's kernel order: Ascend 950's order on
+    A2/A3 and A2/A3's on 950 (the rounding of each product's final cast kept)."""
+
+    name = "control-v2-other-chip-order"
+    defect = "none: the A2/A3 kernel's order on Ascend 950 and the 950 kernel's on A2/A3"
+
+    def kernel_for(self, arch: str | None):
+        base = AdamWV2Kernel if arch == "arch35" else Arch35Kernel
+        half_away = arch != "arch35"
+        return type(f"OtherOrder{base.__name__}", (base,), {"bf16_half_away": half_away})()
+
+
+class _Bf16TiesAwayEverywhere:
+    """bfloat16 ties away from zero in every route of A2/A3, the Cast operator's too."""
+
+    def cast(self, x, dtype, in_kernel):
+        return super().cast(x, dtype, True)
+
+
+class Bf16TiesAwayV2(V2KernelMutant):
+    name = "control-v2-bf16-ties-away-a2-a3"
+    defect = "none: A2/A3 bfloat16 outputs ties away from zero also after the cast-to-float32 route"
+    swap = _Bf16TiesAwayEverywhere
+
+    def kernel_for(self, arch: str | None):
+        return super().kernel_for(arch) if arch != "arch35" else Arch35Kernel()
+
+
+class _AllFreedoms(_FaithfulByValue, _Fused):
+    """Faithful sqrt, pow and division by value, fused moments, reciprocal scalars."""
+
+
+class AllModelFreedomsV2(V2KernelMutant):
+    name = "control-v2-all-model-freedoms"
+    defect = "none: faithful sqrt, pow and division, fused moments, each chip's order, together"
+    swap = _AllFreedoms
+
+
+class TorchFusedAdamWV2(Mutant):
+    """torch's fused AdamW (``torch._fused_adamw_``, what torch.optim.AdamW(fused=True) runs) on the
+    calls whose semantics it shares: one dtype for var, m, v, grad (and maxGradNorm), t = step + 1
+    passed as its state step; every other call goes to the emulator."""
+
+    op = OP
+    name = "control-v2-torch-fused-adamw"
+    defect = "none: torch._fused_adamw_ on the calls it can express"
+
+    @classmethod
+    def unavailable(cls) -> str:
+        try:
+            import torch
+        except ImportError:
+            return "torch is not installed"
+        return "" if hasattr(torch, "_fused_adamw_") else "this torch has no _fused_adamw_"
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        result = self.emulate(case, product)
+        if result.status != Status.SUCCESS or case.desc("varRef").is_empty() or len(_dtypes(case)) > 1:
+            return result
+        import torch
+        a = case.attrs
+        t = {n: torch.from_numpy(np.ascontiguousarray(case.tensor(n).values()).astype(np.float32))
+             for n in ("varRef", "mRef", "vRef", "grad") }
+        native = case.tensor("varRef").values().dtype
+        as_native = {n: (x.to(torch.bfloat16) if str(native) == "bfloat16" else x.to(
+            getattr(torch, str(native)))) for n, x in t.items()}
+        amsgrad = bool(a["amsgrad"])
+        mgn = ([as_native.setdefault("mgn", torch.from_numpy(np.ascontiguousarray(
+            case.tensor(MAX_GRAD_NORM).values()).astype(np.float32)).to(as_native["varRef"].dtype))]
+               if amsgrad else [])
+        step = torch.tensor([float(np.float32(case.tensor("step").values().reshape(-1)[0])) + 1.0])
+        # the API's C floats, passed as the doubles torch takes (their values unchanged)
+        hp = {k: float(np.float32(a[k])) for k in ("lr", "beta1", "beta2", "weightDecay", "eps")}
+        torch._fused_adamw_([as_native["varRef"]], [as_native["grad"]], [as_native["mRef"]],
+                            [as_native["vRef"]], mgn, [step], lr=hp["lr"], beta1=hp["beta1"],
+                            beta2=hp["beta2"], weight_decay=hp["weightDecay"], eps=hp["eps"],
+                            amsgrad=amsgrad, maximize=bool(a["maximize"]))
+        storages = copied(result)
+        outputs = {"varRef": as_native["varRef"], "mRef": as_native["mRef"], "vRef": as_native["vRef"]}
+        if amsgrad:
+            outputs[MAX_GRAD_NORM] = as_native["mgn"]
+        for name, values in outputs.items():
+            arg = case.tensor(name)
+            arg.view_of(storages[name])[...] = values.to(torch.float32).numpy().astype(
+                storages[name].dtype).reshape(arg.desc.shape)
+        return replace_result(result, storages=storages)
 
 
 # ---- value mutants ----
@@ -247,6 +393,53 @@ class V2StepAsInt32(V2KernelMutant):
     swap = _Int32Step
 
 
+class _DecayOnlyPositive:
+    def decay(self, var, s):
+        return super().decay(var, s) if s["weightDecay"] > 0 else var
+
+
+class V2DecaySkippedWhenNonpositive(V2KernelMutant):
+    name = "mutant-v2-decay-only-positive-wd"
+    defect = "weight decay skipped when weightDecay <= 0 (ApplyAdamWQuant's guard)"
+    killed_by = ("AAWV2-VAL-004",)
+    swap = _DecayOnlyPositive
+
+
+class _Bf16TiesAwayOn950:
+    bf16_half_away = True
+
+
+class V2Bf16TiesAwayOn950(V2KernelMutant):
+    name = "mutant-v2-bf16-ties-away-on-950"
+    defect = "Ascend 950 bfloat16 outputs rounded ties away from zero (A2/A3's CAST_ROUND) instead of to even"
+    killed_by = ("AAWV2-VAL-009",)
+    killing_products_wanted = 1          # the defect exists on Ascend 950 only
+
+    def kernel_for(self, arch: str | None):
+        kernel = super().kernel_for(arch)
+        if arch == "arch35":
+            kernel.bf16_half_away = True
+        return kernel
+
+
+class V2VarTwoUlpsUp(V2Mutant):
+    """Every float32 var element two ulps high: each element within its bound, the mean not."""
+
+    name = "mutant-v2-var-two-ulps-up"
+    defect = "float32 var two ulps high on every element (a systematic bias), other dtypes untouched"
+    killed_by = ("AAWV2-VAL-018",)
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        result = self.emulate(case, product)
+        var = case.tensor("varRef")
+        if result.status != Status.SUCCESS or var.desc.is_empty() or var.storage.dtype != np.float32:
+            return result
+        storages = copied(result)
+        view = var.view_of(storages["varRef"])
+        view[...] = np.nextafter(np.nextafter(view, F32(np.inf)), F32(np.inf))
+        return replace_result(result, storages=storages)
+
+
 # ---- the lerp branch: equivalent under the arithmetic model ----
 
 class _LerpOnSignedWeight:
@@ -277,8 +470,7 @@ def _dtypes(case: Case) -> set:
             if case.desc(n) is not None}
 
 
-class V2MixedDtypesRejected(Mutant):
-    op = OP
+class V2MixedDtypesRejected(V2Mutant):
     name = "mutant-v2-mixed-dtypes-rejected"
     defect = "a call whose float tensors' dtypes differ is rejected with 161002 (the document's constraint)"
     killed_by = ("AAWV2-VAL-008",)
@@ -289,8 +481,7 @@ class V2MixedDtypesRejected(Mutant):
         return self.emulate(case, product)
 
 
-class V2MaxGradNormNullUnchecked(Mutant):
-    op = OP
+class V2MaxGradNormNullUnchecked(V2Mutant):
     name = "mutant-v2-max-grad-norm-null-unchecked"
     defect = "a NULL maxGradNorm with amsgrad is not rejected: the call runs as if amsgrad were false"
     killed_by = ("AAWV2-NULL-004",)
@@ -301,8 +492,7 @@ class V2MaxGradNormNullUnchecked(Mutant):
         return self.emulate(case, product)
 
 
-class V2MaxGradNormShapeOnlyWithAmsgrad(Mutant):
-    op = OP
+class V2MaxGradNormShapeOnlyWithAmsgrad(V2Mutant):
     name = "mutant-v2-max-grad-norm-shape-only-with-amsgrad"
     defect = "maxGradNorm's shape checked only with amsgrad (the document's sentence), not whenever given"
     killed_by = ("AAWV2-SHAPE-004",)
@@ -315,8 +505,7 @@ class V2MaxGradNormShapeOnlyWithAmsgrad(Mutant):
         return self.emulate(case, product)
 
 
-class V2Bf16RejectedOnA2(Mutant):
-    op = OP
+class V2Bf16RejectedOnA2(V2Mutant):
     name = "mutant-v2-bf16-rejected"
     defect = "BFLOAT16 rejected with 161002 on every product (the DAV_1001 dtype list everywhere)"
     killed_by = ("AAWV2-VAL-009", "AAWV2-DTYPE-002")
@@ -327,8 +516,7 @@ class V2Bf16RejectedOnA2(Mutant):
         return self.emulate(case, product)
 
 
-class V2EmptyVarLaunched(Mutant):
-    op = OP
+class V2EmptyVarLaunched(V2Mutant):
     name = "mutant-v2-empty-var-launched"
     defect = "an empty var is launched like any call: products without the kernel fail it"
     killed_by = ("AAWV2-VAL-013",)
@@ -345,14 +533,16 @@ class V2EmptyVarLaunched(Mutant):
 
 
 V2_MUTANTS = (
-    V2DecayAfterStep, V2TimeStepIsStep, V2AmsgradMaxIntoV, V2MaximizeIgnored, V2HyperParametersInDouble,
+    V2DecaySkippedWhenNonpositive, V2Bf16TiesAwayOn950, V2VarTwoUlpsUp, V2DecayAfterStep, V2TimeStepIsStep, V2AmsgradMaxIntoV, V2MaximizeIgnored, V2HyperParametersInDouble,
     V2Bf16Truncated, V2EpsBeforeCorrection, V2MaxGradNormWrittenWithoutAmsgrad, V2StepAsInt32,
     V2MixedDtypesRejected, V2MaxGradNormNullUnchecked, V2MaxGradNormShapeOnlyWithAmsgrad,
     V2Bf16RejectedOnA2, V2EmptyVarLaunched,
 )
 V2_EQUIVALENT = (V2LerpBranchOnW,)
 V2_GAPS: tuple = ()
-V2_CONTROLS = (UnmutatedV2Kernel, FaithfulArithmeticV2, FusedMomentsV2, Bf16TiesToEvenV2)
+V2_CONTROLS = (UnmutatedV2Kernel, FaithfulArithmeticV2, FusedMomentsV2, Bf16TiesToEvenV2, FaithfulByValueV2,
+               ReciprocalDivisionV2, UnfusedGoldenMomentsV2, OtherChipOrderV2, Bf16TiesAwayV2,
+               AllModelFreedomsV2, TorchFusedAdamWV2)
 
 __all__ = [c.__name__ for c in V2_MUTANTS + V2_EQUIVALENT + V2_GAPS + V2_CONTROLS] + [
     "V2_MUTANTS", "V2_EQUIVALENT", "V2_GAPS", "V2_CONTROLS", "V2KernelMutant"]

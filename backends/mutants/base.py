@@ -44,6 +44,9 @@ class Mutant(EmulatorBackend):
     op = ""                               # the operator whose calls it breaks
     defect = ""                           # one line: what a kernel author got wrong
     killed_by: tuple[str, ...] = ()       # the rule ids that name the defect
+    # how many distinct single-call cases, on how many products, must fail it naming its defect
+    killing_cases_wanted = 1
+    killing_products_wanted = 1
 
     def run(self, case: Case, product: str) -> RunResult:
         if case.op != self.op:

@@ -21,6 +21,8 @@ class ModelMutant(Mutant):
 
     op = OP
     model: type[MxA8W4Model] = MxA8W4Model
+    # three distinct single calls must fail each defect (Ascend 950, the one product it covers)
+    killing_cases_wanted = 3
 
     def mutate(self, case: Case, product: str) -> RunResult:
         raw = to_raw_call(case)
@@ -153,9 +155,29 @@ class QmmUnmutatedModel(ModelMutant):
     defect = "none: the emulator's MX A8W4 model run through the mutant machinery"
 
 
+class _ReversedSequentialSum(MxA8W4Model):
+    def block_order(self, blocks):
+        return range(blocks - 1, -1, -1)
+
+    def block_products(self, xb, wb):
+        acc = np.zeros((xb.shape[0], wb.shape[1]), np.float32)
+        for i in range(xb.shape[1]):          # one product at a time, each sum rounded to float32
+            acc += np.outer(xb[:, i], wb[i]).astype(np.float32)
+        return acc
+
+
+class QmmReversedSequentialSum(ModelMutant):
+    """Control: another float32 summation order, the K blocks last to first and each block's
+    products added one at a time."""
+
+    name = "control-qmm-reversed-sequential-float32-sum"
+    defect = "none: the K blocks summed last to first, each product added to the float32 sum alone"
+    model = _ReversedSequentialSum
+
+
 QMM_MUTANTS = (NibbleOrder, ScaleBlockOffByOne, TailSlotRead, BiasAfterCast, TransposeNotFlipped,
                E5M2Accepted, StorageShapeByDims, Fp16BiasPrescaledInFloat32, ScalePerPairRow)
-QMM_CONTROLS = (QmmUnmutatedModel,)
+QMM_CONTROLS = (QmmUnmutatedModel, QmmReversedSequentialSum)
 
 __all__ = ["QMM_MUTANTS", "QMM_CONTROLS", *(c.__name__ for c in QMM_MUTANTS + QMM_CONTROLS)]
 

@@ -99,7 +99,9 @@ def run(case: Case, product: str) -> RunResult:
     try:
         empty = _validate(case, product)
     except _Reject as rej:
-        return RunResult(rej.status, storages, message=str(rej))
+        # no kernel: the op_api's checks passed and returned 0, the launch fails
+        phase = "Execute" if rej.status == Status.ERR_INNER_NULLPTR else "GetWorkspaceSize"
+        return RunResult(rej.status, storages, phase=phase, message=str(rej))
     if empty:
         return RunResult(Status.SUCCESS, storages, workspace_size=0)
     names = [n for n in (*REQUIRED, MGN) if case.tensors[n] is not None]

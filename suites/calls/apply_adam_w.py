@@ -6,6 +6,8 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from aclnn_conformance.judging.sensitivity import ROUNDING_MODES, rounding_row, table_case
+from aclnn_conformance.oracle.cases import oracle_result
 from aclnn_conformance.spec.apply_adam_w import MAX_GRAD_NORM, OP, SCALARS
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
@@ -16,7 +18,7 @@ from aclnn_conformance.suites.calls import as_noncontiguous as noncontiguous
 DTYPES = {"float32": DT.FLOAT, "float16": DT.FLOAT16, "bfloat16": DT.BF16}
 # Value rules every valid, non-empty call exercises.
 CORE_RULES = ("AAW-VAL-002", "AAW-VAL-003", "AAW-VAL-004", "AAW-VAL-005", "AAW-VAL-008",
-              "AAW-VAL-014")
+              "AAW-VAL-014", "AAW-VAL-016")
 # make_call keyword -> tensor name of the seven hyper-parameters
 SCALAR_KEYWORDS = {"beta1_power": "beta1Power", "beta2_power": "beta2Power", "lr": "lr",
                    "weight_decay": "weightDecay", "beta1": "beta1", "beta2": "beta2", "eps": "eps"}
@@ -198,3 +200,64 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
     yield make_call("cancellation-m", (4, 64), "float32", seed=34, beta1=0.5,
                     m=np.full((4, 64), 0.01), grad=np.full((4, 64), -0.01) * (1 + 1e-6),
                     note="m*beta1 and (beta1-1)*g nearly cancel")
+    yield from defect_cases()
+
+
+def defect_cases() -> Iterator[Case]:
+    """Calls that each exercise one defect class in another dtype, shape or attribute than the
+    cases above, so that at least three single calls fail each (tests/test_mutants.py)."""
+    for dtype, wd, shape in (("float16", -0.5, (3, 50)), ("bfloat16", -0.25, (5, 20))):
+        yield make_call(f"weight-decay-negative-{dtype}", shape, dtype, seed=40, weight_decay=wd,
+                        lr=0.1, var=np.full(shape, 2.0))
+    for i, (shape, dtype) in enumerate((((3, 50), "float16"), ((2, 17), "bfloat16"))):
+        yield make_call(f"amsgrad-null-max-grad-norm-{dtype}", shape, dtype, seed=41 + i, amsgrad=True,
+                        max_grad_norm=False, rule_ids=("AAW-NULL-012",),
+                        note="amsgrad with a NULL maxGradNorm: 161001")
+    base = make_call("max-grad-norm-other-dtype-no-amsgrad", (3, 50), "float16", seed=43,
+                     max_grad_norm=True, rule_ids=("AAW-DTYPE-024",))
+    yield base.with_tensor(MAX_GRAD_NORM, TensorArg.from_array(
+        np.random.default_rng(43).uniform(0, 1e-3, (3, 50)), DT.FLOAT))
+    base = make_call("max-grad-norm-other-shape-no-amsgrad", (2, 17), "bfloat16", seed=44,
+                     max_grad_norm=True, rule_ids=("AAW-SHAPE-004",))
+    yield base.with_tensor(MAX_GRAD_NORM, TensorArg.from_array(
+        np.random.default_rng(44).uniform(0, 1e-3, (17, 2)), DT.BF16))
+    yield make_call("scalars-0d-bfloat16-amsgrad", (3, 50), "bfloat16", seed=45, scalar_shape=(),
+                    amsgrad=True, rule_ids=("AAW-VAL-012",))
+    yield with_format(make_call("format-nhwc-float16", (2, 4, 4, 3), "float16", seed=46),
+                      ("varRef", "mRef", "beta1"), F.NHWC).with_(rule_ids=CORE_RULES + ("AAW-VAL-013",))
+    yield with_format(make_call("format-ncdhw-bfloat16", (1, 2, 3, 4, 5), "bfloat16", seed=47,
+                                maximize=True), ("grad", "vRef", "eps"), F.NCDHW).with_(
+        rule_ids=CORE_RULES + ("AAW-VAL-001", "AAW-VAL-013"))
+    yield as_noncontiguous(make_call("noncontig-strided-float16", (6, 10), "float16", seed=48,
+                                     amsgrad=True), ("varRef", "mRef", MAX_GRAD_NORM, "lr"), "strided")
+
+
+# ---- sensitivity: realistic outputs for the sensitivity tables (reports/sensitivity.py) ----
+
+def _envelope_target(case_id: str, product: str, output: str) -> dict:
+    """One float output of a table case, judged by model-bound@3 with ``product``'s cast rule."""
+    from aclnn_conformance.spec.precision import dtype_name
+    case = table_case(table_cases("ci"), case_id)
+    o = oracle_result(case, "cann", product)
+    expected = np.asarray(o.views[output])
+    return {"op": OP, "standard": "model-bound@3", "profile": "cann", "product": product,
+            "output": output, "case_id": case.case_id, "dtype": dtype_name(expected.dtype),
+            "expected": expected, "aux": o.aux[output]["envelope"]}
+
+
+def _rounding_rows(case_id: str, output: str, products) -> list[dict]:
+    rows = []
+    for product in products:
+        target = _envelope_target(case_id, product, output)
+        unrounded = np.asarray(target["aux"]["unrounded"]).astype(np.float32)
+        rows += [rounding_row(target, unrounded, how, f"{case_id} on {product}")
+                 for how in ROUNDING_MODES]
+    return rows
+
+
+def sensitivity_targets() -> tuple[list[dict], list[dict]]:
+    """(targets, rounding rows): var, m, v of the vendor-distribution cases under model-bound@3 on
+    Ascend 950; the bf16 var cast otherwise."""
+    targets = [_envelope_target(f"vendor-{d}-ams1-max1-n1000", "ascend950", o)
+               for d in ("float32", "bfloat16") for o in ("varRef", "mRef", "vRef")]
+    return targets, _rounding_rows("vendor-bfloat16-ams1-max1-n1000", "varRef", ("ascend950",))

@@ -6,6 +6,9 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from aclnn_conformance.judging.sensitivity import ROUNDING_MODES, rounding_row, table_case
+from aclnn_conformance.oracle.apply_adam_w_quant import nearest_code
+from aclnn_conformance.oracle.cases import oracle_result
 from aclnn_conformance.spec.apply_adam_w_quant import OP, absmax_count
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
@@ -288,3 +291,59 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
     yield make_call("qmapv-negative", (2, 256), "float32", seed=67, qmaps="linspace").with_tensor(
         "qmapV", TensorArg.from_array(linspace_qmap(True), DT.FLOAT))
     yield make_call("step-negative", (2, 256), "float32", seed=68, step=-3)
+
+
+# ---- sensitivity: realistic outputs for the sensitivity tables (reports/sensitivity.py) ----
+
+def _sensitivity_case(dtype: str, case_id: str | None = None) -> Case:
+    return table_case(table_cases("ci"), case_id or f"vendor-st-{dtype}-N17")
+
+
+def float_target(std_name: str, profile: str, dtype: str, output: str,
+                  case_id: str | None = None) -> dict:
+    """The vendor system-test case of 17 blocks (or ``case_id``): one float output's oracle values."""
+    case = _sensitivity_case(dtype, case_id)
+    o = oracle_result(case, profile, "atlas-a2")
+    expected = np.asarray(o.views[output])
+    aux = dict(o.aux.get(output, {}))
+    arg = case.tensor(output)
+    if output.startswith("absmax"):      # the judged entries: one per block
+        blocks = absmax_count(case.tensor("varRef").desc.numel)
+        expected = expected.reshape(-1)[:blocks]
+        if "bound" in aux:
+            aux["bound"] = np.asarray(aux["bound"]).reshape(-1)[:blocks]
+    return {"op": OP, "standard": std_name, "profile": profile, "product": "atlas-a2",
+            "output": output, "case_id": case.case_id,
+            "dtype": np.dtype(arg.storage.dtype).name if dtype != "bfloat16" else "bfloat16",
+            "expected": expected, "aux": aux}
+
+
+def _code_target(output: str, std_name: str) -> dict:
+    case = _sensitivity_case("float32")
+    o = oracle_result(case, "cann", "atlas-a2")
+    return {"op": OP, "standard": std_name, "profile": "cann", "product": "atlas-a2",
+            "output": output, "case_id": case.case_id, "dtype": "uint8 codes of float32",
+            "expected": np.asarray(o.views[output]).reshape(-1), "aux": o.aux[output],
+            "requantize": nearest_code}
+
+
+def sensitivity_targets() -> tuple[list[dict], list[dict]]:
+    """(targets, rounding rows): var per dtype and the absmax outputs under model-bound@2 and
+    float-ulp (cann) and mere-mare (doc); the m and v codes under quant-code @3 and @2; the
+    float32 var cast to fp16/bf16 toward zero or with ties away from zero, on the vendor case and
+    the exact-tie case."""
+    targets = []
+    for std_name in ("model-bound@2", "float-ulp"):
+        targets += [float_target(std_name, "cann", d, "varRef") for d in ("float32", "float16", "bfloat16")]
+        targets += [float_target(std_name, "cann", "float32", n) for n in ("absmaxMRef", "absmaxVRef")]
+    targets += [float_target("mere-mare", "doc", d, "varRef") for d in ("float32", "float16", "bfloat16")]
+    targets += [float_target("mere-mare", "doc", "float32", n) for n in ("absmaxMRef", "absmaxVRef")]
+    targets += [_code_target(n, s) for s in ("quant-code@3", "quant-code@2") for n in ("mRef", "vRef")]
+    rounding = []
+    for dtype in ("float16", "bfloat16"):
+        for case_id in (f"vendor-st-{dtype}-N17", f"rounding-ties-{dtype}"):
+            unrounded = float_target("model-bound@2", "cann", dtype, "varRef", case_id)["aux"]["unrounded"]
+            for std_name in ("model-bound@2", "float-ulp"):
+                target = float_target(std_name, "cann", dtype, "varRef", case_id)
+                rounding += [rounding_row(target, unrounded, how) for how in ROUNDING_MODES]
+    return targets, rounding

@@ -6,6 +6,8 @@ from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 
+from aclnn_conformance.judging.sensitivity import ROUNDING_MODES, rounding_row, table_case
+from aclnn_conformance.oracle.cases import oracle_result
 from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM, OP
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
@@ -19,7 +21,7 @@ STATE = ("varRef", "mRef", "vRef", MAX_GRAD_NORM, "grad")
 DEFAULT_ATTRS = {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "weightDecay": 1e-2, "eps": 1e-8,
                  "amsgrad": False, "maximize": False}
 BASE_RULES = ("AAWV2-VAL-001", "AAWV2-VAL-002", "AAWV2-VAL-003", "AAWV2-VAL-004", "AAWV2-VAL-010",
-              "AAWV2-VAL-011")
+              "AAWV2-VAL-011", "AAWV2-VAL-018")
 
 
 def _dtypes(dtype: str | Mapping[str, str]) -> dict[str, str]:
@@ -143,16 +145,17 @@ def dtype_mixes(tier: str) -> list[tuple[str, ...]]:
     return [c for c in combos if sum(names.index(n) for n in c) % 7 == 0]
 
 
-def bf16_tie_call() -> Case:
-    """float32 results on exact bfloat16 ties through the native bfloat16 kernel: beta1 = 0.5,
-    m = +-1 and g = +-(1 + odd/128) make m' = +-(1 + odd/256) exactly in every order of the
-    arithmetic, halfway between two bfloat16 values (low 16 bits 0x8000)."""
-    shape = (2, 32)
+def bf16_tie_call(case_id: str = "bf16-exact-ties", rows: int = 2, maximize: bool = False,
+                  amsgrad: bool = False, dtype: str | Mapping[str, str] = "bfloat16") -> Case:
+    """float32 results on exact bfloat16 ties: beta1 = 0.5, m = +-1 and g = +-(1 + odd/128) make
+    m' = +-(1 + odd/256) exactly in every order of the arithmetic, halfway between two bfloat16
+    values (low 16 bits 0x8000); rows alternate in sign; with ``maximize`` grad is passed negated."""
+    shape = (rows, 32)
     odd = (2 * np.arange(32) + 1) * 2.0 ** -7
-    sign = np.array([[1.0], [-1.0]])
-    return make_call("bf16-exact-ties", shape, "bfloat16", seed=90, m=sign * np.ones(shape),
-                     grad=sign * (1 + odd), lr=0.0, weightDecay=0.0, beta1=0.5,
-                     rule_ids=("AAWV2-VAL-009",),
+    sign = np.where(np.arange(rows) % 2, -1.0, 1.0)[:, None]
+    return make_call(case_id, shape, dtype, seed=90, m=sign * np.ones(shape),
+                     grad=(-1 if maximize else 1) * sign * (1 + odd), lr=0.0, weightDecay=0.0,
+                     beta1=0.5, maximize=maximize, amsgrad=amsgrad, rule_ids=("AAWV2-VAL-009",),
                      note="every m' lies on an exact bfloat16 tie: either neighbour on A2/A3, even on 950")
 
 
@@ -195,6 +198,11 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
         yield make_call(f"maximize-{dtype}", (3, 50), dtype, seed=622, maximize=True, lr=0.05,
                         rule_ids=("AAWV2-VAL-007",))
     yield bf16_tie_call()
+    yield bf16_tie_call("bf16-exact-ties-maximize-4x32", rows=4, maximize=True)
+    yield bf16_tie_call("bf16-exact-ties-amsgrad-3x32", rows=3, amsgrad=True)
+    yield bf16_tie_call("bf16-exact-ties-mixed-m-bf16-3x32", rows=3,
+                        dtype={"varRef": "float32", "mRef": "bfloat16", "vRef": "float32",
+                               "grad": "float32"})
     for dtype in ("float16", "bfloat16"):
         yield make_call(f"rounding-once-{dtype}", (4, 64), dtype, seed=630, lr=0.05, weightDecay=0.3,
                         var=np.random.default_rng(630).uniform(0.5, 2, (4, 64)),
@@ -268,3 +276,75 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
                     note="cann: not checked, sqrt of a negative v is NaN")
     yield make_call("float16-overflow-free-near-max", (2, 64), "float16", seed=683,
                     var=np.full((2, 64), 60000.0), lr=1e-3, weightDecay=0.01, rule_ids=("AAWV2-VAL-009",))
+    yield from defect_cases()
+
+
+def defect_cases() -> Iterator[Case]:
+    """Calls that each exercise one defect class in another dtype, shape or attribute than the
+    cases above, so that at least three single calls fail each (tests/test_mutants.py)."""
+    yield make_call("weight-decay-negative-bfloat16", (3, 50), "bfloat16", seed=690, weightDecay=-0.5,
+                    lr=0.1, rule_ids=("AAWV2-VAL-004",))
+    yield make_call("weight-decay-negative-float16-amsgrad", (4, 24), "float16", seed=691,
+                    weightDecay=-0.25, lr=0.1, amsgrad=True, rule_ids=("AAWV2-VAL-004",))
+    yield make_call("eps-large-bfloat16-amsgrad", (3, 50), "bfloat16", seed=692, eps=1e-2, step=0,
+                    amsgrad=True, rule_ids=("AAWV2-VAL-002",))
+    yield make_call("eps-large-float16-maximize", (5, 20), "float16", seed=693, eps=5e-3, step=3,
+                    maximize=True, rule_ids=("AAWV2-VAL-002",))
+    yield make_call("step-2147483648-float16", (3, 40), "float16", seed=694, step=2 ** 31,
+                    beta1=0.5, beta2=0.75, rule_ids=("AAWV2-VAL-003", "AAWV2-VAL-010"),
+                    note="2^31 read as a 32-bit integer wraps to -2^31")
+    yield make_call("step-4294967299-bfloat16-amsgrad", (2, 33), "bfloat16", seed=695, step=2 ** 32 + 3,
+                    beta1=0.5, beta2=0.75, amsgrad=True, rule_ids=("AAWV2-VAL-003", "AAWV2-VAL-010"),
+                    note="2^32 + 3 read as a 32-bit integer is 3")
+    for i, (shape, dtype) in enumerate((((3, 50), "float16"), ((2, 17), "bfloat16"))):
+        yield make_call(f"amsgrad-null-max-grad-norm-{dtype}", shape, dtype, seed=696 + i, amsgrad=True,
+                        max_grad_norm=False, rule_ids=("AAWV2-NULL-004",),
+                        note="amsgrad with a NULL maxGradNorm: 161001")
+    for i, (shape, other, dtype) in enumerate((((3, 50), (3, 49), "float32"), ((2, 17), (17, 2), "float16"))):
+        case = make_call(f"max-grad-norm-shape-{'x'.join(map(str, other))}-no-amsgrad-{dtype}", shape,
+                         dtype, seed=698 + i, max_grad_norm=True, rule_ids=("AAWV2-SHAPE-004",))
+        mgn = TensorArg.from_array(np.random.default_rng(698 + i).uniform(0, 1e-4, other), DTYPES[dtype])
+        yield case.with_tensor(MAX_GRAD_NORM, mgn)
+    yield make_call("empty-float16-3x0", (3, 0), "float16", seed=700, rule_ids=("AAWV2-VAL-013",))
+    yield make_call("empty-float32-1d-maximize", (0,), "float32", seed=701, maximize=True,
+                    rule_ids=("AAWV2-VAL-013",))
+
+
+# ---- sensitivity: realistic outputs for the sensitivity tables (reports/sensitivity.py) ----
+
+def _envelope_target(case_id: str, product: str, output: str) -> dict:
+    """One float output of a table case, judged by model-bound@3 with ``product``'s cast rule."""
+    from aclnn_conformance.spec.precision import dtype_name
+    case = table_case(table_cases("ci"), case_id)
+    o = oracle_result(case, "cann", product)
+    expected = np.asarray(o.views[output])
+    return {"op": OP, "standard": "model-bound@3", "profile": "cann", "product": product,
+            "output": output, "case_id": case.case_id, "dtype": dtype_name(expected.dtype),
+            "expected": expected, "aux": o.aux[output]["envelope"]}
+
+
+def _rounding_rows(case_id: str, output: str, products) -> list[dict]:
+    rows = []
+    for product in products:
+        target = _envelope_target(case_id, product, output)
+        unrounded = np.asarray(target["aux"]["unrounded"]).astype(np.float32)
+        rows += [rounding_row(target, unrounded, how, f"{case_id} on {product}")
+                 for how in ROUNDING_MODES]
+    return rows
+
+
+def sensitivity_targets() -> tuple[list[dict], list[dict]]:
+    """(targets, rounding rows): every float output of the vendor-distribution cases (amsgrad,
+    maximize) under model-bound@3 and, for float32, the per-element bound of model-bound@1; the
+    bf16 var and the exact bf16 ties of m cast otherwise on A2 and 950."""
+    outputs = ("varRef", "mRef", "vRef", "maxGradNormOptionalRef")
+    targets = [_envelope_target(f"vendor-{d}-1000-ams-max", "atlas-a2", o)
+               for d in ("float32", "bfloat16") for o in outputs]
+    case = table_case(table_cases("ci"), "vendor-float32-1000-ams-max")
+    o = oracle_result(case, "cann", "atlas-a2")
+    targets.append({"op": OP, "standard": "model-bound@1", "profile": "cann", "product": "atlas-a2",
+                    "output": "varRef", "case_id": case.case_id, "dtype": "float32",
+                    "expected": np.asarray(o.views["varRef"]), "aux": o.aux["varRef"]})
+    rounding = (_rounding_rows("vendor-bfloat16-1000-ams-max", "varRef", ("atlas-a2", "ascend950"))
+                + _rounding_rows("bf16-exact-ties", "mRef", ("atlas-a2", "ascend950")))
+    return targets, rounding

@@ -21,6 +21,8 @@ from typing import Iterator
 import ml_dtypes
 import numpy as np
 
+from aclnn_conformance.judging.sensitivity import ROUNDING_MODES, rounding_row, table_case
+from aclnn_conformance.oracle.cases import oracle_result
 from aclnn_conformance.oracle.weight_quant_preprocess import to_fractal_nz_c0_32
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import numpy_dtype
@@ -224,7 +226,33 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
                     note="+448*2^20, +1, -448*2^20 in three blocks: exact 1, float32 in order 0")
     yield from ut_cases()
     yield from edge_cases()
+    yield from defect_cases()
     yield from out_of_domain_cases()
+
+
+def defect_cases() -> Iterator[Case]:
+    """Calls that each exercise one defect class in another dtype, shape or layout than the
+    cases above, so that at least three single calls fail each (tests/test_mutants.py)."""
+    for i, (m, k, n, out_dtype) in enumerate(((3, 64, 16, "bfloat16"), (2, 96, 32, "float16"))):
+        case = make_call(f"x1-e5m2-{m}x{k}x{n}-{out_dtype}", m=m, k=k, n=n, out_dtype=out_dtype,
+                         seed=50 + i)
+        yield case.with_tensor("x1", recast(case.tensor("x1"), DT.FLOAT8_E5M2)).with_(
+            rule_ids=("QMMNZ-PATH-001",), note="E5M2 activations with an FP4 weight: no path")
+    for i, (k, n) in enumerate(((96, 32), (128, 48))):
+        case = make_call(f"x2-storage-dims-other-k{k}-n{n}", m=3, k=k, n=n, seed=52 + i)
+        k1, n1 = ceil_div(k, 32), ceil_div(n, 16)
+        yield with_desc(case, "x2", storage_shape=(k1 * n1, 16, 32)).with_(
+            rule_ids=case.rule_ids + ("QMMNZ-VAL-009",),
+            note=f"x2 storage ({k1 * n1}, 16, 32): the element count of ({k1}, {n1}, 16, 32)")
+    tiny = np.array([2.0 ** -10 + 2.0 ** -20, 3e-4, -3e-4, 2.0 ** -9, 2.0 ** -14, -2.0 ** -12, 1e-3,
+                     -7e-4, 2.0 ** -11 + 2.0 ** -21, 5e-5, -5e-5, 2.0 ** -13, 0.25, -1.0, 1.5e-4, 0.0])
+    yield make_call("fp16-bias-below-2^-8-m3-k64", m=3, k=64, n=16, out_dtype="float16",
+                    bias="float16", bias_values=tiny, x=np.zeros((3, 64), np.uint8), seed=54,
+                    rule_ids=("QMMNZ-PRE-004",), note="x = 0: out is the prescaled bias alone")
+    yield make_call("fp16-bias-below-2^-8-nk-k96", m=2, k=96, n=16, out_dtype="float16",
+                    bias="float16", bias_values=tiny[::-1], x=np.zeros((2, 96), np.uint8),
+                    x2_layout="nk", scale_layout="nk", seed=55, rule_ids=("QMMNZ-PRE-004",),
+                    note="x = 0, x2 (n, k): out is the prescaled bias alone")
 
 
 def edge_cases() -> Iterator[Case]:
@@ -272,3 +300,34 @@ def ut_cases() -> Iterator[Case]:
     bias = TensorArg.from_array(np.ones((1, 32)), DT.FLOAT16)
     yield case.with_tensor("bias", bias).with_(rule_ids=("QMMNZ-DTYPE-002",),
                                                note="ascend950_test_mxa8w4_bias_fp16_out_bf16: 161002")
+
+
+# ---- sensitivity: realistic outputs for the sensitivity tables (reports/sensitivity.py) ----
+
+def _envelope_target(case_id: str, product: str, output: str) -> dict:
+    """One float output of a table case, judged by model-bound@3 with ``product``'s cast rule."""
+    from aclnn_conformance.spec.precision import dtype_name
+    case = table_case(table_cases("ci"), case_id)
+    o = oracle_result(case, "cann", product)
+    expected = np.asarray(o.views[output])
+    return {"op": OP, "standard": "model-bound@3", "profile": "cann", "product": product,
+            "output": output, "case_id": case.case_id, "dtype": dtype_name(expected.dtype),
+            "expected": expected, "aux": o.aux[output]["envelope"]}
+
+
+def _rounding_rows(case_id: str, output: str, products) -> list[dict]:
+    rows = []
+    for product in products:
+        target = _envelope_target(case_id, product, output)
+        unrounded = np.asarray(target["aux"]["unrounded"]).astype(np.float32)
+        rows += [rounding_row(target, unrounded, how, f"{case_id} on {product}")
+                 for how in ROUNDING_MODES]
+    return rows
+
+
+def sensitivity_targets() -> tuple[list[dict], list[dict]]:
+    """(targets, rounding rows): out of the wide-range case (outside the exact regime) and of an
+    fp16 case inside it, under model-bound@3; the wide case's out cast otherwise."""
+    targets = [_envelope_target(c, "ascend950", "out")
+               for c in ("wide-k256", "fp16-bias-prescale-with-sum")]
+    return targets, _rounding_rows("wide-k256", "out", ("ascend950",))
