@@ -56,7 +56,7 @@ def test_trajectory_50_steps(harness, product, dtype, amsgrad, request):
     case = calls.make_call(f"trajectory-{dtype}-{'amsgrad' if amsgrad else 'adamw'}", shape, dtype,
                            seed=2026, step=1, amsgrad=amsgrad, var=rng.standard_normal(shape) * 0.1,
                            m=zeros, v=zeros, mgn=zeros, lr=lr, beta1=b1, beta2=b2,
-                           weight_decay=wd, eps=eps, rule_ids=RELATION_RULES["trajectory"])
+                           weightDecay=wd, eps=eps, rule_ids=RELATION_RULES["trajectory"])
     if product not in SPEC.supported[harness.profile]:
         check_case(harness, case, product, request.node.nodeid)
         return

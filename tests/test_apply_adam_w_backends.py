@@ -64,7 +64,7 @@ def test_arithmetic_within_the_model_bound(backend_name, dtype):
     from aclnn_conformance.backends.registry import load_backend
     backend = load_backend(backend_name)
     case = calls.make_call("bound", (64, 64), dtype, seed=5, amsgrad=True, maximize=True,
-                           beta2=0.99, lr=0.01, weight_decay=0.1)
+                           beta2=0.99, lr=0.01, weightDecay=0.1)
     r = backend.run(case, "ascend950")
     oracle = oracle_result(case, "cann", "ascend950")
     for name in ("varRef", "mRef", "vRef"):

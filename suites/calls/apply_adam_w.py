@@ -21,12 +21,12 @@ CORE_RULES = ("AAW-VAL-002", "AAW-VAL-003", "AAW-VAL-004", "AAW-VAL-005", "AAW-V
               "AAW-VAL-014", "AAW-VAL-016")
 # make_call keyword -> tensor name of the seven hyper-parameters
 SCALAR_KEYWORDS = {"beta1_power": "beta1Power", "beta2_power": "beta2Power", "lr": "lr",
-                   "weight_decay": "weightDecay", "beta1": "beta1", "beta2": "beta2", "eps": "eps"}
+                   "weightDecay": "weightDecay", "beta1": "beta1", "beta2": "beta2", "eps": "eps"}
 
 
 def make_call(case_id: str, shape: Sequence[int] = (3, 40), dtype: str = "float32", seed: int = 0,
               step: int = 10, amsgrad: bool = False, maximize: bool = False,
-              max_grad_norm: bool | None = None, lr: float = 1e-3, weight_decay: float = 0.01,
+              max_grad_norm: bool | None = None, lr: float = 1e-3, weightDecay: float = 0.01,
               beta1: float = 0.9, beta2: float = 0.999, eps: float = 1e-8,
               beta1_power: float | None = None, beta2_power: float | None = None,
               scalar_shape: Sequence[int] = (1,), var=None, m=None, v=None, grad=None,
@@ -49,7 +49,7 @@ def make_call(case_id: str, shape: Sequence[int] = (3, 40), dtype: str = "float3
     if beta2_power is None:
         beta2_power = beta2 ** (step - 1)
     scalars = {"beta1Power": beta1_power, "beta2Power": beta2_power, "lr": lr,
-               "weightDecay": weight_decay, "beta1": beta1, "beta2": beta2, "eps": eps}
+               "weightDecay": weightDecay, "beta1": beta1, "beta2": beta2, "eps": eps}
     dt = DTYPES[dtype]
     with_mgn = amsgrad if max_grad_norm is None else max_grad_norm
     tensors = {"varRef": TensorArg.from_array(arrays["var"], dt),
@@ -103,7 +103,7 @@ def doc_example() -> Case:
     maximize true."""
     x = np.arange(4.0).reshape(2, 2)
     return make_call("doc-example", (2, 2), "float32", amsgrad=True, maximize=True, lr=0.001,
-                     weight_decay=0.01, beta1=0.9, beta2=0.999, eps=1e-8, beta1_power=0.431,
+                     weightDecay=0.01, beta1=0.9, beta2=0.999, eps=1e-8, beta1_power=0.431,
                      beta2_power=0.992, var=x, m=x, v=x, grad=x, mgn=x,
                      note="the document's example call")
 
@@ -116,7 +116,7 @@ def _vendor_golden_call(dtype: str, amsgrad: bool, maximize: bool, n: int, seed:
     b1, b2 = float(rng.uniform(0.5, 0.99)), float(rng.uniform(0.9, 0.9999))
     return make_call(f"vendor-{dtype}-ams{int(amsgrad)}-max{int(maximize)}-n{n}", (n,), dtype,
                      seed=seed, step=t, amsgrad=amsgrad, maximize=maximize,
-                     lr=float(10.0 ** rng.uniform(-8, -1)), weight_decay=float(rng.uniform(0, 0.5)),
+                     lr=float(10.0 ** rng.uniform(-8, -1)), weightDecay=float(rng.uniform(0, 0.5)),
                      beta1=b1, beta2=b2, eps=float(10.0 ** rng.uniform(-10, -6)),
                      note="vendor golden distribution")
 
@@ -171,10 +171,10 @@ def table_cases(tier: str = "ci") -> Iterator[Case]:
                     beta1_power=0.25, beta2_power=0.36,
                     note="t = 3: the kernel multiplies the powers by beta once")
     for wd in (0.0, -0.5, 0.5):
-        yield make_call(f"weight-decay-{wd:g}", (4, 64), "float32", seed=21, weight_decay=wd,
+        yield make_call(f"weight-decay-{wd:g}", (4, 64), "float32", seed=21, weightDecay=wd,
                         lr=0.1, var=np.full((4, 64), 2.0))
     yield make_call("eps-large", (4, 64), "float32", seed=22, eps=1e-2, step=1)
-    yield make_call("lr-large-bfloat16", (4, 64), "bfloat16", seed=23, lr=0.05, weight_decay=0.3)
+    yield make_call("lr-large-bfloat16", (4, 64), "bfloat16", seed=23, lr=0.05, weightDecay=0.3)
     yield make_call("hyper-parameters-float16", (4, 64), "float16", seed=24, lr=1e-3,
                     beta2=0.999, eps=1e-7, note="the hyper-parameters keep their float16 values")
     yield make_call("hyper-parameters-bfloat16", (4, 64), "bfloat16", seed=25, lr=1e-3,
@@ -207,7 +207,7 @@ def defect_cases() -> Iterator[Case]:
     """Calls that each exercise one defect class in another dtype, shape or attribute than the
     cases above, so that at least three single calls fail each (tests/test_mutants.py)."""
     for dtype, wd, shape in (("float16", -0.5, (3, 50)), ("bfloat16", -0.25, (5, 20))):
-        yield make_call(f"weight-decay-negative-{dtype}", shape, dtype, seed=40, weight_decay=wd,
+        yield make_call(f"weight-decay-negative-{dtype}", shape, dtype, seed=40, weightDecay=wd,
                         lr=0.1, var=np.full(shape, 2.0))
     for i, (shape, dtype) in enumerate((((3, 50), "float16"), ((2, 17), "bfloat16"))):
         yield make_call(f"amsgrad-null-max-grad-norm-{dtype}", shape, dtype, seed=41 + i, amsgrad=True,

@@ -25,7 +25,7 @@ def call_params() -> st.SearchStrategy[dict]:
         "amsgrad": st.booleans(),
         "maximize": st.booleans(),
         "lr": st.floats(1e-8, 0.1),
-        "weight_decay": st.floats(-0.1, 0.5),
+        "weightDecay": st.floats(-0.1, 0.5),
         "beta1": st.floats(0.0, 0.999),
         "beta2": st.floats(0.0, 0.9999),
         "eps": st.floats(1e-10, 1e-2),
