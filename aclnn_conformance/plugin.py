@@ -60,6 +60,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--isolation", default="auto", choices=ISOLATION,
                     help="run the backend in a child process, so that a crash or a hang is "
                          "recorded: auto (default) isolates native-code backends (aclnn)")
+    group.addoption("--cases", default=None, metavar="CASES_DIR",
+                    help="run the cases an import wrote to CASES_DIR (aclnn-conformance import), "
+                         "each on the product its vendor file states unless --product is given")
     group.addoption("--overwrite", action="store_true",
                     help="replace an earlier run in --report-dir (refused without it)")
 
