@@ -49,7 +49,10 @@ def _groups(fields: list[str]) -> tuple[list[str], list[str]]:
 
 
 def _ints(cell: str) -> tuple[int, ...]:
-    return tuple(int(x) for x in cell.split())
+    try:
+        return tuple(int(x) for x in cell.split())
+    except ValueError:
+        raise ValueError(f"{cell!r} is not integers separated by spaces") from None
 
 
 def _bool(cell: str) -> bool:
