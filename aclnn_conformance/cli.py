@@ -146,6 +146,35 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def suite_cases(ops: list[str]) -> list:
+    """Every operator's table cases (ci tier) and one-fault cases, as the suites build them."""
+    import importlib
+    from aclnn_conformance.spec import op_spec
+    from aclnn_conformance.suites.faults import fault_cases
+    cases = []
+    for op in ops:
+        calls = importlib.import_module(f"aclnn_conformance.suites.calls.{op}")
+        cases += list(calls.table_cases("ci")) + list(fault_cases(op_spec(op)))
+    return cases
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from aclnn_conformance.spec import OPS, op_spec
+    from aclnn_conformance.spec.products import product
+    from aclnn_conformance.vendor.export import export_cases
+    try:
+        ops = [op_spec(args.op).key] if args.op else list(OPS)
+        product(args.product)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    result = export_cases(suite_cases(ops), args.format, args.out, args.product)
+    for line in result.skipped[:10]:
+        print(f"not exported: {line}", file=sys.stderr)
+    print(result.summary())
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     from aclnn_conformance.reports.__main__ import add_commands
     p = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION,
@@ -169,6 +198,13 @@ def parser() -> argparse.ArgumentParser:
                    help="also write each case's storages (.npz); without it the case file's seed "
                         "and value recipes rebuild them")
     s.add_argument("--jobs", type=int, default=None, help="processes (default: up to 2)")
+    s = sub.add_parser("export", help="the suite's cases in the vendor's formats: valid calls as TTK "
+                                      "rows or ATK cases, fault calls as op_api gtest source")
+    s.add_argument("--format", required=True, choices=("ttk", "atk", "gtest"))
+    s.add_argument("--out", required=True, metavar="DIR")
+    s.add_argument("--op", default=None, help="one operator (default: every operator)")
+    s.add_argument("--product", default="ascend950",
+                   help="the product whose expectations are written (default ascend950)")
     add_commands(sub)
     return p
 
@@ -182,6 +218,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "list":
         return cmd_list(args)
+    if args.command == "export":
+        return cmd_export(args)
     if args.command == "import":
         from aclnn_conformance.vendor.importer import cli_import
         return cli_import(args.paths, args.out, args.storages, args.jobs)

@@ -67,6 +67,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="replace an earlier run in --report-dir (refused without it)")
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The suite of imported vendor cases is collected only with --cases."""
+    if collection_path.name == "test_vendor_cases.py" and not config.getoption("--cases"):
+        return True
+    return None
+
+
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 

@@ -92,7 +92,12 @@ def _harness(root: Path | None) -> tuple[str | None, str]:
 def _read_many(paths: list[Path]) -> ImportResult:
     out = ImportResult()
     for path in paths:
-        out.extend(read_file(path))
+        try:
+            out.extend(read_file(path))
+        except Exception as exc:  # one unreadable file never stops the import: it is listed
+            out.problems.append(Problem(f"{display_path(path, vendor_root(path))}:1",
+                                        f"cannot read the file ({type(exc).__name__}: "
+                                        f"{str(exc)[:100]})"))
     return out
 
 
