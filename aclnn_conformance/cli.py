@@ -37,6 +37,8 @@ suite options:
   --tier T           ci (default) or full
   --report-dir DIR   write records.jsonl, run.json, the reports and every failing case into DIR
   --case-timeout S   run each case in a child process; record CRASH, or TIMEOUT after S seconds
+  --cases DIR        run only the vendor cases `aclnn-conformance import` wrote to DIR, each on
+                     the product its file states (or --product)
 
 {EXIT_STATUS}"""
 DESCRIPTION = ("A conformance suite and validation harness for Huawei CANN aclnn operators. Every "
@@ -50,8 +52,12 @@ def run(argv: list[str]) -> int:
         print(RUN_HELP, end="")
         return 0
     import pytest
+    # --cases runs the imported vendor cases alone, not every suite
+    target = ("aclnn_conformance.suites.test_vendor_cases"
+              if any(a == "--cases" or a.startswith("--cases=") for a in argv)
+              else "aclnn_conformance.suites")
     # the plugin by name as well as by entry point: a checkout on the path runs without installing
-    return int(pytest.main(["--pyargs", "aclnn_conformance.suites", "-p", "aclnn_conformance.plugin",
+    return int(pytest.main(["--pyargs", target, "-p", "aclnn_conformance.plugin",
                             "-p", "no:cacheprovider", *argv]))
 
 
@@ -140,6 +146,31 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def suite_cases(ops: list[str]) -> list:
+    """Every operator's table cases (ci tier) and one-fault cases, as the suites build them."""
+    from aclnn_conformance.spec import op_spec
+    from aclnn_conformance.spec.faults import fault_cases
+    from aclnn_conformance.spec.single_calls import table_cases
+    return [case for op in ops for case in (*table_cases(op, "ci"), *fault_cases(op_spec(op)))]
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from aclnn_conformance.spec import OPS, op_spec
+    from aclnn_conformance.spec.products import product
+    from aclnn_conformance.vendor.export import export_cases
+    try:
+        ops = [op_spec(args.op).key] if args.op else list(OPS)
+        product(args.product)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    result = export_cases(suite_cases(ops), args.format, args.out, args.product)
+    for line in result.skipped[:10]:
+        print(f"not exported: {line}", file=sys.stderr)
+    print(result.summary())
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     from aclnn_conformance.reports.__main__ import add_commands
     p = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION,
@@ -155,6 +186,21 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_list)
     sub.add_parser("doctor", help="check the aclnn backend: libraries, device, one call per operator",
                    add_help=False)
+    s = sub.add_parser("import", help="the vendor's own cases (gtest unit tests, their CSV tables, "
+                                      "ATK json, TTK csv) as case files")
+    s.add_argument("paths", nargs="+", metavar="PATH", help="vendor files or folders")
+    s.add_argument("--out", required=True, metavar="CASES_DIR", help="where the case files go")
+    s.add_argument("--storages", action="store_true",
+                   help="also write each case's storages (.npz); without it the case file's seed "
+                        "and value recipes rebuild them")
+    s.add_argument("--jobs", type=int, default=None, help="processes (default: up to 2)")
+    s = sub.add_parser("export", help="the suite's cases in the vendor's formats: valid calls as TTK "
+                                      "rows or ATK cases, fault calls as op_api gtest source")
+    s.add_argument("--format", required=True, choices=("ttk", "atk", "gtest"))
+    s.add_argument("--out", required=True, metavar="DIR")
+    s.add_argument("--op", default=None, help="one operator (default: every operator)")
+    s.add_argument("--product", default="ascend950",
+                   help="the product whose expectations are written (default ascend950)")
     add_commands(sub)
     return p
 
@@ -168,6 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "list":
         return cmd_list(args)
+    if args.command == "export":
+        return cmd_export(args)
+    if args.command == "import":
+        from aclnn_conformance.vendor.importer import cli_import
+        return cli_import(args.paths, args.out, args.storages, args.jobs)
     from aclnn_conformance.reports.__main__ import dispatch
     return dispatch(args)
 

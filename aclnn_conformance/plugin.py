@@ -60,8 +60,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--isolation", default="auto", choices=ISOLATION,
                     help="run the backend in a child process, so that a crash or a hang is "
                          "recorded: auto (default) isolates native-code backends (aclnn)")
+    group.addoption("--cases", default=None, metavar="CASES_DIR",
+                    help="run the cases an import wrote to CASES_DIR (aclnn-conformance import), "
+                         "each on the product its vendor file states unless --product is given")
     group.addoption("--overwrite", action="store_true",
                     help="replace an earlier run in --report-dir (refused without it)")
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """The suite of imported vendor cases is collected only with --cases."""
+    if collection_path.name == "test_vendor_cases.py" and not config.getoption("--cases"):
+        return True
+    return None
 
 
 def _is_worker(config: pytest.Config) -> bool:

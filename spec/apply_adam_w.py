@@ -21,6 +21,7 @@ from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
+from aclnn_conformance.spec.kernel_mapping import KernelMapping
 from aclnn_conformance.spec.operator import Operator
 from aclnn_conformance.spec.precision import ArithmeticModel, RNE_CASTS
 from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, LAUNCH_ERROR, NOT_JUDGED, STATUS, UNCHECKED,
@@ -419,6 +420,16 @@ ARITHMETIC = ArithmeticModel(
     source="notes apply_adam_w.md section 6.1; oracle/apply_adam_w.py")
 
 
+# The kernel-level vendor tests' input order (the OpDef's), onto the parameters.
+KERNEL_INPUTS = KernelMapping(
+    kernel_op="apply_adam_w",
+    inputs=("varRef", "mRef", "vRef", "beta1Power", "beta2Power", "lr", "weightDecay", "beta1",
+            "beta2", "eps", "grad", "maxGradNormOptional"),
+    attrs={"amsgrad": "amsgrad", "maximize": "maximize"},
+    source="ops-nn optim/apply_adam_w/op_host/apply_adam_w_def.cpp:26-59 "
+           "(var, m, v, beta1_power, beta2_power, lr, weight_decay, beta1, beta2, epsilon, "
+           "grad, max_grad_norm; attrs amsgrad, maximize)")
+
 OPERATOR = Operator(
     spec=SPEC,
     arithmetic_model=ARITHMETIC,
@@ -433,6 +444,7 @@ OPERATOR = Operator(
     mutants="aclnn_conformance.backends.mutants.apply_adam_w:MUTANT_SET",
     relations="aclnn_conformance.suites.test_apply_adam_w:RELATION_RULES",
     sensitivity="aclnn_conformance.suites.calls.apply_adam_w:sensitivity_targets",
+    kernel_inputs=KERNEL_INPUTS,
     determinism_rules=("AAW-VAL-015",),
     modules=(
         "aclnn_conformance.spec.apply_adam_w",

@@ -22,6 +22,7 @@ from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.tensor import contiguous_strides
+from aclnn_conformance.spec.kernel_mapping import KernelMapping
 from aclnn_conformance.spec.operator import Operator
 from aclnn_conformance.spec.precision import ArithmeticModel, RNE_CASTS, ROUND_NEAREST_EVEN, ROUND_EITHER_TIE
 from aclnn_conformance.spec.rules import (rule_maker, ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
@@ -417,6 +418,15 @@ ARITHMETIC = ArithmeticModel(
     source="notes apply_adam_w.md section 6.2; oracle/apply_adam_w_v2.py")
 
 
+# The kernel-level vendor tests' input order (the OpDef's), onto the parameters.
+KERNEL_INPUTS = KernelMapping(
+    kernel_op="apply_adam_w_v2",
+    inputs=("varRef", "mRef", "vRef", "grad", "step", "maxGradNormOptionalRef"),
+    attrs={"lr": "lr", "beta1": "beta1", "beta2": "beta2", "weight_decay": "weightDecay",
+           "eps": "eps", "amsgrad": "amsgrad", "maximize": "maximize"},
+    source="ops-nn optim/apply_adam_w_v2/op_host/apply_adam_w_v2_def.cpp:28-82 "
+           "(var, m, v, grad, step, max_grad_norm; attrs lr..maximize)")
+
 OPERATOR = Operator(
     spec=SPEC,
     arithmetic_model=ARITHMETIC,
@@ -431,6 +441,7 @@ OPERATOR = Operator(
     mutants="aclnn_conformance.backends.mutants.apply_adam_w_v2:MUTANT_SET",
     relations="aclnn_conformance.suites.test_apply_adam_w_v2:RELATION_RULES",
     sensitivity="aclnn_conformance.suites.calls.apply_adam_w_v2:sensitivity_targets",
+    kernel_inputs=KERNEL_INPUTS,
     determinism_rules=("AAWV2-VAL-016",),
     modules=(
         "aclnn_conformance.spec.apply_adam_w_v2",

@@ -17,6 +17,7 @@ import importlib
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from aclnn_conformance.spec.kernel_mapping import KernelMapping
 from aclnn_conformance.spec.precision import ArithmeticModel
 from aclnn_conformance.spec.rules import OpSpec
 
@@ -77,6 +78,8 @@ class Operator:
     sensitivity: str | Absent = _MISSING
     modules: tuple[str, ...] = _MISSING      # every module the operator owns (the only ones naming it)
     determinism_rules: tuple[str, ...] = ()  # value rules the determinism relation exercises
+    # how the vendor's kernel-level test rows (TTK) map onto the parameters; None: none are read
+    kernel_inputs: KernelMapping | None = None
     source: str = field(default="", compare=False)   # where the registry found the record
 
     def __post_init__(self) -> None:

@@ -132,6 +132,15 @@ def operator(name: str) -> Operator:
     raise UnknownOperator(f"unknown operator {name!r}; valid: {', '.join(found)}")
 
 
+def operator_of_kernel(kernel_op: str) -> Operator | None:
+    """The operator whose record maps the kernel op ``kernel_op`` (a kernel-level vendor test's
+    ``op_name``) onto its parameters, if any."""
+    for record in operators().values():
+        if record.kernel_inputs is not None and record.kernel_inputs.kernel_op == kernel_op:
+            return record
+    return None
+
+
 def reset() -> None:
     """Read the sources again on next use (tests that install or remove a source)."""
     global _found
