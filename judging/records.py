@@ -59,6 +59,8 @@ class OutcomeRecord:
     judged_by: str = ""                   # one of JUDGED_BY: what decided the outcome
     failing_examples: int = 0             # hypothesis: distinct failing examples tried while shrinking
     first_failing_example: str = ""       # hypothesis: the case id of the first failure found
+    draws: int = 1                        # hypothesis: how often its test drew this case (one record)
+    stands_for: int = 1                   # NOT_COVERED: how many calls of its case family it counts
     schema: str = OUTCOME_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -81,7 +83,8 @@ _REQUIRED = {"schema": str, "case_id": str, "op": str, "product": str, "profile"
              "backend": str, "outcome": str}
 _TYPED = {"rule_ids": list, "standards": dict, "verdicts": dict, "metrics": dict,
           "values_judged": bool, "duration_s": (int, float), "detail": str, "reproducer": str,
-          "judged_by": str, "failing_examples": int, "first_failing_example": str}
+          "judged_by": str, "failing_examples": int, "first_failing_example": str,
+          "draws": int, "stands_for": int}
 _OPTIONAL_INT = ("expected_status", "actual_status", "seed")
 
 
@@ -144,8 +147,14 @@ def read_records(path: str | Path, partial_tail: bool = False) -> Iterator[Outco
 
     ``partial_tail``: a last line without its newline that does not parse is skipped (a shard
     whose writer was killed mid-record); anywhere else it is an error like any other."""
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                if partial_tail and not raw.endswith(b"\n"):
+                    return
+                raise RecordError(f"{path}:{lineno}: not UTF-8 text") from None
             if not line.strip():
                 continue
             try:
@@ -206,6 +215,7 @@ class RunRecord:
     collected: int | None = None          # test items collected (after -k/-m selection)
     items_finished: int | None = None     # test items that ran to their end (or crashed)
     unrecorded: tuple[str, ...] = ()      # conformance items that ended without any record
+    records_written: int | None = None    # the records the run wrote (records.jsonl's line count)
     schema: str = RUN_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -235,7 +245,7 @@ _RUN_TYPED = {"hypothesis": dict, "versions": dict, "backend_environment": dict,
               "cann_version": (str, type(None)), "soc_name": (str, type(None)),
               "finished": (str, type(None)), "exit_status": (int, type(None)),
               "collected": (int, type(None)), "items_finished": (int, type(None)),
-              "unrecorded": list}
+              "unrecorded": list, "records_written": (int, type(None))}
 
 
 def _type_name(typ) -> str:
@@ -288,5 +298,5 @@ def read_run(path: str | Path) -> RunRecord:
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
         return RunRecord.from_json(doc)
-    except (json.JSONDecodeError, TypeError, RecordError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError, RecordError) as exc:
         raise RecordError(f"{path}: {exc}") from None

@@ -193,6 +193,8 @@ def earlier_run(report_dir: Path) -> str:
             return f"an unreadable {RUN_FILE}"
     left = [name for name in ("records.jsonl", "records", "failures")
             if (report_dir / name).exists()]
+    # files a run would write there (a user's own report.md among them): never replaced unasked
+    left += sorted(p.name for pattern in RUN_OUTPUTS for p in report_dir.glob(pattern))
     return ", ".join(left)
 
 

@@ -3,6 +3,8 @@
 Inside a hypothesis test only the examples that count are recorded: every example drawn before the
 first failure, and the minimal failing example hypothesis replays at the end. The examples tried
 while shrinking are counted (``failing_examples`` of the minimal example's record), not recorded.
+A case hypothesis draws more than once in one test is one record, written when the test ends, whose
+``draws`` says how often it was drawn: the records and the JUnit XML count the same cases.
 """
 from __future__ import annotations
 
@@ -25,6 +27,10 @@ from aclnn_conformance.spec.case import Case, save_case
 from aclnn_conformance.spec.enums import status_name
 from aclnn_conformance.spec.rules import expected_outcome
 from aclnn_conformance.judging.judge import judge
+
+
+SUITES_DIR = Path(__file__).resolve().parent      # the suites' folder, installed or in a checkout
+SUITES_PACKAGE = "aclnn_conformance.suites"
 
 
 class QualityWarning(UserWarning):
@@ -50,6 +56,9 @@ class Harness:
     items: dict[str, "ItemRecords"] = field(default_factory=dict)     # nodeid -> its records
     _failures: dict[str, "HeldFailure"] = field(default_factory=dict)   # nodeid -> first failure
     _example: tuple | None = None    # the hypothesis example being run: (data, nodeid, records)
+    _drawn: dict[str, dict[tuple[str, str], "DrawnCase"]] = field(default_factory=dict)
+    rootdir: Path | None = None                # pytest's rootdir: where a nodeid's path starts
+    item_paths: dict[str, Path] = field(default_factory=dict)   # nodeid -> its test file
 
     def execute(self, case: Case, product: str) -> RunResult:
         if self.unavailable:  # records the case SKIPPED with the reason, and skips the test
@@ -69,13 +78,17 @@ class Harness:
         if self.inflight is None:
             return
         tmp = self.inflight.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"nodeid": nodeid, "record": record_base}), encoding="utf-8")
+        reproducer = self.reproducer(nodeid, record_base["product"], None)
+        tmp.write_text(json.dumps({"nodeid": nodeid, "record": record_base,
+                                   "reproducer": reproducer}), encoding="utf-8")
         os.replace(tmp, self.inflight)
 
     def end_item(self, nodeid: str) -> "ItemRecords":
         """The test item is over: settle its last hypothesis example, write a failure that never
         got its final replay, clear the in-flight marker; returns what the item recorded."""
         self._settle_example()
+        for drawn in self._drawn.pop(nodeid, {}).values():
+            self._write(replace(drawn.record, draws=drawn.draws), drawn.case)
         held = self._failures.pop(nodeid, None)
         if held is not None and not held.written:
             for record, case in held.records:
@@ -120,7 +133,21 @@ class Harness:
             self._failures[nodeid] = HeldFailure(records, failing, first)
         else:
             for record, case in records:
-                self._write(record, case)
+                self._hold_draw(record, case)
+
+    def _hold_draw(self, record: OutcomeRecord, case: Case) -> None:
+        """Keep a passing example's record until its test ends; a case drawn again adds a draw
+        (the worse of the two records is kept)."""
+        from aclnn_conformance.reports.tables import severity
+        drawn = self._drawn.setdefault(record.nodeid, {})
+        key = (record.case_id, record.product)
+        prior = drawn.get(key)
+        if prior is None:
+            drawn[key] = DrawnCase(record, case)
+            return
+        prior.draws += 1
+        if severity(record.outcome) < severity(prior.record.outcome):
+            prior.record, prior.case = record, case
 
     def _write(self, record: OutcomeRecord, case: Case) -> OutcomeRecord:
         if record.outcome not in CERTIFIABLE and self.report_dir is not None:
@@ -134,15 +161,30 @@ class Harness:
         return record
 
     def reproducer(self, nodeid: str, product: str, case_file: Path | None) -> str:
-        backend = self.backend_spec or self.backend.name
+        """The commands that run the failing test, and replay its saved case, again: each pasted
+        as printed into the folder the run started in (installed or in a checkout) works."""
+        backend = shlex.quote(self.backend_spec or self.backend.name)
         lines = []
         if nodeid:
-            lines.append("pytest " + shlex.quote(nodeid) + f" --backend {backend} "
-                         f"--product {product} --profile {self.profile} --tier {self.tier} -p no:xdist")
+            lines.append(f"python -m pytest {self.test_argument(nodeid)} -p aclnn_conformance.plugin "
+                         f"--backend {backend} --product {product} --profile {self.profile} "
+                         f"--tier {self.tier} -p no:xdist -p no:cacheprovider")
         if case_file is not None:
-            lines.append(f"python -m aclnn_conformance.reports replay {case_file} --backend {backend} "
-                         f"--product {product} --profile {self.profile}")
+            lines.append(f"python -m aclnn_conformance.reports replay {shlex.quote(str(case_file))} "
+                         f"--backend {backend} --product {product} --profile {self.profile}")
         return "\n".join(lines)
+
+    def test_argument(self, nodeid: str) -> str:
+        """A nodeid as pytest takes it from any folder: a suite's test by its module in the
+        installed package (--pyargs), any other test by its file's absolute path."""
+        path, sep, rest = nodeid.partition("::")
+        file = self.item_paths.get(nodeid)
+        if file is None:
+            beside_suites = SUITES_DIR / Path(path).name
+            file = beside_suites if beside_suites.is_file() else (self.rootdir or Path()) / path
+        if file.resolve().parent == SUITES_DIR and file.suffix == ".py":
+            return "--pyargs " + shlex.quote(f"{SUITES_PACKAGE}.{file.stem}{sep}{rest}")
+        return shlex.quote(f"{file.resolve()}{sep}{rest}")
 
     def write(self, record: OutcomeRecord) -> None:
         if self.writer is not None:
@@ -180,6 +222,15 @@ class ItemRecords:
         if record.product not in self.products:
             self.products.append(record.product)
         self.profile = record.profile
+
+
+@dataclass
+class DrawnCase:
+    """A passing hypothesis example's record, held until its test ends, and how often it was drawn."""
+
+    record: OutcomeRecord
+    case: Case
+    draws: int = 1
 
 
 @dataclass

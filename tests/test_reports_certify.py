@@ -70,9 +70,15 @@ def test_verify_rejects_a_fail(bundle, small_list, tmp_path, capsys):
         return [replace(recs[0], outcome="FAIL", detail="wrong status")] + recs[1:]
     copy = _copy(bundle, tmp_path, fail_one)
     errors = _verify(copy, small_list)
-    assert len(errors) == 2 and errors[0].startswith("FAIL: ")
+    assert len(errors) == 5 and errors[0].startswith("FAIL: ")
     # the JUnit XML pytest wrote still says the test passed with a PASS record
     assert errors[1].startswith("results/junit.xml: test ") and "worst PASS" in errors[1]
+    # and so do the statement, the run record and pytest's own summary line
+    assert errors[2:4] == ["statement.json: pytest_exit_status 0, but the records are not "
+                           "certifiable",
+                           "results/run.json: exit_status 0, but the records are not certifiable"]
+    assert errors[4].startswith("pytest.log: says '") and errors[4].endswith(
+        " passed', but the records are not certifiable")
     assert main(["verify", str(copy), "--mustpass", str(small_list)]) == 1
     assert "NOT CONFORMANT" in capsys.readouterr().out
 
