@@ -172,17 +172,73 @@ def item_ops(item: pytest.Item) -> set[str]:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """--op: keep the items whose operators are all selected (a test chaining operators it cannot
-    name runs only without --op)."""
+    name runs only without --op). Then the items of one operator, product and test that lie
+    outside the operator's declared domain become one item that records them as one family."""
     wanted = set(selected_ops(config))
-    if not wanted:
-        return
     keep, drop = [], []
     for item in items:
         ops = item_ops(item)
-        (keep if ops and ops <= wanted else drop).append(item)
+        (keep if not wanted or ops and ops <= wanted else drop).append(item)
+    drop += _collapse_out_of_domain(config, keep)
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+        items[:] = [item for item in keep if not getattr(item, "_aclnn_collapsed", False)]
+
+
+@dataclass
+class NotCoveredFamily:
+    """The out-of-domain items one item stands for: its operator, product, test and call count."""
+
+    op: str
+    product: str
+    family: str
+    rule_id: str
+    stands_for: int = 0
+
+
+def _collapse_out_of_domain(config: pytest.Config, items: list[pytest.Item]) -> list[pytest.Item]:
+    """Mark the first item of each (operator, product, test) family outside the operator's domain
+    as the family's item and every other one collapsed; returns the collapsed ones."""
+    from aclnn_conformance.spec import OPS
+    from aclnn_conformance.spec.rules import outside_domain
+    profile = config.getoption("--profile")
+    families: dict[tuple[str, str, str], NotCoveredFamily] = {}
+    collapsed = []
+    for item in items:
+        ops = item_ops(item)
+        product = getattr(getattr(item, "callspec", None), "params", {}).get("product")
+        if len(ops) != 1 or not isinstance(product, str):
+            continue
+        (op,) = ops
+        rule_id = outside_domain(OPS[op], product, profile)
+        if rule_id is None:
+            continue
+        family = f"{Path(str(item.path)).stem}::{getattr(item, 'originalname', item.name)}"
+        group = families.get((op, product, family))
+        # a hypothesis test stands for the examples it would draw, a parametrized case for one
+        calls = settings.default.max_examples if getattr(getattr(item, "obj", None),
+                                                          "is_hypothesis_test", False) else 1
+        if group is None:
+            group = families[(op, product, family)] = NotCoveredFamily(op, product, family,
+                                                                       rule_id)
+            item._aclnn_not_covered = group
+        else:
+            item._aclnn_collapsed = True
+            collapsed.append(item)
+        group.stands_for += calls
+    return collapsed
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function):
+    """A family's item records the family NOT_COVERED instead of running its calls."""
+    group: NotCoveredFamily | None = getattr(pyfuncitem, "_aclnn_not_covered", None)
+    if group is None:
+        return None
+    from aclnn_conformance.suites.runner import record_not_covered_family
+    record_not_covered_family(pyfuncitem.config._aclnn_harness, group.op, group.product,
+                              group.family, group.stands_for, group.rule_id, pyfuncitem.nodeid)
+    return True
 
 
 def _check_product_list(text: str, products: tuple[str, ...]) -> None:
@@ -258,6 +314,7 @@ class RunProgress:
     judged: int = 0
     unrecorded: list[str] = field(default_factory=list)
     crashed: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)   # nodeid -> why pytest skipped it
 
     def verdict(self, stopped_on_request: bool = False) -> tuple[int | None, str]:
         """(an exit status overriding pytest's, its one-line reason) or (None, ""). A run stopped
@@ -316,6 +373,13 @@ def pytest_runtest_makereport(item: pytest.Item, call):
     yield
 
 
+def _skip_reason(report: pytest.TestReport) -> str:
+    """The reason of a skipped test's report (pytest keeps (path, line, reason))."""
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return str(reason).removeprefix("Skipped: ")
+
+
 class RunWatcher:
     """The controller's hooks that see every worker's test reports (registered on the controller
     only): finished items, their records, and the items of workers that died."""
@@ -325,6 +389,10 @@ class RunWatcher:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         progress: RunProgress = self.config._aclnn_progress
+        if report.skipped and report.when in ("setup", "call"):
+            reason = _skip_reason(report)
+            if reason != self.config._aclnn_harness.unavailable:  # else its SKIPPED records say so
+                progress.skipped[report.nodeid] = reason
         if report.when == "teardown":
             progress.finished += 1
             props = dict(report.user_properties)

@@ -60,6 +60,7 @@ class OutcomeRecord:
     failing_examples: int = 0             # hypothesis: distinct failing examples tried while shrinking
     first_failing_example: str = ""       # hypothesis: the case id of the first failure found
     draws: int = 1                        # hypothesis: how often its test drew this case (one record)
+    call: str = ""                        # not certifiable: the call in words (tensors, attributes)
     stands_for: int = 1                   # NOT_COVERED: how many calls of its case family it counts
     schema: str = OUTCOME_SCHEMA
 
@@ -84,7 +85,7 @@ _REQUIRED = {"schema": str, "case_id": str, "op": str, "product": str, "profile"
 _TYPED = {"rule_ids": list, "standards": dict, "verdicts": dict, "metrics": dict,
           "values_judged": bool, "duration_s": (int, float), "detail": str, "reproducer": str,
           "judged_by": str, "failing_examples": int, "first_failing_example": str,
-          "draws": int, "stands_for": int}
+          "draws": int, "stands_for": int, "call": str}
 _OPTIONAL_INT = ("expected_status", "actual_status", "seed")
 
 
@@ -216,6 +217,7 @@ class RunRecord:
     items_finished: int | None = None     # test items that ran to their end (or crashed)
     unrecorded: tuple[str, ...] = ()      # conformance items that ended without any record
     records_written: int | None = None    # the records the run wrote (records.jsonl's line count)
+    skipped: tuple[str, ...] = ()         # "nodeid: reason" of tests pytest skipped with no record
     schema: str = RUN_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -223,6 +225,7 @@ class RunRecord:
         doc["products"] = list(self.products)
         doc["command"] = list(self.command)
         doc["unrecorded"] = list(self.unrecorded)
+        doc["skipped"] = list(self.skipped)
         validate_run(doc)
         return doc
 
@@ -233,6 +236,7 @@ class RunRecord:
         doc["products"] = tuple(doc["products"])
         doc["command"] = tuple(doc.get("command", ()))
         doc["unrecorded"] = tuple(doc.get("unrecorded", ()))
+        doc["skipped"] = tuple(doc.get("skipped", ()))
         return RunRecord(**doc)
 
 
@@ -245,7 +249,7 @@ _RUN_TYPED = {"hypothesis": dict, "versions": dict, "backend_environment": dict,
               "cann_version": (str, type(None)), "soc_name": (str, type(None)),
               "finished": (str, type(None)), "exit_status": (int, type(None)),
               "collected": (int, type(None)), "items_finished": (int, type(None)),
-              "unrecorded": list, "records_written": (int, type(None))}
+              "unrecorded": list, "records_written": (int, type(None)), "skipped": list}
 
 
 def _type_name(typ) -> str:

@@ -178,7 +178,9 @@ def end_pytest_run(session, exitstatus: int, progress=None) -> RunRecord | None:
     run = finished_run_record(read_run(path), int(exitstatus), reason)
     if progress is not None:
         run = replace(run, collected=progress.collected, items_finished=progress.finished,
-                      unrecorded=tuple(progress.unrecorded))
+                      unrecorded=tuple(progress.unrecorded),
+                      skipped=tuple(f"{nodeid}: {reason}"
+                                    for nodeid, reason in sorted(progress.skipped.items())))
     write_run(path, run)
     return run
 

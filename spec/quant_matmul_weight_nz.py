@@ -623,4 +623,5 @@ SPEC = OpSpec(
     errata=ERRATA,
     check_steps=CHECK_STEPS,
     domain=DOMAIN,
+    domain_products=("ascend950",),
 )

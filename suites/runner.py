@@ -31,6 +31,7 @@ from aclnn_conformance.judging.judge import judge
 
 SUITES_DIR = Path(__file__).resolve().parent      # the suites' folder, installed or in a checkout
 SUITES_PACKAGE = "aclnn_conformance.suites"
+CALL_TEXT = 600                                    # characters of a failing call's summary kept
 
 
 class QualityWarning(UserWarning):
@@ -152,7 +153,7 @@ class Harness:
     def _write(self, record: OutcomeRecord, case: Case) -> OutcomeRecord:
         if record.outcome not in CERTIFIABLE and self.report_dir is not None:
             case_file = _case_file(self, case, record.product, record.case_id)
-            record = replace(record, case_file=str(case_file),
+            record = replace(record, case_file=str(case_file), call=case.summary()[:CALL_TEXT],
                              reproducer=self.reproducer(record.nodeid, record.product, case_file))
         self.write(record)
         self.items.setdefault(record.nodeid, ItemRecords()).add(record)
@@ -349,13 +350,31 @@ def failure_message(record: OutcomeRecord, case: Case) -> str:
     actual = "no status" if record.actual_status is None else status_name(record.actual_status)
     return (f"{record.outcome}: {record.op} case {record.case_id} on {record.product} "
             f"({record.profile} profile, backend {record.backend})\n"
-            f"  call:      {case.summary()[:600]}\n"
+            f"  call:      {case.summary()[:CALL_TEXT]}\n"
             f"  rules:     {', '.join(record.rule_ids) or '-'}"
             f"{'; decided by ' + record.deciding_rule if record.deciding_rule else ''}\n"
             f"  expected:  {record.expected}\n"
             f"  actual:    {actual}\n"
             f"  detail:    {record.detail}\n"
             f"  reproduce:\n    " + record.reproducer.replace("\n", "\n    "))
+
+
+def record_not_covered_family(harness: Harness, op: str, product: str, family: str,
+                              stands_for: int, rule_id: str | None, nodeid: str) -> OutcomeRecord:
+    """One NOT_COVERED record for a family of calls (a test's cases) that all lie outside the
+    operator's declared domain on ``product``: counted, not run one by one."""
+    spec = op_spec(op)
+    record = OutcomeRecord(
+        case_id=f"not-covered:{family}", op=op, product=product, profile=harness.profile,
+        backend=harness.backend.name, backend_version=str(harness.backend.version),
+        run_id=harness.run_id, origin="not_covered", rule_ids=(), tier=harness.tier,
+        nodeid=nodeid, outcome="NOT_COVERED", deciding_rule=rule_id, expected="not covered",
+        judged_by="not_covered", stands_for=int(stands_for),
+        detail=f"{stands_for} call(s) of {family} not run: {product} lies outside the declared "
+               f"domain of the {spec.api} spec ({spec.domain})")
+    harness.write(record)
+    harness.items.setdefault(nodeid, ItemRecords()).add(record)
+    return record
 
 
 def check_property(harness: Harness, case: Case, product: str, relation: str, holds: bool,
