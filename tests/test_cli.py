@@ -163,23 +163,33 @@ def test_a_bound_backend_that_cannot_tell_needs_product(tmp_path):
 
 # ---- reproducers ----
 
-def test_printed_reproducers_run_as_printed(tmp_path):
-    """A failure prints a pytest line and a replay line; in the checkout, with the environment's
-    scripts on PATH (an activated venv), each reproduces the failure."""
+@pytest.mark.parametrize("started_in", ["checkout", "elsewhere"])
+def test_printed_reproducers_run_as_printed(tmp_path, started_in):
+    """A failure prints a pytest line and a replay line; pasted into the folder the run started
+    in (the checkout, or any folder through the console script), with the environment's scripts
+    on PATH (an activated venv), each reproduces the failure."""
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent),
                                                  os.environ.get("PATH", "")])}
-    first = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites/test_apply_adam_w_quant.py::test_table",
-         "-k", "weight-decay--0.5", "--backend",
-         "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive", "--product", "atlas-a2",
-         "--report-dir", str(tmp_path / "out"), "-p", "no:cacheprovider", "-q"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    options = ["-k", "weight-decay--0.5", "--backend",
+               "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive", "--product", "atlas-a2",
+               "--report-dir", str(tmp_path / "out"), "-p", "no:cacheprovider", "-q"]
+    if started_in == "checkout":
+        folder, command = ROOT, [sys.executable, "-m", "pytest",
+                                 "suites/test_apply_adam_w_quant.py::test_table"]
+    else:
+        folder = tmp_path / "elsewhere"
+        folder.mkdir()
+        command = [str(Path(sys.executable).parent / "aclnn-conformance"), "run", "-p", "no:xdist"]
+        options[1] = "weight-decay--0.5 and test_table"
+    first = subprocess.run([*command, *options], cwd=folder, env=env, capture_output=True,
+                           text=True, timeout=600)
     assert first.returncode == 1, first.stdout[-3000:]
     block = first.stdout.split("  reproduce:\n", 1)[1].splitlines()
     commands = [line.strip() for line in block[:2]]
-    assert commands[0].startswith("pytest ") and commands[1].startswith("python -m aclnn_conformance.reports replay ")
+    assert commands[0].startswith("python -m pytest --pyargs ")
+    assert commands[1].startswith("python -m aclnn_conformance.reports replay ")
     for command in commands:
-        again = subprocess.run(command, shell=True, cwd=ROOT, env=env, capture_output=True,
+        again = subprocess.run(command, shell=True, cwd=folder, env=env, capture_output=True,
                                text=True, timeout=600)
         assert again.returncode == 1, (command, again.stdout[-3000:], again.stderr[-2000:])
         assert "FAIL" in again.stdout, (command, again.stdout[-3000:])
