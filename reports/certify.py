@@ -16,9 +16,11 @@ bundle:
     BUNDLE/MANIFEST.sha256.sig  with --sign-key: an OpenSSH signature of the manifest
 
 ``verify`` checks a bundle: every must-pass case present exactly once, only certifiable outcomes
-(PASS, NOT_SUPPORTED, NOT_JUDGED, QUALITY_WARNING, WAIVED), no file changed, added or removed since
-the manifest, the statement complete and consistent with the run, the records consistent with the
-JUnit XML. The manifest detects accidental change, not forgery (anyone can recompute it): with
+(PASS, NOT_SUPPORTED, NOT_JUDGED, NOT_COVERED, QUALITY_WARNING, WAIVED), no file changed, added or
+removed since the manifest, the statement complete and consistent with the run and with this
+suite's spec (its sha256), and every other place the bundle states its verdict (the JUnit XML, the
+statement's and run record's exit status, failures/, pytest.log's summary line) consistent with
+the records. The manifest detects accidental change, not forgery (anyone can recompute it): with
 ``--allowed-signers`` verify checks the manifest's signature (``ssh-keygen -Y verify``), and with
 ``--rerun K --backend NAME`` it runs K randomly chosen must-pass cases again and requires the
 outcomes the bundle records.
@@ -52,9 +54,11 @@ SIGNING_NAMESPACE = "aclnn-conformance"
 JUNIT = "results/junit.xml"
 INTEGRITY = ("MANIFEST.sha256 holds the sha256 of every file of the bundle: it detects accidental "
              "change (a damaged copy, an edited file), not forgery, since anyone can recompute it. "
-             "A signature of the manifest (certify --sign-key, checked by verify "
-             "--allowed-signers) says who made it; re-running cases (verify --rerun K --backend "
-             "NAME) checks the recorded outcomes themselves.")
+             "verify refuses a bundle whose records, JUnit XML, statement, run record, failures/ "
+             "and pytest log disagree, but not one edited consistently. A signature of the "
+             "manifest (certify --sign-key, checked by verify --allowed-signers) says who made "
+             "it; re-running cases (verify --rerun K --backend NAME) checks the recorded outcomes "
+             "themselves.")
 
 
 class SigningError(ValueError):
