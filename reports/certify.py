@@ -47,6 +47,9 @@ MUSTPASS_FORMAT = "aclnn-conformance mustpass 1"
 STATEMENT_SCHEMA = "aclnn-conformance/statement/1"
 FIXED_OPTIONS = ("--profile", "cann", "--tier", "ci", "-p", "no:cacheprovider")
 PLUGIN = ("-p", "aclnn_conformance.plugin")   # named: an unrelated pytest run never loads it
+# The suites' folder is pytest's rootdir, so that the nodeids a bundle records are the same
+# installed and in a checkout, and a re-run finds them from there.
+ROOTDIR = ("--rootdir", str(ROOT))
 SUITES = ("suites",)                 # what a certification runs: every suite
 MANIFEST = "MANIFEST.sha256"
 SIGNATURE = MANIFEST + ".sig"           # what ssh-keygen -Y sign writes beside the manifest
@@ -139,8 +142,8 @@ def write_mustpass(records, path: str | Path, source: str) -> int:
 def pytest_command(backend: str, products: str, report_dir: Path, workers: int,
                    suites: tuple[str, ...] = SUITES, junit: Path | None = None,
                    ops: tuple[str, ...] = ()) -> list[str]:
-    cmd = [sys.executable, "-m", "pytest", *suites, *PLUGIN, "--backend", backend, "--product",
-           products, "--report-dir", str(report_dir), "-q", *FIXED_OPTIONS]
+    cmd = [sys.executable, "-m", "pytest", *suites, *PLUGIN, *ROOTDIR, "--backend", backend,
+           "--product", products, "--report-dir", str(report_dir), "-q", *FIXED_OPTIONS]
     cmd += ["--junitxml", str(junit)] if junit is not None else []
     cmd += ["--op", ",".join(ops)] if ops else []
     return cmd + (["-n", str(workers)] if workers > 0 else ["-p", "no:xdist"])
@@ -571,7 +574,7 @@ def rerun_cases(candidates, k: int, backend: str, product: str,
         return ["--rerun: the bundle has no must-pass case to run again"]
     nodeids = sorted({r.nodeid for r in chosen})
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "pytest", *nodeids, *PLUGIN, "--backend", backend,
+        cmd = [sys.executable, "-m", "pytest", *nodeids, *PLUGIN, *ROOTDIR, "--backend", backend,
                "--product", product, "--report-dir", str(Path(tmp) / "rerun"), "-q",
                *FIXED_OPTIONS, "-p", "no:xdist"]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
