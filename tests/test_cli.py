@@ -87,6 +87,21 @@ def test_list_rules_of_an_unknown_operator_is_one_line(capsys):
     assert err.count("\n") == 1 and "valid: apply_adam_w_quant" in err
 
 
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_list_rules_takes_the_api_name_too(op, capsys):
+    by_key = _main(["list", "rules", op], capsys)
+    by_api = _main(["list", "rules", OPS[op].api], capsys)
+    assert by_api[0] == 0 and by_api == by_key
+
+
+def test_run_help_names_every_suite_option(capsys):
+    status, out, _ = _main(["run", "--help"], capsys)
+    assert status == 0
+    for option in ("--backend", "--product", "--profile", "--tier", "--op", "--report-dir",
+                   "--overwrite", "--case-timeout", "--isolation", "--hypothesis-seed"):
+        assert f"  {option} " in out, option
+
+
 def test_output_defaults_never_point_into_the_installation():
     """An output option is required, unset or relative to the current directory."""
     package = Path(cli.__file__).resolve().parent

@@ -10,7 +10,7 @@ import pytest
 
 from aclnn_conformance.reports.__main__ import main
 from aclnn_conformance.reports.certify import (FIXED_OPTIONS, MUSTPASS, MUSTPASS_FORMAT, certify, is_deterministic,
-                             read_mustpass, verify, write_manifest)
+                             read_mustpass, spec_data, spec_sha256, verify, write_manifest)
 from aclnn_conformance.judging.records import read_records, write_records
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.rules import outside_domain
@@ -140,3 +140,40 @@ def test_committed_mustpass_holds_only_deterministic_cases():
     assert not any(case.startswith("hyp-") or ":hyp-" in case for _, _, case in entries)
     assert {op for _, op, _ in entries} <= set(OPS)
     assert is_deterministic(type("R", (), {"origin": "table", "case_id": "doc-example"}))
+
+
+def test_a_statement_judged_against_another_spec_is_refused(bundle, small_list, tmp_path):
+    copy = _copy(bundle, tmp_path, manifest=False)
+    st = json.loads((copy / "statement.json").read_text())
+    assert st["spec_sha256"] == spec_sha256(spec_data(tuple(sorted(OPS))))
+    assert st["ops"] == sorted(OPS) and set(st["spec"]) == set(OPS)
+    assert all(st["spec"][op]["rules"] == len(OPS[op].rules) for op in OPS)
+    st["spec_sha256"] = "0" * 64
+    (copy / "statement.json").write_text(json.dumps(st))
+    write_manifest(copy)
+    errors = _verify(copy, small_list)
+    assert len(errors) == 1 and errors[0].startswith("statement.json: spec_sha256 '0000")
+
+
+def test_the_spec_digest_changes_with_a_rule_expectation():
+    data = spec_data()
+    changed = json.loads(json.dumps(data))
+    op = sorted(changed)[0]
+    rule = next(iter(changed[op]["rules"]))
+    changed[op]["rules"][rule]["cann"] = {"kind": "status", "status": 1}
+    assert spec_sha256(changed) != spec_sha256(data) == spec_sha256(spec_data())
+
+
+def test_certify_one_operator(small_list, tmp_path):
+    op = "weight_quant_preprocess"
+    path, errors, _ = certify("reference", PRODUCT, tmp_path / "bundle", workers=0,
+                              mustpass=small_list, suites=SUITES, ops=(op,))
+    assert errors == [], errors
+    st = json.loads((path / "statement.json").read_text())
+    assert st["ops"] == [op] and list(st["spec"]) == [op]
+    assert st["mustpass_cases"] == sum(1 for _, o, _ in read_mustpass(small_list) if o == op)
+    records = list(read_records(path / "results" / "records.jsonl"))
+    assert records and {r.op for r in records} == {op}
+    assert main(["certify", "--backend", "reference", "--product", PRODUCT, "--op", "nosuch",
+                 "--out", str(tmp_path / "other")]) == 2
+    assert not (tmp_path / "other").exists()
