@@ -4,8 +4,11 @@ with a distinct exit status, never in a report that says more than was judged.
 Each situation runs the harness as a user would, in a pytest or ``python -m reports`` subprocess on a
 handful of cases: a worker that dies under pytest-xdist, a native-code backend that crashes with
 isolation left at its default, a hang, a run() that returns None, corrupted records and case files,
-an interrupted run, a reused report folder, bad options, a failing hypothesis property, and a forged
-certification bundle.
+an interrupted run, a reused report folder, bad options, a failing hypothesis property, a forged
+certification bundle, and each probe of certification (repeated hypothesis draws, reproducers of
+crashes, a backend that kills an in-process run, outputs that must not be overwritten, records that
+disagree with their run record, unknown names in the reports' commands, skipped torch relations,
+the seed in the ci tier, out-of-domain families).
 """
 from __future__ import annotations
 
