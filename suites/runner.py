@@ -138,8 +138,7 @@ class Harness:
 
     def _hold_draw(self, record: OutcomeRecord, case: Case) -> None:
         """Keep a passing example's record until its test ends; a case drawn again adds a draw
-        (the worse of the two records is kept)."""
-        from aclnn_conformance.reports.tables import severity
+        (a record that is not certifiable wins over one that is)."""
         drawn = self._drawn.setdefault(record.nodeid, {})
         key = (record.case_id, record.product)
         prior = drawn.get(key)
@@ -147,7 +146,7 @@ class Harness:
             drawn[key] = DrawnCase(record, case)
             return
         prior.draws += 1
-        if severity(record.outcome) < severity(prior.record.outcome):
+        if prior.record.outcome in CERTIFIABLE and record.outcome not in CERTIFIABLE:
             prior.record, prior.case = record, case
 
     def _write(self, record: OutcomeRecord, case: Case) -> OutcomeRecord:
@@ -276,7 +275,7 @@ def check_case(harness: Harness, case: Case, product: str, nodeid: str = "", *,
                 tier=harness.tier, nodeid=nodeid)
     if harness.unavailable:
         harness.emit(OutcomeRecord(outcome="SKIPPED", detail=harness.unavailable, **base), case)
-        pytest.skip(harness.unavailable)
+        skip_unavailable(harness)
     expected = expected_outcome(spec, case, product, harness.profile)
     harness.begin_case({**base, "rule_ids": list(case.rule_ids), "deciding_rule": expected.rule_id,
                         "expected": expected.describe()}, nodeid)
@@ -319,6 +318,12 @@ def check_case(harness: Harness, case: Case, product: str, nodeid: str = "", *,
     if not defer:
         fail_unless_certifiable((record, case))
     return record
+
+
+def skip_unavailable(harness: Harness) -> None:
+    """Skip the calling test because the backend is unavailable (one place, so that pytest's
+    summary gives the reason in one line)."""
+    pytest.skip(harness.unavailable)
 
 
 def _judged_by(outcome: str, expected, j) -> str:
@@ -372,8 +377,12 @@ def record_not_covered_family(harness: Harness, op: str, product: str, family: s
         judged_by="not_covered", stands_for=int(stands_for),
         detail=f"{stands_for} call(s) of {family} not run: {product} lies outside the declared "
                f"domain of the {spec.api} spec ({spec.domain})")
+    if harness.unavailable:  # as check_case: an unavailable backend skips every case
+        record = replace(record, outcome="SKIPPED", judged_by="", detail=harness.unavailable)
     harness.write(record)
     harness.items.setdefault(nodeid, ItemRecords()).add(record)
+    if harness.unavailable:
+        skip_unavailable(harness)
     return record
 
 

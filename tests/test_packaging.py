@@ -167,7 +167,7 @@ def test_installed_reproducers_run_verbatim_from_the_folder_of_the_run(installed
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     block = run.stdout.split("  reproduce:\n", 1)[1].splitlines()
     commands = [line.strip() for line in block[:2]]
-    assert commands[0].startswith("python -m pytest --pyargs aclnn_conformance.suites.")
+    assert commands[0].startswith("python -m pytest --pyargs 'aclnn_conformance.suites.")
     for command in commands:
         again = subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True,
                                text=True, timeout=600)
