@@ -22,7 +22,8 @@ EXIT_STATUS = """exit status:
             2 unusable input (malformed records, missing files, unknown names)
 """
 RUN_HELP = f"""usage: {PROG} run [--backend NAME] [--product P] [--profile X] [--tier T]
-                         [--report-dir DIR] [--case-timeout S] [pytest options...]
+                         [--op OP] [--report-dir DIR [--overwrite]] [--case-timeout S]
+                         [--isolation auto|on|off] [--hypothesis-seed N] [pytest options...]
 
 Runs every conformance suite (pytest --pyargs aclnn_conformance.suites) from any directory; every
 option is passed to pytest (-n 2, -x, -q, -k EXPR ...).
@@ -35,8 +36,15 @@ suite options:
                      else all
   --profile X        cann (default) or doc
   --tier T           ci (default) or full
+  --op OP            only these operators' cases (comma-separated keys: {PROG} list operators)
   --report-dir DIR   write records.jsonl, run.json, the reports and every failing case into DIR
+                     (a folder holding an earlier run or reports is refused)
+  --overwrite        let --report-dir replace the earlier run or reports it holds
   --case-timeout S   run each case in a child process; record CRASH, or TIMEOUT after S seconds
+                     (a positive number, at most a week)
+  --isolation M      auto (default: native-code backends run in a child process), on, off
+  --hypothesis-seed N  draw hypothesis examples from this seed (the ci tier is derandomized
+                     without it); run.json records it
   --cases DIR        run only the vendor cases `aclnn-conformance import` wrote to DIR, each on
                      the product its file states (or --product)
 
@@ -110,8 +118,9 @@ def list_operators() -> list[str]:
 def list_rules(op: str) -> list[str]:
     """Every rule of ``op`` in the spec's order: id, kind, category, step, what each profile expects
     when it is broken, the document's sentence and where it comes from; then the errata."""
-    from aclnn_conformance.spec import op_spec
-    spec = op_spec(op)
+    from aclnn_conformance.spec import OPS, op_spec
+    by_api = {spec.api: key for key, spec in OPS.items()}
+    spec = op_spec(by_api.get(op, op))   # the operator's key or its API's own name
     lines = [f"{spec.api} ({spec.key}): {spec.doc}", ""]
     for rule in spec.rules:
         where = f", step {rule.step}" if rule.step else ""

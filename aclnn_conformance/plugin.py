@@ -35,6 +35,9 @@ EXIT_PRODUCT_UNKNOWN = 8
 settings.register_profile("ci", max_examples=25, derandomize=True, deadline=None, database=None,
                           print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# The ci tier with --hypothesis-seed: drawn from the seed instead of derandomized, so that the seed
+# run.json records is the one the examples came from.
+settings.register_profile("ci-seeded", settings.get_profile("ci"), derandomize=False)
 settings.register_profile("thorough", max_examples=400, deadline=None, print_blob=True,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
@@ -48,16 +51,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help=f"'all', a product id or a comma-separated list: {', '.join(PRODUCT_IDS)} "
                          f"(default: the product the backend is tied to, as the aclnn backend is "
                          f"to its device; else all)")
-    group.addoption("--profile", default=DEFAULT_PROFILE, choices=PROFILES,
+    # no argparse choices: a bad value is a one-line usage error (pytest_configure), not a usage block
+    group.addoption("--profile", default=DEFAULT_PROFILE,
                     help="cann: the contract as the vendor implements it; doc: the document literally")
-    group.addoption("--tier", default="ci", choices=TIERS,
-                    help="ci: the fast, derandomized tier; full: every table row, thorough hypothesis")
+    group.addoption("--tier", default="ci",
+                    help="ci: the fast, derandomized tier (drawn from --hypothesis-seed when given); "
+                         "full: every table row, thorough hypothesis")
+    group.addoption("--op", default=None,
+                    help="run only the cases of these operators (a comma-separated list of keys, "
+                         "aclnn-conformance list operators)")
     group.addoption("--report-dir", default=None,
                     help="write records.jsonl, report.md and failing cases here")
     group.addoption("--case-timeout", type=float, default=None,
                     help="run each case in a child process and record TIMEOUT after this many "
                          "seconds (a crash is recorded CRASH); off by default")
-    group.addoption("--isolation", default="auto", choices=ISOLATION,
+    group.addoption("--isolation", default="auto",
                     help="run the backend in a child process, so that a crash or a hang is "
                          "recorded: auto (default) isolates native-code backends (aclnn)")
     group.addoption("--cases", default=None, metavar="CASES_DIR",
@@ -101,8 +109,9 @@ def pytest_configure(config: pytest.Config) -> None:
         products = _select_products(config, backend)
     except (ValueError, UnknownBackend) as exc:
         raise pytest.UsageError(str(exc)) from None
+    _check_choices(config)
     tier = config.getoption("--tier")
-    settings.load_profile("thorough" if tier == "full" else "ci")
+    settings.load_profile(hypothesis_profile(config))
     ok, reason = backend.available()
     run_id = (config.workerinput.get("aclnn_run_id") if _is_worker(config)
               else uuid.uuid4().hex[:12])
@@ -120,14 +129,126 @@ def pytest_configure(config: pytest.Config) -> None:
         backend=backend, profile=config.getoption("--profile"), tier=tier, run_id=run_id,
         report_dir=report_dir, writer=writer,
         unavailable="" if ok else f"backend {backend.name} unavailable: {reason}",
-        executor=executor, backend_spec=config.getoption("--backend"), inflight=inflight)
+        executor=executor, backend_spec=config.getoption("--backend"), inflight=inflight,
+        rootdir=Path(config.rootpath))
     config._aclnn_progress = RunProgress()
     if not _is_worker(config):
         config.pluginmanager.register(RunWatcher(config), "aclnn-conformance-run-watcher")
     if report_dir is not None and not _is_worker(config):
         from aclnn_conformance.reports.run import start_pytest_run  # run.json, complete false until the end
-        start_pytest_run(config, config._aclnn_harness, products,
-                         "thorough" if tier == "full" else "ci")
+        start_pytest_run(config, config._aclnn_harness, products, hypothesis_profile(config))
+
+
+def hypothesis_profile(config: pytest.Config) -> str:
+    """The hypothesis settings profile of the run's tier (and seed)."""
+    if config.getoption("--tier") == "full":
+        return "thorough"
+    return "ci" if config.getoption("hypothesis_seed", None) is None else "ci-seeded"
+
+
+def _check_choices(config: pytest.Config) -> None:
+    """--profile, --tier, --isolation and --op name known values, or the run stops in one line."""
+    from aclnn_conformance.spec import OPS
+    for option, known in (("--profile", PROFILES), ("--tier", TIERS), ("--isolation", ISOLATION)):
+        value = config.getoption(option)
+        if value not in known:
+            raise pytest.UsageError(f"{option} {value!r} is not one of {', '.join(known)}")
+    unknown = [op for op in selected_ops(config) if op not in OPS]
+    if unknown:
+        raise pytest.UsageError(f"--op {', '.join(unknown)}: not an operator key "
+                                f"({', '.join(sorted(OPS))})")
+
+
+def selected_ops(config: pytest.Config) -> tuple[str, ...]:
+    """The operator keys --op names (empty: every operator)."""
+    given = config.getoption("--op") or ""
+    return tuple(op.strip() for op in given.split(",") if op.strip())
+
+
+def item_ops(item: pytest.Item) -> set[str]:
+    """The operators a test item calls, as far as its module name (test_<op>.py) or its
+    parameters (a case's ``op``, an ``op`` parameter) tell; empty when they do not."""
+    from aclnn_conformance.spec import OPS
+    ops = set()
+    stem = Path(str(item.path)).stem.removeprefix("test_")
+    if stem in OPS:
+        ops.add(stem)
+    for name, value in getattr(getattr(item, "callspec", None), "params", {}).items():
+        op = value if name == "op" else getattr(value, "op", None)
+        if isinstance(op, str) and op in OPS:
+            ops.add(op)
+    return ops
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """--op: keep the items whose operators are all selected (a test chaining operators it cannot
+    name runs only without --op). Then the items of one operator, product and test that lie
+    outside the operator's declared domain become one item that records them as one family."""
+    wanted = set(selected_ops(config))
+    keep, drop = [], []
+    for item in items:
+        ops = item_ops(item)
+        (keep if not wanted or ops and ops <= wanted else drop).append(item)
+    drop += _collapse_out_of_domain(config, keep)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = [item for item in keep if not getattr(item, "_aclnn_collapsed", False)]
+
+
+@dataclass
+class NotCoveredFamily:
+    """The out-of-domain items one item stands for: its operator, product, test and call count."""
+
+    op: str
+    product: str
+    family: str
+    rule_id: str
+    stands_for: int = 0
+
+
+def _collapse_out_of_domain(config: pytest.Config, items: list[pytest.Item]) -> list[pytest.Item]:
+    """Mark the first item of each (operator, product, test) family outside the operator's domain
+    as the family's item and every other one collapsed; returns the collapsed ones."""
+    from aclnn_conformance.spec import OPS
+    from aclnn_conformance.spec.rules import outside_domain
+    profile = config.getoption("--profile")
+    families: dict[tuple[str, str, str], NotCoveredFamily] = {}
+    collapsed = []
+    for item in items:
+        ops = item_ops(item)
+        product = getattr(getattr(item, "callspec", None), "params", {}).get("product")
+        if len(ops) != 1 or not isinstance(product, str):
+            continue
+        (op,) = ops
+        rule_id = outside_domain(OPS[op], product, profile)
+        if rule_id is None:
+            continue
+        family = f"{Path(str(item.path)).stem}::{getattr(item, 'originalname', item.name)}"
+        group = families.get((op, product, family))
+        # a hypothesis test stands for the examples it would draw, a parametrized case for one
+        calls = settings.default.max_examples if getattr(getattr(item, "obj", None),
+                                                          "is_hypothesis_test", False) else 1
+        if group is None:
+            group = families[(op, product, family)] = NotCoveredFamily(op, product, family,
+                                                                       rule_id)
+            item._aclnn_not_covered = group
+        else:
+            item._aclnn_collapsed = True
+            collapsed.append(item)
+        group.stands_for += calls
+    return collapsed
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function):
+    """A family's item records the family NOT_COVERED instead of running its calls."""
+    group: NotCoveredFamily | None = getattr(pyfuncitem, "_aclnn_not_covered", None)
+    if group is None:
+        return None
+    from aclnn_conformance.suites.runner import record_not_covered_family
+    record_not_covered_family(pyfuncitem.config._aclnn_harness, group.op, group.product,
+                              group.family, group.stands_for, group.rule_id, pyfuncitem.nodeid)
+    return True
 
 
 def _check_product_list(text: str, products: tuple[str, ...]) -> None:
@@ -180,9 +301,10 @@ def _executor(config: pytest.Config, backend):
     """The isolated executor when isolation is on (or auto with a native-code backend)."""
     timeout = config.getoption("--case-timeout")
     isolation = config.getoption("--isolation")
-    if timeout is not None and not timeout > 0:
-        raise pytest.UsageError(f"--case-timeout must be a positive number of seconds, not "
-                                f"{timeout:g}")
+    from aclnn_conformance.backends.isolation import timeout_problem
+    problem = "" if timeout is None else timeout_problem(timeout)
+    if problem:
+        raise pytest.UsageError(f"--case-timeout {problem}")
     if timeout is not None and isolation == "off":
         raise pytest.UsageError("--case-timeout needs process isolation: drop --isolation off")
     native = getattr(backend, "native_code", backend.name in NATIVE_CODE_BACKENDS)
@@ -202,6 +324,7 @@ class RunProgress:
     judged: int = 0
     unrecorded: list[str] = field(default_factory=list)
     crashed: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)   # nodeid -> why pytest skipped it
 
     def verdict(self, stopped_on_request: bool = False) -> tuple[int | None, str]:
         """(an exit status overriding pytest's, its one-line reason) or (None, ""). A run stopped
@@ -240,7 +363,9 @@ def pytest_xdist_node_collection_finished(node, ids) -> None:
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    item.config._aclnn_harness.current_item = item.nodeid   # for checks called without a nodeid
+    harness = item.config._aclnn_harness
+    harness.current_item = item.nodeid   # for checks called without a nodeid
+    harness.item_paths[item.nodeid] = Path(item.path)   # where its reproducer finds it
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -258,6 +383,13 @@ def pytest_runtest_makereport(item: pytest.Item, call):
     yield
 
 
+def _skip_reason(report: pytest.TestReport) -> str:
+    """The reason of a skipped test's report (pytest keeps (path, line, reason))."""
+    longrepr = report.longrepr
+    reason = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return str(reason).removeprefix("Skipped: ")
+
+
 class RunWatcher:
     """The controller's hooks that see every worker's test reports (registered on the controller
     only): finished items, their records, and the items of workers that died."""
@@ -267,6 +399,10 @@ class RunWatcher:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         progress: RunProgress = self.config._aclnn_progress
+        if report.skipped and report.when in ("setup", "call"):
+            reason = _skip_reason(report)
+            if reason != self.config._aclnn_harness.unavailable:  # else its SKIPPED records say so
+                progress.skipped[report.nodeid] = reason
         if report.when == "teardown":
             progress.finished += 1
             props = dict(report.user_properties)

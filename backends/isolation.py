@@ -34,12 +34,27 @@ class BackendWorkerError(RuntimeError):
     """The backend raised an exception inside the worker (the text carries its traceback)."""
 
 
+# The longest timeout a worker's wait can take (a week): beyond it the wait overflows the clock.
+MAX_TIMEOUT = 7 * 24 * 3600.0
+
+
+def timeout_problem(seconds: float) -> str:
+    """Why ``seconds`` cannot be a case timeout ("" when it can): it must be a finite positive
+    number no larger than MAX_TIMEOUT."""
+    if not seconds > 0:
+        return f"must be a positive number of seconds, not {seconds:g}"
+    if not seconds <= MAX_TIMEOUT:
+        return f"must be at most {MAX_TIMEOUT:g} seconds (a week), not {seconds:g}"
+    return ""
+
+
 def isolated_executor(timeout: float, *, start_timeout: float = START_TIMEOUT,
                       context: str = CONTEXT) -> Callable[[Backend, Case, str], RunResult]:
     """A ``(backend, case, product) -> RunResult`` that runs ``backend.run`` in a worker process
     and gives up after ``timeout`` seconds."""
-    if not timeout or timeout <= 0:
-        raise ValueError(f"the case timeout must be a positive number of seconds, not {timeout!r}")
+    problem = timeout_problem(float(timeout or 0))
+    if problem:
+        raise ValueError(f"the case timeout {problem}")
     return IsolatedExecutor(float(timeout), start_timeout=start_timeout, context=context)
 
 

@@ -65,6 +65,9 @@ class OutcomeRecord:
     vendor_source: str = ""               # an imported vendor case: its file and line (or #id)
     vendor_expected: str = ""             # an imported vendor case: what the vendor's file expects
     vendor_agrees: bool | None = None     # the spec's expectation equals the vendor's (None: no exact one)
+    draws: int = 1                        # hypothesis: how often its test drew this case (one record)
+    call: str = ""                        # not certifiable: the call in words (tensors, attributes)
+    stands_for: int = 1                   # NOT_COVERED: how many calls of its case family it counts
     schema: str = OUTCOME_SCHEMA
 
     def __post_init__(self) -> None:
@@ -92,7 +95,8 @@ _REQUIRED = {"schema": str, "case_id": str, "op": str, "product": str, "profile"
 _TYPED = {"rule_ids": list, "standards": dict, "verdicts": dict, "metrics": dict,
           "values_judged": bool, "duration_s": (int, float), "detail": str, "reproducer": str,
           "judged_by": str, "failing_examples": int, "first_failing_example": str,
-          "vendor_source": str, "vendor_expected": str}
+          "vendor_source": str, "vendor_expected": str,
+          "draws": int, "stands_for": int, "call": str}
 _OPTIONAL_INT = ("expected_status", "actual_status", "seed")
 
 
@@ -157,8 +161,14 @@ def read_records(path: str | Path, partial_tail: bool = False) -> Iterator[Outco
 
     ``partial_tail``: a last line without its newline that does not parse is skipped (a shard
     whose writer was killed mid-record); anywhere else it is an error like any other."""
-    with open(path, encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
+    with open(path, "rb") as fh:
+        for lineno, raw in enumerate(fh, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                if partial_tail and not raw.endswith(b"\n"):
+                    return
+                raise RecordError(f"{path}:{lineno}: not UTF-8 text") from None
             if not line.strip():
                 continue
             try:
@@ -219,6 +229,8 @@ class RunRecord:
     collected: int | None = None          # test items collected (after -k/-m selection)
     items_finished: int | None = None     # test items that ran to their end (or crashed)
     unrecorded: tuple[str, ...] = ()      # conformance items that ended without any record
+    records_written: int | None = None    # the records the run wrote (records.jsonl's line count)
+    skipped: tuple[str, ...] = ()         # "nodeid: reason" of tests pytest skipped with no record
     schema: str = RUN_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -226,6 +238,7 @@ class RunRecord:
         doc["products"] = list(self.products)
         doc["command"] = list(self.command)
         doc["unrecorded"] = list(self.unrecorded)
+        doc["skipped"] = list(self.skipped)
         validate_run(doc)
         return doc
 
@@ -236,6 +249,7 @@ class RunRecord:
         doc["products"] = tuple(doc["products"])
         doc["command"] = tuple(doc.get("command", ()))
         doc["unrecorded"] = tuple(doc.get("unrecorded", ()))
+        doc["skipped"] = tuple(doc.get("skipped", ()))
         return RunRecord(**doc)
 
 
@@ -248,7 +262,7 @@ _RUN_TYPED = {"hypothesis": dict, "versions": dict, "backend_environment": dict,
               "cann_version": (str, type(None)), "soc_name": (str, type(None)),
               "finished": (str, type(None)), "exit_status": (int, type(None)),
               "collected": (int, type(None)), "items_finished": (int, type(None)),
-              "unrecorded": list}
+              "unrecorded": list, "records_written": (int, type(None)), "skipped": list}
 
 
 def _type_name(typ) -> str:
@@ -301,5 +315,5 @@ def read_run(path: str | Path) -> RunRecord:
     try:
         doc = json.loads(Path(path).read_text(encoding="utf-8"))
         return RunRecord.from_json(doc)
-    except (json.JSONDecodeError, TypeError, RecordError) as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError, TypeError, RecordError) as exc:
         raise RecordError(f"{path}: {exc}") from None

@@ -3,9 +3,9 @@
   report   RUN_DIR... [--out DIR]            report.md/.csv/.json/.html from any set of records
   compare  RUN_DIR... [--out FILE]           rules against (backend, product), differences first
   diff     BASELINE CURRENT [--out FILE]     transitions; exit 1 on pass->fail or new/removed cases
-  merge    DIR... --out DIR                  shards of runs into one directory (and its reports)
+  merge    DIR... --out DIR [--overwrite]    shards of runs into one directory (and its reports)
   replay   CASE_FILE --backend NAME [--product P] [--profile X]
-  certify  --backend NAME --product P --out BUNDLE_DIR [--sign-key KEY]
+  certify  --backend NAME --product P --out BUNDLE_DIR [--op OP] [--sign-key KEY]
   verify   BUNDLE [--allowed-signers FILE] [--rerun K --backend NAME]
   mustpass --out FILE [--from RUN_DIR]       regenerate the must-pass list
   mutate   [--tier T] [--mutants A,B] [--products P,Q] [--out DIR] [--exhaustive]
@@ -32,15 +32,51 @@ def _write_or_print(text: str, out: str | None) -> None:
         Path(out).write_text(text, encoding="utf-8")
 
 
+EXIT_UNUSABLE = 2
+
+
+class WouldOverwrite(FileExistsError):
+    """An output would replace a file the command did not write, or one of its own inputs."""
+
+
+def _input_folders(paths) -> set[Path]:
+    return {(Path(p) if Path(p).is_dir() else Path(p).parent).resolve() for p in paths}
+
+
+def _refuse_foreign_outputs(out: Path, patterns: tuple[str, ...], inputs: set[Path],
+                            overwrite: bool) -> None:
+    """Refuse to write into ``out`` over files matching ``patterns`` that are not the outputs of
+    its own inputs (``out`` is not one of them), unless ``overwrite``."""
+    if overwrite or out.resolve() in inputs or not out.is_dir():
+        return
+    present = sorted(p.name for pattern in patterns for p in out.glob(pattern))
+    if present:
+        raise WouldOverwrite(f"{out} already holds {', '.join(present[:4])}, which this command "
+                             f"did not write: pass --overwrite to replace them, or choose another "
+                             f"folder")
+
+
+def _warn_count_mismatches(runset) -> int:
+    """Print a warning for each run whose run.json counts other records than there are; the
+    command's exit status (0 or EXIT_UNUSABLE)."""
+    from aclnn_conformance.reports.load import count_mismatches
+    problems = count_mismatches(runset)
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    return EXIT_UNUSABLE if problems else 0
+
+
 def cmd_report(args) -> int:
     from aclnn_conformance.reports.load import load
     from aclnn_conformance.reports.report import terminal_summary, write_reports
     runset = load(args.runs)
     out = Path(args.out) if args.out else (Path(args.runs[0]) if Path(args.runs[0]).is_dir()
                                            else Path(args.runs[0]).parent)
+    _refuse_foreign_outputs(out, ("report.*", "rules.csv"), _input_folders(args.runs),
+                            args.overwrite)
     doc, paths = write_reports(runset, out)
     print(terminal_summary(doc, paths))
-    return 0
+    return _warn_count_mismatches(runset)
 
 
 def cmd_compare(args) -> int:
@@ -53,16 +89,25 @@ def cmd_compare(args) -> int:
 def cmd_diff(args) -> int:
     from aclnn_conformance.reports.diff import diff, render
     from aclnn_conformance.reports.load import load_source
-    d = diff(load_source(args.baseline), load_source(args.current))
+    baseline, current = load_source(args.baseline), load_source(args.current)
+    d = diff(baseline, current)
     _write_or_print(render(d, args.baseline, args.current), args.out)
-    return 1 if d.failed else 0
+    mismatch = max(_warn_count_mismatches(baseline), _warn_count_mismatches(current))
+    return mismatch or (1 if d.failed else 0)
 
 
 def cmd_merge(args) -> int:
     from aclnn_conformance.reports.load import load, write_runset
     from aclnn_conformance.reports.report import terminal_summary, write_reports
+    out = Path(args.out)
+    if not args.overwrite:
+        if out.resolve() in _input_folders(args.dirs):
+            raise WouldOverwrite(f"--out {out} is one of the folders being merged: merge into "
+                                 f"another folder, or pass --overwrite to rewrite it")
+        _refuse_foreign_outputs(out, ("records.jsonl", "run.json", "runs", "report.*"), set(),
+                                False)
     runset = load(args.dirs)
-    out = write_runset(args.out, runset)
+    out = write_runset(out, runset)
     doc, paths = write_reports(runset, out)
     print(f"merged {len(runset.records)} records of {len(runset.runs)} run(s) into {out}")
     print(terminal_summary(doc, paths))
@@ -71,15 +116,23 @@ def cmd_merge(args) -> int:
 
 def cmd_replay(args) -> int:
     from aclnn_conformance.reports.replay import exit_code, replay
+    from aclnn_conformance.spec.products import product as product_info
+    if args.product is not None:
+        product_info(args.product)  # an unknown product id: one line, before the case is run
     r = replay(args.case_file, args.backend, args.product, args.profile)
     print(r.text)
     return exit_code(r)
 
 
 def cmd_certify(args) -> int:
-    from aclnn_conformance.reports.certify import certify, render_verify
-    bundle, errors, warnings = certify(args.backend, args.product, args.out, args.workers,
-                                       args.mustpass, sign_key=args.sign_key)
+    from aclnn_conformance.reports.certify import CertificationError, certify, render_verify
+    ops = tuple(op.strip() for op in (args.op or "").split(",") if op.strip())
+    try:
+        bundle, errors, warnings = certify(args.backend, args.product, args.out, args.workers,
+                                           args.mustpass, sign_key=args.sign_key, ops=ops)
+    except CertificationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
     print(render_verify(bundle, errors, warnings))
     return 1 if errors else 0
 
@@ -88,6 +141,8 @@ def cmd_verify(args) -> int:
     from aclnn_conformance.reports.certify import render_verify, verify
     if args.rerun < 0:
         raise ValueError(f"--rerun must be a number of cases (0 or more), not {args.rerun}")
+    if not Path(args.bundle).is_dir():
+        raise FileNotFoundError(f"{args.bundle}: no such bundle folder")
     errors, warnings = verify(Path(args.bundle), args.mustpass,
                               allowed_signers=args.allowed_signers, rerun=args.rerun,
                               backend=args.backend)
@@ -111,6 +166,7 @@ def cmd_mutate(args) -> int:
     if args.mutants:
         mutants = [by_name(m.strip()) for m in args.mutants.split(",") if m.strip()]
     products = parse_products(args.products) if args.products else None
+    _refuse_foreign_outputs(Path(args.out), ("mutation.*",), set(), args.overwrite)
     doc = mutate(args.tier, mutants, products, exhaustive=args.exhaustive)
     print(render_text(doc), end="")
     paths = write(doc, args.out) + refresh_report(args.out)
@@ -121,6 +177,7 @@ def cmd_mutate(args) -> int:
 def cmd_sensitivity(args) -> int:
     from aclnn_conformance.reports.report import refresh_report
     from aclnn_conformance.reports.sensitivity import render_text, run, update_readme, write
+    _refuse_foreign_outputs(Path(args.out), ("sensitivity.*",), set(), args.overwrite)
     doc = run()
     print(render_text(doc), end="")
     paths = write(doc, args.out) + refresh_report(args.out)
@@ -137,6 +194,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("report", help="compliance reports from run directories or records files")
     s.add_argument("runs", nargs="+", metavar="RUN_DIR")
     s.add_argument("--out", help="directory to write into (default: the first RUN_DIR)")
+    s.add_argument("--overwrite", action="store_true",
+                   help="replace reports in --out that these records did not write")
     s.set_defaults(func=cmd_report)
 
     s = sub.add_parser("compare", help="rules against (backend, product) columns")
@@ -153,6 +212,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s = sub.add_parser("merge", help="merge shards (xdist workers, machines) into one directory")
     s.add_argument("dirs", nargs="+", metavar="DIR")
     s.add_argument("--out", required=True)
+    s.add_argument("--overwrite", action="store_true",
+                   help="write into --out although it holds records or is one of the inputs")
     s.set_defaults(func=cmd_merge)
 
     s = sub.add_parser("replay", help="run and judge one saved case")
@@ -170,6 +231,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--mustpass", default=str(MUSTPASS), help=argparse.SUPPRESS)
     s.add_argument("--sign-key", metavar="KEY",
                    help="sign the manifest with this OpenSSH private key (ssh-keygen -Y sign)")
+    s.add_argument("--op", metavar="OP",
+                   help="certify only these operators (comma-separated keys; default: all)")
     s.set_defaults(func=cmd_certify)
 
     s = sub.add_parser("verify", help="check a certification bundle")
@@ -201,6 +264,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="write mutation.md/.json here; a run directory's report is refreshed")
     s.add_argument("--exhaustive", action="store_true",
                    help="run every case instead of stopping at a mutant's first named kill")
+    s.add_argument("--overwrite", action="store_true",
+                   help="replace a mutation table --out already holds")
     s.set_defaults(func=cmd_mutate)
 
     s = sub.add_parser("sensitivity", help="the relative error each precision standard can see")
@@ -209,6 +274,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--readme", metavar="FILE",
                    help="also put the table into this Markdown file between the sensitivity "
                         "markers (the checkout's benchmarks/README.md)")
+    s.add_argument("--overwrite", action="store_true",
+                   help="replace a sensitivity table --out already holds")
     s.add_argument("--no-readme", action="store_true", help=argparse.SUPPRESS)  # the default now
     s.set_defaults(func=cmd_sensitivity)
 

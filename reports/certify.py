@@ -16,9 +16,11 @@ bundle:
     BUNDLE/MANIFEST.sha256.sig  with --sign-key: an OpenSSH signature of the manifest
 
 ``verify`` checks a bundle: every must-pass case present exactly once, only certifiable outcomes
-(PASS, NOT_SUPPORTED, NOT_JUDGED, QUALITY_WARNING, WAIVED), no file changed, added or removed since
-the manifest, the statement complete and consistent with the run, the records consistent with the
-JUnit XML. The manifest detects accidental change, not forgery (anyone can recompute it): with
+(PASS, NOT_SUPPORTED, NOT_JUDGED, NOT_COVERED, QUALITY_WARNING, WAIVED), no file changed, added or
+removed since the manifest, the statement complete and consistent with the run and with this
+suite's spec (its sha256), and every other place the bundle states its verdict (the JUnit XML, the
+statement's and run record's exit status, failures/, pytest.log's summary line) consistent with
+the records. The manifest detects accidental change, not forgery (anyone can recompute it): with
 ``--allowed-signers`` verify checks the manifest's signature (``ssh-keygen -Y verify``), and with
 ``--rerun K --backend NAME`` it runs K randomly chosen must-pass cases again and requires the
 outcomes the bundle records.
@@ -28,6 +30,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import shutil
 import subprocess
 import sys
@@ -43,6 +46,10 @@ MUSTPASS = Path(__file__).with_name("mustpass.txt")
 MUSTPASS_FORMAT = "aclnn-conformance mustpass 1"
 STATEMENT_SCHEMA = "aclnn-conformance/statement/1"
 FIXED_OPTIONS = ("--profile", "cann", "--tier", "ci", "-p", "no:cacheprovider")
+PLUGIN = ("-p", "aclnn_conformance.plugin")   # named: an unrelated pytest run never loads it
+# The suites' folder is pytest's rootdir, so that the nodeids a bundle records are the same
+# installed and in a checkout, and a re-run finds them from there.
+ROOTDIR = ("--rootdir", str(ROOT))
 SUITES = ("suites",)                 # what a certification runs: every suite
 MANIFEST = "MANIFEST.sha256"
 SIGNATURE = MANIFEST + ".sig"           # what ssh-keygen -Y sign writes beside the manifest
@@ -50,16 +57,49 @@ SIGNING_NAMESPACE = "aclnn-conformance"
 JUNIT = "results/junit.xml"
 INTEGRITY = ("MANIFEST.sha256 holds the sha256 of every file of the bundle: it detects accidental "
              "change (a damaged copy, an edited file), not forgery, since anyone can recompute it. "
-             "A signature of the manifest (certify --sign-key, checked by verify "
-             "--allowed-signers) says who made it; re-running cases (verify --rerun K --backend "
-             "NAME) checks the recorded outcomes themselves.")
+             "verify refuses a bundle whose records, JUnit XML, statement, run record, failures/ "
+             "and pytest log disagree, but not one edited consistently. A signature of the "
+             "manifest (certify --sign-key, checked by verify --allowed-signers) says who made "
+             "it; re-running cases (verify --rerun K --backend NAME) checks the recorded outcomes "
+             "themselves.")
 
 
 class SigningError(ValueError):
     """ssh-keygen could not sign the manifest (or is not installed)."""
 STATEMENT_FIELDS = ("schema", "product", "backend", "backend_version", "suite_version",
                     "suite_commit", "python", "numpy", "cann_version", "soc_name", "options",
-                    "suites", "command", "run_id", "mustpass_sha256", "mustpass_cases", "created")
+                    "suites", "command", "run_id", "mustpass_sha256", "mustpass_cases", "created",
+                    "ops", "spec", "spec_sha256")
+
+
+class CertificationError(RuntimeError):
+    """The certification run could not start (the bundle folder is removed again)."""
+
+
+def spec_data(ops: tuple[str, ...] | None = None) -> dict[str, dict]:
+    """What a certification is judged against, per operator: its API, document, rule ids and what
+    each profile expects of each rule."""
+    from aclnn_conformance.spec import OPS
+    return {key: {"api": spec.api, "doc": spec.doc, "domain": spec.domain,
+                  "rules": {rule.id: {profile: _expect_data(expect)
+                                      for profile, expect in sorted(rule.expect.items())}
+                            for rule in spec.rules}}
+            for key, spec in sorted(OPS.items()) if ops is None or key in ops}
+
+
+def _expect_data(expect) -> dict:
+    """An expectation as plain data, products in sorted order (a ByProduct's mapping may have been
+    built in any order)."""
+    if hasattr(expect, "by"):
+        return {"by": {p: _expect_data(e) for p, e in sorted(expect.by.items())},
+                "default": _expect_data(expect.default)}
+    return {"kind": expect.kind, "status": expect.status}
+
+
+def spec_sha256(data: dict[str, dict]) -> str:
+    """The sha256 of ``spec_data``'s canonical JSON: equal exactly when the operators, their rule
+    ids and the rules' expectations are."""
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode("utf-8")).hexdigest()
 
 
 # ---- the must-pass list ----
@@ -100,10 +140,12 @@ def write_mustpass(records, path: str | Path, source: str) -> int:
 
 
 def pytest_command(backend: str, products: str, report_dir: Path, workers: int,
-                   suites: tuple[str, ...] = SUITES, junit: Path | None = None) -> list[str]:
-    cmd = [sys.executable, "-m", "pytest", *suites, "--backend", backend, "--product", products,
-           "--report-dir", str(report_dir), "-q", *FIXED_OPTIONS]
+                   suites: tuple[str, ...] = SUITES, junit: Path | None = None,
+                   ops: tuple[str, ...] = ()) -> list[str]:
+    cmd = [sys.executable, "-m", "pytest", *suites, *PLUGIN, *ROOTDIR, "--backend", backend,
+           "--product", products, "--report-dir", str(report_dir), "-q", *FIXED_OPTIONS]
     cmd += ["--junitxml", str(junit)] if junit is not None else []
+    cmd += ["--op", ",".join(ops)] if ops else []
     return cmd + (["-n", str(workers)] if workers > 0 else ["-p", "no:xdist"])
 
 
@@ -191,31 +233,62 @@ def check_signature(bundle: Path, allowed_signers: str | Path) -> tuple[list[str
 
 def certify(backend: str, product: str, out: str | Path, workers: int = 2,
             mustpass: str | Path = MUSTPASS, suites: tuple[str, ...] = SUITES,
-            sign_key: str | Path | None = None) -> tuple[Path, list[str], list[str]]:
+            sign_key: str | Path | None = None,
+            ops: tuple[str, ...] = ()) -> tuple[Path, list[str], list[str]]:
     """Run, write the bundle, verify it: (bundle, errors, warnings).
 
     ``suites`` other than every suite makes a bundle that verifies only against that selection
-    (the harness's own tests use it to stay fast); certification runs them all."""
+    (the harness's own tests use it to stay fast); certification runs them all. ``ops`` certifies
+    those operators only (every operator when empty)."""
+    from aclnn_conformance.backends.registry import load_backend
+    from aclnn_conformance.spec import OPS
     from aclnn_conformance.spec.products import product as product_info
     product_info(product)  # an unknown product id fails here, before any run
+    unknown = [op for op in ops if op not in OPS]
+    if unknown:
+        raise ValueError(f"--op {', '.join(unknown)}: not an operator of this suite "
+                         f"({', '.join(sorted(OPS))})")
+    load_backend(backend)  # an unknown backend fails here, before the bundle folder exists
+    if sign_key is not None and not Path(sign_key).is_file():
+        raise SigningError(f"--sign-key {sign_key}: no such key file")
     bundle = Path(out).resolve()
     if bundle.exists() and any(bundle.iterdir()):
         raise FileExistsError(f"{bundle} exists and is not empty: a bundle is written once")
     results = bundle / "results"
     results.mkdir(parents=True)
+    try:
+        statement = _certification_run(backend, product, bundle, workers, mustpass, suites, ops)
+    except BaseException:
+        shutil.rmtree(bundle, ignore_errors=True)   # no half-written bundle blocks the retry
+        raise
+    statement["signed"] = sign_key is not None
+    (bundle / "statement.json").write_text(json.dumps(statement, indent=1, sort_keys=True) + "\n",
+                                           encoding="utf-8")
+    write_manifest(bundle)
+    if sign_key is not None:
+        sign_manifest(bundle, sign_key)
+    errors, warnings = verify(bundle, mustpass, tuple(suites))
+    return bundle, errors, warnings
+
+
+def _certification_run(backend: str, product: str, bundle: Path, workers: int,
+                       mustpass: str | Path, suites: tuple[str, ...],
+                       ops: tuple[str, ...]) -> dict:
+    """Run the suites into ``bundle`` and return the statement."""
+    results = bundle / "results"
     shutil.copyfile(mustpass, bundle / "mustpass.txt")
-    if sign_key is not None and not Path(sign_key).is_file():
-        raise SigningError(f"--sign-key {sign_key}: no such key file")
-    cmd = pytest_command(backend, product, results, workers, tuple(suites), bundle / JUNIT)
+    cmd = pytest_command(backend, product, results, workers, tuple(suites), bundle / JUNIT, ops)
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     (bundle / "pytest.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
     if not (results / "run.json").exists():
-        raise RuntimeError(f"pytest did not start the run (exit {proc.returncode}):\n"
-                           + (proc.stdout + proc.stderr)[-3000:])
+        lines = [x for x in (proc.stdout + proc.stderr).splitlines() if x.strip()]
+        raise CertificationError(f"pytest did not start the run (exit {proc.returncode}): "
+                                 f"{lines[-1] if lines else 'no output'}")
     shutil.rmtree(results / "records", ignore_errors=True)   # merged into records.jsonl
     run = read_run(results / "run.json")
     versions = library_versions()
-    statement = {
+    data = spec_data(tuple(ops) or None)
+    return {
         "schema": STATEMENT_SCHEMA, "product": product, "backend": run.backend,
         "backend_version": run.backend_version, "backend_spec": backend,
         "suite_version": run.suite_version, "suite_commit": run.suite_commit,
@@ -226,17 +299,14 @@ def certify(backend: str, product: str, out: str | Path, workers: int = 2,
         "options": list(FIXED_OPTIONS), "suites": list(suites), "workers": workers,
         "command": ["python", "-m", "pytest", *cmd[3:]], "run_id": run.run_id,
         "mustpass_sha256": sha256(bundle / "mustpass.txt"),
-        "mustpass_cases": sum(1 for e in read_mustpass(bundle / "mustpass.txt") if e[0] == product),
+        "mustpass_cases": sum(1 for e in read_mustpass(bundle / "mustpass.txt")
+                              if e[0] == product and (not ops or e[1] in ops)),
+        "ops": sorted(data), "spec": {op: {"api": d["api"], "doc": d["doc"],
+                                           "rules": len(d["rules"])} for op, d in data.items()},
+        "spec_sha256": spec_sha256(data),
         "pytest_exit_status": proc.returncode, "created": now(), "integrity": INTEGRITY,
-        "signed": sign_key is not None,
+        "signed": False,
     }
-    (bundle / "statement.json").write_text(json.dumps(statement, indent=1, sort_keys=True) + "\n",
-                                           encoding="utf-8")
-    write_manifest(bundle)
-    if sign_key is not None:
-        sign_manifest(bundle, sign_key)
-    errors, warnings = verify(bundle, mustpass, tuple(suites))
-    return bundle, errors, warnings
 
 
 def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
@@ -312,7 +382,12 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
             and sha256(Path(mustpass)) != sha256(bundle / "mustpass.txt"):
         errors.append(f"mustpass.txt: differs from the must-pass list {mustpass} "
                       f"(certified against another list)")
-    required = [(op, case) for p, op, case in entries if p == product]
+    ops = tuple(statement.get("ops") or ()) if statement else ()
+    if statement and ops and statement.get("spec_sha256") != spec_sha256(spec_data(ops)):
+        errors.append(f"statement.json: spec_sha256 {statement.get('spec_sha256')!r} is not the "
+                      f"digest of this suite's spec of {', '.join(ops)}: judged against other "
+                      f"rules or expectations")
+    required = [(op, case) for p, op, case in entries if p == product and (not ops or op in ops)]
     if entries and product and not required:
         errors.append(f"mustpass.txt: has no case for product {product!r}")
 
@@ -357,13 +432,18 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
             errors.append(f"record of another product: {r.op} {r.case_id} on {r.product}")
         if run is not None and r.run_id != run.run_id:
             errors.append(f"record of another run ({r.run_id}): {r.op} {r.case_id}")
+        if ops and r.op not in ops:
+            errors.append(f"record of an operator the statement does not certify: {r.op} "
+                          f"{r.case_id}")
     extra = sum(1 for key in seen if key not in set(required))
     if extra:
         warnings.append(f"{extra} case(s) outside the must-pass list (hypothesis-drawn or new): "
                         f"their outcomes are checked, their presence is not")
 
-    # 6. the records against the JUnit XML pytest wrote beside them
+    # 6. the records against the JUnit XML pytest wrote beside them, and against every other
+    # place the bundle states its verdict
     errors += cross_check_junit(bundle / JUNIT, records)
+    errors += cross_check_verdicts(bundle, records, statement, run)
 
     # 7. what the manifest cannot prove: who made it, and whether the outcomes are true
     if allowed_signers is not None:
@@ -427,6 +507,63 @@ def cross_check_junit(junit: Path, records) -> list[str]:
     return errors
 
 
+SUMMARY_LINE = re.compile(r"^=*\s*((?:\d+ [a-z]+(?:, )?)+) in [0-9.]+s(?: \([0-9:.]+\))?\s*=*$")
+
+
+def cross_check_verdicts(bundle: Path, records, statement: dict, run) -> list[str]:
+    """Errors where the statement, run.json, failures/ and pytest.log's summary line do not say
+    what the records say: all certifiable (exit 0, no failing case saved, nothing failed) or not."""
+    bad = [r for r in records if r.outcome not in CERTIFIABLE]
+    verdict = "not certifiable" if bad else "all certifiable"
+    errors = []
+    said = statement.get("pytest_exit_status") if statement else None
+    if isinstance(said, int) and (said == 0) == bool(bad):
+        errors.append(f"statement.json: pytest_exit_status {said}, but the records are {verdict}")
+    if run is not None:
+        if run.exit_status is not None and (run.exit_status == 0) == bool(bad):
+            errors.append(f"results/run.json: exit_status {run.exit_status}, but the records are "
+                          f"{verdict}")
+        if run.records_written is not None and run.records_written != len(records):
+            errors.append(f"results/run.json: the run wrote {run.records_written} record(s); "
+                          f"records.jsonl holds {len(records)}")
+    saved = {p.name for p in (bundle / "results" / "failures").glob("*.json")}
+    expected = {Path(r.case_file).name for r in bad if r.case_file}
+    for name in sorted(saved - expected):
+        errors.append(f"results/failures/{name}: a saved failing case no record names as failing")
+    for name in sorted(expected - saved):
+        errors.append(f"results/failures/{name}: missing, although a record names it")
+    errors += _check_pytest_log(bundle, bool(bad))
+    return errors
+
+
+def _check_pytest_log(bundle: Path, any_bad: bool) -> list[str]:
+    """pytest.log's last summary line against the JUnit XML's counts and the records' verdict."""
+    try:
+        log = (bundle / "pytest.log").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ["pytest.log is missing"]
+    lines = [m.group(1) for m in map(SUMMARY_LINE.match, log.splitlines()) if m]
+    if not lines:
+        return ["pytest.log: no pytest summary line"]
+    counts = {word: int(n) for n, word in (part.split(" ") for part in lines[-1].split(", "))}
+    failed = counts.get("failed", 0) + counts.get("error", 0) + counts.get("errors", 0)
+    errors = []
+    if bool(failed) != any_bad:
+        errors.append(f"pytest.log: says {lines[-1]!r}, but the records are "
+                      f"{'not certifiable' if any_bad else 'all certifiable'}")
+    try:
+        root = ET.parse(bundle / JUNIT).getroot()
+    except (OSError, ET.ParseError):
+        return errors
+    cases = list(root.iter("testcase"))
+    junit_failed = sum(any(c.tag in ("failure", "error") for c in case) for case in cases)
+    if junit_failed != failed or counts.get("passed", 0) + failed + counts.get("skipped", 0) \
+            != len(cases):
+        errors.append(f"pytest.log: says {lines[-1]!r}; {JUNIT} has {len(cases)} test(s), "
+                      f"{junit_failed} failed")
+    return errors
+
+
 def rerun_cases(candidates, k: int, backend: str, product: str,
                 chooser: random.Random | None = None) -> list[str]:
     """Run ``k`` of the ``candidates`` records again (their tests, with the fixed options) on
@@ -437,9 +574,9 @@ def rerun_cases(candidates, k: int, backend: str, product: str,
         return ["--rerun: the bundle has no must-pass case to run again"]
     nodeids = sorted({r.nodeid for r in chosen})
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "pytest", *nodeids, "--backend", backend, "--product",
-               product, "--report-dir", str(Path(tmp) / "rerun"), "-q", *FIXED_OPTIONS,
-               "-p", "no:xdist"]
+        cmd = [sys.executable, "-m", "pytest", *nodeids, *PLUGIN, *ROOTDIR, "--backend", backend,
+               "--product", product, "--report-dir", str(Path(tmp) / "rerun"), "-q",
+               *FIXED_OPTIONS, "-p", "no:xdist"]
         proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
         try:
             again = {(r.op, r.case_id): r.outcome

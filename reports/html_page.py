@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from html import escape
 
-from aclnn_conformance.judging.records import OUTCOMES
 from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance_text, counts_text,
-                                              value_rules_text)
+                                              judged_cell, outcome_columns, value_rules_text,
+                                              verdict_text)
 from aclnn_conformance.spec.products import PRODUCT_IDS, PRODUCTS
 
 COLOURS = {
@@ -26,6 +26,10 @@ h1{font-size:1.5em} h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid 
 table{border-collapse:collapse;margin:.5em 0;font-size:.85em}
 th,td{border:1px solid #bbb;padding:3px 6px;vertical-align:top}
 th{background:#f2f2f2;text-align:left} thead th{position:sticky;top:0;z-index:1}
+table.compliance th{white-space:normal;max-width:7em}
+table.compliance td.key{font-weight:600;white-space:nowrap}
+p.verdict{margin:.2em 0;padding:.3em .6em;border-left:6px solid #888}
+p.verdict.CONFORMANT{border-color:#1e7b3a} p.verdict.NOT-CONFORMANT{border-color:#d0312d;background:#fdecea}
 td.num{text-align:right} td.text{max-width:36em}
 td.cell{text-align:center;white-space:nowrap;min-width:7em}
 td.none{background:#fff;color:#888;font-style:italic}
@@ -105,6 +109,10 @@ def render_html(doc: dict) -> str:
     parts = ["<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">",
              "<title>aclnn conformance report</title>", f"<style>{CSS}</style></head><body>",
              "<h1>aclnn conformance report</h1>",
+             '<section id="verdicts">' + "".join(
+                 f'<p class="verdict {v["verdict"].replace(" ", "-")}" '
+                 f'data-product="{_e(v["product"])}" data-verdict="{_e(v["verdict"])}">'
+                 f'{_e(verdict_text(v))}</p>' for v in doc.get("verdicts", [])) + "</section>",
              f"<p>{doc['records']} records from {_e(', '.join(doc['sources']) or '-')}; generated "
              f"{_e(doc['generated'])}. Compliance = certified cases (PASS, QUALITY_WARNING, WAIVED) "
              f"/ judged cases (value-judged, status-only, relations, and the cases that crashed, "
@@ -128,21 +136,28 @@ def render_html(doc: dict) -> str:
     else:
         parts.append("<p>No run record (run.json) came with these records.</p>")
 
+    for reason, n in sorted(doc.get("skipped_tests", {}).items()):
+        parts.append(f'<p class="warn">{n} test(s) skipped by pytest, what they check not '
+                     f'recorded: {_e(reason)}</p>')
     parts.append("<h2>Compliance per operator and product</h2>")
-    present = [o for o in OUTCOMES if any(o in c["counts"] for c in doc["compliance"])]
+    present = outcome_columns(doc["compliance"])
     rows = []
     for c in doc["compliance"]:
         counts = "".join(f'<td class="num">{c["counts"].get(o, 0)}</td>' for o in present)
         rows.append(f'<tr data-op="{_e(c["op"])}" data-product="{_e(c["product"])}">'
-                    f'<td>{_e(c["backend"])}</td><td>{_e(c["profile"])}</td><td>{_e(c["op"])}</td>'
-                    f'<td>{_e(c["product"])}</td><td class="num">{c["cases"]}</td>'
-                    + "".join(f'<td class="num">{c[k]}</td>' for k, _ in JUDGED_HEADERS)
-                    + f'{counts}<td class="num">{_e(compliance_text(c))}</td>'
-                    f'<td class="num">{_e(value_rules_text(c))}</td></tr>')
-    head = "".join(f"<th>{h}</th>" for h in ["backend", "profile", "op", "product", "cases",
+                    f'<td>{_e(c["op"])}</td><td>{_e(c["product"])}</td>'
+                    f'<td class="num key" data-key="compliance">{_e(compliance_text(c))}</td>'
+                    f'<td class="num key" data-key="value-rules">{_e(value_rules_text(c))}</td>'
+                    f'<td class="num">{c["cases"]}</td>'
+                    + "".join(f'<td class="num">{_e(judged_cell(c, k))}</td>'
+                              for k, _ in JUDGED_HEADERS)
+                    + f'{counts}<td>{_e(c["backend"])}</td><td>{_e(c["profile"])}</td></tr>')
+    head = "".join(f"<th>{h}</th>" for h in ["op", "product", "compliance of judged",
+                                               "value rules exercised", "cases",
                                                *(h for _, h in JUDGED_HEADERS), *present,
-                                               "compliance of judged", "value rules exercised"])
-    parts.append(f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+                                               "backend", "profile"])
+    parts.append(f'<table class="compliance"><thead><tr>{head}</tr></thead>'
+                 f'<tbody>{"".join(rows)}</tbody></table>')
 
     parts.append('<h2>Rules against products</h2><p class="legend">' + "".join(
         f'<span class="o-{o}">{o}</span>' for o in COLOURS) +
@@ -174,8 +189,10 @@ def render_html(doc: dict) -> str:
             f'</span> {_e(f["op"])} <code>{_e(f["case_id"])}</code> on {_e(f["product"])} '
             f'({_e(f["backend"])}, {_e(f["profile"])})</summary>'
             f'<p>rules {_e(", ".join(f["rule_ids"]) or "-")}'
-            f'{"; decided by " + _e(f["deciding_rule"]) if f["deciding_rule"] else ""}<br>'
-            f'expected {_e(f["expected"] or "-")}; actual {_e(f["actual"] or "no status")}<br>'
+            f'{"; decided by " + _e(f["deciding_rule"]) if f["deciding_rule"] else ""}</p>'
+            + (f'<p class="call">call <code>{_e(f["call"])}</code></p>' if f.get("call") else "")
+            + "".join(f'<p class="rule-text">{_e(t)}</p>' for t in f.get("rule_texts", []))
+            + f'<p>expected {_e(f["expected"] or "-")}; actual {_e(f["actual"] or "no status")}<br>'
             f'{_e(f["detail"])}</p><pre>{_e(f["reproducer"] or "(no reproducer)")}</pre></details>')
 
     if doc["declared_support_summary"]:

@@ -83,7 +83,31 @@ def load_source(path: str | Path) -> RunSet:
     for f in _run_files(path):
         run = read_run(f)
         out.runs[run.run_id] = run
+    if path.is_dir():
+        out.records.extend(inflight_crashes(path, out.runs))
     return out
+
+
+def inflight_crashes(report_dir: Path, runs: dict[str, RunRecord]) -> list[OutcomeRecord]:
+    """CRASH records of the cases a process was running when it died without any record or
+    controller to write one (an in-process backend that killed pytest): its in-flight markers,
+    left in an incomplete run's folder."""
+    crashes = []
+    for marker in sorted((report_dir / "inflight").glob("*.json")):
+        try:
+            doc = json.loads(marker.read_text(encoding="utf-8"))
+            base = dict(doc["record"])
+            run = runs.get(base.get("run_id", ""))
+            if run is None or run.complete:
+                continue
+            base["rule_ids"] = tuple(base.get("rule_ids", ()))
+            crashes.append(OutcomeRecord(
+                outcome="CRASH", reproducer=str(doc.get("reproducer", "")),
+                detail=f"the process ({marker.stem}) died while running this case; no record was "
+                       f"written (from its in-flight marker {marker.name})", **base))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise RecordError(f"{marker}: unreadable in-flight marker ({exc})") from None
+    return crashes
 
 
 def merge(sets: Iterable[RunSet]) -> RunSet:
@@ -118,6 +142,18 @@ def merge(sets: Iterable[RunSet]) -> RunSet:
                 if severity(rec.outcome) < severity(other.outcome):
                     out.records[index] = rec
     return out
+
+
+def count_mismatches(runset: RunSet) -> list[str]:
+    """Where the records and the run records disagree: a run that wrote N records, of which the
+    set holds another number (lines lost or added after the run)."""
+    held: dict[str, int] = {}
+    for rec in runset.records:
+        held[rec.run_id] = held.get(rec.run_id, 0) + 1
+    return [f"run {run_id}: run.json says the run wrote {run.records_written} record(s); "
+            f"{held.get(run_id, 0)} are here (records lost or added after the run)"
+            for run_id, run in sorted(runset.runs.items())
+            if run.records_written is not None and run.records_written != held.get(run_id, 0)]
 
 
 def load(paths: Iterable[str | Path]) -> RunSet:

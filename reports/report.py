@@ -16,15 +16,30 @@ from aclnn_conformance.reports.load import RunSet, load
 from aclnn_conformance.judging.records import OUTCOMES
 from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance, compliance_text,
                                               counts_text, domains, errata, failures, fixed_width,
-                                              md_table,
-                                              rule_catalog, rule_hits, rule_results,
-                                              value_rules_text)
+                                              judged_cell, md_table, outcome_columns,
+                                              product_verdicts, rule_catalog, rule_hits,
+                                              rule_results, value_rules_text, verdict_text)
 from aclnn_conformance.reports.run import now
 from aclnn_conformance.reports import vendor_section
 from aclnn_conformance.spec.products import PRODUCT_IDS
 
 REPORT_SCHEMA = "aclnn-conformance/report/1"
 MD_FAILURE_LIMIT = 200
+
+
+def skipped_tests(runset: RunSet) -> dict[str, int]:
+    """reason -> how many tests pytest skipped without a record (their run records keep them)."""
+    out: dict[str, int] = {}
+    for run in runset.runs.values():
+        for entry in run.skipped:
+            reason = entry.split(": ", 1)[-1]
+            out[reason] = out.get(reason, 0) + 1
+    return out
+
+
+def skipped_lines(doc: dict) -> list[str]:
+    return [f"{n} test(s) skipped by pytest, what they check not recorded: {reason}"
+            for reason, n in sorted(doc.get("skipped_tests", {}).items())]
 
 
 def build(runset: RunSet) -> dict:
@@ -56,7 +71,8 @@ def build(runset: RunSet) -> dict:
         "runs": [run.to_json() for run in runset.runs.values()],
         "columns": [{"backend": b, "profile": p} for b, p in columns],
         "products": products, "ops": ops, "records": len(df), "repeats": runset.repeats,
-        "compliance": compliance(df), "rules": rules, "errata": errata(ops),
+        "compliance": (rows := compliance(df)), "verdicts": product_verdicts(rows),
+        "rules": rules, "errata": errata(ops), "skipped_tests": skipped_tests(runset),
         "domains": domains(ops),
         "failures": failures(df), "declared_support": declared,
         "declared_support_summary": summary_rows(declared),
@@ -116,15 +132,19 @@ def render_markdown(doc: dict) -> str:
         out += ["", "## Scope", ""]
         out += [f"- `{op}` covers only its declared domain: {text}. Calls outside it are NOT_COVERED "
                 f"(no verdict)." for op, text in doc["domains"].items()]
+    if doc.get("verdicts"):
+        out += ["", "## Verdict per product", ""] + [f"- {verdict_text(v)}"
+                                                     for v in doc["verdicts"]]
+    if doc.get("skipped_tests"):
+        out += [""] + [f"- {line}" for line in skipped_lines(doc)]
     out += ["", "## Compliance per operator and product", ""]
-    present = [o for o in OUTCOMES if any(o in c["counts"] for c in doc["compliance"])]
-    out.append(md_table(["backend", "profile", "op", "product", "cases",
-                         *(h for _, h in JUDGED_HEADERS), *present, "compliance of judged",
-                         "value rules exercised"],
-                        [[c["backend"], c["profile"], c["op"], c["product"], c["cases"],
-                          *[c[k] for k, _ in JUDGED_HEADERS],
-                          *[c["counts"].get(o, 0) for o in present], compliance_text(c),
-                          value_rules_text(c)]
+    present = outcome_columns(doc["compliance"])
+    out.append(md_table(["op", "product", "compliance of judged", "value rules exercised",
+                         "cases", *(h for _, h in JUDGED_HEADERS), *present, "backend",
+                         "profile"],
+                        [[c["op"], c["product"], compliance_text(c), value_rules_text(c),
+                          c["cases"], *[judged_cell(c, k) for k, _ in JUDGED_HEADERS],
+                          *[c["counts"].get(o, 0) for o in present], c["backend"], c["profile"]]
                          for c in doc["compliance"]]) if doc["compliance"] else "No records.")
     shrunk = [f for f in doc["failures"] if f.get("failing_examples")]
     if shrunk:
@@ -158,6 +178,8 @@ def render_markdown(doc: dict) -> str:
                 f"(backend {f['backend']}, profile {f['profile']}); rules "
                 f"{', '.join(f['rule_ids']) or '-'}"
                 + (f"; decided by {f['deciding_rule']}" if f["deciding_rule"] else ""),
+                *([f"  - call: `{f['call']}`"] if f.get("call") else []),
+                *[f"  - {text}" for text in f.get("rule_texts", [])],
                 f"  - expected {f['expected'] or '-'}; actual {f['actual'] or 'no status'}",
                 *([f"  - the minimal example of {f['failing_examples']} distinct failing "
                    f"example(s) hypothesis tried; the first found: `{f['first_failing_example']}`"]
@@ -260,22 +282,27 @@ def terminal_summary(doc: dict, paths: list[Path] = ()) -> str:
     """The short table printed at the end of a run."""
     if not doc["compliance"]:
         return "no records"
-    present = [o for o in OUTCOMES if any(o in c["counts"] for c in doc["compliance"])]
+    present = outcome_columns(doc["compliance"])
     several = len(doc["columns"]) > 1
     rows = [[*([f"{c['backend']}/{c['profile']}"] if several else []), c["op"], c["product"],
-             c["cases"], c["value_judged"] + c["relations"], c["status_only"],
+             c["cases"], c["value_judged"], c["relations"], c["status_only"],
+             *[judged_cell(c, k) for k in ("not_supported", "not_judged", "not_covered")],
              *[c["counts"].get(o, 0) for o in present], compliance_text(c, 1),
              value_rules_text(c)]
             for c in doc["compliance"]]
     text = fixed_width([*(["backend/profile"] if several else []), "op", "product", "cases",
-                        "by value", "by status", *present, "compliance", "value rules"], rows)
-    notes = []
+                        "value-judged", "relations", "status-only", "not supported",
+                        "not judged", "not covered", *present, "compliance", "value rules"], rows)
+    notes = [verdict_text(v) for v in doc.get("verdicts", [])]
     for run in doc["runs"]:
         if not run["complete"]:
             notes.append(f"run {run['run_id']} is INCOMPLETE: "
                          f"{run['stop_reason'] or 'it has not finished'}")
     if doc["repeats"]:
-        notes.append(f"{doc['repeats']} repeated record(s) of one case in one run counted once")
+        notes.append(f"{doc['repeats']} record(s) repeated a case already recorded in the same "
+                     f"run (the same call recorded twice): each such case counts once, with its "
+                     f"worst outcome")
+    notes += skipped_lines(doc)
     if doc["failures"]:
         notes.append(f"{len(doc['failures'])} case(s) not certifiable; reproducers in report.md")
     if paths:

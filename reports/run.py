@@ -178,7 +178,9 @@ def end_pytest_run(session, exitstatus: int, progress=None) -> RunRecord | None:
     run = finished_run_record(read_run(path), int(exitstatus), reason)
     if progress is not None:
         run = replace(run, collected=progress.collected, items_finished=progress.finished,
-                      unrecorded=tuple(progress.unrecorded))
+                      unrecorded=tuple(progress.unrecorded),
+                      skipped=tuple(f"{nodeid}: {reason}"
+                                    for nodeid, reason in sorted(progress.skipped.items())))
     write_run(path, run)
     return run
 
@@ -193,6 +195,8 @@ def earlier_run(report_dir: Path) -> str:
             return f"an unreadable {RUN_FILE}"
     left = [name for name in ("records.jsonl", "records", "failures")
             if (report_dir / name).exists()]
+    # files a run would write there (a user's own report.md among them): never replaced unasked
+    left += sorted(p.name for pattern in RUN_OUTPUTS for p in report_dir.glob(pattern))
     return ", ".join(left)
 
 

@@ -1,10 +1,11 @@
 """The end of a pytest run with --report-dir: merge the shards, write the reports, return the summary."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from aclnn_conformance.reports.load import RunSet, merge
-from aclnn_conformance.judging.records import read_records, read_run, write_records
+from aclnn_conformance.judging.records import read_records, read_run, write_records, write_run
 from aclnn_conformance.reports.report import terminal_summary, write_reports
 from aclnn_conformance.reports.run import RUN_FILE
 
@@ -14,9 +15,10 @@ def merge_shards(report_dir: Path) -> RunSet:
     shards = sorted((report_dir / "records").glob("*.jsonl"))
     runset = merge(RunSet(list(read_records(p, partial_tail=True)), sources=[str(p)])
                    for p in shards)
-    write_records(report_dir / "records.jsonl", runset.records)
-    if (report_dir / RUN_FILE).exists():
-        run = read_run(report_dir / RUN_FILE)
+    written = write_records(report_dir / "records.jsonl", runset.records)
+    if (report_dir / RUN_FILE).exists():  # the count a report checks records.jsonl against
+        run = replace(read_run(report_dir / RUN_FILE), records_written=written)
+        write_run(report_dir / RUN_FILE, run)
         runset.runs[run.run_id] = run
     runset.sources = [str(report_dir)]
     return runset

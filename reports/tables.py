@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
-from aclnn_conformance.judging.records import OUTCOMES
+from aclnn_conformance.judging.records import CERTIFIABLE, OUTCOMES
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
 SEVERITY_ORDER = ("CRASH", "TIMEOUT", "HARNESS_ERROR", "FAIL", "BACKEND_UNAVAILABLE", "SKIPPED",
@@ -109,6 +109,8 @@ def compliance(df: pd.DataFrame) -> list[dict]:
                      "value_judged": by_kind["values"], "status_only": by_kind["status"],
                      "relations": by_kind["relation"], "not_supported": by_kind["not_supported"],
                      "not_judged": by_kind["not_judged"], "not_covered": by_kind["not_covered"],
+                     "not_covered_calls": int(g.loc[kind == "not_covered", "stands_for"]
+                                              .astype(int).sum()),
                      "not_run": by_kind["not_run"],
                      "unanswered": by_kind["unanswered"],
                      "value_rules_exercised": len(exercised), "value_rules": len(rules),
@@ -122,11 +124,58 @@ JUDGED_HEADERS = (("value_judged", "value-judged"), ("status_only", "status-only
                   ("not_judged", "not judged"), ("not_covered", "not covered"))
 
 
+# Outcome columns that repeat a column of what was judged (the same records, counted alike).
+JUDGED_OUTCOMES = ("NOT_SUPPORTED", "NOT_JUDGED", "NOT_COVERED")
+
+
+def outcome_columns(rows: list[dict]) -> list[str]:
+    """The outcomes a compliance table shows beside its judged columns: those present, without
+    the ones a judged column already counts."""
+    return [o for o in OUTCOMES if o not in JUDGED_OUTCOMES and any(o in c["counts"] for c in rows)]
+
+
+def judged_cell(row: dict, key: str) -> str:
+    """A judged column's cell; NOT_COVERED says how many calls its records stand for."""
+    if key == "not_covered" and row.get("not_covered_calls", row[key]) != row[key]:
+        return f"{row[key]} ({row['not_covered_calls']} calls)"
+    return str(row[key])
+
+
 def compliance_text(row: dict, digits: int = 2) -> str:
-    """The compliance cell: the percentage of judged cases, or why there is none."""
+    """The compliance cell: the percentage of judged cases, or why there is none. A row whose
+    value rules none of its cases exercised gets counts, never a percentage."""
     if row.get("compliance_pct") is None:
         return row.get("label") or "nothing judged"
+    if row.get("value_rules") and not row.get("value_rules_exercised"):
+        return f"{row['certified']}/{row['judged']} certified, no value rule exercised"
     return f"{row['compliance_pct']:.{digits}f}%"
+
+
+def product_verdicts(rows: list[dict]) -> list[dict]:
+    """Per (backend, profile, product): conformant or not, the cases that are not certifiable and
+    the value rules exercised, over every operator's compliance row."""
+    out: dict[tuple[str, str, str], dict] = {}
+    for c in rows:
+        v = out.setdefault((c["backend"], c["profile"], c["product"]), {
+            "backend": c["backend"], "profile": c["profile"], "product": c["product"],
+            "not_certifiable": 0, "judged": 0, "value_rules_exercised": 0, "value_rules": 0,
+            "ops": 0})
+        v["not_certifiable"] += sum(n for o, n in c["counts"].items() if o not in CERTIFIABLE)
+        v["judged"] += c["judged"]
+        v["value_rules_exercised"] += c["value_rules_exercised"]
+        v["value_rules"] += c["value_rules"]
+        v["ops"] += 1
+    for v in out.values():
+        v["verdict"] = ("NOT CONFORMANT" if v["not_certifiable"] else
+                        "CONFORMANT" if v["judged"] else "NOTHING JUDGED")
+    return [out[k] for k in sorted(out)]
+
+
+def verdict_text(v: dict) -> str:
+    """One product's verdict line."""
+    return (f"{v['product']} ({v['backend']}, {v['profile']}): {v['verdict']}: "
+            f"{v['not_certifiable']} case(s) not certifiable, {v['value_rules_exercised']} of "
+            f"{v['value_rules']} value rules exercised over {v['ops']} operator(s)")
 
 
 def value_rules_text(row: dict) -> str:
@@ -209,6 +258,18 @@ def errata(ops: Iterable[str]) -> list[dict]:
     return rows
 
 
+def rule_sentences(op: str, deciding_rule: str | None, rule_ids, limit: int = 4) -> list[str]:
+    """"ID: the document's sentence" for the rule that decided a case, else for the rules it
+    exercises (the first ``limit``)."""
+    from aclnn_conformance.spec import OPS
+    spec = OPS.get(op)
+    if spec is None:
+        return []
+    texts = {r.id: r.text for r in spec.rules}
+    ids = [deciding_rule] if deciding_rule in texts else [i for i in rule_ids if i in texts]
+    return [f"{i}: {texts[i]}" for i in ids[:limit]]
+
+
 def failures(df: pd.DataFrame) -> list[dict]:
     from aclnn_conformance.spec.enums import status_name
     rows = []
@@ -221,7 +282,9 @@ def failures(df: pd.DataFrame) -> list[dict]:
                      "detail": r.detail, "reproducer": r.reproducer, "case_file": r.case_file,
                      "nodeid": r.nodeid, "run_id": r.run_id,
                      "failing_examples": int(r.failing_examples or 0),
-                     "first_failing_example": r.first_failing_example or ""})
+                     "first_failing_example": r.first_failing_example or "",
+                     "call": r.call or "", "rule_texts": rule_sentences(r.op, r.deciding_rule,
+                                                                        r.rule_ids)})
     rows.sort(key=lambda f: (_RANK[f["outcome"]], f["op"], f["case_id"], f["product"]))
     return rows
 

@@ -620,6 +620,7 @@ SPEC = OpSpec(
     errata=ERRATA,
     check_steps=CHECK_STEPS,
     domain=DOMAIN,
+    domain_products=("ascend950",),
 )
 
 

@@ -153,6 +153,7 @@ class OpSpec:
     errata: tuple[Erratum, ...] = ()
     check_steps: tuple[str, ...] = ()          # the vendor's validation steps, in the order they run
     domain: str = ""                           # a scoped spec's declared domain ("" = the whole API)
+    domain_products: tuple[str, ...] = ()      # the products inside that domain (empty: every one)
 
     def __post_init__(self) -> None:
         steps = set(self.check_steps)
@@ -170,6 +171,19 @@ class OpSpec:
         # a stable sort: within a step, the order the rules are listed in
         return sorted((r for r in self.rules if r.kind == "check"),
                       key=lambda r: self.check_steps.index(r.step))
+
+
+def outside_domain(spec: OpSpec, product: str, profile: str) -> str | None:
+    """The check rule that puts every call of ``spec`` on ``product`` outside its declared domain
+    (a product rule: NOT_COVERED there, unchecked on the domain's products), or None when the
+    product lies inside the domain."""
+    if not spec.domain_products or product in spec.domain_products:
+        return None
+    for rule in spec.checks():
+        if rule.expect_for(profile, product).kind == "not_covered" and all(
+                rule.expect_for(profile, p).kind == "unchecked" for p in spec.domain_products):
+            return rule.id
+    return None
 
 
 def expected_outcome(spec: OpSpec, case: Case, product: str, profile: str) -> Expected:

@@ -3,6 +3,8 @@
 Inside a hypothesis test only the examples that count are recorded: every example drawn before the
 first failure, and the minimal failing example hypothesis replays at the end. The examples tried
 while shrinking are counted (``failing_examples`` of the minimal example's record), not recorded.
+A case hypothesis draws more than once in one test is one record, written when the test ends, whose
+``draws`` says how often it was drawn: the records and the JUnit XML count the same cases.
 """
 from __future__ import annotations
 
@@ -25,6 +27,11 @@ from aclnn_conformance.spec.case import Case, save_case
 from aclnn_conformance.spec.outcome import Outcome
 from aclnn_conformance.spec.enums import status_name
 from aclnn_conformance.spec.rules import expected_outcome
+
+
+SUITES_DIR = Path(__file__).resolve().parent      # the suites' folder, installed or in a checkout
+SUITES_PACKAGE = "aclnn_conformance.suites"
+CALL_TEXT = 600                                    # characters of a failing call's summary kept
 
 
 class QualityWarning(UserWarning):
@@ -50,6 +57,9 @@ class Harness:
     items: dict[str, "ItemRecords"] = field(default_factory=dict)     # nodeid -> its records
     _failures: dict[str, "HeldFailure"] = field(default_factory=dict)   # nodeid -> first failure
     _example: tuple | None = None    # the hypothesis example being run: (data, nodeid, records)
+    _drawn: dict[str, dict[tuple[str, str], "DrawnCase"]] = field(default_factory=dict)
+    rootdir: Path | None = None                # pytest's rootdir: where a nodeid's path starts
+    item_paths: dict[str, Path] = field(default_factory=dict)   # nodeid -> its test file
 
     def execute(self, case: Case, product: str) -> RunResult:
         if self.unavailable:  # records the case SKIPPED with the reason, and skips the test
@@ -64,13 +74,17 @@ class Harness:
         if self.inflight is None:
             return
         tmp = self.inflight.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"nodeid": nodeid, "record": record_base}), encoding="utf-8")
+        reproducer = self.reproducer(nodeid, record_base["product"], None)
+        tmp.write_text(json.dumps({"nodeid": nodeid, "record": record_base,
+                                   "reproducer": reproducer}), encoding="utf-8")
         os.replace(tmp, self.inflight)
 
     def end_item(self, nodeid: str) -> "ItemRecords":
         """The test item is over: settle its last hypothesis example, write a failure that never
         got its final replay, clear the in-flight marker; returns what the item recorded."""
         self._settle_example()
+        for drawn in self._drawn.pop(nodeid, {}).values():
+            self._keep(replace(drawn.record, draws=drawn.draws), drawn.case)
         held = self._failures.pop(nodeid, None)
         if held is not None and not held.written:
             for record, case in held.records:
@@ -115,14 +129,27 @@ class Harness:
             self._failures[nodeid] = HeldFailure(records, failing, first)
         else:
             for record, case in records:
-                self._keep(record, case)
+                self._hold_draw(record, case)
+
+    def _hold_draw(self, record: OutcomeRecord, case: Case) -> None:
+        """Keep a passing example's record until its test ends; a case drawn again adds a draw
+        (a record that is not certifiable wins over one that is)."""
+        drawn = self._drawn.setdefault(record.nodeid, {})
+        key = (record.case_id, record.product)
+        prior = drawn.get(key)
+        if prior is None:
+            drawn[key] = DrawnCase(record, case)
+            return
+        prior.draws += 1
+        if prior.record.outcome in CERTIFIABLE and record.outcome not in CERTIFIABLE:
+            prior.record, prior.case = record, case
 
     def _keep(self, record: OutcomeRecord, case: Case) -> OutcomeRecord:
         """Complete a counted record (a failure gets its case file and reproducers), append it and
         count it for its test item."""
         if record.outcome not in CERTIFIABLE and self.report_dir is not None:
             case_file = _case_file(self, case, record.product, record.case_id)
-            record = replace(record, case_file=str(case_file),
+            record = replace(record, case_file=str(case_file), call=case.summary()[:CALL_TEXT],
                              reproducer=self.reproducer(record.nodeid, record.product, case_file))
         self.append(record)
         self.items.setdefault(record.nodeid, ItemRecords()).add(record)
@@ -131,15 +158,30 @@ class Harness:
         return record
 
     def reproducer(self, nodeid: str, product: str, case_file: Path | None) -> str:
-        backend = self.backend_spec or self.backend.name
+        """The commands that run the failing test, and replay its saved case, again: each pasted
+        as printed into the folder the run started in (installed or in a checkout) works."""
+        backend = shlex.quote(self.backend_spec or self.backend.name)
         lines = []
         if nodeid:
-            lines.append("pytest " + shlex.quote(nodeid) + f" --backend {backend} "
-                         f"--product {product} --profile {self.profile} --tier {self.tier} -p no:xdist")
+            lines.append(f"python -m pytest {self.test_argument(nodeid)} -p aclnn_conformance.plugin "
+                         f"--backend {backend} --product {product} --profile {self.profile} "
+                         f"--tier {self.tier} -p no:xdist -p no:cacheprovider")
         if case_file is not None:
-            lines.append(f"python -m aclnn_conformance.reports replay {case_file} --backend {backend} "
-                         f"--product {product} --profile {self.profile}")
+            lines.append(f"python -m aclnn_conformance.reports replay {shlex.quote(str(case_file))} "
+                         f"--backend {backend} --product {product} --profile {self.profile}")
         return "\n".join(lines)
+
+    def test_argument(self, nodeid: str) -> str:
+        """A nodeid as pytest takes it from any folder: a suite's test by its module in the
+        installed package (--pyargs), any other test by its file's absolute path."""
+        path, sep, rest = nodeid.partition("::")
+        file = self.item_paths.get(nodeid)
+        if file is None:
+            beside_suites = SUITES_DIR / Path(path).name
+            file = beside_suites if beside_suites.is_file() else (self.rootdir or Path()) / path
+        if file.resolve().parent == SUITES_DIR and file.suffix == ".py":
+            return "--pyargs " + shlex.quote(f"{SUITES_PACKAGE}.{file.stem}{sep}{rest}")
+        return shlex.quote(f"{file.resolve()}{sep}{rest}")
 
     def append(self, record: OutcomeRecord) -> None:
         """Append one record to the records file, as it is."""
@@ -168,6 +210,15 @@ class ItemRecords:
         if record.product not in self.products:
             self.products.append(record.product)
         self.profile = record.profile
+
+
+@dataclass
+class DrawnCase:
+    """A passing hypothesis example's record, held until its test ends, and how often it was drawn."""
+
+    record: OutcomeRecord
+    case: Case
+    draws: int = 1
 
 
 @dataclass
@@ -209,7 +260,7 @@ def check_case(harness: Harness, case: Case, product: str, nodeid: str = "", *,
                 tier=harness.tier, nodeid=nodeid, **(annotate or {}))
     if harness.unavailable:
         harness.emit(OutcomeRecord(outcome=Outcome.SKIPPED, detail=harness.unavailable, **base), case)
-        pytest.skip(harness.unavailable)
+        skip_unavailable(harness)
     expected = expected_outcome(op_spec(case.op), case, product, harness.profile)
     harness.begin_case({**base, "rule_ids": list(case.rule_ids), "deciding_rule": expected.rule_id,
                         "expected": expected.describe()}, nodeid)
@@ -222,6 +273,12 @@ def check_case(harness: Harness, case: Case, product: str, nodeid: str = "", *,
     if not defer:
         fail_unless_certifiable((record, case))
     return record
+
+
+def skip_unavailable(harness: Harness) -> None:
+    """Skip the calling test because the backend is unavailable (one place, so that pytest's
+    summary gives the reason in one line)."""
+    pytest.skip(harness.unavailable)
 
 
 def fail_unless_certifiable(*checked: tuple[OutcomeRecord, Case]) -> None:
@@ -241,7 +298,7 @@ def failure_message(record: OutcomeRecord, case: Case) -> str:
     actual = "no status" if record.actual_status is None else status_name(record.actual_status)
     return (f"{record.outcome}: {record.op} case {record.case_id} on {record.product} "
             f"({record.profile} profile, backend {record.backend})\n"
-            f"  call:      {case.summary()[:600]}\n"
+            f"  call:      {case.summary()[:CALL_TEXT]}\n"
             f"  rules:     {', '.join(record.rule_ids) or '-'}"
             f"{'; decided by ' + record.deciding_rule if record.deciding_rule else ''}\n"
             f"  expected:  {record.expected}\n"
@@ -253,6 +310,28 @@ def failure_message(record: OutcomeRecord, case: Case) -> str:
 def differing_storages(a: dict, b: dict) -> list[str]:
     """The names of the storages whose bytes differ between two results of the same call."""
     return [n for n in a if a[n].view(np.uint8).tobytes() != b[n].view(np.uint8).tobytes()]
+
+
+def record_not_covered_family(harness: Harness, op: str, product: str, family: str,
+                              stands_for: int, rule_id: str | None, nodeid: str) -> OutcomeRecord:
+    """One NOT_COVERED record for a family of calls (a test's cases) that all lie outside the
+    operator's declared domain on ``product``: counted, not run one by one."""
+    spec = op_spec(op)
+    record = OutcomeRecord(
+        case_id=f"not-covered:{family}", op=op, product=product, profile=harness.profile,
+        backend=harness.backend.name, backend_version=str(harness.backend.version),
+        run_id=harness.run_id, origin="not_covered", rule_ids=(), tier=harness.tier,
+        nodeid=nodeid, outcome="NOT_COVERED", deciding_rule=rule_id, expected="not covered",
+        judged_by="not_covered", stands_for=int(stands_for),
+        detail=f"{stands_for} call(s) of {family} not run: {product} lies outside the declared "
+               f"domain of the {spec.api} spec ({spec.domain})")
+    if harness.unavailable:  # as check_case: an unavailable backend skips every case
+        record = replace(record, outcome="SKIPPED", judged_by="", detail=harness.unavailable)
+    harness.append(record)
+    harness.items.setdefault(nodeid, ItemRecords()).add(record)
+    if harness.unavailable:
+        skip_unavailable(harness)
+    return record
 
 
 def check_property(harness: Harness, case: Case, product: str, relation: str, holds: bool,

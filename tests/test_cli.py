@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -87,6 +86,21 @@ def test_list_rules_of_an_unknown_operator_is_one_line(capsys):
     assert err.count("\n") == 1 and "valid: " in err and "apply_adam_w_quant" in err
 
 
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_list_rules_takes_the_api_name_too(op, capsys):
+    by_key = _main(["list", "rules", op], capsys)
+    by_api = _main(["list", "rules", OPS[op].api], capsys)
+    assert by_api[0] == 0 and by_api == by_key
+
+
+def test_run_help_names_every_suite_option(capsys):
+    status, out, _ = _main(["run", "--help"], capsys)
+    assert status == 0
+    for option in ("--backend", "--product", "--profile", "--tier", "--op", "--report-dir",
+                   "--overwrite", "--case-timeout", "--isolation", "--hypothesis-seed"):
+        assert f"  {option} " in out, option
+
+
 def test_output_defaults_never_point_into_the_installation():
     """An output option is required, unset or relative to the current directory."""
     package = Path(cli.__file__).resolve().parent
@@ -163,23 +177,33 @@ def test_a_bound_backend_that_cannot_tell_needs_product(tmp_path):
 
 # ---- reproducers ----
 
-def test_printed_reproducers_run_as_printed(tmp_path):
-    """A failure prints a pytest line and a replay line; in the checkout, with the environment's
-    scripts on PATH (an activated venv), each reproduces the failure."""
+@pytest.mark.parametrize("started_in", ["checkout", "elsewhere"])
+def test_printed_reproducers_run_as_printed(tmp_path, started_in):
+    """A failure prints a pytest line and a replay line; pasted into the folder the run started
+    in (the checkout, or any folder through the console script), with the environment's scripts
+    on PATH (an activated venv), each reproduces the failure."""
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent),
                                                  os.environ.get("PATH", "")])}
-    first = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites/test_operators.py::test_table",
-         "-k", "apply_adam_w_quant and weight-decay--0.5", "--backend",
-         "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive", "--product", "atlas-a2",
-         "--report-dir", str(tmp_path / "out"), "-p", "no:cacheprovider", "-q"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    options = ["-k", "apply_adam_w_quant and weight-decay--0.5", "--backend",
+               "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive", "--product", "atlas-a2",
+               "--report-dir", str(tmp_path / "out"), "-p", "no:cacheprovider", "-q"]
+    if started_in == "checkout":
+        folder, command = ROOT, [sys.executable, "-m", "pytest",
+                                 "suites/test_operators.py::test_table"]
+    else:
+        folder = tmp_path / "elsewhere"
+        folder.mkdir()
+        command = [str(Path(sys.executable).parent / "aclnn-conformance"), "run", "-p", "no:xdist"]
+        options[1] = "apply_adam_w_quant and weight-decay--0.5 and test_table"
+    first = subprocess.run([*command, *options], cwd=folder, env=env, capture_output=True,
+                           text=True, timeout=600)
     assert first.returncode == 1, first.stdout[-3000:]
     block = first.stdout.split("  reproduce:\n", 1)[1].splitlines()
     commands = [line.strip() for line in block[:2]]
-    assert commands[0].startswith("pytest ") and commands[1].startswith("python -m aclnn_conformance.reports replay ")
+    assert commands[0].startswith("python -m pytest --pyargs ")
+    assert commands[1].startswith("python -m aclnn_conformance.reports replay ")
     for command in commands:
-        again = subprocess.run(command, shell=True, cwd=ROOT, env=env, capture_output=True,
+        again = subprocess.run(command, shell=True, cwd=folder, env=env, capture_output=True,
                                text=True, timeout=600)
         assert again.returncode == 1, (command, again.stdout[-3000:], again.stderr[-2000:])
         assert "FAIL" in again.stdout, (command, again.stdout[-3000:])

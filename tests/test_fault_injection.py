@@ -4,14 +4,18 @@ with a distinct exit status, never in a report that says more than was judged.
 Each situation runs the harness as a user would, in a pytest or ``python -m reports`` subprocess on a
 handful of cases: a worker that dies under pytest-xdist, a native-code backend that crashes with
 isolation left at its default, a hang, a run() that returns None, corrupted records and case files,
-an interrupted run, a reused report folder, bad options, a failing hypothesis property, and a forged
-certification bundle.
+an interrupted run, a reused report folder, bad options, a failing hypothesis property, a forged
+certification bundle, and each probe of certification (repeated hypothesis draws, reproducers of
+crashes, a backend that kills an in-process run, outputs that must not be overwritten, records that
+disagree with their run record, unknown names in the reports' commands, skipped torch relations,
+the seed in the ci tier, out-of-domain families).
 """
 from __future__ import annotations
 
 import ctypes
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -29,9 +33,10 @@ from aclnn_conformance.judging.records import OutcomeRecord, read_records, read_
 from aclnn_conformance.reports.certify import (MUSTPASS_FORMAT, certify, verify, write_manifest,
                                                sign_manifest)
 from aclnn_conformance.reports.load import RunSet
-from aclnn_conformance.reports.tables import compliance
+from aclnn_conformance.reports.tables import compliance, compliance_text
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.faults import fault_cases
+from aclnn_conformance.spec.rules import outside_domain
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = "tests.test_fault_injection"
@@ -256,7 +261,14 @@ def test_bad_options_are_one_line_usage_errors(tmp_path):
              (("--case-timeout", "0"), "--case-timeout must be a positive number"),
              (("--case-timeout", "-1"), "--case-timeout must be a positive number"),
              (("--report-dir", str(a_file)), "is a file, not a folder"),
-             (("--report-dir", str(a_file / "sub")), "is not writable")]
+             (("--report-dir", str(a_file / "sub")), "is not writable"),
+             (("--case-timeout", "inf"), "--case-timeout must be at most"),
+             (("--case-timeout", "1e12"), "--case-timeout must be at most"),
+             (("--case-timeout", "nan"), "--case-timeout must be a positive number"),
+             (("--profile", "strict"), "--profile 'strict' is not one of cann, doc"),
+             (("--tier", "nightly"), "--tier 'nightly' is not one of ci, full"),
+             (("--isolation", "sometimes"), "--isolation 'sometimes' is not one of"),
+             (("--op", "nosuch"), "--op nosuch: not an operator key")]
     runs = [[AAWQ, "-k", VICTIM_SELECT, *args, "-q", "-p", "no:xdist", "-p", "no:cacheprovider"]
             for args, _ in cases]
     proc = subprocess.run([sys.executable, "-c", USAGE_DRIVER, json.dumps(runs)], cwd=REPO,
@@ -427,13 +439,25 @@ def _forge(bundle: Path, dst: Path) -> Path:
     return dst
 
 
-def test_a_forged_bundle_fails_verify_when_signed_or_rerun(tmp_path, signing_key):
+def _fault_list(path: Path, product: str, per_op: int) -> list[str]:
+    """A must-pass list of the one-fault suite: ``per_op`` fault cases of every operator, or the
+    family record of an operator whose domain ``product`` lies outside."""
+    entries = []
+    for spec in OPS.values():
+        if outside_domain(spec, product, "cann"):
+            entries.append(f"{product} {spec.key} not-covered:test_rules::test_one_fault")
+        else:
+            entries += [f"{product} {spec.key} {c.case_id}" for c in list(fault_cases(spec))[:per_op]]
+    path.write_text(f"# {MUSTPASS_FORMAT}\n" + "\n".join(entries) + "\n")
+    return entries
+
+
+def test_a_forged_bundle_fails_verify_on_its_own_statements_when_signed_or_rerun(tmp_path,
+                                                                                  signing_key):
     key, allowed = signing_key
     mustpass = tmp_path / "mustpass.txt"
-    entries = [f"atlas-a2 {spec.key} {case.case_id}" for spec in OPS.values()
-               for case in list(fault_cases(spec))[:3]]
+    entries = _fault_list(mustpass, "atlas-a2", 3)
     assert any(FORGED_CASE in e for e in entries)
-    mustpass.write_text(f"# {MUSTPASS_FORMAT}\n" + "\n".join(entries) + "\n")
     suites = ("suites/test_rules.py::test_one_fault",)
     bundle, errors, _ = certify(f"{HERE}:AcceptsANullBackend", "atlas-a2", tmp_path / "bundle",
                                workers=0, mustpass=mustpass, suites=suites, sign_key=key)
@@ -442,14 +466,21 @@ def test_a_forged_bundle_fails_verify_when_signed_or_rerun(tmp_path, signing_key
 
     forged = _forge(bundle, tmp_path / "forged")
     errors, warnings = verify(forged, mustpass, suites)
-    assert errors == []         # the manifest alone cannot tell: the output says so
+    # records and JUnit agree, the manifest is whole: the bundle's other statements still fail it
+    assert "statement.json: pytest_exit_status 1, but the records are all certifiable" in errors
+    assert "results/run.json: exit_status 1, but the records are all certifiable" in errors
+    assert any(e.startswith("pytest.log: says '") and "failed" in e for e in errors), errors
+    assert not any(e.startswith(("FAIL", "must-pass", f"{'results/junit.xml'}: test"))
+                   for e in errors), errors
     assert any("detects accidental change, not forgery" in w for w in warnings)
-    errors, _ = verify(forged, mustpass, suites, allowed_signers=allowed)
-    assert len(errors) == 1 and "does not verify" in errors[0]
-    errors, _ = verify(forged, mustpass, suites, rerun=len(entries),
-                       backend=f"{HERE}:AcceptsANullBackend")
-    assert errors == [f"re-run of apply_adam_w_quant {FORGED_CASE} on atlas-a2 "
-                      f"({HERE}:AcceptsANullBackend): FAIL, the bundle records PASS"]
+    signed_errors, _ = verify(forged, mustpass, suites, allowed_signers=allowed)
+    assert [e for e in signed_errors if e not in errors] == [
+        e for e in signed_errors if "does not verify" in e] and len(signed_errors) == len(errors) + 1
+    rerun_errors, _ = verify(forged, mustpass, suites, rerun=len(entries),
+                             backend=f"{HERE}:AcceptsANullBackend")
+    assert [e for e in rerun_errors if e not in errors] == [
+        f"re-run of apply_adam_w_quant {FORGED_CASE} on atlas-a2 "
+        f"({HERE}:AcceptsANullBackend): FAIL, the bundle records PASS"]
 
     resigned = tmp_path / "resigned"       # signed again by a key the verifier does not allow
     shutil.copytree(forged, resigned)
@@ -458,4 +489,222 @@ def test_a_forged_bundle_fails_verify_when_signed_or_rerun(tmp_path, signing_key
                    capture_output=True)
     sign_manifest(resigned, other)
     errors, _ = verify(resigned, mustpass, suites, allowed_signers=allowed)
-    assert len(errors) == 1 and "not made by a key in" in errors[0]
+    assert any("not made by a key in" in e for e in errors)
+
+
+def test_a_signed_bundle_with_one_edited_record_is_refused(tmp_path, signing_key):
+    key, allowed = signing_key
+    mustpass = tmp_path / "mustpass.txt"
+    _fault_list(mustpass, "atlas-a2", 2)
+    suites = ("suites/test_rules.py::test_one_fault",)
+    bundle, errors, _ = certify("reference", "atlas-a2", tmp_path / "bundle", workers=0,
+                                mustpass=mustpass, suites=suites, sign_key=key)
+    assert errors == [] and verify(bundle, mustpass, suites, allowed_signers=allowed)[0] == []
+    path = bundle / "results" / "records.jsonl"
+    records = list(read_records(path))
+    write_records(path, [replace(records[0], detail="edited")] + records[1:])
+    errors, _ = verify(bundle, mustpass, suites, allowed_signers=allowed)
+    assert "results/records.jsonl: changed since the manifest (sha256 differs)" in errors
+    write_manifest(bundle)
+    errors, _ = verify(bundle, mustpass, suites, allowed_signers=allowed)
+    assert len(errors) == 1 and "does not verify" in errors[0]
+
+
+# ---- 8. certification every time; no silent overwrite; one-line errors ----
+
+QMM_HYPOTHESIS = "suites/test_quant_matmul_weight_nz.py::test_the_unused_scale_slot_is_not_read"
+
+
+@pytest.mark.parametrize("workers", [2, 0])
+def test_certify_of_a_correct_backend_verifies_with_repeated_draws(tmp_path, workers):
+    """A hypothesis test that draws one case several times: one record each, its draws counted,
+    and JUnit agreeing, under xdist and in process; re-running must-pass cases agrees."""
+    from aclnn_conformance.suites.calls.quant_matmul_weight_nz import table_cases
+    mustpass = tmp_path / "mustpass.txt"
+    entries = [f"ascend950 quant_matmul_weight_nz {c.case_id}" for c in list(table_cases("ci"))[:4]]
+    mustpass.write_text(f"# {MUSTPASS_FORMAT}\n" + "\n".join(entries) + "\n")
+    suites = ("suites/test_quant_matmul_weight_nz.py::test_table", QMM_HYPOTHESIS)
+    bundle, errors, _ = certify("emulator", "ascend950", tmp_path / "bundle", workers=workers,
+                                mustpass=mustpass, suites=suites)
+    assert errors == [], errors
+    records = list(read_records(bundle / "results" / "records.jsonl"))
+    drawn = [r for r in records if r.nodeid.endswith("test_the_unused_scale_slot_is_not_read[ascend950]")]
+    assert len({r.case_id for r in drawn}) == len(drawn)           # one record per case
+    # each of the 25 examples is counted once in each kind of record it makes (its two calls and
+    # their relation): the case id without the example's digest
+    kinds = {re.sub(r"-[0-9a-f]{10}$", "", r.case_id) for r in drawn}
+    assert kinds == {"hyp-tail", "hyp-tail2", "tail-slot-unread:hyp-tail"}
+    for kind in kinds:
+        assert sum(r.draws for r in drawn if re.sub(r"-[0-9a-f]{10}$", "", r.case_id) == kind) == 25
+    assert any(r.draws > 1 for r in drawn)
+    assert verify(bundle, mustpass, suites, rerun=4, backend="emulator")[0] == []
+
+
+def test_a_crash_record_carries_a_reproducer_that_crashes_again(tmp_path):
+    report = tmp_path / "report"
+    assert _table_run(report, f"{HERE}:ExitingBackend", "-n", "2").returncode == 1
+    crash = _outcomes(report)[VICTIM]
+    assert crash.outcome == "CRASH"
+    (command,) = crash.reproducer.splitlines()
+    assert command.startswith("python -m pytest --pyargs ")
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                                 os.environ.get("PATH", "")])}
+    # pasted where the run started (the checkout: the test module naming the backend is there)
+    again = subprocess.run(command, shell=True, cwd=REPO, env=env, capture_output=True,
+                           text=True, timeout=600)
+    assert again.returncode == 3, (command, again.stdout[-2000:])   # ExitingBackend's os._exit(3)
+
+
+def test_a_backend_that_kills_the_process_leaves_its_case_named(tmp_path):
+    """In process, without isolation: the run dies; its in-flight marker names the case, and the
+    report of the folder records it CRASH."""
+    report = tmp_path / "report"
+    proc = _table_run(report, f"{HERE}:SegfaultingBackend", "-p", "no:xdist")
+    assert proc.returncode == -signal.SIGSEGV
+    assert not read_run(report / "run.json").complete
+    reported = _reports("report", str(report))
+    assert reported.returncode == 0, reported.stderr
+    md = (report / "report.md").read_text()
+    assert "INCOMPLETE" in md and f"`{VICTIM}`" in md and "**CRASH**" in md
+    crash = json.loads((report / "report.json").read_text())["failures"][0]
+    assert (crash["outcome"], crash["case_id"]) == ("CRASH", VICTIM)
+    assert "in-flight marker" in crash["detail"] and crash["reproducer"].startswith("python -m pytest")
+
+
+def test_no_command_overwrites_what_it_did_not_write(tmp_path):
+    report = tmp_path / "report"
+    assert _table_run(report, "reference", "-p", "no:xdist").returncode == 0
+    mutate = ("mutate", "--mutants", "decay-before-step", "--products", "atlas-a2", "--out",
+              str(report))
+    assert _reports(*mutate).returncode == 0
+    table = (report / "mutation.json").read_text()
+    again = _reports(*mutate)
+    assert again.returncode == 2 and "--overwrite" in _one_line_error(again)
+    assert (report / "mutation.json").read_text() == table
+    assert _reports(*mutate, "--overwrite").returncode == 0
+
+    records = (report / "records.jsonl").read_text()
+    merged = _reports("merge", str(report), "--out", str(report))
+    assert merged.returncode == 2 and "one of the folders being merged" in _one_line_error(merged)
+    assert (report / "records.jsonl").read_text() == records
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "report.md").write_text("my own notes\n")
+    run = _table_run(mine, "reference", "-p", "no:xdist")
+    assert run.returncode == EXIT_USAGE and "report.md" in _one_line_error(run)
+    written = _reports("report", str(report), "--out", str(mine))
+    assert written.returncode == 2 and "--overwrite" in _one_line_error(written)
+    assert (mine / "report.md").read_text() == "my own notes\n"
+
+
+def test_report_and_diff_say_when_records_and_run_json_disagree(tmp_path):
+    report = tmp_path / "report"
+    assert _table_run(report, "reference", "-p", "no:xdist").returncode == 0
+    baseline = tmp_path / "baseline"
+    shutil.copytree(report, baseline)
+    lines = (report / "records.jsonl").read_text().splitlines()
+    (report / "records.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    proc = _reports("report", str(report))
+    assert proc.returncode == 2
+    assert f"run.json says the run wrote {len(lines)} record(s); {len(lines) - 1} are here" \
+        in proc.stderr
+    (report / "records.jsonl").write_text("")
+    proc = _reports("report", str(report))
+    assert proc.returncode == 2 and f"{len(lines)} record(s); 0 are here" in proc.stderr
+    assert _reports("diff", str(baseline), str(baseline)).returncode == 0
+    assert _reports("diff", str(baseline), str(report)).returncode == 2
+
+
+def test_garbage_records_name_their_file(tmp_path):
+    report = tmp_path / "report"
+    assert _table_run(report, "reference", "-p", "no:xdist").returncode == 0
+    (report / "records.jsonl").write_bytes(b"\xff\xfe\x00garbage\n")
+    proc = _reports("report", str(report))
+    assert proc.returncode == 2
+    assert f"{report / 'records.jsonl'}:1: not UTF-8 text" in _one_line_error(proc)
+
+
+def test_report_commands_refuse_bad_input_in_one_line(tmp_path):
+    proc = _reports("certify", "--backend", "nosuch", "--product", "ascend950", "--out",
+                    str(tmp_path / "b"))
+    assert proc.returncode == 2 and "nosuch" in _one_line_error(proc)
+    assert not (tmp_path / "b").exists()          # nothing half-written blocks the retry
+    proc = _reports("verify", str(tmp_path / "missing"))
+    assert proc.returncode == 2 and "no such bundle" in _one_line_error(proc)
+    report = tmp_path / "report"
+    assert _table_run(report, f"{HERE}:ReturnsNoneBackend", "-p", "no:xdist").returncode == 1
+    case_file = _outcomes(report)[VICTIM].case_file
+    proc = _reports("replay", case_file, "--backend", "emulator", "--product", "atlas-a9")
+    assert proc.returncode == 2 and "atlas-a9" in _one_line_error(proc)
+    proc = subprocess.run([sys.executable, "-m", "aclnn_conformance.cli", "doctor", "--timeout",
+                           "-5"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2 and "--timeout must be a positive" in _one_line_error(proc)
+
+
+def test_torch_relations_skipped_without_torch_are_reported(tmp_path):
+    hidden = tmp_path / "no-torch"
+    hidden.mkdir()
+    (hidden / "torch.py").write_text("raise ModuleNotFoundError('torch hidden by the test', "
+                                     "name='torch')\n")
+    report = tmp_path / "report"
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "suites/test_apply_adam_w_v2.py::test_torch_adamw_relation",
+         "--product", "ascend950", "--report-dir", str(report), "-q", "-p", "no:cacheprovider",
+         "-p", "no:xdist"], cwd=REPO, capture_output=True, text=True, timeout=600,
+        env={**os.environ, "PYTHONPATH": str(hidden)})
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    run = read_run(report / "run.json")
+    assert len(run.skipped) == 4 and all("torch" in entry for entry in run.skipped)
+    line = "4 test(s) skipped by pytest, what they check not recorded"
+    assert line in (report / "report.md").read_text() and line in proc.stdout
+    assert line in (report / "report.html").read_text()
+
+
+def test_the_seed_draws_the_ci_tier(tmp_path):
+    """--hypothesis-seed in the ci tier: other seeds draw other cases, and run.json says so."""
+    drawn = []
+    for seed in ("1", "2"):
+        report = tmp_path / seed
+        proc = _pytest("suites/test_operators.py::test_deterministic", "-k", "apply_adam_w_quant", "--product",
+                       "atlas-a2", "--report-dir", str(report), "-p", "no:xdist",
+                       "--hypothesis-seed", seed)
+        assert proc.returncode == 0, proc.stdout[-2000:]
+        run = read_run(report / "run.json")
+        assert run.hypothesis["seed"] == seed and run.hypothesis["derandomize"] is False
+        drawn.append({r.case_id for r in read_records(report / "records.jsonl")})
+    assert drawn[0] != drawn[1]
+
+
+def test_out_of_domain_calls_are_counted_as_families(tmp_path):
+    """A scoped operator on a product outside its domain: one NOT_COVERED record per test, whose
+    stands_for counts the calls; the report never says 100% for it."""
+    from aclnn_conformance.spec.faults import fault_pair_cases
+    report = tmp_path / "report"
+    spec = OPS["quant_matmul_weight_nz"]
+    proc = _pytest("suites/test_rules.py", "--op", spec.key, "--product", "atlas-a2",
+                   "--report-dir", str(report), "-p", "no:xdist")
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    records = {r.case_id: r for r in read_records(report / "records.jsonl")}
+    assert set(records) == {"not-covered:test_rules::test_one_fault",
+                            "not-covered:test_rules::test_fault_pair"}
+    assert records["not-covered:test_rules::test_one_fault"].stands_for == len(list(fault_cases(spec)))
+    assert records["not-covered:test_rules::test_fault_pair"].stands_for == len(
+        list(fault_pair_cases(spec)))
+    assert {r.outcome for r in records.values()} == {"NOT_COVERED"}
+    assert {r.deciding_rule for r in records.values()} == {"QMMNZ-DOMAIN-001"}
+    md = (report / "report.md").read_text()
+    assert "100.00%" not in md and "outside the declared domain" in md
+    total = sum(r.stands_for for r in records.values())
+    assert f"| 2 ({total} calls) |" in md
+
+
+def test_no_compliance_share_without_value_rules_exercised():
+    rules = [r.id for r in OPS["weight_quant_preprocess"].rules if r.kind == "value"
+             and (not r.expect or "cann" in r.expect)]
+    records = [OutcomeRecord(case_id=f"s{i}", op="weight_quant_preprocess", product="atlas-a2",
+                             profile="cann", backend="b", outcome="PASS", judged_by="status")
+               for i in range(3)]
+    (row,) = compliance(RunSet(records).frame())
+    assert row["compliance_pct"] == 100.0 and row["value_rules"] == len(rules) > 0
+    assert compliance_text(row) == "3/3 certified, no value rule exercised"

@@ -106,7 +106,7 @@ def test_wheel_metadata_names_the_script_the_plugin_and_the_torch_pin(wheel):
     info = next(n.split("/")[0] for n in wheel.namelist() if n.endswith(".dist-info/METADATA"))
     entry_points = wheel.read(f"{info}/entry_points.txt").decode()
     assert "[console_scripts]\naclnn-conformance = aclnn_conformance.cli:main" in entry_points
-    assert "[pytest11]\naclnn_conformance.plugin = aclnn_conformance.plugin" in entry_points
+    assert "[pytest11]" not in entry_points    # named where used: unrelated pytest runs skip it
     metadata = wheel.read(f"{info}/METADATA").decode()
     assert "Provides-Extra: torch" in metadata
     assert 'Requires-Dist: torch==2.13.0; extra == "torch"' in metadata
@@ -168,7 +168,44 @@ def test_console_script_runs_the_suites_from_an_empty_directory(installed, tmp_p
     assert report.is_file() and "atlas-a2" in report.read_text(encoding="utf-8")
     assert (tmp_path / "out" / "records.jsonl").stat().st_size > 0
     assert f"reports: {tmp_path / 'out' / 'report.md'}" in run.stdout
+    assert "PytestAssertRewriteWarning" not in run.stdout + run.stderr
     assert _installed_files(package_dir) == before
+
+
+@pytest.mark.slow
+def test_installed_reproducers_run_verbatim_from_the_folder_of_the_run(installed, tmp_path):
+    """A mutant's first failure, run by the console script from an empty folder: its pytest and
+    replay reproducers, pasted there, both run and fail again."""
+    env = _clean_env(installed)
+    run = subprocess.run(["aclnn-conformance", "run", "-k", "weight-decay--0.5 and test_table",
+                          "--backend", "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive",
+                          "--product", "atlas-a2", "--report-dir", "out", "-q", "-p", "no:xdist"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    block = run.stdout.split("  reproduce:\n", 1)[1].splitlines()
+    commands = [line.strip() for line in block[:2]]
+    assert commands[0].startswith("python -m pytest --pyargs 'aclnn_conformance.suites.")
+    for command in commands:
+        again = subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True,
+                               text=True, timeout=600)
+        assert again.returncode == 1, (command, again.stdout[-3000:], again.stderr[-2000:])
+        assert "weight-decay--0.5" in again.stdout and "FAIL" in again.stdout
+
+
+@pytest.mark.slow
+def test_an_unrelated_pytest_run_does_not_load_the_plugin(installed, tmp_path):
+    (tmp_path / "test_other.py").write_text("def test_other():\n    assert True\n")
+    env = _clean_env(installed)
+    run = subprocess.run(["python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "-c",
+                          os.devnull, "--help"], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0 and "--backend" not in run.stdout and "--report-dir" not in run.stdout
+    probe = ("import sys, pytest; status = pytest.main(['-q', '-p', 'no:cacheprovider']); "
+             "print('loaded' if 'aclnn_conformance' in sys.modules else 'not loaded'); "
+             "sys.exit(status)")
+    run = subprocess.run(["python", "-c", probe], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 0 and run.stdout.splitlines()[-1] == "not loaded", run.stdout
 
 
 @pytest.mark.slow

@@ -214,9 +214,17 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     return parser.parse_args(list(argv))
 
 
+EXIT_USAGE = 2   # argparse's own status for a bad option
+
+
 def main(argv: list[str]) -> int:
-    """Print the check; 0 when the backend is wired, 1 otherwise."""
+    """Print the check; 0 when the backend is wired, 1 otherwise, 2 a bad option."""
+    from aclnn_conformance.backends.isolation import timeout_problem
     args = parse_args(argv)
+    problem = "" if args.in_process else timeout_problem(args.timeout)
+    if problem:
+        print(f"error: --timeout {problem}", file=sys.stderr)
+        return EXIT_USAGE
     libraries = [p for p in args.libraries.split(os.pathsep) if p] if args.libraries else None
     failed, product = False, None
     for line in check(args.device, libraries, args.op, None if args.in_process else args.timeout):
