@@ -521,9 +521,11 @@ def test_certify_of_a_correct_backend_verifies_with_repeated_draws(tmp_path, wor
     and JUnit agreeing, under xdist and in process; re-running must-pass cases agrees."""
     from aclnn_conformance.suites.calls.quant_matmul_weight_nz import table_cases
     mustpass = tmp_path / "mustpass.txt"
-    entries = [f"ascend950 quant_matmul_weight_nz {c.case_id}" for c in list(table_cases("ci"))[:4]]
+    chosen = [c.case_id for c in list(table_cases("ci"))[:4]]
+    entries = [f"ascend950 quant_matmul_weight_nz {case_id}" for case_id in chosen]
     mustpass.write_text(f"# {MUSTPASS_FORMAT}\n" + "\n".join(entries) + "\n")
-    suites = ("suites/test_quant_matmul_weight_nz.py::test_table", QMM_HYPOTHESIS)
+    suites = (*(f"suites/test_operators.py::test_table[ascend950-quant_matmul_weight_nz:{case_id}]"
+                for case_id in chosen), QMM_HYPOTHESIS)
     bundle, errors, _ = certify("emulator", "ascend950", tmp_path / "bundle", workers=workers,
                                 mustpass=mustpass, suites=suites)
     assert errors == [], errors
