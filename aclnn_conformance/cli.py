@@ -37,6 +37,8 @@ suite options:
   --tier T           ci (default) or full
   --report-dir DIR   write records.jsonl, run.json, the reports and every failing case into DIR
   --case-timeout S   run each case in a child process; record CRASH, or TIMEOUT after S seconds
+  --cases DIR        run only the vendor cases `aclnn-conformance import` wrote to DIR, each on
+                     the product its file states (or --product)
 
 {EXIT_STATUS}"""
 DESCRIPTION = ("A conformance suite and validation harness for Huawei CANN aclnn operators. Every "
@@ -50,8 +52,12 @@ def run(argv: list[str]) -> int:
         print(RUN_HELP, end="")
         return 0
     import pytest
+    # --cases runs the imported vendor cases alone, not every suite
+    target = ("aclnn_conformance.suites.test_vendor_cases"
+              if any(a == "--cases" or a.startswith("--cases=") for a in argv)
+              else "aclnn_conformance.suites")
     # the plugin by name as well as by entry point: a checkout on the path runs without installing
-    return int(pytest.main(["--pyargs", "aclnn_conformance.suites", "-p", "aclnn_conformance.plugin",
+    return int(pytest.main(["--pyargs", target, "-p", "aclnn_conformance.plugin",
                             "-p", "no:cacheprovider", *argv]))
 
 
@@ -155,9 +161,19 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_list)
     sub.add_parser("doctor", help="check the aclnn backend: libraries, device, one call per operator",
                    add_help=False)
+    s = sub.add_parser("import", help="the vendor's own cases (gtest unit tests, their CSV tables, "
+                                      "ATK json, TTK csv) as case files")
+    s.add_argument("paths", nargs="+", metavar="PATH", help="vendor files or folders")
+    s.add_argument("--out", required=True, metavar="CASES_DIR", help="where the case files go")
+    s.add_argument("--storages", action="store_true",
+                   help="also write each case's storages (.npz); without it the case file's seed "
+                        "and value recipes rebuild them")
+    s.add_argument("--jobs", type=int, default=None, help="processes (default: up to 2)")
     add_commands(sub)
     from aclnn_conformance.extract.cli import add_command
     add_command(sub)
+    from aclnn_conformance.extract import agreement
+    agreement.add_command(sub)
     return p
 
 
@@ -203,8 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "list":
         return cmd_list(args)
-    if args.command == "extract":
+    if args.command in ("extract", "agreement"):
         return args.func(args)
+    if args.command == "import":
+        from aclnn_conformance.vendor.importer import cli_import
+        return cli_import(args.paths, args.out, args.storages, args.jobs)
     from aclnn_conformance.reports.__main__ import dispatch
     return dispatch(args)
 

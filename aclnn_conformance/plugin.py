@@ -63,6 +63,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--spec-data", action="append", default=[], metavar="DIR",
                     help="a folder of operator-data files (aclnn-conformance extract) whose operators "
                          "join the run (repeatable; also ACLNN_CONFORMANCE_SPEC_DATA)")
+    group.addoption("--cases", default=None, metavar="CASES_DIR",
+                    help="run the cases an import wrote to CASES_DIR (aclnn-conformance import), "
+                         "each on the product its vendor file states unless --product is given")
     group.addoption("--overwrite", action="store_true",
                     help="replace an earlier run in --report-dir (refused without it)")
 

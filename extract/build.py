@@ -53,7 +53,7 @@ def open_checkout(path: str | Path) -> Checkout:
     release = ""
     version = root / "version.cmake"
     if version.is_file():
-        m = re.search(r'set\s*\(\s*\w*VERSION\w*\s+"?([\d.]+\w*)', version.read_text(errors="replace"))
+        m = re.search(r'set_cann_package\s*\(\s*[\w-]+\s+VERSION\s+"([^"]+)"', version.read_text(errors="replace"))
         release = m.group(1) if m else ""
     return Checkout(root, f"hicann/{root.name}" if root.name.startswith("ops-") else root.name, commit, release)
 
