@@ -174,6 +174,8 @@ def parser() -> argparse.ArgumentParser:
     add_command(sub)
     from aclnn_conformance.extract import agreement
     agreement.add_command(sub)
+    from aclnn_conformance.reports import matrix
+    matrix.add_command(sub)
     return p
 
 
@@ -219,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "list":
         return cmd_list(args)
-    if args.command in ("extract", "agreement"):
+    if args.command in ("extract", "agreement", "matrix"):
         return args.func(args)
     if args.command == "import":
         from aclnn_conformance.vendor.importer import cli_import

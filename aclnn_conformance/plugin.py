@@ -312,7 +312,23 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
              f"run={h.run_id}"]
     if h.unavailable:
         lines.append(h.unavailable + " -- every case will be SKIPPED")
+    skew = _skew(h.backend)
+    if skew:
+        lines.append(skew)
     return lines
+
+
+def _skew(backend) -> str:
+    """The skew line when a device-backed backend's CANN is not the spec data's release."""
+    environment = getattr(backend, "environment", None)
+    if environment is None:
+        return ""
+    try:
+        release = environment().get("cann_version")
+    except Exception:  # the backend cannot tell: nothing to compare
+        return ""
+    from aclnn_conformance.spec.skew import skew_line
+    return skew_line(release)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

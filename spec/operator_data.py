@@ -179,6 +179,8 @@ def load_operator_file(path: str | Path) -> Operator:
     except (KeyError, ValueError) as exc:
         raise OperatorDataError(f"{path}: {type(exc).__name__}: {exc}") from None
     status_only = Absent(STATUS_ONLY)
+    _PATHS[key] = path
+    data_of.cache_clear()
     return Operator(
         spec=spec,
         arithmetic_model=Absent("no arithmetic model: the data states the interface, not the values"),
@@ -197,13 +199,13 @@ def load_operator_file(path: str | Path) -> Operator:
     )
 
 
+_PATHS: dict[str, Path] = {}   # key -> the file each loaded data operator came from
+
+
 @lru_cache(maxsize=None)
 def data_of(key: str) -> dict[str, Any]:
-    """The raw data of a data operator, by key (for the generic pieces that need more than the spec:
-    the doc's ranks and non-contiguity, the empty return)."""
-    from aclnn_conformance.spec.registry import operator
-    record = operator(key)
-    source = record.modules[0]
-    if not source.startswith("data:"):
-        raise KeyError(f"{key} is not a data operator")
-    return read_data(source[len("data:"):])
+    """The raw data of a loaded data operator, by key (for the generic pieces that need more than
+    the spec: the doc's ranks and non-contiguity, the empty return)."""
+    if key not in _PATHS:
+        raise KeyError(f"{key} is not a loaded data operator")
+    return read_data(_PATHS[key])

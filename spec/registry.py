@@ -135,7 +135,7 @@ def operator(name: str) -> Operator:
     for record in found.values():
         if record.api == name:
             return record
-    raise UnknownOperator(f"unknown operator {name!r}; known: {', '.join(found)}")
+    raise UnknownOperator(f"unknown operator {name!r}; valid: {', '.join(found)}")
 
 
 def reset() -> None:

@@ -35,7 +35,7 @@ from aclnn_conformance.spec.faults import fault_cases
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = "tests.test_fault_injection"
-AAWQ = "suites/test_apply_adam_w_quant.py::test_table"
+AAWQ = "suites/test_operators.py::test_table"
 VICTIM = "doc-example"                      # the case each faulty backend trips on
 SELECTION = "doc-example or n1-float32 or n255-float32"   # 4 table cases (doc-example-zero-qmaps)
 EXIT_USAGE, EXIT_NOTHING_JUDGED = 4, 6
@@ -326,7 +326,7 @@ def test_a_corrupted_case_file_makes_replay_exit_2(tmp_path):
 def test_a_failing_property_records_its_minimal_example_once(tmp_path):
     report = tmp_path / "report"
     mutant = "aclnn_conformance.backends.mutants.apply_adam_w_quant:NoBiasCorrection"
-    proc = _pytest("suites/test_apply_adam_w_quant.py::test_deterministic", "--backend", mutant,
+    proc = _pytest("suites/test_operators.py::test_deterministic[apply_adam_w_quant]", "--backend", mutant,
                    "--product", "atlas-a2", "--report-dir", str(report), "-p", "no:xdist")
     assert proc.returncode == 1
     records = list(read_records(report / "records.jsonl"))

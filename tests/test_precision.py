@@ -200,7 +200,7 @@ def test_every_operator_states_its_arithmetic_model():
     from aclnn_conformance.spec import OPS
     from aclnn_conformance.spec.precision import ARITHMETIC_MODEL
     from aclnn_conformance.spec.products import PRODUCT_IDS
-    assert set(ARITHMETIC_MODEL) == set(OPS)
+    assert set(ARITHMETIC_MODEL) == {key for key, spec in OPS.items() if spec.values_judged}
     for op, model in ARITHMETIC_MODEL.items():
         assert model.operator == op and model.order and model.source
         assert set(model.final_cast) <= set(PRODUCT_IDS)

@@ -21,7 +21,7 @@ from aclnn_conformance.spec import OPS, op_spec
 from aclnn_conformance.spec.products import PRODUCT_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
-SELECT = ["suites/test_apply_adam_w_quant.py::test_table", "suites/test_rules.py",
+SELECT = ["suites/test_operators.py::test_table", "suites/test_rules.py",
           "-k", "doc-example or fault-AAWQ-DTYPE"]
 PRODUCTS = ("atlas-a2", "ascend950")
 BROKEN = "tests.test_reports_pipeline:FlipBitBackend"

@@ -190,7 +190,23 @@ def table_cases(key: str, tier: str = "ci") -> list[Case]:
     if tier == "full":
         for i, choice in enumerate(valid_dtype_choices(key)[1:], 1):
             cases.append(build_call(key, dict(choice), tuple(BASE_DIMS[:_rank(key)]), f"dtypes-{i}"))
-    return cases
+    return [c.with_(rule_ids=accepted_lists(key, c)) for c in cases]
+
+
+def accepted_lists(key: str, case: Case) -> tuple[str, ...]:
+    """The code-read dtype lists a valid call exercises by being in them (a defect that drops its
+    dtype from a list is named by them)."""
+    out = []
+    for r in code_checks(key):
+        if r["template"] != "dtype_in":
+            continue
+        name = r["args"]["param"]
+        arg = case.tensors.get(name)
+        dtype = arg.desc.dtype.name if arg is not None else (case.attrs.get(name) or {}).get("dtype") \
+            if isinstance(case.attrs.get(name), dict) else None
+        if dtype in r["args"]["dtypes"]:
+            out.append(r["id"])
+    return tuple(out)
 
 
 class PerOperator:
