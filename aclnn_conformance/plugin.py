@@ -228,6 +228,15 @@ class RunProgress:
         return "; ".join(parts)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    """An empty parametrization (the vendor cases without --cases) is no test to run or record."""
+    empty = [i for i in items if any(m.name == "skip" and "empty parameter set" in str(m.kwargs.get("reason", ""))
+                                     for m in i.iter_markers())]
+    if empty:
+        config.hook.pytest_deselected(items=empty)
+        items[:] = [i for i in items if i not in empty]
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     if not _is_worker(session.config) and not _xdist_active(session.config):
         session.config._aclnn_progress.collected = len(session.items)

@@ -326,7 +326,7 @@ def test_a_corrupted_case_file_makes_replay_exit_2(tmp_path):
 def test_a_failing_property_records_its_minimal_example_once(tmp_path):
     report = tmp_path / "report"
     mutant = "aclnn_conformance.backends.mutants.apply_adam_w_quant:NoBiasCorrection"
-    proc = _pytest("suites/test_operators.py::test_deterministic[apply_adam_w_quant]", "--backend", mutant,
+    proc = _pytest("suites/test_operators.py::test_deterministic", "-k", "apply_adam_w_quant", "--backend", mutant,
                    "--product", "atlas-a2", "--report-dir", str(report), "-p", "no:xdist")
     assert proc.returncode == 1
     records = list(read_records(report / "records.jsonl"))
