@@ -71,13 +71,12 @@ def _by_convention() -> Iterator[Operator]:
 
 
 def _from_data() -> Iterator[Operator]:
-    folders = data_folders()
-    if not folders:
+    files = [path for folder in data_folders() for path in sorted(folder.glob("*.json"))]
+    if not files:  # (spec/data/values/ holds value tables, not operators)
         return
     from aclnn_conformance.spec.operator_data import load_operator_file
-    for folder in folders:
-        for path in sorted(folder.glob("*.json")):
-            yield _sourced(load_operator_file(path), f"data file {path}")
+    for path in files:
+        yield _sourced(load_operator_file(path), f"data file {path}")
 
 
 def _from_entry_points() -> Iterator[Operator]:
