@@ -200,7 +200,8 @@ def from_case(case: Case, profile: str) -> OracleResult:
         with np.errstate(all="ignore"):
             expected = rounded.unrounded.astype(out_dtype) if out_dtype != np.float32 \
                 else rounded.unrounded
-        aux = {"bound": rounded.bound, "unrounded": rounded.unrounded}
+        aux = {"bound": rounded.bound, "unrounded": rounded.unrounded,
+               "unjudged": rounded.unjudged, "exact": rounded.value}
     else:
         exact = evaluate_values(entry.function, env, shape)
         with np.errstate(all="ignore"):

@@ -165,9 +165,12 @@ _COMPARE = {ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b, ast.Lt: la
 
 
 def _constant(value: Any, like: np.dtype) -> Any:
-    """A literal in the type of the evaluation (float64, or the integer compute dtype)."""
+    """A literal in the type of the evaluation (float64, a float compute dtype held as such, or
+    the integer compute dtype)."""
     if like.kind in "iub" and isinstance(value, (int, bool)) and not isinstance(value, float):
         return like.type(value) if like.kind != "b" else bool(value)
+    if like.kind == "f" or like == np.dtype(ml_dtypes.bfloat16):
+        return like.type(value)
     return np.float64(value)
 
 
@@ -259,6 +262,7 @@ class _Bounded:
     err: np.ndarray          # |computed - value| for any implementation in the model
     propagated: np.ndarray   # the part of err that comes from the operands
     correctly_rounded: bool  # the node's own rounding is correct (not faithful)
+    overflow: Any = False    # an intermediate beyond the compute dtype's range (per element)
 
 
 def _rounding(value: np.ndarray, compute: np.dtype, faithful: bool) -> np.ndarray:
@@ -284,7 +288,31 @@ def _held(value: Any, compute: np.dtype) -> _Bounded:
     return _Bounded(v, np.float64(err), zero, True)
 
 
-def _bound(node: ast.expr, env: Mapping[str, Any], compute: np.dtype) -> _Bounded:
+def _bound(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
+           memo: dict | None = None) -> _Bounded:
+    """The node's value and bound, and where an intermediate leaves the compute dtype's range
+    (a native evaluation overflows there, a float32 one may not: those elements are not judged)."""
+    memo = {} if memo is None else memo
+    if id(node) in memo:
+        return memo[id(node)]
+    result = _bound_node(node, env, compute, memo)
+    children = ([*node.args, *(k.value for k in node.keywords)] if isinstance(node, ast.Call)
+                else [c for c in ast.iter_child_nodes(node) if isinstance(c, ast.expr)])
+    if children:
+        top = float(ml_dtypes.finfo(compute).max if compute == np.dtype(ml_dtypes.bfloat16)
+                    else np.finfo(compute).max)
+        inner: Any = False
+        for child in children:
+            sub = _bound(child, env, compute, memo)
+            with np.errstate(invalid="ignore"):
+                inner = inner | sub.overflow | (np.isfinite(sub.value) & (np.absolute(sub.value) > top))
+        result.overflow = inner
+    memo[id(node)] = result
+    return result
+
+
+def _bound_node(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
+                memo: dict) -> _Bounded:
     if isinstance(node, ast.Constant):
         return _held(node.value, compute)
     if isinstance(node, ast.Name):
@@ -294,12 +322,12 @@ def _bound(node: ast.expr, env: Mapping[str, Any], compute: np.dtype) -> _Bounde
             return _Bounded(value.astype(np.float64), zero, zero, True)
         return _held(value, compute)
     if isinstance(node, ast.UnaryOp):
-        inner = _bound(node.operand, env, compute)
+        inner = _bound(node.operand, env, compute, memo)
         if isinstance(node.op, ast.USub):
             return _Bounded(-inner.value, inner.err, inner.err, True)
         return inner
     if isinstance(node, ast.BinOp):
-        a, b = _bound(node.left, env, compute), _bound(node.right, env, compute)
+        a, b = _bound(node.left, env, compute, memo), _bound(node.right, env, compute, memo)
         if isinstance(node.op, (ast.Add, ast.Sub)):
             value = a.value + b.value if isinstance(node.op, ast.Add) else a.value - b.value
             propagated = a.err + b.err
@@ -320,7 +348,7 @@ def _bound(node: ast.expr, env: Mapping[str, Any], compute: np.dtype) -> _Bounde
     if isinstance(node, ast.Compare):
         value = _eval(node, {k: (v.astype(np.float64) if isinstance(v, np.ndarray) else v)
                              for k, v in env.items()}, np.dtype(np.float64))
-        sides = [_bound(n, env, compute) for n in (node.left, *node.comparators)]
+        sides = [_bound(n, env, compute, memo) for n in (node.left, *node.comparators)]
         slack = sum(s.err for s in sides)
         gap = np.absolute(sides[0].value - sides[-1].value)
         # a condition on computed operands may flip where they are within their errors
@@ -328,7 +356,7 @@ def _bound(node: ast.expr, env: Mapping[str, Any], compute: np.dtype) -> _Bounde
         return _Bounded(value, unsure, unsure, True)
     if isinstance(node, ast.Call):
         word = vocabulary()[node.func.id]
-        args = [_bound(a, env, compute) for a in node.args]
+        args = [_bound(a, env, compute, memo) for a in node.args]
         if word.bound == "pass":
             value = word.callable()(*[a.value for a in args])
             err = np.maximum.reduce([np.broadcast_to(a.err, np.shape(value)) for a in args]) \
@@ -359,6 +387,7 @@ class Rounded:
     value: np.ndarray            # float64, the exact result of the formula on the inputs
     unrounded: np.ndarray        # the float32 rounding of ``value`` (what a float32 compute holds)
     bound: np.ndarray            # per element, around ``unrounded``: the model's reach
+    unjudged: np.ndarray         # elements whose intermediates leave the compute dtype's range
 
 
 def evaluate_bound(expression: str, env: Mapping[str, Any], shape: tuple[int, ...],
@@ -379,4 +408,5 @@ def evaluate_bound(expression: str, env: Mapping[str, Any], shape: tuple[int, ..
         # (a single correct rounding through float32 and a cast is innocuous: 24 >= 2*11 + 2)
         bound = np.where(exact_result, 0.0, err + final)
         bound = np.where(np.isfinite(value), bound, 0.0)
-    return Rounded(np.array(value), np.array(unrounded), np.array(bound))
+        unjudged = np.broadcast_to(np.asarray(node.overflow, dtype=bool), shape)
+    return Rounded(np.array(value), np.array(unrounded), np.array(bound), np.array(unjudged))

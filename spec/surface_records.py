@@ -10,6 +10,7 @@ from aclnn_conformance.spec.rules import OpSpec
 from aclnn_conformance.spec.standards_surface import arithmetic_model_for, standards_for
 from aclnn_conformance.spec.surface_values import ValueEntry, value_entries
 
+CASES = "aclnn_conformance.suites.calls.surface_values"
 NOT_HERE = Absent("a record built from the value table alone: the extracted record has it")
 
 
@@ -21,10 +22,13 @@ def hand_built_record(entry: ValueEntry) -> Operator:
                   outputs=(entry.output,), standards={"cann": standards, "doc": standards})
     return Operator(spec=spec, arithmetic_model=arithmetic_model_for(entry.key, entry.function_class),
                     oracle="aclnn_conformance.oracle.surface:from_case",
-                    base_call=NOT_HERE, table_cases=NOT_HERE, fault_bases=NOT_HERE, faults=NOT_HERE,
+                    base_call=NOT_HERE,
+                    table_cases=f"{CASES}:TABLE_CASES.{entry.key}",
+                    fault_bases=NOT_HERE, faults=NOT_HERE,
                     strategies=NOT_HERE, emulator=NOT_HERE,
                     torch="aclnn_conformance.backends.torch_backend.surface:run",
-                    mutants=NOT_HERE, relations=NOT_HERE, sensitivity=NOT_HERE,
+                    mutants=f"aclnn_conformance.backends.mutants.surface:MUTANT_SETS.{entry.key}",
+                    relations=NOT_HERE, sensitivity=NOT_HERE,
                     modules=("aclnn_conformance.oracle.surface",))
 
 

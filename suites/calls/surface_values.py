@@ -51,6 +51,10 @@ def sample_values(entry: ValueEntry, dtype: np.dtype, count: int, rng: np.random
     values = rng.uniform(lo, hi, size=count)
     extra = specials(dtype, tuple(entry.sample.get("skip_specials", ()))) if with_specials \
         else np.zeros(0)
+    if with_specials:   # each scalar attribute's value, and just above it (thresholds, equality)
+        near = [float(v) for v in entry.sample.get("attrs", {}).values()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        extra = np.concatenate([extra, near, [v + abs(v) * 2.0 ** -20 + 2.0 ** -30 for v in near]])
     if extra.size and count > extra.size:
         values[-extra.size:] = extra
     with np.errstate(over="ignore"):
@@ -109,6 +113,7 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
             v = sample_values(entry, dt, count, rng)
             if i and v.size:   # the specials meet every special of the other operand
                 v = np.roll(v, i * 3)
+                v[::8] = values[names[0]][::8]    # and equal operands meet
             values[name] = v
         for name in entry.sample.get("boolean_inputs", []):
             values[name] = rng.integers(0, 2, size=count).astype(bool)
@@ -131,3 +136,15 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
 def table_value_cases(op: str, tier: str = "ci") -> list[Case]:
     """The value cases an extracted operator's table adds (fewer elements in the ci tier)."""
     return value_cases(op, count=1024 if tier == "ci" else 8192)
+
+
+class _PerOperator:
+    """``TABLE_CASES.<key>``: the table-cases piece of an operator with a value entry."""
+
+    def __getattr__(self, key: str):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        return lambda tier="ci": table_value_cases(key, tier)
+
+
+TABLE_CASES = _PerOperator()
