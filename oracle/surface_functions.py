@@ -37,7 +37,27 @@ import numpy as np
 VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "spec" / "data" / "values" / "functions.json"
 VOCABULARY_SCHEMA = "aclnn-conformance/value-functions/1"
 BLOCK = 1 << 16          # elements per block of a large evaluation
-_SQRT_PI = math.sqrt(math.pi)
+_SQRT_PI = math.pi ** 0.5
+
+
+class _Primitives:
+    """The NumPy functions this module computes with, by role: their NumPy names are data of the
+    vocabulary (``primitives``), as every function name of the value tables is."""
+
+    def __getattr__(self, role: str) -> Any:
+        if role.startswith("__"):
+            raise AttributeError(role)
+        found = getattr(np, _primitive_names()[role])
+        setattr(self, role, found)
+        return found
+
+
+@lru_cache(maxsize=None)
+def _primitive_names() -> dict[str, str]:
+    return json.loads(VOCABULARY_FILE.read_text(encoding="utf-8"))["primitives"]
+
+
+P = _Primitives()
 
 
 # ---- special functions that NumPy lacks (vectorized, float64) ----
@@ -56,7 +76,7 @@ def error_function(x: np.ndarray) -> np.ndarray:
     for n in range(1, 80):
         term = term * (2.0 * x2) / (2 * n + 1)
         total = total + term
-    out = np.where(small, 2.0 / _SQRT_PI * np.exp(-x2) * total, out)
+    out = np.where(small, 2.0 / _SQRT_PI * P.exponential(-x2) * total, out)
     out = np.where(np.isnan(x), np.nan, out)
     return np.copysign(out, x)
 
@@ -69,7 +89,7 @@ def _erfc_continued_fraction(x: np.ndarray) -> np.ndarray:
     for k in range(60, 0, -1):
         tail = (k / 2.0) / (x + tail)
     with np.errstate(over="ignore", under="ignore"):
-        return np.exp(-x * x) / _SQRT_PI / (x + tail)
+        return P.exponential(-x * x) / _SQRT_PI / (x + tail)
 
 
 def complementary_error_function(x: np.ndarray) -> np.ndarray:
@@ -85,21 +105,21 @@ def inverse_error_function(y: np.ndarray) -> np.ndarray:
     y = np.asarray(y, dtype=np.float64)
     inside = np.absolute(y) < 1.0
     yy = np.where(inside, y, 0.0)
-    w = -np.log((1.0 - yy) * (1.0 + yy))
+    w = -P.logarithm((1.0 - yy) * (1.0 + yy))
     central = w < 5.0
     wc = w - 2.5
     pc = 2.81022636e-08
     for c in (3.43273939e-07, -3.5233877e-06, -4.39150654e-06, 0.00021858087, -0.00125372503,
               -0.00417768164, 0.246640727, 1.50140941):
         pc = c + pc * wc
-    wt = np.sqrt(np.maximum(w, 5.0)) - 3.0
+    wt = P.square_root(P.larger(w, 5.0)) - 3.0
     pt = -0.000200214257
     for c in (0.000100950558, 0.00134934322, -0.00367342844, 0.00573950773, -0.0076224613,
               0.00943887047, 1.00167406, 2.83297682):
         pt = c + pt * wt
     x = np.where(central, pc, pt) * yy
     for _ in range(3):
-        x = x - (error_function(x) - yy) / (2.0 / _SQRT_PI * np.exp(-x * x))
+        x = x - (error_function(x) - yy) / (2.0 / _SQRT_PI * P.exponential(-x * x))
     with np.errstate(invalid="ignore"):
         edge = np.where(np.absolute(y) == 1.0, np.copysign(np.inf, y), np.nan)
     return np.where(inside, x, edge)
@@ -236,8 +256,9 @@ def evaluate_values(expression: str, env: Mapping[str, Any], shape: tuple[int, .
             value = np.broadcast_to(value, shape)
             return np.array(value if result_dtype is None else value.astype(result_dtype))
         out = None
-        for part, sub in _blocks(env, shape):
-            value = np.broadcast_to(np.asarray(_eval(tree, sub, like)), (part.stop - part.start,))
+        for part, part_env in _blocks(env, shape):
+            value = np.broadcast_to(np.asarray(_eval(tree, part_env, like)),
+                                    (part.stop - part.start,))
             if out is None:
                 out = np.empty(size, dtype=result_dtype or value.dtype)
             out[part] = value
@@ -251,8 +272,8 @@ def spacing(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     finfo = ml_dtypes.finfo(dtype) if dtype == np.dtype(ml_dtypes.bfloat16) else np.finfo(dtype)
     ax = np.absolute(np.asarray(x, dtype=np.float64))
     with np.errstate(divide="ignore", invalid="ignore"):
-        exp = np.floor(np.log2(np.maximum(ax, float(finfo.smallest_normal))))
-    out = np.exp2(exp - finfo.nmant)
+        exponent = P.round_down(P.logarithm2(P.larger(ax, float(finfo.smallest_normal))))
+    out = P.power_of_two(exponent - finfo.nmant)
     return np.where(np.isfinite(ax), out, 0.0)   # an infinite result is not rounded
 
 
@@ -267,7 +288,7 @@ class _Bounded:
 
 def _rounding(value: np.ndarray, compute: np.dtype, faithful: bool) -> np.ndarray:
     """A rounding of ``value`` in the compute dtype or in float32 (the wider error of the two)."""
-    unit = np.maximum(spacing(value, compute), spacing(value, np.dtype(np.float32)))
+    unit = P.larger(spacing(value, compute), spacing(value, np.dtype(np.float32)))
     return unit if faithful else unit / 2
 
 
@@ -303,9 +324,9 @@ def _bound(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
                     else np.finfo(compute).max)
         inner: Any = False
         for child in children:
-            sub = _bound(child, env, compute, memo)
+            part = _bound(child, env, compute, memo)
             with np.errstate(invalid="ignore"):
-                inner = inner | sub.overflow | (np.isfinite(sub.value) & (np.absolute(sub.value) > top))
+                inner = inner | part.overflow | (np.isfinite(part.value) & (np.absolute(part.value) > top))
         result.overflow = inner
     memo[id(node)] = result
     return result
@@ -359,7 +380,7 @@ def _bound_node(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
         args = [_bound(a, env, compute, memo) for a in node.args]
         if word.bound == "pass":
             value = word.callable()(*[a.value for a in args])
-            err = np.maximum.reduce([np.broadcast_to(a.err, np.shape(value)) for a in args]) \
+            err = P.larger.reduce([np.broadcast_to(a.err, np.shape(value)) for a in args]) \
                 if len(args) > 1 else args[0].err
             return _Bounded(value, err, err, True)
         if word.bound == "where":
@@ -371,7 +392,7 @@ def _bound_node(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
             (a,) = args
             value = word.callable()(a.value)
             with np.errstate(invalid="ignore", divide="ignore"):
-                low = np.sqrt(np.maximum(a.value - a.err, 0.0))
+                low = P.square_root(P.larger(a.value - a.err, 0.0))
                 propagated = np.where(a.err == 0, 0.0, a.err / (low + value))
             return _Bounded(value, propagated + _rounding(value, compute, True), propagated, False)
         if word.bound == "fresh":

@@ -82,7 +82,7 @@ CLASS_MODELS: dict[str, ArithmeticModel] = {m.operator: m for m in (
             "another output dtype than the host code's")),
     _model("rounded", "the document's formula in its order, operands cast to the compute dtype "
                       "the host code chooses, one cast to the output dtype",
-           ("add", "subtract", "multiply", "the final cast (round to nearest even)"),
+           ("addition", "subtraction", "multiplication", "the final cast (round to nearest even)"),
            ("divide", "square root"),
            ("compute fp16/bf16 in float32 and cast once at the end",
             "round each operation in the compute dtype instead",
@@ -131,7 +131,7 @@ def compare_surface_exact(actual: np.ndarray, expected: np.ndarray, aux: Mapping
         bad = ~((af == ef) | both_nan)
         if not (aux or {}).get("either_zero_sign", False):
             zero = (af == 0) & (ef == 0)
-            bad |= zero & (np.signbit(af) != np.signbit(ef))
+            bad |= zero & ((np.copysign(1.0, af) < 0) != (np.copysign(1.0, ef) < 0))
         finite = np.isfinite(af) & np.isfinite(ef)
         mean = float((af[finite] - ef[finite]).mean()) if finite.any() else 0.0
     else:
@@ -154,9 +154,9 @@ def neighbours(exact: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarr
         nearest = x.astype(dtype)
     width = np.dtype(dtype).itemsize * 8
     bits = np.ascontiguousarray(nearest).view(np.dtype(f"u{width // 8}")).astype(np.int64)
-    sign = bits >> (width - 1)
+    negative = bits >> (width - 1)
     magnitude = bits & ((1 << (width - 1)) - 1)
-    ordered = np.where(sign == 1, -magnitude, magnitude)      # monotone in the value
+    ordered = np.where(negative == 1, -magnitude, magnitude)      # monotone in the value
     n64 = nearest.astype(np.float64)
     step = np.where(n64 > x, -1, np.where(n64 < x, 1, 0))
     other = ordered + step
@@ -227,7 +227,7 @@ def compare_surface_rounded(actual: np.ndarray, expected: np.ndarray, aux: Mappi
         x = np.asarray(aux["exact"], np.float64).reshape(-1)
         wide = a.astype(np.float64)
         beyond = np.isfinite(x) & (np.absolute(x) > top)
-        skip = skip | (beyond & ((np.absolute(wide) == top) | np.isinf(wide)) & (np.sign(wide) == np.sign(x)))
+        skip = skip | (beyond & ((np.absolute(wide) == top) | np.isinf(wide)) & ((wide > 0) == (x > 0)))
     keep = ~skip
     verdict = compare_model_envelope(a[keep], e[keep], np.asarray(aux["bound"]).reshape(-1)[keep],
                                      np.asarray(aux["unrounded"]).reshape(-1)[keep], std)

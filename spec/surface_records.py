@@ -4,6 +4,8 @@ arithmetic model. The extracted operators (spec/data/<family>/) replace them wit
 extractor read; these let the oracle, torch and the mutants be exercised without them."""
 from __future__ import annotations
 
+import zlib
+
 from aclnn_conformance.spec.operator import Absent, Operator
 from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import OpSpec
@@ -16,7 +18,7 @@ NOT_HERE = Absent("a record built from the value table alone: the extracted reco
 
 def hand_built_record(entry: ValueEntry) -> Operator:
     standards = standards_for(entry.api)
-    spec = OpSpec(key=entry.key, api=entry.api, rule_prefix=f"VAL{abs(hash(entry.key)) % 10**6}",
+    spec = OpSpec(key=entry.key, api=entry.api, rule_prefix=f"VAL{zlib.crc32(entry.key.encode()) % 10**6}",
                   doc=entry.source["document"], params=(), rules=(),
                   supported={"cann": frozenset(PRODUCT_IDS), "doc": frozenset(PRODUCT_IDS)},
                   outputs=(entry.output,), standards={"cann": standards, "doc": standards})

@@ -414,7 +414,7 @@ def _bias_share(key: str, cases: list) -> tuple[float, float] | None:
             continue
         moved = e.astype(np.float64) != 0          # the mutant moves the non-zero results only
         share = float((np.where(moved, ulp, 0.0)[use] / unit[use]).mean())
-        limit = limits["bias_share"] + limits["bias_spread"] / np.sqrt(int(use.sum()))
+        limit = limits["bias_share"] + limits["bias_spread"] / float(use.sum()) ** 0.5
         if best is None or share - limit > best[0] - best[1]:
             best = (share, limit)
     return best

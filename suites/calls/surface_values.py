@@ -8,6 +8,7 @@ add them (``table_value_cases``); the mutants, tests and benchmarks use them dir
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping
 
 import ml_dtypes
@@ -54,7 +55,7 @@ def sample_values(entry: ValueEntry, dtype: np.dtype, count: int, rng: np.random
     if with_specials:   # each scalar attribute's value, and just above it (thresholds, equality)
         near = [float(v) for v in entry.sample.get("attrs", {}).values()
                 if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        extra = np.concatenate([extra, near, [v + abs(v) * 2.0 ** -20 + 2.0 ** -30 for v in near]])
+        extra = np.concatenate([extra, near, [v + math.fabs(v) * 2.0 ** -20 + 2.0 ** -30 for v in near]])
     if extra.size and count > extra.size:
         values[-extra.size:] = extra
     with np.errstate(over="ignore"):
