@@ -292,6 +292,15 @@ def _rounding(value: np.ndarray, compute: np.dtype, faithful: bool) -> np.ndarra
     return unit if faithful else unit / 2
 
 
+def _own(value: np.ndarray, propagated: np.ndarray, compute: np.dtype, faithful: bool) -> np.ndarray:
+    """The operation's own rounding: none where its operands are exact and its exact result is a
+    value of the compute dtype (and of float32), since every rounding returns it then."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        held = (np.asarray(value).astype(compute).astype(np.float64) == value) & \
+            (np.asarray(value).astype(np.float32).astype(np.float64) == value)
+    return np.where((propagated == 0) & held, 0.0, _rounding(value, compute, faithful))
+
+
 def _scaled(value: np.ndarray, err: np.ndarray) -> np.ndarray:
     """|value| * err, 0 where err is 0 (an infinite operand without error adds none)."""
     with np.errstate(invalid="ignore"):
@@ -352,11 +361,13 @@ def _bound_node(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
         if isinstance(node.op, (ast.Add, ast.Sub)):
             value = a.value + b.value if isinstance(node.op, ast.Add) else a.value - b.value
             propagated = a.err + b.err
-            return _Bounded(value, propagated + _rounding(value, compute, False), propagated, True)
+            return _Bounded(value, propagated + _own(value, propagated, compute, False),
+                            propagated, True)
         if isinstance(node.op, ast.Mult):
             value = a.value * b.value
             propagated = _scaled(a.value, b.err) + _scaled(b.value, a.err) + _scaled(a.err, b.err)
-            return _Bounded(value, propagated + _rounding(value, compute, False), propagated, True)
+            return _Bounded(value, propagated + _own(value, propagated, compute, False),
+                            propagated, True)
         if isinstance(node.op, ast.Div):
             value = a.value / b.value
             room = np.absolute(b.value) - b.err
@@ -364,7 +375,8 @@ def _bound_node(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
                 propagated = np.where((a.err == 0) & (b.err == 0), 0.0,
                                       np.where(room > 0, (a.err + np.absolute(value) * b.err)
                                                / np.where(room > 0, room, 1.0), np.inf))
-            return _Bounded(value, propagated + _rounding(value, compute, True), propagated, False)
+            return _Bounded(value, propagated + _own(value, propagated, compute, True),
+                            propagated, False)
         raise ValueError(f"{ast.unparse(node)}: no error bound for this operator")
     if isinstance(node, ast.Compare):
         value = _eval(node, {k: (v.astype(np.float64) if isinstance(v, np.ndarray) else v)
@@ -394,7 +406,7 @@ def _bound_node(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
             with np.errstate(invalid="ignore", divide="ignore"):
                 low = P.square_root(P.larger(a.value - a.err, 0.0))
                 propagated = np.where(a.err == 0, 0.0, a.err / (low + value))
-            return _Bounded(value, propagated + _rounding(value, compute, True), propagated, False)
+            return _Bounded(value, propagated + _own(value, propagated, compute, True), propagated, False)
         if word.bound == "fresh":
             value = word.callable()(*[a.value for a in args])
             zero = np.zeros(np.shape(value))

@@ -229,7 +229,7 @@ STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
 )}
 
 from aclnn_conformance.spec.standards_surface import register as _register_surface  # noqa: E402
-_register_surface(STANDARDS)  # the elementwise surface's standards, one per function class
+_register_surface(STANDARDS, Standard)  # the elementwise surface's standards, one per function class
 
 
 def _version_key(version: str) -> tuple[int, ...]:

@@ -9,10 +9,10 @@ import zlib
 from aclnn_conformance.spec.operator import Absent, Operator
 from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import OpSpec
-from aclnn_conformance.spec.standards_surface import arithmetic_model_for, standards_for
+from aclnn_conformance.spec.surface_models import arithmetic_model_for, standards_for
 from aclnn_conformance.spec.surface_values import ValueEntry, value_entries
 
-CASES = "aclnn_conformance.suites.calls.surface_values"
+CASES = "aclnn_conformance.spec.surface_cases"
 NOT_HERE = Absent("a record built from the value table alone: the extracted record has it")
 
 

@@ -142,7 +142,7 @@ class NanMutant(SurfaceBackend):
 
 def one_ulp_up(values: np.ndarray) -> np.ndarray:
     """Every non-zero finite value moved to its neighbour toward +inf."""
-    from aclnn_conformance.spec.standards_surface import neighbours
+    from aclnn_conformance.spec.surface_compare import neighbours
     v = np.asarray(values)
     wide = v.astype(np.float64)
     bump = np.isfinite(wide) & (wide != 0)
@@ -189,7 +189,7 @@ class FaithfulControl(SurfaceBackend):
     pseudo-random half of the elements."""
 
     def change(self, case, expected, aux):
-        from aclnn_conformance.spec.standards_surface import neighbours
+        from aclnn_conformance.spec.surface_compare import neighbours
         exact = np.asarray(aux["exact"], np.float64).reshape(expected.shape)
         low, high = neighbours(exact, expected.dtype)
         g = expected.astype(np.float64)
@@ -221,7 +221,7 @@ class StepsControl(SurfaceBackend):
 
 
 def _other_faithful(exact: np.ndarray, rounded: np.ndarray) -> np.ndarray:
-    from aclnn_conformance.spec.standards_surface import neighbours
+    from aclnn_conformance.spec.surface_compare import neighbours
     low, high = neighbours(np.asarray(exact, np.float64), rounded.dtype)
     r = rounded.astype(np.float64)
     other = np.where(r == low, high, low)
@@ -286,7 +286,7 @@ def _make(base: type, entry: ValueEntry, key: str, kind: str, defect: str,
 
 def _value_outputs(key: str) -> list[np.ndarray]:
     from aclnn_conformance.oracle.surface import from_case
-    from aclnn_conformance.suites.calls.surface_values import value_cases
+    from aclnn_conformance.spec.surface_cases import value_cases
     entry = value_entry(key)
     return [np.asarray(from_case(c, PROFILE).views[entry.output]) for c in value_cases(key)]
 
@@ -294,7 +294,7 @@ def _value_outputs(key: str) -> list[np.ndarray]:
 def mutant_set(key: str) -> MutantSet:
     """The generated mutants and controls of one operator (by key)."""
     from aclnn_conformance.spec.registry import operator
-    from aclnn_conformance.suites.calls.surface_values import value_cases, value_rule
+    from aclnn_conformance.spec.surface_cases import value_cases, value_rule
     entry = value_entry(key)
     spec = operator(key).spec
     rule = (value_rule(entry),)
@@ -374,16 +374,15 @@ def _same_outputs(cls: type, cases: list, outputs: list[np.ndarray]) -> bool:
 
 def _fails_somewhere(cls: type, key: str, cases: list) -> bool:
     """Whether the entry's standard fails the mutant's outputs on some value case."""
-    from aclnn_conformance.judging.judge import _compare
     from aclnn_conformance.oracle.surface import from_case
-    from aclnn_conformance.spec.standards_surface import CLASS_STANDARD
+    from aclnn_conformance.spec.surface_compare import compare_class
     entry = value_entry(key)
     backend = cls()
     for case in cases:
         result = from_case(case, PROFILE)
         want = np.asarray(result.views[entry.output])
         got = np.asarray(backend.values(case)).reshape(want.shape).astype(want.dtype)
-        verdict = _compare(CLASS_STANDARD[entry.function_class], got, want, result.aux[entry.output])
+        verdict = compare_class(entry.function_class, got, want, result.aux[entry.output])
         if verdict.outcome == "FAIL":
             return True
     return False
