@@ -36,7 +36,7 @@ import numpy as np
 
 VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "spec" / "data" / "values" / "functions.json"
 VOCABULARY_SCHEMA = "aclnn-conformance/value-functions/1"
-BLOCK = 1 << 16          # elements per block of a large evaluation
+BLOCK = 1 << 14          # elements per block of a large evaluation
 _SQRT_PI = math.pi ** 0.5
 
 
@@ -232,31 +232,41 @@ def _eval(node: ast.expr, env: Mapping[str, Any], like: np.dtype) -> Any:
     raise ValueError(f"cannot evaluate {ast.unparse(node)}")
 
 
-def _blocks(env: Mapping[str, Any], shape: tuple[int, ...]):
-    """Slices of the flattened broadcast shape, and the environment restricted to each."""
+def _in(value: Any, like: np.dtype) -> Any:
+    """An operand in the evaluation type (float inputs widened to float64 as they are read)."""
+    if isinstance(value, np.ndarray) and value.dtype != like and like == np.dtype(np.float64) \
+            and value.dtype.kind in "fV" and value.dtype != np.dtype(np.bool_):
+        return value.astype(like)
+    return value
+
+
+def _blocks(env: Mapping[str, Any], shape: tuple[int, ...], like: np.dtype):
+    """Slices of the flattened broadcast shape, and the environment restricted to each (widened
+    block by block, so that the float64 copies stay in cache)."""
     size = int(np.prod(shape, dtype=np.int64))
     arrays = {k: np.broadcast_to(v, shape).reshape(-1) if isinstance(v, np.ndarray) and v.ndim
               else v for k, v in env.items()}
     for start in range(0, size, BLOCK):
         stop = min(start + BLOCK, size)
-        yield slice(start, stop), {k: v[start:stop] if isinstance(v, np.ndarray) and v.ndim else v
-                                   for k, v in arrays.items()}
+        yield slice(start, stop), {k: _in(v[start:stop], like) if isinstance(v, np.ndarray) and v.ndim
+                                   else v for k, v in arrays.items()}
 
 
 def evaluate_values(expression: str, env: Mapping[str, Any], shape: tuple[int, ...],
                     like: np.dtype = np.dtype(np.float64),
                     result_dtype: np.dtype | None = None) -> np.ndarray:
-    """The expression over ``env`` (arrays already in the evaluation type ``like``), broadcast to
-    ``shape``; with ``result_dtype`` each block is cast to it as it is computed."""
+    """The expression over ``env`` (arrays in the compute dtype or already in the evaluation type
+    ``like``), broadcast to ``shape``; with ``result_dtype`` each block is cast to it as it is
+    computed."""
     tree = parse(expression)
     size = int(np.prod(shape, dtype=np.int64))
     with np.errstate(all="ignore"):
         if size <= BLOCK:
-            value = np.asarray(_eval(tree, env, like))
+            value = np.asarray(_eval(tree, {k: _in(v, like) for k, v in env.items()}, like))
             value = np.broadcast_to(value, shape)
             return np.array(value if result_dtype is None else value.astype(result_dtype))
         out = None
-        for part, part_env in _blocks(env, shape):
+        for part, part_env in _blocks(env, shape, like):
             value = np.broadcast_to(np.asarray(_eval(tree, part_env, like)),
                                     (part.stop - part.start,))
             if out is None:
@@ -268,13 +278,13 @@ def evaluate_values(expression: str, env: Mapping[str, Any], shape: tuple[int, .
 # ---- the rounded class: value and bound ----
 
 def spacing(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """The ulp of ``dtype`` at |x| (float64; subnormal spacing below the normal range)."""
+    """The ulp of ``dtype`` at |x| (float64; subnormal spacing below the normal range; 0 for an
+    infinite value, which is not rounded)."""
     finfo = ml_dtypes.finfo(dtype) if dtype == np.dtype(ml_dtypes.bfloat16) else np.finfo(dtype)
     ax = np.absolute(np.asarray(x, dtype=np.float64))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        exponent = P.round_down(P.logarithm2(P.larger(ax, float(finfo.smallest_normal))))
-    out = P.power_of_two(exponent - finfo.nmant)
-    return np.where(np.isfinite(ax), out, 0.0)   # an infinite result is not rounded
+    _, exponent = np.frexp(P.larger(ax, float(finfo.smallest_normal)))
+    out = np.ldexp(1.0, exponent - 1 - finfo.nmant)
+    return np.where(np.isfinite(ax), out, 0.0)
 
 
 @dataclass
