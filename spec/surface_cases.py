@@ -52,10 +52,12 @@ def sample_values(entry: ValueEntry, dtype: np.dtype, count: int, rng: np.random
     values = rng.uniform(lo, hi, size=count)
     extra = specials(dtype, tuple(entry.sample.get("skip_specials", ()))) if with_specials \
         else np.zeros(0)
-    if with_specials:   # each scalar attribute's value, and just above it (thresholds, equality)
+    if with_specials:   # each scalar attribute's value, and just around it (thresholds, equality)
         near = [float(v) for v in entry.sample.get("attrs", {}).values()
                 if isinstance(v, (int, float)) and not isinstance(v, bool)]
-        extra = np.concatenate([extra, near, [v + math.fabs(v) * 2.0 ** -20 + 2.0 ** -30 for v in near]])
+        step = [math.fabs(v) * 2.0 ** -20 + 2.0 ** -30 for v in near]
+        extra = np.concatenate([extra, near, [v + d for v, d in zip(near, step)],
+                                [v - d for v, d in zip(near, step)]])
     if extra.size and count > extra.size:
         values[-extra.size:] = extra
     with np.errstate(over="ignore"):
