@@ -29,7 +29,7 @@ def hand_built_record(entry: ValueEntry) -> Operator:
                     fault_bases=NOT_HERE, faults=NOT_HERE,
                     strategies=NOT_HERE, emulator=NOT_HERE,
                     torch="aclnn_conformance.backends.torch_backend.surface:run",
-                    mutants=f"aclnn_conformance.backends.mutants.surface:MUTANT_SETS.{entry.key}",
+                    mutants=f"aclnn_conformance.backends.mutants.surface_values:MUTANT_SETS.{entry.key}",
                     relations=NOT_HERE, sensitivity=NOT_HERE,
                     modules=("aclnn_conformance.oracle.surface",))
 
