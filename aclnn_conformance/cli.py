@@ -37,6 +37,8 @@ suite options:
   --tier T           ci (default) or full
   --report-dir DIR   write records.jsonl, run.json, the reports and every failing case into DIR
   --case-timeout S   run each case in a child process; record CRASH, or TIMEOUT after S seconds
+  --cases DIR        run only the vendor cases `aclnn-conformance import` wrote to DIR, each on
+                     the product its file states (or --product)
 
 {EXIT_STATUS}"""
 DESCRIPTION = ("A conformance suite and validation harness for Huawei CANN aclnn operators. Every "
@@ -50,8 +52,12 @@ def run(argv: list[str]) -> int:
         print(RUN_HELP, end="")
         return 0
     import pytest
+    # --cases runs the imported vendor cases alone, not every suite
+    target = ("aclnn_conformance.suites.test_vendor_cases"
+              if any(a == "--cases" or a.startswith("--cases=") for a in argv)
+              else "aclnn_conformance.suites")
     # the plugin by name as well as by entry point: a checkout on the path runs without installing
-    return int(pytest.main(["--pyargs", "aclnn_conformance.suites", "-p", "aclnn_conformance.plugin",
+    return int(pytest.main(["--pyargs", target, "-p", "aclnn_conformance.plugin",
                             "-p", "no:cacheprovider", *argv]))
 
 
@@ -155,12 +161,57 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_list)
     sub.add_parser("doctor", help="check the aclnn backend: libraries, device, one call per operator",
                    add_help=False)
+    s = sub.add_parser("import", help="the vendor's own cases (gtest unit tests, their CSV tables, "
+                                      "ATK json, TTK csv) as case files")
+    s.add_argument("paths", nargs="+", metavar="PATH", help="vendor files or folders")
+    s.add_argument("--out", required=True, metavar="CASES_DIR", help="where the case files go")
+    s.add_argument("--storages", action="store_true",
+                   help="also write each case's storages (.npz); without it the case file's seed "
+                        "and value recipes rebuild them")
+    s.add_argument("--jobs", type=int, default=None, help="processes (default: up to 2)")
     add_commands(sub)
+    from aclnn_conformance.extract.cli import add_command
+    add_command(sub)
+    from aclnn_conformance.extract import agreement
+    agreement.add_command(sub)
     return p
+
+
+def take_spec_data(argv: list[str]) -> list[str]:
+    """Remove every ``--spec-data DIR`` (any command, any position) from ``argv`` and add each folder
+    to the registry and to ACLNN_CONFORMANCE_SPEC_DATA, so that pytest and its workers see it too."""
+    import os
+    from pathlib import Path
+    from aclnn_conformance.spec.registry import SPEC_DATA_ENV, add_data_folder
+    rest, folders = [], []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--spec-data" and i + 1 < len(argv):
+            folders.append(argv[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--spec-data="):
+            folders.append(arg.split("=", 1)[1])
+            i += 1
+            continue
+        rest.append(arg)
+        i += 1
+    for folder in folders:
+        add_data_folder(folder)
+        present = [p for p in os.environ.get(SPEC_DATA_ENV, "").split(os.pathsep) if p]
+        os.environ[SPEC_DATA_ENV] = os.pathsep.join([*present, str(Path(folder).resolve())])
+    return rest
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] != ["extract"]:
+        try:
+            argv = take_spec_data(argv)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if argv[:1] == ["run"]:
         return run(argv[1:])
     if argv[:1] == ["doctor"]:
@@ -168,6 +219,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command == "list":
         return cmd_list(args)
+    if args.command in ("extract", "agreement"):
+        return args.func(args)
+    if args.command == "import":
+        from aclnn_conformance.vendor.importer import cli_import
+        return cli_import(args.paths, args.out, args.storages, args.jobs)
     from aclnn_conformance.reports.__main__ import dispatch
     return dispatch(args)
 

@@ -60,6 +60,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--isolation", default="auto", choices=ISOLATION,
                     help="run the backend in a child process, so that a crash or a hang is "
                          "recorded: auto (default) isolates native-code backends (aclnn)")
+    group.addoption("--spec-data", action="append", default=[], metavar="DIR",
+                    help="a folder of operator-data files (aclnn-conformance extract) whose operators "
+                         "join the run (repeatable; also ACLNN_CONFORMANCE_SPEC_DATA)")
+    group.addoption("--cases", default=None, metavar="CASES_DIR",
+                    help="run the cases an import wrote to CASES_DIR (aclnn-conformance import), "
+                         "each on the product its vendor file states unless --product is given")
     group.addoption("--overwrite", action="store_true",
                     help="replace an earlier run in --report-dir (refused without it)")
 
@@ -86,6 +92,12 @@ def _select_products(config: pytest.Config, backend: Backend) -> tuple[str, ...]
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a case judged against the spec")
+    from aclnn_conformance.spec.registry import RegistryError, add_data_folder
+    try:
+        for folder in config.getoption("--spec-data"):
+            add_data_folder(folder)
+    except RegistryError as exc:
+        raise pytest.UsageError(str(exc)) from None
     try:
         backend = load_backend(config.getoption("--backend"))
         products = _select_products(config, backend)
@@ -93,6 +105,8 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
     tier = config.getoption("--tier")
     settings.load_profile("thorough" if tier == "full" else "ci")
+    from aclnn_conformance.suites.sampling import set_tier
+    set_tier(tier)
     ok, reason = backend.available()
     run_id = (config.workerinput.get("aclnn_run_id") if _is_worker(config)
               else uuid.uuid4().hex[:12])
@@ -309,7 +323,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("product", metafunc.config._aclnn_products)
     if "table_case" in metafunc.fixturenames:  # the generic suite: every record's table cases
         from aclnn_conformance.spec.single_calls import all_table_cases
-        cases = all_table_cases(metafunc.config.getoption("--tier"))
+        from aclnn_conformance.suites.sampling import keep
+        tier = metafunc.config.getoption("--tier")
+        cases = [c for c in all_table_cases(tier) if keep(c.op, "table", c.case_id, tier)]
         metafunc.parametrize("table_case", cases, ids=[f"{c.op}:{c.case_id}" for c in cases])
 
 

@@ -59,6 +59,9 @@ class OutcomeRecord:
     judged_by: str = ""                   # one of JUDGED_BY: what decided the outcome
     failing_examples: int = 0             # hypothesis: distinct failing examples tried while shrinking
     first_failing_example: str = ""       # hypothesis: the case id of the first failure found
+    vendor_source: str = ""               # an imported vendor case: its file and line (or #id)
+    vendor_expected: str = ""             # an imported vendor case: what the vendor's file expects
+    vendor_agrees: bool | None = None     # the spec's expectation equals the vendor's (None: no exact one)
     schema: str = OUTCOME_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -81,7 +84,8 @@ _REQUIRED = {"schema": str, "case_id": str, "op": str, "product": str, "profile"
              "backend": str, "outcome": str}
 _TYPED = {"rule_ids": list, "standards": dict, "verdicts": dict, "metrics": dict,
           "values_judged": bool, "duration_s": (int, float), "detail": str, "reproducer": str,
-          "judged_by": str, "failing_examples": int, "first_failing_example": str}
+          "judged_by": str, "failing_examples": int, "first_failing_example": str,
+          "vendor_source": str, "vendor_expected": str}
 _OPTIONAL_INT = ("expected_status", "actual_status", "seed")
 
 
@@ -105,6 +109,8 @@ def validate_outcome(doc: dict[str, Any]) -> None:
     if doc.get("judged_by", "") not in JUDGED_BY:
         raise RecordError(f"{where}: judged_by {doc['judged_by']!r} is not one of "
                           f"{', '.join(map(repr, JUDGED_BY))}")
+    if doc.get("vendor_agrees") is not None and not isinstance(doc["vendor_agrees"], bool):
+        raise RecordError(f"{where}: field 'vendor_agrees' must be true, false or null")
     for key in _OPTIONAL_INT:
         if doc.get(key) is not None and (not isinstance(doc[key], int) or isinstance(doc[key], bool)):
             raise RecordError(f"{where}: field {key!r} must be an integer or null")

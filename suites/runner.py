@@ -212,17 +212,18 @@ def _case_file(harness: Harness, case: Case, product: str, case_id: str) -> Path
 
 
 def check_case(harness: Harness, case: Case, product: str, nodeid: str = "", *,
-               defer: bool = False) -> OutcomeRecord:
+               defer: bool = False, annotate: dict | None = None) -> OutcomeRecord:
     """Run, judge and record ``case`` on ``product``; fail the calling test unless certifiable.
 
     ``defer``: return the record without failing the test (a relation test goes on to its relation
-    and calls ``fail_unless_certifiable`` at its end)."""
+    and calls ``fail_unless_certifiable`` at its end). ``annotate``: more record fields (an
+    imported vendor case's source, expectation and agreement)."""
     spec = op_spec(case.op)
     nodeid = nodeid or harness.current_item
     base = dict(case_id=case.case_id, op=case.op, product=product, profile=harness.profile,
                 backend=harness.backend.name, backend_version=str(harness.backend.version),
                 run_id=harness.run_id, origin=case.origin, rule_ids=case.rule_ids, seed=case.seed,
-                tier=harness.tier, nodeid=nodeid)
+                tier=harness.tier, nodeid=nodeid, **(annotate or {}))
     if harness.unavailable:
         harness.emit(OutcomeRecord(outcome="SKIPPED", detail=harness.unavailable, **base), case)
         pytest.skip(harness.unavailable)

@@ -8,7 +8,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PKG = "aclnn_conformance"
 # bottom to top: a package may import itself and those before it
-LAYERS = ("spec", "oracle", "backends", "judging", "suites", "reports", "plugin", "cli")
+LAYERS = ("spec", "oracle", "backends", "judging", "vendor", "extract", "suites", "reports", "plugin",
+          "cli")
 
 
 def _modules() -> dict[str, Path]:

@@ -1,0 +1,79 @@
+"""The vendor's own cases, imported by ``aclnn-conformance import``, run with the same judge as every
+suite: ``--cases CASES_DIR`` (nothing is collected without it).
+
+Each case runs on the product its vendor file states, or on every product ``--product`` names; a
+case naming no product without ``--product``, a case of an operator the suite has no spec for, and
+a case for a product a device-bound backend is not are SKIPPED with the reason. Every record carries
+the vendor's source, its expectation and whether the spec agrees with it.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aclnn_conformance.backends.base import bound_product
+from aclnn_conformance.judging.records import OutcomeRecord
+from aclnn_conformance.spec import op_spec
+from aclnn_conformance.spec.rules import expected_outcome
+from aclnn_conformance.suites.runner import Harness, check_case, fail_unless_certifiable
+from aclnn_conformance.vendor.agreement import vendor_agrees
+from aclnn_conformance.vendor.cases_dir import VENDOR_KEY, case_files, read_case
+
+pytestmark = pytest.mark.conformance
+
+
+def _items(config: pytest.Config) -> list[tuple[str, str | None]]:
+    cases_dir = config.getoption("--cases")
+    if not cases_dir:
+        return []
+    given = config.getoption("--product")
+    products = config._aclnn_products if given is not None else None
+    items = []
+    for path in case_files(cases_dir):
+        if products is not None:
+            items += [(str(path), p) for p in products]
+        else:
+            stated = json.loads(path.read_text())[VENDOR_KEY]["product"]
+            items.append((str(path), stated))
+    return items
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "vendor_item" in metafunc.fixturenames:
+        items = _items(metafunc.config)
+        metafunc.parametrize("vendor_item", items,
+                             ids=[f"{Path(p).parent.name}/{Path(p).stem}-{prod or 'no-product'}"
+                                  for p, prod in items])
+
+
+def _skip(harness: Harness, case, vc, product: str, reason: str) -> None:
+    record = OutcomeRecord(
+        case_id=case.case_id, op=case.op, product=product, profile=harness.profile,
+        backend=harness.backend.name, backend_version=str(harness.backend.version),
+        run_id=harness.run_id, origin=case.origin, seed=case.seed, tier=harness.tier,
+        nodeid=harness.current_item, outcome="SKIPPED", detail=reason,
+        vendor_source=vc.source, vendor_expected=vc.expected.describe())
+    harness.emit(record, case)
+    pytest.skip(reason)
+
+
+def test_vendor_case(harness: Harness, vendor_item: tuple[str, str | None]) -> None:
+    path, product = vendor_item
+    case, vc = read_case(path)
+    if not vc.has_spec:
+        _skip(harness, case, vc, product or vc.product or "none",
+              f"the suite has no spec for {vc.api}: imported, not judged")
+    if product is None:
+        _skip(harness, case, vc, "none", f"{vc.source}: the vendor file names no product "
+                                         f"({vc.product_source}); pass --product")
+    bound = bound_product(harness.backend)
+    if bound is not None and bound != product:
+        _skip(harness, case, vc, product, f"the case is for {product}; backend "
+                                          f"{harness.backend.name} runs as {bound}")
+    expected = expected_outcome(op_spec(case.op), case, product, harness.profile)
+    annotate = {"vendor_source": vc.source, "vendor_expected": vc.expected.describe(),
+                "vendor_agrees": vendor_agrees(expected, vc.expected)}
+    record = check_case(harness, case, product, defer=True, annotate=annotate)
+    fail_unless_certifiable((record, case))

@@ -1,0 +1,154 @@
+"""``aclnn-conformance import PATH... --out CASES_DIR``: files or folders, each file's format
+recognised by its content (gtest unit test, CSV-driven unit-test table, ATK json, TTK csv)."""
+from __future__ import annotations
+
+import os
+import subprocess
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from aclnn_conformance.vendor import atk, gtest, gtest_csv, ttk
+from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
+from aclnn_conformance.vendor.soc import STUB_PLATFORM, harness_default
+
+SUFFIXES = (".cpp", ".cc", ".json", ".csv")
+
+
+def vendor_root(path: Path) -> Path | None:
+    """The vendor checkout a file lies in: the nearest folder above it with .git or the unit-test
+    harness's stub platform."""
+    for folder in path.resolve().parents:
+        if (folder / ".git").exists() or (folder / STUB_PLATFORM).exists():
+            return folder
+    return None
+
+
+def commit_of(root: Path) -> str:
+    try:
+        done = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return done.stdout.strip() or "unknown"
+
+
+def display_path(path: Path, root: Path | None) -> str:
+    """The path cited in a case's source: <checkout name>/<path inside it>, else as given."""
+    if root is None:
+        return str(path)
+    return f"{root.name}/{path.resolve().relative_to(root).as_posix()}"
+
+
+def collect(paths: list[str | Path]) -> tuple[list[Path], list[Problem]]:
+    files, problems = [], []
+    for given in paths:
+        p = Path(given)
+        if p.is_dir():
+            files += sorted(f for f in p.rglob("*") if f.suffix in SUFFIXES and f.is_file()
+                            and ".git" not in f.parts)
+        elif p.is_file():
+            files.append(p)
+        else:
+            problems.append(Problem(str(given), "no such file or folder"))
+    return files, problems
+
+
+def read_file(path: Path) -> ImportResult:
+    """One file, in whatever vendor format its content shows (an empty result if none)."""
+    root = vendor_root(path)
+    display = display_path(path, root)
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return ImportResult(problems=[Problem(display, f"cannot read: {exc.strerror or exc}")])
+    parts = Path(display).parts
+    if path.suffix in (".cpp", ".cc") and gtest.looks_like_gtest(text):
+        product, source = _harness(root)
+        return gtest.read_gtest(path, display, product, source, text)
+    if path.suffix == ".csv" and gtest_csv.looks_like_ut_csv(text):
+        product, source = _harness(root)
+        return gtest_csv.read_ut_csv(path, display, product, source, text)
+    if path.suffix == ".csv" and ttk.looks_like_ttk(text):
+        return ttk.read_ttk(path, display, text)
+    if path.suffix == ".json" and atk.looks_like_atk(text):
+        if "arch35" in parts:
+            product, source = "ascend950", "the arch35 folder (Ascend 950, DAV_3510)"
+        else:
+            product, source = None, "the ATK file names no product (not under arch35)"
+        return atk.read_atk(path, display, product, source, text)
+    return ImportResult()
+
+
+_HARNESS_CACHE: dict[Path | None, tuple[str | None, str]] = {}
+
+
+def _harness(root: Path | None) -> tuple[str | None, str]:
+    if root not in _HARNESS_CACHE:
+        _HARNESS_CACHE[root] = (harness_default(root) if root is not None else
+                                (None, "the file lies in no vendor checkout with a unit-test harness"))
+    return _HARNESS_CACHE[root]
+
+
+def _read_many(paths: list[Path]) -> ImportResult:
+    out = ImportResult()
+    for path in paths:
+        out.extend(read_file(path))
+    return out
+
+
+def import_paths(paths: list[str | Path], jobs: int | None = None) -> ImportResult:
+    """Every vendor case under ``paths``; files in ``jobs`` processes (default: the CPUs, at most 2
+    per the CI budget when unset)."""
+    files, problems = collect(paths)
+    result = ImportResult(problems=list(problems))
+    jobs = jobs or min(2, os.cpu_count() or 1)
+    if jobs > 1 and len(files) > 8:
+        chunks = [files[k::jobs * 4] for k in range(jobs * 4)]
+        with ProcessPoolExecutor(jobs) as pool:
+            for part in pool.map(_read_many, chunks):
+                result.extend(part)
+        order = {str(f): n for n, f in enumerate(files)}
+        result.cases.sort(key=lambda c: (c.source.rsplit(":", 1)[0], _line(c.source)))
+        del order
+    else:
+        result.extend(_read_many(files))
+    for root in sorted({vendor_root(f) for f in files} - {None}):
+        result.roots[root.name] = commit_of(root)
+    _unique_ids(result)
+    return result
+
+
+def _line(source: str) -> int:
+    tail = source.rsplit(":", 1)[-1].rsplit("#", 1)[-1]
+    return int(tail) if tail.isdigit() else 0
+
+
+def _unique_ids(result: ImportResult) -> None:
+    """Case ids unique within each operator: a repeat gets its source file's stem in front."""
+    from dataclasses import replace
+    seen: dict[tuple[str, str], int] = {}
+    for vc in result.cases:
+        seen[(vc.op, vc.case_id)] = seen.get((vc.op, vc.case_id), 0) + 1
+    fixed = []
+    for vc in result.cases:
+        if seen[(vc.op, vc.case_id)] > 1:
+            stem = Path(vc.source.rsplit(":", 1)[0].split("#")[0]).stem
+            vc = replace(vc, case_id=f"{stem}.{vc.case_id}.L{_line(vc.source)}")
+        fixed.append(vc)
+    result.cases = fixed
+
+
+def cli_import(paths: list[str], out: str, storages: bool = False, jobs: int | None = None) -> int:
+    """The import command: 0 when something was imported, 2 when nothing was (or a path is
+    missing); what could not be read is in import.json and counted in the summary line."""
+    import sys
+    from aclnn_conformance.vendor.cases_dir import write_import
+    result = import_paths(paths, jobs)
+    target = write_import(out, result, storages)
+    for problem in result.problems[:20]:
+        print(f"not imported: {problem.text()}", file=sys.stderr)
+    if len(result.problems) > 20:
+        print(f"... {len(result.problems) - 20} more in {target}", file=sys.stderr)
+    print(result.summary() + f"; details in {target}")
+    missing = [p for p in result.problems if p.reason == "no such file or folder"]
+    return 2 if missing or not result.cases else 0

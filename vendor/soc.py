@@ -1,0 +1,53 @@
+"""The vendor unit-test harness's SoC and NPU-architecture names, and the product line of each.
+
+The op_api unit-test harness of ops-nn and ops-math stubs the platform
+(``tests/ut/op_api/stub/opdev/platform.cpp``): an enum ``SocVersion`` and an ``NpuArch``, switched
+by ``SocVersionManager`` / ``NpuArchManager`` scopes or by ``SetPlatformSocVersion`` /
+``SetPlatformNpuArch``. These are enum names, not the runtime's SoC names of spec/soc.py: the stub's
+``ASCEND910B`` is the DAV_2201 family (Atlas A2), as its own SoC-to-architecture map says.
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+# the stub's SocVersion enum -> product id (None: a line the suite does not know)
+SOC_VERSION_PRODUCT: dict[str, str | None] = {
+    "ASCEND910": "atlas-training", "ASCEND910B": "atlas-a2", "ASCEND910_93": "atlas-a3",
+    "ASCEND950": "ascend950", "ASCEND310P": "atlas-inference", "ASCEND310B": "atlas-200i-500-a2",
+    "ASCEND310": None, "ASCEND310C": None, "ASCEND610LITE": None, "ASCEND910E": None,
+    "KIRINX90": None, "KIRIN9030": None,
+}
+# the stub's NpuArch enum -> product id; DAV_2201 is A2 and A3, and both stubs map it to ASCEND910B
+NPU_ARCH_PRODUCT: dict[str, str | None] = {
+    "DAV_1001": "atlas-training", "DAV_2201": "atlas-a2", "DAV_3510": "ascend950",
+    "DAV_2002": "atlas-inference", "DAV_3002": "atlas-200i-500-a2", "DAV_3102": None,
+}
+STUB_PLATFORM = Path("tests/ut/op_api/stub/opdev/platform.cpp")
+_DEFAULT_SOC = re.compile(r"\bg_socVersion\s*=\s*(?:op::)?SocVersion::(\w+)")
+
+
+def product_of_enum(name: str) -> tuple[bool, str | None]:
+    """(known, product) for a ``SocVersion::X`` or ``NpuArch::X`` name (with or without the
+    qualifier); known is false for a name neither table holds."""
+    short = name.rsplit("::", 1)[-1]
+    if "NpuArch" in name or short.startswith("DAV_"):
+        return short in NPU_ARCH_PRODUCT, NPU_ARCH_PRODUCT.get(short)
+    return short in SOC_VERSION_PRODUCT, SOC_VERSION_PRODUCT.get(short)
+
+
+def harness_default(root: Path) -> tuple[str | None, str]:
+    """The product the unit-test harness of the vendor checkout ``root`` runs as by default, read
+    from its stub platform, and the citation (path:line) or why there is none."""
+    stub = root / STUB_PLATFORM
+    try:
+        lines = stub.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None, f"no unit-test harness stub platform at {root.name}/{STUB_PLATFORM}"
+    for lineno, line in enumerate(lines, 1):
+        found = _DEFAULT_SOC.search(line)
+        if found:
+            product = SOC_VERSION_PRODUCT.get(found.group(1))
+            where = f"{root.name}/{STUB_PLATFORM}:{lineno}"
+            return product, f"the harness default SocVersion::{found.group(1)} ({where})"
+    return None, f"{root.name}/{STUB_PLATFORM} sets no default SocVersion"
