@@ -115,7 +115,8 @@ def _rule_dtype(rule: Any, dtypes: Mapping[str, np.dtype]) -> np.dtype | None:
 def compute_dtype(case: Case, entry: ValueEntry) -> np.dtype:
     """The dtype the host code computes in: the values block's ``compute_dtype``, else its
     ``promotion``, else the promotion of the tensor inputs (a float scalar makes an integer call
-    float32); the transcendental class computes integer inputs in float32."""
+    float32, except in the exact class, whose scalars take the tensor's dtype); the transcendental
+    class computes integer inputs in float32."""
     tensors = {n: case.tensor(n).storage.dtype for n in entry.inputs
                if n in case.tensors and case.tensor(n) is not None}
     block = values_block(case.op) or {}
@@ -125,7 +126,7 @@ def compute_dtype(case: Case, entry: ValueEntry) -> np.dtype:
             return found
     promoted = promote(list(tensors.values())) if tensors else np.dtype(np.float32)
     scalars = [_scalar(case, entry, n) for n in entry.inputs if n not in tensors]
-    if not is_float(promoted) and promoted.kind != "b" and any(
+    if not is_float(promoted) and promoted.kind != "b" and entry.function_class != "exact" and any(
             isinstance(s, float) for s in scalars if s is not None):
         promoted = np.dtype(np.float32)
     if entry.function_class == "transcendental" and not is_float(promoted):
@@ -208,6 +209,8 @@ def from_case(case: Case, profile: str) -> OracleResult:
             expected = exact.astype(compute).astype(out_dtype)
         aux = tolerance_aux(entry, out_dtype)
         aux["exact"] = exact
+        if np.dtype(compute).itemsize < np.dtype(out_dtype).itemsize and is_float(out_dtype):
+            aux["faithful_dtype"] = np.dtype(compute)   # the result is as fine as the compute dtype
     expected = np.broadcast_to(expected, out_shape).astype(out_dtype) if out_shape != shape \
         else np.asarray(expected)
     if "exact" in aux and np.shape(aux["exact"]) != out_shape:

@@ -151,3 +151,28 @@ class _PerOperator:
 
 
 TABLE_CASES = _PerOperator()
+
+
+def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
+    """The value cases of an extracted operator in the dtype of its base call, completed with the
+    base call's other parameters (``values``, ``values-broadcast``, ``values-empty``)."""
+    entry = value_entry(key)
+    first = next((base.tensors[n] for n in entry.inputs if base.tensors.get(n) is not None), None)
+    if first is None:
+        return []
+    dtype = first.desc.dtype.name
+    names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
+    out = []
+    for case in value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=(dtype,)):
+        kind = case.case_id.split("-")[0]
+        tensors = {n: case.tensors.get(n, base.tensors[n]) for n in base.tensors}
+        attrs = {**base.attrs, **{k: v for k, v in case.attrs.items()}}
+        if entry.output in base.tensors and base.tensors[entry.output] is not None \
+                and not entry.inplace and case.tensors.get(entry.output) is not None:
+            out_dtype = base.tensors[entry.output].desc.dtype
+            shape = case.tensors[entry.output].desc.shape
+            tensors[entry.output] = TensorArg.from_array(np.zeros(shape, dtype=numpy_dtype(out_dtype)),
+                                                         out_dtype)
+        out.append(case.with_(tensors=tensors, attrs=attrs, case_id=names[kind],
+                              rule_ids=case.rule_ids, note="the value cases of the entry"))
+    return out

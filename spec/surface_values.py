@@ -117,3 +117,39 @@ def has_value_entry(op: str) -> bool:
     except UnknownValueEntry:
         return False
     return True
+
+
+_COMPUTABLE = frozenset({"FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "INT16", "INT32", "INT64",
+                         "UINT8", "BOOL"})
+
+
+def outside_domain(case: Any) -> bool:
+    """Whether a call is outside what the entry's function defines: an operand or the output
+    missing, a dtype the function is not computed in, or operands that do not broadcast to the
+    output (such calls succeed only where a profile does not check them; their values are not
+    judged)."""
+    try:
+        entry = value_entry(case.op)
+    except UnknownValueEntry:
+        return False
+    out = case.tensors.get(entry.output)
+    if out is None or out.desc.dtype.name not in _COMPUTABLE:
+        return True
+    shapes = []
+    for name in entry.inputs:
+        if name in case.tensors:
+            arg = case.tensors[name]
+            if arg is None or arg.desc.dtype.name not in _COMPUTABLE:
+                return True
+            shapes.append(tuple(arg.desc.shape))
+        elif name not in case.attrs and name not in entry.defaults:
+            return True
+        elif name in case.attrs and case.attrs[name] is None and name not in entry.defaults:
+            return True
+    try:
+        import numpy as np
+        if np.broadcast_shapes(*shapes, tuple(out.desc.shape)) != tuple(out.desc.shape):
+            return True
+    except ValueError:
+        return True
+    return False

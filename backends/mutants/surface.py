@@ -104,6 +104,12 @@ def mutant_set(key: str) -> MutantSet:
             "name": f"control-{key.replace('_', '-')}-same-status-reordered", "op": key, "killed_by": (),
             "__module__": __name__, "order": reordered,
             "defect": "no defect: each run of checks of one status in reverse order"}))
+    from aclnn_conformance.spec.surface_values import has_value_entry
+    if has_value_entry(key):  # the value mutants and controls of a value-judged operator
+        from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS as VALUE_SETS
+        values = getattr(VALUE_SETS, key)
+        return MutantSet(mutants=tuple(made) + values.mutants, controls=tuple(controls) + values.controls,
+                         equivalent=values.equivalent)
     return MutantSet(mutants=tuple(made), controls=tuple(controls))
 
 

@@ -1,5 +1,7 @@
 """Mutants and controls of the elementwise surface, generated per operator from its value entry and
-its spec (``MUTANT_SETS.<key>``: the record's ``mutants`` piece).
+its spec (``MUTANT_SETS.<key>``, joined to the interface mutants of backends/mutants/surface.py,
+whose swapped-checks mutants cover the check order); an operator none of whose value cases is
+value-judged on any product gets none.
 
 Each backend takes its status from the spec, like the reference backend, and its values from the
 oracle with one defect; a control computes correctly but otherwise than the oracle. Kinds:
@@ -7,7 +9,6 @@ oracle with one defect; a control computes correctly but otherwise than the orac
 - ``promotion``: the inputs rounded through a narrower type first (float32 and fp16 through
   bf16, bf16 through fp16, integers through their low byte): a wrong compute dtype;
 - ``dtype-missing``: the first sample dtype refused with 161002;
-- ``check-order``: the spec's first two check steps run in swapped order (operators with rules);
 - ``nan``: NaN results written as 0 (float outputs whose cases produce NaN);
 - ``ulp-bias``: every non-zero finite result one ulp up (exact and rounded classes);
 - ``twice-limit``: results off by twice the standard's limit (transcendental class);
@@ -20,7 +21,6 @@ oracle with one defect; a control computes correctly but otherwise than the orac
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from functools import lru_cache
 from typing import Any
 
@@ -126,13 +126,6 @@ class DtypeMissingMutant(SurfaceBackend):
         return None
 
 
-class CheckOrderMutant(SurfaceBackend):
-    def spec_for(self, spec):
-        steps = list(spec.check_steps)
-        steps[0], steps[1] = steps[1], steps[0]
-        return replace(spec, check_steps=tuple(steps))
-
-
 class NanMutant(SurfaceBackend):
     def change(self, case, expected, aux):
         out = np.array(expected, copy=True)
@@ -190,6 +183,8 @@ class FaithfulControl(SurfaceBackend):
 
     def change(self, case, expected, aux):
         from aclnn_conformance.spec.surface_compare import neighbours
+        if not _is_float(expected.dtype):   # an integer output is exact whatever the algorithm
+            return expected
         exact = np.asarray(aux["exact"], np.float64).reshape(expected.shape)
         low, high = neighbours(exact, expected.dtype)
         g = expected.astype(np.float64)
@@ -302,6 +297,8 @@ def mutant_set(key: str) -> MutantSet:
     outputs = _value_outputs(key)
     float_out = [o for o in outputs if _is_float(o.dtype)]
     cls = entry.function_class
+    if not _judged_somewhere(key):
+        return MutantSet()   # no call of it is value-judged (an unread check, an unsupported product)
     cases = value_cases(key)
     equivalent: list[type] = []
     promotion = _make(PromotionMutant, entry, key, "promotion", "computes in a wrongly promoted "
@@ -315,11 +312,6 @@ def mutant_set(key: str) -> MutantSet:
         _make(DtypeMissingMutant, entry, key, "dtype-missing",
               f"refuses {entry.sample.get('dtypes', ['FLOAT'])[0]}, an accepted dtype",
               rule + dtype_rules, refused_dtype=entry.sample.get("dtypes", ["FLOAT"])[0])]
-    steps = [s for s in spec.check_steps if any(r.step == s for r in spec.checks())]
-    if len(steps) >= 2 and spec.check_steps[:2] == tuple(steps[:2]):
-        mutants.append(_make(CheckOrderMutant, entry, key, "check-order",
-                             f"checks {steps[1]} before {steps[0]}",
-                             tuple(r.id for r in spec.checks() if r.step in steps[:2])))
     if any(np.isnan(o.astype(np.float64)).any() for o in float_out):
         mutants.append(_make(NanMutant, entry, key, "nan", "NaN results written as 0", rule))
     if cls in ("exact", "rounded") and float_out:
@@ -355,6 +347,19 @@ def mutant_set(key: str) -> MutantSet:
                               "every operation rounded in the compute dtype itself", (),
                               native=True))
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))
+
+
+def _judged_somewhere(key: str) -> bool:
+    """Whether some value case of the operator (its record's table cases named ``values*``, else
+    the entry's own) is value-judged on some product under cann."""
+    from aclnn_conformance.spec.registry import operator
+    from aclnn_conformance.spec.rules import expected_outcome
+    from aclnn_conformance.spec.surface_cases import value_cases
+    record = operator(key)
+    cases = [c for c in (record.piece("table_cases")("ci") if record.has("table_cases") else [])
+             if c.case_id.startswith("values")] or value_cases(key)
+    products = sorted(record.spec.supported.get(PROFILE, ()))
+    return any(expected_outcome(record.spec, c, p, PROFILE).judge_values for c in cases for p in products)
 
 
 def _equivalent(cls: type, reason: str) -> type:
@@ -434,7 +439,7 @@ def _cached(key: str) -> MutantSet:
 
 
 MUTANT_SETS = _MutantSets()
-KINDS: tuple[str, ...] = ("promotion", "dtype-missing", "check-order", "nan", "ulp-bias",
+KINDS: tuple[str, ...] = ("promotion", "dtype-missing", "nan", "ulp-bias",
                           "twice-limit", "flush")
 CONTROL_KINDS: tuple[str, ...] = ("faithful-control", "float32-steps-control", "native-steps-control")
 
