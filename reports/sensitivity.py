@@ -231,7 +231,7 @@ def run() -> dict:
     start = time.perf_counter()
     rows = [sweep(t, mode) for t in targets() for mode in MODES]
     from aclnn_conformance.reports.sensitivity_surface import surface_rows  # the elementwise surface's classes
-    rows += surface_rows()
+    rows += surface_rows(_perturb, MODES, SEED, SWEEP_EXPONENTS, ACCEPTED)
     return {"schema": SCHEMA, "sweep": {"from_log2": SWEEP_EXPONENTS[0],
                                         "to_log2": SWEEP_EXPONENTS[-1], "step_log2": 0.5},
             "seed": SEED, "accepted": list(ACCEPTED), "rows": rows, "rounding": rounding_rows(),

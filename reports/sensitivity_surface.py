@@ -33,8 +33,7 @@ def _target(api: str, dtype: str) -> dict:
             "expected": expected.reshape(-1)[finite], "aux": flat}
 
 
-def _verdict(target: dict, r: float, mode: str, seed: int) -> str:
-    from aclnn_conformance.reports.sensitivity import _perturb
+def _verdict(target: dict, r: float, mode: str, seed: int, _perturb) -> str:
     from aclnn_conformance.spec.surface_compare import compare
     expected = target["expected"]
     with np.errstate(all="ignore"):
@@ -42,16 +41,17 @@ def _verdict(target: dict, r: float, mode: str, seed: int) -> str:
     return compare(target["standard"], actual, expected, target["aux"]).outcome
 
 
-def surface_rows() -> list[dict]:
-    """The sweep rows of every target, in reports/sensitivity.py's row form."""
-    from aclnn_conformance.reports.sensitivity import ACCEPTED, MODES, SEED, SWEEP_EXPONENTS
+def surface_rows(perturb, modes, seed: int, exponents, accepted) -> list[dict]:
+    """The sweep rows of every target, in reports/sensitivity.py's row form (its perturbation,
+    modes, seed, sweep and accepted outcomes passed in: no import back)."""
     from aclnn_conformance.spec.precision import standard
+    MODES, SEED, SWEEP_EXPONENTS, ACCEPTED = modes, seed, exponents, accepted  # noqa: N806
     rows = []
     for api, dtype in TARGETS:
         target = _target(api, dtype)
         std = standard(target["standard"])
         for mode in MODES:
-            verdicts = [(e, _verdict(target, 2.0 ** e, mode, SEED)) for e in SWEEP_EXPONENTS]
+            verdicts = [(e, _verdict(target, 2.0 ** e, mode, SEED, perturb)) for e in SWEEP_EXPONENTS]
             passing = [e for e, v in verdicts if v in ACCEPTED]
             failing = [e for e, v in verdicts if v not in ACCEPTED]
             lp, sf = (max(passing) if passing else None), (min(failing) if failing else None)
@@ -64,7 +64,7 @@ def surface_rows() -> list[dict]:
                          "profile": "cann", "output": f"{target['output']} ({api}, {target['class']})",
                          "dtype": target["dtype"], "case_id": target["case_id"],
                          "elements": int(target["expected"].size), "mode": mode, "limits": limits,
-                         "at_zero": _verdict(target, 0.0, mode, SEED),
+                         "at_zero": _verdict(target, 0.0, mode, SEED, perturb),
                          "largest_pass_log2": lp, "smallest_fail_log2": sf,
                          "largest_pass": None if lp is None else 2.0 ** lp,
                          "smallest_fail": None if sf is None else 2.0 ** sf,

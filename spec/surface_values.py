@@ -3,8 +3,7 @@ defines it, its function class, its domain, its torch mapping and the vendor's a
 read from ``spec/data/values/<family>.json`` (data only: facts with their citations), each a JSON
 list of entries (the extracted operators' loader takes an API as value-judged when an entry names it).
 
-An entry is found by API name (``aclnnGelu``) or by operator key; the key of an extracted operator
-is looked up through the registry's record, whose ``api`` is the entry's name.
+An entry is found by API name (``aclnnGelu``) or by operator key.
 """
 from __future__ import annotations
 
@@ -94,21 +93,20 @@ def value_entries() -> dict[str, ValueEntry]:
 
 
 def value_entry(op: str) -> ValueEntry:
-    """The entry of an operator, by API name or key (a registered record's API name first)."""
+    """The entry of an operator, by API name or key (the extracted operators' keys are the
+    entries' keys: the API name without ``aclnn`` in snake_case)."""
     entries = value_entries()
     if op in entries:
         return entries[op]
-    try:
-        from aclnn_conformance.spec.registry import operator
-        api = operator(op).api
-    except Exception:  # no record of that key: the table's own key
-        api = None
-    if api in entries:
-        return entries[api]
-    for entry in entries.values():
-        if entry.key == op:
-            return entry
-    raise UnknownValueEntry(f"no value entry for {op!r}")
+    found = _by_key().get(op)
+    if found is None:
+        raise UnknownValueEntry(f"no value entry for {op!r}")
+    return found
+
+
+@lru_cache(maxsize=None)
+def _by_key() -> dict[str, ValueEntry]:
+    return {e.key: e for e in value_entries().values()}
 
 
 def has_value_entry(op: str) -> bool:
