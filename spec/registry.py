@@ -74,7 +74,11 @@ def _from_data() -> Iterator[Operator]:
     folders = data_folders()
     if not folders:
         return
-    from aclnn_conformance.spec.operator_data import load_operator_file
+    try:
+        from aclnn_conformance.spec.operator_data import load_operator_file
+    except ImportError:
+        raise RegistryError(f"spec-data folder(s) {', '.join(map(str, folders))}: this version has "
+                            f"no reader of operator-data files yet") from None
     for folder in folders:
         for path in sorted(folder.glob("*.json")):
             yield _sourced(load_operator_file(path), f"data file {path}")
