@@ -104,3 +104,27 @@ def table_case(cases, case_id: str):
         if case.case_id == case_id:
             return case
     raise LookupError(f"no table case {case_id}")
+
+
+def envelope_target(cases, case_id: str, product: str, output: str) -> dict:
+    """One float output of the table case ``case_id`` (of ``cases``), judged by model-bound@3 with
+    ``product``'s cast rule: the oracle's values and the envelope it derives for them."""
+    from aclnn_conformance.oracle.cases import oracle_result
+    from aclnn_conformance.spec.precision import dtype_name
+    case = table_case(cases, case_id)
+    o = oracle_result(case, "cann", product)
+    expected = np.asarray(o.views[output])
+    return {"op": case.op, "standard": "model-bound@3", "profile": "cann", "product": product,
+            "output": output, "case_id": case.case_id, "dtype": dtype_name(expected.dtype),
+            "expected": expected, "aux": o.aux[output]["envelope"]}
+
+
+def envelope_rounding_rows(cases, case_id: str, output: str, products) -> list[dict]:
+    """That output cast otherwise (every mode of ROUNDING_MODES) on each of ``products``."""
+    rows = []
+    for product in products:
+        target = envelope_target(cases, case_id, product, output)
+        unrounded = np.asarray(target["aux"]["unrounded"]).astype(np.float32)
+        rows += [rounding_row(target, unrounded, how, f"{case_id} on {product}")
+                 for how in ROUNDING_MODES]
+    return rows

@@ -6,8 +6,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
-from aclnn_conformance.judging.sensitivity import ROUNDING_MODES, rounding_row, table_case
-from aclnn_conformance.oracle.cases import oracle_result
+from aclnn_conformance.judging.sensitivity import (envelope_rounding_rows, envelope_target)
 from aclnn_conformance.spec.apply_adam_w import MAX_GRAD_NORM, OP, SCALARS
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
@@ -234,30 +233,11 @@ def defect_cases() -> Iterator[Case]:
 
 # ---- sensitivity: realistic outputs for the sensitivity tables (reports/sensitivity.py) ----
 
-def _envelope_target(case_id: str, product: str, output: str) -> dict:
-    """One float output of a table case, judged by model-bound@3 with ``product``'s cast rule."""
-    from aclnn_conformance.spec.precision import dtype_name
-    case = table_case(table_cases("ci"), case_id)
-    o = oracle_result(case, "cann", product)
-    expected = np.asarray(o.views[output])
-    return {"op": OP, "standard": "model-bound@3", "profile": "cann", "product": product,
-            "output": output, "case_id": case.case_id, "dtype": dtype_name(expected.dtype),
-            "expected": expected, "aux": o.aux[output]["envelope"]}
-
-
-def _rounding_rows(case_id: str, output: str, products) -> list[dict]:
-    rows = []
-    for product in products:
-        target = _envelope_target(case_id, product, output)
-        unrounded = np.asarray(target["aux"]["unrounded"]).astype(np.float32)
-        rows += [rounding_row(target, unrounded, how, f"{case_id} on {product}")
-                 for how in ROUNDING_MODES]
-    return rows
-
-
 def sensitivity_targets() -> tuple[list[dict], list[dict]]:
     """(targets, rounding rows): var, m, v of the vendor-distribution cases under model-bound@3 on
     Ascend 950; the bf16 var cast otherwise."""
-    targets = [_envelope_target(f"vendor-{d}-ams1-max1-n1000", "ascend950", o)
+    cases = list(table_cases("ci"))
+    targets = [envelope_target(cases, f"vendor-{d}-ams1-max1-n1000", "ascend950", o)
                for d in ("float32", "bfloat16") for o in ("varRef", "mRef", "vRef")]
-    return targets, _rounding_rows("vendor-bfloat16-ams1-max1-n1000", "varRef", ("ascend950",))
+    return targets, envelope_rounding_rows(cases, "vendor-bfloat16-ams1-max1-n1000", "varRef",
+                                           ("ascend950",))

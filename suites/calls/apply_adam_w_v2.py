@@ -6,7 +6,8 @@ from typing import Iterator, Mapping, Sequence
 
 import numpy as np
 
-from aclnn_conformance.judging.sensitivity import ROUNDING_MODES, rounding_row, table_case
+from aclnn_conformance.judging.sensitivity import (envelope_rounding_rows, envelope_target,
+                                                   table_case)
 from aclnn_conformance.oracle.cases import oracle_result
 from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM, OP
 from aclnn_conformance.spec.case import Case
@@ -312,39 +313,20 @@ def defect_cases() -> Iterator[Case]:
 
 # ---- sensitivity: realistic outputs for the sensitivity tables (reports/sensitivity.py) ----
 
-def _envelope_target(case_id: str, product: str, output: str) -> dict:
-    """One float output of a table case, judged by model-bound@3 with ``product``'s cast rule."""
-    from aclnn_conformance.spec.precision import dtype_name
-    case = table_case(table_cases("ci"), case_id)
-    o = oracle_result(case, "cann", product)
-    expected = np.asarray(o.views[output])
-    return {"op": OP, "standard": "model-bound@3", "profile": "cann", "product": product,
-            "output": output, "case_id": case.case_id, "dtype": dtype_name(expected.dtype),
-            "expected": expected, "aux": o.aux[output]["envelope"]}
-
-
-def _rounding_rows(case_id: str, output: str, products) -> list[dict]:
-    rows = []
-    for product in products:
-        target = _envelope_target(case_id, product, output)
-        unrounded = np.asarray(target["aux"]["unrounded"]).astype(np.float32)
-        rows += [rounding_row(target, unrounded, how, f"{case_id} on {product}")
-                 for how in ROUNDING_MODES]
-    return rows
-
-
 def sensitivity_targets() -> tuple[list[dict], list[dict]]:
     """(targets, rounding rows): every float output of the vendor-distribution cases (amsgrad,
     maximize) under model-bound@3 and, for float32, the per-element bound of model-bound@1; the
     bf16 var and the exact bf16 ties of m cast otherwise on A2 and 950."""
+    cases = list(table_cases("ci"))
     outputs = ("varRef", "mRef", "vRef", "maxGradNormOptionalRef")
-    targets = [_envelope_target(f"vendor-{d}-1000-ams-max", "atlas-a2", o)
+    targets = [envelope_target(cases, f"vendor-{d}-1000-ams-max", "atlas-a2", o)
                for d in ("float32", "bfloat16") for o in outputs]
-    case = table_case(table_cases("ci"), "vendor-float32-1000-ams-max")
+    case = table_case(cases, "vendor-float32-1000-ams-max")
     o = oracle_result(case, "cann", "atlas-a2")
     targets.append({"op": OP, "standard": "model-bound@1", "profile": "cann", "product": "atlas-a2",
                     "output": "varRef", "case_id": case.case_id, "dtype": "float32",
                     "expected": np.asarray(o.views["varRef"]), "aux": o.aux["varRef"]})
-    rounding = (_rounding_rows("vendor-bfloat16-1000-ams-max", "varRef", ("atlas-a2", "ascend950"))
-                + _rounding_rows("bf16-exact-ties", "mRef", ("atlas-a2", "ascend950")))
+    both = ("atlas-a2", "ascend950")
+    rounding = (envelope_rounding_rows(cases, "vendor-bfloat16-1000-ams-max", "varRef", both)
+                + envelope_rounding_rows(cases, "bf16-exact-ties", "mRef", both))
     return targets, rounding

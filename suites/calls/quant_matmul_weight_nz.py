@@ -21,8 +21,7 @@ from typing import Iterator
 import ml_dtypes
 import numpy as np
 
-from aclnn_conformance.judging.sensitivity import ROUNDING_MODES, rounding_row, table_case
-from aclnn_conformance.oracle.cases import oracle_result
+from aclnn_conformance.judging.sensitivity import (envelope_rounding_rows, envelope_target)
 from aclnn_conformance.oracle.weight_quant_preprocess import to_fractal_nz_c0_32
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import numpy_dtype
@@ -304,30 +303,10 @@ def ut_cases() -> Iterator[Case]:
 
 # ---- sensitivity: realistic outputs for the sensitivity tables (reports/sensitivity.py) ----
 
-def _envelope_target(case_id: str, product: str, output: str) -> dict:
-    """One float output of a table case, judged by model-bound@3 with ``product``'s cast rule."""
-    from aclnn_conformance.spec.precision import dtype_name
-    case = table_case(table_cases("ci"), case_id)
-    o = oracle_result(case, "cann", product)
-    expected = np.asarray(o.views[output])
-    return {"op": OP, "standard": "model-bound@3", "profile": "cann", "product": product,
-            "output": output, "case_id": case.case_id, "dtype": dtype_name(expected.dtype),
-            "expected": expected, "aux": o.aux[output]["envelope"]}
-
-
-def _rounding_rows(case_id: str, output: str, products) -> list[dict]:
-    rows = []
-    for product in products:
-        target = _envelope_target(case_id, product, output)
-        unrounded = np.asarray(target["aux"]["unrounded"]).astype(np.float32)
-        rows += [rounding_row(target, unrounded, how, f"{case_id} on {product}")
-                 for how in ROUNDING_MODES]
-    return rows
-
-
 def sensitivity_targets() -> tuple[list[dict], list[dict]]:
     """(targets, rounding rows): out of the wide-range case (outside the exact regime) and of an
     fp16 case inside it, under model-bound@3; the wide case's out cast otherwise."""
-    targets = [_envelope_target(c, "ascend950", "out")
+    cases = list(table_cases("ci"))
+    targets = [envelope_target(cases, c, "ascend950", "out")
                for c in ("wide-k256", "fp16-bias-prescale-with-sum")]
-    return targets, _rounding_rows("wide-k256", "out", ("ascend950",))
+    return targets, envelope_rounding_rows(cases, "wide-k256", "out", ("ascend950",))
