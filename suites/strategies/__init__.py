@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.rules import OpSpec
+from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.spec.faults import faulted_rules
 
 
@@ -42,6 +43,17 @@ def shapes(draw, ranks: tuple[int, ...], max_numel: int) -> tuple[int, ...]:
         limit = max(1, room if i == rank - 1 else min(room, 8))
         dims.append(draw(st.integers(1, limit)))
     return tuple(dims)
+
+
+def drawn_calls(kind: str, params: Callable[[], st.SearchStrategy[dict]],
+                make_call: Callable[..., Case]) -> Callable[[], st.SearchStrategy[Case]]:
+    """A factory of the strategy that draws ``params()`` and builds the call with ``make_call``,
+    its case id from ``kind`` and the draw (the same draw always gets the same id)."""
+    @st.composite
+    def drawn(draw) -> Case:
+        values = draw(params(), label="make_call kwargs")
+        return make_call(drawn_case_id(kind, values), origin="hypothesis", **values)
+    return drawn
 
 
 def fault_rules(spec: OpSpec) -> st.SearchStrategy:

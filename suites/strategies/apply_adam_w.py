@@ -8,7 +8,7 @@ from aclnn_conformance.spec.case import Case
 from aclnn_conformance.suites.calls import apply_adam_w as calls
 from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.spec.faults import faults_of
-from aclnn_conformance.suites.strategies import CallStrategies, fault_rules, shapes
+from aclnn_conformance.suites.strategies import CallStrategies, drawn_calls, fault_rules, shapes
 
 _ROWS = {p.name: p for p in PARAMS}
 _DTYPE_NAMES = {v: k for k, v in calls.DTYPES.items()}
@@ -60,10 +60,7 @@ def invalid_calls(draw) -> Case:
     return case.with_(rule_ids=(rule.id,))
 
 
-@st.composite
-def deterministic_calls(draw) -> Case:
-    params = draw(call_params(), label="make_call kwargs")
-    return calls.make_call(drawn_case_id("determinism", params), origin="hypothesis", **params)
+deterministic_calls = drawn_calls("determinism", call_params, calls.make_call)
 
 
 STRATEGIES = CallStrategies(valid={"": valid_calls}, invalid=invalid_calls,

@@ -10,7 +10,7 @@ from aclnn_conformance.spec.rules import PROFILES, expected_outcome
 from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.suites.calls import quant_matmul_weight_nz as calls
 from aclnn_conformance.spec.faults import faults_of
-from aclnn_conformance.suites.strategies import CallStrategies, fault_rules
+from aclnn_conformance.suites.strategies import CallStrategies, drawn_calls, fault_rules
 
 
 @st.composite
@@ -31,11 +31,7 @@ def call_params(draw, regime: str = "exact", max_elements: int = 64 * 1024) -> d
 
 
 def _valid(kind: str, regime: str):
-    @st.composite
-    def drawn(draw) -> Case:
-        params = draw(call_params(regime=regime), label="make_call kwargs")
-        return calls.make_call(drawn_case_id(kind, params), origin="hypothesis", **params)
-    return drawn
+    return drawn_calls(kind, lambda: call_params(regime=regime), calls.make_call)
 
 
 @st.composite

@@ -10,7 +10,7 @@ from aclnn_conformance.spec.weight_quant_preprocess import PARAMS, SPEC
 from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.suites.calls import weight_quant_preprocess as calls
 from aclnn_conformance.spec.faults import faults_of
-from aclnn_conformance.suites.strategies import CallStrategies, fault_rules
+from aclnn_conformance.suites.strategies import CallStrategies, drawn_calls, fault_rules
 
 _PARAM = {p.name: p for p in PARAMS}
 _BIAS_DTYPE_NAMES = {v: k for k, v in calls.BIAS_DTYPES.items()}
@@ -50,10 +50,7 @@ def call_params(draw, gmm: bool | None = None) -> dict:
     return params
 
 
-@st.composite
-def valid_calls(draw) -> Case:
-    params = draw(call_params(), label="make_call kwargs")
-    return calls.make_call(drawn_case_id("valid", params), origin="hypothesis", **params)
+valid_calls = drawn_calls("valid", call_params, calls.make_call)
 
 
 @st.composite
@@ -73,10 +70,7 @@ def invalid_calls(draw) -> Case:
     return case.with_(rule_ids=(rule.id,))
 
 
-@st.composite
-def deterministic_calls(draw) -> Case:
-    params = draw(call_params(), label="make_call kwargs")
-    return calls.make_call(drawn_case_id("determinism", params), origin="hypothesis", **params)
+deterministic_calls = drawn_calls("determinism", call_params, calls.make_call)
 
 
 STRATEGIES = CallStrategies(valid={"": valid_calls}, invalid=invalid_calls,
