@@ -211,11 +211,50 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--product", default="ascend950",
                    help="the product whose expectations are written (default ascend950)")
     add_commands(sub)
+    from aclnn_conformance.extract.cli import add_command
+    add_command(sub)
+    from aclnn_conformance.extract import agreement
+    agreement.add_command(sub)
+    from aclnn_conformance.reports import matrix
+    matrix.add_command(sub)
     return p
+
+
+def take_spec_data(argv: list[str]) -> list[str]:
+    """Remove every ``--spec-data DIR`` (any command, any position) from ``argv`` and add each folder
+    to the registry and to ACLNN_CONFORMANCE_SPEC_DATA, so that pytest and its workers see it too."""
+    import os
+    from pathlib import Path
+    from aclnn_conformance.spec.registry import SPEC_DATA_ENV, add_data_folder
+    rest, folders = [], []
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--spec-data" and i + 1 < len(argv):
+            folders.append(argv[i + 1])
+            i += 2
+            continue
+        if arg.startswith("--spec-data="):
+            folders.append(arg.split("=", 1)[1])
+            i += 1
+            continue
+        rest.append(arg)
+        i += 1
+    for folder in folders:
+        add_data_folder(folder)
+        present = [p for p in os.environ.get(SPEC_DATA_ENV, "").split(os.pathsep) if p]
+        os.environ[SPEC_DATA_ENV] = os.pathsep.join([*present, str(Path(folder).resolve())])
+    return rest
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] != ["extract"]:
+        try:
+            argv = take_spec_data(argv)
+        except ValueError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
     if argv[:1] == ["run"]:
         return run(argv[1:])
     if argv[:1] == ["doctor"]:
@@ -225,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_list(args)
     if args.command == "export":
         return cmd_export(args)
+    if args.command in ("extract", "agreement", "matrix"):
+        return args.func(args)
     if args.command == "import":
         from aclnn_conformance.vendor.importer import cli_import
         return cli_import(args.paths, args.out, args.storages, args.jobs)

@@ -68,6 +68,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--isolation", default="auto",
                     help="run the backend in a child process, so that a crash or a hang is "
                          "recorded: auto (default) isolates native-code backends (aclnn)")
+    group.addoption("--spec-data", action="append", default=[], metavar="DIR",
+                    help="a folder of operator-data files (aclnn-conformance extract) whose operators "
+                         "join the run (repeatable; also ACLNN_CONFORMANCE_SPEC_DATA)")
     group.addoption("--cases", default=None, metavar="CASES_DIR",
                     help="run the cases an import wrote to CASES_DIR (aclnn-conformance import), "
                          "each on the product its vendor file states unless --product is given")
@@ -104,6 +107,12 @@ def _select_products(config: pytest.Config, backend: Backend) -> tuple[str, ...]
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a case judged against the spec")
+    from aclnn_conformance.spec.registry import RegistryError, add_data_folder
+    try:
+        for folder in config.getoption("--spec-data"):
+            add_data_folder(folder)
+    except RegistryError as exc:
+        raise pytest.UsageError(str(exc)) from None
     try:
         backend = load_backend(config.getoption("--backend"))
         products = _select_products(config, backend)
@@ -112,6 +121,8 @@ def pytest_configure(config: pytest.Config) -> None:
     _check_choices(config)
     tier = config.getoption("--tier")
     settings.load_profile(hypothesis_profile(config))
+    from aclnn_conformance.suites.sampling import set_tier
+    set_tier(tier)
     ok, reason = backend.available()
     run_id = (config.workerinput.get("aclnn_run_id") if _is_worker(config)
               else uuid.uuid4().hex[:12])
@@ -347,6 +358,15 @@ class RunProgress:
         return "; ".join(parts)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    """An empty parametrization (the vendor cases without --cases) is no test to run or record."""
+    empty = [i for i in items if any(m.name == "skip" and "empty parameter set" in str(m.kwargs.get("reason", ""))
+                                     for m in i.iter_markers())]
+    if empty:
+        config.hook.pytest_deselected(items=empty)
+        items[:] = [i for i in items if i not in empty]
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     if not _is_worker(session.config) and not _xdist_active(session.config):
         session.config._aclnn_progress.collected = len(session.items)
@@ -444,7 +464,23 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
              f"run={h.run_id}"]
     if h.unavailable:
         lines.append(h.unavailable + " -- every case will be SKIPPED")
+    skew = _skew(h.backend)
+    if skew:
+        lines.append(skew)
     return lines
+
+
+def _skew(backend) -> str:
+    """The skew line when a device-backed backend's CANN is not the spec data's release."""
+    environment = getattr(backend, "environment", None)
+    if environment is None:
+        return ""
+    try:
+        release = environment().get("cann_version")
+    except Exception:  # the backend cannot tell: nothing to compare
+        return ""
+    from aclnn_conformance.spec.skew import skew_line
+    return skew_line(release)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -455,7 +491,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("product", metafunc.config._aclnn_products)
     if "table_case" in metafunc.fixturenames:  # the generic suite: every record's table cases
         from aclnn_conformance.spec.single_calls import all_table_cases
-        cases = all_table_cases(metafunc.config.getoption("--tier"))
+        from aclnn_conformance.suites.sampling import keep
+        tier = metafunc.config.getoption("--tier")
+        cases = [c for c in all_table_cases(tier) if keep(c.op, "table", c.case_id, tier)]
         metafunc.parametrize("table_case", cases, ids=[f"{c.op}:{c.case_id}" for c in cases])
 
 

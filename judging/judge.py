@@ -124,5 +124,7 @@ def _judge_values(spec: OpSpec, case: Case, product: str, profile: str, result: 
         # an input (or an output of an empty call): its storage must be exactly as it was
         record(name, "bit-exact", compare_bit_exact(actual, arg.storage))
     outcome = max(verdicts.values(), key=SEVERITY.__getitem__, default="PASS")
+    if not spec.values_judged:
+        details.append("values not judged: a status-only spec")
     return Judgement(outcome, expected, "; ".join(details), values_judged=oracle is not None,
                      standards=standards, verdicts=verdicts, metrics=metrics)

@@ -24,10 +24,28 @@ def merge_shards(report_dir: Path) -> RunSet:
     return runset
 
 
+def _note_skew(report_dir: Path) -> None:
+    """Say in report.md when the run's CANN is not the release the extracted spec was read from."""
+    import json
+    from aclnn_conformance.spec.skew import skew_line
+    run = report_dir / "run.json"
+    release = json.loads(run.read_text()).get("cann_version") if run.is_file() else None
+    line = skew_line(release)
+    report = report_dir / "report.md"
+    if line and report.is_file():
+        text = report.read_text(encoding="utf-8")
+        head, _, rest = text.partition("\n")
+        report.write_text(f"{head}\n\n**{line}**\n{rest}", encoding="utf-8")
+
+
 def finish_report_dir(report_dir: Path) -> str:
     """Merge the shards into records.jsonl, write report.md/.csv/.json/.html (and the declared
     support tables when the run probed them); return the table printed in the terminal."""
     report_dir = Path(report_dir)
     runset = merge_shards(report_dir)
     doc, paths = write_reports(runset, report_dir)
+    from aclnn_conformance.reports.matrix import data_operators, write_matrix
+    if data_operators():   # the support matrix of the extracted operators, per product
+        write_matrix(report_dir / "matrix")
+    _note_skew(report_dir)
     return terminal_summary(doc, [p for p in paths if p.name in ("report.md", "report.html")])

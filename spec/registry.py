@@ -4,7 +4,8 @@ Three sources, read once, in this order:
 
 1. **Convention**: every module of this package (``aclnn_conformance.spec.<name>``) that defines
    ``OPERATOR``, an ``Operator`` record.
-2. **Data folders**: every ``*.json`` operator-data file (``spec.operator_data``) in the folders named
+2. **Data folders**: every ``*.json`` operator-data file (``spec.operator_data``), one folder down
+   (``<family>/<key>.json``; ``values/`` holds value tables and the top level the scope, not operators), in the folders named
    by ``ACLNN_CONFORMANCE_SPEC_DATA`` (``os.pathsep``-separated) and added with ``add_data_folder``
    (the command line's ``--spec-data``), after the project's own ``spec/data/``.
 3. **Entry points** of the group ``aclnn_conformance.operators``: each names an ``Operator`` (or a
@@ -56,7 +57,12 @@ def add_data_folder(folder: str | Path) -> None:
 
 def data_folders() -> list[Path]:
     env = [Path(p) for p in os.environ.get(SPEC_DATA_ENV, "").split(os.pathsep) if p]
-    return [f for f in (PROJECT_DATA, *env, *_extra_folders) if f.is_dir()]
+    seen, out = set(), []
+    for f in (PROJECT_DATA, *env, *_extra_folders):
+        if f.is_dir() and f.resolve() not in seen:
+            seen.add(f.resolve())
+            out.append(f)
+    return out
 
 
 def _by_convention() -> Iterator[Operator]:
@@ -80,7 +86,7 @@ def _from_data() -> Iterator[Operator]:
         raise RegistryError(f"spec-data folder(s) {', '.join(map(str, folders))}: this version has "
                             f"no reader of operator-data files yet") from None
     for folder in folders:
-        for path in sorted(folder.glob("*.json")):
+        for path in sorted(p for p in folder.glob("*/*.json") if p.parent.name != "values"):
             yield _sourced(load_operator_file(path), f"data file {path}")
 
 

@@ -154,6 +154,7 @@ class OpSpec:
     check_steps: tuple[str, ...] = ()          # the vendor's validation steps, in the order they run
     domain: str = ""                           # a scoped spec's declared domain ("" = the whole API)
     domain_products: tuple[str, ...] = ()      # the products inside that domain (empty: every one)
+    values_judged: bool = True                 # false: a status-only spec (success says "values not judged")
 
     def __post_init__(self) -> None:
         steps = set(self.check_steps)
@@ -203,4 +204,4 @@ def expected_outcome(spec: OpSpec, case: Case, product: str, profile: str) -> Ex
         r.id for r in spec.rules
         if r.kind in ("precondition", "value") and r.violated is not None
         and r.expect_for(profile, product).kind == "not_judged" and r.violated(case))
-    return Expected("success", judge_values=not unjudged, reasons=unjudged)
+    return Expected("success", judge_values=spec.values_judged and not unjudged, reasons=unjudged)

@@ -26,5 +26,7 @@ def test_torch_backend_scores_clean_without_waivers():
     backend = TorchBackend()
     assert backend.available() == (True, "")
     assert backend.waivers == ()
-    result = _score(backend)
+    from aclnn_conformance.spec.registry import operators
+    with_torch = tuple(k for k, r in operators().items() if r.has("torch"))   # the rest have no torch piece
+    result = run_mutant(backend, tier_cases("ci", with_torch), PRODUCT_IDS, stop_when_named=False)
     assert result["killing"] == 0, result["kills"][:3]

@@ -65,6 +65,8 @@ def a2_vs_950():
     rows = []
     for case in _all_cases():
         spec = OPS[case.op]
+        if not spec.values_judged:   # a status-only spec's emulator is the spec itself, by construction
+            continue
         got = (BACKEND.run(case, A2).status, BACKEND.run(case, A950).status)
         want = (_expected_key(spec, case, A2), _expected_key(spec, case, A950))
         deciding = {expected_outcome(spec, case, p, "cann").rule_id for p in (A2, A950)} - {None}

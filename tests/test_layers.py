@@ -11,7 +11,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PKG = "aclnn_conformance"
 # bottom to top: a package may import itself and those before it, except as NOT_BELOW says
-LAYERS = ("spec", "oracle", "backends", "judging", "vendor", "suites", "reports", "plugin", "cli")
+LAYERS = ("spec", "oracle", "backends", "judging", "vendor", "extract", "suites", "reports", "plugin",
+          "cli")
 # layers that sit above another without importing it
 NOT_BELOW = {"reports": {"suites"}}
 

@@ -1,7 +1,8 @@
 """An operator is one record: no module outside the modules a record owns names an operator in its
 code. Checked with the AST over every module of the package, for every operator of the registry: its
-key, its API name and its rule prefix, in identifiers, imports and strings (docstrings and comments
-aside); and a planted violation shows that the check fails."""
+key, its API name and its rule prefix (a data operator: its API name and rule prefix, see ``Names``),
+in identifiers, imports and strings (docstrings and comments aside); and planted violations show
+that the check fails."""
 from __future__ import annotations
 
 import ast
@@ -18,25 +19,57 @@ NOT_SHIPPED = ("tests", "benchmarks")
 
 @dataclass(frozen=True)
 class Names:
-    """How one operator can be named in code."""
+    """How one operator can be named in code.
+
+    A hand-written record (it owns modules) is named by its key, its API name (with or without
+    ``aclnn``) and its rule prefix. A data operator (an operator-data file; it owns no module, its
+    ``modules`` are ``data:<path>``) is named by its API name and its rule prefix only: its key and
+    its bare API name are everyday words of Python, NumPy and torch (``abs``, ``add``, ``exp``,
+    ``log``, ``max``, ``Any``), so a generic module saying ``np.abs`` or ``typing.Any`` names no
+    operator, whereas ``aclnnAbs`` or a rule id ``XABS-DTYPE-001`` could only mean that one."""
 
     key: str
     api: str
     rule_prefix: str
+    data: bool = False
 
-    def in_identifier(self, name: str) -> bool:
-        return name == self.key or name == self.api or name == self.api.removeprefix("aclnn")
+    def identifiers(self) -> tuple[str, ...]:
+        return (self.api,) if self.data else (self.key, self.api, self.api.removeprefix("aclnn"))
 
-    def in_import(self, module: str) -> bool:
-        return self.key in module.split(".") or any(self.in_identifier(p) for p in module.split("."))
+    def exact_strings(self) -> tuple[str, ...]:
+        return () if self.data else (self.key, self.api.removeprefix("aclnn"))
 
-    def in_string(self, text: str) -> bool:
-        if self.api in text or text == self.key or text == self.api.removeprefix("aclnn"):
-            return True
-        if re.search(rf"(^|[^A-Za-z0-9]){re.escape(self.rule_prefix)}-[A-Z]+-\d", text):
-            return True
-        # a path or module named after the operator: spec/<key>.py, suites.calls.<key>
-        return re.search(rf"(^|[./:]){re.escape(self.key)}($|[./:])", text) is not None
+
+class NameIndex:
+    """Every operator's names at once (hundreds of data operators): dict lookups and one regular
+    expression per kind, so the check reads each node once rather than once per operator."""
+
+    def __init__(self, names: list[Names]) -> None:
+        self.identifiers = {i: n.key for n in names for i in n.identifiers()}
+        self.exact = {s: n.key for n in names for s in n.exact_strings()}
+        self.import_parts = {**self.identifiers, **{n.key: n.key for n in names if not n.data}}
+        by_length = sorted(names, key=lambda n: -len(n.api))
+        self.api_of = {n.api: n.key for n in names}
+        self.api_re = re.compile("|".join(re.escape(n.api) for n in by_length))
+        self.prefix_of = {n.rule_prefix: n.key for n in names}
+        prefixes = sorted(self.prefix_of, key=len, reverse=True)
+        self.prefix_re = re.compile(rf"(?:^|[^A-Za-z0-9])({'|'.join(map(re.escape, prefixes))})-[A-Z]+-\d")
+        # a path or module named after a hand-written operator: spec/<key>.py, suites.calls.<key>
+        keys = sorted((n.key for n in names if not n.data), key=len, reverse=True)
+        self.path_re = re.compile(rf"(?:^|[./:])({'|'.join(map(re.escape, keys))})(?=$|[./:])")
+
+    def in_identifier(self, name: str) -> set[str]:
+        return {self.identifiers[name]} if name in self.identifiers else set()
+
+    def in_import(self, module: str) -> set[str]:
+        return {self.import_parts[p] for p in module.split(".") if p in self.import_parts}
+
+    def in_string(self, text: str) -> set[str]:
+        found = {self.exact[text]} if text in self.exact else set()
+        found |= {self.api_of[m.group(0)] for m in self.api_re.finditer(text)}
+        found |= {self.prefix_of[m.group(1)] for m in self.prefix_re.finditer(text)}
+        found |= {m.group(1) for m in self.path_re.finditer(text)}
+        return found
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -49,8 +82,9 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
-def mentions(source: str, names: list[Names]) -> list[tuple[int, str, str]]:
+def mentions(source: str, names: list[Names] | NameIndex) -> list[tuple[int, str, str]]:
     """(line, operator key, what) for every place in ``source`` that names one of the operators."""
+    index = names if isinstance(names, NameIndex) else NameIndex(names)
     tree = ast.parse(source)
     docs = _docstrings(tree)
     out = []
@@ -69,12 +103,16 @@ def mentions(source: str, names: list[Names]) -> list[tuple[int, str, str]]:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
             texts.append(("string", node.value))
         for kind, text in texts:
-            for n in names:
-                hit = {"identifier": n.in_identifier, "import": n.in_import,
-                       "string": n.in_string}[kind](text)
-                if hit:
-                    out.append((getattr(node, "lineno", 0), n.key, f"{kind} {text[:60]!r}"))
+            hits = {"identifier": index.in_identifier, "import": index.in_import,
+                    "string": index.in_string}[kind](text)
+            for key in sorted(hits):
+                out.append((getattr(node, "lineno", 0), key, f"{kind} {text[:60]!r}"))
     return out
+
+
+def names_of(records) -> list[Names]:
+    return [Names(r.key, r.api, r.spec.rule_prefix, data=all(m.startswith("data:") for m in r.modules))
+            for r in records]
 
 
 def package_modules(root: Path) -> dict[str, Path]:
@@ -97,13 +135,13 @@ def package_modules(root: Path) -> dict[str, Path]:
 
 def violations(root: Path) -> list[str]:
     records = operators().values()
-    names = [Names(r.key, r.api, r.spec.rule_prefix) for r in records]
+    index = NameIndex(names_of(records))
     owned = {m for r in records for m in r.modules}
     out = []
     for module, path in package_modules(root).items():
         if module in owned:
             continue
-        for line, key, what in mentions(path.read_text(encoding="utf-8"), names):
+        for line, key, what in mentions(path.read_text(encoding="utf-8"), index):
             out.append(f"{path.relative_to(root)}:{line}: names {key} ({what})")
     return out
 
@@ -140,3 +178,20 @@ def test_a_planted_violation_is_found(tmp_path):
     assert len(found) == 3 and all(f.startswith("reports/planted.py:") for f in found), found
     assert any("import" in f for f in found) and any(record.api in f for f in found)
     assert any(rule_id in f for f in found)
+
+
+def test_a_data_operator_is_named_by_its_api_and_rule_prefix(tmp_path):
+    """A data operator whose key is an everyday word: ``np.<key>`` and the key as a string name
+    nothing; its API name and one of its rule ids in a generic module are found."""
+    data = [r for r in operators().values() if all(m.startswith("data:") for m in r.modules)]
+    assert data, "the project's spec/data folder gives the registry its data operators"
+    record = min(data, key=lambda r: len(r.key))    # the shortest key: the likeliest common word
+    rule_id = next(r.id for r in record.spec.rules)
+    (tmp_path / "reports").mkdir()
+    (tmp_path / "reports" / "__init__.py").write_text("")
+    (tmp_path / "reports" / "clean.py").write_text(
+        f"import numpy as np\nWORD = {record.key!r}\nf = getattr(np, WORD, None)\n")
+    (tmp_path / "reports" / "planted.py").write_text(f"API = {record.api!r}\nRULE = {rule_id!r}\n")
+    found = violations(tmp_path)
+    assert len(found) == 2 and all(f.startswith("reports/planted.py:") for f in found), found
+    assert any(record.api in f for f in found) and any(rule_id in f for f in found)

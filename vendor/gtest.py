@@ -960,8 +960,11 @@ def build_case(api: str, inputs: list, outputs: list, *, case_id: str, source: s
                         f"{len(args)}", 0)
     names = ([p.name for p in params] if params is not None
              else [f"input{k}" for k in range(len(inputs))] + [f"output{k}" for k in range(len(outputs))])
-    is_attr = ([p.direction == "attr" for p in params] if params is not None else [None] * len(args))
-    for name, value, attr in zip(names, args, is_attr):
+    # an argument that is no aclTensor (aclScalar, arrays, plain values) is an attribute of the case
+    is_attr = ([p.direction == "attr" or p.c_kind != "tensor" for p in params] if params is not None
+               else [None] * len(args))
+    kinds = [p.c_kind for p in params] if params is not None else [None] * len(args)
+    for name, value, attr, kind in zip(names, args, is_attr, kinds):
         try:
             if isinstance(value, TensorVal):
                 if attr:
@@ -984,6 +987,9 @@ def build_case(api: str, inputs: list, outputs: list, *, case_id: str, source: s
                     else:
                         tensors[f"{name}[{k}]"] = None
                 attrs[f"{name}.count"] = len(value.items)
+            elif isinstance(value, ScalarVal) and kind == "scalar":
+                # an aclScalar keeps its dtype: the spec's dtype checks read it
+                attrs[name] = {"dtype": AclDataType(int(_dtype(value.dtype, where))).name, "value": value.value}
             elif isinstance(value, ScalarVal):
                 attrs[name] = value.value
                 if params is None:
@@ -1006,9 +1012,9 @@ def build_case(api: str, inputs: list, outputs: list, *, case_id: str, source: s
                 tensors.setdefault(name, None)
     if params is not None:      # a parameter left unread would shift the call: keep its place
         for p in params:
-            if p.direction != "attr":
+            if p.direction != "attr" and p.c_kind == "tensor":
                 tensors.setdefault(p.name, None)
-        tensors = {p.name: tensors[p.name] for p in params if p.direction != "attr"}
+        tensors = {p.name: tensors[p.name] for p in params if p.direction != "attr" and p.c_kind == "tensor"}
     if precision:
         expected = VendorExpectation(expected.kind, expected.status, expected.standard,
                                      {**expected.tolerance, "precision": precision})

@@ -1,0 +1,149 @@
+"""Interface mutants of every data operator, generated from its data: an accepted dtype missing from
+a list, a check missing, two checks of different statuses run in swapped order; and a control, the
+checks of one status run in another order (correct: the first violated check of a status gives
+the same status whichever of them runs first). Each class is built per operator, named after its
+rule ids."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.call_layer import to_raw_call
+from aclnn_conformance.backends.emulator.surface import call_view, checks, first_violation
+from aclnn_conformance.backends.mutants.base import Mutant, MutantSet
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.operator_data import data_of
+
+
+class SurfaceMutant(Mutant):
+    """The emulator with the operator's checks in ``order`` (a changed copy of the data's)."""
+
+    order: tuple = ()
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        hit = first_violation(self.op, call_view(to_raw_call(case), product), self.order)
+        normal = first_violation(self.op, call_view(to_raw_call(case), product))
+        if hit == normal:
+            return self.emulate(case, product)
+        if hit is None:  # the mutant accepts what the emulator rejects: nothing is written
+            return RunResult(int(Status.SUCCESS), case.copy_storages(), 0, "launch", "")
+        return self.reject(case, hit[1], f"{hit[0]} violated")
+
+
+class DtypeMissing(SurfaceMutant):
+    """Rejects one dtype its list accepts."""
+
+    dtype = ""
+    param = ""
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        view = call_view(to_raw_call(case), product)
+        t = view.tensor(self.param)
+        first = first_violation(self.op, view)
+        if t is not None and t.dtype == self.dtype and first is None:
+            return self.reject(case, 161002, f"{self.param} dtype {self.dtype} not supported")
+        return self.emulate(case, product)
+
+
+def _slug(rule_id: str) -> str:
+    return rule_id.lower()
+
+
+# Every extracted operator's mutants are built the same way from its data, so a fixed-seed sample of
+# the operators shows the suite's detection power at a cost the main job can pay.
+MUTANT_SHARE = 0.06
+MUTANT_SEED = "aclnn-conformance-mutants-1"
+
+
+def sampled(key: str) -> bool:
+    import hashlib
+    digest = hashlib.sha1(f"{MUTANT_SEED}:{key}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") / 2 ** 32 < MUTANT_SHARE
+
+
+@lru_cache(maxsize=None)
+def mutant_set(key: str) -> MutantSet:
+    """The operator's interface mutants and control (none for an operator outside the sample)."""
+    if not sampled(key):
+        return MutantSet()
+    from aclnn_conformance.spec.registry import operator
+    record = operator(key)
+    order = checks(key)
+    faulted = record.piece("faults")
+    made: list[type] = []
+    controls: list[type] = []
+    base = record.piece("base_call")()
+    ids = [rid for rid, _, _ in order]
+    # one accepted dtype missing: the base call's dtype of the first dtype list
+    for rid, _, expect in order:
+        rule = next(r for r in data_of(key)["rules"] if r["id"] == rid)
+        if rule["template"] == "dtype_in" and rule["args"]["param"] in base.tensors:
+            arg = base.tensors[rule["args"]["param"]]
+            if arg is not None and arg.desc.dtype.name in rule["args"]["dtypes"]:
+                made.append(type(f"DtypeMissing_{rid.replace('-', '_')}", (DtypeMissing,), {
+                    "name": f"mutant-{_slug(rid)}-dtype-missing", "op": key, "param": rule["args"]["param"],
+                    "dtype": arg.desc.dtype.name, "killed_by": (rid,), "__module__": __name__,
+                    "defect": f"{rule['args']['param']} {arg.desc.dtype.name} rejected, though {rid} accepts it"}))
+                break
+    # a check missing: the first faulted check
+    for rid in ids:
+        if rid in faulted:
+            made.append(type(f"CheckMissing_{rid.replace('-', '_')}", (SurfaceMutant,), {
+                "name": f"mutant-{_slug(rid)}-missing", "op": key, "killed_by": (rid,), "__module__": __name__,
+                "order": tuple(o for o in order if o[0] != rid), "defect": f"check {rid} is not made"}))
+            break
+    # two checks of different statuses in swapped order: the first fault pair that sees it
+    pair = _swappable_pair(key, order)
+    if pair:
+        a, b, swapped = pair
+        made.append(type(f"Swapped_{a.replace('-', '_')}_{b.replace('-', '_')}", (SurfaceMutant,), {
+            "name": f"mutant-{_slug(a)}-after-{_slug(b)}", "op": key, "killed_by": (a, b), "__module__": __name__,
+            "order": swapped, "defect": f"{b} checked before {a}"}))
+    # the control: each run of consecutive checks of one status reversed
+    runs: list[list] = []
+    for o in order:
+        if runs and runs[-1][0][2].get("status") == o[2].get("status"):
+            runs[-1].append(o)
+        else:
+            runs.append([o])
+    reordered = tuple(o for run in runs for o in reversed(run))
+    if reordered != order:
+        controls.append(type(f"Control_{key}", (SurfaceMutant,), {
+            "name": f"control-{key.replace('_', '-')}-same-status-reordered", "op": key, "killed_by": (),
+            "__module__": __name__, "order": reordered,
+            "defect": "no defect: each run of checks of one status in reverse order"}))
+    return MutantSet(mutants=tuple(made), controls=tuple(controls))
+
+
+def _swappable_pair(key: str, order: tuple) -> tuple[str, str, tuple] | None:
+    """(earlier, later, the order with the later moved before the earlier) for the first fault pair
+    of the operator whose status the swap changes on some product."""
+    from aclnn_conformance.spec.faults import fault_pair_cases
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    from aclnn_conformance.spec.registry import operator
+    ids = [o[0] for o in order]
+    for case in fault_pair_cases(operator(key).spec):
+        a, b = case.rule_ids
+        if a not in ids or b not in ids:
+            continue
+        moved = [o for o in order if o[0] != b]
+        moved.insert([o[0] for o in moved].index(a), order[ids.index(b)])
+        swapped = tuple(moved)
+        raw = to_raw_call(case)
+        for product in PRODUCT_IDS:
+            view = call_view(raw, product)
+            normal, mutated = first_violation(key, view), first_violation(key, view, swapped)
+            if normal and mutated and normal[1] != mutated[1]:
+                return a, b, swapped
+    return None
+
+
+class _Sets:
+    def __getattr__(self, key: str) -> MutantSet:
+        if key.startswith("_"):
+            raise AttributeError(key)
+        return mutant_set(key)
+
+
+MUTANT_SETS = _Sets()

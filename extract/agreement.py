@@ -1,0 +1,138 @@
+"""The extracted spec against the vendor's own unit tests: every op_api gtest expectation of the
+covered APIs, replayed under ``cann`` on the product the unit-test harness runs as, counted strictly
+(a different status, "not judged" or "any error" where the test names a code all count against),
+per expected status; every disagreement listed with its cause.
+
+``aclnn-conformance agreement REPO_CHECKOUT... --out DIR`` writes ``agreement.md`` and
+``agreement.json``."""
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from aclnn_conformance.extract.build import DEFAULT_FAMILIES, open_checkout
+from aclnn_conformance.spec.registry import operator
+from aclnn_conformance.spec.rules import expected_outcome
+from aclnn_conformance.vendor.importer import collect, read_file
+
+STATUS_CLASSES = {0: "success", 161001: "161001", 161002: "161002"}
+
+
+def _class(status: int | None) -> str:
+    return STATUS_CLASSES.get(status, "other")
+
+
+def unit_test_folders(root: Path, families: tuple[str, ...]) -> list[Path]:
+    return [p for f in families for p in sorted((root / f).glob("*/tests/ut/op_api"))]
+
+
+def cause(row: dict[str, Any], spec) -> str:
+    """Why the spec and the vendor's test differ, from what decided the spec's expectation."""
+    if row["problems"]:
+        return "the importer read the vendor test only in part: " + "; ".join(row["problems"])[:200]
+    rule_id = row["rule"]
+    if row["ours"] is None and rule_id:
+        rule = spec.rule(rule_id)
+        if rule.category == "unread":
+            return f"a construct the extractor could not read decides first ({rule_id}: {rule.text[:120]})"
+        if rule.category == "product":
+            return f"the product's support is not read under cann ({rule_id})"
+        return f"{rule_id} expects any error"
+    if row["ours"] == 0:
+        return "a check no rule covers (the vendor rejects a call every read check accepts)"
+    if row["vendor"] == 0:
+        return f"{rule_id} rejects a call the vendor accepts: a construct misread, or a vendor test " \
+               f"contradicting its code"
+    return f"{rule_id} decides with another status than the vendor's (check order or status misread)"
+
+
+def measure(checkouts: list[str]) -> dict[str, Any]:
+    rows: list[dict[str, Any]] = []
+    crashed: list[str] = []
+    commits = {}
+    for path in checkouts:
+        checkout = open_checkout(path)
+        commits[checkout.repository] = checkout.commit
+        folders = unit_test_folders(checkout.root, DEFAULT_FAMILIES.get(checkout.root.name, ()))
+        files, _ = collect([str(f) for f in folders])
+        for f in files:
+            try:
+                result = read_file(f)
+            except Exception as exc:   # one unreadable vendor file is listed, not fatal
+                crashed.append(f"{f}: {type(exc).__name__}: {exc}")
+                continue
+            for vc in result.cases:
+                if not vc.has_spec or not operator(vc.op).modules[0].startswith("data:"):
+                    continue
+                rows.append(_row(vc))
+    per: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for r in rows:
+        per[r["class"]][0] += r["agree"]
+        per[r["class"]][1] += 1
+    return {"schema": "aclnn-conformance/agreement/1", "vendor": commits, "rows": rows,
+            "per_status": {k: {"agree": a, "of": n} for k, (a, n) in sorted(per.items())},
+            "files_not_read": crashed}
+
+
+def _row(vc) -> dict[str, Any]:
+    spec = operator(vc.op).spec
+    vendor = vc.expected.exact_status()
+    product = vc.product or "atlas-a2"
+    case = vc.to_case(draw=False)
+    expected = expected_outcome(spec, case, product, "cann")
+    ours = 0 if expected.kind == "success" else (
+        expected.status if expected.kind in ("error", "not_supported") else None)
+    agree = vc.expected.kind != "any_error" and ours is not None and ours == vendor
+    row = {"api": vc.api, "source": vc.source, "product": product, "vendor": vendor,
+           "class": _class(vendor), "ours": ours, "expected": expected.describe(),
+           "rule": expected.rule_id, "problems": list(vc.problems), "agree": agree}
+    if not agree:
+        row["cause"] = cause(row, spec)
+    return row
+
+
+def render(doc: dict[str, Any]) -> str:
+    lines = ["# Strict agreement with the vendor's unit tests", "",
+             "Vendor commits: " + ", ".join(f"{r}@{c[:12]}" for r, c in doc["vendor"].items()), "",
+             "| expected status | agree | of | share |", "|---|---|---|---|"]
+    total = [0, 0]
+    for k, v in doc["per_status"].items():
+        lines.append(f"| {k} | {v['agree']} | {v['of']} | {v['agree'] / max(v['of'], 1):.1%} |")
+        total[0] += v["agree"]
+        total[1] += v["of"]
+    lines.append(f"| all | {total[0]} | {total[1]} | {total[0] / max(total[1], 1):.1%} |")
+    causes = Counter(r["cause"].split(" (")[0].split(":")[0] for r in doc["rows"] if not r["agree"])
+    lines += ["", "## Causes", "", "| cause | disagreements |", "|---|---|"]
+    lines += [f"| {c} | {n} |" for c, n in causes.most_common()]
+    lines += ["", "## Every disagreement", "", "| API | vendor test | product | vendor | spec | cause |",
+              "|---|---|---|---|---|---|"]
+    for r in doc["rows"]:
+        if not r["agree"]:
+            lines.append(f"| {r['api']} | {r['source']} | {r['product']} | {r['vendor']} | {r['expected']} | "
+                         f"{r['cause'].replace('|', '/')} |")
+    if doc["files_not_read"]:
+        lines += ["", "## Vendor files the importer could not read", ""] + [f"- {x}" for x in doc["files_not_read"]]
+    return "\n".join(lines) + "\n"
+
+
+def add_command(sub) -> None:
+    s = sub.add_parser("agreement", help="the extracted spec against the vendor's op_api unit tests")
+    s.add_argument("checkouts", nargs="+", metavar="REPO_CHECKOUT")
+    s.add_argument("--out", required=True, metavar="DIR")
+    s.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    doc = measure(args.checkouts)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "agreement.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    (out / "agreement.md").write_text(render(doc), encoding="utf-8")
+    agree = sum(v["agree"] for v in doc["per_status"].values())
+    total = sum(v["of"] for v in doc["per_status"].values())
+    print(f"agreement: {agree} of {total} vendor unit-test expectations ({agree / max(total, 1):.1%}); "
+          f"{out / 'agreement.md'}")
+    return 0

@@ -1,0 +1,53 @@
+"""``aclnn-conformance extract REPO_CHECKOUT... --out DIR [--family F]``: every documented API of the
+chosen families (default: ops-math's math and ops-nn's activation) read and written as one
+operator-data file each (``DIR/<family>/<key>.json``), plus ``DIR/scope.json``, what was read in
+full, in part (what is missing) or not at all (why)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from aclnn_conformance.extract.build import CheckoutError, extract_checkout, open_checkout, write_records
+from aclnn_conformance.extract.scope import scope_of
+
+
+def add_command(sub) -> None:
+    s = sub.add_parser("extract", help="read vendor checkouts into operator-data files")
+    s.add_argument("checkouts", nargs="+", metavar="REPO_CHECKOUT",
+                   help="a checkout of hicann/ops-math, hicann/ops-nn or a repository laid out like them")
+    s.add_argument("--out", required=True, metavar="DIR", help="where the data files go")
+    s.add_argument("--family", action="append", default=None, metavar="F",
+                   help="a family folder to read (repeatable; default: math for ops-math, activation "
+                        "for ops-nn, every family folder with documents otherwise)")
+    s.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    start = time.perf_counter()
+    out = Path(args.out)
+    records = []
+    try:
+        for path in args.checkouts:
+            checkout = open_checkout(path)
+            records += list(extract_checkout(checkout, tuple(args.family) if args.family else None))
+    except CheckoutError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    seen: dict[str, str] = {}
+    kept = []
+    for rec in records:
+        if rec["key"] in seen:   # an API documented twice: the first document read wins
+            continue
+        seen[rec["key"]] = rec["document"]["path"]
+        kept.append(rec)
+    written = write_records([r for r in kept if r["coverage"]["status"] != "not covered"], out)
+    scope = scope_of(kept)
+    (out / "scope.json").write_text(json.dumps(scope, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    counts = scope["counts"]
+    print(f"extract: {len(kept)} documented APIs in {time.perf_counter() - start:.1f} s: "
+          f"{counts.get('covered', 0)} covered, {counts.get('partly covered', 0)} partly covered, "
+          f"{counts.get('not covered', 0)} not covered; {len(written)} data files in {out}")
+    return 0

@@ -1,0 +1,823 @@
+"""The hand-written op_api, read per product: ``aclnnXxxGetWorkspaceSize`` walked statement by statement
+(CheckParams and the helpers it calls inlined, the common helpers read from the checkout's headers),
+with the product branches (``GetCurNpuArch()``, ``GetSocVersion()``, ``IsRegBase``) decided for one
+product at a time. The walk yields, per product, the checks in the order they run, each a template of
+``spec.templates`` with its arguments, status and citation, the empty-tensor early return, and
+``unread`` wherever a construct is outside what the reader recognises (never a guess)."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, split_args, statements
+from aclnn_conformance.spec.enums import Status
+
+# product id -> (SocVersion, NpuArch) as opbase's platform.h names them
+PRODUCT_PLATFORM: dict[str, tuple[str, str]] = {
+    "ascend950": ("ASCEND950", "DAV_3510"),
+    "atlas-a3": ("ASCEND910_93", "DAV_2201"),
+    "atlas-a2": ("ASCEND910B", "DAV_2201"),
+    "atlas-200i-500-a2": ("ASCEND310B", "DAV_3002"),
+    "atlas-inference": ("ASCEND310P", "DAV_2002"),
+    "atlas-training": ("ASCEND910", "DAV_1001"),
+}
+# opbase platform.h: enum class SocVersion, in declaration order (ASCEND950 = ASCEND910_95)
+SOC_ORDER = ("ASCEND910", "ASCEND910B", "ASCEND910_93", "ASCEND950", "ASCEND910E", "ASCEND310",
+             "ASCEND310P", "ASCEND310B", "ASCEND310C", "ASCEND610LITE", "KIRINX90", "KIRIN9030", "ASCEND350")
+SOC_ALIASES = {"ASCEND910_95": "ASCEND950"}
+REGBASE_HELPERS = {"IsRegBase", "IsRegbase"}   # aclnn_check.h / aclnn_util.h: arch == DAV_3510
+
+STATUS_NAMES = {"ACLNN_SUCCESS": 0, "ACLNN_ERR_PARAM_NULLPTR": int(Status.ERR_PARAM_NULLPTR),
+                "ACLNN_ERR_PARAM_INVALID": int(Status.ERR_PARAM_INVALID),
+                "ACLNN_ERR_RUNTIME_ERROR": int(Status.ERR_RUNTIME_ERROR)}
+for _s in Status:
+    STATUS_NAMES.setdefault("ACLNN_" + _s.name, int(_s))
+PARAM_CODES = {int(Status.ERR_PARAM_NULLPTR), int(Status.ERR_PARAM_INVALID)}
+IGNORED_CALLS = re.compile(r"^(?:OP_LOG[A-Z]*|L2_DFX_PHASE_\d|OP_LOGE_WITH_INVALID_INPUT\w*|"
+                           r"OP_LOGW|OP_LOGI|OP_LOGD|ACL_LOG\w*|OP_API_\w*LOG\w*)\s*\(")
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str                     # check | unread | empty
+    template: str                 # a spec.templates name ("" for unread)
+    args: tuple                   # sorted (key, value) pairs, values JSON-able
+    status: int | None
+    path: str
+    line: int
+    text: str                     # the construct, one line
+
+    def args_dict(self) -> dict[str, Any]:
+        return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.args}
+
+
+def _args(**kw: Any) -> tuple:
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in kw.items()))
+
+
+class Unreadable(Exception):
+    """A construct outside the recognised subset."""
+
+
+@dataclass(frozen=True)
+class T:                          # a tensor (or scalar pointer) argument, by API parameter name
+    name: str
+
+
+@dataclass(frozen=True)
+class DList:
+    dtypes: tuple[str, ...]
+    where: str
+
+
+@dataclass(frozen=True)
+class Opaque:
+    text: str
+
+
+@dataclass
+class Index:
+    """The functions, dtype lists and constants an op_api file can see: its own, then the common
+    helpers of its repository."""
+
+    own: SourceFile
+    common: list[SourceFile]
+
+    def function(self, name: str) -> Function | None:
+        name = name.split("::")[-1]
+        if name in self.own.functions:
+            return self.own.functions[name]
+        for src in self.common:
+            if name in src.functions:
+                return src.functions[name]
+        return None
+
+    def source(self, fn: Function) -> SourceFile:
+        return self.own if fn.path == self.own.path else next(s for s in self.common if s.path == fn.path)
+
+    def dlist(self, name: str) -> DList | None:
+        name = name.split("::")[-1]
+        for src in (self.own, *self.common):
+            if name in src.lists:
+                dtypes, line = src.lists[name]
+                return DList(dtypes, f"{src.path}:{line}")
+        return None
+
+    def constant(self, name: str) -> int | None:
+        name = name.split("::")[-1]
+        for src in (self.own, *self.common):
+            if name in src.constants:
+                return src.constants[name]
+        return None
+
+
+@dataclass
+class Walk:
+    product: str
+    index: Index
+    events: list[Event] = field(default_factory=list)
+    depth: int = 0
+
+    @property
+    def soc(self) -> str:
+        return PRODUCT_PLATFORM[self.product][0]
+
+    @property
+    def arch(self) -> str:
+        return PRODUCT_PLATFORM[self.product][1]
+
+
+class _End(Exception):
+    """An unconditional return: the function being walked ends here."""
+
+    def __init__(self, value: Any = None):
+        self.value = value
+
+
+class _Stop(Exception):
+    """The checks end: at the empty-tensor early return (``empty``), or at an unread construct."""
+
+    def __init__(self, empty: bool = False):
+        self.empty = empty
+
+
+def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str) -> list[Event]:
+    """The events of GetWorkspaceSize ``fn`` on ``product``, in order."""
+    w = Walk(product, index)
+    try:
+        _run_function(w, fn, bindings, fail=None, top=True)
+    except _Stop:
+        pass
+    return w.events
+
+
+# ---- functions and statements ----
+
+def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | None, top: bool = False) -> Any:
+    if w.depth > 12:
+        raise Unreadable(f"calls nested deeper than 12 at {fn.name}")
+    w.depth += 1
+    src = w.index.source(fn)
+    env = dict(bindings)
+    try:
+        _run_block(w, src, statements(fn.body, fn.body_offset), env, fail, top)
+    except _End as end:
+        return end.value
+    finally:
+        w.depth -= 1
+    return None
+
+
+def _cite(src: SourceFile, offset: int) -> tuple[str, int]:
+    return src.path, src.line_of(offset)
+
+
+def _unread(w: Walk, src: SourceFile, stmt_offset: int, text: str, status: int | None = None) -> None:
+    path, line = _cite(src, stmt_offset)
+    w.events.append(Event("unread", "", (), status, path, line, " ".join(text.split())[:160]))
+
+
+def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, status: int | None,
+           text: str) -> None:
+    path, line = _cite(src, offset)
+    w.events.append(Event("check", template, args, status, path, line, " ".join(text.split())[:160]))
+
+
+def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fail: int | None,
+               top: bool) -> None:
+    for i, stmt in enumerate(stmts):
+        try:
+            _run_stmt(w, src, stmt, env, fail, top)
+        except _Stop as stop:
+            if stop.empty:
+                _scan_after_empty(w, src, stmts[i + 1:])
+            raise
+        except Unreadable as exc:
+            _unread(w, src, stmt.offset, f"{exc}: {stmt.text}")
+            raise _Stop() from None
+
+
+def _scan_after_empty(w: Walk, src: SourceFile, rest: tuple[Stmt, ...]) -> None:
+    """Parameter checks after the empty-tensor return (or after the reader stopped) are unread."""
+    for stmt in rest:
+        text = stmt.text + "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
+        if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_(?!ADD_TO|INFERSHAPE)\w+|\breturn\s+false\b", text):
+            _unread(w, src, stmt.offset, "a parameter check after the checks the reader follows: "
+                    + stmt.text)
+            return
+
+
+def _flatten(stmts: tuple[Stmt, ...]) -> list[Stmt]:
+    out = []
+    for s in stmts:
+        out.append(s)
+        out += _flatten(s.then + s.orelse)
+    return out
+
+
+def _status_of(text: str) -> int | None:
+    text = text.strip().split("::")[-1]
+    return STATUS_NAMES.get(text)
+
+
+def _fail_status(ret_expr: str, fail: int | None) -> int | None:
+    """The status a macro's ``return_expr`` gives: ``return false`` -> the caller's, else the code."""
+    m = re.match(r"\s*return\s+(.*?)\s*;?\s*$", ret_expr, re.S)
+    if not m:
+        raise Unreadable(f"return expression {ret_expr.strip()!r}")
+    value = m.group(1).strip()
+    if value in ("false", "nullptr"):
+        if fail is None:
+            raise Unreadable("a failure whose status the caller decides, outside a checked call")
+        return fail
+    code = _status_of(value)
+    if code is None:
+        raise Unreadable(f"return of {value!r}")
+    return code
+
+
+def _macro(text: str) -> tuple[str, list[str]] | None:
+    m = re.match(r"([A-Za-z_][\w:]*)\s*\(", text)
+    if not m:
+        return None
+    close = match_close(text, m.end() - 1)
+    if close < 0:
+        return None
+    return m.group(1), split_args(text[m.end():close])
+
+
+def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
+    text = stmt.text.strip()
+    if stmt.kind == "block":
+        _run_block(w, src, stmt.then, env, fail, top)
+        return
+    if stmt.kind == "if":
+        _run_if(w, src, stmt, env, fail, top)
+        return
+    if stmt.kind == "other":
+        if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
+            raise Unreadable("a loop or switch with checks")
+        return
+    if stmt.kind == "return":
+        _run_return(w, src, stmt, env, fail)
+        return
+    if IGNORED_CALLS.match(text) or text.startswith(("(void)", "static_cast<void>")):
+        return
+    mac = _macro(text) if stmt.kind == "call" else None
+    if mac:
+        name, args = mac
+        short = name.split("::")[-1]
+        if short in CHECK_MACROS:
+            CHECK_MACROS[short](w, src, stmt, env, fail, args)
+            return
+        if short == "CHECK_RET":
+            _run_check_ret(w, src, stmt, env, args)
+            return
+        if short == "OP_CHECK_COMM_INPUT":
+            for a, p in zip(args, ("workspaceSize", "executor")):
+                _check(w, src, stmt.offset, "null", _args(param=p), int(Status.ERR_PARAM_NULLPTR), text)
+            return
+        if short == "OP_CHECK":
+            cond, ret = args[0], args[-1]
+            code = _fail_status(ret, fail)
+            _data_condition(w, src, stmt.offset, f"!({cond})", env, code, text)
+            return
+        fn = w.index.function(name)
+        if fn is not None and _is_checker(fn):
+            raise Unreadable(f"a checking call {short} whose result is dropped")
+        return  # a call of the compute path (l0op::..., executor setup)
+    _run_decl(w, src, stmt, env)
+
+
+def _is_checker(fn: Function) -> bool:
+    return bool(re.search(r"OP_CHECK_\w+|ACLNN_ERR_PARAM|return\s+false", fn.body))
+
+
+def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
+    text = stmt.text.strip()
+    m = re.match(r"(?:(?:static|const|constexpr|auto|std::[\w:<>]+|op::\w+|[\w:]+)[\s\*&]+)*"
+                 r"([A-Za-z_]\w*)\s*=\s*(.+)$", text, re.S)
+    if not m:
+        if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+", text):
+            raise Unreadable("a statement with checks")
+        return
+    name, rhs = m.group(1), m.group(2).strip()
+    call = _macro(rhs)
+    if call:
+        fn = w.index.function(call[0])
+        if fn is not None and fn.returns.endswith("aclnnStatus"):
+            env[name] = ("status-of", _call_status(w, fn, call[1], env, src, stmt))
+            return
+    try:
+        env[name] = _value(w, rhs, env)
+    except Unreadable:
+        env[name] = Opaque(rhs)
+
+
+def _call_status(w: Walk, fn: Function, args: list[str], env: dict, src: SourceFile, stmt: Stmt) -> Any:
+    """Inline an aclnnStatus function: its failures are events; returns the value it ended with."""
+    bindings = _bind(w, fn, args, env)
+    return _run_function(w, fn, bindings, fail=None)
+
+
+def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
+    if len(args) != len(fn.params):
+        raise Unreadable(f"call of {fn.name} with {len(args)} arguments for {len(fn.params)} parameters")
+    out = {}
+    for p, a in zip(fn.params, args):
+        try:
+            out[p] = _value(w, a, env)
+        except Unreadable:
+            out[p] = Opaque(a)
+    return out
+
+
+def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str]) -> None:
+    cond, code_text = args[0].strip(), args[1].strip() if len(args) > 1 else ""
+    code = _status_of(code_text)
+    m = re.match(r"(\w+)\s*==\s*ACLNN_SUCCESS$", cond)
+    if m and code_text == m.group(1):
+        held = env.get(m.group(1))
+        if isinstance(held, tuple) and held and held[0] == "status-of":
+            return  # its failures were recorded when it was called
+        raise Unreadable(f"the status {m.group(1)} of a call the reader did not follow")
+    if code is None:
+        raise Unreadable(f"CHECK_RET with status {code_text!r}")
+    if code not in PARAM_CODES:
+        return  # an inner failure of the compute path (561xxx): not a parameter check
+    call = _macro(cond)
+    neg = False
+    if cond.startswith("!"):
+        neg, call = True, _macro(cond[1:].strip())
+    if call:
+        fn = w.index.function(call[0])
+        if fn is not None and not neg:
+            _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+            return
+    _data_condition(w, src, stmt.offset, f"!({cond})", env, code, stmt.text)
+
+
+def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> None:
+    value = stmt.text.strip()[len("return"):].strip()
+    if value in ("true", "ACLNN_SUCCESS"):
+        raise _End(True)
+    if value == "false" and fail is None:
+        raise _End(False)   # a plain bool function (a product test) returning false
+    if value == "false" or _status_of(value) in PARAM_CODES:
+        # reached on this product whatever the call: every call of the product fails here
+        code = fail if value == "false" else _status_of(value)
+        _check(w, src, stmt.offset, "product", (), code, stmt.text)
+        raise _End(False)
+    call = _macro(value)
+    if call:
+        fn = w.index.function(call[0])
+        if fn is not None and (fn.returns.endswith("aclnnStatus") or fn.name.endswith("GetWorkspaceSize")):
+            _run_function(w, fn, _bind(w, fn, call[1], env), fail=None)
+            raise _End(True)
+        if fn is not None and _is_checker(fn) and fail is not None:
+            _run_function(w, fn, _bind(w, fn, call[1], env), fail=fail)
+            raise _End(True)
+    if re.fullmatch(r"\w+", value) and isinstance(env.get(value), tuple):
+        raise _End(True)
+    try:
+        raise _End(_value(w, value, env))
+    except Unreadable:
+        if fail is not None:
+            raise Unreadable(f"a check function returning {value!r}") from None
+        raise _End(Opaque(value)) from None
+
+
+def _error_exit(stmts: tuple[Stmt, ...], fail: int | None) -> int | None:
+    """The status a branch fails with when it only logs and returns an error; None otherwise."""
+    if not stmts:
+        return None
+    *logs, last = stmts
+    if any(not (s.kind == "call" and IGNORED_CALLS.match(s.text.strip())) for s in logs):
+        return None
+    if last.kind != "return":
+        return None
+    try:
+        code = _fail_status(last.text, fail)
+    except Unreadable:
+        return None
+    return code if code != 0 else None
+
+
+def _empty_exit(stmts: tuple[Stmt, ...]) -> bool:
+    return bool(stmts) and stmts[-1].kind == "return" and stmts[-1].text.strip() in (
+        "return ACLNN_SUCCESS", "return ACLNN_SUCCESS;")
+
+
+def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
+    cond = stmt.cond.strip()
+    decided = _product_bool(w, cond, env)
+    if decided is not None:
+        _run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
+        return
+    empties = _empty_params(cond, env)
+    if empties and _empty_exit(stmt.then):
+        path, line = _cite(src, stmt.offset)
+        w.events.append(Event("empty", "empty", _args(params=sorted(empties), any=" || " in cond or
+                                                       len(empties) == 1), 0, path, line, cond))
+        raise _Stop(empty=True)
+    code = _error_exit(stmt.then, fail)
+    if code is not None and not stmt.orelse:
+        _data_condition(w, src, stmt.offset, cond, env, code, "if (" + cond + ")")
+        return
+    call = _macro(cond[1:].strip()) if cond.startswith("!") else None
+    if call and code is not None:
+        fn = w.index.function(call[0])
+        if fn is not None:
+            _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+            return
+    inner = "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
+    if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false|CHECK_RET", inner):
+        raise Unreadable(f"a branch on {cond!r} holding checks")
+    if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
+        raise Unreadable(f"a branch on {cond!r} that returns")
+    # a branch of the compute path: nothing is checked there
+
+
+# ---- values and conditions ----
+
+def _strip(expr: str) -> str:
+    expr = expr.strip()
+    while expr.startswith("(") and match_close(expr, 0) == len(expr) - 1:
+        expr = expr[1:-1].strip()
+    return expr
+
+
+def _split_top(expr: str, op: str) -> list[str]:
+    parts, depth, cur, i = [], 0, [], 0
+    while i < len(expr):
+        c = expr[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        if depth == 0 and expr.startswith(op, i):
+            parts.append("".join(cur))
+            cur = []
+            i += len(op)
+            continue
+        cur.append(c)
+        i += 1
+    parts.append("".join(cur))
+    return [p.strip() for p in parts]
+
+
+_CAST = re.compile(r"^(?:const_cast|static_cast|reinterpret_cast)\s*<[^<>]*(?:<[^<>]*>[^<>]*)?>\s*\(")
+
+
+def _value(w: Walk, expr: str, env: dict) -> Any:
+    expr = _strip(expr)
+    cm = _CAST.match(expr)
+    if cm and match_close(expr, cm.end() - 1) == len(expr) - 1:
+        return _value(w, expr[cm.end():-1], env)
+    cm = re.match(r"^\((?:const\s+)?(?:op::)?acl\w+\s*\*\)\s*", expr)
+    if cm:
+        return _value(w, expr[cm.end():], env)
+    q = _split_top(expr, "?")
+    if len(q) == 2:
+        branches = _split_top(q[1], ":")
+        branches = [b for b in branches if b != ""] if len(branches) > 2 else branches
+        if len(branches) == 2:
+            decided = _product_bool(w, q[0], env)
+            if decided is None:
+                raise Unreadable(f"a choice on the call's data ({q[0].strip()!r})")
+            return _value(w, branches[0] if decided else branches[1], env)
+    pm = re.fullmatch(r"(?:op::)?PromoteType\((.*)\)", expr, re.S)
+    if pm and match_close(expr, expr.index("(")) == len(expr) - 1:
+        two = split_args(pm.group(1))
+        vals = [_value(w, x, env) for x in two] if len(two) == 2 else []
+        if len(vals) == 2 and all(isinstance(v, tuple) and v[0] == "dtype-of" for v in vals):
+            return ("promote", vals[0][1], vals[1][1])
+        raise Unreadable(f"the promotion {expr!r}")
+    if re.fullmatch(r"[A-Za-z_]\w*", expr) and expr in env:
+        return env[expr]
+    m = re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)", expr)
+    if m:
+        return ("dtype", m.group(1))
+    if re.fullmatch(r"\d+[uUlL]*", expr):
+        return int(re.sub(r"\D", "", expr))
+    if re.fullmatch(r"[\w:]+", expr):
+        lst = w.index.dlist(expr)
+        if lst is not None:
+            return lst
+        const = w.index.constant(expr)
+        if const is not None:
+            return const
+        am = re.fullmatch(r"(?:op::)?NpuArch::(DAV_\d+)", expr)
+        if am:
+            return ("arch", am.group(1))
+        sm = re.fullmatch(r"(?:op::)?SocVersion::(\w+)", expr)
+        if sm:
+            return ("soc", SOC_ALIASES.get(sm.group(1), sm.group(1)))
+        if expr in ("true", "false"):
+            return expr == "true"
+        raise Unreadable(f"the value of {expr!r}")
+    if re.fullmatch(r"(?:op::)?GetCurrentPlatformInfo\(\)\s*\.\s*GetCurNpuArch\(\)", expr):
+        return ("arch", w.arch)
+    if re.fullmatch(r"(?:op::)?GetCurrentPlatformInfo\(\)\s*\.\s*GetSocVersion\(\)", expr):
+        return ("soc", w.soc)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("dtype-of", env[m.group(1)].name)
+    b = _product_bool(w, expr, env)
+    if b is not None:
+        return b
+    call = _macro(expr)
+    if call and match_close(expr, expr.index("(")) == len(expr) - 1:
+        fn = w.index.function(call[0])
+        if fn is not None and re.search(r"initializer_list|vector|DataType", fn.returns):
+            bindings = _bind(w, fn, call[1], env)
+            result = _run_function(w, fn, bindings, fail=None)
+            if isinstance(result, DList):
+                return result
+            raise Unreadable(f"the list {call[0]}(...) returns on this product")
+    raise Unreadable(f"the value of {expr!r}")
+
+
+def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
+    """A condition on the product only, decided; None when it depends on the call's data."""
+    expr = _strip(expr)
+    for op, combine in (("||", any), ("&&", all)):
+        parts = _split_top(expr, op)
+        if len(parts) > 1:
+            vals = [_product_bool(w, p, env) for p in parts]
+            if None in vals:
+                if op == "&&" and False in vals:
+                    return False
+                if op == "||" and True in vals:
+                    return True
+                return None
+            return combine(vals)
+    if expr.startswith("!") and not expr.startswith("!="):
+        inner = _product_bool(w, expr[1:], env)
+        return None if inner is None else not inner
+    if re.fullmatch(r"[A-Za-z_]\w*", expr) and isinstance(env.get(expr), bool):
+        return env[expr]
+    for op in ("==", "!=", ">=", "<=", ">", "<"):
+        parts = _split_top(expr, op)
+        if len(parts) == 2 and not (op in (">", "<") and "->" in expr and parts[0].endswith("-")):
+            try:
+                a, b = _value(w, parts[0], env), _value(w, parts[1], env)
+            except Unreadable:
+                return None
+            if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("arch", "soc"):
+                if a[0] == "arch":
+                    x, y = int(a[1][4:]), int(b[1][4:])
+                else:
+                    if a[1] not in SOC_ORDER or b[1] not in SOC_ORDER:
+                        return None
+                    x, y = SOC_ORDER.index(a[1]), SOC_ORDER.index(b[1])
+                return {"==": x == y, "!=": x != y, ">=": x >= y, "<=": x <= y, ">": x > y, "<": x < y}[op]
+            return None
+    call = _macro(expr)
+    if call and match_close(expr, expr.index("(")) == len(expr) - 1:
+        short = call[0].split("::")[-1]
+        if short in REGBASE_HELPERS:
+            if call[1] and call[1][0]:
+                try:
+                    a = _value(w, call[1][0], env)
+                except Unreadable:
+                    return None
+                return isinstance(a, tuple) and a == ("arch", "DAV_3510")
+            return w.arch == "DAV_3510"
+        fn = w.index.function(call[0])
+        if fn is not None and fn.returns.split()[-1] == "bool" and not _touches_data(fn):
+            mark = len(w.events)
+            try:
+                result = _run_function(w, fn, _bind(w, fn, call[1], env), fail=None)
+            except (Unreadable, _Stop):
+                del w.events[mark:]
+                return None
+            if len(w.events) != mark:
+                del w.events[mark:]
+                return None
+            return result if isinstance(result, bool) else None
+    return None
+
+
+def _touches_data(fn: Function) -> bool:
+    return bool(re.search(r"->\s*Get|IsEmpty|OP_CHECK|nullptr", fn.body))
+
+
+def _empty_params(cond: str, env: dict) -> list[str]:
+    parts = _split_top(_strip(cond), "||")
+    if len(parts) == 1:
+        parts = _split_top(_strip(cond), "&&")
+        if len(parts) > 1:
+            return []
+    out = []
+    for p in parts:
+        m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*IsEmpty\(\)", _strip(p))
+        if not m or not isinstance(env.get(m.group(1)), T):
+            return []
+        out.append(env[m.group(1)].name)
+    return out
+
+
+def _tensor(env: dict, expr: str) -> str:
+    expr = _strip(expr)
+    value = env.get(expr)
+    if isinstance(value, T):
+        return value.name
+    raise Unreadable(f"{expr!r} is not a parameter of the API")
+
+
+def _dlist(w: Walk, env: dict, expr: str) -> DList:
+    value = _value(w, expr, env)
+    if isinstance(value, DList):
+        return value
+    raise Unreadable(f"{expr!r} is not a dtype list the reader can resolve")
+
+
+def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict, code: int,
+                    text: str) -> None:
+    """The checks of a failure taken when ``cond`` holds: an OR of atoms, each one check."""
+    cond = _strip(cond)
+    if cond.startswith("!(") and match_close(cond, 1) == len(cond) - 1:
+        inner = _strip(cond[2:-1])
+        if inner.startswith("!") and not inner.startswith("!="):
+            _data_condition(w, src, offset, inner[1:], env, code, text)
+            return
+        for a, b in (("!=", "=="), ("==", "!=")):
+            two = _split_top(inner, a)
+            if len(two) == 2 and len(_split_top(inner, "&&")) == 1 and len(_split_top(inner, "||")) == 1:
+                _data_condition(w, src, offset, f"{two[0]} {b} {two[1]}", env, code, text)
+                return
+        parts = _split_top(inner, "&&")
+        if len(parts) > 1:   # !(a && b) = !a || !b
+            for p in parts:
+                _data_condition(w, src, offset, f"!({p})", env, code, text)
+            return
+        if len(_split_top(inner, "||")) > 1:
+            raise Unreadable(f"the condition {cond!r}")
+    parts = _split_top(cond, "||")
+    if len(parts) > 1:
+        for p in parts:
+            _data_condition(w, src, offset, p, env, code, text)
+        return
+    ands = _split_top(cond, "&&")
+    if len(ands) > 1:
+        data = []
+        for p in ands:
+            b = _product_bool(w, p, env)
+            if b is False:
+                return
+            if b is None:
+                data.append(p)
+        if len(data) != 1:
+            raise Unreadable(f"the condition {cond!r}")
+        cond = data[0]
+    b = _product_bool(w, cond, env)
+    if b is False:
+        return
+    if b is True:
+        _check(w, src, offset, "product", (), code, text)
+        return
+    template, args = _atom(w, cond, env)
+    _check(w, src, offset, template, args, code, text)
+
+
+def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
+    """One violated-when atom: (template, args)."""
+    cond = _strip(cond)
+    neg = cond.startswith("!") and not cond.startswith("!=")
+    body = _strip(cond[1:]) if neg else cond
+    m = re.fullmatch(r"(?:op::|::)?IsPrivateFormat\(\s*(\w+)\s*->\s*GetStorageFormat\(\)\s*\)", body)
+    if m and not neg:
+        local = w.index.own.functions.get("IsPrivateFormat")
+        if local is not None and not cond.lstrip("!").startswith("op::"):
+            formats = re.findall(r"FORMAT_([A-Z0-9_]+)", local.body)
+            return "private_format", _args(param=_tensor(env, m.group(1)), formats=formats,
+                                           source=f"{local.path}:{local.line}")
+        return "private_format", _args(param=_tensor(env, m.group(1)), formats="opbase")
+    m = re.fullmatch(r"(?:op::)?CanCast\(\s*(\w+)\s*->\s*GetDataType\(\)\s*,\s*(.+)\)", body, re.S)
+    if m and neg:
+        to = _value(w, m.group(2), env)
+        if isinstance(to, tuple) and to[0] == "dtype-of":
+            return "castable", _args(param=_tensor(env, m.group(1)), to=to[1])
+        if isinstance(to, tuple) and to[0] == "dtype":
+            return "castable", _args(param=_tensor(env, m.group(1)), to_dtype=to[1])
+        raise Unreadable(f"the cast target {m.group(2)!r}")
+    m = re.fullmatch(r"(?:op::)?CheckType\(\s*(\w+)\s*->\s*GetDataType\(\)\s*,\s*(.+)\)", body, re.S)
+    if m:
+        lst = _dlist(w, env, m.group(2))
+        return ("dtype_in" if neg else "dtype_not_in",
+                _args(param=_tensor(env, m.group(1)), dtypes=list(lst.dtypes), list=lst.where))
+    m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", body)
+    if m and not neg:
+        return "null", _args(param=_tensor(env, m.group(1) or m.group(2)))
+    for op in ("==", "!="):
+        parts = _split_top(body, op)
+        if len(parts) == 2 and not neg:
+            a, b = parts
+            pa = env.get(_strip(a))
+            if isinstance(pa, tuple) and pa and pa[0] == "promote" and op == "==" and \
+                    re.fullmatch(r"(?:op::)?(?:DataType::)?DT_UNDEFINED", _strip(b)):
+                return "promotable", _args(param=pa[1], other=pa[2])
+            ma = re.fullmatch(r"(\w+)\s*->\s*GetDataType\(\)", _strip(a))
+            if ma:
+                other = _value(w, b, env)
+                if isinstance(other, tuple) and other[0] == "dtype":
+                    return ("dtype_not_in" if op == "==" else "dtype_in",
+                            _args(param=_tensor(env, ma.group(1)), dtypes=[other[1]], list="literal"))
+                if isinstance(other, tuple) and other[0] == "dtype-of" and op == "!=":
+                    return "dtypes_equal", _args(param=_tensor(env, ma.group(1)), other=other[1])
+            sa = re.fullmatch(r"(\w+)\s*->\s*GetViewShape\(\)", _strip(a))
+            sb = re.fullmatch(r"(\w+)\s*->\s*GetViewShape\(\)", _strip(b))
+            if sa and sb and op == "!=":
+                return "shapes_equal", _args(param=_tensor(env, sa.group(1)), other=_tensor(env, sb.group(1)))
+    for op in (">=", "<=", ">", "<", "!="):
+        parts = _split_top(body, op)
+        if len(parts) == 2 and not neg:
+            md = re.fullmatch(r"(\w+)\s*->\s*GetViewShape\(\)\s*\.\s*GetDimNum\(\)|(\w+)\s*->\s*GetDimNum\(\)",
+                              _strip(parts[0]))
+            if md:
+                n = _value(w, parts[1], env)
+                if not isinstance(n, int) or isinstance(n, bool):
+                    raise Unreadable(f"the rank bound {parts[1]!r}")
+                name = _tensor(env, md.group(1) or md.group(2))
+                bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
+                          "!=": dict(min=n, max=n)}[op]
+                return "rank_range", _args(param=name, **bounds)
+    raise Unreadable(f"the condition {cond!r}")
+
+
+# ---- the OP_CHECK_* macros (op_error_check.h) ----
+
+def _m_null(w, src, stmt, env, fail, args):
+    _check(w, src, stmt.offset, "null", _args(param=_tensor(env, args[0])), _fail_status(args[1], fail), stmt.text)
+
+
+def _m_dtype_support(w, src, stmt, env, fail, args):
+    lst = _dlist(w, env, args[1])
+    _check(w, src, stmt.offset, "dtype_in", _args(param=_tensor(env, args[0]), dtypes=list(lst.dtypes),
+                                                  list=lst.where), _fail_status(args[2], fail), stmt.text)
+
+
+def _m_dtype_match(w, src, stmt, env, fail, args):
+    name = _tensor(env, args[0])
+    other = _value(w, args[1], env)
+    if isinstance(other, tuple) and other[0] == "dtype-of":
+        _check(w, src, stmt.offset, "dtypes_equal", _args(param=name, other=other[1]),
+               _fail_status(args[2], fail), stmt.text)
+    elif isinstance(other, tuple) and other[0] == "dtype":
+        _check(w, src, stmt.offset, "dtype_in", _args(param=name, dtypes=[other[1]], list="literal"),
+               _fail_status(args[2], fail), stmt.text)
+    else:
+        raise Unreadable(f"the expected dtype {args[1]!r}")
+
+
+def _m_dtype_same(w, src, stmt, env, fail, args):
+    _check(w, src, stmt.offset, "dtypes_equal", _args(param=_tensor(env, args[0]), other=_tensor(env, args[1])),
+           _fail_status(args[2], fail), stmt.text)
+
+
+def _m_cast(w, src, stmt, env, fail, args):
+    a, b = _value(w, args[0], env), _value(w, args[1], env)
+    if isinstance(a, tuple) and a[0] == "promote" and isinstance(b, tuple) and b[0] == "dtype-of":
+        _check(w, src, stmt.offset, "castable", _args(from_promoted=[a[1], a[2]], to=b[1]),
+               _fail_status(args[2], fail), stmt.text)
+        return
+    if not (isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "dtype-of"):
+        raise Unreadable("a cast check of computed dtypes")
+    _check(w, src, stmt.offset, "castable", _args(param=a[1], to=b[1]), _fail_status(args[2], fail), stmt.text)
+
+
+def _rank(kind):
+    def run(w, src, stmt, env, fail, args):
+        n = _value(w, args[1], env)
+        if not isinstance(n, int) or isinstance(n, bool):
+            raise Unreadable(f"the rank bound {args[1]!r}")
+        bounds = {"max": dict(max=n), "min": dict(min=n), "eq": dict(min=n, max=n)}[kind]
+        _check(w, src, stmt.offset, "rank_range", _args(param=_tensor(env, args[0]), **bounds),
+               _fail_status(args[2], fail), stmt.text)
+    return run
+
+
+def _m_shape_equal(w, src, stmt, env, fail, args):
+    _check(w, src, stmt.offset, "shapes_equal", _args(param=_tensor(env, args[0]), other=_tensor(env, args[1])),
+           _fail_status(args[2], fail), stmt.text)
+
+
+def _m_broadcast(w, src, stmt, env, fail, args):
+    _check(w, src, stmt.offset, "broadcastable", _args(param=_tensor(env, args[0]), other=_tensor(env, args[1])),
+           _fail_status(args[2], fail), stmt.text)
+
+
+CHECK_MACROS = {
+    "OP_CHECK_NULL": _m_null,
+    "OP_CHECK_DTYPE_NOT_SUPPORT": _m_dtype_support,
+    "OP_CHECK_DTYPE_NOT_MATCH": _m_dtype_match,
+    "OP_CHECK_DTYPE_NOT_SAME": _m_dtype_same,
+    "OP_CHECK_RESULT_DTYPE_CAST_FAILED": _m_cast,
+    "OP_CHECK_MAX_DIM": _rank("max"),
+    "OP_CHECK_MIN_DIM": _rank("min"),
+    "OP_CHECK_WRONG_DIMENSION": _rank("eq"),
+    "OP_CHECK_SHAPE_NOT_EQUAL": _m_shape_equal,
+    "OP_CHECK_BROADCAST": _m_broadcast,
+}

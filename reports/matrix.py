@@ -1,0 +1,136 @@
+"""The support matrix: for every extracted API and tensor, on one product, the dtypes, formats, ranks
+and non-contiguity accepted under ``cann``, the document's claim beside wherever the two differ, and
+the citation of each entry. ``matrix_<product>.csv`` and ``.html`` per product (the main job writes
+them into its report folder); ``aclnn-conformance matrix --product P [--op OP]`` prints rows.
+
+Under ``cann`` an entry is what the code-read checks accept on the product. A check the extractor
+could not read before it leaves the entry ``unread`` (the extraction says where)."""
+from __future__ import annotations
+
+import argparse
+import csv
+import html
+from pathlib import Path
+from typing import Any, Iterator
+
+from aclnn_conformance.spec.operator_data import data_of
+from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.spec.registry import operator, operators
+
+COLUMNS = ("api", "tensor", "dtypes", "doc_dtypes", "formats", "doc_formats", "ranks", "doc_ranks",
+           "noncontiguous", "doc_noncontiguous", "differs", "citation")
+
+
+def _on(rule: dict, product: str, profile: str = "cann") -> bool:
+    exp = rule["expect"].get(profile)
+    return bool(exp) and product in exp.get("products", PRODUCT_IDS)
+
+
+def _cite(rule: dict) -> str:
+    c = rule["citations"][0] if rule["citations"] else {}
+    return f"{c.get('repository', '')}@{c.get('commit', '')[:8]} {c.get('path', '')}:{c.get('line', '')}"
+
+
+def rows_of(key: str, product: str) -> Iterator[dict[str, Any]]:
+    data = data_of(key)
+    checks = [r for r in data["rules"] if r["kind"] == "check"]
+    first_unread = next((i for i, r in enumerate(checks) if r["template"] == "unread" and _on(r, product)), None)
+    read = checks if first_unread is None else checks[:first_unread]
+    supported = product in data["supported"]["cann"]
+    for p in data["params"]:
+        if p["c_kind"] != "tensor":
+            continue
+        name = p["name"]
+        doc = p.get("doc") or {}
+        mine = [r for r in read if r["known_by"] == "code" and r["args"].get("param") == name and _on(r, product)]
+        dtype_rule = next((r for r in mine if r["template"] == "dtype_in"), None)
+        same = next((r for r in mine if r["template"] == "dtypes_equal"), None)
+        if dtype_rule is None and same is not None:   # out's dtype must be another tensor's
+            other = same["args"]["other"]
+            dtype_rule = next((r for r in read if r["known_by"] == "code" and r["template"] == "dtype_in"
+                               and r["args"].get("param") == other and _on(r, product)), None)
+        if not supported:
+            dtypes = "not supported"
+        elif dtype_rule is not None:
+            dtypes = " ".join(dtype_rule["args"]["dtypes"]) or "none"
+        else:
+            dtypes = "unread" if first_unread is not None else "no dtype check read"
+        fmt_rule = next((r for r in mine if r["template"] == "private_format"), None)
+        formats = ("all but private formats" if fmt_rule is not None else
+                   "unread" if first_unread is not None else "no format check")
+        rank_rule = next((r for r in mine if r["template"] == "rank_range"), None)
+        shape_same = next((r for r in mine if r["template"] == "shapes_equal"), None)
+        if rank_rule is None and shape_same is not None:   # the shape of another tensor: its ranks
+            rank_rule = next((r for r in read if r["known_by"] == "code" and r["template"] == "rank_range"
+                              and r["args"].get("param") == shape_same["args"]["other"] and _on(r, product)), None)
+        ranks = (f"{rank_rule['args'].get('min', 0)}-{rank_rule['args'].get('max', '')}" if rank_rule else
+                 "unread" if first_unread is not None else "no rank check")
+        doc_dtypes = " ".join(doc.get("dtypes_by_product", {}).get(product) or doc.get("dtypes") or []) or "-"
+        doc_ranks = "-".join(map(str, doc["ranks"])) if doc.get("ranks") else (doc.get("rank_cell") or "-")
+        differs = [what for what, a, b in (("dtypes", dtypes, doc_dtypes), ("ranks", ranks, doc_ranks))
+                   if a not in ("unread", "no dtype check read", "no rank check") and b != "-"
+                   and sorted(a.split()) != sorted(b.split())]
+        if fmt_rule is not None and doc.get("formats") == ["ND"]:
+            differs.append("formats")
+        yield {"api": data["api"], "tensor": name, "dtypes": dtypes, "doc_dtypes": doc_dtypes,
+               "formats": formats, "doc_formats": " ".join(doc.get("formats") or []) or "-",
+               "ranks": ranks, "doc_ranks": doc_ranks,
+               "noncontiguous": "no stride check" if first_unread is None else "unread",
+               "doc_noncontiguous": doc.get("noncontiguous", "-"), "differs": " ".join(differs),
+               "citation": _cite(dtype_rule) if dtype_rule else
+               f"{data['vendor']['repository']}@{data['vendor']['commit'][:8]} {data['host_code']['path']}"}
+
+
+def data_operators() -> list[str]:
+    return [k for k, r in operators().items() if r.modules[0].startswith("data:")]
+
+
+def matrix(product: str, op: str | None = None) -> list[dict[str, Any]]:
+    keys = [operator(op).key] if op else data_operators()
+    return [row for key in keys for row in rows_of(key, product)]
+
+
+def write_matrix(out: Path, products: tuple[str, ...] = PRODUCT_IDS) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for product in products:
+        rows = matrix(product)
+        path = out / f"matrix_{product}.csv"
+        with path.open("w", newline="", encoding="utf-8") as fh:
+            writer = csv.DictWriter(fh, fieldnames=COLUMNS)
+            writer.writeheader()
+            writer.writerows(rows)
+        page = out / f"matrix_{product}.html"
+        body = "".join("<tr>" + "".join(f"<td{' class=d' if c in r['differs'].split() else ''}>"
+                                        f"{html.escape(str(r[c]))}</td>" for c in COLUMNS) + "</tr>\n"
+                       for r in rows)
+        page.write_text(f"<!doctype html><meta charset=utf-8><title>support matrix: {product}</title>"
+                        f"<style>td{{border:1px solid #ccc;padding:2px 4px;font:12px sans-serif}}"
+                        f".d{{background:#fde2c8}}</style><h1>What each API accepts on {product} (cann), "
+                        f"the document beside</h1><table><tr>"
+                        + "".join(f"<th>{c}</th>" for c in COLUMNS) + "</tr>\n" + body + "</table>\n",
+                        encoding="utf-8")
+        written += [path, page]
+    return written
+
+
+def add_command(sub) -> None:
+    s = sub.add_parser("matrix", help="what each extracted API accepts on a product (cann), the document beside")
+    s.add_argument("--product", required=True, choices=PRODUCT_IDS)
+    s.add_argument("--op", default=None, help="one operator (key or API name)")
+    s.add_argument("--out", default=None, help="write matrix_<product>.csv/.html for every product here")
+    s.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.out:
+        for path in write_matrix(Path(args.out)):
+            print(path)
+        return 0
+    rows = matrix(args.product, args.op)
+    shown = ("api", "tensor", "dtypes", "doc_dtypes", "formats", "ranks", "differs")
+    widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) if rows else len(c) for c in shown}
+    print("  ".join(c.ljust(widths[c]) for c in shown))
+    for r in rows:
+        print("  ".join(str(r[c]).ljust(widths[c]) for c in shown))
+    return 0

@@ -1,0 +1,219 @@
+"""The generic predicates extracted rules are written in: each template tells, from a rule's ``args``,
+whether a call violates the rule. They read a call through ``CallView`` (tensors by name: dtype,
+view shape, format, emptiness; attributes; the null protocol outputs), so that the same rule judges a
+Case (the spec) and a RawCall (the emulator). Predicates follow the opbase definitions the host code
+uses (op_error_check.h, IsPrivateFormat, CheckBroadcastShape, CanCast)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+from aclnn_conformance.spec.dtype_promotion import can_cast, promote_type
+from aclnn_conformance.spec.enums import PRIVATE_FORMATS, AclDataType, AclFormat
+
+
+@dataclass(frozen=True)
+class TensorView:
+    dtype: str                 # aclDataType name
+    shape: tuple[int, ...]
+    format: str                # aclFormat name
+
+
+@dataclass(frozen=True)
+class CallView:
+    tensors: Mapping[str, TensorView | None]
+    attrs: Mapping[str, Any]
+    null_outputs: frozenset[str]
+    product: str = ""
+
+    def tensor(self, name: str) -> TensorView | None:
+        return self.tensors.get(name)
+
+
+_last: list = [None, None]   # the last case viewed and its view: one call's rules share one view
+
+
+def view_of_case(case, product: str = "") -> CallView:
+    """A Case as the templates read it; an aclScalar attribute (``{"dtype", "value"}``) reads as a
+    0-d tensor of its dtype, a NULL one (None) as a null tensor."""
+    if _last[0] is case and not product:
+        return _last[1]
+    view = _view_of_case(case, product)
+    if not product:
+        _last[0], _last[1] = case, view
+    return view
+
+
+def _view_of_case(case, product: str) -> CallView:
+    tensors = {}
+    for name, arg in case.tensors.items():
+        tensors[name] = None if arg is None else TensorView(arg.desc.dtype.name, tuple(arg.desc.shape),
+                                                            arg.desc.format.name)
+    for name, value in case.attrs.items():
+        if isinstance(value, dict) and "dtype" in value:
+            tensors[name] = TensorView(value["dtype"], (), "ND")
+    return CallView(tensors, dict(case.attrs), frozenset(case.null_outputs), product)
+
+
+class TemplateError(ValueError):
+    """A rule names a template that does not exist, or gives it the wrong arguments."""
+
+
+def _null(call: CallView, a: Mapping) -> bool:
+    name = a["param"]
+    if name in ("workspaceSize", "executor"):
+        return name in call.null_outputs
+    if name in call.tensors:
+        return call.tensors[name] is None
+    return call.attrs.get(name) is None
+
+
+def _dtype_set(a: Mapping, product: str) -> list[str] | None:
+    if "sets" in a:
+        return a["sets"].get(product)
+    return list(a["dtypes"])
+
+
+def _dtype_in(call: CallView, a: Mapping) -> bool:
+    t = call.tensor(a["param"])
+    allowed = _dtype_set(a, call.product)
+    return t is not None and allowed is not None and t.dtype not in allowed
+
+
+def _dtype_not_in(call: CallView, a: Mapping) -> bool:
+    t = call.tensor(a["param"])
+    banned = _dtype_set(a, call.product)
+    return t is not None and banned is not None and t.dtype in banned
+
+
+def _dtypes_equal(call: CallView, a: Mapping) -> bool:
+    x, y = call.tensor(a["param"]), call.tensor(a["other"])
+    return x is not None and y is not None and x.dtype != y.dtype
+
+
+def _castable(call: CallView, a: Mapping) -> bool:
+    """``param`` (or the promotion of ``from_promoted``) cannot be cast to ``to`` (a tensor) or
+    ``to_dtype``; a promotion that does not exist is the ``promotable`` rule's, not this one's."""
+    if "from_promoted" in a:
+        xs = [call.tensor(n) for n in a["from_promoted"]]
+        if any(x is None for x in xs):
+            return False
+        src = promote_type(xs[0].dtype, xs[1].dtype)
+        if src is None:
+            return False
+    else:
+        x = call.tensor(a["param"])
+        if x is None:
+            return False
+        src = x.dtype
+    if "to_dtype" in a:
+        return not can_cast(src, a["to_dtype"])
+    y = call.tensor(a["to"])
+    return y is not None and not can_cast(src, y.dtype)
+
+
+def _promotable(call: CallView, a: Mapping) -> bool:
+    x, y = call.tensor(a["param"]), call.tensor(a["other"])
+    return x is not None and y is not None and promote_type(x.dtype, y.dtype) is None
+
+
+def _private_format(call: CallView, a: Mapping) -> bool:
+    t = call.tensor(a["param"])
+    if t is None:
+        return False
+    formats = a.get("formats", "opbase")
+    private = {f.name for f in PRIVATE_FORMATS} if formats == "opbase" else set(formats)
+    return t.format in private
+
+
+def _rank_range(call: CallView, a: Mapping) -> bool:
+    t = call.tensor(a["param"])
+    if t is None:
+        return False
+    rank = len(t.shape)
+    return rank < a.get("min", 0) or rank > a.get("max", 1 << 30)
+
+
+def _shapes_equal(call: CallView, a: Mapping) -> bool:
+    x, y = call.tensor(a["param"]), call.tensor(a["other"])
+    return x is not None and y is not None and x.shape != y.shape
+
+
+def broadcast_shape(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...] | None:
+    """opbase CheckBroadcastShape / BroadcastInferShape: right-aligned, each pair equal or one of them 1."""
+    out = []
+    for i in range(1, max(len(x), len(y)) + 1):
+        a = x[-i] if i <= len(x) else 1
+        b = y[-i] if i <= len(y) else 1
+        if a != b and a != 1 and b != 1:
+            return None
+        out.append(b if a == 1 else a)
+    return tuple(reversed(out))
+
+
+def _broadcastable(call: CallView, a: Mapping) -> bool:
+    x, y = call.tensor(a["param"]), call.tensor(a["other"])
+    return x is not None and y is not None and broadcast_shape(x.shape, y.shape) is None
+
+
+def _empty(call: CallView, a: Mapping) -> bool:
+    """Holds (the rule applies) when the named tensors are empty: any of them, or all with any=False."""
+    ts = [call.tensor(p) for p in a["params"]]
+    empties = [t is not None and any(d == 0 for d in t.shape) for t in ts]
+    return any(empties) if a.get("any", True) else all(empties)
+
+
+def _attr_range(call: CallView, a: Mapping) -> bool:
+    value = call.attrs.get(a["attr"])
+    if value is None or isinstance(value, (dict, list, tuple)):
+        return False
+    return value < a.get("min", float("-inf")) or value > a.get("max", float("inf"))
+
+
+def _product(call: CallView, a: Mapping) -> bool:
+    """Every call: the rule's expectation names the products it applies to."""
+    return True
+
+
+def _unread(call: CallView, a: Mapping) -> bool:
+    """A check the extractor could not read: every call reaching it, except calls that return early
+    because they are empty (``unless_empty``)."""
+    skip = a.get("unless_empty") or []
+    return not (skip and _empty(call, {"params": skip, "any": True}))
+
+
+TEMPLATES: dict[str, Callable[[CallView, Mapping], bool]] = {
+    "null": _null, "dtype_in": _dtype_in, "dtype_not_in": _dtype_not_in, "dtypes_equal": _dtypes_equal,
+    "castable": _castable, "promotable": _promotable, "private_format": _private_format,
+    "rank_range": _rank_range, "shapes_equal": _shapes_equal, "broadcastable": _broadcastable,
+    "empty": _empty, "attr_range": _attr_range, "product": _product, "unread": _unread,
+}
+
+# the arguments each template needs
+REQUIRED_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("param",),
+                 "dtypes_equal": ("param", "other"), "castable": (),
+                 "promotable": ("param", "other"), "private_format": ("param",), "rank_range": ("param",),
+                 "shapes_equal": ("param", "other"), "broadcastable": ("param", "other"),
+                 "empty": ("params",), "attr_range": ("attr",), "product": (), "unread": ()}
+
+
+def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bool]:
+    """``call -> violated`` for one rule."""
+    if template not in TEMPLATES:
+        raise TemplateError(f"unknown template {template!r}; known: {', '.join(TEMPLATES)}")
+    missing = [k for k in REQUIRED_ARGS[template] if k not in args]
+    if template in ("dtype_in", "dtype_not_in") and "sets" not in args and "dtypes" not in args:
+        missing.append("sets or dtypes")
+    if missing:
+        raise TemplateError(f"template {template} needs {', '.join(missing)}")
+    fn = TEMPLATES[template]
+    frozen = dict(args)
+    return lambda call: fn(call, frozen)
+
+
+def dtype_names() -> set[str]:
+    return {d.name for d in AclDataType}
+
+
+def format_names() -> set[str]:
+    return {f.name for f in AclFormat}

@@ -1,0 +1,237 @@
+"""The calls of every data operator (``spec.operator_data``), built from its rules alone: the base
+call (the smallest call that every code-read check of every product accepts), its table cases
+(the base call, a non-contiguous and an ND-like-format variant where the rules allow them, an empty
+call where the code returns early) and its fault bases. Each record reaches its pieces here through
+its key: ``BASE_CALL.<key>``, ``TABLE_CASES.<key>``, ``FAULT_BASES.<key>``."""
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+from typing import Any, Callable
+
+import numpy as np
+
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtypes import numpy_dtype
+from aclnn_conformance.spec.enums import AclDataType, AclFormat
+from aclnn_conformance.spec.operator_data import data_of
+from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.spec.registry import operator
+from aclnn_conformance.spec.rules import expected_outcome
+from aclnn_conformance.spec.tensor import TensorArg, TensorDesc
+
+# the dtypes a base call tries first, most common first
+PREFERRED = ("FLOAT", "FLOAT16", "BF16", "INT32", "INT64", "DOUBLE", "INT8", "UINT8", "INT16", "BOOL",
+             "COMPLEX64", "COMPLEX128", "UINT16", "UINT32", "UINT64")
+TENSOR_KINDS = ("tensor",)
+BASE_DIMS = (2, 3, 4, 5, 2, 3, 2, 2)
+MAX_COMBINATIONS = 400
+
+
+class NoValidCall(ValueError):
+    """The rules admit no call the builder can find (an operator whose base call is not judged)."""
+
+
+def code_checks(key: str) -> list[dict]:
+    return [r for r in data_of(key)["rules"] if r["kind"] == "check" and r["known_by"] == "code"]
+
+
+def signature_params(key: str) -> list[dict]:
+    return [p for p in data_of(key)["params"] if p["c_kind"] not in ("workspace_size", "executor")]
+
+
+def _allowed(key: str, name: str) -> list[str]:
+    """The dtypes every product's code-read checks accept for ``name`` (intersection), best first."""
+    sets = [set(r["args"]["dtypes"]) for r in code_checks(key)
+            if r["template"] == "dtype_in" and r["args"]["param"] == name]
+    banned = set().union(*[set(r["args"]["dtypes"]) for r in code_checks(key)
+                           if r["template"] == "dtype_not_in" and r["args"]["param"] == name])
+    if sets:
+        common = set.intersection(*sets)
+        if not common:   # no dtype serves every product: the most widely accepted ones
+            common = set.union(*sets)
+    else:
+        doc = next((p.get("doc") or {} for p in data_of(key)["params"] if p["name"] == name), {})
+        common = set(doc.get("dtypes") or PREFERRED[:1])
+    order = [d for d in PREFERRED if d in common] + sorted(d for d in common - set(PREFERRED) if has_storage(d))
+    return [d for d in order if d not in banned] or order
+
+
+def has_storage(dtype: str) -> bool:
+    """A dtype a case can hold storage of (a NumPy element type)."""
+    try:
+        numpy_dtype(AclDataType[dtype])
+    except (KeyError, ValueError):
+        return False
+    return True
+
+
+def _rank(key: str, param: str | None = None) -> int:
+    """A rank every code-read rank rule (of ``param``, or of any tensor) accepts: 2 if it can be."""
+    lo, hi = 0, 8
+    for r in code_checks(key):
+        if r["template"] == "rank_range" and (param is None or r["args"]["param"] == param):
+            lo = max(lo, r["args"].get("min", 0))
+            hi = min(hi, r["args"].get("max", 8))
+    return min(max(2, lo), hi) if lo <= hi else 2
+
+
+def tensor_arg(dtype: str, shape: tuple[int, ...], fmt: str = "ND", seed: int = 0) -> TensorArg:
+    """A contiguous tensor of ``shape`` with small positive values (integers 0..4, booleans 0/1)."""
+    dt = AclDataType[dtype]
+    desc = TensorDesc.contiguous(shape, dt, AclFormat[fmt])
+    count = int(np.prod(shape)) if shape else 1
+    rng = np.random.default_rng(seed)
+    npdt = numpy_dtype(dt)
+    if npdt.kind in "iub":
+        values = rng.integers(0, 2 if npdt.kind == "b" else 5, size=count).astype(npdt)
+    elif npdt.kind == "c":
+        values = (rng.uniform(0.5, 1.5, count) + 1j * rng.uniform(0.5, 1.5, count)).astype(npdt)
+    else:
+        values = rng.uniform(0.5, 1.5, count).astype(np.float32).astype(npdt)
+    return TensorArg(desc, values)
+
+
+def _attr_value(p: dict, dtype: str | None) -> Any:
+    kind = p["c_kind"]
+    if kind == "scalar":
+        return {"dtype": dtype or "FLOAT", "value": 1.0}
+    return {"double": 1.0, "float": 1.0, "int64": 0, "bool": False, "string": "", "dtype": 0,
+            "int_array": [0], "bool_array": [False], "float_array": [1.0]}.get(kind)
+
+
+def _accepted_everywhere(key: str, case: Case) -> bool:
+    """No code-read check rejects ``case`` on a product that supports the API under cann (a check
+    the extraction could not read leaves the call not judged, not rejected)."""
+    spec = operator(key).spec
+    for product in sorted(spec.supported["cann"]):
+        if expected_outcome(spec, case, product, "cann").kind not in ("success", "not_judged"):
+            return False
+    return True
+
+
+def build_call(key: str, dtypes: dict[str, str], shape: tuple[int, ...], case_id: str,
+               fmt: str = "ND", origin: str = "table") -> Case:
+    tensors, attrs = {}, {}
+    for i, p in enumerate(signature_params(key)):
+        if p["c_kind"] in TENSOR_KINDS:
+            own = _rank(key, p["name"])
+            mine = shape if len(shape) == own or own == _rank(key) else tuple(BASE_DIMS[:own])
+            tensors[p["name"]] = tensor_arg(dtypes[p["name"]], mine, fmt, seed=i)
+        else:
+            attrs[p["name"]] = _attr_value(p, dtypes.get(p["name"]))
+    return Case(op=key, case_id=case_id, tensors=tensors, attrs=attrs, origin=origin)
+
+
+@lru_cache(maxsize=None)
+def valid_dtype_choices(key: str) -> tuple[tuple[tuple[str, str], ...], ...]:
+    """Dtype assignments (param -> dtype) that every product's code-read checks accept, best first."""
+    typed = [p["name"] for p in signature_params(key) if p["c_kind"] in TENSOR_KINDS + ("scalar",)]
+    options = [_allowed(key, n)[:4] for n in typed]
+    shape = tuple(BASE_DIMS[:_rank(key)])
+    found = []
+    for combo in itertools.islice(itertools.product(*options), MAX_COMBINATIONS):
+        dtypes = dict(zip(typed, combo))
+        if _accepted_everywhere(key, build_call(key, dtypes, shape, "probe")):
+            found.append(tuple(dtypes.items()))
+            if len(found) >= 8:
+                break
+    return tuple(found)
+
+
+def base_call(key: str) -> Case:
+    choices = valid_dtype_choices(key)
+    if not choices:
+        typed = [p["name"] for p in signature_params(key) if p["c_kind"] in TENSOR_KINDS + ("scalar",)]
+        dtypes = {n: _allowed(key, n)[0] for n in typed}
+        note = "no dtype assignment passes every product's checks: the first of each list"
+    else:
+        dtypes, note = dict(choices[0]), "accepted by every code-read check of every product"
+    case = build_call(key, dtypes, tuple(BASE_DIMS[:_rank(key)]), "base")
+    return case.with_(note=note)
+
+
+def _noncontiguous(case: Case) -> Case | None:
+    """Every tensor viewed through the transpose of its last two dims (same view shape); None when
+    some tensor has rank below 2."""
+    tensors = {}
+    for i, (name, arg) in enumerate(case.tensors.items()):
+        if arg is None or arg.desc.ndim < 2:
+            return None
+        shape = arg.desc.shape
+        memory = tensor_arg(arg.desc.dtype.name, shape[:-2] + (shape[-1], shape[-2]), seed=i)
+        strides = list(memory.desc.strides)
+        strides[-1], strides[-2] = strides[-2], strides[-1]
+        desc = TensorDesc(arg.desc.dtype, shape, tuple(strides), 0, arg.desc.format, memory.desc.storage_shape)
+        tensors[name] = TensorArg(desc, memory.storage)
+    return case.with_(tensors=tensors, case_id="noncontiguous", note="every tensor transposed in its last two dims")
+
+
+def table_cases(key: str, tier: str = "ci") -> list[Case]:
+    base = base_call(key)
+    cases = [base]
+    nc = _noncontiguous(base)
+    if nc is not None and not nc.tensors == {}:
+        cases.append(nc)
+    if base.tensors and all(a is not None and a.desc.ndim == 4 for a in base.tensors.values()) or \
+            _rank(key) <= 4:
+        shape = (2, 3, 2, 2)
+        dtypes = {n: a.desc.dtype.name for n, a in base.tensors.items()}
+        dtypes.update({n: v["dtype"] for n, v in base.attrs.items() if isinstance(v, dict)})
+        if _rank(key) <= 4:
+            cases.append(build_call(key, dtypes, shape, "format-nchw", fmt="NCHW").with_(
+                note="every tensor NCHW: only private formats are rejected by the code"))
+    empty = (data_of(key).get("values") or {}).get("empty_return")
+    if empty and base.tensors:
+        dtypes = {n: a.desc.dtype.name for n, a in base.tensors.items()}
+        dtypes.update({n: v["dtype"] for n, v in base.attrs.items() if isinstance(v, dict)})
+        shape = (0,) + tuple(BASE_DIMS[1:_rank(key)])
+        cases.append(build_call(key, dtypes, shape, "empty").with_(note="empty tensors: the early return"))
+    if tier == "full":
+        for i, choice in enumerate(valid_dtype_choices(key)[1:], 1):
+            cases.append(build_call(key, dict(choice), tuple(BASE_DIMS[:_rank(key)]), f"dtypes-{i}"))
+    return [c.with_(rule_ids=accepted_lists(key, c)) for c in cases]
+
+
+def accepted_lists(key: str, case: Case) -> tuple[str, ...]:
+    """The code-read dtype lists a valid call exercises by being in them (a defect that drops its
+    dtype from a list is named by them)."""
+    out = []
+    for r in code_checks(key):
+        if r["template"] != "dtype_in":
+            continue
+        name = r["args"]["param"]
+        arg = case.tensors.get(name)
+        dtype = arg.desc.dtype.name if arg is not None else (case.attrs.get(name) or {}).get("dtype") \
+            if isinstance(case.attrs.get(name), dict) else None
+        if dtype in r["args"]["dtypes"]:
+            out.append(r["id"])
+    return tuple(out)
+
+
+class PerOperator:
+    """``PIECE.<key>``: the piece of one data operator, bound to its key."""
+
+    def __init__(self, make: Callable[[str], Any], what: str):
+        self._make = make
+        self._what = what
+
+    def __getattr__(self, key: str) -> Any:
+        if key.startswith("_"):
+            raise AttributeError(key)
+        try:
+            data_of(key)
+        except Exception as exc:
+            raise AttributeError(f"{self._what}: {key} is not a data operator ({exc})") from None
+        return self._make(key)
+
+
+BASE_CALL = PerOperator(lambda key: (lambda: base_call(key)), "base call")
+TABLE_CASES = PerOperator(lambda key: (lambda tier="ci": table_cases(key, tier)), "table cases")
+FAULT_BASES = PerOperator(lambda key: {"base": lambda: base_call(key)}, "fault bases")
+
+
+def decides_somewhere(key: str, case: Case, rule_id: str) -> bool:
+    spec = operator(key).spec
+    return any(expected_outcome(spec, case, p, prof).rule_id == rule_id
+               for p in PRODUCT_IDS for prof in ("cann", "doc"))

@@ -1,0 +1,127 @@
+"""One-fault cases of every data operator, derived from each check rule's template: the base call
+with that rule broken. A fault is kept only when, on at least one product under one profile, its
+rule is the one that decides the call (so nothing checked before it is broken there)."""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Callable
+
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtype_promotion import can_cast, promote_type
+from aclnn_conformance.spec.faults import Fault
+from aclnn_conformance.spec.operator_data import data_of
+from aclnn_conformance.suites.calls.surface import (PREFERRED, PerOperator, base_call, decides_somewhere,
+                                                    tensor_arg)
+
+FAULT_DTYPES = PREFERRED + ("HIFLOAT8", "FLOAT8_E4M3FN")
+PRIVATE = "FRACTAL_NZ"
+
+
+def _dtype_of(case: Case, name: str) -> str | None:
+    if name in case.tensors:
+        arg = case.tensors[name]
+        return None if arg is None else arg.desc.dtype.name
+    value = case.attrs.get(name)
+    return value["dtype"] if isinstance(value, dict) else None
+
+
+def _with_dtype(case: Case, name: str, dtype: str) -> Case:
+    if name in case.tensors:
+        arg = case.tensors[name]
+        return case.with_tensor(name, tensor_arg(dtype, arg.desc.shape, arg.desc.format.name))
+    if isinstance(case.attrs.get(name), dict):
+        return case.with_attrs(**{name: {**case.attrs[name], "dtype": dtype}})
+    raise KeyError(name)
+
+
+def _with_shape_all(case: Case, shape: tuple[int, ...]) -> Case:
+    for name, arg in case.tensors.items():
+        if arg is not None:
+            case = case.with_tensor(name, tensor_arg(arg.desc.dtype.name, shape, arg.desc.format.name))
+    return case
+
+
+def _with_shape(case: Case, name: str, shape: tuple[int, ...]) -> Case:
+    arg = case.tensors[name]
+    return case.with_tensor(name, tensor_arg(arg.desc.dtype.name, shape, arg.desc.format.name))
+
+
+def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
+    """Ways to break ``rule`` alone, tried in order."""
+    t, a = rule["template"], rule["args"]
+    if t == "null":
+        p = a["param"]
+        if p in ("workspaceSize", "executor"):
+            return [lambda c: c.with_(null_outputs=c.null_outputs | {p})]
+        return [lambda c: c.with_tensor(p, None) if p in c.tensors else c.with_attrs(**{p: None})]
+    if t == "dtype_in":
+        return [lambda c, d=d: _with_dtype(c, a["param"], d) for d in FAULT_DTYPES if d not in a["dtypes"]]
+    if t == "dtype_not_in":
+        return [lambda c, d=d: _with_dtype(c, a["param"], d) for d in a["dtypes"]]
+    if t == "dtypes_equal":
+        return [lambda c, d=d: _with_dtype(c, a["param"], d) for d in FAULT_DTYPES]
+    if t == "castable":
+        target = a.get("to")
+        if target is None:
+            src = a.get("param")
+            return [lambda c, d=d: _with_dtype(c, src, d) for d in FAULT_DTYPES
+                    if not can_cast(d, a["to_dtype"])]
+        return [lambda c, d=d: _with_dtype(c, target, d) for d in FAULT_DTYPES]
+    if t == "promotable":
+        def unpromotable(c: Case) -> Case:
+            mine = _dtype_of(c, a["param"]) or "FLOAT"
+            return _with_dtype(c, a["other"], next(d for d in FAULT_DTYPES if promote_type(mine, d) is None))
+        return [unpromotable]
+    if t == "private_format":
+        fmts = a["formats"] if isinstance(a.get("formats"), list) else [PRIVATE, "NC1HWC0"]
+        return [lambda c, f=f: c.with_tensor(a["param"], tensor_arg(
+            c.tensors[a["param"]].desc.dtype.name, c.tensors[a["param"]].desc.shape, f)) for f in fmts]
+    if t == "rank_range":
+        out = []
+        if "max" in a:
+            out.append(lambda c: _with_shape_all(c, (1,) * (a["max"] + 1)))
+            out.append(lambda c: _with_shape(c, a["param"], (1,) * (a["max"] + 1)))
+        if a.get("min", 0) > 0:
+            out.append(lambda c: _with_shape_all(c, (2,) * (a["min"] - 1)))
+            out.append(lambda c: _with_shape(c, a["param"], (2,) * (a["min"] - 1)))
+        return out
+    if t == "shapes_equal":
+        def one_dim(c: Case) -> Case:
+            shape = c.tensors[a["param"]].desc.shape
+            return _with_shape(c, a["param"], (1,) + shape[1:] if shape else (2,))
+        def longer(c: Case) -> Case:
+            shape = c.tensors[a["param"]].desc.shape
+            return _with_shape(c, a["param"], (shape[0] + 1,) + shape[1:] if shape else (2,))
+        return [one_dim, longer]
+    if t == "broadcastable":
+        def clash(c: Case) -> Case:
+            shape = c.tensors[a["param"]].desc.shape
+            return _with_shape(c, a["param"], (shape[0] + 1,) + shape[1:] if shape else (3,))
+        return [clash]
+    if t == "attr_range":
+        bad = [a["min"] - 1] if "min" in a else []
+        bad += [a["max"] + 1] if "max" in a else []
+        return [lambda c, v=v: c.with_attrs(**{a["attr"]: v}) for v in bad]
+    return []
+
+
+@lru_cache(maxsize=None)
+def faults(key: str) -> dict[str, Fault]:
+    """Rule id -> Fault for every check rule that has a one-fault case."""
+    out: dict[str, Fault] = {}
+    base = base_call(key)
+    for rule in data_of(key)["rules"]:
+        if rule["kind"] != "check" or rule["template"] in ("unread", "product"):
+            continue
+        for build in _candidates(rule):
+            try:
+                case = build(base)
+            except (KeyError, AttributeError, ValueError, TypeError):
+                continue
+            if decides_somewhere(key, case, rule["id"]):
+                out[rule["id"]] = Fault(build, "base")
+                break
+    return out
+
+
+FAULTS = PerOperator(faults, "faults")

@@ -1,0 +1,43 @@
+"""The ci tier's sample of the data operators' cases: a fixed-seed selection by a stable hash of each
+case's name, so that two runs of one commit collect the same cases; the full tier runs everything.
+The hand-written operators are never sampled."""
+from __future__ import annotations
+
+import hashlib
+
+from aclnn_conformance.spec.registry import operator
+
+CI_SEED = "aclnn-conformance-ci-1"
+# share of a data operator's cases the ci tier keeps, by kind of case
+CI_SHARE = {"table": 0.15, "fault": 0.2, "pair": 0.1, "hypothesis": 0.03, "declared": 0.03}
+ALWAYS = {"table": ("base",)}      # case ids the ci tier keeps for every data operator
+
+_tier = "ci"
+
+
+def set_tier(tier: str) -> None:
+    """The run's tier (the plugin sets it before the suites are collected)."""
+    global _tier
+    _tier = tier
+
+
+def current_tier() -> str:
+    return _tier
+
+
+def is_data_operator(op: str) -> bool:
+    return operator(op).modules[0].startswith("data:")
+
+
+def in_sample(name: str, share: float, seed: str = CI_SEED) -> bool:
+    digest = hashlib.sha1(f"{seed}:{name}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") / 2 ** 32 < share
+
+
+def keep(op: str, kind: str, case_id: str = "", tier: str | None = None) -> bool:
+    """Whether the tier runs this case (``case_id`` "" for a whole operator's test)."""
+    if (tier or _tier) == "full" or not is_data_operator(op):
+        return True
+    if case_id in ALWAYS.get(kind, ()):
+        return True
+    return in_sample(f"{kind}:{op}:{case_id}", CI_SHARE[kind])

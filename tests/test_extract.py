@@ -1,0 +1,141 @@
+"""The extractor on fixtures written in the vendor's style (tests/fixtures/vendor_style): each
+recognised construct, each kind of product branch, a CheckParams it cannot read (unread), a
+generated layer, and a checkout it cannot read at all."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aclnn_conformance.extract.build import CheckoutError, extract_checkout, open_checkout
+from aclnn_conformance.extract.documents import parse_dtypes, parse_rank
+from aclnn_conformance.spec.operator_data import api_key, load_operator_file, rule_prefix_of
+
+FIXTURE = Path(__file__).parent / "fixtures" / "vendor_style"
+ALL = ["ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference", "atlas-training"]
+NEW_ARCH = ["ascend950", "atlas-a3", "atlas-a2"]          # DAV_2201 or IsRegBase
+OLD_ARCH = ["atlas-200i-500-a2", "atlas-inference", "atlas-training"]
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, dict]:
+    return {r["api"]: r for r in extract_checkout(open_checkout(FIXTURE), ("acts",))}
+
+
+def _code(record: dict) -> list[tuple]:
+    return [(r["template"], r["args"].get("param"), r["expect"]["cann"].get("status"),
+             tuple(r["expect"]["cann"].get("products", ALL)))
+            for r in record["rules"] if r["known_by"] == "code" and r["kind"] == "check"]
+
+
+def test_check_order_macros_and_an_arch_branch(records):
+    foo = records["aclnnFoo"]
+    assert foo["coverage"]["status"] == "covered" and foo["host_code"]["kind"] == "op_api"
+    assert _code(foo) == [
+        ("null", "workspaceSize", 161001, tuple(ALL)), ("null", "executor", 161001, tuple(ALL)),
+        ("null", "self", 161001, tuple(ALL)), ("null", "out", 161001, tuple(ALL)),
+        ("dtype_in", "self", 161002, tuple(OLD_ARCH)), ("dtype_in", "self", 161002, tuple(NEW_ARCH)),
+        ("dtypes_equal", "out", 161002, tuple(ALL)),
+        ("private_format", "self", 161002, tuple(ALL)), ("private_format", "out", 161002, tuple(ALL)),
+        ("rank_range", "self", 161002, tuple(ALL)), ("shapes_equal", "out", 161002, tuple(ALL))]
+    lists = {tuple(r["expect"]["cann"]["products"]): r["args"]["dtypes"] for r in foo["rules"]
+             if r["template"] == "dtype_in" and r["known_by"] == "code"}
+    assert lists[tuple(NEW_ARCH)] == ["FLOAT", "FLOAT16", "BF16"] and lists[tuple(OLD_ARCH)] == ["FLOAT", "FLOAT16"]
+    rank = next(r for r in foo["rules"] if r["template"] == "rank_range" and r["known_by"] == "code")
+    assert rank["args"]["max"] == 8      # MAX_SUPPORT_DIMS_NUMS read from the common header
+    assert foo["values"]["empty_return"]["params"] == ["self"]
+    assert foo["values"]["output_dtype"]["out"]["rule"] == "same_as"
+
+
+def test_every_rule_cites_repository_path_and_line(records):
+    for record in records.values():
+        for rule in record["rules"]:
+            for c in rule["citations"]:
+                assert c["path"] and c["line"] > 0 and "repository" in c and "commit" in c, rule["id"]
+    first = records["aclnnFoo"]["rules"][2]
+    cited = (FIXTURE / first["citations"][0]["path"]).read_text().splitlines()[first["citations"][0]["line"] - 1]
+    assert "OP_CHECK_NULL(self" in cited
+
+
+def test_soc_range_ternary_common_helper_promotion_and_a_product_failure(records):
+    bar = _code(records["aclnnBar"])
+    assert bar[:3] == [("null", p, 161001, tuple(ALL)) for p in ("self", "other", "out")]
+    assert ("product", None, 161002, ("atlas-inference",)) in bar        # SocVersion == ASCEND310P
+    templates = [t for t, *_ in bar]
+    assert templates.index("promotable") < templates.index("castable") < templates.index("broadcastable")
+    out_lists = {p: r["args"]["dtypes"] for r in records["aclnnBar"]["rules"]
+                 if r["template"] == "dtype_in" and r["args"]["param"] == "out" and r["known_by"] == "code"
+                 for p in r["expect"]["cann"]["products"]}
+    assert out_lists["atlas-a2"] == ["FLOAT", "FLOAT16"]                 # GetDtypeSupportListV2's first list
+    assert out_lists["atlas-training"] == ["FLOAT", "FLOAT16", "INT32"]
+    self_lists = {tuple(r["expect"]["cann"]["products"]): r["args"]["dtypes"] for r in records["aclnnBar"]["rules"]
+                  if r["template"] == "dtype_in" and r["args"]["param"] == "self" and r["known_by"] == "code"}
+    assert self_lists[tuple(NEW_ARCH)][-1] == "BF16"                     # 910B <= soc <= 910E, and 950
+    empty = records["aclnnBar"]["values"]["empty_return"]
+    assert sorted(empty["params"]) == ["other", "self"] and empty["any"]
+
+
+def test_an_inplace_api_forwarding_to_another_reads_through_it(records):
+    inplace = records["aclnnInplaceBar"]
+    nulls = [r["args"]["param"] for r in inplace["rules"] if r["template"] == "null" and r["known_by"] == "code"]
+    assert nulls == ["selfRef", "other"]          # self and out are both selfRef: one check
+    assert all(r["args"].get("param") != "out" for r in inplace["rules"])
+
+
+def test_a_check_params_it_cannot_read_is_unread_after_what_it_read(records):
+    baz = records["aclnnBaz"]
+    assert baz["coverage"]["status"] == "partly covered"
+    kinds = [(r["template"], r["known_by"]) for r in baz["rules"] if r["kind"] == "check" and r["known_by"] != "doc"]
+    assert kinds == [("null", "code"), ("null", "code"), ("unread", "unread")]
+    assert baz["unread"] and "loop" in baz["unread"][0]["what"]
+    assert not any(r["template"] == "dtypes_equal" for r in baz["rules"])   # after the unread: never guessed
+
+
+def test_a_generated_layer_is_unread_and_documented(records):
+    qux = records["aclnnQux"]
+    assert qux["host_code"]["kind"] == "generated" and qux["coverage"]["status"] == "partly covered"
+    assert qux["rules"][0]["template"] == "unread" and qux["rules"][0]["expect"]["cann"] == {"not_judged": True}
+
+
+def test_the_document_gives_doc_rules_products_and_errata(records):
+    foo = records["aclnnFoo"]
+    doc = [r for r in foo["rules"] if r["known_by"] == "doc"]
+    assert doc[0]["template"] == "product" and doc[0]["expect"]["doc"]["products"] == ["atlas-200i-500-a2"]
+    per = {tuple(r["expect"]["doc"]["products"]): r["args"]["dtypes"] for r in doc
+           if r["template"] == "dtype_in" and r["args"]["param"] == "self"}
+    assert per[("atlas-inference", "atlas-training")] == ["FLOAT", "FLOAT16"]     # the prose override
+    assert per[("ascend950", "atlas-a2", "atlas-a3")] == ["FLOAT", "FLOAT16", "BF16"]
+    assert any(e["doc_says"] == ["ND"] for e in foo["errata"])
+    assert parse_dtypes("FLOAT、FLOAT16、BFLOAT16") == ("FLOAT", "FLOAT16", "BF16")
+    assert parse_rank("0-8") == (0, 8) and parse_rank("不超过8维") == (0, 8) and parse_rank("与self一致") is None
+
+
+def test_the_data_file_loads_as_an_operator_record(records, tmp_path):
+    rec = records["aclnnFoo"]
+    path = tmp_path / rec["family"] / f"{rec['key']}.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(rec))
+    record = load_operator_file(path)
+    assert record.key == "foo" and record.spec.rule_prefix == "XFOO" and not record.spec.values_judged
+    assert not record.has("oracle") and "status-only" in record.absent_reason("oracle")
+    assert [r.id for r in record.spec.checks()][:2] == ["XFOO-NULL-001", "XFOO-NULL-002"]
+    (tmp_path / "values").mkdir()
+    (tmp_path / "values" / "acts.json").write_text(json.dumps([{"api": "aclnnFoo"}]))
+    from aclnn_conformance.spec import operator_data
+    operator_data._values_apis.cache_clear()
+    judged = load_operator_file(path)
+    assert judged.spec.values_judged and judged.oracle == "aclnn_conformance.oracle.surface:from_case"
+
+
+def test_keys_and_prefixes():
+    assert api_key("aclnnGelu") == "gelu" and api_key("aclnnGeluBackward") == "gelu_backward"
+    assert api_key("aclnnAddV3") == "add_v3" and api_key("aclnnInplaceXLogYTensor") == "inplace_x_log_y_tensor"
+    assert rule_prefix_of("gelu_backward") == "XGELUBACKWARD"
+
+
+def test_a_folder_that_is_no_checkout_is_a_one_line_error(tmp_path):
+    with pytest.raises(CheckoutError, match="not an operator checkout"):
+        open_checkout(tmp_path)
+    from aclnn_conformance.cli import main
+    assert main(["extract", str(tmp_path), "--out", str(tmp_path / "out")]) == 2

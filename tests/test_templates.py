@@ -1,0 +1,100 @@
+"""The rule templates of spec/templates.py: each predicate on calls that hold and calls that break it."""
+from __future__ import annotations
+
+import pytest
+
+from aclnn_conformance.spec.dtype_promotion import can_cast, promote_type
+from aclnn_conformance.spec.templates import (CallView, TemplateError, TensorView, broadcast_shape,
+                                              predicate)
+
+
+def call(product: str = "atlas-a2", nulls=(), attrs=None, **tensors) -> CallView:
+    views = {n: (None if t is None else TensorView(*t)) for n, t in tensors.items()}
+    return CallView(views, attrs or {}, frozenset(nulls), product)
+
+
+F32 = ("FLOAT", (2, 3), "ND")
+F16 = ("FLOAT16", (2, 3), "ND")
+I32 = ("INT32", (2, 3), "ND")
+
+
+def test_null_sees_tensors_scalars_and_protocol_outputs():
+    p = predicate("null", {"param": "self"})
+    assert p(call(self=None)) and not p(call(self=F32))
+    assert predicate("null", {"param": "alpha"})(call(attrs={"alpha": None}))
+    assert not predicate("null", {"param": "alpha"})(call(attrs={"alpha": {"dtype": "FLOAT", "value": 1}}))
+    ws = predicate("null", {"param": "workspaceSize"})
+    assert ws(call(nulls={"workspaceSize"}, self=F32)) and not ws(call(self=F32))
+
+
+def test_dtype_in_and_not_in_with_one_set_or_per_product_sets():
+    p = predicate("dtype_in", {"param": "self", "dtypes": ["FLOAT", "FLOAT16"]})
+    assert not p(call(self=F32)) and p(call(self=I32))
+    assert not p(call(self=None))     # a null tensor is the null rule's
+    per = predicate("dtype_in", {"param": "self", "sets": {"atlas-a2": ["FLOAT"], "ascend950": ["INT32"]}})
+    assert per(call("atlas-a2", self=I32)) and not per(call("ascend950", self=I32))
+    assert not per(call("atlas-training", self=I32))    # a product without a set does not check
+    banned = predicate("dtype_not_in", {"param": "self", "dtypes": ["BF16"]})
+    assert banned(call(self=("BF16", (2,), "ND"))) and not banned(call(self=F32))
+
+
+def test_dtypes_equal_shapes_equal_and_broadcastable():
+    eq = predicate("dtypes_equal", {"param": "out", "other": "self"})
+    assert eq(call(self=F32, out=F16)) and not eq(call(self=F32, out=F32))
+    same = predicate("shapes_equal", {"param": "out", "other": "self"})
+    assert same(call(self=F32, out=("FLOAT", (3, 2), "ND"))) and not same(call(self=F32, out=F32))
+    bc = predicate("broadcastable", {"param": "self", "other": "other"})
+    assert not bc(call(self=("FLOAT", (2, 1), "ND"), other=("FLOAT", (4, 2, 3), "ND")))
+    assert bc(call(self=("FLOAT", (2, 3), "ND"), other=("FLOAT", (4, 3), "ND")))
+    assert broadcast_shape((2, 1), (4, 2, 3)) == (4, 2, 3) and broadcast_shape((2,), (3,)) is None
+
+
+def test_promotable_and_castable_follow_opbase():
+    assert promote_type("FLOAT16", "BF16") == "FLOAT"      # data_type_utils.h kPromoteTypesLookup
+    assert promote_type("UINT8", "INT8") == "INT16"
+    assert promote_type("UINT16", "FLOAT") is None
+    assert promote_type("INT32", "FLOAT16") == "FLOAT16"
+    pro = predicate("promotable", {"param": "self", "other": "other"})
+    assert pro(call(self=("UINT16", (2,), "ND"), other=("FLOAT", (2,), "ND")))
+    assert not pro(call(self=I32, other=F16))
+    assert not can_cast("FLOAT", "INT32") and not can_cast("COMPLEX64", "FLOAT") and not can_cast("INT32", "BOOL")
+    assert can_cast("BOOL", "INT8") and can_cast("INT32", "FLOAT16")
+    cast = predicate("castable", {"param": "self", "to": "out"})
+    assert cast(call(self=F32, out=I32)) and not cast(call(self=I32, out=F32))
+    promoted = predicate("castable", {"from_promoted": ["self", "other"], "to": "out"})
+    assert promoted(call(self=I32, other=F16, out=I32)) and not promoted(call(self=I32, other=F16, out=F32))
+    fixed = predicate("castable", {"param": "alpha", "to_dtype": "FLOAT"})
+    assert fixed(call(alpha=("COMPLEX64", (), "ND"))) and not fixed(call(alpha=I32))
+
+
+def test_private_format_with_opbase_list_or_the_file_own():
+    p = predicate("private_format", {"param": "self", "formats": "opbase"})
+    assert p(call(self=("FLOAT", (2, 3), "FRACTAL_NZ"))) and p(call(self=("FLOAT", (2, 3), "NC1HWC0")))
+    assert not p(call(self=("FLOAT", (2, 3), "NCHW"))) and not p(call(self=("FLOAT", (2, 3), "HWCN")))
+    own = predicate("private_format", {"param": "self", "formats": ["NC1HWC0"]})
+    assert not own(call(self=("FLOAT", (2, 3), "FRACTAL_NZ"))) and own(call(self=("FLOAT", (2, 3), "NC1HWC0")))
+
+
+def test_rank_range_empty_attr_range_product_and_unread():
+    r = predicate("rank_range", {"param": "self", "max": 8})
+    assert r(call(self=("FLOAT", (1,) * 9, "ND"))) and not r(call(self=("FLOAT", (1,) * 8, "ND")))
+    lo = predicate("rank_range", {"param": "self", "min": 2, "max": 2})
+    assert lo(call(self=("FLOAT", (3,), "ND"))) and not lo(call(self=F32))
+    empty = predicate("empty", {"params": ["self", "out"], "any": True})
+    assert empty(call(self=("FLOAT", (0, 3), "ND"), out=F32)) and not empty(call(self=F32, out=F32))
+    both = predicate("empty", {"params": ["self", "out"], "any": False})
+    assert not both(call(self=("FLOAT", (0, 3), "ND"), out=F32))
+    attr = predicate("attr_range", {"attr": "p", "min": 0, "max": 1})
+    assert attr(call(attrs={"p": 2})) and attr(call(attrs={"p": -1})) and not attr(call(attrs={"p": 0.5}))
+    assert predicate("product", {})(call(self=F32))
+    unread = predicate("unread", {"unless_empty": ["self"]})
+    assert unread(call(self=F32)) and not unread(call(self=("FLOAT", (0,), "ND")))
+
+
+def test_unknown_template_or_missing_argument_is_an_error():
+    with pytest.raises(TemplateError, match="unknown template"):
+        predicate("no_such", {})
+    with pytest.raises(TemplateError, match="needs other"):
+        predicate("shapes_equal", {"param": "self"})
+    with pytest.raises(TemplateError, match="sets or dtypes"):
+        predicate("dtype_in", {"param": "self"})
