@@ -84,8 +84,22 @@ def test_list_rules_cites_every_rule_in_spec_order(op, capsys):
 def test_list_rules_of_an_unknown_operator_is_one_line(capsys):
     status, out, err = _main(["list", "rules", "no_such_op"], capsys)
     assert status == 2 and out == ""
-            "mutate", "sensitivity", "mustpass", "doctor", "import", "export", "extract", "agreement",
-            "matrix")
+    assert err.count("\n") == 1 and "valid: " in err and "apply_adam_w_quant" in err
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_list_rules_takes_the_api_name_too(op, capsys):
+    by_key = _main(["list", "rules", op], capsys)
+    by_api = _main(["list", "rules", OPS[op].api], capsys)
+    assert by_api[0] == 0 and by_api == by_key
+
+
+def test_run_help_names_every_suite_option(capsys):
+    status, out, _ = _main(["run", "--help"], capsys)
+    assert status == 0
+    for option in ("--backend", "--product", "--profile", "--tier", "--op", "--report-dir",
+                   "--overwrite", "--case-timeout", "--isolation", "--hypothesis-seed"):
+        assert f"  {option} " in out, option
 
 
 def test_output_defaults_never_point_into_the_installation():
@@ -171,8 +185,19 @@ def test_printed_reproducers_run_as_printed(tmp_path, started_in):
     on PATH (an activated venv), each reproduces the failure."""
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent),
                                                  os.environ.get("PATH", "")])}
-            "mutate", "sensitivity", "mustpass", "doctor", "import", "export", "extract", "agreement",
-            "matrix")
+    options = ["-k", "apply_adam_w_quant and weight-decay--0.5", "--backend",
+               "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive", "--product", "atlas-a2",
+               "--report-dir", str(tmp_path / "out"), "-p", "no:cacheprovider", "-q"]
+    if started_in == "checkout":
+        folder, command = ROOT, [sys.executable, "-m", "pytest",
+                                 "suites/test_operators.py::test_table"]
+    else:
+        folder = tmp_path / "elsewhere"
+        folder.mkdir()
+        command = [str(Path(sys.executable).parent / "aclnn-conformance"), "run", "-p", "no:xdist"]
+        options[1] = "apply_adam_w_quant and weight-decay--0.5 and test_table"
+    first = subprocess.run([*command, *options], cwd=folder, env=env, capture_output=True,
+                           text=True, timeout=600)
     assert first.returncode == 1, first.stdout[-3000:]
     block = first.stdout.split("  reproduce:\n", 1)[1].splitlines()
     commands = [line.strip() for line in block[:2]]
