@@ -194,12 +194,15 @@ def item_ops(item: pytest.Item) -> set[str]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """--op: keep the items whose operators are all selected (a test chaining operators it cannot
     name runs only without --op). Then the items of one operator, product and test that lie
-    outside the operator's declared domain become one item that records them as one family."""
+    outside the operator's declared domain become one item that records them as one family. An
+    empty parametrization (the vendor cases without --cases) is no test to run or record."""
     wanted = set(selected_ops(config))
     keep, drop = [], []
     for item in items:
         ops = item_ops(item)
-        (keep if not wanted or ops and ops <= wanted else drop).append(item)
+        empty = any(m.name == "skip" and "empty parameter set" in str(m.kwargs.get("reason", ""))
+                    for m in item.iter_markers())
+        (keep if not empty and (not wanted or ops and ops <= wanted) else drop).append(item)
     drop += _collapse_out_of_domain(config, keep)
     if drop:
         config.hook.pytest_deselected(items=drop)
@@ -356,15 +359,6 @@ class RunProgress:
             parts.append(f"{len(self.unrecorded)} test(s) ended without a record "
                          f"(first: {self.unrecorded[0]})")
         return "; ".join(parts)
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
-    """An empty parametrization (the vendor cases without --cases) is no test to run or record."""
-    empty = [i for i in items if any(m.name == "skip" and "empty parameter set" in str(m.kwargs.get("reason", ""))
-                                     for m in i.iter_markers())]
-    if empty:
-        config.hook.pytest_deselected(items=empty)
-        items[:] = [i for i in items if i not in empty]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

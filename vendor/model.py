@@ -11,6 +11,7 @@ from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType, AclFormat, Status, status_name
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc, contiguous_strides
+from aclnn_conformance.spec.params import PROTOCOL_KINDS
 from aclnn_conformance.vendor.values import draw_storage
 
 FORMATS = ("gtest", "gtest-csv", "atk", "ttk-aclnn", "ttk-kernel")
@@ -164,11 +165,12 @@ def op_key_of(api: str) -> str | None:
 
 
 def spec_params(api: str):
-    """The parameter rows of a specified API (workspaceSize and executor left out), or None."""
+    """The parameter rows of a specified API (the protocol's workspace size and executor left out,
+    whatever the prototype calls them), or None."""
     key = op_key_of(api)
     if key is None:
         return None
-    return tuple(p for p in OPS[key].params if p.name not in ("workspaceSize", "executor"))
+    return tuple(p for p in OPS[key].params if p.c_kind not in PROTOCOL_KINDS)
 
 
 def _plain(value: Any) -> Any:
