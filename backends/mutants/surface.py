@@ -75,15 +75,20 @@ def mutant_set(key: str) -> MutantSet:
     controls: list[type] = []
     base = record.piece("base_call")()
     ids = [rid for rid, _, _ in order]
-    # one accepted dtype missing: the base call's dtype of the first dtype list
+    # one accepted dtype missing: the base call's dtype of the first code-read dtype list. Where no product
+    # expects the base call to succeed (it reaches a check the extractor could not read, or the
+    # products that take it do not support the API), nothing can kill it: a gap of the spec,
+    # named, run and kept unkilled
+    gap = _unjudged_base(record, base)
     for rid, _, expect in order:
         rule = next(r for r in data_of(key)["rules"] if r["id"] == rid)
-        if rule["template"] == "dtype_in" and rule["args"]["param"] in base.tensors:
+        # a list the code checks (the run is under cann, where a document-only list is not judged)
+        if rule["template"] == "dtype_in" and rule["known_by"] == "code" and rule["args"]["param"] in base.tensors:
             arg = base.tensors[rule["args"]["param"]]
             if arg is not None and arg.desc.dtype.name in rule["args"]["dtypes"]:
                 made.append(type(f"DtypeMissing_{rid.replace('-', '_')}", (DtypeMissing,), {
                     "name": f"mutant-{_slug(rid)}-dtype-missing", "op": key, "param": rule["args"]["param"],
-                    "dtype": arg.desc.dtype.name, "killed_by": (rid,), "__module__": __name__,
+                    "dtype": arg.desc.dtype.name, "killed_by": (rid,), "__module__": __name__, "gap": gap,
                     "defect": f"{rule['args']['param']} {arg.desc.dtype.name} rejected, though {rid} accepts it"}))
                 break
     # a check missing: the first faulted check
@@ -113,7 +118,21 @@ def mutant_set(key: str) -> MutantSet:
             "name": f"control-{key.replace('_', '-')}-same-status-reordered", "op": key, "killed_by": (),
             "__module__": __name__, "order": reordered,
             "defect": "no defect: each run of checks of one status in reverse order"}))
-    return MutantSet(mutants=tuple(made), controls=tuple(controls))
+    return MutantSet(mutants=tuple(m for m in made if not getattr(m, "gap", "")), controls=tuple(controls),
+                     gaps=tuple(m for m in made if getattr(m, "gap", "")))
+
+
+def _unjudged_base(record, base: Case) -> str:
+    """Why no product expects the base call to succeed ("" when one does)."""
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    from aclnn_conformance.spec.rules import expected_outcome
+    found = [expected_outcome(record.spec, base, p, "cann") for p in PRODUCT_IDS]
+    if any(e.kind == "success" for e in found):
+        return ""
+    why = sorted({f"{e.kind} by {e.rule_id}" for e in found if e.rule_id})
+    return (f"no product expects the base call to succeed ({', '.join(why)}: the extractor did not "
+            f"read that check, or the product is unsupported), so no valid call can show a dtype "
+            f"rejected")
 
 
 def _swappable_pair(key: str, order: tuple) -> tuple[str, str, tuple] | None:
