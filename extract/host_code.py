@@ -117,6 +117,7 @@ class Walk:
     product: str
     index: Index
     events: list[Event] = field(default_factory=list)
+    guards: list = field(default_factory=list)   # data-dependent branches taken (dtype guards)
     depth: int = 0
 
     @property
@@ -160,12 +161,14 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
     w.depth += 1
     src = w.index.source(fn)
     env = dict(bindings)
+    guards = len(w.guards)
     try:
         _run_block(w, src, statements(fn.body, fn.body_offset), env, fail, top)
     except _End as end:
         return end.value
     finally:
         w.depth -= 1
+        del w.guards[guards:]
     return None
 
 
@@ -181,6 +184,8 @@ def _unread(w: Walk, src: SourceFile, stmt_offset: int, text: str, status: int |
 def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, status: int | None,
            text: str) -> None:
     path, line = _cite(src, offset)
+    if w.guards:
+        args = _guarded_args(w, template, args)
     w.events.append(Event("check", template, args, status, path, line, " ".join(text.split())[:160]))
 
 
@@ -256,6 +261,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         _run_if(w, src, stmt, env, fail, top)
         return
     if stmt.kind == "other":
+        if text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top):
+            return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
         return
@@ -288,6 +295,75 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             raise Unreadable(f"a checking call {short} whose result is dropped")
         return  # a call of the compute path (l0op::..., executor setup)
     _run_decl(w, src, stmt, env)
+
+
+_LABEL = re.compile(r"\b(?:case\s+((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)|default)\s*:(?!:)")
+
+
+def _run_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """A ``switch`` on the product (``GetCurNpuArch()``, ``GetSocVersion()``): the statements of the
+    label this product takes, up to its ``break`` (falling through the labels after it). False when the
+    switch is not on a product value (the caller decides)."""
+    text = stmt.text
+    m = re.match(r"switch\s*\(", text)
+    if not m:
+        return False
+    close = match_close(text, m.end() - 1)
+    try:
+        value = _value(w, text[m.end():close], env)
+    except Unreadable:
+        return False
+    if not (isinstance(value, tuple) and value and value[0] in ("arch", "soc")):
+        return False
+    ob = text.find("{", close)
+    cb = match_close(text, ob, "{", "}") if ob >= 0 else -1
+    if cb < 0:
+        return False
+    body = text[ob + 1:cb]
+    labels, depth, i = [], 0, 0   # (start, end, label value or None for default), top level only
+    while i < len(body):
+        c = body[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            lm = _LABEL.match(body, i)
+            if lm and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
+                labels.append((lm.start(), lm.end(), lm.group(1)))
+                i = lm.end()
+                continue
+        i += 1
+    chosen = None
+    for start, end, label in labels:
+        if label is None:
+            continue
+        try:
+            lv = _value(w, label, env)
+        except Unreadable:
+            raise Unreadable(f"the case label {label!r}") from None
+        if not (isinstance(lv, tuple) and lv[0] == value[0]):
+            raise Unreadable(f"the case label {label!r}")
+        if lv == value:
+            chosen = end
+            break
+    if chosen is None:
+        chosen = next((end for start, end, label in labels if label is None), None)
+    if chosen is None:
+        return True   # no label taken: nothing runs
+    blanked = list(body)
+    for start, end, _ in labels:
+        for k in range(start, end):
+            blanked[k] = " "
+    rest = "".join(blanked)[chosen:]
+    base = stmt.offset + ob + 1 + chosen
+    run = []
+    for s in statements(rest, base):
+        if s.kind == "decl" and s.text.strip() == "break":
+            break
+        run.append(s)
+    _run_block(w, src, tuple(run), env, fail, top)
+    return True
 
 
 def _is_checker(fn: Function) -> bool:
@@ -431,6 +507,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         if fn is not None:
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
+    if _run_guarded_if(w, src, stmt, env, fail, top):
+        return
     inner = "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
     if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false|CHECK_RET", inner):
         raise Unreadable(f"a branch on {cond!r} holding checks")
@@ -467,6 +545,24 @@ def _split_top(expr: str, op: str) -> list[str]:
     return [p.strip() for p in parts]
 
 
+def _split_colon(expr: str) -> list[str]:
+    """The two branches of a ternary's ``a : b``, split at the top-level ``:`` that is no ``::``."""
+    depth, nested = 0, 0
+    for i, c in enumerate(expr):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "?" and depth == 0:
+            nested += 1
+        elif c == ":" and depth == 0 and expr[i - 1:i] != ":" and expr[i + 1:i + 2] != ":":
+            if nested:
+                nested -= 1
+                continue
+            return [expr[:i].strip(), expr[i + 1:].strip()]
+    return [expr.strip()]
+
+
 _CAST = re.compile(r"^(?:const_cast|static_cast|reinterpret_cast)\s*<[^<>]*(?:<[^<>]*>[^<>]*)?>\s*\(")
 
 
@@ -480,12 +576,11 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         return _value(w, expr[cm.end():], env)
     q = _split_top(expr, "?")
     if len(q) == 2:
-        branches = _split_top(q[1], ":")
-        branches = [b for b in branches if b != ""] if len(branches) > 2 else branches
+        branches = _split_colon(q[1])
         if len(branches) == 2:
             decided = _product_bool(w, q[0], env)
             if decided is None:
-                raise Unreadable(f"a choice on the call's data ({q[0].strip()!r})")
+                return _data_choice(w, q[0], branches, env)
             return _value(w, branches[0] if decided else branches[1], env)
     pm = re.fullmatch(r"(?:op::)?PromoteType\((.*)\)", expr, re.S)
     if pm and match_close(expr, expr.index("(")) == len(expr) - 1:
@@ -493,7 +588,7 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         vals = [_value(w, x, env) for x in two] if len(two) == 2 else []
         if len(vals) == 2 and all(isinstance(v, tuple) and v[0] == "dtype-of" for v in vals):
             return ("promote", vals[0][1], vals[1][1])
-        raise Unreadable(f"the promotion {expr!r}")
+        return _promote_expr(w, two, env, expr)
     if re.fullmatch(r"[A-Za-z_]\w*", expr) and expr in env:
         return env[expr]
     m = re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)", expr)
@@ -678,7 +773,7 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
     if b is True:
         _check(w, src, offset, "product", (), code, text)
         return
-    template, args = _atom(w, cond, env)
+    template, args = _dtype_atom(w, cond, env) or _atom(w, cond, env)
     _check(w, src, offset, template, args, code, text)
 
 
@@ -784,7 +879,7 @@ def _m_cast(w, src, stmt, env, fail, args):
                _fail_status(args[2], fail), stmt.text)
         return
     if not (isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "dtype-of"):
-        raise Unreadable("a cast check of computed dtypes")
+        return _m_cast_expr(w, src, stmt, env, fail, args)
     _check(w, src, stmt.offset, "castable", _args(param=a[1], to=b[1]), _fail_status(args[2], fail), stmt.text)
 
 
@@ -821,3 +916,238 @@ CHECK_MACROS = {
     "OP_CHECK_SHAPE_NOT_EQUAL": _m_shape_equal,
     "OP_CHECK_BROADCAST": _m_broadcast,
 }
+
+
+# ---- computed dtypes and data-dependent dtype branches ----
+# A computed dtype (PromoteType of tensors' dtypes, a choice on a dtype condition, a constant) is held
+# as ("dexpr", E), E a spec.templates.dtype_value expression as nested tuples; a condition on computed
+# dtypes is a spec.templates.guard_holds guard. A branch on such a condition runs with the guard (its
+# checks apply only to calls taking it: the rule's ``when``); the path after a branch that returns
+# runs with the guard negated.
+
+_DCLASS = {"IsComplexType": "complex", "IsFloatingType": "floating", "IsIntegralType": "integral"}
+_UNDEF = ("dtype", "UNDEFINED")
+
+
+def _dexpr(v: Any) -> tuple | None:
+    """The dtype expression of a value, None when it is no dtype."""
+    if isinstance(v, tuple) and v:
+        if v[0] == "dexpr":
+            return v[1]
+        if v[0] == "dtype-of":
+            return ("of", v[1])
+        if v[0] == "dtype":
+            return ("dtype", v[1])
+        if v[0] == "promote":
+            return ("promote", ("of", v[1]), ("of", v[2]))
+    return None
+
+
+def _dexpr_of(w: Walk, expr: str, env: dict) -> tuple:
+    e = _strip(expr)
+    m = re.fullmatch(r"(?:op::)?DataType\((.*)\)", e, re.S)   # DataType(alpha->GetDataType())
+    if m and match_close(e, e.index("(")) == len(e) - 1:
+        e = m.group(1)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", _strip(e))
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("of", env[m.group(1)].name)
+    if re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_UNDEFINED", _strip(e)):
+        return _UNDEF
+    d = _dexpr(_value(w, e, env))
+    if d is None:
+        raise Unreadable(f"{expr.strip()!r} is not a dtype the reader computes")
+    return d
+
+
+def _promote_expr(w: Walk, two: list[str], env: dict, expr: str) -> tuple:
+    if len(two) != 2:
+        raise Unreadable(f"the promotion {expr!r}")
+    try:
+        a, b = _dexpr_of(w, two[0], env), _dexpr_of(w, two[1], env)
+    except Unreadable:
+        raise Unreadable(f"the promotion {expr!r}") from None
+    return ("dexpr", ("promote", a, b))
+
+
+def _data_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple:
+    """``cond ? a : b`` with ``cond`` on computed dtypes and both branches dtypes."""
+    g = _guard(w, cond, env)
+    if g is None:
+        raise Unreadable(f"a choice on the call's data ({cond.strip()!r})")
+    try:
+        a, b = _dexpr_of(w, branches[0], env), _dexpr_of(w, branches[1], env)
+    except Unreadable:
+        raise Unreadable(f"a choice on the call's data ({cond.strip()!r})") from None
+    return ("dexpr", ("if", g, a, b))
+
+
+def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
+    """A condition on the dtypes of the call (computed or of tensors) as a guard; None otherwise."""
+    cond = _strip(cond)
+    for op, name in (("||", "or"), ("&&", "and")):
+        parts = _split_top(cond, op)
+        if len(parts) > 1:
+            gs = [_guard(w, p, env) for p in parts]
+            return None if None in gs else (name, *gs)
+    if cond.startswith("!") and not cond.startswith("!="):
+        g = _guard(w, cond[1:], env)
+        return None if g is None else ("not", g)
+    for op in ("==", "!="):
+        parts = _split_top(cond, op)
+        if len(parts) == 2:
+            try:
+                a, b = _dexpr_of(w, parts[0], env), _dexpr_of(w, parts[1], env)
+            except Unreadable:
+                return None
+            if b[0] != "dtype":
+                if a[0] != "dtype":
+                    return None   # two computed dtypes compared: not a guard of this form
+                a, b = b, a
+            g = ("in", a, (b[1],))
+            return g if op == "==" else ("not", g)
+    call = _macro(cond)
+    if call and match_close(cond, cond.index("(")) == len(cond) - 1:
+        short, args = call[0].split("::")[-1], call[1]
+        try:
+            if short in _DCLASS and len(args) in (1, 2):
+                cls = _DCLASS[short]
+                if short == "IsIntegralType" and len(args) == 2:
+                    if args[1].strip() not in ("true", "false"):
+                        return None
+                    cls = "integral_bool" if args[1].strip() == "true" else cls
+                return ("in", _dexpr_of(w, args[0], env), (cls,))
+            if short == "CheckType" and len(args) == 2:
+                lst = _value(w, args[1], env)
+                if isinstance(lst, DList):
+                    return ("in", _dexpr_of(w, args[0], env), tuple(lst.dtypes))
+            if short == "CanCast" and len(args) == 2:
+                return ("cast", _dexpr_of(w, args[0], env), _dexpr_of(w, args[1], env))
+        except Unreadable:
+            return None
+    return None
+
+
+_DCLASS_NAMES = ("complex", "floating", "integral", "integral_bool")
+
+
+def _expand(names: tuple) -> list[str]:
+    """Dtype names with the data_type_utils.h classes written out (spec.templates.DTYPE_CLASSES)."""
+    from aclnn_conformance.spec.templates import DTYPE_CLASSES
+    out: list[str] = []
+    for n in names:
+        for d in sorted(DTYPE_CLASSES.get(n, {n})):
+            if d not in out:
+                out.append(d)
+    return out
+
+
+def _leaves(e: Any) -> list[str]:
+    if isinstance(e, tuple) and e and e[0] == "of":
+        return [e[1]]
+    out: list[str] = []
+    for x in (e if isinstance(e, tuple) else ()):
+        for n in _leaves(x):
+            if n not in out:
+                out.append(n)
+    return out
+
+
+def _computed(e: tuple) -> bool:
+    return e[0] not in ("of", "dtype")
+
+
+def _dtype_atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple] | None:
+    """A violated-when atom on a computed dtype: ``E == DT_UNDEFINED`` (promotable with ``expr``),
+    ``!CheckType(E, LIST)`` (promotable of E restricted to LIST), ``!CanCast(E1, E2)`` (castable with
+    ``from_expr``/``to_expr``); None for an atom of another kind (the caller reads it)."""
+    g = _guard(w, cond, env)
+    if g is None:
+        return None
+    if g[0] == "in" and g[2] == ("UNDEFINED",) and _computed(g[1]):
+        e = g[1]
+        if e[0] == "promote" and e[1][0] == e[2][0] == "of":   # the plain form _atom reads
+            return None
+        return "promotable", _promotable_args(e)
+    if g[0] == "in" and g[1][0] == "of" and "UNDEFINED" not in g[2]:
+        return "dtype_not_in", _args(param=g[1][1], dtypes=_expand(g[2]), list="literal")
+    if g[0] != "not":
+        return None
+    g = g[1]
+    if g[0] == "in" and g[1][0] == "of" and "UNDEFINED" not in g[2] and \
+            any(n in _DCLASS_NAMES for n in g[2]):
+        return "dtype_in", _args(param=g[1][1], dtypes=_expand(g[2]), list="literal")
+    if g[0] == "in" and _computed(g[1]) and "UNDEFINED" not in g[2] and \
+            not any(n in _DCLASS_NAMES for n in g[2]):
+        return "promotable", _promotable_args(("restrict", g[1], g[2]))
+    if g[0] == "cast" and (_computed(g[1]) or _computed(g[2]) or g[1][0] == "dtype"):
+        return "castable", _cast_args(g[1], g[2])
+    return None
+
+
+def _promotable_args(e: tuple) -> tuple:
+    names = _leaves(e)
+    if not names:
+        raise Unreadable("a computed dtype of no tensor")
+    return _args(param=names[0], other=names[1] if len(names) > 1 else names[0], expr=e)
+
+
+def _cast_args(a: tuple, b: tuple) -> tuple:
+    if b[0] == "of":
+        return _args(from_expr=a, to=b[1])
+    if b[0] == "dtype":
+        return _args(from_expr=a, to_dtype=b[1])
+    return _args(from_expr=a, to_expr=b)
+
+
+def _m_cast_expr(w, src, stmt, env, fail, args):
+    """OP_CHECK_RESULT_DTYPE_CAST_FAILED of computed dtypes (or a constant): castable with from_expr."""
+    try:
+        a, b = _dexpr_of(w, args[0], env), _dexpr_of(w, args[1], env)
+    except Unreadable:
+        raise Unreadable("a cast check of computed dtypes") from None
+    if a == _UNDEF or b == _UNDEF:
+        raise Unreadable("a cast check of computed dtypes")
+    _check(w, src, stmt.offset, "castable", _cast_args(a, b), _fail_status(args[2], fail), stmt.text)
+
+
+def _guarded_args(w: Walk, template: str, args: tuple) -> tuple:
+    if template == "product":
+        raise Unreadable("a failure of every call taking a data-dependent branch")
+    when = w.guards[0] if len(w.guards) == 1 else ("and", *w.guards)
+    return tuple(sorted(args + (("when", when),)))
+
+
+def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """``if (G) {...} else {...}`` with G on the call's dtypes: each branch's checks under its guard;
+    a branch that returns leaves the rest of the function to the calls not taking it."""
+    g = _guard(w, stmt.cond, env)
+    if g is None:
+        return False
+    ended = []
+    for branch, guard in ((stmt.then, g), (stmt.orelse, ("not", g))):
+        if not branch:
+            continue
+        w.guards.append(guard)
+        local = dict(env)
+        try:
+            _run_block(w, src, branch, local, fail, top)
+        except _End as end:
+            if end.value not in (True, False):
+                raise Unreadable(f"a data-dependent branch on {stmt.cond.strip()!r} returning a value") \
+                    from None
+            ended.append(guard)
+        except _Stop as stop:
+            if stop.empty:
+                raise Unreadable(f"an empty-tensor return inside a branch on {stmt.cond.strip()!r}") \
+                    from None
+            raise
+        finally:
+            w.guards.pop()
+        for k, v in local.items():   # a dtype computed in a branch: unread after it
+            if k in env and env[k] != v:
+                raise Unreadable(f"{k} assigned in a branch on {stmt.cond.strip()!r}")
+    if len(ended) == 2:
+        raise _End(True)
+    if ended:
+        w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
+    return True

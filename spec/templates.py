@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from aclnn_conformance.spec.dtype_promotion import can_cast, promote_type
+from aclnn_conformance.spec.dtype_promotion import COMPLEX, FLOATING, INTEGRAL, can_cast, promote_type
 from aclnn_conformance.spec.enums import PRIVATE_FORMATS, AclDataType, AclFormat
 
 
@@ -94,6 +94,8 @@ def _dtypes_equal(call: CallView, a: Mapping) -> bool:
 def _castable(call: CallView, a: Mapping) -> bool:
     """``param`` (or the promotion of ``from_promoted``) cannot be cast to ``to`` (a tensor) or
     ``to_dtype``; a promotion that does not exist is the ``promotable`` rule's, not this one's."""
+    if "from_expr" in a:
+        return _castable_expr(call, a)
     if "from_promoted" in a:
         xs = [call.tensor(n) for n in a["from_promoted"]]
         if any(x is None for x in xs):
@@ -113,6 +115,8 @@ def _castable(call: CallView, a: Mapping) -> bool:
 
 
 def _promotable(call: CallView, a: Mapping) -> bool:
+    if "expr" in a:   # a computed dtype (``dtype_value``) that is DT_UNDEFINED
+        return dtype_value(call, a["expr"]) == UNDEFINED
     x, y = call.tensor(a["param"]), call.tensor(a["other"])
     return x is not None and y is not None and promote_type(x.dtype, y.dtype) is None
 
@@ -197,6 +201,79 @@ REQUIRED_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("p
                  "empty": ("params",), "attr_range": ("attr",), "product": (), "unread": ()}
 
 
+UNDEFINED = "UNDEFINED"
+DTYPE_CLASSES = {"complex": COMPLEX, "floating": FLOATING, "integral": INTEGRAL,
+                 "integral_bool": INTEGRAL | {"BOOL"}}
+
+
+def dtype_value(call: CallView, e: Any) -> str | None:
+    """A dtype the host code computes, as a list expression: ``["of", param]`` (its dtype; None when the
+    tensor is null or absent), ``["dtype", NAME]``, ``["promote", e1, e2]`` (opbase PromoteType; an
+    undefined operand or pair gives ``UNDEFINED``), ``["if", guard, e1, e2]`` (``guard ? e1 : e2``),
+    ``["restrict", e, [NAME...]]`` (e when it is in the list, else ``UNDEFINED``)."""
+    op = e[0]
+    if op == "of":
+        t = call.tensor(e[1])
+        return None if t is None else t.dtype
+    if op == "dtype":
+        return e[1]
+    if op == "promote":
+        x, y = dtype_value(call, e[1]), dtype_value(call, e[2])
+        if x is None or y is None:
+            return None
+        if x == y:
+            return x
+        return UNDEFINED if UNDEFINED in (x, y) else promote_type(x, y) or UNDEFINED
+    if op == "if":
+        held = guard_holds(call, e[1])
+        return None if held is None else dtype_value(call, e[2] if held else e[3])
+    if op == "restrict":
+        x = dtype_value(call, e[1])
+        return None if x is None else (x if x in e[2] else UNDEFINED)
+    raise TemplateError(f"unknown dtype expression {e!r}")
+
+
+def guard_holds(call: CallView, g: Any) -> bool | None:
+    """A condition on the call's dtypes (a data-dependent branch of the host code): ``["in", e, [NAME
+    ...]]`` (names, or the classes ``complex``, ``floating``, ``integral``, ``integral_bool`` of
+    data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["not", g]``, ``["and", g...]``,
+    ``["or", g...]``; None when a tensor it reads is null or absent."""
+    op = g[0]
+    if op == "in":
+        x = dtype_value(call, g[1])
+        if x is None:
+            return None
+        names = set()
+        for n in g[2]:
+            names |= DTYPE_CLASSES.get(n, {n})
+        return x in names
+    if op == "cast":
+        x, y = dtype_value(call, g[1]), dtype_value(call, g[2])
+        return None if x is None or y is None else can_cast(x, y)
+    if op == "not":
+        v = guard_holds(call, g[1])
+        return None if v is None else not v
+    if op in ("and", "or"):
+        vals = [guard_holds(call, x) for x in g[1:]]
+        if op == "and" and False in vals or op == "or" and True in vals:
+            return op == "or"
+        return None if None in vals else op == "and"
+    raise TemplateError(f"unknown guard {g!r}")
+
+
+def _castable_expr(call: CallView, a: Mapping) -> bool:
+    """``from_expr`` (a computed dtype) cannot be cast to ``to`` / ``to_dtype`` / ``to_expr``."""
+    src = dtype_value(call, a["from_expr"])
+    if "to_expr" in a:
+        dst = dtype_value(call, a["to_expr"])
+    elif "to_dtype" in a:
+        dst = a["to_dtype"]
+    else:
+        t = call.tensor(a["to"])
+        dst = None if t is None else t.dtype
+    return src is not None and dst is not None and not can_cast(src, dst)
+
+
 def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bool]:
     """``call -> violated`` for one rule."""
     if template not in TEMPLATES:
@@ -208,6 +285,9 @@ def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bo
         raise TemplateError(f"template {template} needs {', '.join(missing)}")
     fn = TEMPLATES[template]
     frozen = dict(args)
+    if "when" in frozen:   # a check inside a data-dependent branch: only calls taking the branch
+        when = frozen["when"]
+        return lambda call: bool(guard_holds(call, when)) and fn(call, frozen)
     return lambda call: fn(call, frozen)
 
 

@@ -1,0 +1,104 @@
+"""Dtype, promotion and product-list constructs of the host-code reader (tests/fixtures/vendor_style/
+dtypes): a dtype list chosen by a switch on the NPU architecture, a ternary whose branches name
+``op::`` functions, promoted dtypes computed and chained (``dtype_value`` expressions), checks on them,
+branches on the call's dtypes (a rule's ``when`` guard), and a dtype assigned in such a branch (unread)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aclnn_conformance.extract.build import extract_checkout, open_checkout
+from aclnn_conformance.spec.templates import CallView, TensorView, dtype_value, guard_holds, predicate
+
+FIXTURE = Path(__file__).parent / "fixtures" / "vendor_style"
+ALL = ["ascend950", "atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference", "atlas-training"]
+NEW_ARCH = ["ascend950", "atlas-a3", "atlas-a2"]
+OLD_ARCH = ["atlas-200i-500-a2", "atlas-inference", "atlas-training"]
+NOT_950 = ALL[1:]
+
+
+def call(**dtypes) -> CallView:
+    return CallView({n: None if d is None else TensorView(d, (2,), "ND") for n, d in dtypes.items()}, {},
+                    frozenset(), "atlas-a2")
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, dict]:
+    return {r["api"]: r for r in extract_checkout(open_checkout(FIXTURE), ("dtypes",))}
+
+
+def _code(record: dict) -> list[tuple]:
+    return [(r["template"], json.loads(json.dumps(r["args"])), r["expect"]["cann"].get("status"), r["expect"]["cann"].get("products"))
+            for r in record["rules"] if r["known_by"] == "code" and r["kind"] == "check"]
+
+
+P = ["promote", ["promote", ["of", "self"], ["of", "other"]], ["of", "out"]]
+P950 = ["promote", ["promote", ["of", "other"], ["of", "self"]], ["of", "out"]]
+
+
+def test_dtype_value_and_guards_follow_opbase():
+    c = call(self="INT32", other="FLOAT16", out="BOOL", x="UINT16", y="INT8")
+    assert dtype_value(c, ["promote", ["of", "self"], ["of", "other"]]) == "FLOAT16"
+    assert dtype_value(c, ["promote", ["of", "x"], ["of", "y"]]) == "UNDEFINED"
+    assert dtype_value(c, ["promote", ["dtype", "UNDEFINED"], ["of", "self"]]) == "UNDEFINED"
+    assert dtype_value(c, ["if", ["in", ["of", "self"], ["integral_bool"]], ["dtype", "FLOAT"], ["of", "self"]]) \
+        == "FLOAT"
+    assert dtype_value(c, ["restrict", ["of", "self"], ["FLOAT"]]) == "UNDEFINED"
+    assert dtype_value(call(self=None), ["of", "self"]) is None
+    assert guard_holds(c, ["in", ["of", "out"], ["integral_bool"]]) is True
+    assert guard_holds(c, ["cast", ["of", "other"], ["of", "self"]]) is False      # floating to integral
+    assert guard_holds(c, ["and", ["in", ["of", "self"], ["complex"]], ["in", ["of", "zz"], ["BOOL"]]]) is False
+    assert guard_holds(c, ["or", ["in", ["of", "zz"], ["BOOL"]], ["in", ["of", "self"], ["INT32"]]]) is True
+    assert guard_holds(c, ["not", ["in", ["of", "zz"], ["BOOL"]]]) is None
+
+
+def test_expression_arguments_and_the_when_guard():
+    undefined = predicate("promotable", {"param": "self", "other": "other", "expr": P})
+    assert undefined(call(self="UINT16", other="UINT16", out="INT8"))
+    assert not undefined(call(self="INT32", other="INT32", out="INT8"))
+    cast = predicate("castable", {"from_expr": ["of", "alpha"], "to_expr": P})
+    assert cast(call(alpha="FLOAT", self="INT32", other="INT32", out="INT32"))
+    assert not cast(call(alpha="INT32", self="FLOAT", other="INT32", out="INT32"))
+    guarded = predicate("dtypes_equal", {"param": "self", "other": "out", "when": ["in", ["of", "self"], ["complex"]]})
+    assert guarded(call(self="COMPLEX64", out="FLOAT"))
+    assert not guarded(call(self="FLOAT", out="INT32"))        # the branch is not taken: the rule is silent
+
+
+def test_switch_lists_ternaries_and_promoted_checks(records):
+    pro = records["aclnnPro"]
+    assert pro["coverage"]["status"] == "covered"
+    rules = _code(pro)
+    lists = {tuple(p): a["dtypes"] for t, a, s, p in rules if t == "dtype_in" and a["param"] == "self"
+             and "when" not in a}
+    assert lists == {tuple(OLD_ARCH): ["FLOAT", "INT32"],
+                     tuple(NEW_ARCH): ["FLOAT", "FLOAT16", "INT32", "BOOL", "COMPLEX64"]}
+    # IsRegBase() ? op::PromoteType(other, self) : op::PromoteType(self, other), then chained with out
+    assert ("promotable", {"expr": P, "other": "other", "param": "self"}, 161002, NOT_950) in rules
+    assert ("promotable", {"expr": P950, "other": "self", "param": "other"}, 161002, ["ascend950"]) in rules
+    integral_bool = ["BOOL", "INT16", "INT32", "INT64", "INT8", "UINT16", "UINT32", "UINT64", "UINT8"]
+    # if (promoteType == DT_BOOL) OP_CHECK(IsIntegralType(alpha, true)) else if (!CanCast(alpha, promoteType))
+    assert ("dtype_in", {"dtypes": integral_bool, "list": "literal", "param": "alpha",
+                         "when": ["in", P, ["BOOL"]]}, 161002, NOT_950) in rules
+    assert ("castable", {"from_expr": ["of", "alpha"], "to_expr": P, "when": ["not", ["in", P, ["BOOL"]]]},
+            161002, NOT_950) in rules
+    compute = ["if", ["in", P, ["integral_bool"]], ["dtype", "FLOAT"], P]
+    assert ("promotable", {"expr": ["restrict", compute, ["FLOAT", "INT32", "COMPLEX64"]], "other": "other",
+                           "param": "self"}, 161002, NOT_950) in rules
+    assert ("castable", {"from_expr": compute, "to": "out"}, 161002, NOT_950) in rules
+
+
+def test_a_branch_on_self_dtype_guards_its_checks_and_the_path_after_its_return(records):
+    rules = _code(records["aclnnPro"])
+    complex_self = ["in", ["of", "self"], ["complex"]]
+    assert ("dtypes_equal", {"other": "out", "param": "self", "when": complex_self}, 161002, ALL) in rules
+    assert ("castable", {"from_expr": ["dtype", "BOOL"], "to": "out", "when": ["not", complex_self]},
+            161002, ALL) in rules
+
+
+def test_a_dtype_assigned_in_a_data_branch_is_left_unread(records):
+    lef = records["aclnnLef"]
+    assert lef["coverage"]["status"] == "partly covered"
+    assert [r["template"] for r in lef["rules"] if r["known_by"] in ("code", "unread")] == ["null", "null", "unread"]
+    assert "computeType assigned in a branch" in lef["coverage"]["missing"][0]
