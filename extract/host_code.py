@@ -118,6 +118,8 @@ class Walk:
     index: Index
     events: list[Event] = field(default_factory=list)
     guards: list = field(default_factory=list)   # data-dependent branches taken (dtype guards)
+    fn_guards: int = 0                             # len(guards) when the function walked began
+    pending: list = field(default_factory=list)    # (guards, dtype) of its returns in such branches
     depth: int = 0
 
     @property
@@ -161,14 +163,16 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
     w.depth += 1
     src = w.index.source(fn)
     env = dict(bindings)
-    guards = len(w.guards)
+    guards, outer = len(w.guards), (w.fn_guards, w.pending)
+    w.fn_guards, w.pending = guards, []
     try:
         _run_block(w, src, statements(fn.body, fn.body_offset), env, fail, top)
     except _End as end:
-        return end.value
+        return _returned(w, end.value)
     finally:
         w.depth -= 1
         del w.guards[guards:]
+        w.fn_guards, w.pending = outer
     return None
 
 
@@ -454,7 +458,7 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         if fn is not None and _is_checker(fn) and fail is not None:
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=fail)
             raise _End(True)
-    if re.fullmatch(r"\w+", value) and isinstance(env.get(value), tuple):
+    if re.fullmatch(r"\w+", value) and isinstance(env.get(value), tuple) and _dexpr(env[value]) is None:
         raise _End(True)
     try:
         raise _End(_value(w, value, env))
@@ -514,6 +518,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
+    _forget_assigned(stmt, env)
     # a branch of the compute path: nothing is checked there
 
 
@@ -628,7 +633,7 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         if fn is not None and re.search(r"initializer_list|vector|DataType", fn.returns):
             bindings = _bind(w, fn, call[1], env)
             result = _run_function(w, fn, bindings, fail=None)
-            if isinstance(result, DList):
+            if isinstance(result, DList) or _dexpr(result) is not None:
                 return result
             raise Unreadable(f"the list {call[0]}(...) returns on this product")
     raise Unreadable(f"the value of {expr!r}")
@@ -1123,7 +1128,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     g = _guard(w, stmt.cond, env)
     if g is None:
         return False
-    ended = []
+    ended, changed = [], []
     for branch, guard in ((stmt.then, g), (stmt.orelse, ("not", g))):
         if not branch:
             continue
@@ -1133,8 +1138,11 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             _run_block(w, src, branch, local, fail, top)
         except _End as end:
             if end.value not in (True, False):
-                raise Unreadable(f"a data-dependent branch on {stmt.cond.strip()!r} returning a value") \
-                    from None
+                d = _dexpr(end.value)
+                if d is None:
+                    raise Unreadable(f"a data-dependent branch on {stmt.cond.strip()!r} returning a value") \
+                        from None
+                w.pending.append((tuple(w.guards[w.fn_guards:]), d))
             ended.append(guard)
         except _Stop as stop:
             if stop.empty:
@@ -1143,11 +1151,42 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             raise
         finally:
             w.guards.pop()
-        for k, v in local.items():   # a dtype computed in a branch: unread after it
+        if guard not in ended:
+            changed.append((guard, local))
+    for guard, local in changed:   # a dtype assigned in a branch: a choice on the branch's guard after it
+        for k, v in local.items():
             if k in env and env[k] != v:
-                raise Unreadable(f"{k} assigned in a branch on {stmt.cond.strip()!r}")
+                new, old = _dexpr(v), _dexpr(env[k])
+                if new is None or old is None:
+                    raise Unreadable(f"{k} assigned in a branch on {stmt.cond.strip()!r}")
+                env[k] = ("dexpr", ("if", guard, new, old))
     if len(ended) == 2:
+        if w.pending and len(w.pending[-1][0]) > len(w.guards) - w.fn_guards:
+            raise _End(("dexpr", w.pending.pop()[1]))   # both branches return a dtype
         raise _End(True)
     if ended:
         w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
     return True
+
+
+def _returned(w: Walk, value: Any) -> Any:
+    """The value a function returns, with its returns in data-dependent branches (``w.pending``)
+    folded in: ``G1 ? E1 : G2 ? E2 : value``."""
+    if not w.pending:
+        return value
+    d = _dexpr(value)
+    if d is None:
+        raise Unreadable("a function returning a dtype in a data-dependent branch and another value after it")
+    for guards, e in reversed(w.pending):
+        g = guards[0] if len(guards) == 1 else ("and", *guards)
+        d = ("if", g, e, d)
+    return ("dexpr", d)
+
+
+def _forget_assigned(stmt: Stmt, env: dict) -> None:
+    """A branch the reader does not follow: the locals it assigns are unknown after it (a check on
+    them is unread, never read with the value from before the branch)."""
+    for s in _flatten(stmt.then + stmt.orelse):
+        m = re.match(r"([A-Za-z_]\w*)\s*=(?!=)", s.text.strip()) if s.kind == "decl" else None
+        if m and m.group(1) in env:
+            env[m.group(1)] = Opaque(s.text.strip())

@@ -97,8 +97,20 @@ def test_a_branch_on_self_dtype_guards_its_checks_and_the_path_after_its_return(
             161002, ALL) in rules
 
 
-def test_a_dtype_assigned_in_a_data_branch_is_left_unread(records):
+def test_a_dtype_assigned_in_a_dtype_branch_or_returned_from_one_is_a_choice(records):
+    rules = _code(records["aclnnLef"])
+    compute = ["if", ["in", ["of", "self"], ["integral_bool"]], ["dtype", "FLOAT"], ["of", "self"]]
+    assert rules[2] == ("promotable", {"expr": ["restrict", compute, ["FLOAT", "COMPLEX64"]], "other": "self",
+                                       "param": "self"}, 161001, ALL)
+    complex_out = ["in", ["of", "out"], ["complex"]]
+    scalar = ["if", complex_out, ["dtype", "COMPLEX64"],
+              ["if", ["and", ["not", complex_out], ["in", ["of", "out"], ["floating"]]], ["dtype", "FLOAT"],
+               ["of", "out"]]]
+    assert rules[3] == ("castable", {"from_expr": compute, "to_expr": scalar}, 161001, ALL)
+
+
+def test_a_dtype_assigned_in_a_branch_the_reader_does_not_follow_is_left_unread(records):
     lef = records["aclnnLef"]
     assert lef["coverage"]["status"] == "partly covered"
-    assert [r["template"] for r in lef["rules"] if r["known_by"] in ("code", "unread")] == ["null", "null", "unread"]
-    assert "computeType assigned in a branch" in lef["coverage"]["missing"][0]
+    assert [r["template"] for r in lef["rules"] if r["known_by"] in ("code", "unread")][-1] == "unread"
+    assert "!CheckType(computeType, LIST)" in lef["coverage"]["missing"][0]
