@@ -317,6 +317,8 @@ def _run_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         value = _value(w, text[m.end():close], env)
     except Unreadable:
         return False
+    if _dexpr(value) is not None:
+        return _run_dtype_switch(w, src, stmt, env, fail, top, text[m.end():close], close)
     if not (isinstance(value, tuple) and value and value[0] in ("arch", "soc")):
         return False
     ob = text.find("{", close)
@@ -1006,7 +1008,8 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
                 return None
             if b[0] != "dtype":
                 if a[0] != "dtype":
-                    return None   # two computed dtypes compared: not a guard of this form
+                    g = ("same", a, b)   # two dtypes of the call compared
+                    return g if op == "==" else ("not", g)
                 a, b = b, a
             g = ("in", a, (b[1],))
             return g if op == "==" else ("not", g)
@@ -1190,3 +1193,65 @@ def _forget_assigned(stmt: Stmt, env: dict) -> None:
         m = re.match(r"([A-Za-z_]\w*)\s*=(?!=)", s.text.strip()) if s.kind == "decl" else None
         if m and m.group(1) in env:
             env[m.group(1)] = Opaque(s.text.strip())
+
+
+def _run_dtype_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool,
+                      subject: str, close: int) -> bool:
+    """``switch`` on a dtype: each label group a branch on ``subject == label`` (the default on none of
+    them), run as data-dependent branches; a group falling through into the next is unread."""
+    text = stmt.text
+    ob = text.find("{", close)
+    cb = match_close(text, ob, "{", "}") if ob >= 0 else -1
+    if cb < 0:
+        return False
+    body = text[ob + 1:cb]
+    labels, depth, i = [], 0, 0
+    while i < len(body):
+        c = body[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            lm = _LABEL.match(body, i)
+            if lm and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
+                labels.append((lm.start(), lm.end(), lm.group(1)))
+                i = lm.end()
+                continue
+        i += 1
+    groups: list[tuple[list, int, int]] = []   # (labels, body start, body end)
+    for k, (start, end, label) in enumerate(labels):
+        nxt = labels[k + 1][0] if k + 1 < len(labels) else len(body)
+        if groups and not body[groups[-1][1]:start].strip():
+            groups[-1][0].append(label)
+            groups[-1] = (groups[-1][0], end, nxt)
+        else:
+            groups.append(([label], end, nxt))
+    named = [lb for g in groups for lb in g[0] if lb is not None]
+    subject = subject.strip()
+    for n, (group, start, end) in enumerate(groups):
+        run = list(statements(body[start:end], stmt.offset + ob + 1 + start))
+        if run and run[-1].kind == "decl" and run[-1].text.strip() == "break":
+            run.pop()
+        elif not run or (run[-1].kind != "return" and n + 1 < len(groups)):
+            raise Unreadable("a switch case falling through into the next")
+        if any(s.kind == "decl" and s.text.strip() == "break" for s in _flatten(tuple(run))):
+            raise Unreadable("a break inside a switch case")
+        if None in group:
+            cond = "!(" + " || ".join(f"({subject}) == {lb}" for lb in named) + ")" if named else "true"
+            if not named:
+                _run_block(w, src, tuple(run), env, fail, top)
+                continue
+        else:
+            cond = " || ".join(f"({subject}) == {lb}" for lb in group)
+        branch = Stmt("if", f"switch ({subject}) case", stmt.offset, cond=cond, then=tuple(run))
+        mark = len(w.pending)
+        if not _run_guarded_if(w, src, branch, env, fail, top):
+            raise Unreadable(f"the case labels of a switch on {subject!r}")
+        returned = run and run[-1].kind == "return"
+        if None in group and returned and all(r[-1].kind == "return" for r in
+                                              (statements(body[a:b]) for _, a, b in groups) if r):
+            if len(w.pending) > mark:   # every case returns a dtype: the default's is the last choice
+                raise _End(("dexpr", w.pending.pop()[1]))
+            raise _End(True)
+    return True

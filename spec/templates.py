@@ -236,7 +236,8 @@ def dtype_value(call: CallView, e: Any) -> str | None:
 def guard_holds(call: CallView, g: Any) -> bool | None:
     """A condition on the call's dtypes (a data-dependent branch of the host code): ``["in", e, [NAME
     ...]]`` (names, or the classes ``complex``, ``floating``, ``integral``, ``integral_bool`` of
-    data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["not", g]``, ``["and", g...]``,
+    data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
+    ``["not", g]``, ``["and", g...]``,
     ``["or", g...]``; None when a tensor it reads is null or absent."""
     op = g[0]
     if op == "in":
@@ -250,6 +251,9 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "cast":
         x, y = dtype_value(call, g[1]), dtype_value(call, g[2])
         return None if x is None or y is None else can_cast(x, y)
+    if op == "same":
+        x, y = dtype_value(call, g[1]), dtype_value(call, g[2])
+        return None if x is None or y is None else x == y
     if op == "not":
         v = guard_holds(call, g[1])
         return None if v is None else not v

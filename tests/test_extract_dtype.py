@@ -114,3 +114,19 @@ def test_a_dtype_assigned_in_a_branch_the_reader_does_not_follow_is_left_unread(
     assert lef["coverage"]["status"] == "partly covered"
     assert [r["template"] for r in lef["rules"] if r["known_by"] in ("code", "unread")][-1] == "unread"
     assert "!CheckType(computeType, LIST)" in lef["coverage"]["missing"][0]
+
+
+def test_a_switch_on_a_dtype_and_a_branch_on_two_dtypes_differing(records):
+    sw = records["aclnnSw"]
+    rules = _code(sw)
+    assert rules[2] == ("castable", {"param": "self", "to": "out",
+                                     "when": ["not", ["same", ["of", "self"], ["of", "out"]]]}, 161002, ALL)
+    f16 = ["in", ["of", "self"], ["FLOAT16"]]
+    bf16_or_f32 = ["or", ["in", ["of", "self"], ["BF16"]], ["in", ["of", "self"], ["FLOAT"]]]
+    to_complex = ["if", f16, ["dtype", "COMPLEX32"],
+                  ["if", ["and", ["not", f16], bf16_or_f32], ["dtype", "COMPLEX64"], ["dtype", "UNDEFINED"]]]
+    assert rules[3] == ("promotable", {"expr": to_complex, "other": "self", "param": "self"}, 161002, ALL)
+    undefined = predicate("promotable", rules[3][1])
+    assert undefined(call(self="INT32")) and not undefined(call(self="BF16"))
+    # a case falling through into the next is left unread
+    assert sw["rules"][4]["template"] == "unread" and "falling through" in sw["coverage"]["missing"][0]
