@@ -771,6 +771,8 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                 return
             if b is None:
                 data.append(p)
+        if len(data) != 1 and _dtype_conjunction(w, src, offset, data, env, code, text):
+            return
         if len(data) != 1:
             raise Unreadable(f"the condition {cond!r}")
         cond = data[0]
@@ -1068,8 +1070,32 @@ def _dtype_atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple] | None:
     """A violated-when atom on a computed dtype: ``E == DT_UNDEFINED`` (promotable with ``expr``),
     ``!CheckType(E, LIST)`` (promotable of E restricted to LIST), ``!CanCast(E1, E2)`` (castable with
     ``from_expr``/``to_expr``); None for an atom of another kind (the caller reads it)."""
+    cm = re.fullmatch(r"!\s*(?:op::)?CheckType\((.*)\)", _strip(cond), re.S)
+    if cm and len(split_args(cm.group(1))) == 2:
+        x, lst = split_args(cm.group(1))
+        try:
+            e, dl = _dexpr_of(w, x, env), _value(w, lst, env)
+        except Unreadable:
+            e, dl = None, None
+        if e is not None and e[0] == "of" and isinstance(dl, DList):
+            return "dtype_in", _args(param=e[1], dtypes=list(dl.dtypes), list=dl.where)
     g = _guard(w, cond, env)
     if g is None:
+        return None
+    return _guard_atom(g)
+
+
+def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
+    """The rule violated exactly when guard ``g`` holds, when a template expresses it."""
+    if g[0] == "and":   # the first part a template expresses, the others its when
+        for i, part in enumerate(g[1:]):
+            r = _guard_atom(part)
+            if r is not None:
+                rest = g[1:i + 1] + g[i + 2:]
+                when = rest[0] if len(rest) == 1 else ("and", *rest)
+                if any(k == "when" for k, _ in r[1]):
+                    return None
+                return r[0], tuple(sorted(r[1] + (("when", when),)))
         return None
     if g[0] == "in" and g[2] == ("UNDEFINED",) and _computed(g[1]):
         e = g[1]
@@ -1121,8 +1147,9 @@ def _m_cast_expr(w, src, stmt, env, fail, args):
 def _guarded_args(w: Walk, template: str, args: tuple) -> tuple:
     if template == "product":
         raise Unreadable("a failure of every call taking a data-dependent branch")
-    when = w.guards[0] if len(w.guards) == 1 else ("and", *w.guards)
-    return tuple(sorted(args + (("when", when),)))
+    guards = list(w.guards) + [v for k, v in args if k == "when"]
+    when = guards[0] if len(guards) == 1 else ("and", *guards)
+    return tuple(sorted(tuple((k, v) for k, v in args if k != "when") + (("when", when),)))
 
 
 def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
@@ -1254,4 +1281,15 @@ def _run_dtype_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int
             if len(w.pending) > mark:   # every case returns a dtype: the default's is the last choice
                 raise _End(("dexpr", w.pending.pop()[1]))
             raise _End(True)
+    return True
+
+
+def _dtype_conjunction(w: Walk, src: SourceFile, offset: int, parts: list[str], env: dict, code: int,
+                       text: str) -> bool:
+    """A failure when several dtype conditions hold together (``a->GetDataType() == DT_BOOL &&
+    b->GetDataType() == DT_BOOL``): one rule, the others its ``when``. False when it is not one."""
+    r = _dtype_atom(w, " && ".join(f"({p})" for p in parts), env)
+    if r is None or not any(k == "when" for k, _ in r[1]):
+        return False
+    _check(w, src, offset, r[0], r[1], code, text)
     return True

@@ -130,3 +130,14 @@ def test_a_switch_on_a_dtype_and_a_branch_on_two_dtypes_differing(records):
     assert undefined(call(self="INT32")) and not undefined(call(self="BF16"))
     # a case falling through into the next is left unread
     assert sw["rules"][4]["template"] == "unread" and "falling through" in sw["coverage"]["missing"][0]
+
+
+def test_check_type_on_a_local_and_a_conjunction_of_dtype_conditions(records):
+    rules = _code(records["aclnnCj"])
+    assert rules == [
+        ("dtype_in", {"dtypes": ["FLOAT", "BOOL"], "list": "dtypes/cj/op_api/aclnn_cj.cpp:6", "param": "self"},
+         161002, ALL),
+        ("dtype_not_in", {"dtypes": ["BOOL"], "list": "literal", "param": "self",
+                          "when": ["in", ["of", "out"], ["BOOL"]]}, 161002, ALL)]
+    both = predicate("dtype_not_in", rules[1][1])
+    assert both(call(self="BOOL", out="BOOL")) and not both(call(self="BOOL", out="FLOAT"))
