@@ -394,7 +394,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
     try:
         env[name] = _value(w, rhs, env)
     except Unreadable:
-        env[name] = Opaque(rhs)
+        env[name] = _dtype_or_opaque(w, rhs, env)
 
 
 def _call_status(w: Walk, fn: Function, args: list[str], env: dict, src: SourceFile, stmt: Stmt) -> Any:
@@ -411,7 +411,7 @@ def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
         try:
             out[p] = _value(w, a, env)
         except Unreadable:
-            out[p] = Opaque(a)
+            out[p] = _dtype_or_opaque(w, a, env)
     return out
 
 
@@ -882,7 +882,10 @@ def _m_dtype_same(w, src, stmt, env, fail, args):
 
 
 def _m_cast(w, src, stmt, env, fail, args):
-    a, b = _value(w, args[0], env), _value(w, args[1], env)
+    try:
+        a, b = _value(w, args[0], env), _value(w, args[1], env)
+    except Unreadable:
+        return _m_cast_expr(w, src, stmt, env, fail, args)
     if isinstance(a, tuple) and a[0] == "promote" and isinstance(b, tuple) and b[0] == "dtype-of":
         _check(w, src, stmt.offset, "castable", _args(from_promoted=[a[1], a[2]], to=b[1]),
                _fail_status(args[2], fail), stmt.text)
@@ -960,6 +963,9 @@ def _dexpr_of(w: Walk, expr: str, env: dict) -> tuple:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", _strip(e))
     if m and isinstance(env.get(m.group(1)), T):
         return ("of", env[m.group(1)].name)
+    m = re.fullmatch(r"(?:op::)?ToOpDataType\(\s*([A-Za-z_]\w*)\s*\)", _strip(e))
+    if m and isinstance(env.get(m.group(1)), T):   # an aclDataType argument of the API
+        return ("attr_dtype", env[m.group(1)].name)
     if re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_UNDEFINED", _strip(e)):
         return _UNDEF
     d = _dexpr(_value(w, e, env))
@@ -993,6 +999,12 @@ def _data_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple:
 def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
     """A condition on the dtypes of the call (computed or of tensors) as a guard; None otherwise."""
     cond = _strip(cond)
+    if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
+        return env[cond][1]
+    q = _split_top(cond, "?")
+    if len(q) == 2 and len(_split_colon(q[1])) == 2:   # a choice on the product between two conditions
+        decided = _product_bool(w, q[0], env)
+        return None if decided is None else _guard(w, _split_colon(q[1])[0 if decided else 1], env)
     for op, name in (("||", "or"), ("&&", "and")):
         parts = _split_top(cond, op)
         if len(parts) > 1:
@@ -1029,7 +1041,7 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
             if short == "CheckType" and len(args) == 2:
                 lst = _value(w, args[1], env)
                 if isinstance(lst, DList):
-                    return ("in", _dexpr_of(w, args[0], env), tuple(lst.dtypes))
+                    return ("in", _dexpr_of(w, args[0], env), tuple(lst.dtypes), lst.where)
             if short == "CanCast" and len(args) == 2:
                 return ("cast", _dexpr_of(w, args[0], env), _dexpr_of(w, args[1], env))
         except Unreadable:
@@ -1052,7 +1064,7 @@ def _expand(names: tuple) -> list[str]:
 
 
 def _leaves(e: Any) -> list[str]:
-    if isinstance(e, tuple) and e and e[0] == "of":
+    if isinstance(e, tuple) and e and e[0] in ("of", "attr_dtype"):
         return [e[1]]
     out: list[str] = []
     for x in (e if isinstance(e, tuple) else ()):
@@ -1108,8 +1120,8 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return None
     g = g[1]
     if g[0] == "in" and g[1][0] == "of" and "UNDEFINED" not in g[2] and \
-            any(n in _DCLASS_NAMES for n in g[2]):
-        return "dtype_in", _args(param=g[1][1], dtypes=_expand(g[2]), list="literal")
+            (any(n in _DCLASS_NAMES for n in g[2]) or len(g) > 3):
+        return "dtype_in", _args(param=g[1][1], dtypes=_expand(g[2]), list=g[3] if len(g) > 3 else "literal")
     if g[0] == "in" and _computed(g[1]) and "UNDEFINED" not in g[2] and \
             not any(n in _DCLASS_NAMES for n in g[2]):
         return "promotable", _promotable_args(("restrict", g[1], g[2]))
@@ -1293,3 +1305,15 @@ def _dtype_conjunction(w: Walk, src: SourceFile, offset: int, parts: list[str], 
         return False
     _check(w, src, offset, r[0], r[1], code, text)
     return True
+
+
+def _dtype_or_opaque(w: Walk, expr: str, env: dict) -> Any:
+    """A value the reader keeps for a local or an argument: a condition on the call's dtypes
+    (``("guard", g)``), a computed dtype, or Opaque."""
+    g = _guard(w, expr, env)
+    if g is not None:
+        return ("guard", g)
+    try:
+        return ("dexpr", _dexpr_of(w, expr, env))
+    except Unreadable:
+        return Opaque(expr)

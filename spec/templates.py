@@ -208,7 +208,8 @@ DTYPE_CLASSES = {"complex": COMPLEX, "floating": FLOATING, "integral": INTEGRAL,
 
 def dtype_value(call: CallView, e: Any) -> str | None:
     """A dtype the host code computes, as a list expression: ``["of", param]`` (its dtype; None when the
-    tensor is null or absent), ``["dtype", NAME]``, ``["promote", e1, e2]`` (opbase PromoteType; an
+    tensor is null or absent), ``["dtype", NAME]``, ``["attr_dtype", attr]`` (an aclDataType argument; None when it is
+    not one this suite names), ``["promote", e1, e2]`` (opbase PromoteType; an
     undefined operand or pair gives ``UNDEFINED``), ``["if", guard, e1, e2]`` (``guard ? e1 : e2``),
     ``["restrict", e, [NAME...]]`` (e when it is in the list, else ``UNDEFINED``)."""
     op = e[0]
@@ -217,6 +218,14 @@ def dtype_value(call: CallView, e: Any) -> str | None:
         return None if t is None else t.dtype
     if op == "dtype":
         return e[1]
+    if op == "attr_dtype":   # an aclDataType argument (the call's attribute holds its enum value)
+        v = call.attrs.get(e[1])
+        if isinstance(v, bool) or not isinstance(v, int):
+            return None
+        try:
+            return AclDataType(v).name
+        except ValueError:
+            return None
     if op == "promote":
         x, y = dtype_value(call, e[1]), dtype_value(call, e[2])
         if x is None or y is None:

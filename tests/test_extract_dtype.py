@@ -141,3 +141,20 @@ def test_check_type_on_a_local_and_a_conjunction_of_dtype_conditions(records):
                           "when": ["in", ["of", "out"], ["BOOL"]]}, 161002, ALL)]
     both = predicate("dtype_not_in", rules[1][1])
     assert both(call(self="BOOL", out="BOOL")) and not both(call(self="BOOL", out="FLOAT"))
+
+
+def test_a_bool_local_holding_check_type_and_an_acl_data_type_argument(records):
+    at = records["aclnnAt"]
+    assert at["coverage"]["status"] == "covered"
+    rules = _code(at)
+    assert rules[:2] == [
+        ("dtype_in", {"dtypes": ["FLOAT"], "list": "dtypes/at/op_api/aclnn_at.cpp:7", "param": "self"}, 161002,
+         ["atlas-a3", "atlas-200i-500-a2", "atlas-inference", "atlas-training"]),
+        ("dtype_in", {"dtypes": ["FLOAT", "BF16"], "list": "dtypes/at/op_api/aclnn_at.cpp:6", "param": "self"},
+         161002, ["ascend950", "atlas-a2"])]
+    assert rules[2] == ("promotable", {"expr": ["restrict", ["attr_dtype", "dtype"], ["FLOAT", "BF16"]],
+                                       "other": "dtype", "param": "dtype"}, 161002, ALL)
+    from aclnn_conformance.spec.enums import AclDataType
+    p = predicate("promotable", rules[2][1])
+    view = lambda v: CallView({}, {"dtype": v}, frozenset(), "atlas-a2")   # noqa: E731
+    assert p(view(int(AclDataType.INT32))) and not p(view(int(AclDataType.BF16))) and not p(view(None))
