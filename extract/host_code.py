@@ -598,6 +598,16 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         return _promote_expr(w, two, env, expr)
     if re.fullmatch(r"[A-Za-z_]\w*", expr) and expr in env:
         return env[expr]
+    if re.fullmatch(r"\{[\s\w:,]*\}", expr):   # a braced dtype list written in place
+        names = re.findall(r"[\w:]+", expr[1:-1])
+        if all(re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_[A-Z0-9_]+", n) for n in names):
+            return DList(tuple(n.split("DT_", 1)[1] for n in names), "literal")
+    sz = re.fullmatch(r"([\w:]+)\s*\.\s*size\(\)", expr)
+    if sz:
+        lst = _value(w, sz.group(1), env)
+        if isinstance(lst, DList):
+            return ("list-size", len(lst.dtypes))
+        raise Unreadable(f"the value of {expr!r}")
     m = re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)", expr)
     if m:
         return ("dtype", m.group(1))
@@ -675,7 +685,7 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
                         return None
                     x, y = SOC_ORDER.index(a[1]), SOC_ORDER.index(b[1])
                 return {"==": x == y, "!=": x != y, ">=": x >= y, "<=": x <= y, ">": x > y, "<": x < y}[op]
-            return None
+            return _list_size_compare(parts, a, b, op)
     call = _macro(expr)
     if call and match_close(expr, expr.index("(")) == len(expr) - 1:
         short = call[0].split("::")[-1]
@@ -1317,3 +1327,14 @@ def _dtype_or_opaque(w: Walk, expr: str, env: dict) -> Any:
         return ("dexpr", _dexpr_of(w, expr, env))
     except Unreadable:
         return Opaque(expr)
+
+
+def _list_size_compare(parts: list[str], a: Any, b: Any, op: str) -> bool | None:
+    """``LIST.size() == 0`` with the list chosen for the product: decided."""
+    sizes = [v[1] if isinstance(v, tuple) and v[:1] == ("list-size",) else v for v in (a, b)]
+    if not any(isinstance(v, tuple) and v[:1] == ("list-size",) for v in (a, b)):
+        return None
+    x, y = sizes
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (x, y)):
+        return None
+    return {"==": x == y, "!=": x != y, ">=": x >= y, "<=": x <= y, ">": x > y, "<": x < y}[op]

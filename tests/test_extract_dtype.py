@@ -158,3 +158,13 @@ def test_a_bool_local_holding_check_type_and_an_acl_data_type_argument(records):
     p = predicate("promotable", rules[2][1])
     view = lambda v: CallView({}, {"dtype": v}, frozenset(), "atlas-a2")   # noqa: E731
     assert p(view(int(AclDataType.INT32))) and not p(view(int(AclDataType.BF16))) and not p(view(None))
+
+
+def test_an_empty_product_list_and_a_list_written_in_place(records):
+    rules = _code(records["aclnnLs"])
+    assert rules == [
+        ("product", {}, 161002, OLD_ARCH),
+        ("dtype_in", {"dtypes": ["FLOAT", "BF16"], "list": "dtypes/ls/op_api/aclnn_ls.cpp:6", "param": "self"},
+         161002, NEW_ARCH),
+        ("dtype_in", {"dtypes": ["FLOAT"], "list": "literal", "param": "out"}, 161002, NEW_ARCH)]
+    assert records["aclnnLs"]["supported"]["cann"] == NEW_ARCH
