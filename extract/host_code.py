@@ -1209,8 +1209,9 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         for k, v in local.items():
             if k in env and env[k] != v:
                 new, old = _dexpr(v), _dexpr(env[k])
-                if new is None or old is None:
-                    raise Unreadable(f"{k} assigned in a branch on {stmt.cond.strip()!r}")
+                if new is None or old is None:   # unknown after the branch: a check on it is unread
+                    env[k] = Opaque(f"{k}, assigned in a branch on {stmt.cond.strip()}")
+                    continue
                 env[k] = ("dexpr", ("if", guard, new, old))
     if len(ended) == 2:
         if w.pending and len(w.pending[-1][0]) > len(w.guards) - w.fn_guards:
@@ -1310,6 +1311,20 @@ def _dtype_conjunction(w: Walk, src: SourceFile, offset: int, parts: list[str], 
                        text: str) -> bool:
     """A failure when several dtype conditions hold together (``a->GetDataType() == DT_BOOL &&
     b->GetDataType() == DT_BOOL``): one rule, the others its ``when``. False when it is not one."""
+    present = [p for p in parts if re.fullmatch(r"(\w+)\s*!=\s*nullptr", _strip(p))
+               and isinstance(env.get(_strip(p).split("!=")[0].strip()), T)]
+    rest = [p for p in parts if p not in present]
+    if present and len(rest) == 1:   # x != nullptr && <a dtype atom reading x>: the atom (silent on null)
+        try:
+            r = _dtype_atom(w, rest[0], env) or _atom(w, rest[0], env)
+        except Unreadable:
+            return False
+        names = {_strip(p).split("!=")[0].strip() for p in present}
+        read = {env[n].name for n in names}
+        if r[0] in ("castable", "dtype_in", "dtype_not_in") and dict(r[1]).get("param") in read and len(read) == 1:
+            _check(w, src, offset, r[0], r[1], code, text)
+            return True
+        return False
     r = _dtype_atom(w, " && ".join(f"({p})" for p in parts), env)
     if r is None or not any(k == "when" for k, _ in r[1]):
         return False

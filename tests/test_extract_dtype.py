@@ -138,7 +138,8 @@ def test_check_type_on_a_local_and_a_conjunction_of_dtype_conditions(records):
         ("dtype_in", {"dtypes": ["FLOAT", "BOOL"], "list": "dtypes/cj/op_api/aclnn_cj.cpp:6", "param": "self"},
          161002, ALL),
         ("dtype_not_in", {"dtypes": ["BOOL"], "list": "literal", "param": "self",
-                          "when": ["in", ["of", "out"], ["BOOL"]]}, 161002, ALL)]
+                          "when": ["in", ["of", "out"], ["BOOL"]]}, 161002, ALL),
+        ("castable", {"param": "out", "to_dtype": "FLOAT"}, 161002, ALL)]   # out != nullptr && !CanCast(...)
     both = predicate("dtype_not_in", rules[1][1])
     assert both(call(self="BOOL", out="BOOL")) and not both(call(self="BOOL", out="FLOAT"))
 
