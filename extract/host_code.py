@@ -875,7 +875,12 @@ def _m_dtype_support(w, src, stmt, env, fail, args):
 
 def _m_dtype_match(w, src, stmt, env, fail, args):
     name = _tensor(env, args[0])
-    other = _value(w, args[1], env)
+    try:
+        other = _value(w, args[1], env)
+    except Unreadable:
+        other = None
+    if _dexpr(other) is None or _computed(_dexpr(other)):
+        return _m_dtype_match_expr(w, src, stmt, env, fail, args, name)
     if isinstance(other, tuple) and other[0] == "dtype-of":
         _check(w, src, stmt.offset, "dtypes_equal", _args(param=name, other=other[1]),
                _fail_status(args[2], fail), stmt.text)
@@ -1353,3 +1358,18 @@ def _list_size_compare(parts: list[str], a: Any, b: Any, op: str) -> bool | None
     if not all(isinstance(v, int) and not isinstance(v, bool) for v in (x, y)):
         return None
     return {"==": x == y, "!=": x != y, ">=": x >= y, "<=": x <= y, ">": x > y, "<": x < y}[op]
+
+
+def _m_dtype_match_expr(w, src, stmt, env, fail, args, name):
+    """OP_CHECK_DTYPE_NOT_MATCH(t, E) with E a computed dtype (an aclDataType argument, a promotion):
+    violated when t's dtype is not E, read as the promotable rule of ``t == E ? t : DT_UNDEFINED``."""
+    try:
+        e = _dexpr_of(w, args[1], env)
+    except Unreadable:
+        raise Unreadable(f"the expected dtype {args[1]!r}") from None
+    if e == _UNDEF:
+        raise Unreadable(f"the expected dtype {args[1]!r}")
+    mine = ("of", name)
+    expr = ("if", ("same", mine, e), mine, _UNDEF)
+    _check(w, src, stmt.offset, "promotable", _args(param=name, other=(_leaves(e) or [name])[0], expr=expr),
+           _fail_status(args[2], fail), stmt.text)

@@ -159,6 +159,12 @@ def test_a_bool_local_holding_check_type_and_an_acl_data_type_argument(records):
     p = predicate("promotable", rules[2][1])
     view = lambda v: CallView({}, {"dtype": v}, frozenset(), "atlas-a2")   # noqa: E731
     assert p(view(int(AclDataType.INT32))) and not p(view(int(AclDataType.BF16))) and not p(view(None))
+    # OP_CHECK_DTYPE_NOT_MATCH(out, op::ToOpDataType(dtype)): out's dtype when it is dtype's, else undefined
+    match = ["if", ["same", ["of", "out"], ["attr_dtype", "dtype"]], ["of", "out"], ["dtype", "UNDEFINED"]]
+    assert rules[3] == ("promotable", {"expr": match, "other": "dtype", "param": "out"}, 161002, ALL)
+    m = predicate("promotable", rules[3][1])
+    with_out = lambda d, v: CallView({"out": TensorView(d, (2,), "ND")}, {"dtype": v}, frozenset(), "")  # noqa: E731
+    assert m(with_out("FLOAT", int(AclDataType.BF16))) and not m(with_out("BF16", int(AclDataType.BF16)))
 
 
 def test_an_empty_product_list_and_a_list_written_in_place(records):
