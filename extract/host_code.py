@@ -1061,7 +1061,27 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
                 return ("cast", _dexpr_of(w, args[0], env), _dexpr_of(w, args[1], env))
         except Unreadable:
             return None
+        return _guard_function(w, call[0], args, env)
     return None
+
+
+def _guard_function(w: Walk, name: str, args: list[str], env: dict) -> tuple | None:
+    """A bool helper whose body is one ``return <condition on dtypes>``, inlined."""
+    fn = w.index.function(name)
+    if fn is None or fn.returns.split()[-1] != "bool" or w.depth > 12:
+        return None
+    body = statements(fn.body, fn.body_offset)
+    if len(body) != 1 or body[0].kind != "return":
+        return None
+    try:
+        bindings = _bind(w, fn, args, env)
+    except Unreadable:
+        return None
+    w.depth += 1
+    try:
+        return _guard(w, body[0].text.strip()[len("return"):], bindings)
+    finally:
+        w.depth -= 1
 
 
 _DCLASS_NAMES = ("complex", "floating", "integral", "integral_bool")

@@ -175,3 +175,12 @@ def test_an_empty_product_list_and_a_list_written_in_place(records):
          161002, NEW_ARCH),
         ("dtype_in", {"dtypes": ["FLOAT"], "list": "literal", "param": "out"}, 161002, NEW_ARCH)]
     assert records["aclnnLs"]["supported"]["cann"] == NEW_ARCH
+
+
+def test_a_bool_helper_of_one_return_is_inlined_in_a_dtype_choice(records):
+    rules = _code(records["aclnnBh"])
+    double_out = ["in", ["of", "out"], ["DOUBLE"]]
+    float_self = ["or", ["in", ["of", "self"], ["FLOAT"]], ["in", ["of", "self"], ["FLOAT16"]]]
+    infer = ["if", double_out, ["dtype", "DOUBLE"],
+             ["if", float_self, ["of", "self"], ["dtype", "FLOAT"]]]
+    assert rules == [("castable", {"from_expr": infer, "to": "out"}, 161002, ALL)]
