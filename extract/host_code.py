@@ -504,6 +504,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
                                                        len(empties) == 1), 0, path, line, cond))
         raise _Stop(empty=True)
     code = _error_exit(stmt.then, fail)
+    if code is not None and not stmt.orelse and _run_negated_checker(w, cond, env, code):
+        return
     if code is not None and not stmt.orelse:
         _data_condition(w, src, stmt.offset, cond, env, code, "if (" + cond + ")")
         return
@@ -1393,3 +1395,17 @@ def _m_dtype_match_expr(w, src, stmt, env, fail, args, name):
     expr = ("if", ("same", mine, e), mine, _UNDEF)
     _check(w, src, stmt.offset, "promotable", _args(param=name, other=(_leaves(e) or [name])[0], expr=expr),
            _fail_status(args[2], fail), stmt.text)
+
+
+def _run_negated_checker(w: Walk, cond: str, env: dict, code: int) -> bool:
+    """``if (!Checker(...)) { return <error>; }`` with Checker a bool function holding checks (as
+    CHECK_RET(Checker(...), error)): inlined with its failures at ``code``."""
+    cond = _strip(cond)
+    call = _macro(cond[1:].strip()) if cond.startswith("!") and not cond.startswith("!=") else None
+    if not call or match_close(cond, cond.index("(")) != len(cond) - 1:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or fn.returns.split()[-1] != "bool" or not _is_checker(fn):
+        return False
+    _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+    return True

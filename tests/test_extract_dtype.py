@@ -183,4 +183,7 @@ def test_a_bool_helper_of_one_return_is_inlined_in_a_dtype_choice(records):
     float_self = ["or", ["in", ["of", "self"], ["FLOAT"]], ["in", ["of", "self"], ["FLOAT16"]]]
     infer = ["if", double_out, ["dtype", "DOUBLE"],
              ["if", float_self, ["of", "self"], ["dtype", "FLOAT"]]]
-    assert rules == [("castable", {"from_expr": infer, "to": "out"}, 161002, ALL)]
+    assert rules == [
+        ("dtype_in", {"dtypes": ["FLOAT", "DOUBLE"], "list": "dtypes/bh/op_api/aclnn_bh.cpp:19", "param": "out"},
+         161002, ALL),     # if (!CheckOut(out)) { return ACLNN_ERR_PARAM_INVALID; }: CheckOut inlined
+        ("castable", {"from_expr": infer, "to": "out"}, 161002, ALL)]
