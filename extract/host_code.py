@@ -604,6 +604,11 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         names = re.findall(r"[\w:]+", expr[1:-1])
         if all(re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_[A-Z0-9_]+", n) for n in names):
             return DList(tuple(n.split("DT_", 1)[1] for n in names), "literal")
+    sec = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*second", expr)
+    if sec and isinstance(env.get(sec.group(1)), tuple) and env[sec.group(1)][:1] == ("map-it",):
+        if env[sec.group(1)][1] is None:
+            raise Unreadable(f"{expr!r} of a key the map does not hold")
+        return env[sec.group(1)][1]
     sz = re.fullmatch(r"([\w:]+)\s*\.\s*size\(\)", expr)
     if sz:
         lst = _value(w, sz.group(1), env)
@@ -656,6 +661,8 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
 def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
     """A condition on the product only, decided; None when it depends on the call's data."""
     expr = _strip(expr)
+    if ".end()" in expr and re.fullmatch(r"\w+\s*[!=]=\s*[\w:]+\s*\.\s*end\(\)", expr):
+        return _map_end_compare(expr, env)
     for op, combine in (("||", any), ("&&", all)):
         parts = _split_top(expr, op)
         if len(parts) > 1:
@@ -980,6 +987,13 @@ def _dexpr_of(w: Walk, expr: str, env: dict) -> tuple:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", _strip(e))
     if m and isinstance(env.get(m.group(1)), T):
         return ("of", env[m.group(1)].name)
+    sec = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*second", _strip(e))
+    if sec and isinstance(env.get(sec.group(1)), tuple) and env[sec.group(1)][:1] == ("map-find",):
+        _, key, pairs = env[sec.group(1)]
+        out = _UNDEF     # read only under the guard it != end(): the last value is never taken otherwise
+        for k, v in reversed(pairs):
+            out = ("if", ("in", key, (k,)), v, out)
+        return out
     m = re.fullmatch(r"(?:op::)?ToOpDataType\(\s*([A-Za-z_]\w*)\s*\)", _strip(e))
     if m and isinstance(env.get(m.group(1)), T):   # an aclDataType argument of the API
         return ("attr_dtype", env[m.group(1)].name)
@@ -1018,6 +1032,10 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
     cond = _strip(cond)
     if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
         return env[cond][1]
+    me = re.fullmatch(r"(\w+)\s*([!=]=)\s*[\w:]+\s*\.\s*end\(\)", cond)
+    if me and isinstance(env.get(me.group(1)), tuple) and env[me.group(1)][:1] == ("map-find",):
+        g = ("in", env[me.group(1)][1], tuple(k for k, _ in env[me.group(1)][2]))
+        return g if me.group(2) == "!=" else ("not", g)
     q = _split_top(cond, "?")
     if len(q) == 2 and len(_split_colon(q[1])) == 2:   # a choice on the product between two conditions
         decided = _product_bool(w, q[0], env)
@@ -1362,6 +1380,9 @@ def _dtype_conjunction(w: Walk, src: SourceFile, offset: int, parts: list[str], 
 def _dtype_or_opaque(w: Walk, expr: str, env: dict) -> Any:
     """A value the reader keeps for a local or an argument: a condition on the call's dtypes
     (``("guard", g)``), a computed dtype, or Opaque."""
+    found = _map_find(w, expr, env)
+    if found is not None:
+        return found
     g = _guard(w, expr, env)
     if g is not None:
         return ("guard", g)
@@ -1409,3 +1430,70 @@ def _run_negated_checker(w: Walk, cond: str, env: dict, code: int) -> bool:
         return False
     _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
     return True
+
+
+_MAP = re.compile(r"std::(?:unordered_)?map\s*<\s*([\w:]+)\s*,\s*([\w:<>\s]+?)\s*>\s*([A-Za-z_]\w*)\s*=\s*\{")
+
+
+def _map_entries(w: Walk, name: str, env: dict) -> list[tuple[Any, Any]] | None:
+    """The entries of a constant ``std::map``/``unordered_map`` named ``name``, values read."""
+    for src in (w.index.own, *w.index.common):
+        for m in _MAP.finditer(src.text):
+            if m.group(3) != name:
+                continue
+            end = match_close(src.text, m.end() - 1, "{", "}")
+            if end < 0:
+                return None
+            out = []
+            for item in split_args(src.text[m.end():end]):
+                if not item:
+                    continue
+                if not (item.startswith("{") and item.endswith("}")):
+                    return None
+                kv = split_args(item[1:-1])
+                if len(kv) != 2:
+                    return None
+                try:
+                    out.append((_value(w, kv[0], env), _value(w, kv[1], env)))
+                except Unreadable:
+                    return None
+            return out
+    return None
+
+
+def _map_find(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``MAP.find(key)``: on a product key, the entry found (decided); on a dtype key, the lookup as a
+    choice on the key (``("map-find", key, ((dtype, value dtype), ...))``)."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*find\((.*)\)", _strip(expr), re.S)
+    if not m:
+        return None
+    entries = _map_entries(w, m.group(1), env)
+    if entries is None:
+        return None
+    try:
+        key = _value(w, m.group(2), env)
+    except Unreadable:
+        key = None
+    if isinstance(key, tuple) and key[:1] in (("arch",), ("soc",)):
+        if not all(isinstance(k, tuple) and k[:1] == key[:1] for k, _ in entries):
+            return None
+        return ("map-it", next((v for k, v in entries if k == key), None))
+    try:
+        e = _dexpr_of(w, m.group(2), env)
+    except Unreadable:
+        return None
+    pairs = []
+    for k, v in entries:
+        dk, dv = _dexpr(k), _dexpr(v)
+        if dk is None or dk[0] != "dtype" or dv is None:
+            return None
+        pairs.append((dk[1], dv))
+    return ("map-find", e, tuple(pairs))
+
+
+def _map_end_compare(expr: str, env: dict) -> bool | None:
+    m = re.fullmatch(r"(\w+)\s*([!=]=)\s*[\w:]+\s*\.\s*end\(\)", expr)
+    held = env.get(m.group(1)) if m else None
+    if not (isinstance(held, tuple) and held[:1] == ("map-it",)):
+        return None
+    return (held[1] is None) == (m.group(2) == "==")

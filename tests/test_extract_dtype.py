@@ -187,3 +187,20 @@ def test_a_bool_helper_of_one_return_is_inlined_in_a_dtype_choice(records):
         ("dtype_in", {"dtypes": ["FLOAT", "DOUBLE"], "list": "dtypes/bh/op_api/aclnn_bh.cpp:19", "param": "out"},
          161002, ALL),     # if (!CheckOut(out)) { return ACLNN_ERR_PARAM_INVALID; }: CheckOut inlined
         ("castable", {"from_expr": infer, "to": "out"}, 161002, ALL)]
+
+
+def test_maps_keyed_by_the_architecture_or_by_a_dtype(records):
+    rules = _code(records["aclnnMp"])
+    assert [(t, a["dtypes"], p) for t, a, s, p in rules[:2]] == [
+        ("dtype_in", ["FLOAT"], OLD_ARCH), ("dtype_in", ["FLOAT", "COMPLEX64"], NEW_ARCH)]
+    template, args, status, products = rules[2]
+    self_is = lambda d: ["in", ["of", "self"], [d]]   # noqa: E731
+    real = ["if", self_is("COMPLEX64"), ["dtype", "FLOAT"], ["if", self_is("COMPLEX128"), ["dtype", "DOUBLE"],
+                                                              ["dtype", "UNDEFINED"]]]
+    assert template == "promotable" and products == ALL
+    assert args["expr"] == ["if", ["same", ["of", "out"], real], ["of", "out"], ["dtype", "UNDEFINED"]]
+    assert args["when"] == ["and", ["in", ["of", "self"], ["complex"]],
+                            ["in", ["of", "self"], ["COMPLEX64", "COMPLEX128"]]]
+    p = predicate(template, args)
+    assert p(call(self="COMPLEX64", out="DOUBLE")) and not p(call(self="COMPLEX64", out="FLOAT"))
+    assert not p(call(self="FLOAT", out="DOUBLE"))
