@@ -269,6 +269,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
+        _forget_in_text(text, env)
         return
     if stmt.kind == "return":
         _run_return(w, src, stmt, env, fail)
@@ -1497,3 +1498,10 @@ def _map_end_compare(expr: str, env: dict) -> bool | None:
     if not (isinstance(held, tuple) and held[:1] == ("map-it",)):
         return None
     return (held[1] is None) == (m.group(2) == "==")
+
+
+def _forget_in_text(text: str, env: dict) -> None:
+    """A loop or switch the reader does not follow: the locals it assigns are unknown after it."""
+    for m in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:[+\-*/|&]?=)(?!=)", text):
+        if m.group(1) in env and not isinstance(env[m.group(1)], T):
+            env[m.group(1)] = Opaque(f"{m.group(1)}, assigned in a loop or switch")

@@ -204,3 +204,9 @@ def test_maps_keyed_by_the_architecture_or_by_a_dtype(records):
     p = predicate(template, args)
     assert p(call(self="COMPLEX64", out="DOUBLE")) and not p(call(self="COMPLEX64", out="FLOAT"))
     assert not p(call(self="FLOAT", out="DOUBLE"))
+
+
+def test_a_dtype_assigned_in_a_loop_is_left_unread(records):
+    lp = records["aclnnLp"]
+    assert [r["template"] for r in lp["rules"] if r["known_by"] in ("code", "unread")] == ["unread"]
+    assert "!CheckType(computeType, LIST)" in lp["coverage"]["missing"][0]
