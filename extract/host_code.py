@@ -302,77 +302,6 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
     _run_decl(w, src, stmt, env)
 
 
-_LABEL = re.compile(r"\b(?:case\s+((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)|default)\s*:(?!:)")
-
-
-def _run_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
-    """A ``switch`` on the product (``GetCurNpuArch()``, ``GetSocVersion()``): the statements of the
-    label this product takes, up to its ``break`` (falling through the labels after it). False when the
-    switch is not on a product value (the caller decides)."""
-    text = stmt.text
-    m = re.match(r"switch\s*\(", text)
-    if not m:
-        return False
-    close = match_close(text, m.end() - 1)
-    try:
-        value = _value(w, text[m.end():close], env)
-    except Unreadable:
-        return False
-    if _dexpr(value) is not None:
-        return _run_dtype_switch(w, src, stmt, env, fail, top, text[m.end():close], close)
-    if not (isinstance(value, tuple) and value and value[0] in ("arch", "soc")):
-        return False
-    ob = text.find("{", close)
-    cb = match_close(text, ob, "{", "}") if ob >= 0 else -1
-    if cb < 0:
-        return False
-    body = text[ob + 1:cb]
-    labels, depth, i = [], 0, 0   # (start, end, label value or None for default), top level only
-    while i < len(body):
-        c = body[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        elif depth == 0:
-            lm = _LABEL.match(body, i)
-            if lm and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
-                labels.append((lm.start(), lm.end(), lm.group(1)))
-                i = lm.end()
-                continue
-        i += 1
-    chosen = None
-    for start, end, label in labels:
-        if label is None:
-            continue
-        try:
-            lv = _value(w, label, env)
-        except Unreadable:
-            raise Unreadable(f"the case label {label!r}") from None
-        if not (isinstance(lv, tuple) and lv[0] == value[0]):
-            raise Unreadable(f"the case label {label!r}")
-        if lv == value:
-            chosen = end
-            break
-    if chosen is None:
-        chosen = next((end for start, end, label in labels if label is None), None)
-    if chosen is None:
-        return True   # no label taken: nothing runs
-    blanked = list(body)
-    for start, end, _ in labels:
-        for k in range(start, end):
-            blanked[k] = " "
-    rest = "".join(blanked)[chosen:]
-    base = stmt.offset + ob + 1 + chosen
-    run = []
-    for s in statements(rest, base):
-        if s.kind == "decl" and s.text.strip() == "break":
-            break
-        run.append(s)
-    _run_block(w, src, tuple(run), env, fail, top)
-    return True
-
-
 def _is_checker(fn: Function) -> bool:
     return bool(re.search(r"OP_CHECK_\w+|ACLNN_ERR_PARAM|return\s+false", fn.body))
 
@@ -555,24 +484,6 @@ def _split_top(expr: str, op: str) -> list[str]:
     return [p.strip() for p in parts]
 
 
-def _split_colon(expr: str) -> list[str]:
-    """The two branches of a ternary's ``a : b``, split at the top-level ``:`` that is no ``::``."""
-    depth, nested = 0, 0
-    for i, c in enumerate(expr):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "?" and depth == 0:
-            nested += 1
-        elif c == ":" and depth == 0 and expr[i - 1:i] != ":" and expr[i + 1:i + 2] != ":":
-            if nested:
-                nested -= 1
-                continue
-            return [expr[:i].strip(), expr[i + 1:].strip()]
-    return [expr.strip()]
-
-
 _CAST = re.compile(r"^(?:const_cast|static_cast|reinterpret_cast)\s*<[^<>]*(?:<[^<>]*>[^<>]*)?>\s*\(")
 
 
@@ -601,21 +512,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         return _promote_expr(w, two, env, expr)
     if re.fullmatch(r"[A-Za-z_]\w*", expr) and expr in env:
         return env[expr]
-    if re.fullmatch(r"\{[\s\w:,]*\}", expr):   # a braced dtype list written in place
-        names = re.findall(r"[\w:]+", expr[1:-1])
-        if all(re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_[A-Z0-9_]+", n) for n in names):
-            return DList(tuple(n.split("DT_", 1)[1] for n in names), "literal")
-    sec = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*second", expr)
-    if sec and isinstance(env.get(sec.group(1)), tuple) and env[sec.group(1)][:1] == ("map-it",):
-        if env[sec.group(1)][1] is None:
-            raise Unreadable(f"{expr!r} of a key the map does not hold")
-        return env[sec.group(1)][1]
-    sz = re.fullmatch(r"([\w:]+)\s*\.\s*size\(\)", expr)
-    if sz:
-        lst = _value(w, sz.group(1), env)
-        if isinstance(lst, DList):
-            return ("list-size", len(lst.dtypes))
-        raise Unreadable(f"the value of {expr!r}")
+    extra = _list_value(w, expr, env)
+    if extra is not None:
+        return extra
     m = re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)", expr)
     if m:
         return ("dtype", m.group(1))
@@ -1505,3 +1404,115 @@ def _forget_in_text(text: str, env: dict) -> None:
     for m in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:[+\-*/|&]?=)(?!=)", text):
         if m.group(1) in env and not isinstance(env[m.group(1)], T):
             env[m.group(1)] = Opaque(f"{m.group(1)}, assigned in a loop or switch")
+
+
+# ---- product lists: switches on the product, lists written in place, list sizes, map lookups ----
+
+def _split_colon(expr: str) -> list[str]:
+    """The two branches of a ternary's ``a : b``, split at the top-level ``:`` that is no ``::``."""
+    depth, nested = 0, 0
+    for i, c in enumerate(expr):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "?" and depth == 0:
+            nested += 1
+        elif c == ":" and depth == 0 and expr[i - 1:i] != ":" and expr[i + 1:i + 2] != ":":
+            if nested:
+                nested -= 1
+                continue
+            return [expr[:i].strip(), expr[i + 1:].strip()]
+    return [expr.strip()]
+
+
+_LABEL = re.compile(r"\b(?:case\s+((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)|default)\s*:(?!:)")
+
+
+def _run_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """A ``switch`` on the product (``GetCurNpuArch()``, ``GetSocVersion()``): the statements of the
+    label this product takes, up to its ``break`` (falling through the labels after it). False when the
+    switch is not on a product value (the caller decides)."""
+    text = stmt.text
+    m = re.match(r"switch\s*\(", text)
+    if not m:
+        return False
+    close = match_close(text, m.end() - 1)
+    try:
+        value = _value(w, text[m.end():close], env)
+    except Unreadable:
+        return False
+    if _dexpr(value) is not None:
+        return _run_dtype_switch(w, src, stmt, env, fail, top, text[m.end():close], close)
+    if not (isinstance(value, tuple) and value and value[0] in ("arch", "soc")):
+        return False
+    ob = text.find("{", close)
+    cb = match_close(text, ob, "{", "}") if ob >= 0 else -1
+    if cb < 0:
+        return False
+    body = text[ob + 1:cb]
+    labels, depth, i = [], 0, 0   # (start, end, label value or None for default), top level only
+    while i < len(body):
+        c = body[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            lm = _LABEL.match(body, i)
+            if lm and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
+                labels.append((lm.start(), lm.end(), lm.group(1)))
+                i = lm.end()
+                continue
+        i += 1
+    chosen = None
+    for start, end, label in labels:
+        if label is None:
+            continue
+        try:
+            lv = _value(w, label, env)
+        except Unreadable:
+            raise Unreadable(f"the case label {label!r}") from None
+        if not (isinstance(lv, tuple) and lv[0] == value[0]):
+            raise Unreadable(f"the case label {label!r}")
+        if lv == value:
+            chosen = end
+            break
+    if chosen is None:
+        chosen = next((end for start, end, label in labels if label is None), None)
+    if chosen is None:
+        return True   # no label taken: nothing runs
+    blanked = list(body)
+    for start, end, _ in labels:
+        for k in range(start, end):
+            blanked[k] = " "
+    rest = "".join(blanked)[chosen:]
+    base = stmt.offset + ob + 1 + chosen
+    run = []
+    for s in statements(rest, base):
+        if s.kind == "decl" and s.text.strip() == "break":
+            break
+        run.append(s)
+    _run_block(w, src, tuple(run), env, fail, top)
+    return True
+
+
+def _list_value(w: Walk, expr: str, env: dict) -> Any:
+    """A braced dtype list written in place, ``LIST.size()``, ``it->second`` of a product-keyed map
+    lookup; None for another expression."""
+    if re.fullmatch(r"\{[\s\w:,]*\}", expr):
+        names = re.findall(r"[\w:]+", expr[1:-1])
+        if all(re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_[A-Z0-9_]+", n) for n in names):
+            return DList(tuple(n.split("DT_", 1)[1] for n in names), "literal")
+    sec = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*second", expr)
+    if sec and isinstance(env.get(sec.group(1)), tuple) and env[sec.group(1)][:1] == ("map-it",):
+        if env[sec.group(1)][1] is None:
+            raise Unreadable(f"{expr!r} of a key the map does not hold")
+        return env[sec.group(1)][1]
+    sz = re.fullmatch(r"([\w:]+)\s*\.\s*size\(\)", expr)
+    if sz:
+        lst = _value(w, sz.group(1), env)
+        if isinstance(lst, DList):
+            return ("list-size", len(lst.dtypes))
+        raise Unreadable(f"the value of {expr!r}")
+    return None
