@@ -145,6 +145,7 @@ class _Stop(Exception):
 def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str) -> list[Event]:
     """The events of GetWorkspaceSize ``fn`` on ``product``, in order."""
     w = Walk(product, index)
+    _register_categories()
     try:
         _run_function(w, fn, bindings, fail=None, top=True)
     except _Stop:
@@ -286,6 +287,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         fn = w.index.function(name)
         if fn is not None and _is_checker(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
+        _unknown_call(w, short, text)
         return  # a call of the compute path (l0op::..., executor setup)
     _run_decl(w, src, stmt, env)
 
@@ -313,6 +315,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         env[name] = _value(w, rhs, env)
     except Unreadable:
         env[name] = Opaque(rhs)
+    _forget_if_mutated(src, stmt, env, name)
 
 
 def _call_status(w: Walk, fn: Function, args: list[str], env: dict, src: SourceFile, stmt: Stmt) -> Any:
@@ -422,6 +425,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
                                                        len(empties) == 1), 0, path, line, cond))
         raise _Stop(empty=True)
     code = _error_exit(stmt.then, fail)
+    if code is not None and not stmt.orelse and _infer_broadcast(w, src, stmt, env, cond, code):
+        return
     if code is not None and not stmt.orelse:
         _data_condition(w, src, stmt.offset, cond, env, code, "if (" + cond + ")")
         return
@@ -524,6 +529,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("dtype-of", env[m.group(1)].name)
+    got = _shape_value(w, expr, env)
+    if got is not None:
+        return got
     b = _product_bool(w, expr, env)
     if b is not None:
         return b
@@ -744,6 +752,9 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
+    got = _shape_atom(w, body, neg, env)
+    if got is not None:
+        return got
     raise Unreadable(f"the condition {cond!r}")
 
 
@@ -821,3 +832,195 @@ CHECK_MACROS = {
     "OP_CHECK_SHAPE_NOT_EQUAL": _m_shape_equal,
     "OP_CHECK_BROADCAST": _m_broadcast,
 }
+
+
+# ---- shapes, ranks and broadcast shapes ----
+# values: ("shape-of", tensor) a tensor's view shape; ("bshape", (tensors...)) the broadcast shape of
+# tensors whose broadcast was checked; ("lin", tensor, scale, offset, at_rank0) an integer that is
+# scale * rank(tensor) + offset (at_rank0 at rank 0).
+
+_CHECKING_MACRO = re.compile(r"^(?:OP_)?CHECK|CHECK_|_CHECK")
+
+
+def _unknown_call(w: Walk, short: str, text: str) -> None:
+    """A call the reader does not implement: unread when it carries a check (a parameter error code,
+    ``return false``, a checking macro's name, or a call of a checking function)."""
+    if short in ("OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE", "OP_CHECK_INFERSHAPE", "OP_CHECK_NO_RETURN"):
+        return
+    if re.search(r"ACLNN_ERR_PARAM_\w+|\breturn\s+false\b", text):
+        raise Unreadable(f"the call {short} carrying a parameter check")
+    if _CHECKING_MACRO.search(short) and short.isupper():
+        raise Unreadable(f"the checking macro {short}")
+    for callee in re.findall(r"([A-Za-z_][\w:]*)\s*\(", text[len(short):]):
+        fn = w.index.function(callee)
+        if fn is not None and _is_checker(fn):
+            raise Unreadable(f"the call {short} of the checking function {callee}")
+
+
+def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> None:
+    """A shape or rank local that the rest of its function changes (SetDim, an assignment, an output
+    argument of a call other than a checked BroadcastInferShape) is not held: it becomes opaque."""
+    value = env.get(name)
+    if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin")):
+        return
+    fn = next((f for f in src.functions.values()
+               if f.body_offset <= stmt.offset < f.body_offset + len(f.body)), None)
+    if fn is None:
+        env[name] = Opaque(name)
+        return
+    rest = fn.body[stmt.offset - fn.body_offset + len(stmt.text):]
+    n = re.escape(name)
+    changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
+                        rf"resize|clear|erase)\s*\(|\[|=(?!=)|\+\+|--|[-+*/]=)|&\s*{n}\b|\+\+\s*{n}\b", rest)
+    for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
+        if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
+            continue
+        if m.group(2) in ("if", "while", "GetDimNum", "ToString", "GetDim") or m.group(2).startswith("OP_"):
+            continue
+        changed = changed or m
+    if changed:
+        env[name] = Opaque(name)
+
+
+def _shape_value(w: Walk, expr: str, env: dict) -> Any:
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("shape-of", env[m.group(1)].name)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:->\s*GetViewShape\(\)\s*\.|->)\s*GetDimNum\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("lin", env[m.group(1)].name, 1, 0, 0)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetDimNum\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][0] == "shape-of":
+        return ("lin", env[m.group(1)][1], 1, 0, 0)
+    return None
+
+
+def _shape_of(w: Walk, expr: str, env: dict) -> Any:
+    try:
+        v = _value(w, expr, env)
+    except Unreadable:
+        return None
+    return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape") else None
+
+
+def _infer_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, cond: str, code: int) -> bool:
+    """``if (!BroadcastInferShape(a, b, out)) return <code>``: the broadcast check, and ``out`` held
+    as the broadcast shape of the tensors."""
+    m = re.fullmatch(r"!\s*(?:op::)?BroadcastInferShape\((.*)\)", _strip(cond), re.S)
+    if not m:
+        return False
+    args = split_args(m.group(1))
+    if len(args) != 3 or not re.fullmatch(r"[A-Za-z_]\w*", args[2].strip()):
+        raise Unreadable(f"the broadcast {cond!r}")
+    _broadcast_check(w, src, stmt, env, args[0], args[1], args[2].strip(), code)
+    return True
+
+
+def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: int) -> None:
+    names = []
+    for x in (a, b):
+        v = _shape_of(w, x, env)
+        if v is None:
+            raise Unreadable(f"the broadcast of {x.strip()!r}")
+        names += [v[1]] if v[0] == "shape-of" else list(v[1])
+    if len(names) == 2:
+        _check(w, src, stmt.offset, "broadcastable", _args(param=names[0], other=names[1]), code, stmt.text)
+    else:
+        _check(w, src, stmt.offset, "broadcastable_all", _args(of=names), code, stmt.text)
+    if out is not None:
+        env[out] = ("bshape", tuple(names))
+        _forget_if_mutated(src, stmt, env, out)
+
+
+def _m_broadcast_infer(w, src, stmt, env, fail, args):
+    t1, t2 = _tensor(env, args[0]), _tensor(env, args[1])
+    _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", f"{args[1]}->GetViewShape()",
+                     args[2].strip(), _fail_status(args[3], fail))
+
+
+def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
+    if other[0] == "shape-of":
+        return "shapes_equal", _args(param=param, other=other[1])
+    return "broadcast_equals", _args(param=param, of=list(other[1]))
+
+
+def _m_shape_expected(w, src, stmt, env, fail, args):
+    name = _tensor(env, args[0])
+    other = _shape_of(w, args[1], env)
+    if other is None:
+        raise Unreadable(f"the expected shape {args[1].strip()!r}")
+    template, targs = _shape_compare(name, other)
+    _check(w, src, stmt.offset, template, targs, _fail_status(args[2], fail), stmt.text)
+
+
+def _m_broadcast_with_shape(w, src, stmt, env, fail, args):
+    _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", args[1], None, _fail_status(args[2], fail))
+
+
+def _m_shape_scalar_equal(w, src, stmt, env, fail, args):
+    _check(w, src, stmt.offset, "shapes_equal_or_single",
+           _args(param=_tensor(env, args[0]), other=_tensor(env, args[1])), _fail_status(args[2], fail), stmt.text)
+
+
+def _m_check_not_null(w, src, stmt, env, fail, args):
+    for a in args:
+        _check(w, src, stmt.offset, "null", _args(param=_tensor(env, a)), int(Status.ERR_PARAM_NULLPTR), stmt.text)
+
+
+def _m_check_shape_all_equal(w, src, stmt, env, fail, args):
+    """aclnn_check.h CHECK_SHAPE_ALL_EQUAL(p1..pn): shapes (p1,p2)..(pn-1,pn), then p(n-1) at most
+    MAX_SUPPORT_DIMS_NUMS dimensions."""
+    names = [_tensor(env, a) for a in args]
+    code = int(Status.ERR_PARAM_INVALID)
+    if len(names) < 2:
+        raise Unreadable("CHECK_SHAPE_ALL_EQUAL of one tensor")
+    for x, y in zip(names, names[1:]):
+        _check(w, src, stmt.offset, "shapes_equal", _args(param=x, other=y), code, stmt.text)
+    n = w.index.constant("MAX_SUPPORT_DIMS_NUMS")
+    if n is None:
+        raise Unreadable("MAX_SUPPORT_DIMS_NUMS is not defined in the checkout's headers")
+    _check(w, src, stmt.offset, "rank_range", _args(param=names[-2], max=n), code, stmt.text)
+
+
+def _m_check_cond(w, src, stmt, env, fail, args):
+    """op_log.h CHECK_COND(cond, ret, ...): ``if (!(cond)) return ret``, as CHECK_RET."""
+    if len(args) < 2:
+        raise Unreadable("CHECK_COND without a status")
+    _run_check_ret(w, src, stmt, env, args[:2])
+
+
+def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """A shape comparison: view shapes and broadcast shapes (!=)."""
+    if neg:
+        return None
+    parts = _split_top(body, "!=")
+    if len(parts) == 2:
+        a, b = _shape_of(w, parts[0], env), _shape_of(w, parts[1], env)
+        if a is not None and b is not None:
+            if a[0] == "bshape" and b[0] == "bshape":
+                return None
+            if a[0] == "bshape":
+                a, b = b, a
+            return _shape_compare(a[1], b)
+    return None
+
+
+CHECK_MACROS.update({
+    "OP_CHECK_BROADCAST_AND_INFER_SHAPE": _m_broadcast_infer,
+    "OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE": _m_shape_expected,
+    "OP_CHECK_BROADCAST_WITH_SHAPE": _m_broadcast_with_shape,
+    "OP_CHECK_SHAPE_AND_SCALAR_EQUAL": _m_shape_scalar_equal,
+    "CHECK_NOT_NULL": _m_check_not_null,
+    "CHECK_SHAPE_ALL_EQUAL": _m_check_shape_all_equal,
+    "CHECK_COND": _m_check_cond,
+})
+
+
+def _register_categories() -> None:
+    """The categories of the templates extract/build.py's CATEGORY table does not list yet."""
+    import sys
+    from aclnn_conformance.spec.templates import CATEGORIES
+    build = sys.modules.get("aclnn_conformance.extract.build")
+    if build is not None:
+        for template, category in CATEGORIES.items():
+            build.CATEGORY.setdefault(template, category)

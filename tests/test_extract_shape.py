@@ -1,0 +1,97 @@
+"""The extractor on shape, rank, dim and attribute constructs (tests/fixtures/vendor_style/acts/shp):
+each construct read into its rule, and a variant of it left unread (never a guess)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aclnn_conformance.extract.build import extract_checkout, open_checkout
+from aclnn_conformance.extract.cpp import read_source
+from aclnn_conformance.extract.host_code import Index, T, walk_api
+
+FIXTURE = Path(__file__).parent / "fixtures" / "vendor_style"
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, dict]:
+    return {r["api"]: r for r in extract_checkout(open_checkout(FIXTURE), ("acts",))}
+
+
+def _code(record: dict) -> list[tuple]:
+    return [(r["template"], r["args"], r["expect"]["cann"].get("status"))
+            for r in record["rules"] if r["known_by"] in ("code", "unread") and r["kind"] == "check"]
+
+
+def _walk(body: str, params: str, names: list[str], product: str = "atlas-a2") -> list:
+    """The events of a snippet's GetWorkspaceSize (the last function of ``body``)."""
+    src = read_source("snippet.cpp", body)
+    fn = [f for f in src.functions.values() if f.name.endswith("GetWorkspaceSize")][0]
+    assert len(fn.params) == len(names), params
+    return walk_api(Index(src, []), fn, {p: T(n) for p, n in zip(fn.params, names)}, product)
+
+
+def test_check_cond_chained_broadcast_and_the_out_shape_against_it(records):
+    rules = _code(records["aclnnShpBroadcast"])
+    assert [(t, a.get("param")) for t, a, _ in rules[:4]] == [("null", p) for p in ("self", "other", "end", "out")]
+    assert all(s == 161001 for _, _, s in rules[:4])
+    assert rules[4:] == [
+        ("broadcastable", {"param": "self", "other": "other"}, 161002),
+        ("broadcastable_all", {"of": ["end", "self", "other"]}, 161002),
+        ("broadcast_equals", {"param": "out", "of": ["end", "self", "other"]}, 161002),   # if and macro: one rule
+        ("shapes_equal_or_single", {"param": "self", "other": "out"}, 161002)]
+    assert records["aclnnShpBroadcast"]["coverage"]["status"] == "covered"
+
+
+def test_check_not_null_and_shape_all_equal_then_a_changed_shape_local_is_unread(records):
+    rules = _code(records["aclnnShpMacro"])
+    assert rules[:4] == [("null", {"param": "self"}, 161001), ("null", {"param": "out"}, 161001),
+                         ("shapes_equal", {"param": "self", "other": "out"}, 161002),
+                         ("rank_range", {"param": "self", "max": 8}, 161002)]
+    assert rules[4][0] == "unread" and len(rules) == 5          # expected.SetDim(...): not held
+
+
+SNIPPET = """
+static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* out)
+{
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    %s
+    OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    auto ret = CheckParams(self, out);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("line", [
+    "OP_CHECK_SOMETHING_NEW(self, out, return ACLNN_ERR_PARAM_INVALID);",
+    "CHECK_SHAPE_SOMEHOW(self, out);",
+    "SomeMacro(self, ACLNN_ERR_PARAM_INVALID);",
+])
+def test_an_unknown_macro_carrying_a_check_is_unread_never_skipped(line):
+    events = _walk(SNIPPET % line, "", ["self", "out", "workspaceSize", "executor"])
+    assert [e.kind for e in events] == ["check", "unread"]
+    assert events[0].template == "null"
+
+
+def test_a_compute_call_without_a_check_is_still_skipped():
+    events = _walk(SNIPPET % "l0op::Contiguous(self, executor);", "", ["self", "out", "workspaceSize", "executor"])
+    assert [(e.kind, e.template) for e in events] == [("check", "null"), ("check", "null")]
+
+
+def test_a_broadcast_shape_passed_to_an_unchecked_call_is_not_held():
+    body = """
+    op::Shape broadcastShape;
+    OP_CHECK_BROADCAST_AND_INFER_SHAPE(self, out, broadcastShape, return ACLNN_ERR_PARAM_INVALID);
+    FillShape(self, broadcastShape);
+    OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(out, broadcastShape, return ACLNN_ERR_PARAM_INVALID);"""
+    events = _walk(SNIPPET % body, "", ["self", "out", "workspaceSize", "executor"])
+    assert [(e.kind, e.template) for e in events] == [("check", "null"), ("check", "broadcastable"),
+                                                     ("unread", "")]
