@@ -118,6 +118,7 @@ class Walk:
     index: Index
     events: list[Event] = field(default_factory=list)
     depth: int = 0
+    ptypes: dict[str, str] = field(default_factory=dict)   # API parameter -> its C type
 
     @property
     def soc(self) -> str:
@@ -145,6 +146,7 @@ class _Stop(Exception):
 def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str) -> list[Event]:
     """The events of GetWorkspaceSize ``fn`` on ``product``, in order."""
     w = Walk(product, index)
+    w.ptypes = {b.name: t for p, t in zip(fn.params, fn.param_types) if isinstance(b := bindings.get(p), T)}
     _register_categories()
     try:
         _run_function(w, fn, bindings, fail=None, top=True)
@@ -282,6 +284,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         if short == "OP_CHECK":
             cond, ret = args[0], args[-1]
             code = _fail_status(ret, fail)
+            if code not in PARAM_CODES:
+                return  # an inner failure (561xxx, e.g. the executor's creation): not a parameter check
             _data_condition(w, src, stmt.offset, f"!({cond})", env, code, text)
             return
         fn = w.index.function(name)
@@ -441,6 +445,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
+    if _rank0_branch(w, stmt, env):
+        return
     # a branch of the compute path: nothing is checked there
 
 
@@ -544,6 +550,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
             if isinstance(result, DList):
                 return result
             raise Unreadable(f"the list {call[0]}(...) returns on this product")
+    got = _arith(w, expr, env)
+    if got is not None:
+        return got
     raise Unreadable(f"the value of {expr!r}")
 
 
@@ -752,7 +761,7 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
-    got = _shape_atom(w, body, neg, env)
+    got = _shape_atom(w, body, neg, env) or _int_atom(w, body, neg, env)
     if got is not None:
         return got
     raise Unreadable(f"the condition {cond!r}")
@@ -869,6 +878,9 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         env[name] = Opaque(name)
         return
     rest = fn.body[stmt.offset - fn.body_offset + len(stmt.text):]
+    if value[0] == "lin":   # the rank-0 branches _rank0_branch reads
+        rest = re.sub(r"\bif\s*\(\s*\w+\s*==\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*-?\s*\d+|\w+\s*\+\+|"
+                      r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
     changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
                         rf"resize|clear|erase)\s*\(|\[|=(?!=)|\+\+|--|[-+*/]=)|&\s*{n}\b|\+\+\s*{n}\b", rest)
@@ -990,10 +1002,13 @@ def _m_check_cond(w, src, stmt, env, fail, args):
 
 
 def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
-    """A shape comparison: view shapes and broadcast shapes (!=)."""
+    """A shape comparison: view shapes and broadcast shapes (!=); storage formats (!=)."""
     if neg:
         return None
     parts = _split_top(body, "!=")
+    fm = [re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", p) for p in parts] if len(parts) == 2 else []
+    if fm and all(fm):
+        return "formats_equal", _args(param=_tensor(env, fm[0].group(1)), other=_tensor(env, fm[1].group(1)))
     if len(parts) == 2:
         a, b = _shape_of(w, parts[0], env), _shape_of(w, parts[1], env)
         if a is not None and b is not None:
@@ -1024,3 +1039,194 @@ def _register_categories() -> None:
     if build is not None:
         for template, category in CATEGORIES.items():
             build.CATEGORY.setdefault(template, category)
+
+
+# ---- integers depending on a rank: ("lin", tensor, scale, offset, at_rank0) ----
+
+def _lin(v: Any) -> tuple | None:
+    return v if isinstance(v, tuple) and v and v[0] == "lin" else None
+
+
+def _binary_split(expr: str) -> tuple[str, str, str] | None:
+    """The last top-level binary + or - (left-associative), else the last * ; None if none."""
+    for ops in ("+-", "*"):
+        depth, found = 0, None
+        for i, c in enumerate(expr):
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+            elif depth == 0 and c in ops and i > 0:
+                if c == "-" and expr[i + 1:i + 2] in (">", "-", "="):
+                    continue
+                if c == "+" and expr[i + 1:i + 2] in ("+", "="):
+                    continue
+                prev = expr[:i].rstrip()
+                if not prev or prev[-1] in "+-*/(,<>=!&|?:":
+                    continue       # a unary sign
+                found = i
+        if found is not None:
+            return expr[:found].strip(), expr[found], expr[found + 1:].strip()
+    return None
+
+
+def _arith(w: Walk, expr: str, env: dict) -> Any:
+    """Integer arithmetic over constants and rank-dependent integers; None when it is not such."""
+    m = re.fullmatch(r"std::(min|max)\((.*)\)", expr, re.S)
+    if m and match_close(expr, expr.index("(")) == len(expr) - 1:
+        two = split_args(m.group(2))
+        if len(two) != 2:
+            return None
+        a, b = _value(w, two[0], env), _value(w, two[1], env)
+        return _minmax(m.group(1), a, b)
+    if expr.startswith("-") and not expr.startswith("->"):
+        inner = _value(w, expr[1:], env)
+        return _scale(inner, -1)
+    split = _binary_split(expr)
+    if split is None:
+        return None
+    a, op, b = _value(w, split[0], env), split[1], _value(w, split[2], env)
+    if op == "*":
+        if _is_int(a) and (_is_int(b) or _lin(b)):
+            return _scale(b, a)
+        if _is_int(b) and _lin(a):
+            return _scale(a, b)
+        raise Unreadable(f"the product {expr!r}")
+    if op == "-":
+        b = _scale(b, -1)
+    if _is_int(a) and _is_int(b):
+        return a + b
+    la, lb = _lin(a), _lin(b)
+    if la and _is_int(b):
+        return ("lin", la[1], la[2], la[3] + b, la[4] + b)
+    if lb and _is_int(a):
+        return ("lin", lb[1], lb[2], lb[3] + a, lb[4] + a)
+    if la and lb and la[1] == lb[1]:
+        return ("lin", la[1], la[2] + lb[2], la[3] + lb[3], la[4] + lb[4])
+    raise Unreadable(f"the sum {expr!r}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _scale(v: Any, k: int) -> Any:
+    if _is_int(v):
+        return v * k
+    lv = _lin(v)
+    if lv:
+        return ("lin", lv[1], lv[2] * k, lv[3] * k, lv[4] * k)
+    raise Unreadable(f"the product of {v!r}")
+
+
+def _minmax(kind: str, a: Any, b: Any) -> Any:
+    if _is_int(a) and _is_int(b):
+        return min(a, b) if kind == "min" else max(a, b)
+    la = _lin(a) or (("lin", _lin(b)[1], 0, a, a) if _is_int(a) and _lin(b) else None)
+    lb = _lin(b) or (("lin", la[1], 0, b, b) if _is_int(b) and la else None)
+    if not la or not lb or la[1] != lb[1]:
+        raise Unreadable("a min/max of integers of different tensors")
+    r0 = min(la[4], lb[4]) if kind == "min" else max(la[4], lb[4])
+    # for ranks >= 1 one of the two lines must bound the other everywhere
+    a_le = la[2] <= lb[2] and la[2] + la[3] <= lb[2] + lb[3]
+    b_le = lb[2] <= la[2] and lb[2] + lb[3] <= la[2] + la[3]
+    if not (a_le or b_le):
+        raise Unreadable("a min/max of crossing rank bounds")
+    pick = (la if a_le else lb) if kind == "min" else (lb if a_le else la)
+    return ("lin", pick[1], pick[2], pick[3], r0)
+
+
+def _int_attr(w: Walk, env: dict, expr: str) -> str | None:
+    v = env.get(_strip(expr))
+    if isinstance(v, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32|16|8)?_t|int|long|size_t)",
+                                         w.ptypes.get(v.name, "").strip()):
+        return v.name
+    return None
+
+
+_FLIP = {">": "<", "<": ">", ">=": "<=", "<=": ">=", "==": "==", "!=": "!="}
+_NEG = {">": "<=", "<": ">=", ">=": "<", "<=": ">", "==": "!=", "!=": "=="}
+
+
+def _compare_split(body: str) -> tuple[str, str, str] | None:
+    for op in (">=", "<=", "==", "!=", ">", "<"):
+        parts = _split_top(body, op)
+        if len(parts) == 2 and not (op in (">", "<") and (parts[0].endswith("-") or parts[1].startswith(("=",)))):
+            if op in (">", "<") and ("->" in body and parts[0].endswith("-")):
+                continue
+            return parts[0], op, parts[1]
+    return None
+
+
+def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """``attr <op> bound`` (bound an integer, or one depending on a tensor's rank) and
+    ``rank <op> n``: violated-when atoms over integers."""
+    cmp = _compare_split(body)
+    if cmp is None:
+        return None
+    a, op, b = cmp
+    if neg:
+        op = _NEG[op]
+    if op in ("==", "!="):
+        return None
+    attr = _int_attr(w, env, a)
+    other = b
+    if attr is None and _int_attr(w, env, b) is not None:
+        attr, other, op = _int_attr(w, env, b), a, _FLIP[op]
+    if attr is not None:
+        try:
+            bound = _value(w, other, env)
+        except Unreadable:
+            return None
+        # violated when attr <op> bound
+        if _is_int(bound):
+            lim = {">": dict(max=bound), ">=": dict(max=bound - 1), "<": dict(min=bound),
+                   "<=": dict(min=bound + 1)}[op]
+            return "attr_range", _args(attr=attr, **lim)
+        lb = _lin(bound)
+        if lb:
+            shift = {">": 0, ">=": -1, "<": 0, "<=": 1}[op]
+            key = "max" if op in (">", ">=") else "min"
+            kw = {key: [lb[2], lb[3] + shift]}
+            if lb[4] != lb[3]:
+                kw[f"{key}_rank0"] = lb[4] + shift
+            return "attr_in_rank_range", _args(attr=attr, tensor=lb[1], **kw)
+        return None
+    try:
+        x, y = _value(w, a, env), _value(w, b, env)
+    except Unreadable:
+        return None
+    if _lin(y) and _is_int(x):
+        x, y, op = y, x, _FLIP[op]
+    lx = _lin(x)
+    if lx and _is_int(y) and lx[2] == 1 and lx[4] == lx[3]:
+        n = y - lx[3]          # rank <op> n
+        bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1)}[op]
+        return "rank_range", _args(param=lx[1], **bounds)
+    return None
+
+
+def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``if (rank == 0) { lo = -1; hi = 0; }`` over rank-dependent locals: their value at rank 0."""
+    cmp = _compare_split(_strip(stmt.cond))
+    if cmp is None or cmp[1] != "==" or stmt.orelse:
+        return False
+    try:
+        r, zero = _value(w, cmp[0], env), _value(w, cmp[2], env)
+    except Unreadable:
+        return False
+    lr = _lin(r)
+    if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0):
+        return False
+    updates = {}
+    for st in stmt.then:
+        m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(-?\s*\d+)|([A-Za-z_]\w*)\s*\+\+|\+\+\s*([A-Za-z_]\w*)",
+                         st.text.strip())
+        name = m and (m.group(1) or m.group(3) or m.group(4))
+        if not m or not _lin(env.get(name)) or env[name][1] != lr[1] or name in updates:
+            return False
+        updates[name] = int(m.group(2).replace(" ", "")) if m.group(1) else env[name][4] + 1
+    for name, v in updates.items():
+        old = env[name]
+        env[name] = ("lin", old[1], old[2], old[3], v)
+    return bool(updates)

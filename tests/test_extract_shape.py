@@ -95,3 +95,50 @@ def test_a_broadcast_shape_passed_to_an_unchecked_call_is_not_held():
     events = _walk(SNIPPET % body, "", ["self", "out", "workspaceSize", "executor"])
     assert [(e.kind, e.template) for e in events] == [("check", "null"), ("check", "broadcastable"),
                                                      ("unread", "")]
+
+
+def test_a_dim_range_on_the_rank_a_rank_local_a_format_equality_and_the_executor(records):
+    rules = _code(records["aclnnShpDim"])
+    assert rules == [
+        ("null", {"param": "self"}, 161001), ("null", {"param": "out"}, 161001),
+        ("attr_in_rank_range", {"attr": "dim", "tensor": "self", "min": [-1, 0], "min_rank0": -1}, 161002),
+        ("attr_in_rank_range", {"attr": "dim", "tensor": "self", "max": [1, -1], "max_rank0": 0}, 161002),
+        ("rank_range", {"param": "self", "max": 8}, 161002),
+        ("formats_equal", {"param": "self", "other": "out"}, 161002)]
+    assert records["aclnnShpDim"]["coverage"]["status"] == "covered"
+
+
+DIM_SNIPPET = """
+static bool CheckDim(const aclTensor* self, int64_t dim)
+{
+    int64_t rank = self->GetViewShape().GetDimNum();
+    %s
+    if (dim >= rank || dim < -rank) {
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDim(self, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_dim_range_read_through_std_min_max_and_a_rank0_increment():
+    names = ["self", "dim", "workspaceSize", "executor"]
+    events = _walk(DIM_SNIPPET % "if (rank == 0) { rank++; }", "", names)
+    assert [(e.template, e.args_dict()) for e in events] == [
+        ("attr_in_rank_range", {"attr": "dim", "tensor": "self", "max": [1, -1], "max_rank0": 0}),
+        ("attr_in_rank_range", {"attr": "dim", "tensor": "self", "min": [-1, 0], "min_rank0": -1})]
+    events = _walk(DIM_SNIPPET % "rank = std::max(rank, static_cast<int64_t>(1));", "", names)
+    assert [e.kind for e in events] == ["unread"]       # a rank local the code reassigns: not held
+
+
+def test_a_rank_local_changed_in_a_data_branch_is_not_held():
+    names = ["self", "dim", "workspaceSize", "executor"]
+    events = _walk(DIM_SNIPPET % "if (rank == 1) { rank = 2; }", "", names)
+    assert [e.kind for e in events] == ["unread"]
