@@ -190,6 +190,10 @@ def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, st
 def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fail: int | None,
                top: bool) -> None:
     for i, stmt in enumerate(stmts):
+        guard = _null_guard(w, stmt, env)
+        if guard is not None:
+            _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
+            return
         try:
             _run_stmt(w, src, stmt, env, fail, top)
         except _Stop as stop:
@@ -259,6 +263,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         _run_if(w, src, stmt, env, fail, top)
         return
     if stmt.kind == "other":
+        if _run_array_loop(w, src, stmt, env, fail):
+            return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
         return
@@ -495,6 +501,8 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         branches = [b for b in branches if b != ""] if len(branches) > 2 else branches
         if len(branches) == 2:
             decided = _product_bool(w, q[0], env)
+            if decided is None and _rank_choice(w, q[0], branches, env) is not None:
+                return _rank_choice(w, q[0], branches, env)
             if decided is None:
                 raise Unreadable(f"a choice on the call's data ({q[0].strip()!r})")
             return _value(w, branches[0] if decided else branches[1], env)
@@ -882,6 +890,9 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         rest = re.sub(r"\bif\s*\(\s*\w+\s*==\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*-?\s*\d+|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
+    for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=\s*\(?\s*{n}\s*(?:<=|==)\s*0\s*\)?\s*\?\s*-?\d+\s*:\s*{n}\s*;", rest):
+        if value[0] == "lin" and rest[:m.start()].count("{") == rest[:m.start()].count("}"):
+            rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
     changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
                         rf"resize|clear|erase)\s*\(|\[|=(?!=)|\+\+|--|[-+*/]=)|&\s*{n}\b|\+\+\s*{n}\b", rest)
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
@@ -1138,6 +1149,8 @@ def _minmax(kind: str, a: Any, b: Any) -> Any:
 
 def _int_attr(w: Walk, env: dict, expr: str) -> str | None:
     v = env.get(_strip(expr))
+    if isinstance(v, T) and _strip(expr).startswith("__elem_"):
+        return v.name          # each element of an integer array (_run_array_loop)
     if isinstance(v, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32|16|8)?_t|int|long|size_t)",
                                          w.ptypes.get(v.name, "").strip()):
         return v.name
@@ -1230,3 +1243,121 @@ def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
         old = env[name]
         env[name] = ("lin", old[1], old[2], old[3], v)
     return bool(updates)
+
+
+# ---- optional arguments and integer arrays ----
+
+_VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", "broadcastable", "rank_range",
+                    "private_format", "formats_equal", "attr_in_rank_range", "attr_range", "broadcast_equals",
+                    "broadcastable_all", "shapes_equal_or_single"}
+
+
+def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
+    """``if (x == nullptr) { return true; }`` on an API parameter: the rest runs only when x is given."""
+    if stmt.kind != "if" or stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return":
+        return None
+    if stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", "ACLNN_SUCCESS"):
+        return None
+    m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", _strip(stmt.cond))
+    if not m:
+        return None
+    v = env.get(m.group(1) or m.group(2))
+    return v.name if isinstance(v, T) else None
+
+
+def _names_in(args: tuple) -> set:
+    out = set()
+    for _, v in args:
+        if isinstance(v, str):
+            out.add(v)
+        elif isinstance(v, tuple):
+            out.update(x for x in v if isinstance(x, str))
+    return out
+
+
+def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fail: int | None, top: bool,
+                 guard: str) -> None:
+    """The statements after a null guard: kept when every check they make names the guarded argument
+    in a template that a null argument does not violate; otherwise unread from the first other."""
+    mark = len(w.events)
+    pending: BaseException | None = None
+    try:
+        _run_block(w, src, rest, env, fail, top)
+    except (_End, _Stop) as exc:
+        pending = exc
+    for k in range(mark, len(w.events)):
+        e = w.events[k]
+        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
+                                  and guard in _names_in(e.args)):
+            continue
+        del w.events[k:]
+        w.events.append(Event("unread", "", (), None, e.path, e.line,
+                              f"a check made only when {guard} is not null: {e.text}"[:160]))
+        raise _Stop()
+    if pending is not None:
+        raise pending
+
+
+def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
+    """``for (size_t i = 0; i < dim->Size(); i++) { if (<dim[i] ...>) return <code>; }`` over an
+    integer array argument: the checks of each element, as checks of the array."""
+    m = re.fullmatch(r"for\s*\(\s*(?:const\s+)?(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*"
+                     r"(\w+)\s*<\s*(\w+)\s*->\s*Size\(\)\s*;\s*(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{(.*)\}",
+                     stmt.text.strip(), re.S)
+    if not m or m.group(2) != m.group(1) or (m.group(4) or m.group(5)) != m.group(1):
+        return False
+    i, arr = m.group(1), m.group(3)
+    v = env.get(arr)
+    if not isinstance(v, T) or "IntArray" not in w.ptypes.get(v.name, ""):
+        return False
+    body_offset = stmt.offset + stmt.text.index("{", m.start(6) - 1) + 1
+    inner = statements(m.group(6), body_offset)
+    a, ii = re.escape(arr), re.escape(i)
+    elem = re.compile(rf"\(\s*\*\s*{a}\s*\)\s*\[\s*{ii}\s*\]|{a}\s*->\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)|"
+                      rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)")
+    marker = f"__elem_{arr}"
+    env2 = dict(env)
+    env2[marker] = v
+    checks: list[tuple[Stmt, str, int]] = []
+    locals_: list[str] = []
+    for st in inner:
+        text = st.text.strip()
+        if st.kind == "call" and IGNORED_CALLS.match(text):
+            continue
+        dm = re.fullmatch(r"(?:const\s+)?(?:auto|int64_t|int32_t|int)\s*&?\s*(\w+)\s*=\s*(.+)", text, re.S)
+        if st.kind == "decl" and dm and elem.fullmatch(_strip(dm.group(2))):
+            locals_.append(dm.group(1))
+            continue
+        if st.kind == "if" and not st.orelse:
+            code = _error_exit(st.then, fail)
+            if code is None:
+                return False
+            cond = elem.sub(marker, st.cond)
+            for name in locals_:
+                cond = re.sub(rf"\b{re.escape(name)}\b", marker, cond)
+            if re.search(rf"\b{ii}\b|\b{a}\b", cond):
+                return False
+            checks.append((st, cond, code))
+            continue
+        return False
+    if not checks or len({c for _, _, c in checks}) != 1:
+        return False
+    for st, cond, code in checks:
+        _data_condition(w, src, st.offset, cond, env2, code, "if (" + st.cond.strip() + ")")
+    return True
+
+
+def _rank_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | None:
+    """``rank <= 0 ? c : rank`` (or ``== 0``) over a rank local: the rank, c at rank 0."""
+    cmp = _compare_split(_strip(cond))
+    if cmp is None or cmp[1] not in ("<=", "=="):
+        return None
+    try:
+        r, zero = _value(w, cmp[0], env), _value(w, cmp[2], env)
+        c, other = _value(w, branches[0], env), _value(w, branches[1], env)
+    except Unreadable:
+        return None
+    lr = _lin(r)
+    if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0 and other == r and _is_int(c)):
+        return None
+    return ("lin", lr[1], 1, 0, c)

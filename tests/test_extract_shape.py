@@ -142,3 +142,57 @@ def test_a_rank_local_changed_in_a_data_branch_is_not_held():
     names = ["self", "dim", "workspaceSize", "executor"]
     events = _walk(DIM_SNIPPET % "if (rank == 1) { rank = 2; }", "", names)
     assert [e.kind for e in events] == ["unread"]
+
+
+ARRAY_SNIPPET = """
+static bool CheckDimValid(const aclTensor* self, const aclIntArray* dim)
+{
+    auto selfDimNum = static_cast<int64_t>(self->GetViewShape().GetDimNum());
+    selfDimNum = selfDimNum <= 0 ? 1 : selfDimNum;
+    if (dim == nullptr) {
+        return true;
+    }
+    for (size_t i = 0; i < dim->Size(); i++) {
+        %s
+    }
+    %s
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDimValid(self, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+ELEMENT_CHECK = """if (dim->operator[](i) >= selfDimNum || dim->operator[](i) < (-selfDimNum)) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Provided dim %ld must be in the range.", dim->operator[](i));
+            return false;
+        }"""
+
+
+def test_a_loop_over_an_int_array_under_its_null_guard():
+    names = ["self", "dim", "workspaceSize", "executor"]
+    events = _walk(ARRAY_SNIPPET % (ELEMENT_CHECK, ""), "", names)
+    assert [(e.template, e.args_dict()) for e in events] == [
+        ("attr_in_rank_range", {"attr": "dim", "tensor": "self", "max": [1, -1], "max_rank0": 0}),
+        ("attr_in_rank_range", {"attr": "dim", "tensor": "self", "min": [-1, 0], "min_rank0": -1})]
+    local = ELEMENT_CHECK.replace("if (dim->operator[](i) >= selfDimNum || dim->operator[](i) < (-selfDimNum))",
+                                  "auto cur = (*dim)[i];\n        if (cur >= selfDimNum || cur < -selfDimNum)")
+    assert len(_walk(ARRAY_SNIPPET % (local, ""), "", names)) == 2
+
+
+def test_a_check_under_a_null_guard_not_naming_the_argument_is_unread():
+    names = ["self", "dim", "workspaceSize", "executor"]
+    extra = "OP_CHECK_MAX_DIM(self, 8, return false);"
+    events = _walk(ARRAY_SNIPPET % (ELEMENT_CHECK, extra), "", names)
+    assert [e.kind for e in events] == ["check", "check", "unread"]
+    assert "only when dim is not null" in events[-1].text
+
+
+def test_a_loop_using_the_index_otherwise_is_unread():
+    names = ["self", "dim", "workspaceSize", "executor"]
+    odd = "if (dim->operator[](i) > i) { return false; }"
+    events = _walk(ARRAY_SNIPPET % (odd, ""), "", names)
+    assert [e.kind for e in events] == ["unread"]
