@@ -769,7 +769,7 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
-    got = _shape_atom(w, body, neg, env) or _int_atom(w, body, neg, env)
+    got = _shape_atom(w, body, neg, env) or _int_atom(w, body, neg, env) or _flag_atom(w, body, neg, env)
     if got is not None:
         return got
     raise Unreadable(f"the condition {cond!r}")
@@ -1162,13 +1162,31 @@ _NEG = {">": "<=", "<": ">=", ">=": "<", "<=": ">", "==": "!=", "!=": "=="}
 
 
 def _compare_split(body: str) -> tuple[str, str, str] | None:
-    for op in (">=", "<=", "==", "!=", ">", "<"):
-        parts = _split_top(body, op)
-        if len(parts) == 2 and not (op in (">", "<") and (parts[0].endswith("-") or parts[1].startswith(("=",)))):
-            if op in (">", "<") and ("->" in body and parts[0].endswith("-")):
+    """The one top-level comparison of ``body`` (``->``, shifts and template brackets are no comparison)."""
+    depth, found = 0, []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c in "<>=!":
+            two = body[i:i + 2]
+            if two in (">=", "<=", "==", "!="):
+                found.append((i, two))
+                i += 2
                 continue
-            return parts[0], op, parts[1]
-    return None
+            if two in ("<<", ">>") or (c == ">" and i > 0 and body[i - 1] == "-"):
+                i += 2 if two in ("<<", ">>") else 1
+                continue
+            if c in "<>":
+                found.append((i, c))
+        i += 1
+    if len(found) != 1 or re.search(r"&&|\|\||\?", body):
+        return None
+    at, op = found[0]
+    return body[:at].strip(), op, body[at + len(op):].strip()
 
 
 def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
@@ -1180,8 +1198,6 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
     a, op, b = cmp
     if neg:
         op = _NEG[op]
-    if op in ("==", "!="):
-        return None
     attr = _int_attr(w, env, a)
     other = b
     if attr is None and _int_attr(w, env, b) is not None:
@@ -1192,6 +1208,11 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
         except Unreadable:
             return None
         # violated when attr <op> bound
+        if _is_int(bound) and op in ("==", "!="):
+            return ("attr_range", _args(attr=attr, min=bound, max=bound)) if op == "!=" else \
+                ("attr_is", _args(attr=attr, value=bound))
+        if op in ("==", "!="):
+            return None
         if _is_int(bound):
             lim = {">": dict(max=bound), ">=": dict(max=bound - 1), "<": dict(min=bound),
                    "<=": dict(min=bound + 1)}[op]
@@ -1212,9 +1233,10 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
     if _lin(y) and _is_int(x):
         x, y, op = y, x, _FLIP[op]
     lx = _lin(x)
-    if lx and _is_int(y) and lx[2] == 1 and lx[4] == lx[3]:
+    if lx and _is_int(y) and lx[2] == 1 and lx[4] == lx[3] and op != "==":
         n = y - lx[3]          # rank <op> n
-        bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1)}[op]
+        bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
+                  "!=": dict(min=n, max=n)}[op]
         return "rank_range", _args(param=lx[1], **bounds)
     return None
 
@@ -1361,3 +1383,17 @@ def _rank_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | 
     if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0 and other == r and _is_int(c)):
         return None
     return ("lin", lr[1], 1, 0, c)
+
+
+def _flag_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """``!p`` on a pointer argument that is no tensor (char*, aclScalar*, arrays): p is null;
+    ``b`` / ``!b`` on a bool argument: b is true / false."""
+    v = env.get(_strip(body))
+    if not isinstance(v, T):
+        return None
+    ptype = w.ptypes.get(v.name, "").strip()
+    if neg and "*" in ptype and "aclTensor" not in ptype:
+        return "null", _args(param=v.name)
+    if re.fullmatch(r"(?:const\s+)?bool", ptype):
+        return "attr_is", _args(attr=v.name, value=not neg)
+    return None

@@ -265,7 +265,14 @@ TEMPLATES: dict[str, Callable[[CallView, Mapping], bool]] = {
     "rank_range": _rank_range, "shapes_equal": _shapes_equal, "broadcastable": _broadcastable,
     "empty": _empty, "attr_range": _attr_range, "product": _product, "unread": _unread,
 }
-TEMPLATES.update({"broadcastable_all": _broadcastable_all, "broadcast_equals": _broadcast_equals,
+def _attr_is(call: CallView, a: Mapping) -> bool:
+    """The attribute equals ``value`` (a bool flag, or an integer the code rejects)."""
+    value = call.attrs.get(a["attr"])
+    want = a["value"]
+    return value is not None and type(value) is type(want) and value == want
+
+
+TEMPLATES.update({"attr_is": _attr_is, "broadcastable_all": _broadcastable_all, "broadcast_equals": _broadcast_equals,
                   "shapes_equal_or_single": _shapes_equal_or_single, "formats_equal": _formats_equal,
                   "attr_in_rank_range": _attr_in_rank_range})
 
@@ -275,12 +282,12 @@ REQUIRED_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("p
                  "promotable": ("param", "other"), "private_format": ("param",), "rank_range": ("param",),
                  "shapes_equal": ("param", "other"), "broadcastable": ("param", "other"),
                  "empty": ("params",), "attr_range": ("attr",), "product": (), "unread": ()}
-REQUIRED_ARGS.update({"broadcastable_all": ("of",), "broadcast_equals": ("param", "of"),
+REQUIRED_ARGS.update({"attr_is": ("attr", "value"), "broadcastable_all": ("of",), "broadcast_equals": ("param", "of"),
                       "shapes_equal_or_single": ("param", "other"), "formats_equal": ("param", "other"),
                       "attr_in_rank_range": ("attr", "tensor")})
 # the rule category of each template added after extract/build.py's CATEGORY table
 CATEGORIES = {"broadcastable_all": "shape", "broadcast_equals": "shape", "shapes_equal_or_single": "shape",
-              "formats_equal": "format", "attr_in_rank_range": "attr"}
+              "formats_equal": "format", "attr_in_rank_range": "attr", "attr_is": "attr"}
 
 
 def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bool]:

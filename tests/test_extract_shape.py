@@ -196,3 +196,46 @@ def test_a_loop_using_the_index_otherwise_is_unread():
     odd = "if (dim->operator[](i) > i) { return false; }"
     events = _walk(ARRAY_SNIPPET % (odd, ""), "", names)
     assert [e.kind for e in events] == ["unread"]
+
+
+FLAG_SNIPPET = """
+static const size_t AXIS_LIMIT = 8;
+
+static bool CheckAttrs(const aclTensor* self, char* approximate, bool keep, int64_t reduction)
+{
+    auto selfShape = self->GetViewShape();
+    auto selfDim = selfShape.GetDimNum();
+    if (self->GetViewShape().GetDimNum() > AXIS_LIMIT || selfDim != 2) {
+        return false;
+    }
+    if (!approximate) {
+        return false;
+    }
+    if (keep) {
+        return false;
+    }
+    if (reduction == 3 || reduction != 1) {
+        return false;
+    }
+    %s
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, char* approximate, bool keep, int64_t reduction,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckAttrs(self, approximate, keep, reduction), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_rank_comparisons_a_string_null_a_bool_flag_and_integer_attribute_values():
+    names = ["self", "approximate", "keep", "reduction", "workspaceSize", "executor"]
+    events = _walk(FLAG_SNIPPET % "", "", names)
+    assert [(e.template, e.args_dict()) for e in events] == [
+        ("rank_range", {"param": "self", "max": 8}), ("rank_range", {"param": "self", "min": 2, "max": 2}),
+        ("null", {"param": "approximate"}), ("attr_is", {"attr": "keep", "value": True}),
+        ("attr_is", {"attr": "reduction", "value": 3}), ("attr_range", {"attr": "reduction", "min": 1, "max": 1})]
+    events = _walk(FLAG_SNIPPET % "if (reduction == selfDim) { return false; }", "", names)
+    assert events[-1].kind == "unread"       # an attribute equal to a rank: no template says it

@@ -125,3 +125,11 @@ def test_formats_equal_and_attr_in_rank_range():
     assert not r(call(attrs={"dim": 0}, self=("FLOAT", (), "ND"))) and r(call(attrs={"dim": 1}, self=("FLOAT", (), "ND")))
     assert r(call(attrs={"dim": [0, 5]}, self=F32)) and not r(call(attrs={"dim": [0, -1]}, self=F32))
     assert not r(call(attrs={"dim": None}, self=F32)) and not r(call(attrs={"dim": 9}, self=None))
+
+
+def test_attr_is_compares_value_and_type():
+    flag = predicate("attr_is", {"attr": "keep", "value": True})
+    assert flag(call(attrs={"keep": True})) and not flag(call(attrs={"keep": False}))
+    three = predicate("attr_is", {"attr": "reduction", "value": 3})
+    assert three(call(attrs={"reduction": 3})) and not three(call(attrs={"reduction": 2}))
+    assert not three(call(attrs={"reduction": True})) and not three(call(attrs={}))
