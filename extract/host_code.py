@@ -446,6 +446,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         if fn is not None:
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
+    if _run_nonnull_branch(w, src, stmt, env, fail, top):
+        return
     inner = "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
     if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false|CHECK_RET", inner):
         raise Unreadable(f"a branch on {cond!r} holding checks")
@@ -694,6 +696,8 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                 return
             if b is None:
                 data.append(p)
+        if len(data) > 1:
+            data = _drop_nonnull(w, data, env)
         if len(data) != 1:
             raise Unreadable(f"the condition {cond!r}")
         cond = data[0]
@@ -1271,7 +1275,7 @@ def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
 
 _VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", "broadcastable", "rank_range",
                     "private_format", "formats_equal", "attr_in_rank_range", "attr_range", "broadcast_equals",
-                    "broadcastable_all", "shapes_equal_or_single"}
+                    "broadcastable_all", "shapes_equal_or_single", "castable", "promotable"}
 
 
 def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
@@ -1397,3 +1401,48 @@ def _flag_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
     if re.fullmatch(r"(?:const\s+)?bool", ptype):
         return "attr_is", _args(attr=v.name, value=not neg)
     return None
+
+
+def _nonnull_param(cond: str, env: dict) -> str | None:
+    m = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", _strip(cond))
+    v = env.get(m.group(1) or m.group(2)) if m else None
+    return v.name if isinstance(v, T) else None
+
+
+def _drop_nonnull(w: Walk, conds: list[str], env: dict) -> list[str]:
+    """``p != nullptr && <atom on p>``: the atom alone, when its template is not violated by a null p."""
+    guards = [c for c in conds if _nonnull_param(c, env)]
+    rest = [c for c in conds if not _nonnull_param(c, env)]
+    if len(guards) != 1 or len(rest) != 1:
+        return conds
+    try:
+        template, args = _atom(w, rest[0], env)
+    except Unreadable:
+        return conds
+    if template in _VACUOUS_ON_NULL and _nonnull_param(guards[0], env) in _names_in(args):
+        return rest
+    return conds
+
+
+def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """``if (p != nullptr) { checks }`` without else: its checks, when each names p in a template a
+    null p does not violate (so that they hold whatever p is); unread otherwise."""
+    guard = _nonnull_param(stmt.cond, env)
+    if guard is None or stmt.orelse:
+        return False
+    mark = len(w.events)
+    try:
+        _run_block(w, src, stmt.then, dict(env), fail, top)
+    except _End:
+        del w.events[mark:]
+        raise Unreadable(f"a branch on {stmt.cond.strip()!r} that returns") from None
+    for k in range(mark, len(w.events)):
+        e = w.events[k]
+        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
+                                  and guard in _names_in(e.args)):
+            continue
+        del w.events[k:]
+        w.events.append(Event("unread", "", (), None, e.path, e.line,
+                              f"a check made only when {guard} is not null: {e.text}"[:160]))
+        raise _Stop()
+    return True

@@ -239,3 +239,37 @@ def test_rank_comparisons_a_string_null_a_bool_flag_and_integer_attribute_values
         ("attr_is", {"attr": "reduction", "value": 3}), ("attr_range", {"attr": "reduction", "min": 1, "max": 1})]
     events = _walk(FLAG_SNIPPET % "if (reduction == selfDim) { return false; }", "", names)
     assert events[-1].kind == "unread"       # an attribute equal to a rank: no template says it
+
+
+OPTIONAL_SNIPPET = """
+static bool CheckOptional(const aclTensor* self, const aclScalar* betaOptional, const aclTensor* bias)
+{
+    if (betaOptional != nullptr && !CanCast(betaOptional->GetDataType(), DataType::DT_FLOAT)) {
+        return false;
+    }
+    if (bias != nullptr) {
+        OP_CHECK_DTYPE_NOT_SAME(bias, self, return false);
+        %s
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclScalar* betaOptional, const aclTensor* bias,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckOptional(self, betaOptional, bias), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_checks_of_an_optional_argument_under_its_non_null_condition():
+    names = ["self", "betaOptional", "bias", "workspaceSize", "executor"]
+    events = _walk(OPTIONAL_SNIPPET % "", "", names)
+    assert [(e.template, e.args_dict()) for e in events] == [
+        ("castable", {"param": "betaOptional", "to_dtype": "FLOAT"}),
+        ("dtypes_equal", {"param": "bias", "other": "self"})]
+    events = _walk(OPTIONAL_SNIPPET % "OP_CHECK_MAX_DIM(self, 8, return false);", "", names)
+    assert [e.kind for e in events] == ["check", "check", "unread"]     # a check of self only when bias is given
+    events = _walk(OPTIONAL_SNIPPET % "return true;", "", names)
+    assert [e.kind for e in events] == ["check", "unread"]              # a branch that returns
