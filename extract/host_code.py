@@ -1024,6 +1024,13 @@ def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] |
     fm = [re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", p) for p in parts] if len(parts) == 2 else []
     if fm and all(fm):
         return "formats_equal", _args(param=_tensor(env, fm[0].group(1)), other=_tensor(env, fm[1].group(1)))
+    for op in ("!=", "=="):
+        two = _split_top(body, op)
+        lit = re.fullmatch(r"(?:op::|ge::)?(?:Format::)?FORMAT_([A-Z0-9_]+)", two[1]) if len(two) == 2 else None
+        fx = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", two[0]) if len(two) == 2 else None
+        if lit and fx:
+            return ("format_in" if op == "!=" else "format_not_in",
+                    _args(param=_tensor(env, fx.group(1)), formats=[lit.group(1)]))
     if len(parts) == 2:
         a, b = _shape_of(w, parts[0], env), _shape_of(w, parts[1], env)
         if a is not None and b is not None:
@@ -1275,7 +1282,8 @@ def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
 
 _VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", "broadcastable", "rank_range",
                     "private_format", "formats_equal", "attr_in_rank_range", "attr_range", "broadcast_equals",
-                    "broadcastable_all", "shapes_equal_or_single", "castable", "promotable"}
+                    "broadcastable_all", "shapes_equal_or_single", "castable", "promotable", "attr_is",
+                    "format_in", "format_not_in"}
 
 
 def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:

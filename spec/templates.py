@@ -272,7 +272,18 @@ def _attr_is(call: CallView, a: Mapping) -> bool:
     return value is not None and type(value) is type(want) and value == want
 
 
-TEMPLATES.update({"attr_is": _attr_is, "broadcastable_all": _broadcastable_all, "broadcast_equals": _broadcast_equals,
+def _format_in(call: CallView, a: Mapping) -> bool:
+    """``param``'s storage format is not one of ``formats``."""
+    t = call.tensor(a["param"])
+    return t is not None and t.format not in a["formats"]
+
+
+def _format_not_in(call: CallView, a: Mapping) -> bool:
+    t = call.tensor(a["param"])
+    return t is not None and t.format in a["formats"]
+
+
+TEMPLATES.update({"format_in": _format_in, "format_not_in": _format_not_in, "attr_is": _attr_is, "broadcastable_all": _broadcastable_all, "broadcast_equals": _broadcast_equals,
                   "shapes_equal_or_single": _shapes_equal_or_single, "formats_equal": _formats_equal,
                   "attr_in_rank_range": _attr_in_rank_range})
 
@@ -282,12 +293,14 @@ REQUIRED_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("p
                  "promotable": ("param", "other"), "private_format": ("param",), "rank_range": ("param",),
                  "shapes_equal": ("param", "other"), "broadcastable": ("param", "other"),
                  "empty": ("params",), "attr_range": ("attr",), "product": (), "unread": ()}
-REQUIRED_ARGS.update({"attr_is": ("attr", "value"), "broadcastable_all": ("of",), "broadcast_equals": ("param", "of"),
+REQUIRED_ARGS.update({"format_in": ("param", "formats"), "format_not_in": ("param", "formats"),
+                      "attr_is": ("attr", "value"), "broadcastable_all": ("of",), "broadcast_equals": ("param", "of"),
                       "shapes_equal_or_single": ("param", "other"), "formats_equal": ("param", "other"),
                       "attr_in_rank_range": ("attr", "tensor")})
 # the rule category of each template added after extract/build.py's CATEGORY table
 CATEGORIES = {"broadcastable_all": "shape", "broadcast_equals": "shape", "shapes_equal_or_single": "shape",
-              "formats_equal": "format", "attr_in_rank_range": "attr", "attr_is": "attr"}
+              "formats_equal": "format", "attr_in_rank_range": "attr", "attr_is": "attr",
+              "format_in": "format", "format_not_in": "format"}
 
 
 def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bool]:

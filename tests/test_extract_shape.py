@@ -273,3 +273,14 @@ def test_checks_of_an_optional_argument_under_its_non_null_condition():
     assert [e.kind for e in events] == ["check", "check", "unread"]     # a check of self only when bias is given
     events = _walk(OPTIONAL_SNIPPET % "return true;", "", names)
     assert [e.kind for e in events] == ["check", "unread"]              # a branch that returns
+
+
+def test_a_storage_format_against_a_literal():
+    line = """if (self->GetStorageFormat() != Format::FORMAT_ND) { return ACLNN_ERR_PARAM_INVALID; }
+    if (out->GetStorageFormat() == op::Format::FORMAT_FRACTAL_NZ) { return ACLNN_ERR_PARAM_INVALID; }
+    if (out->GetViewFormat() != Format::FORMAT_ND) { return ACLNN_ERR_PARAM_INVALID; }"""
+    events = _walk(SNIPPET % line, "", ["self", "out", "workspaceSize", "executor"])
+    assert [(e.template, e.args_dict()) for e in events] == [
+        ("null", {"param": "self"}), ("format_in", {"param": "self", "formats": ["ND"]}),
+        ("format_not_in", {"param": "out", "formats": ["FRACTAL_NZ"]}), ("", {})]   # a view format: unread
+    assert events[-1].kind == "unread"

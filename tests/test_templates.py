@@ -133,3 +133,10 @@ def test_attr_is_compares_value_and_type():
     three = predicate("attr_is", {"attr": "reduction", "value": 3})
     assert three(call(attrs={"reduction": 3})) and not three(call(attrs={"reduction": 2}))
     assert not three(call(attrs={"reduction": True})) and not three(call(attrs={}))
+
+
+def test_format_in_and_format_not_in():
+    nd = predicate("format_in", {"param": "self", "formats": ["ND"]})
+    assert nd(call(self=("FLOAT", (2,), "NCHW"))) and not nd(call(self=F32)) and not nd(call(self=None))
+    no_nz = predicate("format_not_in", {"param": "self", "formats": ["FRACTAL_NZ"]})
+    assert no_nz(call(self=("FLOAT", (2, 3), "FRACTAL_NZ"))) and not no_nz(call(self=F32))
