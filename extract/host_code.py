@@ -121,6 +121,7 @@ class Walk:
     fn_guards: int = 0                             # len(guards) when the function walked began
     pending: list = field(default_factory=list)    # (guards, dtype) of its returns in such branches
     depth: int = 0
+    ptypes: dict[str, str] = field(default_factory=dict)   # API parameter -> its C type
 
     @property
     def soc(self) -> str:
@@ -148,6 +149,8 @@ class _Stop(Exception):
 def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str) -> list[Event]:
     """The events of GetWorkspaceSize ``fn`` on ``product``, in order."""
     w = Walk(product, index)
+    w.ptypes = {b.name: t for p, t in zip(fn.params, fn.param_types) if isinstance(b := bindings.get(p), T)}
+    _register_categories()
     try:
         _run_function(w, fn, bindings, fail=None, top=True)
     except _Stop:
@@ -196,6 +199,10 @@ def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, st
 def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fail: int | None,
                top: bool) -> None:
     for i, stmt in enumerate(stmts):
+        guard = _null_guard(w, stmt, env)
+        if guard is not None:
+            _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
+            return
         try:
             _run_stmt(w, src, stmt, env, fail, top)
         except _Stop as stop:
@@ -265,7 +272,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         _run_if(w, src, stmt, env, fail, top)
         return
     if stmt.kind == "other":
-        if text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top):
+        if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
+                _run_array_loop(w, src, stmt, env, fail):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
@@ -293,11 +301,14 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         if short == "OP_CHECK":
             cond, ret = args[0], args[-1]
             code = _fail_status(ret, fail)
+            if code not in PARAM_CODES:
+                return  # an inner failure (561xxx, e.g. the executor's creation): not a parameter check
             _data_condition(w, src, stmt.offset, f"!({cond})", env, code, text)
             return
         fn = w.index.function(name)
         if fn is not None and _is_checker(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
+        _unknown_call(w, short, text)
         return  # a call of the compute path (l0op::..., executor setup)
     _run_decl(w, src, stmt, env)
 
@@ -325,6 +336,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         env[name] = _value(w, rhs, env)
     except Unreadable:
         env[name] = _dtype_or_opaque(w, rhs, env)
+    _forget_if_mutated(src, stmt, env, name)
 
 
 def _call_status(w: Walk, fn: Function, args: list[str], env: dict, src: SourceFile, stmt: Stmt) -> Any:
@@ -434,7 +446,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
                                                        len(empties) == 1), 0, path, line, cond))
         raise _Stop(empty=True)
     code = _error_exit(stmt.then, fail)
-    if code is not None and not stmt.orelse and _run_negated_checker(w, cond, env, code):
+    if code is not None and not stmt.orelse and (_infer_broadcast(w, src, stmt, env, cond, code)
+                                                 or _run_negated_checker(w, cond, env, code)):
         return
     if code is not None and not stmt.orelse:
         _data_condition(w, src, stmt.offset, cond, env, code, "if (" + cond + ")")
@@ -445,13 +458,15 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         if fn is not None:
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
-    if _run_guarded_if(w, src, stmt, env, fail, top):
+    if _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
         return
     inner = "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
     if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false|CHECK_RET", inner):
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
+    if _rank0_branch(w, stmt, env):
+        return
     _forget_assigned(stmt, env)
     # a branch of the compute path: nothing is checked there
 
@@ -500,6 +515,8 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         branches = _split_colon(q[1])
         if len(branches) == 2:
             decided = _product_bool(w, q[0], env)
+            if decided is None and _rank_choice(w, q[0], branches, env) is not None:
+                return _rank_choice(w, q[0], branches, env)
             if decided is None:
                 return _data_choice(w, q[0], branches, env)
             return _value(w, branches[0] if decided else branches[1], env)
@@ -543,6 +560,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("dtype-of", env[m.group(1)].name)
+    got = _shape_value(w, expr, env)
+    if got is not None:
+        return got
     b = _product_bool(w, expr, env)
     if b is not None:
         return b
@@ -555,6 +575,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
             if isinstance(result, DList) or _dexpr(result) is not None:
                 return result
             raise Unreadable(f"the list {call[0]}(...) returns on this product")
+    got = _arith(w, expr, env)
+    if got is not None:
+        return got
     raise Unreadable(f"the value of {expr!r}")
 
 
@@ -690,6 +713,8 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                 return
             if b is None:
                 data.append(p)
+        if len(data) > 1:
+            data = _drop_nonnull(w, data, env)
         if len(data) != 1 and _dtype_conjunction(w, src, offset, data, env, code, text):
             return
         if len(data) != 1:
@@ -767,6 +792,9 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
+    got = _shape_atom(w, body, neg, env) or _int_atom(w, body, neg, env) or _flag_atom(w, body, neg, env)
+    if got is not None:
+        return got
     raise Unreadable(f"the condition {cond!r}")
 
 
@@ -1516,3 +1544,604 @@ def _list_value(w: Walk, expr: str, env: dict) -> Any:
             return ("list-size", len(lst.dtypes))
         raise Unreadable(f"the value of {expr!r}")
     return None
+
+
+# ---- shapes, ranks and broadcast shapes ----
+# values: ("shape-of", tensor) a tensor's view shape; ("bshape", (tensors...)) the broadcast shape of
+# tensors whose broadcast was checked; ("lin", tensor, scale, offset, at_rank0) an integer that is
+# scale * rank(tensor) + offset (at_rank0 at rank 0).
+
+_CHECKING_MACRO = re.compile(r"^(?:OP_)?CHECK|CHECK_|_CHECK")
+
+
+def _unknown_call(w: Walk, short: str, text: str) -> None:
+    """A call the reader does not implement: unread when it carries a check (a parameter error code,
+    ``return false``, a checking macro's name, or a call of a checking function)."""
+    if short in ("OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE", "OP_CHECK_INFERSHAPE", "OP_CHECK_NO_RETURN"):
+        return
+    if re.search(r"ACLNN_ERR_PARAM_\w+|\breturn\s+false\b", text):
+        raise Unreadable(f"the call {short} carrying a parameter check")
+    if _CHECKING_MACRO.search(short) and short.isupper():
+        raise Unreadable(f"the checking macro {short}")
+    for callee in re.findall(r"([A-Za-z_][\w:]*)\s*\(", text[len(short):]):
+        fn = w.index.function(callee)
+        if fn is not None and _is_checker(fn):
+            raise Unreadable(f"the call {short} of the checking function {callee}")
+
+
+def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> None:
+    """A shape or rank local that the rest of its function changes (SetDim, an assignment, an output
+    argument of a call other than a checked BroadcastInferShape) is not held: it becomes opaque."""
+    value = env.get(name)
+    if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin")):
+        return
+    fn = next((f for f in src.functions.values()
+               if f.body_offset <= stmt.offset < f.body_offset + len(f.body)), None)
+    if fn is None:
+        env[name] = Opaque(name)
+        return
+    rest = fn.body[stmt.offset - fn.body_offset + len(stmt.text):]
+    if value[0] == "lin":   # the rank-0 branches _rank0_branch reads
+        rest = re.sub(r"\bif\s*\(\s*\w+\s*==\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*-?\s*\d+|\w+\s*\+\+|"
+                      r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
+    n = re.escape(name)
+    for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=\s*\(?\s*{n}\s*(?:<=|==)\s*0\s*\)?\s*\?\s*-?\d+\s*:\s*{n}\s*;", rest):
+        if value[0] == "lin" and rest[:m.start()].count("{") == rest[:m.start()].count("}"):
+            rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
+    changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
+                        rf"resize|clear|erase)\s*\(|\[|=(?!=)|\+\+|--|[-+*/]=)|&\s*{n}\b|\+\+\s*{n}\b", rest)
+    for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
+        if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
+            continue
+        if m.group(2) in ("if", "while", "GetDimNum", "ToString", "GetDim") or m.group(2).startswith("OP_"):
+            continue
+        changed = changed or m
+    if changed:
+        env[name] = Opaque(name)
+
+
+def _shape_value(w: Walk, expr: str, env: dict) -> Any:
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("shape-of", env[m.group(1)].name)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:->\s*GetViewShape\(\)\s*\.|->)\s*GetDimNum\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("lin", env[m.group(1)].name, 1, 0, 0)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetDimNum\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][0] == "shape-of":
+        return ("lin", env[m.group(1)][1], 1, 0, 0)
+    return None
+
+
+def _shape_of(w: Walk, expr: str, env: dict) -> Any:
+    try:
+        v = _value(w, expr, env)
+    except Unreadable:
+        return None
+    return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape") else None
+
+
+def _infer_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, cond: str, code: int) -> bool:
+    """``if (!BroadcastInferShape(a, b, out)) return <code>``: the broadcast check, and ``out`` held
+    as the broadcast shape of the tensors."""
+    m = re.fullmatch(r"!\s*(?:op::)?BroadcastInferShape\((.*)\)", _strip(cond), re.S)
+    if not m:
+        return False
+    args = split_args(m.group(1))
+    if len(args) != 3 or not re.fullmatch(r"[A-Za-z_]\w*", args[2].strip()):
+        raise Unreadable(f"the broadcast {cond!r}")
+    _broadcast_check(w, src, stmt, env, args[0], args[1], args[2].strip(), code)
+    return True
+
+
+def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: int) -> None:
+    names = []
+    for x in (a, b):
+        v = _shape_of(w, x, env)
+        if v is None:
+            raise Unreadable(f"the broadcast of {x.strip()!r}")
+        names += [v[1]] if v[0] == "shape-of" else list(v[1])
+    if len(names) == 2:
+        _check(w, src, stmt.offset, "broadcastable", _args(param=names[0], other=names[1]), code, stmt.text)
+    else:
+        _check(w, src, stmt.offset, "broadcastable_all", _args(of=names), code, stmt.text)
+    if out is not None:
+        env[out] = ("bshape", tuple(names))
+        _forget_if_mutated(src, stmt, env, out)
+
+
+def _m_broadcast_infer(w, src, stmt, env, fail, args):
+    t1, t2 = _tensor(env, args[0]), _tensor(env, args[1])
+    _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", f"{args[1]}->GetViewShape()",
+                     args[2].strip(), _fail_status(args[3], fail))
+
+
+def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
+    if other[0] == "shape-of":
+        return "shapes_equal", _args(param=param, other=other[1])
+    return "broadcast_equals", _args(param=param, of=list(other[1]))
+
+
+def _m_shape_expected(w, src, stmt, env, fail, args):
+    name = _tensor(env, args[0])
+    other = _shape_of(w, args[1], env)
+    if other is None:
+        raise Unreadable(f"the expected shape {args[1].strip()!r}")
+    template, targs = _shape_compare(name, other)
+    _check(w, src, stmt.offset, template, targs, _fail_status(args[2], fail), stmt.text)
+
+
+def _m_broadcast_with_shape(w, src, stmt, env, fail, args):
+    _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", args[1], None, _fail_status(args[2], fail))
+
+
+def _m_shape_scalar_equal(w, src, stmt, env, fail, args):
+    _check(w, src, stmt.offset, "shapes_equal_or_single",
+           _args(param=_tensor(env, args[0]), other=_tensor(env, args[1])), _fail_status(args[2], fail), stmt.text)
+
+
+def _m_check_not_null(w, src, stmt, env, fail, args):
+    for a in args:
+        _check(w, src, stmt.offset, "null", _args(param=_tensor(env, a)), int(Status.ERR_PARAM_NULLPTR), stmt.text)
+
+
+def _m_check_shape_all_equal(w, src, stmt, env, fail, args):
+    """aclnn_check.h CHECK_SHAPE_ALL_EQUAL(p1..pn): shapes (p1,p2)..(pn-1,pn), then p(n-1) at most
+    MAX_SUPPORT_DIMS_NUMS dimensions."""
+    names = [_tensor(env, a) for a in args]
+    code = int(Status.ERR_PARAM_INVALID)
+    if len(names) < 2:
+        raise Unreadable("CHECK_SHAPE_ALL_EQUAL of one tensor")
+    for x, y in zip(names, names[1:]):
+        _check(w, src, stmt.offset, "shapes_equal", _args(param=x, other=y), code, stmt.text)
+    n = w.index.constant("MAX_SUPPORT_DIMS_NUMS")
+    if n is None:
+        raise Unreadable("MAX_SUPPORT_DIMS_NUMS is not defined in the checkout's headers")
+    _check(w, src, stmt.offset, "rank_range", _args(param=names[-2], max=n), code, stmt.text)
+
+
+def _m_check_cond(w, src, stmt, env, fail, args):
+    """op_log.h CHECK_COND(cond, ret, ...): ``if (!(cond)) return ret``, as CHECK_RET."""
+    if len(args) < 2:
+        raise Unreadable("CHECK_COND without a status")
+    _run_check_ret(w, src, stmt, env, args[:2])
+
+
+def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """A shape comparison: view shapes and broadcast shapes (!=); storage formats (!=)."""
+    if neg:
+        return None
+    parts = _split_top(body, "!=")
+    fm = [re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", p) for p in parts] if len(parts) == 2 else []
+    if fm and all(fm):
+        return "formats_equal", _args(param=_tensor(env, fm[0].group(1)), other=_tensor(env, fm[1].group(1)))
+    for op in ("!=", "=="):
+        two = _split_top(body, op)
+        lit = re.fullmatch(r"(?:op::|ge::)?(?:Format::)?FORMAT_([A-Z0-9_]+)", two[1]) if len(two) == 2 else None
+        fx = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", two[0]) if len(two) == 2 else None
+        if lit and fx:
+            return ("format_in" if op == "!=" else "format_not_in",
+                    _args(param=_tensor(env, fx.group(1)), formats=[lit.group(1)]))
+    if len(parts) == 2:
+        a, b = _shape_of(w, parts[0], env), _shape_of(w, parts[1], env)
+        if a is not None and b is not None:
+            if a[0] == "bshape" and b[0] == "bshape":
+                return None
+            if a[0] == "bshape":
+                a, b = b, a
+            return _shape_compare(a[1], b)
+    return None
+
+
+CHECK_MACROS.update({
+    "OP_CHECK_BROADCAST_AND_INFER_SHAPE": _m_broadcast_infer,
+    "OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE": _m_shape_expected,
+    "OP_CHECK_BROADCAST_WITH_SHAPE": _m_broadcast_with_shape,
+    "OP_CHECK_SHAPE_AND_SCALAR_EQUAL": _m_shape_scalar_equal,
+    "CHECK_NOT_NULL": _m_check_not_null,
+    "CHECK_SHAPE_ALL_EQUAL": _m_check_shape_all_equal,
+    "CHECK_COND": _m_check_cond,
+})
+
+
+def _register_categories() -> None:
+    """The categories of the templates extract/build.py's CATEGORY table does not list yet."""
+    import sys
+    from aclnn_conformance.spec.templates import CATEGORIES
+    build = sys.modules.get("aclnn_conformance.extract.build")
+    if build is not None:
+        for template, category in CATEGORIES.items():
+            build.CATEGORY.setdefault(template, category)
+
+
+# ---- integers depending on a rank: ("lin", tensor, scale, offset, at_rank0) ----
+
+def _lin(v: Any) -> tuple | None:
+    return v if isinstance(v, tuple) and v and v[0] == "lin" else None
+
+
+def _binary_split(expr: str) -> tuple[str, str, str] | None:
+    """The last top-level binary + or - (left-associative), else the last * ; None if none."""
+    for ops in ("+-", "*"):
+        depth, found = 0, None
+        for i, c in enumerate(expr):
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+            elif depth == 0 and c in ops and i > 0:
+                if c == "-" and expr[i + 1:i + 2] in (">", "-", "="):
+                    continue
+                if c == "+" and expr[i + 1:i + 2] in ("+", "="):
+                    continue
+                prev = expr[:i].rstrip()
+                if not prev or prev[-1] in "+-*/(,<>=!&|?:":
+                    continue       # a unary sign
+                found = i
+        if found is not None:
+            return expr[:found].strip(), expr[found], expr[found + 1:].strip()
+    return None
+
+
+def _arith(w: Walk, expr: str, env: dict) -> Any:
+    """Integer arithmetic over constants and rank-dependent integers; None when it is not such."""
+    m = re.fullmatch(r"std::(min|max)\((.*)\)", expr, re.S)
+    if m and match_close(expr, expr.index("(")) == len(expr) - 1:
+        two = split_args(m.group(2))
+        if len(two) != 2:
+            return None
+        a, b = _value(w, two[0], env), _value(w, two[1], env)
+        return _minmax(m.group(1), a, b)
+    if expr.startswith("-") and not expr.startswith("->"):
+        inner = _value(w, expr[1:], env)
+        return _scale(inner, -1)
+    split = _binary_split(expr)
+    if split is None:
+        return None
+    a, op, b = _value(w, split[0], env), split[1], _value(w, split[2], env)
+    if op == "*":
+        if _is_int(a) and (_is_int(b) or _lin(b)):
+            return _scale(b, a)
+        if _is_int(b) and _lin(a):
+            return _scale(a, b)
+        raise Unreadable(f"the product {expr!r}")
+    if op == "-":
+        b = _scale(b, -1)
+    if _is_int(a) and _is_int(b):
+        return a + b
+    la, lb = _lin(a), _lin(b)
+    if la and _is_int(b):
+        return ("lin", la[1], la[2], la[3] + b, la[4] + b)
+    if lb and _is_int(a):
+        return ("lin", lb[1], lb[2], lb[3] + a, lb[4] + a)
+    if la and lb and la[1] == lb[1]:
+        return ("lin", la[1], la[2] + lb[2], la[3] + lb[3], la[4] + lb[4])
+    raise Unreadable(f"the sum {expr!r}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _scale(v: Any, k: int) -> Any:
+    if _is_int(v):
+        return v * k
+    lv = _lin(v)
+    if lv:
+        return ("lin", lv[1], lv[2] * k, lv[3] * k, lv[4] * k)
+    raise Unreadable(f"the product of {v!r}")
+
+
+def _minmax(kind: str, a: Any, b: Any) -> Any:
+    if _is_int(a) and _is_int(b):
+        return min(a, b) if kind == "min" else max(a, b)
+    la = _lin(a) or (("lin", _lin(b)[1], 0, a, a) if _is_int(a) and _lin(b) else None)
+    lb = _lin(b) or (("lin", la[1], 0, b, b) if _is_int(b) and la else None)
+    if not la or not lb or la[1] != lb[1]:
+        raise Unreadable("a min/max of integers of different tensors")
+    r0 = min(la[4], lb[4]) if kind == "min" else max(la[4], lb[4])
+    # for ranks >= 1 one of the two lines must bound the other everywhere
+    a_le = la[2] <= lb[2] and la[2] + la[3] <= lb[2] + lb[3]
+    b_le = lb[2] <= la[2] and lb[2] + lb[3] <= la[2] + la[3]
+    if not (a_le or b_le):
+        raise Unreadable("a min/max of crossing rank bounds")
+    pick = (la if a_le else lb) if kind == "min" else (lb if a_le else la)
+    return ("lin", pick[1], pick[2], pick[3], r0)
+
+
+def _int_attr(w: Walk, env: dict, expr: str) -> str | None:
+    v = env.get(_strip(expr))
+    if isinstance(v, T) and _strip(expr).startswith("__elem_"):
+        return v.name          # each element of an integer array (_run_array_loop)
+    if isinstance(v, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32|16|8)?_t|int|long|size_t)",
+                                         w.ptypes.get(v.name, "").strip()):
+        return v.name
+    return None
+
+
+_FLIP = {">": "<", "<": ">", ">=": "<=", "<=": ">=", "==": "==", "!=": "!="}
+_NEG = {">": "<=", "<": ">=", ">=": "<", "<=": ">", "==": "!=", "!=": "=="}
+
+
+def _compare_split(body: str) -> tuple[str, str, str] | None:
+    """The one top-level comparison of ``body`` (``->``, shifts and template brackets are no comparison)."""
+    depth, found = 0, []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c in "<>=!":
+            two = body[i:i + 2]
+            if two in (">=", "<=", "==", "!="):
+                found.append((i, two))
+                i += 2
+                continue
+            if two in ("<<", ">>") or (c == ">" and i > 0 and body[i - 1] == "-"):
+                i += 2 if two in ("<<", ">>") else 1
+                continue
+            if c in "<>":
+                found.append((i, c))
+        i += 1
+    if len(found) != 1 or re.search(r"&&|\|\||\?", body):
+        return None
+    at, op = found[0]
+    return body[:at].strip(), op, body[at + len(op):].strip()
+
+
+def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """``attr <op> bound`` (bound an integer, or one depending on a tensor's rank) and
+    ``rank <op> n``: violated-when atoms over integers."""
+    cmp = _compare_split(body)
+    if cmp is None:
+        return None
+    a, op, b = cmp
+    if neg:
+        op = _NEG[op]
+    attr = _int_attr(w, env, a)
+    other = b
+    if attr is None and _int_attr(w, env, b) is not None:
+        attr, other, op = _int_attr(w, env, b), a, _FLIP[op]
+    if attr is not None:
+        try:
+            bound = _value(w, other, env)
+        except Unreadable:
+            return None
+        # violated when attr <op> bound
+        if _is_int(bound) and op in ("==", "!="):
+            return ("attr_range", _args(attr=attr, min=bound, max=bound)) if op == "!=" else \
+                ("attr_is", _args(attr=attr, value=bound))
+        if op in ("==", "!="):
+            return None
+        if _is_int(bound):
+            lim = {">": dict(max=bound), ">=": dict(max=bound - 1), "<": dict(min=bound),
+                   "<=": dict(min=bound + 1)}[op]
+            return "attr_range", _args(attr=attr, **lim)
+        lb = _lin(bound)
+        if lb:
+            shift = {">": 0, ">=": -1, "<": 0, "<=": 1}[op]
+            key = "max" if op in (">", ">=") else "min"
+            kw = {key: [lb[2], lb[3] + shift]}
+            if lb[4] != lb[3]:
+                kw[f"{key}_rank0"] = lb[4] + shift
+            return "attr_in_rank_range", _args(attr=attr, tensor=lb[1], **kw)
+        return None
+    try:
+        x, y = _value(w, a, env), _value(w, b, env)
+    except Unreadable:
+        return None
+    if _lin(y) and _is_int(x):
+        x, y, op = y, x, _FLIP[op]
+    lx = _lin(x)
+    if lx and _is_int(y) and lx[2] == 1 and lx[4] == lx[3] and op != "==":
+        n = y - lx[3]          # rank <op> n
+        bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
+                  "!=": dict(min=n, max=n)}[op]
+        return "rank_range", _args(param=lx[1], **bounds)
+    return None
+
+
+def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``if (rank == 0) { lo = -1; hi = 0; }`` over rank-dependent locals: their value at rank 0."""
+    cmp = _compare_split(_strip(stmt.cond))
+    if cmp is None or cmp[1] != "==" or stmt.orelse:
+        return False
+    try:
+        r, zero = _value(w, cmp[0], env), _value(w, cmp[2], env)
+    except Unreadable:
+        return False
+    lr = _lin(r)
+    if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0):
+        return False
+    updates = {}
+    for st in stmt.then:
+        m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(-?\s*\d+)|([A-Za-z_]\w*)\s*\+\+|\+\+\s*([A-Za-z_]\w*)",
+                         st.text.strip())
+        name = m and (m.group(1) or m.group(3) or m.group(4))
+        if not m or not _lin(env.get(name)) or env[name][1] != lr[1] or name in updates:
+            return False
+        updates[name] = int(m.group(2).replace(" ", "")) if m.group(1) else env[name][4] + 1
+    for name, v in updates.items():
+        old = env[name]
+        env[name] = ("lin", old[1], old[2], old[3], v)
+    return bool(updates)
+
+
+# ---- optional arguments and integer arrays ----
+
+_VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", "broadcastable", "rank_range",
+                    "private_format", "formats_equal", "attr_in_rank_range", "attr_range", "broadcast_equals",
+                    "broadcastable_all", "shapes_equal_or_single", "castable", "promotable", "attr_is",
+                    "format_in", "format_not_in"}
+
+
+def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
+    """``if (x == nullptr) { return true; }`` on an API parameter: the rest runs only when x is given."""
+    if stmt.kind != "if" or stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return":
+        return None
+    if stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", "ACLNN_SUCCESS"):
+        return None
+    m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", _strip(stmt.cond))
+    if not m:
+        return None
+    v = env.get(m.group(1) or m.group(2))
+    return v.name if isinstance(v, T) else None
+
+
+def _names_in(args: tuple) -> set:
+    out = set()
+    for _, v in args:
+        if isinstance(v, str):
+            out.add(v)
+        elif isinstance(v, tuple):
+            out.update(x for x in v if isinstance(x, str))
+    return out
+
+
+def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fail: int | None, top: bool,
+                 guard: str) -> None:
+    """The statements after a null guard: kept when every check they make names the guarded argument
+    in a template that a null argument does not violate; otherwise unread from the first other."""
+    mark = len(w.events)
+    pending: BaseException | None = None
+    try:
+        _run_block(w, src, rest, env, fail, top)
+    except (_End, _Stop) as exc:
+        pending = exc
+    for k in range(mark, len(w.events)):
+        e = w.events[k]
+        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
+                                  and guard in _names_in(e.args)):
+            continue
+        del w.events[k:]
+        w.events.append(Event("unread", "", (), None, e.path, e.line,
+                              f"a check made only when {guard} is not null: {e.text}"[:160]))
+        raise _Stop()
+    if pending is not None:
+        raise pending
+
+
+def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
+    """``for (size_t i = 0; i < dim->Size(); i++) { if (<dim[i] ...>) return <code>; }`` over an
+    integer array argument: the checks of each element, as checks of the array."""
+    m = re.fullmatch(r"for\s*\(\s*(?:const\s+)?(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*"
+                     r"(\w+)\s*<\s*(\w+)\s*->\s*Size\(\)\s*;\s*(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{(.*)\}",
+                     stmt.text.strip(), re.S)
+    if not m or m.group(2) != m.group(1) or (m.group(4) or m.group(5)) != m.group(1):
+        return False
+    i, arr = m.group(1), m.group(3)
+    v = env.get(arr)
+    if not isinstance(v, T) or "IntArray" not in w.ptypes.get(v.name, ""):
+        return False
+    body_offset = stmt.offset + stmt.text.index("{", m.start(6) - 1) + 1
+    inner = statements(m.group(6), body_offset)
+    a, ii = re.escape(arr), re.escape(i)
+    elem = re.compile(rf"\(\s*\*\s*{a}\s*\)\s*\[\s*{ii}\s*\]|{a}\s*->\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)|"
+                      rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)")
+    marker = f"__elem_{arr}"
+    env2 = dict(env)
+    env2[marker] = v
+    checks: list[tuple[Stmt, str, int]] = []
+    locals_: list[str] = []
+    for st in inner:
+        text = st.text.strip()
+        if st.kind == "call" and IGNORED_CALLS.match(text):
+            continue
+        dm = re.fullmatch(r"(?:const\s+)?(?:auto|int64_t|int32_t|int)\s*&?\s*(\w+)\s*=\s*(.+)", text, re.S)
+        if st.kind == "decl" and dm and elem.fullmatch(_strip(dm.group(2))):
+            locals_.append(dm.group(1))
+            continue
+        if st.kind == "if" and not st.orelse:
+            code = _error_exit(st.then, fail)
+            if code is None:
+                return False
+            cond = elem.sub(marker, st.cond)
+            for name in locals_:
+                cond = re.sub(rf"\b{re.escape(name)}\b", marker, cond)
+            if re.search(rf"\b{ii}\b|\b{a}\b", cond):
+                return False
+            checks.append((st, cond, code))
+            continue
+        return False
+    if not checks or len({c for _, _, c in checks}) != 1:
+        return False
+    for st, cond, code in checks:
+        _data_condition(w, src, st.offset, cond, env2, code, "if (" + st.cond.strip() + ")")
+    return True
+
+
+def _rank_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | None:
+    """``rank <= 0 ? c : rank`` (or ``== 0``) over a rank local: the rank, c at rank 0."""
+    cmp = _compare_split(_strip(cond))
+    if cmp is None or cmp[1] not in ("<=", "=="):
+        return None
+    try:
+        r, zero = _value(w, cmp[0], env), _value(w, cmp[2], env)
+        c, other = _value(w, branches[0], env), _value(w, branches[1], env)
+    except Unreadable:
+        return None
+    lr = _lin(r)
+    if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0 and other == r and _is_int(c)):
+        return None
+    return ("lin", lr[1], 1, 0, c)
+
+
+def _flag_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """``!p`` on a pointer argument that is no tensor (char*, aclScalar*, arrays): p is null;
+    ``b`` / ``!b`` on a bool argument: b is true / false."""
+    v = env.get(_strip(body))
+    if not isinstance(v, T):
+        return None
+    ptype = w.ptypes.get(v.name, "").strip()
+    if neg and "*" in ptype and "aclTensor" not in ptype:
+        return "null", _args(param=v.name)
+    if re.fullmatch(r"(?:const\s+)?bool", ptype):
+        return "attr_is", _args(attr=v.name, value=not neg)
+    return None
+
+
+def _nonnull_param(cond: str, env: dict) -> str | None:
+    m = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", _strip(cond))
+    v = env.get(m.group(1) or m.group(2)) if m else None
+    return v.name if isinstance(v, T) else None
+
+
+def _drop_nonnull(w: Walk, conds: list[str], env: dict) -> list[str]:
+    """``p != nullptr && <atom on p>``: the atom alone, when its template is not violated by a null p."""
+    guards = [c for c in conds if _nonnull_param(c, env)]
+    rest = [c for c in conds if not _nonnull_param(c, env)]
+    if len(guards) != 1 or len(rest) != 1:
+        return conds
+    try:
+        template, args = _atom(w, rest[0], env)
+    except Unreadable:
+        return conds
+    if template in _VACUOUS_ON_NULL and _nonnull_param(guards[0], env) in _names_in(args):
+        return rest
+    return conds
+
+
+def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """``if (p != nullptr) { checks }`` without else: its checks, when each names p in a template a
+    null p does not violate (so that they hold whatever p is); unread otherwise."""
+    guard = _nonnull_param(stmt.cond, env)
+    if guard is None or stmt.orelse:
+        return False
+    mark = len(w.events)
+    try:
+        _run_block(w, src, stmt.then, dict(env), fail, top)
+    except _End:
+        del w.events[mark:]
+        raise Unreadable(f"a branch on {stmt.cond.strip()!r} that returns") from None
+    for k in range(mark, len(w.events)):
+        e = w.events[k]
+        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
+                                  and guard in _names_in(e.args)):
+            continue
+        del w.events[k:]
+        w.events.append(Event("unread", "", (), None, e.path, e.line,
+                              f"a check made only when {guard} is not null: {e.text}"[:160]))
+        raise _Stop()
+    return True
