@@ -96,7 +96,8 @@ def _row(vc) -> dict[str, Any]:
 
 def render(doc: dict[str, Any]) -> str:
     lines = ["# Strict agreement with the vendor's unit tests", "",
-             "Vendor commits: " + ", ".join(f"{r}@{c[:12]}" for r, c in doc["vendor"].items()), "",
+             "Vendor commits: " + ", ".join(f"{r}@{c[:12]}" for r, c in doc["vendor"].items()),
+             "Operator data: " + doc.get("data", "the project's spec/data"), "",
              "| expected status | agree | of | share |", "|---|---|---|---|"]
     total = [0, 0]
     for k, v in doc["per_status"].items():
@@ -122,12 +123,20 @@ def add_command(sub) -> None:
     s = sub.add_parser("agreement", help="the extracted spec against the vendor's op_api unit tests")
     s.add_argument("checkouts", nargs="+", metavar="REPO_CHECKOUT")
     s.add_argument("--out", required=True, metavar="DIR")
+    s.add_argument("--data", default=None, metavar="DATA_DIR",
+                   help="the operator-data folder measured, in place of the project's spec/data/ "
+                        "(default: --out when it holds an extraction's scope.json)")
     s.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    doc = measure(args.checkouts)
     out = Path(args.out)
+    data = Path(args.data) if args.data else (out if (out / "scope.json").is_file() else None)
+    if data is not None:
+        from aclnn_conformance.spec.registry import use_project_data
+        use_project_data(data)
+    doc = measure(args.checkouts)
+    doc["data"] = str(data) if data is not None else "the project's spec/data"
     out.mkdir(parents=True, exist_ok=True)
     (out / "agreement.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / "agreement.md").write_text(render(doc), encoding="utf-8")

@@ -7,7 +7,6 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType, AclFormat, Status, status_name
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc, contiguous_strides
@@ -152,13 +151,23 @@ class VendorCase:
             note=doc.get("note", ""))
 
 
-_API_TO_KEY = {spec.api: key for key, spec in OPS.items()}
+_API_TO_KEY: tuple[dict | None, dict[str, str]] = (None, {})
+
+
+def _ops() -> dict:
+    """The registry's operators as read now (a re-read registry shows)."""
+    from aclnn_conformance.spec.registry import operators
+    return operators()
 
 
 def op_key_of(api: str) -> str | None:
     """The operator key of an API name (``aclnnApplyAdamWV2`` or ``ApplyAdamWV2``), if specified."""
+    global _API_TO_KEY
+    found = _ops()
+    if _API_TO_KEY[0] is not found:
+        _API_TO_KEY = (found, {record.api: key for key, record in found.items()})
     name = api if api.startswith("aclnn") else f"aclnn{api}"
-    return _API_TO_KEY.get(name)
+    return _API_TO_KEY[1].get(name)
 
 
 def spec_params(api: str):
@@ -166,7 +175,7 @@ def spec_params(api: str):
     key = op_key_of(api)
     if key is None:
         return None
-    return tuple(p for p in OPS[key].params if p.name not in ("workspaceSize", "executor"))
+    return tuple(p for p in _ops()[key].spec.params if p.name not in ("workspaceSize", "executor"))
 
 
 def _plain(value: Any) -> Any:
