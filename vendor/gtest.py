@@ -11,6 +11,7 @@ default. A call this reader cannot evaluate is listed with its line and the reas
 from __future__ import annotations
 
 import bisect
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -369,10 +370,17 @@ def _arith(op: str, a: Any, b: Any, pos: int) -> Any:
         return a - b
     if op == "*":
         return a * b
-    if op == "%":
-        return a % b
     if isinstance(a, int) and isinstance(b, int):
-        return a // b if b else 0
+        if b == 0:    # undefined behaviour in C++: no value is read
+            raise ReadError(f"integer {'division' if op == '/' else 'remainder'} by zero", pos)
+        q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)   # C++ truncates toward zero
+        return q if op == "/" else a - q * b
+    if op == "%":
+        raise ReadError("% on a floating-point operand is not C++", pos)
+    if b == 0:        # IEEE 754, as the C++ float arithmetic of the vendor test
+        if a == 0 or a != a:
+            return float("nan")
+        return math.copysign(float("inf"), a) * math.copysign(1.0, b)
     return a / b
 
 
@@ -912,7 +920,8 @@ def _status(side: list[Tok], ev: _Eval, pos: int) -> int:
 
 def _dtype(name: str, pos_where: str) -> AclDataType:
     short = name[len("ACL_"):] if name.startswith("ACL_") else name
-    short = {"FLOAT32": "FLOAT", "BFLOAT16": "BF16", "FLOAT64": "DOUBLE", "HIFLOAT8": "HIFLOAT8"}.get(
+    short = {"FLOAT32": "FLOAT", "BFLOAT16": "BF16", "FLOAT64": "DOUBLE", "HIFLOAT8": "HIFLOAT8",
+             "DT_UNDEFINED": "UNDEFINED"}.get(
         short, short)
     try:
         return AclDataType[short]
