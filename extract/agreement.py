@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import replace
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.extract.build import DEFAULT_FAMILIES, open_checkout
+from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.rules import expected_outcome
+from aclnn_conformance.vendor.atk import VALUES_UNREAD
 from aclnn_conformance.vendor.importer import collect, read_file
 
 STATUS_CLASSES = {0: "success", 161001: "161001", 161002: "161002"}
@@ -27,6 +30,101 @@ def _class(status: int | None) -> str:
 
 def unit_test_folders(root: Path, families: tuple[str, ...]) -> list[Path]:
     return [p for f in families for p in sorted((root / f).glob("*/tests/ut/op_api"))]
+
+
+def st_files(root: Path, families: tuple[str, ...]) -> list[Path]:
+    """The vendor's ATK json and TTK csv files (``<op>/tests/st/**``) of the families."""
+    return [p for f in families for p in sorted((root / f).glob("*/tests/st/**/*"))
+            if p.suffix in (".json", ".csv") and p.is_file()]
+
+
+def st_validity(checkouts: list[str]) -> dict[str, Any]:
+    """Every ATK and TTK case of the covered APIs judged under ``cann`` on its product: valid (the
+    spec expects success), invalid (it expects an error: the case and the spec disagree), or not
+    judged (an unread construct decides, or the case names no product). Cases the importer could
+    not read in full are listed apart: they are no call the spec can judge."""
+    cases: list[dict[str, Any]] = []
+    unread: list[str] = []
+    for path in checkouts:
+        checkout = open_checkout(path)
+        for f in st_files(checkout.root, DEFAULT_FAMILIES.get(checkout.root.name, ())):
+            try:
+                result = read_file(f)
+            except Exception as exc:   # one unreadable vendor file is listed, not fatal
+                unread.append(f"{f}: {type(exc).__name__}: {exc}")
+                continue
+            unread += [p.text() for p in result.problems]
+            for vc in result.cases:
+                if vc.format not in ("atk", "ttk-aclnn", "ttk-kernel") or not vc.has_spec or \
+                        not operator(vc.op).modules[0].startswith("data:"):
+                    continue
+                cases.append(_st_case(vc))
+    counts = Counter(c["verdict"] for c in cases)
+    judged = counts["valid"] + counts["invalid"]
+    return {"cases": len(cases), "valid": counts["valid"], "invalid": counts["invalid"],
+            "not_judged": counts["not judged"], "share_valid": counts["valid"] / max(len(cases), 1),
+            "share_valid_of_judged": counts["valid"] / max(judged, 1),
+            "exceptions": [c for c in cases if c["verdict"] != "valid"],
+            "not_read": unread}
+
+
+def _st_case(vc) -> dict[str, Any]:
+    row = {"api": vc.api, "source": vc.source, "format": vc.format, "product": vc.product,
+           "product_source": vc.product_source}
+    problems = [p for p in vc.problems if VALUES_UNREAD not in p]   # values decide no first-phase check
+    if problems:
+        row.update(verdict="not judged", cause="the importer read the case only in part: "
+                   + "; ".join(problems)[:200])
+        return row
+    if vc.product is None:
+        row.update(verdict="not judged", cause=f"no product: {vc.product_source}")
+        return row
+    spec = operator(vc.op).spec
+    if vc.unstated:
+        # the ATK files list the inputs only; the framework makes the outputs from the golden:
+        # the checks that read an unstated parameter are left out (the case is judged on what it states)
+        spec = replace(spec, rules=tuple(r for r in spec.rules
+                                         if not _rule_params(vc.op, r.id) & vc.unstated))
+        row["unstated"] = sorted(vc.unstated)
+    expected = expected_outcome(spec, vc.to_case(draw=False), vc.product, "cann")
+    row["expected"] = expected.describe()
+    if expected.kind == "success":
+        row["verdict"] = "valid"
+    elif expected.kind in ("error", "not_supported", "any_error"):
+        row.update(verdict="invalid", cause=f"{expected.rule_id} rejects a call the vendor's "
+                   f"{vc.format.upper()} case makes: {spec.rule(expected.rule_id).text[:120]}"
+                   if expected.rule_id else "the spec rejects it")
+    else:
+        rule = spec.rule(expected.rule_id) if expected.rule_id else None
+        row.update(verdict="not judged", cause=f"{expected.rule_id}: {rule.text[:120]}" if rule
+                   else expected.describe())
+    return row
+
+
+def _rule_params(key: str, rule_id: str) -> set[str]:
+    """The parameters a data rule reads (every name in its args), from the operator-data file."""
+    table = _RULE_PARAMS.get(key)
+    if table is None:
+        table = {}
+        data = data_of(key)
+        names = {p["name"] for p in data["params"]}
+        for r in data["rules"]:
+            found: set[str] = set()
+            stack = [r.get("args", {})]
+            while stack:
+                v = stack.pop()
+                if isinstance(v, dict):
+                    stack += list(v.values())
+                elif isinstance(v, list):
+                    stack += v
+                elif isinstance(v, str) and v in names:
+                    found.add(v)
+            table[r["id"]] = found
+        _RULE_PARAMS[key] = table
+    return table.get(rule_id, set())
+
+
+_RULE_PARAMS: dict[str, dict[str, set[str]]] = {}
 
 
 def cause(row: dict[str, Any], spec) -> str:
@@ -73,6 +171,7 @@ def measure(checkouts: list[str]) -> dict[str, Any]:
         per[r["class"]][0] += r["agree"]
         per[r["class"]][1] += 1
     return {"schema": "aclnn-conformance/agreement/1", "vendor": commits, "rows": rows,
+            "st_validity": st_validity(checkouts),
             "per_status": {k: {"agree": a, "of": n} for k, (a, n) in sorted(per.items())},
             "files_not_read": crashed}
 
@@ -114,6 +213,15 @@ def render(doc: dict[str, Any]) -> str:
         if not r["agree"]:
             lines.append(f"| {r['api']} | {r['source']} | {r['product']} | {r['vendor']} | {r['expected']} | "
                          f"{r['cause'].replace('|', '/')} |")
+    st = doc.get("st_validity")
+    if st is not None:
+        lines += ["", "## ATK and TTK cases: valid calls under cann", "",
+                  f"{st['valid']} of {st['cases']} cases of the covered APIs are valid calls under the "
+                  f"extracted `cann` spec on their product ({st['share_valid']:.1%}); {st['invalid']} "
+                  f"rejected, {st['not_judged']} not judged ({st['share_valid_of_judged']:.1%} valid of "
+                  f"the judged).", "", "| API | case | product | verdict | cause |", "|---|---|---|---|---|"]
+        lines += [f"| {c['api']} | {c['source']} | {c['product']} | {c['verdict']} | "
+                  f"{c['cause'].replace('|', '/')} |" for c in st["exceptions"]]
     if doc["files_not_read"]:
         lines += ["", "## Vendor files the importer could not read", ""] + [f"- {x}" for x in doc["files_not_read"]]
     return "\n".join(lines) + "\n"

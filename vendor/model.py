@@ -106,6 +106,7 @@ class VendorCase:
     problems: tuple[str, ...] = ()                    # file:line: reason, for what was not read
     null_outputs: frozenset[str] = frozenset()
     note: str = ""
+    unstated: frozenset[str] = frozenset()           # parameters the file does not state (ATK outputs)
 
     @property
     def op(self) -> str:
@@ -137,7 +138,7 @@ class VendorCase:
                 "attrs": _plain(dict(self.attrs)), "expected": self.expected.to_json(),
                 "product": self.product, "product_source": self.product_source, "seed": self.seed,
                 "problems": list(self.problems), "null_outputs": sorted(self.null_outputs),
-                "note": self.note}
+                "note": self.note, **({"unstated": sorted(self.unstated)} if self.unstated else {})}
 
     @staticmethod
     def from_json(doc: Mapping[str, Any]) -> "VendorCase":
@@ -148,7 +149,7 @@ class VendorCase:
             attrs=dict(doc["attrs"]), expected=VendorExpectation.from_json(doc["expected"]),
             product=doc["product"], product_source=doc["product_source"], seed=doc["seed"],
             problems=tuple(doc["problems"]), null_outputs=frozenset(doc["null_outputs"]),
-            note=doc.get("note", ""))
+            note=doc.get("note", ""), unstated=frozenset(doc.get("unstated", ())))
 
 
 _API_TO_KEY: tuple[dict | None, dict[str, str]] = (None, {})
