@@ -150,6 +150,7 @@ def cause(row: dict[str, Any], spec) -> str:
 def measure(checkouts: list[str]) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     crashed: list[str] = []
+    not_read: list[str] = []     # what the importer could not read (a test or a statement of one)
     commits = {}
     for path in checkouts:
         checkout = open_checkout(path)
@@ -162,6 +163,7 @@ def measure(checkouts: list[str]) -> dict[str, Any]:
             except Exception as exc:   # one unreadable vendor file is listed, not fatal
                 crashed.append(f"{f}: {type(exc).__name__}: {exc}")
                 continue
+            not_read += [p.text() for p in result.problems]
             for vc in result.cases:
                 if not vc.has_spec or not operator(vc.op).modules[0].startswith("data:"):
                     continue
@@ -173,7 +175,7 @@ def measure(checkouts: list[str]) -> dict[str, Any]:
     return {"schema": "aclnn-conformance/agreement/1", "vendor": commits, "rows": rows,
             "st_validity": st_validity(checkouts),
             "per_status": {k: {"agree": a, "of": n} for k, (a, n) in sorted(per.items())},
-            "files_not_read": crashed}
+            "files_not_read": crashed, "not_read": not_read}
 
 
 def _row(vc) -> dict[str, Any]:
@@ -222,6 +224,10 @@ def render(doc: dict[str, Any]) -> str:
                   f"the judged).", "", "| API | case | product | verdict | cause |", "|---|---|---|---|---|"]
         lines += [f"| {c['api']} | {c['source']} | {c['product']} | {c['verdict']} | "
                   f"{c['cause'].replace('|', '/')} |" for c in st["exceptions"]]
+    if doc.get("not_read"):
+        lines += ["", f"## Unit-test parts the importer could not read ({len(doc['not_read'])})", "",
+                  "Not in the measure's denominator: no expectation of them was read.", ""]
+        lines += [f"- {x}" for x in doc["not_read"]]
     if doc["files_not_read"]:
         lines += ["", "## Vendor files the importer could not read", ""] + [f"- {x}" for x in doc["files_not_read"]]
     return "\n".join(lines) + "\n"
