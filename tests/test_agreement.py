@@ -59,6 +59,11 @@ def test_cpp_arithmetic(measured):
     assert vc.problems == () and vc.tensors["self"].values["hi"] == float("inf")
 
 
+def test_cpp_octal_literal():
+    from aclnn_conformance.vendor.gtest import _number
+    assert (_number("016"), _number("0"), _number("0x1F"), _number("10"), _number("0.5f")) == (14, 0, 31, 10, 0.5)
+
+
 def test_a_tensor_a_helper_creates_is_not_read_as_null(measured):
     result = read_file(UT)
     assert not any(c.case_id.endswith("case_scalar_tensor_made_by_a_helper") for c in result.cases)

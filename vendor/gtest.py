@@ -166,6 +166,10 @@ def _number(text: str) -> int | float:
     t = text.rstrip("uUlL")
     if t.lower().startswith("0x"):
         return int(t, 16)
+    if t.lower().startswith("0b"):
+        return int(t, 2)
+    if re.fullmatch(r"0[0-7]+", t):     # a C++ octal literal: 016 is 14
+        return int(t, 8)
     if re.fullmatch(r"\d+", t):
         return int(t)
     return float(t.rstrip("fF"))
