@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from dataclasses import replace
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from aclnn_conformance.extract.agreement_causes import NO_RULE_COVERS, OTHER_STATUS
 from aclnn_conformance.extract.build import DEFAULT_FAMILIES, open_checkout
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
@@ -140,10 +142,17 @@ def cause(row: dict[str, Any], spec) -> str:
             return f"the product's support is not read under cann ({rule_id})"
         return f"{rule_id} expects any error"
     if row["ours"] == 0:
-        return "a check no rule covers (the vendor rejects a call every read check accepts)"
+        known = NO_RULE_COVERS.get(row["api"])
+        return "a check no rule covers (the vendor rejects a call every read check accepts)" + (
+            f": {known}" if known else ": not yet investigated")
     if row["vendor"] == 0:
         return f"{rule_id} rejects a call the vendor accepts: a construct misread, or a vendor test " \
                f"contradicting its code"
+    prefix = rule_id.split("-")[0]
+    known = next((v for k, v in sorted(OTHER_STATUS.items(), key=lambda kv: -len(kv[0]))
+                  if prefix.startswith(k)), None)
+    if known:
+        return f"{rule_id} decides with another status than the vendor's: {known}"
     return f"{rule_id} decides with another status than the vendor's (check order or status misread)"
 
 
@@ -195,6 +204,17 @@ def _row(vc) -> dict[str, Any]:
     return row
 
 
+def _cause_key(text: str) -> str:
+    """A cause's group in the summary: its head, with the reader's site where one is named."""
+    head = text.split(" (")[0].split(":")[0]
+    site = re.search(r"dropped by (extract/host_code\.py:\d+)|misread by (extract/host_code\.py:[\d-]+)", text)
+    if site:
+        return f"{head}: {site.group(1) or site.group(2)}"
+    if text.endswith("not yet investigated"):
+        return f"{head}: not yet investigated"
+    return head
+
+
 def render(doc: dict[str, Any]) -> str:
     lines = ["# Strict agreement with the vendor's unit tests", "",
              "Vendor commits: " + ", ".join(f"{r}@{c[:12]}" for r, c in doc["vendor"].items()),
@@ -206,7 +226,7 @@ def render(doc: dict[str, Any]) -> str:
         total[0] += v["agree"]
         total[1] += v["of"]
     lines.append(f"| all | {total[0]} | {total[1]} | {total[0] / max(total[1], 1):.1%} |")
-    causes = Counter(r["cause"].split(" (")[0].split(":")[0] for r in doc["rows"] if not r["agree"])
+    causes = Counter(_cause_key(r["cause"]) for r in doc["rows"] if not r["agree"])
     lines += ["", "## Causes", "", "| cause | disagreements |", "|---|---|"]
     lines += [f"| {c} | {n} |" for c, n in causes.most_common()]
     lines += ["", "## Every disagreement", "", "| API | vendor test | product | vendor | spec | cause |",

@@ -93,3 +93,13 @@ def test_atk_unnamed_single_input_and_unstated_output(measured):
     assert vc.tensors["self"].dtype == DT.FLOAT and vc.tensors["self"].shape == (9,)
     assert vc.unstated == frozenset({"out"})
     assert vc.problems and all("its values are not read" in p for p in vc.problems)
+
+
+def test_causes_of_rows_no_rule_covers():
+    from aclnn_conformance.extract.agreement import _cause_key, cause
+    row = {"problems": [], "rule": None, "ours": 0, "vendor": 161002, "api": "aclnnLerps"}
+    text = cause(row, None)
+    assert "CHECK_COND" in text and "aclnn_lerp_scalar.cpp:118-124" in text
+    assert _cause_key(text) == "a check no rule covers: extract/host_code.py:289"
+    other = cause({**row, "api": "aclnnNoSuchApi"}, None)
+    assert _cause_key(other) == "a check no rule covers: not yet investigated"
