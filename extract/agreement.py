@@ -78,9 +78,6 @@ def _st_case(vc) -> dict[str, Any]:
         row.update(verdict="not judged", cause="the importer read the case only in part: "
                    + "; ".join(problems)[:200])
         return row
-    if vc.product is None:
-        row.update(verdict="not judged", cause=f"no product: {vc.product_source}")
-        return row
     spec = operator(vc.op).spec
     if vc.unstated:
         # the ATK files list the inputs only; the framework makes the outputs from the golden:
@@ -88,7 +85,30 @@ def _st_case(vc) -> dict[str, Any]:
         spec = replace(spec, rules=tuple(r for r in spec.rules
                                          if not _rule_params(vc.op, r.id) & vc.unstated))
         row["unstated"] = sorted(vc.unstated)
-    expected = expected_outcome(spec, vc.to_case(draw=False), vc.product, "cann")
+    case = vc.to_case(draw=False)
+    if vc.product is None:
+        # no product named: judged on every product the API is documented for and cann supports
+        # (whether a kernel serves the others is not read); valid (or rejected) only when it is
+        # so on all of them
+        supported = data_of(vc.op)["supported"]
+        products = [p for p in supported["cann"] if p in supported["doc"]] or supported["cann"]
+        outcomes = {p: expected_outcome(spec, case, p, "cann") for p in products}
+        kinds = {("valid" if e.kind == "success" else "invalid" if e.kind in ("error", "not_supported")
+                  else "not judged") for e in outcomes.values()}
+        row["expected"] = {p: e.describe() for p, e in outcomes.items()}
+        if kinds == {"valid"}:
+            row["verdict"] = "valid"
+            row["judged_on"] = products
+        elif kinds == {"invalid"}:
+            first = next(iter(outcomes.values()))
+            row.update(verdict="invalid", cause=f"rejected on every product ({vc.product_source}): "
+                       f"{first.rule_id}")
+        else:
+            row.update(verdict="not judged", cause=f"no product ({vc.product_source}), and the "
+                       "spec's outcome differs or is not judged on some products: " + "; ".join(
+                           f"{p}: {e.describe()}" for p, e in outcomes.items())[:300])
+        return row
+    expected = expected_outcome(spec, case, vc.product, "cann")
     row["expected"] = expected.describe()
     if expected.kind == "success":
         row["verdict"] = "valid"

@@ -75,16 +75,18 @@ def test_a_tensor_a_helper_creates_is_not_read_as_null(measured):
 def test_atk_validity(measured):
     doc, md, _ = measured
     st = doc["st_validity"]
-    assert (st["cases"], st["valid"], st["invalid"], st["not_judged"]) == (3, 1, 1, 1)
+    assert (st["cases"], st["valid"], st["invalid"], st["not_judged"]) == (4, 2, 2, 0)
     by = {c["source"].rsplit("/", 1)[-1]: c for c in st["exceptions"]}
     # int32 is outside aclnnFoo's A2 list: the vendor's own ATK case rejected, with the rule cited
     assert by["arch22_atk_aclnnFoo.json#1"]["verdict"] == "invalid"
     assert by["arch22_atk_aclnnFoo.json#1"]["product"] == "atlas-a2"
     assert "OP_CHECK_DTYPE_NOT_SUPPORT" in by["arch22_atk_aclnnFoo.json#1"]["cause"]
-    # no arch prefix or folder: no product, not judged
-    assert by["atk_aclnnFoo.json#0"]["verdict"] == "not judged"
-    assert by["atk_aclnnFoo.json#0"]["cause"].startswith("no product")
-    assert "1 of 3 cases of the covered APIs are valid calls" in md
+    # no arch prefix or folder: judged on every documented product cann supports, valid on all
+    assert "atk_aclnnFoo.json#0" not in by
+    # the torch name of the one input (x) is the API's one input (self): int8 is on no list
+    assert by["atk_aclnnFoo.json#1"]["verdict"] == "invalid"
+    assert by["atk_aclnnFoo.json#1"]["cause"].startswith("rejected on every product")
+    assert "2 of 4 cases of the covered APIs are valid calls" in md
 
 
 def test_atk_unnamed_single_input_and_unstated_output(measured):

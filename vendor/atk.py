@@ -135,11 +135,12 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
             continue
         name = item.get("name", f"input{index}")
         kind = item.get("type", "")
-        if not name and params is not None:
-            # an unnamed input: only the one input of an API with one input is certain (the torch
-            # function's order of several need not be the API's)
+        if params is not None and name not in {p.name for p in params}:
+            # an input the API does not name (unnamed, or the torch function's name: x, input):
+            # only the one input of an API with one input is certain (the torch function's order of
+            # several need not be the API's)
             ins = [p.name for p in params if p.direction in ("input", "attr")]
-            if len(ins) == 1 and len(doc["inputs"]) == 1:
+            if len(ins) == 1 and len(doc["inputs"]) == 1 and kind in TENSOR_TYPES:
                 name = ins[0]
         try:
             if kind in TENSOR_TYPES:
@@ -169,8 +170,21 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
             pool.pop(name, None)
     stated = set(tensors) | set(attrs)
     if params is not None:
-        tensors = {p.name: tensors.get(p.name) for p in params if p.direction != "attr"}
-        attrs = {p.name: attrs[p.name] for p in params if p.direction == "attr" and p.name in attrs}
+        # as the gtest reader: an argument that is no aclTensor (aclScalar, arrays, plain values) is
+        # an attribute of the case; an aclScalar keeps its dtype (the spec's dtype checks read it)
+        is_attr = {p.name: p.direction == "attr" or p.c_kind != "tensor" for p in params}
+        scalar_items = {it.get("name"): it for it in doc["inputs"] if isinstance(it, dict)
+                        and it.get("type") in ("scalar",)}
+        for p in params:
+            if p.c_kind == "scalar" and p.name in attrs and not isinstance(attrs[p.name], dict):
+                item = scalar_items.get(p.name) or next(
+                    (it for n, it in scalar_items.items() if _stem(str(n)) == _stem(p.name)), None)
+                if item is None or not item.get("dtype"):
+                    problems.append(f"{source}: the aclScalar {p.name} names no dtype")
+                    continue
+                attrs[p.name] = {"dtype": dtype_of(item["dtype"]).name, "value": attrs[p.name]}
+        tensors = {p.name: tensors.get(p.name) for p in params if not is_attr[p.name]}
+        attrs = {p.name: attrs[p.name] for p in params if is_attr[p.name] and p.name in attrs}
     standard = doc.get("standard") or {}
     expected = VendorExpectation("success", 0, str(standard.get("acc", "")),
                                  {"perf": standard["perf"]} if "perf" in standard else {})
