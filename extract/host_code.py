@@ -150,7 +150,6 @@ def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str)
     """The events of GetWorkspaceSize ``fn`` on ``product``, in order."""
     w = Walk(product, index)
     w.ptypes = {b.name: t for p, t in zip(fn.params, fn.param_types) if isinstance(b := bindings.get(p), T)}
-    _register_categories()
     try:
         _run_function(w, fn, bindings, fail=None, top=True)
     except _Stop:
@@ -1742,16 +1741,6 @@ CHECK_MACROS.update({
     "CHECK_SHAPE_ALL_EQUAL": _m_check_shape_all_equal,
     "CHECK_COND": _m_check_cond,
 })
-
-
-def _register_categories() -> None:
-    """The categories of the templates extract/build.py's CATEGORY table does not list yet."""
-    import sys
-    from aclnn_conformance.spec.templates import CATEGORIES
-    build = sys.modules.get("aclnn_conformance.extract.build")
-    if build is not None:
-        for template, category in CATEGORIES.items():
-            build.CATEGORY.setdefault(template, category)
 
 
 # ---- integers depending on a rank: ("lin", tensor, scale, offset, at_rank0) ----
