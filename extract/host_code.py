@@ -7,7 +7,7 @@ product at a time. The walk yields, per product, the checks in the order they ru
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, split_args, statements
@@ -368,7 +368,15 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     if code is None:
         raise Unreadable(f"CHECK_RET with status {code_text!r}")
     if code not in PARAM_CODES:
-        return  # an inner failure of the compute path (561xxx): not a parameter check
+        null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
+        if null and isinstance(env.get(null.group(1) or null.group(2)), T):
+            # an API argument checked with an inner status (ACLNN_ERR_INNER_NULLPTR): a null rule
+            _check(w, src, stmt.offset, "null", _args(param=env[null.group(1) or null.group(2)].name), code,
+                   stmt.text)
+        return  # otherwise an inner failure of the compute path (561xxx): not a parameter check
+    succeeded = re.fullmatch(r"(.+?)\s*==\s*ACLNN_SUCCESS", cond, re.S)
+    if succeeded and _remapped_call(w, succeeded.group(1), env, code):
+        return
     call = _macro(cond)
     neg = False
     if cond.startswith("!"):
@@ -379,6 +387,22 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
     _data_condition(w, src, stmt.offset, f"!({cond})", env, code, stmt.text)
+
+
+def _remapped_call(w: Walk, expr: str, env: dict, code: int) -> bool:
+    """``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``: every failure of F returns ``code``, whatever
+    status F itself returns (its checks are read with that status)."""
+    call = _macro(_strip(expr))
+    if not call or match_close(_strip(expr), _strip(expr).index("(")) != len(_strip(expr)) - 1:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or not fn.returns.endswith("aclnnStatus"):
+        return False
+    mark = len(w.events)
+    _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+    w.events[mark:] = [replace(e, status=code) if e.kind == "check" and e.status else e
+                       for e in w.events[mark:]]
+    return True
 
 
 def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> None:
