@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
+from dataclasses import replace
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from aclnn_conformance.extract.agreement_causes import NO_RULE_COVERS, OTHER_STATUS
 from aclnn_conformance.extract.build import DEFAULT_FAMILIES, open_checkout
+from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.rules import expected_outcome
+from aclnn_conformance.vendor.atk import VALUES_UNREAD
 from aclnn_conformance.vendor.importer import collect, read_file
 
 STATUS_CLASSES = {0: "success", 161001: "161001", 161002: "161002"}
@@ -27,6 +32,121 @@ def _class(status: int | None) -> str:
 
 def unit_test_folders(root: Path, families: tuple[str, ...]) -> list[Path]:
     return [p for f in families for p in sorted((root / f).glob("*/tests/ut/op_api"))]
+
+
+def st_files(root: Path, families: tuple[str, ...]) -> list[Path]:
+    """The vendor's ATK json and TTK csv files (``<op>/tests/st/**``) of the families."""
+    return [p for f in families for p in sorted((root / f).glob("*/tests/st/**/*"))
+            if p.suffix in (".json", ".csv") and p.is_file()]
+
+
+def st_validity(checkouts: list[str]) -> dict[str, Any]:
+    """Every ATK and TTK case of the covered APIs judged under ``cann`` on its product: valid (the
+    spec expects success), invalid (it expects an error: the case and the spec disagree), or not
+    judged (an unread construct decides, or the case names no product). Cases the importer could
+    not read in full are listed apart: they are no call the spec can judge."""
+    cases: list[dict[str, Any]] = []
+    unread: list[str] = []
+    for path in checkouts:
+        checkout = open_checkout(path)
+        for f in st_files(checkout.root, DEFAULT_FAMILIES.get(checkout.root.name, ())):
+            try:
+                result = read_file(f)
+            except Exception as exc:   # one unreadable vendor file is listed, not fatal
+                unread.append(f"{f}: {type(exc).__name__}: {exc}")
+                continue
+            unread += [p.text() for p in result.problems]
+            for vc in result.cases:
+                if vc.format not in ("atk", "ttk-aclnn", "ttk-kernel") or not vc.has_spec or \
+                        not operator(vc.op).modules[0].startswith("data:"):
+                    continue
+                cases.append(_st_case(vc))
+    counts = Counter(c["verdict"] for c in cases)
+    judged = counts["valid"] + counts["invalid"]
+    return {"cases": len(cases), "valid": counts["valid"], "invalid": counts["invalid"],
+            "not_judged": counts["not judged"], "share_valid": counts["valid"] / max(len(cases), 1),
+            "share_valid_of_judged": counts["valid"] / max(judged, 1),
+            "exceptions": [c for c in cases if c["verdict"] != "valid"],
+            "not_read": unread}
+
+
+def _st_case(vc) -> dict[str, Any]:
+    row = {"api": vc.api, "source": vc.source, "format": vc.format, "product": vc.product,
+           "product_source": vc.product_source}
+    problems = [p for p in vc.problems if VALUES_UNREAD not in p]   # values decide no first-phase check
+    if problems:
+        row.update(verdict="not judged", cause="the importer read the case only in part: "
+                   + "; ".join(problems)[:200])
+        return row
+    spec = operator(vc.op).spec
+    if vc.unstated:
+        # the ATK files list the inputs only; the framework makes the outputs from the golden:
+        # the checks that read an unstated parameter are left out (the case is judged on what it states)
+        spec = replace(spec, rules=tuple(r for r in spec.rules
+                                         if not _rule_params(vc.op, r.id) & vc.unstated))
+        row["unstated"] = sorted(vc.unstated)
+    case = vc.to_case(draw=False)
+    if vc.product is None:
+        # no product named: judged on every product the API is documented for and cann supports
+        # (whether a kernel serves the others is not read); valid (or rejected) only when it is
+        # so on all of them
+        supported = data_of(vc.op)["supported"]
+        products = [p for p in supported["cann"] if p in supported["doc"]] or supported["cann"]
+        outcomes = {p: expected_outcome(spec, case, p, "cann") for p in products}
+        kinds = {("valid" if e.kind == "success" else "invalid" if e.kind in ("error", "not_supported")
+                  else "not judged") for e in outcomes.values()}
+        row["expected"] = {p: e.describe() for p, e in outcomes.items()}
+        if kinds == {"valid"}:
+            row["verdict"] = "valid"
+            row["judged_on"] = products
+        elif kinds == {"invalid"}:
+            first = next(iter(outcomes.values()))
+            row.update(verdict="invalid", cause=f"rejected on every product ({vc.product_source}): "
+                       f"{first.rule_id}")
+        else:
+            row.update(verdict="not judged", cause=f"no product ({vc.product_source}), and the "
+                       "spec's outcome differs or is not judged on some products: " + "; ".join(
+                           f"{p}: {e.describe()}" for p, e in outcomes.items())[:300])
+        return row
+    expected = expected_outcome(spec, case, vc.product, "cann")
+    row["expected"] = expected.describe()
+    if expected.kind == "success":
+        row["verdict"] = "valid"
+    elif expected.kind in ("error", "not_supported", "any_error"):
+        row.update(verdict="invalid", cause=f"{expected.rule_id} rejects a call the vendor's "
+                   f"{vc.format.upper()} case makes: {spec.rule(expected.rule_id).text[:120]}"
+                   if expected.rule_id else "the spec rejects it")
+    else:
+        rule = spec.rule(expected.rule_id) if expected.rule_id else None
+        row.update(verdict="not judged", cause=f"{expected.rule_id}: {rule.text[:120]}" if rule
+                   else expected.describe())
+    return row
+
+
+def _rule_params(key: str, rule_id: str) -> set[str]:
+    """The parameters a data rule reads (every name in its args), from the operator-data file."""
+    table = _RULE_PARAMS.get(key)
+    if table is None:
+        table = {}
+        data = data_of(key)
+        names = {p["name"] for p in data["params"]}
+        for r in data["rules"]:
+            found: set[str] = set()
+            stack = [r.get("args", {})]
+            while stack:
+                v = stack.pop()
+                if isinstance(v, dict):
+                    stack += list(v.values())
+                elif isinstance(v, list):
+                    stack += v
+                elif isinstance(v, str) and v in names:
+                    found.add(v)
+            table[r["id"]] = found
+        _RULE_PARAMS[key] = table
+    return table.get(rule_id, set())
+
+
+_RULE_PARAMS: dict[str, dict[str, set[str]]] = {}
 
 
 def cause(row: dict[str, Any], spec) -> str:
@@ -42,16 +162,24 @@ def cause(row: dict[str, Any], spec) -> str:
             return f"the product's support is not read under cann ({rule_id})"
         return f"{rule_id} expects any error"
     if row["ours"] == 0:
-        return "a check no rule covers (the vendor rejects a call every read check accepts)"
+        known = NO_RULE_COVERS.get(row["api"])
+        return "a check no rule covers (the vendor rejects a call every read check accepts)" + (
+            f": {known}" if known else ": not yet investigated")
     if row["vendor"] == 0:
         return f"{rule_id} rejects a call the vendor accepts: a construct misread, or a vendor test " \
                f"contradicting its code"
+    prefix = rule_id.split("-")[0]
+    known = next((v for k, v in sorted(OTHER_STATUS.items(), key=lambda kv: -len(kv[0]))
+                  if prefix.startswith(k)), None)
+    if known:
+        return f"{rule_id} decides with another status than the vendor's: {known}"
     return f"{rule_id} decides with another status than the vendor's (check order or status misread)"
 
 
 def measure(checkouts: list[str]) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     crashed: list[str] = []
+    not_read: list[str] = []     # what the importer could not read (a test or a statement of one)
     commits = {}
     for path in checkouts:
         checkout = open_checkout(path)
@@ -64,6 +192,7 @@ def measure(checkouts: list[str]) -> dict[str, Any]:
             except Exception as exc:   # one unreadable vendor file is listed, not fatal
                 crashed.append(f"{f}: {type(exc).__name__}: {exc}")
                 continue
+            not_read += [p.text() for p in result.problems]
             for vc in result.cases:
                 if not vc.has_spec or not operator(vc.op).modules[0].startswith("data:"):
                     continue
@@ -73,8 +202,9 @@ def measure(checkouts: list[str]) -> dict[str, Any]:
         per[r["class"]][0] += r["agree"]
         per[r["class"]][1] += 1
     return {"schema": "aclnn-conformance/agreement/1", "vendor": commits, "rows": rows,
+            "st_validity": st_validity(checkouts),
             "per_status": {k: {"agree": a, "of": n} for k, (a, n) in sorted(per.items())},
-            "files_not_read": crashed}
+            "files_not_read": crashed, "not_read": not_read}
 
 
 def _row(vc) -> dict[str, Any]:
@@ -94,9 +224,21 @@ def _row(vc) -> dict[str, Any]:
     return row
 
 
+def _cause_key(text: str) -> str:
+    """A cause's group in the summary: its head, with the reader's site where one is named."""
+    head = text.split(" (")[0].split(":")[0]
+    site = re.search(r"dropped by (extract/host_code\.py:\d+)|misread by (extract/host_code\.py:[\d-]+)", text)
+    if site:
+        return f"{head}: {site.group(1) or site.group(2)}"
+    if text.endswith("not yet investigated"):
+        return f"{head}: not yet investigated"
+    return head
+
+
 def render(doc: dict[str, Any]) -> str:
     lines = ["# Strict agreement with the vendor's unit tests", "",
-             "Vendor commits: " + ", ".join(f"{r}@{c[:12]}" for r, c in doc["vendor"].items()), "",
+             "Vendor commits: " + ", ".join(f"{r}@{c[:12]}" for r, c in doc["vendor"].items()),
+             "Operator data: " + doc.get("data", "the project's spec/data"), "",
              "| expected status | agree | of | share |", "|---|---|---|---|"]
     total = [0, 0]
     for k, v in doc["per_status"].items():
@@ -104,7 +246,7 @@ def render(doc: dict[str, Any]) -> str:
         total[0] += v["agree"]
         total[1] += v["of"]
     lines.append(f"| all | {total[0]} | {total[1]} | {total[0] / max(total[1], 1):.1%} |")
-    causes = Counter(r["cause"].split(" (")[0].split(":")[0] for r in doc["rows"] if not r["agree"])
+    causes = Counter(_cause_key(r["cause"]) for r in doc["rows"] if not r["agree"])
     lines += ["", "## Causes", "", "| cause | disagreements |", "|---|---|"]
     lines += [f"| {c} | {n} |" for c, n in causes.most_common()]
     lines += ["", "## Every disagreement", "", "| API | vendor test | product | vendor | spec | cause |",
@@ -113,6 +255,19 @@ def render(doc: dict[str, Any]) -> str:
         if not r["agree"]:
             lines.append(f"| {r['api']} | {r['source']} | {r['product']} | {r['vendor']} | {r['expected']} | "
                          f"{r['cause'].replace('|', '/')} |")
+    st = doc.get("st_validity")
+    if st is not None:
+        lines += ["", "## ATK and TTK cases: valid calls under cann", "",
+                  f"{st['valid']} of {st['cases']} cases of the covered APIs are valid calls under the "
+                  f"extracted `cann` spec on their product ({st['share_valid']:.1%}); {st['invalid']} "
+                  f"rejected, {st['not_judged']} not judged ({st['share_valid_of_judged']:.1%} valid of "
+                  f"the judged).", "", "| API | case | product | verdict | cause |", "|---|---|---|---|---|"]
+        lines += [f"| {c['api']} | {c['source']} | {c['product']} | {c['verdict']} | "
+                  f"{c['cause'].replace('|', '/')} |" for c in st["exceptions"]]
+    if doc.get("not_read"):
+        lines += ["", f"## Unit-test parts the importer could not read ({len(doc['not_read'])})", "",
+                  "Not in the measure's denominator: no expectation of them was read.", ""]
+        lines += [f"- {x}" for x in doc["not_read"]]
     if doc["files_not_read"]:
         lines += ["", "## Vendor files the importer could not read", ""] + [f"- {x}" for x in doc["files_not_read"]]
     return "\n".join(lines) + "\n"
@@ -122,12 +277,20 @@ def add_command(sub) -> None:
     s = sub.add_parser("agreement", help="the extracted spec against the vendor's op_api unit tests")
     s.add_argument("checkouts", nargs="+", metavar="REPO_CHECKOUT")
     s.add_argument("--out", required=True, metavar="DIR")
+    s.add_argument("--data", default=None, metavar="DATA_DIR",
+                   help="the operator-data folder measured, in place of the project's spec/data/ "
+                        "(default: --out when it holds an extraction's scope.json)")
     s.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    doc = measure(args.checkouts)
     out = Path(args.out)
+    data = Path(args.data) if args.data else (out if (out / "scope.json").is_file() else None)
+    if data is not None:
+        from aclnn_conformance.spec.registry import use_project_data
+        use_project_data(data)
+    doc = measure(args.checkouts)
+    doc["data"] = str(data) if data is not None else "the project's spec/data"
     out.mkdir(parents=True, exist_ok=True)
     (out / "agreement.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / "agreement.md").write_text(render(doc), encoding="utf-8")

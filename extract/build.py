@@ -12,6 +12,7 @@ from typing import Any, Iterator
 from aclnn_conformance.extract.cpp import Function, SourceFile, read_source
 from aclnn_conformance.extract.documents import ApiDoc, Document, api_names_of, parse_document
 from aclnn_conformance.extract.scope import coverage_of
+from aclnn_conformance.spec.templates import CATEGORIES as TEMPLATE_CATEGORIES
 from aclnn_conformance.extract.host_code import PRODUCT_PLATFORM, Event, Index, T, walk_api
 from aclnn_conformance.spec.operator_data import SCHEMA, api_key, rule_prefix_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
@@ -22,7 +23,7 @@ COMMON_HEADERS = ("common/inc/op_api", "common/stub/op_api", "common/inc/externa
 CATEGORY = {"null": "nullptr", "dtype_in": "dtype", "dtype_not_in": "dtype", "dtypes_equal": "dtype",
             "castable": "dtype", "promotable": "dtype", "private_format": "format", "rank_range": "shape",
             "shapes_equal": "shape", "broadcastable": "shape", "empty": "empty", "attr_range": "attr",
-            "product": "product"}
+            "product": "product"} | TEMPLATE_CATEGORIES   # the later templates name their own
 
 
 class CheckoutError(ValueError):

@@ -7,7 +7,7 @@ product at a time. The walk yields, per product, the checks in the order they ru
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, split_args, statements
@@ -117,7 +117,11 @@ class Walk:
     product: str
     index: Index
     events: list[Event] = field(default_factory=list)
+    guards: list = field(default_factory=list)   # data-dependent branches taken (dtype guards)
+    fn_guards: int = 0                             # len(guards) when the function walked began
+    pending: list = field(default_factory=list)    # (guards, dtype) of its returns in such branches
     depth: int = 0
+    ptypes: dict[str, str] = field(default_factory=dict)   # API parameter -> its C type
 
     @property
     def soc(self) -> str:
@@ -145,6 +149,7 @@ class _Stop(Exception):
 def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str) -> list[Event]:
     """The events of GetWorkspaceSize ``fn`` on ``product``, in order."""
     w = Walk(product, index)
+    w.ptypes = {b.name: t for p, t in zip(fn.params, fn.param_types) if isinstance(b := bindings.get(p), T)}
     try:
         _run_function(w, fn, bindings, fail=None, top=True)
     except _Stop:
@@ -160,12 +165,16 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
     w.depth += 1
     src = w.index.source(fn)
     env = dict(bindings)
+    guards, outer = len(w.guards), (w.fn_guards, w.pending)
+    w.fn_guards, w.pending = guards, []
     try:
         _run_block(w, src, statements(fn.body, fn.body_offset), env, fail, top)
     except _End as end:
-        return end.value
+        return _returned(w, end.value)
     finally:
         w.depth -= 1
+        del w.guards[guards:]
+        w.fn_guards, w.pending = outer
     return None
 
 
@@ -181,12 +190,18 @@ def _unread(w: Walk, src: SourceFile, stmt_offset: int, text: str, status: int |
 def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, status: int | None,
            text: str) -> None:
     path, line = _cite(src, offset)
+    if w.guards:
+        args = _guarded_args(w, template, args)
     w.events.append(Event("check", template, args, status, path, line, " ".join(text.split())[:160]))
 
 
 def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fail: int | None,
                top: bool) -> None:
     for i, stmt in enumerate(stmts):
+        guard = _null_guard(w, stmt, env)
+        if guard is not None:
+            _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
+            return
         try:
             _run_stmt(w, src, stmt, env, fail, top)
         except _Stop as stop:
@@ -256,8 +271,12 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         _run_if(w, src, stmt, env, fail, top)
         return
     if stmt.kind == "other":
+        if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
+                _run_array_loop(w, src, stmt, env, fail):
+            return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
+        _forget_in_text(text, env)
         return
     if stmt.kind == "return":
         _run_return(w, src, stmt, env, fail)
@@ -281,11 +300,14 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         if short == "OP_CHECK":
             cond, ret = args[0], args[-1]
             code = _fail_status(ret, fail)
+            if code not in PARAM_CODES:
+                return  # an inner failure (561xxx, e.g. the executor's creation): not a parameter check
             _data_condition(w, src, stmt.offset, f"!({cond})", env, code, text)
             return
         fn = w.index.function(name)
         if fn is not None and _is_checker(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
+        _unknown_call(w, short, text)
         return  # a call of the compute path (l0op::..., executor setup)
     _run_decl(w, src, stmt, env)
 
@@ -312,7 +334,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
     try:
         env[name] = _value(w, rhs, env)
     except Unreadable:
-        env[name] = Opaque(rhs)
+        env[name] = _dtype_or_opaque(w, rhs, env)
+    _forget_if_mutated(src, stmt, env, name)
 
 
 def _call_status(w: Walk, fn: Function, args: list[str], env: dict, src: SourceFile, stmt: Stmt) -> Any:
@@ -329,7 +352,7 @@ def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
         try:
             out[p] = _value(w, a, env)
         except Unreadable:
-            out[p] = Opaque(a)
+            out[p] = _dtype_or_opaque(w, a, env)
     return out
 
 
@@ -345,7 +368,15 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     if code is None:
         raise Unreadable(f"CHECK_RET with status {code_text!r}")
     if code not in PARAM_CODES:
-        return  # an inner failure of the compute path (561xxx): not a parameter check
+        null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
+        if null and isinstance(env.get(null.group(1) or null.group(2)), T):
+            # an API argument checked with an inner status (ACLNN_ERR_INNER_NULLPTR): a null rule
+            _check(w, src, stmt.offset, "null", _args(param=env[null.group(1) or null.group(2)].name), code,
+                   stmt.text)
+        return  # otherwise an inner failure of the compute path (561xxx): not a parameter check
+    succeeded = re.fullmatch(r"(.+?)\s*==\s*ACLNN_SUCCESS", cond, re.S)
+    if succeeded and _remapped_call(w, succeeded.group(1), env, code):
+        return
     call = _macro(cond)
     neg = False
     if cond.startswith("!"):
@@ -356,6 +387,22 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
     _data_condition(w, src, stmt.offset, f"!({cond})", env, code, stmt.text)
+
+
+def _remapped_call(w: Walk, expr: str, env: dict, code: int) -> bool:
+    """``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``: every failure of F returns ``code``, whatever
+    status F itself returns (its checks are read with that status)."""
+    call = _macro(_strip(expr))
+    if not call or match_close(_strip(expr), _strip(expr).index("(")) != len(_strip(expr)) - 1:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or not fn.returns.endswith("aclnnStatus"):
+        return False
+    mark = len(w.events)
+    _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+    w.events[mark:] = [replace(e, status=code) if e.kind == "check" and e.status else e
+                       for e in w.events[mark:]]
+    return True
 
 
 def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> None:
@@ -378,7 +425,7 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         if fn is not None and _is_checker(fn) and fail is not None:
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=fail)
             raise _End(True)
-    if re.fullmatch(r"\w+", value) and isinstance(env.get(value), tuple):
+    if re.fullmatch(r"\w+", value) and isinstance(env.get(value), tuple) and _dexpr(env[value]) is None:
         raise _End(True)
     try:
         raise _End(_value(w, value, env))
@@ -422,6 +469,9 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
                                                        len(empties) == 1), 0, path, line, cond))
         raise _Stop(empty=True)
     code = _error_exit(stmt.then, fail)
+    if code is not None and not stmt.orelse and (_infer_broadcast(w, src, stmt, env, cond, code)
+                                                 or _run_negated_checker(w, cond, env, code)):
+        return
     if code is not None and not stmt.orelse:
         _data_condition(w, src, stmt.offset, cond, env, code, "if (" + cond + ")")
         return
@@ -431,11 +481,16 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         if fn is not None:
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
+    if _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
+        return
     inner = "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
     if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false|CHECK_RET", inner):
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
+    if _rank0_branch(w, stmt, env):
+        return
+    _forget_assigned(stmt, env)
     # a branch of the compute path: nothing is checked there
 
 
@@ -480,12 +535,13 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         return _value(w, expr[cm.end():], env)
     q = _split_top(expr, "?")
     if len(q) == 2:
-        branches = _split_top(q[1], ":")
-        branches = [b for b in branches if b != ""] if len(branches) > 2 else branches
+        branches = _split_colon(q[1])
         if len(branches) == 2:
             decided = _product_bool(w, q[0], env)
+            if decided is None and _rank_choice(w, q[0], branches, env) is not None:
+                return _rank_choice(w, q[0], branches, env)
             if decided is None:
-                raise Unreadable(f"a choice on the call's data ({q[0].strip()!r})")
+                return _data_choice(w, q[0], branches, env)
             return _value(w, branches[0] if decided else branches[1], env)
     pm = re.fullmatch(r"(?:op::)?PromoteType\((.*)\)", expr, re.S)
     if pm and match_close(expr, expr.index("(")) == len(expr) - 1:
@@ -493,9 +549,12 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         vals = [_value(w, x, env) for x in two] if len(two) == 2 else []
         if len(vals) == 2 and all(isinstance(v, tuple) and v[0] == "dtype-of" for v in vals):
             return ("promote", vals[0][1], vals[1][1])
-        raise Unreadable(f"the promotion {expr!r}")
+        return _promote_expr(w, two, env, expr)
     if re.fullmatch(r"[A-Za-z_]\w*", expr) and expr in env:
         return env[expr]
+    extra = _list_value(w, expr, env)
+    if extra is not None:
+        return extra
     m = re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)", expr)
     if m:
         return ("dtype", m.group(1))
@@ -524,6 +583,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("dtype-of", env[m.group(1)].name)
+    got = _shape_value(w, expr, env)
+    if got is not None:
+        return got
     b = _product_bool(w, expr, env)
     if b is not None:
         return b
@@ -533,15 +595,20 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         if fn is not None and re.search(r"initializer_list|vector|DataType", fn.returns):
             bindings = _bind(w, fn, call[1], env)
             result = _run_function(w, fn, bindings, fail=None)
-            if isinstance(result, DList):
+            if isinstance(result, DList) or _dexpr(result) is not None:
                 return result
             raise Unreadable(f"the list {call[0]}(...) returns on this product")
+    got = _arith(w, expr, env)
+    if got is not None:
+        return got
     raise Unreadable(f"the value of {expr!r}")
 
 
 def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
     """A condition on the product only, decided; None when it depends on the call's data."""
     expr = _strip(expr)
+    if ".end()" in expr and re.fullmatch(r"\w+\s*[!=]=\s*[\w:]+\s*\.\s*end\(\)", expr):
+        return _map_end_compare(expr, env)
     for op, combine in (("||", any), ("&&", all)):
         parts = _split_top(expr, op)
         if len(parts) > 1:
@@ -573,7 +640,7 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
                         return None
                     x, y = SOC_ORDER.index(a[1]), SOC_ORDER.index(b[1])
                 return {"==": x == y, "!=": x != y, ">=": x >= y, "<=": x <= y, ">": x > y, "<": x < y}[op]
-            return None
+            return _list_size_compare(parts, a, b, op)
     call = _macro(expr)
     if call and match_close(expr, expr.index("(")) == len(expr) - 1:
         short = call[0].split("::")[-1]
@@ -669,6 +736,10 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                 return
             if b is None:
                 data.append(p)
+        if len(data) > 1:
+            data = _drop_nonnull(w, data, env)
+        if len(data) != 1 and _dtype_conjunction(w, src, offset, data, env, code, text):
+            return
         if len(data) != 1:
             raise Unreadable(f"the condition {cond!r}")
         cond = data[0]
@@ -678,7 +749,7 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
     if b is True:
         _check(w, src, offset, "product", (), code, text)
         return
-    template, args = _atom(w, cond, env)
+    template, args = _dtype_atom(w, cond, env) or _atom(w, cond, env)
     _check(w, src, offset, template, args, code, text)
 
 
@@ -744,6 +815,9 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
+    got = _shape_atom(w, body, neg, env) or _int_atom(w, body, neg, env) or _flag_atom(w, body, neg, env)
+    if got is not None:
+        return got
     raise Unreadable(f"the condition {cond!r}")
 
 
@@ -761,7 +835,12 @@ def _m_dtype_support(w, src, stmt, env, fail, args):
 
 def _m_dtype_match(w, src, stmt, env, fail, args):
     name = _tensor(env, args[0])
-    other = _value(w, args[1], env)
+    try:
+        other = _value(w, args[1], env)
+    except Unreadable:
+        other = None
+    if _dexpr(other) is None or _computed(_dexpr(other)):
+        return _m_dtype_match_expr(w, src, stmt, env, fail, args, name)
     if isinstance(other, tuple) and other[0] == "dtype-of":
         _check(w, src, stmt.offset, "dtypes_equal", _args(param=name, other=other[1]),
                _fail_status(args[2], fail), stmt.text)
@@ -778,13 +857,16 @@ def _m_dtype_same(w, src, stmt, env, fail, args):
 
 
 def _m_cast(w, src, stmt, env, fail, args):
-    a, b = _value(w, args[0], env), _value(w, args[1], env)
+    try:
+        a, b = _value(w, args[0], env), _value(w, args[1], env)
+    except Unreadable:
+        return _m_cast_expr(w, src, stmt, env, fail, args)
     if isinstance(a, tuple) and a[0] == "promote" and isinstance(b, tuple) and b[0] == "dtype-of":
         _check(w, src, stmt.offset, "castable", _args(from_promoted=[a[1], a[2]], to=b[1]),
                _fail_status(args[2], fail), stmt.text)
         return
     if not (isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "dtype-of"):
-        raise Unreadable("a cast check of computed dtypes")
+        return _m_cast_expr(w, src, stmt, env, fail, args)
     _check(w, src, stmt.offset, "castable", _args(param=a[1], to=b[1]), _fail_status(args[2], fail), stmt.text)
 
 
@@ -821,3 +903,1258 @@ CHECK_MACROS = {
     "OP_CHECK_SHAPE_NOT_EQUAL": _m_shape_equal,
     "OP_CHECK_BROADCAST": _m_broadcast,
 }
+
+
+# ---- computed dtypes and data-dependent dtype branches ----
+# A computed dtype (PromoteType of tensors' dtypes, a choice on a dtype condition, a constant) is held
+# as ("dexpr", E), E a spec.templates.dtype_value expression as nested tuples; a condition on computed
+# dtypes is a spec.templates.guard_holds guard. A branch on such a condition runs with the guard (its
+# checks apply only to calls taking it: the rule's ``when``); the path after a branch that returns
+# runs with the guard negated.
+
+_DCLASS = {"IsComplexType": "complex", "IsFloatingType": "floating", "IsIntegralType": "integral"}
+_UNDEF = ("dtype", "UNDEFINED")
+
+
+def _dexpr(v: Any) -> tuple | None:
+    """The dtype expression of a value, None when it is no dtype."""
+    if isinstance(v, tuple) and v:
+        if v[0] == "dexpr":
+            return v[1]
+        if v[0] == "dtype-of":
+            return ("of", v[1])
+        if v[0] == "dtype":
+            return ("dtype", v[1])
+        if v[0] == "promote":
+            return ("promote", ("of", v[1]), ("of", v[2]))
+    return None
+
+
+def _dexpr_of(w: Walk, expr: str, env: dict) -> tuple:
+    e = _strip(expr)
+    m = re.fullmatch(r"(?:op::)?DataType\((.*)\)", e, re.S)   # DataType(alpha->GetDataType())
+    if m and match_close(e, e.index("(")) == len(e) - 1:
+        e = m.group(1)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", _strip(e))
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("of", env[m.group(1)].name)
+    sec = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*second", _strip(e))
+    if sec and isinstance(env.get(sec.group(1)), tuple) and env[sec.group(1)][:1] == ("map-find",):
+        _, key, pairs = env[sec.group(1)]
+        out = _UNDEF     # read only under the guard it != end(): the last value is never taken otherwise
+        for k, v in reversed(pairs):
+            out = ("if", ("in", key, (k,)), v, out)
+        return out
+    m = re.fullmatch(r"(?:op::)?ToOpDataType\(\s*([A-Za-z_]\w*)\s*\)", _strip(e))
+    if m and isinstance(env.get(m.group(1)), T):   # an aclDataType argument of the API
+        return ("attr_dtype", env[m.group(1)].name)
+    if re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_UNDEFINED", _strip(e)):
+        return _UNDEF
+    d = _dexpr(_value(w, e, env))
+    if d is None:
+        raise Unreadable(f"{expr.strip()!r} is not a dtype the reader computes")
+    return d
+
+
+def _promote_expr(w: Walk, two: list[str], env: dict, expr: str) -> tuple:
+    if len(two) != 2:
+        raise Unreadable(f"the promotion {expr!r}")
+    try:
+        a, b = _dexpr_of(w, two[0], env), _dexpr_of(w, two[1], env)
+    except Unreadable:
+        raise Unreadable(f"the promotion {expr!r}") from None
+    return ("dexpr", ("promote", a, b))
+
+
+def _data_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple:
+    """``cond ? a : b`` with ``cond`` on computed dtypes and both branches dtypes."""
+    g = _guard(w, cond, env)
+    if g is None:
+        raise Unreadable(f"a choice on the call's data ({cond.strip()!r})")
+    try:
+        a, b = _dexpr_of(w, branches[0], env), _dexpr_of(w, branches[1], env)
+    except Unreadable:
+        raise Unreadable(f"a choice on the call's data ({cond.strip()!r})") from None
+    return ("dexpr", ("if", g, a, b))
+
+
+def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
+    """A condition on the dtypes of the call (computed or of tensors) as a guard; None otherwise."""
+    cond = _strip(cond)
+    if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
+        return env[cond][1]
+    me = re.fullmatch(r"(\w+)\s*([!=]=)\s*[\w:]+\s*\.\s*end\(\)", cond)
+    if me and isinstance(env.get(me.group(1)), tuple) and env[me.group(1)][:1] == ("map-find",):
+        g = ("in", env[me.group(1)][1], tuple(k for k, _ in env[me.group(1)][2]))
+        return g if me.group(2) == "!=" else ("not", g)
+    q = _split_top(cond, "?")
+    if len(q) == 2 and len(_split_colon(q[1])) == 2:   # a choice on the product between two conditions
+        decided = _product_bool(w, q[0], env)
+        return None if decided is None else _guard(w, _split_colon(q[1])[0 if decided else 1], env)
+    for op, name in (("||", "or"), ("&&", "and")):
+        parts = _split_top(cond, op)
+        if len(parts) > 1:
+            gs = [_guard(w, p, env) for p in parts]
+            return None if None in gs else (name, *gs)
+    if cond.startswith("!") and not cond.startswith("!="):
+        g = _guard(w, cond[1:], env)
+        return None if g is None else ("not", g)
+    for op in ("==", "!="):
+        parts = _split_top(cond, op)
+        if len(parts) == 2:
+            try:
+                a, b = _dexpr_of(w, parts[0], env), _dexpr_of(w, parts[1], env)
+            except Unreadable:
+                return None
+            if b[0] != "dtype":
+                if a[0] != "dtype":
+                    g = ("same", a, b)   # two dtypes of the call compared
+                    return g if op == "==" else ("not", g)
+                a, b = b, a
+            g = ("in", a, (b[1],))
+            return g if op == "==" else ("not", g)
+    call = _macro(cond)
+    if call and match_close(cond, cond.index("(")) == len(cond) - 1:
+        short, args = call[0].split("::")[-1], call[1]
+        try:
+            if short in _DCLASS and len(args) in (1, 2):
+                cls = _DCLASS[short]
+                if short == "IsIntegralType" and len(args) == 2:
+                    if args[1].strip() not in ("true", "false"):
+                        return None
+                    cls = "integral_bool" if args[1].strip() == "true" else cls
+                return ("in", _dexpr_of(w, args[0], env), (cls,))
+            if short == "CheckType" and len(args) == 2:
+                lst = _value(w, args[1], env)
+                if isinstance(lst, DList):
+                    return ("in", _dexpr_of(w, args[0], env), tuple(lst.dtypes), lst.where)
+            if short == "CanCast" and len(args) == 2:
+                return ("cast", _dexpr_of(w, args[0], env), _dexpr_of(w, args[1], env))
+        except Unreadable:
+            return None
+        return _guard_function(w, call[0], args, env)
+    return None
+
+
+def _guard_function(w: Walk, name: str, args: list[str], env: dict) -> tuple | None:
+    """A bool helper whose body is one ``return <condition on dtypes>``, inlined."""
+    fn = w.index.function(name)
+    if fn is None or fn.returns.split()[-1] != "bool" or w.depth > 12:
+        return None
+    body = statements(fn.body, fn.body_offset)
+    if len(body) != 1 or body[0].kind != "return":
+        return None
+    try:
+        bindings = _bind(w, fn, args, env)
+    except Unreadable:
+        return None
+    w.depth += 1
+    try:
+        return _guard(w, body[0].text.strip()[len("return"):], bindings)
+    finally:
+        w.depth -= 1
+
+
+_DCLASS_NAMES = ("complex", "floating", "integral", "integral_bool")
+
+
+def _expand(names: tuple) -> list[str]:
+    """Dtype names with the data_type_utils.h classes written out (spec.templates.DTYPE_CLASSES)."""
+    from aclnn_conformance.spec.templates import DTYPE_CLASSES
+    out: list[str] = []
+    for n in names:
+        for d in sorted(DTYPE_CLASSES.get(n, {n})):
+            if d not in out:
+                out.append(d)
+    return out
+
+
+def _leaves(e: Any) -> list[str]:
+    if isinstance(e, tuple) and e and e[0] in ("of", "attr_dtype"):
+        return [e[1]]
+    out: list[str] = []
+    for x in (e if isinstance(e, tuple) else ()):
+        for n in _leaves(x):
+            if n not in out:
+                out.append(n)
+    return out
+
+
+def _computed(e: tuple) -> bool:
+    return e[0] not in ("of", "dtype")
+
+
+def _dtype_atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple] | None:
+    """A violated-when atom on a computed dtype: ``E == DT_UNDEFINED`` (promotable with ``expr``),
+    ``!CheckType(E, LIST)`` (promotable of E restricted to LIST), ``!CanCast(E1, E2)`` (castable with
+    ``from_expr``/``to_expr``); None for an atom of another kind (the caller reads it)."""
+    cm = re.fullmatch(r"!\s*(?:op::)?CheckType\((.*)\)", _strip(cond), re.S)
+    if cm and len(split_args(cm.group(1))) == 2:
+        x, lst = split_args(cm.group(1))
+        try:
+            e, dl = _dexpr_of(w, x, env), _value(w, lst, env)
+        except Unreadable:
+            e, dl = None, None
+        if e is not None and e[0] == "of" and isinstance(dl, DList):
+            return "dtype_in", _args(param=e[1], dtypes=list(dl.dtypes), list=dl.where)
+    g = _guard(w, cond, env)
+    if g is None:
+        return None
+    return _guard_atom(g)
+
+
+def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
+    """The rule violated exactly when guard ``g`` holds, when a template expresses it."""
+    if g[0] == "and":   # the first part a template expresses, the others its when
+        for i, part in enumerate(g[1:]):
+            r = _guard_atom(part)
+            if r is not None:
+                rest = g[1:i + 1] + g[i + 2:]
+                when = rest[0] if len(rest) == 1 else ("and", *rest)
+                if any(k == "when" for k, _ in r[1]):
+                    return None
+                return r[0], tuple(sorted(r[1] + (("when", when),)))
+        return None
+    if g[0] == "in" and g[2] == ("UNDEFINED",) and _computed(g[1]):
+        e = g[1]
+        if e[0] == "promote" and e[1][0] == e[2][0] == "of":   # the plain form _atom reads
+            return None
+        return "promotable", _promotable_args(e)
+    if g[0] == "in" and g[1][0] == "of" and "UNDEFINED" not in g[2]:
+        return "dtype_not_in", _args(param=g[1][1], dtypes=_expand(g[2]), list="literal")
+    if g[0] != "not":
+        return None
+    g = g[1]
+    if g[0] == "in" and g[1][0] == "of" and "UNDEFINED" not in g[2] and \
+            (any(n in _DCLASS_NAMES for n in g[2]) or len(g) > 3):
+        return "dtype_in", _args(param=g[1][1], dtypes=_expand(g[2]), list=g[3] if len(g) > 3 else "literal")
+    if g[0] == "in" and _computed(g[1]) and "UNDEFINED" not in g[2] and \
+            not any(n in _DCLASS_NAMES for n in g[2]):
+        return "promotable", _promotable_args(("restrict", g[1], g[2]))
+    if g[0] == "cast" and (_computed(g[1]) or _computed(g[2]) or g[1][0] == "dtype"):
+        return "castable", _cast_args(g[1], g[2])
+    return None
+
+
+def _promotable_args(e: tuple) -> tuple:
+    names = _leaves(e)
+    if not names:
+        raise Unreadable("a computed dtype of no tensor")
+    return _args(param=names[0], other=names[1] if len(names) > 1 else names[0], expr=e)
+
+
+def _cast_args(a: tuple, b: tuple) -> tuple:
+    if b[0] == "of":
+        return _args(from_expr=a, to=b[1])
+    if b[0] == "dtype":
+        return _args(from_expr=a, to_dtype=b[1])
+    return _args(from_expr=a, to_expr=b)
+
+
+def _m_cast_expr(w, src, stmt, env, fail, args):
+    """OP_CHECK_RESULT_DTYPE_CAST_FAILED of computed dtypes (or a constant): castable with from_expr."""
+    try:
+        a, b = _dexpr_of(w, args[0], env), _dexpr_of(w, args[1], env)
+    except Unreadable:
+        raise Unreadable("a cast check of computed dtypes") from None
+    if a == _UNDEF or b == _UNDEF:
+        raise Unreadable("a cast check of computed dtypes")
+    _check(w, src, stmt.offset, "castable", _cast_args(a, b), _fail_status(args[2], fail), stmt.text)
+
+
+def _guarded_args(w: Walk, template: str, args: tuple) -> tuple:
+    if template == "product":
+        raise Unreadable("a failure of every call taking a data-dependent branch")
+    guards = list(w.guards) + [v for k, v in args if k == "when"]
+    when = guards[0] if len(guards) == 1 else ("and", *guards)
+    return tuple(sorted(tuple((k, v) for k, v in args if k != "when") + (("when", when),)))
+
+
+def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """``if (G) {...} else {...}`` with G on the call's dtypes: each branch's checks under its guard;
+    a branch that returns leaves the rest of the function to the calls not taking it."""
+    g = _guard(w, stmt.cond, env)
+    if g is None:
+        return False
+    ended, changed = [], []
+    for branch, guard in ((stmt.then, g), (stmt.orelse, ("not", g))):
+        if not branch:
+            continue
+        w.guards.append(guard)
+        local = dict(env)
+        try:
+            _run_block(w, src, branch, local, fail, top)
+        except _End as end:
+            if end.value not in (True, False):
+                d = _dexpr(end.value)
+                if d is None:
+                    raise Unreadable(f"a data-dependent branch on {stmt.cond.strip()!r} returning a value") \
+                        from None
+                w.pending.append((tuple(w.guards[w.fn_guards:]), d))
+            ended.append(guard)
+        except _Stop as stop:
+            if stop.empty:
+                raise Unreadable(f"an empty-tensor return inside a branch on {stmt.cond.strip()!r}") \
+                    from None
+            raise
+        finally:
+            w.guards.pop()
+        if guard not in ended:
+            changed.append((guard, local))
+    for guard, local in changed:   # a dtype assigned in a branch: a choice on the branch's guard after it
+        for k, v in local.items():
+            if k in env and env[k] != v:
+                new, old = _dexpr(v), _dexpr(env[k])
+                if new is None or old is None:   # unknown after the branch: a check on it is unread
+                    env[k] = Opaque(f"{k}, assigned in a branch on {stmt.cond.strip()}")
+                    continue
+                env[k] = ("dexpr", ("if", guard, new, old))
+    if len(ended) == 2:
+        if w.pending and len(w.pending[-1][0]) > len(w.guards) - w.fn_guards:
+            raise _End(("dexpr", w.pending.pop()[1]))   # both branches return a dtype
+        raise _End(True)
+    if ended:
+        w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
+    return True
+
+
+def _returned(w: Walk, value: Any) -> Any:
+    """The value a function returns, with its returns in data-dependent branches (``w.pending``)
+    folded in: ``G1 ? E1 : G2 ? E2 : value``."""
+    if not w.pending:
+        return value
+    d = _dexpr(value)
+    if d is None:
+        raise Unreadable("a function returning a dtype in a data-dependent branch and another value after it")
+    for guards, e in reversed(w.pending):
+        g = guards[0] if len(guards) == 1 else ("and", *guards)
+        d = ("if", g, e, d)
+    return ("dexpr", d)
+
+
+def _forget_assigned(stmt: Stmt, env: dict) -> None:
+    """A branch the reader does not follow: the locals it assigns are unknown after it (a check on
+    them is unread, never read with the value from before the branch)."""
+    for s in _flatten(stmt.then + stmt.orelse):
+        m = re.match(r"([A-Za-z_]\w*)\s*=(?!=)", s.text.strip()) if s.kind == "decl" else None
+        if m and m.group(1) in env:
+            env[m.group(1)] = Opaque(s.text.strip())
+
+
+def _run_dtype_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool,
+                      subject: str, close: int) -> bool:
+    """``switch`` on a dtype: each label group a branch on ``subject == label`` (the default on none of
+    them), run as data-dependent branches; a group falling through into the next is unread."""
+    text = stmt.text
+    ob = text.find("{", close)
+    cb = match_close(text, ob, "{", "}") if ob >= 0 else -1
+    if cb < 0:
+        return False
+    body = text[ob + 1:cb]
+    labels, depth, i = [], 0, 0
+    while i < len(body):
+        c = body[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            lm = _LABEL.match(body, i)
+            if lm and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
+                labels.append((lm.start(), lm.end(), lm.group(1)))
+                i = lm.end()
+                continue
+        i += 1
+    groups: list[tuple[list, int, int]] = []   # (labels, body start, body end)
+    for k, (start, end, label) in enumerate(labels):
+        nxt = labels[k + 1][0] if k + 1 < len(labels) else len(body)
+        if groups and not body[groups[-1][1]:start].strip():
+            groups[-1][0].append(label)
+            groups[-1] = (groups[-1][0], end, nxt)
+        else:
+            groups.append(([label], end, nxt))
+    named = [lb for g in groups for lb in g[0] if lb is not None]
+    subject = subject.strip()
+    for n, (group, start, end) in enumerate(groups):
+        run = list(statements(body[start:end], stmt.offset + ob + 1 + start))
+        if run and run[-1].kind == "decl" and run[-1].text.strip() == "break":
+            run.pop()
+        elif not run or (run[-1].kind != "return" and n + 1 < len(groups)):
+            raise Unreadable("a switch case falling through into the next")
+        if any(s.kind == "decl" and s.text.strip() == "break" for s in _flatten(tuple(run))):
+            raise Unreadable("a break inside a switch case")
+        if None in group:
+            cond = "!(" + " || ".join(f"({subject}) == {lb}" for lb in named) + ")" if named else "true"
+            if not named:
+                _run_block(w, src, tuple(run), env, fail, top)
+                continue
+        else:
+            cond = " || ".join(f"({subject}) == {lb}" for lb in group)
+        branch = Stmt("if", f"switch ({subject}) case", stmt.offset, cond=cond, then=tuple(run))
+        mark = len(w.pending)
+        if not _run_guarded_if(w, src, branch, env, fail, top):
+            raise Unreadable(f"the case labels of a switch on {subject!r}")
+        returned = run and run[-1].kind == "return"
+        if None in group and returned and all(r[-1].kind == "return" for r in
+                                              (statements(body[a:b]) for _, a, b in groups) if r):
+            if len(w.pending) > mark:   # every case returns a dtype: the default's is the last choice
+                raise _End(("dexpr", w.pending.pop()[1]))
+            raise _End(True)
+    return True
+
+
+def _dtype_conjunction(w: Walk, src: SourceFile, offset: int, parts: list[str], env: dict, code: int,
+                       text: str) -> bool:
+    """A failure when several dtype conditions hold together (``a->GetDataType() == DT_BOOL &&
+    b->GetDataType() == DT_BOOL``): one rule, the others its ``when``. False when it is not one."""
+    present = [p for p in parts if re.fullmatch(r"(\w+)\s*!=\s*nullptr", _strip(p))
+               and isinstance(env.get(_strip(p).split("!=")[0].strip()), T)]
+    rest = [p for p in parts if p not in present]
+    if present and len(rest) == 1:   # x != nullptr && <a dtype atom reading x>: the atom (silent on null)
+        try:
+            r = _dtype_atom(w, rest[0], env) or _atom(w, rest[0], env)
+        except Unreadable:
+            return False
+        names = {_strip(p).split("!=")[0].strip() for p in present}
+        read = {env[n].name for n in names}
+        if r[0] in ("castable", "dtype_in", "dtype_not_in") and dict(r[1]).get("param") in read and len(read) == 1:
+            _check(w, src, offset, r[0], r[1], code, text)
+            return True
+        return False
+    r = _dtype_atom(w, " && ".join(f"({p})" for p in parts), env)
+    if r is None or not any(k == "when" for k, _ in r[1]):
+        return False
+    _check(w, src, offset, r[0], r[1], code, text)
+    return True
+
+
+def _dtype_or_opaque(w: Walk, expr: str, env: dict) -> Any:
+    """A value the reader keeps for a local or an argument: a condition on the call's dtypes
+    (``("guard", g)``), a computed dtype, or Opaque."""
+    found = _map_find(w, expr, env)
+    if found is not None:
+        return found
+    g = _guard(w, expr, env)
+    if g is not None:
+        return ("guard", g)
+    try:
+        return ("dexpr", _dexpr_of(w, expr, env))
+    except Unreadable:
+        return Opaque(expr)
+
+
+def _list_size_compare(parts: list[str], a: Any, b: Any, op: str) -> bool | None:
+    """``LIST.size() == 0`` with the list chosen for the product: decided."""
+    sizes = [v[1] if isinstance(v, tuple) and v[:1] == ("list-size",) else v for v in (a, b)]
+    if not any(isinstance(v, tuple) and v[:1] == ("list-size",) for v in (a, b)):
+        return None
+    x, y = sizes
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (x, y)):
+        return None
+    return {"==": x == y, "!=": x != y, ">=": x >= y, "<=": x <= y, ">": x > y, "<": x < y}[op]
+
+
+def _m_dtype_match_expr(w, src, stmt, env, fail, args, name):
+    """OP_CHECK_DTYPE_NOT_MATCH(t, E) with E a computed dtype (an aclDataType argument, a promotion):
+    violated when t's dtype is not E, read as the promotable rule of ``t == E ? t : DT_UNDEFINED``."""
+    try:
+        e = _dexpr_of(w, args[1], env)
+    except Unreadable:
+        raise Unreadable(f"the expected dtype {args[1]!r}") from None
+    if e == _UNDEF:
+        raise Unreadable(f"the expected dtype {args[1]!r}")
+    mine = ("of", name)
+    expr = ("if", ("same", mine, e), mine, _UNDEF)
+    _check(w, src, stmt.offset, "promotable", _args(param=name, other=(_leaves(e) or [name])[0], expr=expr),
+           _fail_status(args[2], fail), stmt.text)
+
+
+def _run_negated_checker(w: Walk, cond: str, env: dict, code: int) -> bool:
+    """``if (!Checker(...)) { return <error>; }`` with Checker a bool function holding checks (as
+    CHECK_RET(Checker(...), error)): inlined with its failures at ``code``."""
+    cond = _strip(cond)
+    call = _macro(cond[1:].strip()) if cond.startswith("!") and not cond.startswith("!=") else None
+    if not call or match_close(cond, cond.index("(")) != len(cond) - 1:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or fn.returns.split()[-1] != "bool" or not _is_checker(fn):
+        return False
+    _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+    return True
+
+
+_MAP = re.compile(r"std::(?:unordered_)?map\s*<\s*([\w:]+)\s*,\s*([\w:<>\s]+?)\s*>\s*([A-Za-z_]\w*)\s*=\s*\{")
+
+
+def _map_entries(w: Walk, name: str, env: dict) -> list[tuple[Any, Any]] | None:
+    """The entries of a constant ``std::map``/``unordered_map`` named ``name``, values read."""
+    for src in (w.index.own, *w.index.common):
+        for m in _MAP.finditer(src.text):
+            if m.group(3) != name:
+                continue
+            end = match_close(src.text, m.end() - 1, "{", "}")
+            if end < 0:
+                return None
+            out = []
+            for item in split_args(src.text[m.end():end]):
+                if not item:
+                    continue
+                if not (item.startswith("{") and item.endswith("}")):
+                    return None
+                kv = split_args(item[1:-1])
+                if len(kv) != 2:
+                    return None
+                try:
+                    out.append((_value(w, kv[0], env), _value(w, kv[1], env)))
+                except Unreadable:
+                    return None
+            return out
+    return None
+
+
+def _map_find(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``MAP.find(key)``: on a product key, the entry found (decided); on a dtype key, the lookup as a
+    choice on the key (``("map-find", key, ((dtype, value dtype), ...))``)."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*find\((.*)\)", _strip(expr), re.S)
+    if not m:
+        return None
+    entries = _map_entries(w, m.group(1), env)
+    if entries is None:
+        return None
+    try:
+        key = _value(w, m.group(2), env)
+    except Unreadable:
+        key = None
+    if isinstance(key, tuple) and key[:1] in (("arch",), ("soc",)):
+        if not all(isinstance(k, tuple) and k[:1] == key[:1] for k, _ in entries):
+            return None
+        return ("map-it", next((v for k, v in entries if k == key), None))
+    try:
+        e = _dexpr_of(w, m.group(2), env)
+    except Unreadable:
+        return None
+    pairs = []
+    for k, v in entries:
+        dk, dv = _dexpr(k), _dexpr(v)
+        if dk is None or dk[0] != "dtype" or dv is None:
+            return None
+        pairs.append((dk[1], dv))
+    return ("map-find", e, tuple(pairs))
+
+
+def _map_end_compare(expr: str, env: dict) -> bool | None:
+    m = re.fullmatch(r"(\w+)\s*([!=]=)\s*[\w:]+\s*\.\s*end\(\)", expr)
+    held = env.get(m.group(1)) if m else None
+    if not (isinstance(held, tuple) and held[:1] == ("map-it",)):
+        return None
+    return (held[1] is None) == (m.group(2) == "==")
+
+
+def _forget_in_text(text: str, env: dict) -> None:
+    """A loop or switch the reader does not follow: the locals it assigns are unknown after it."""
+    for m in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:[+\-*/|&]?=)(?!=)", text):
+        if m.group(1) in env and not isinstance(env[m.group(1)], T):
+            env[m.group(1)] = Opaque(f"{m.group(1)}, assigned in a loop or switch")
+
+
+# ---- product lists: switches on the product, lists written in place, list sizes, map lookups ----
+
+def _split_colon(expr: str) -> list[str]:
+    """The two branches of a ternary's ``a : b``, split at the top-level ``:`` that is no ``::``."""
+    depth, nested = 0, 0
+    for i, c in enumerate(expr):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif c == "?" and depth == 0:
+            nested += 1
+        elif c == ":" and depth == 0 and expr[i - 1:i] != ":" and expr[i + 1:i + 2] != ":":
+            if nested:
+                nested -= 1
+                continue
+            return [expr[:i].strip(), expr[i + 1:].strip()]
+    return [expr.strip()]
+
+
+_LABEL = re.compile(r"\b(?:case\s+((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)|default)\s*:(?!:)")
+
+
+def _run_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """A ``switch`` on the product (``GetCurNpuArch()``, ``GetSocVersion()``): the statements of the
+    label this product takes, up to its ``break`` (falling through the labels after it). False when the
+    switch is not on a product value (the caller decides)."""
+    text = stmt.text
+    m = re.match(r"switch\s*\(", text)
+    if not m:
+        return False
+    close = match_close(text, m.end() - 1)
+    try:
+        value = _value(w, text[m.end():close], env)
+    except Unreadable:
+        return False
+    if _dexpr(value) is not None:
+        return _run_dtype_switch(w, src, stmt, env, fail, top, text[m.end():close], close)
+    if not (isinstance(value, tuple) and value and value[0] in ("arch", "soc")):
+        return False
+    ob = text.find("{", close)
+    cb = match_close(text, ob, "{", "}") if ob >= 0 else -1
+    if cb < 0:
+        return False
+    body = text[ob + 1:cb]
+    labels, depth, i = [], 0, 0   # (start, end, label value or None for default), top level only
+    while i < len(body):
+        c = body[i]
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            lm = _LABEL.match(body, i)
+            if lm and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
+                labels.append((lm.start(), lm.end(), lm.group(1)))
+                i = lm.end()
+                continue
+        i += 1
+    chosen = None
+    for start, end, label in labels:
+        if label is None:
+            continue
+        try:
+            lv = _value(w, label, env)
+        except Unreadable:
+            raise Unreadable(f"the case label {label!r}") from None
+        if not (isinstance(lv, tuple) and lv[0] == value[0]):
+            raise Unreadable(f"the case label {label!r}")
+        if lv == value:
+            chosen = end
+            break
+    if chosen is None:
+        chosen = next((end for start, end, label in labels if label is None), None)
+    if chosen is None:
+        return True   # no label taken: nothing runs
+    blanked = list(body)
+    for start, end, _ in labels:
+        for k in range(start, end):
+            blanked[k] = " "
+    rest = "".join(blanked)[chosen:]
+    base = stmt.offset + ob + 1 + chosen
+    run = []
+    for s in statements(rest, base):
+        if s.kind == "decl" and s.text.strip() == "break":
+            break
+        run.append(s)
+    _run_block(w, src, tuple(run), env, fail, top)
+    return True
+
+
+def _list_value(w: Walk, expr: str, env: dict) -> Any:
+    """A braced dtype list written in place, ``LIST.size()``, ``it->second`` of a product-keyed map
+    lookup; None for another expression."""
+    if re.fullmatch(r"\{[\s\w:,]*\}", expr):
+        names = re.findall(r"[\w:]+", expr[1:-1])
+        if all(re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_[A-Z0-9_]+", n) for n in names):
+            return DList(tuple(n.split("DT_", 1)[1] for n in names), "literal")
+    sec = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*second", expr)
+    if sec and isinstance(env.get(sec.group(1)), tuple) and env[sec.group(1)][:1] == ("map-it",):
+        if env[sec.group(1)][1] is None:
+            raise Unreadable(f"{expr!r} of a key the map does not hold")
+        return env[sec.group(1)][1]
+    sz = re.fullmatch(r"([\w:]+)\s*\.\s*size\(\)", expr)
+    if sz:
+        lst = _value(w, sz.group(1), env)
+        if isinstance(lst, DList):
+            return ("list-size", len(lst.dtypes))
+        raise Unreadable(f"the value of {expr!r}")
+    return None
+
+
+# ---- shapes, ranks and broadcast shapes ----
+# values: ("shape-of", tensor) a tensor's view shape; ("bshape", (tensors...)) the broadcast shape of
+# tensors whose broadcast was checked; ("lin", tensor, scale, offset, at_rank0) an integer that is
+# scale * rank(tensor) + offset (at_rank0 at rank 0).
+
+_CHECKING_MACRO = re.compile(r"^(?:OP_)?CHECK|CHECK_|_CHECK")
+
+
+def _unknown_call(w: Walk, short: str, text: str) -> None:
+    """A call the reader does not implement: unread when it carries a check (a parameter error code,
+    ``return false``, a checking macro's name, or a call of a checking function)."""
+    if short in ("OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE", "OP_CHECK_INFERSHAPE", "OP_CHECK_NO_RETURN"):
+        return
+    if re.search(r"ACLNN_ERR_PARAM_\w+|\breturn\s+false\b", text):
+        raise Unreadable(f"the call {short} carrying a parameter check")
+    if _CHECKING_MACRO.search(short) and short.isupper():
+        raise Unreadable(f"the checking macro {short}")
+    for callee in re.findall(r"([A-Za-z_][\w:]*)\s*\(", text[len(short):]):
+        fn = w.index.function(callee)
+        if fn is not None and _is_checker(fn):
+            raise Unreadable(f"the call {short} of the checking function {callee}")
+
+
+def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> None:
+    """A shape or rank local that the rest of its function changes (SetDim, an assignment, an output
+    argument of a call other than a checked BroadcastInferShape) is not held: it becomes opaque."""
+    value = env.get(name)
+    if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin")):
+        return
+    fn = next((f for f in src.functions.values()
+               if f.body_offset <= stmt.offset < f.body_offset + len(f.body)), None)
+    if fn is None:
+        env[name] = Opaque(name)
+        return
+    rest = fn.body[stmt.offset - fn.body_offset + len(stmt.text):]
+    if value[0] == "lin":   # the rank-0 branches _rank0_branch reads
+        rest = re.sub(r"\bif\s*\(\s*\w+\s*==\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*-?\s*\d+|\w+\s*\+\+|"
+                      r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
+    n = re.escape(name)
+    for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=\s*\(?\s*{n}\s*(?:<=|==)\s*0\s*\)?\s*\?\s*-?\d+\s*:\s*{n}\s*;", rest):
+        if value[0] == "lin" and rest[:m.start()].count("{") == rest[:m.start()].count("}"):
+            rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
+    changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
+                        rf"resize|clear|erase)\s*\(|\[|=(?!=)|\+\+|--|[-+*/]=)|&\s*{n}\b|\+\+\s*{n}\b", rest)
+    for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
+        if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
+            continue
+        if m.group(2) in ("if", "while", "GetDimNum", "ToString", "GetDim") or m.group(2).startswith("OP_"):
+            continue
+        changed = changed or m
+    if changed:
+        env[name] = Opaque(name)
+
+
+def _shape_value(w: Walk, expr: str, env: dict) -> Any:
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("shape-of", env[m.group(1)].name)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:->\s*GetViewShape\(\)\s*\.|->)\s*GetDimNum\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("lin", env[m.group(1)].name, 1, 0, 0)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetDimNum\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][0] == "shape-of":
+        return ("lin", env[m.group(1)][1], 1, 0, 0)
+    return None
+
+
+def _shape_of(w: Walk, expr: str, env: dict) -> Any:
+    try:
+        v = _value(w, expr, env)
+    except Unreadable:
+        return None
+    return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape") else None
+
+
+def _infer_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, cond: str, code: int) -> bool:
+    """``if (!BroadcastInferShape(a, b, out)) return <code>``: the broadcast check, and ``out`` held
+    as the broadcast shape of the tensors."""
+    m = re.fullmatch(r"!\s*(?:op::)?BroadcastInferShape\((.*)\)", _strip(cond), re.S)
+    if not m:
+        return False
+    args = split_args(m.group(1))
+    if len(args) != 3 or not re.fullmatch(r"[A-Za-z_]\w*", args[2].strip()):
+        raise Unreadable(f"the broadcast {cond!r}")
+    _broadcast_check(w, src, stmt, env, args[0], args[1], args[2].strip(), code)
+    return True
+
+
+def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: int) -> None:
+    names = []
+    for x in (a, b):
+        v = _shape_of(w, x, env)
+        if v is None:
+            raise Unreadable(f"the broadcast of {x.strip()!r}")
+        names += [v[1]] if v[0] == "shape-of" else list(v[1])
+    if len(names) == 2:
+        _check(w, src, stmt.offset, "broadcastable", _args(param=names[0], other=names[1]), code, stmt.text)
+    else:
+        _check(w, src, stmt.offset, "broadcastable_all", _args(of=names), code, stmt.text)
+    if out is not None:
+        env[out] = ("bshape", tuple(names))
+        _forget_if_mutated(src, stmt, env, out)
+
+
+def _m_broadcast_infer(w, src, stmt, env, fail, args):
+    t1, t2 = _tensor(env, args[0]), _tensor(env, args[1])
+    _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", f"{args[1]}->GetViewShape()",
+                     args[2].strip(), _fail_status(args[3], fail))
+
+
+def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
+    if other[0] == "shape-of":
+        return "shapes_equal", _args(param=param, other=other[1])
+    return "broadcast_equals", _args(param=param, of=list(other[1]))
+
+
+def _m_shape_expected(w, src, stmt, env, fail, args):
+    name = _tensor(env, args[0])
+    other = _shape_of(w, args[1], env)
+    if other is None:
+        raise Unreadable(f"the expected shape {args[1].strip()!r}")
+    template, targs = _shape_compare(name, other)
+    _check(w, src, stmt.offset, template, targs, _fail_status(args[2], fail), stmt.text)
+
+
+def _m_broadcast_with_shape(w, src, stmt, env, fail, args):
+    _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", args[1], None, _fail_status(args[2], fail))
+
+
+def _m_shape_scalar_equal(w, src, stmt, env, fail, args):
+    _check(w, src, stmt.offset, "shapes_equal_or_single",
+           _args(param=_tensor(env, args[0]), other=_tensor(env, args[1])), _fail_status(args[2], fail), stmt.text)
+
+
+def _m_check_not_null(w, src, stmt, env, fail, args):
+    for a in args:
+        _check(w, src, stmt.offset, "null", _args(param=_tensor(env, a)), int(Status.ERR_PARAM_NULLPTR), stmt.text)
+
+
+def _m_check_shape_all_equal(w, src, stmt, env, fail, args):
+    """aclnn_check.h CHECK_SHAPE_ALL_EQUAL(p1..pn): shapes (p1,p2)..(pn-1,pn), then p(n-1) at most
+    MAX_SUPPORT_DIMS_NUMS dimensions."""
+    names = [_tensor(env, a) for a in args]
+    code = int(Status.ERR_PARAM_INVALID)
+    if len(names) < 2:
+        raise Unreadable("CHECK_SHAPE_ALL_EQUAL of one tensor")
+    for x, y in zip(names, names[1:]):
+        _check(w, src, stmt.offset, "shapes_equal", _args(param=x, other=y), code, stmt.text)
+    n = w.index.constant("MAX_SUPPORT_DIMS_NUMS")
+    if n is None:
+        raise Unreadable("MAX_SUPPORT_DIMS_NUMS is not defined in the checkout's headers")
+    _check(w, src, stmt.offset, "rank_range", _args(param=names[-2], max=n), code, stmt.text)
+
+
+def _m_check_cond(w, src, stmt, env, fail, args):
+    """op_log.h CHECK_COND(cond, ret, ...): ``if (!(cond)) return ret``, as CHECK_RET."""
+    if len(args) < 2:
+        raise Unreadable("CHECK_COND without a status")
+    _run_check_ret(w, src, stmt, env, args[:2])
+
+
+def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """A shape comparison: view shapes and broadcast shapes (!=); storage formats (!=)."""
+    if neg:
+        return None
+    parts = _split_top(body, "!=")
+    fm = [re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", p) for p in parts] if len(parts) == 2 else []
+    if fm and all(fm):
+        return "formats_equal", _args(param=_tensor(env, fm[0].group(1)), other=_tensor(env, fm[1].group(1)))
+    for op in ("!=", "=="):
+        two = _split_top(body, op)
+        lit = re.fullmatch(r"(?:op::|ge::)?(?:Format::)?FORMAT_([A-Z0-9_]+)", two[1]) if len(two) == 2 else None
+        fx = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", two[0]) if len(two) == 2 else None
+        if lit and fx:
+            return ("format_in" if op == "!=" else "format_not_in",
+                    _args(param=_tensor(env, fx.group(1)), formats=[lit.group(1)]))
+    if len(parts) == 2:
+        a, b = _shape_of(w, parts[0], env), _shape_of(w, parts[1], env)
+        if a is not None and b is not None:
+            if a[0] == "bshape" and b[0] == "bshape":
+                return None
+            if a[0] == "bshape":
+                a, b = b, a
+            return _shape_compare(a[1], b)
+    return None
+
+
+CHECK_MACROS.update({
+    "OP_CHECK_BROADCAST_AND_INFER_SHAPE": _m_broadcast_infer,
+    "OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE": _m_shape_expected,
+    "OP_CHECK_BROADCAST_WITH_SHAPE": _m_broadcast_with_shape,
+    "OP_CHECK_SHAPE_AND_SCALAR_EQUAL": _m_shape_scalar_equal,
+    "CHECK_NOT_NULL": _m_check_not_null,
+    "CHECK_SHAPE_ALL_EQUAL": _m_check_shape_all_equal,
+    "CHECK_COND": _m_check_cond,
+})
+
+
+# ---- integers depending on a rank: ("lin", tensor, scale, offset, at_rank0) ----
+
+def _lin(v: Any) -> tuple | None:
+    return v if isinstance(v, tuple) and v and v[0] == "lin" else None
+
+
+def _binary_split(expr: str) -> tuple[str, str, str] | None:
+    """The last top-level binary + or - (left-associative), else the last * ; None if none."""
+    for ops in ("+-", "*"):
+        depth, found = 0, None
+        for i, c in enumerate(expr):
+            if c in "([{":
+                depth += 1
+            elif c in ")]}":
+                depth -= 1
+            elif depth == 0 and c in ops and i > 0:
+                if c == "-" and expr[i + 1:i + 2] in (">", "-", "="):
+                    continue
+                if c == "+" and expr[i + 1:i + 2] in ("+", "="):
+                    continue
+                prev = expr[:i].rstrip()
+                if not prev or prev[-1] in "+-*/(,<>=!&|?:":
+                    continue       # a unary sign
+                found = i
+        if found is not None:
+            return expr[:found].strip(), expr[found], expr[found + 1:].strip()
+    return None
+
+
+def _arith(w: Walk, expr: str, env: dict) -> Any:
+    """Integer arithmetic over constants and rank-dependent integers; None when it is not such."""
+    m = re.fullmatch(r"std::(min|max)\((.*)\)", expr, re.S)
+    if m and match_close(expr, expr.index("(")) == len(expr) - 1:
+        two = split_args(m.group(2))
+        if len(two) != 2:
+            return None
+        a, b = _value(w, two[0], env), _value(w, two[1], env)
+        return _minmax(m.group(1), a, b)
+    if expr.startswith("-") and not expr.startswith("->"):
+        inner = _value(w, expr[1:], env)
+        return _scale(inner, -1)
+    split = _binary_split(expr)
+    if split is None:
+        return None
+    a, op, b = _value(w, split[0], env), split[1], _value(w, split[2], env)
+    if op == "*":
+        if _is_int(a) and (_is_int(b) or _lin(b)):
+            return _scale(b, a)
+        if _is_int(b) and _lin(a):
+            return _scale(a, b)
+        raise Unreadable(f"the product {expr!r}")
+    if op == "-":
+        b = _scale(b, -1)
+    if _is_int(a) and _is_int(b):
+        return a + b
+    la, lb = _lin(a), _lin(b)
+    if la and _is_int(b):
+        return ("lin", la[1], la[2], la[3] + b, la[4] + b)
+    if lb and _is_int(a):
+        return ("lin", lb[1], lb[2], lb[3] + a, lb[4] + a)
+    if la and lb and la[1] == lb[1]:
+        return ("lin", la[1], la[2] + lb[2], la[3] + lb[3], la[4] + lb[4])
+    raise Unreadable(f"the sum {expr!r}")
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _scale(v: Any, k: int) -> Any:
+    if _is_int(v):
+        return v * k
+    lv = _lin(v)
+    if lv:
+        return ("lin", lv[1], lv[2] * k, lv[3] * k, lv[4] * k)
+    raise Unreadable(f"the product of {v!r}")
+
+
+def _minmax(kind: str, a: Any, b: Any) -> Any:
+    if _is_int(a) and _is_int(b):
+        return min(a, b) if kind == "min" else max(a, b)
+    la = _lin(a) or (("lin", _lin(b)[1], 0, a, a) if _is_int(a) and _lin(b) else None)
+    lb = _lin(b) or (("lin", la[1], 0, b, b) if _is_int(b) and la else None)
+    if not la or not lb or la[1] != lb[1]:
+        raise Unreadable("a min/max of integers of different tensors")
+    r0 = min(la[4], lb[4]) if kind == "min" else max(la[4], lb[4])
+    # for ranks >= 1 one of the two lines must bound the other everywhere
+    a_le = la[2] <= lb[2] and la[2] + la[3] <= lb[2] + lb[3]
+    b_le = lb[2] <= la[2] and lb[2] + lb[3] <= la[2] + la[3]
+    if not (a_le or b_le):
+        raise Unreadable("a min/max of crossing rank bounds")
+    pick = (la if a_le else lb) if kind == "min" else (lb if a_le else la)
+    return ("lin", pick[1], pick[2], pick[3], r0)
+
+
+def _int_attr(w: Walk, env: dict, expr: str) -> str | None:
+    v = env.get(_strip(expr))
+    if isinstance(v, T) and _strip(expr).startswith("__elem_"):
+        return v.name          # each element of an integer array (_run_array_loop)
+    if isinstance(v, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32|16|8)?_t|int|long|size_t)",
+                                         w.ptypes.get(v.name, "").strip()):
+        return v.name
+    return None
+
+
+_FLIP = {">": "<", "<": ">", ">=": "<=", "<=": ">=", "==": "==", "!=": "!="}
+_NEG = {">": "<=", "<": ">=", ">=": "<", "<=": ">", "==": "!=", "!=": "=="}
+
+
+def _compare_split(body: str) -> tuple[str, str, str] | None:
+    """The one top-level comparison of ``body`` (``->``, shifts and template brackets are no comparison)."""
+    depth, found = 0, []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth -= 1
+        elif depth == 0 and c in "<>=!":
+            two = body[i:i + 2]
+            if two in (">=", "<=", "==", "!="):
+                found.append((i, two))
+                i += 2
+                continue
+            if two in ("<<", ">>") or (c == ">" and i > 0 and body[i - 1] == "-"):
+                i += 2 if two in ("<<", ">>") else 1
+                continue
+            if c in "<>":
+                found.append((i, c))
+        i += 1
+    if len(found) != 1 or re.search(r"&&|\|\||\?", body):
+        return None
+    at, op = found[0]
+    return body[:at].strip(), op, body[at + len(op):].strip()
+
+
+def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """``attr <op> bound`` (bound an integer, or one depending on a tensor's rank) and
+    ``rank <op> n``: violated-when atoms over integers."""
+    cmp = _compare_split(body)
+    if cmp is None:
+        return None
+    a, op, b = cmp
+    if neg:
+        op = _NEG[op]
+    attr = _int_attr(w, env, a)
+    other = b
+    if attr is None and _int_attr(w, env, b) is not None:
+        attr, other, op = _int_attr(w, env, b), a, _FLIP[op]
+    if attr is not None:
+        try:
+            bound = _value(w, other, env)
+        except Unreadable:
+            return None
+        # violated when attr <op> bound
+        if _is_int(bound) and op in ("==", "!="):
+            return ("attr_range", _args(attr=attr, min=bound, max=bound)) if op == "!=" else \
+                ("attr_is", _args(attr=attr, value=bound))
+        if op in ("==", "!="):
+            return None
+        if _is_int(bound):
+            lim = {">": dict(max=bound), ">=": dict(max=bound - 1), "<": dict(min=bound),
+                   "<=": dict(min=bound + 1)}[op]
+            return "attr_range", _args(attr=attr, **lim)
+        lb = _lin(bound)
+        if lb:
+            shift = {">": 0, ">=": -1, "<": 0, "<=": 1}[op]
+            key = "max" if op in (">", ">=") else "min"
+            kw = {key: [lb[2], lb[3] + shift]}
+            if lb[4] != lb[3]:
+                kw[f"{key}_rank0"] = lb[4] + shift
+            return "attr_in_rank_range", _args(attr=attr, tensor=lb[1], **kw)
+        return None
+    try:
+        x, y = _value(w, a, env), _value(w, b, env)
+    except Unreadable:
+        return None
+    if _lin(y) and _is_int(x):
+        x, y, op = y, x, _FLIP[op]
+    lx = _lin(x)
+    if lx and _is_int(y) and lx[2] == 1 and lx[4] == lx[3] and op != "==":
+        n = y - lx[3]          # rank <op> n
+        bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
+                  "!=": dict(min=n, max=n)}[op]
+        return "rank_range", _args(param=lx[1], **bounds)
+    return None
+
+
+def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``if (rank == 0) { lo = -1; hi = 0; }`` over rank-dependent locals: their value at rank 0."""
+    cmp = _compare_split(_strip(stmt.cond))
+    if cmp is None or cmp[1] != "==" or stmt.orelse:
+        return False
+    try:
+        r, zero = _value(w, cmp[0], env), _value(w, cmp[2], env)
+    except Unreadable:
+        return False
+    lr = _lin(r)
+    if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0):
+        return False
+    updates = {}
+    for st in stmt.then:
+        m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(-?\s*\d+)|([A-Za-z_]\w*)\s*\+\+|\+\+\s*([A-Za-z_]\w*)",
+                         st.text.strip())
+        name = m and (m.group(1) or m.group(3) or m.group(4))
+        if not m or not _lin(env.get(name)) or env[name][1] != lr[1] or name in updates:
+            return False
+        updates[name] = int(m.group(2).replace(" ", "")) if m.group(1) else env[name][4] + 1
+    for name, v in updates.items():
+        old = env[name]
+        env[name] = ("lin", old[1], old[2], old[3], v)
+    return bool(updates)
+
+
+# ---- optional arguments and integer arrays ----
+
+_VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", "broadcastable", "rank_range",
+                    "private_format", "formats_equal", "attr_in_rank_range", "attr_range", "broadcast_equals",
+                    "broadcastable_all", "shapes_equal_or_single", "castable", "promotable", "attr_is",
+                    "format_in", "format_not_in"}
+
+
+def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
+    """``if (x == nullptr) { return true; }`` on an API parameter: the rest runs only when x is given."""
+    if stmt.kind != "if" or stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return":
+        return None
+    if stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", "ACLNN_SUCCESS"):
+        return None
+    m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", _strip(stmt.cond))
+    if not m:
+        return None
+    v = env.get(m.group(1) or m.group(2))
+    return v.name if isinstance(v, T) else None
+
+
+def _names_in(args: tuple) -> set:
+    out = set()
+    for _, v in args:
+        if isinstance(v, str):
+            out.add(v)
+        elif isinstance(v, tuple):
+            out.update(x for x in v if isinstance(x, str))
+    return out
+
+
+def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fail: int | None, top: bool,
+                 guard: str) -> None:
+    """The statements after a null guard: kept when every check they make names the guarded argument
+    in a template that a null argument does not violate; otherwise unread from the first other."""
+    mark = len(w.events)
+    pending: BaseException | None = None
+    try:
+        _run_block(w, src, rest, env, fail, top)
+    except (_End, _Stop) as exc:
+        pending = exc
+    for k in range(mark, len(w.events)):
+        e = w.events[k]
+        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
+                                  and guard in _names_in(e.args)):
+            continue
+        del w.events[k:]
+        w.events.append(Event("unread", "", (), None, e.path, e.line,
+                              f"a check made only when {guard} is not null: {e.text}"[:160]))
+        raise _Stop()
+    if pending is not None:
+        raise pending
+
+
+def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
+    """``for (size_t i = 0; i < dim->Size(); i++) { if (<dim[i] ...>) return <code>; }`` over an
+    integer array argument: the checks of each element, as checks of the array."""
+    m = re.fullmatch(r"for\s*\(\s*(?:const\s+)?(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*"
+                     r"(\w+)\s*<\s*(\w+)\s*->\s*Size\(\)\s*;\s*(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{(.*)\}",
+                     stmt.text.strip(), re.S)
+    if not m or m.group(2) != m.group(1) or (m.group(4) or m.group(5)) != m.group(1):
+        return False
+    i, arr = m.group(1), m.group(3)
+    v = env.get(arr)
+    if not isinstance(v, T) or "IntArray" not in w.ptypes.get(v.name, ""):
+        return False
+    body_offset = stmt.offset + stmt.text.index("{", m.start(6) - 1) + 1
+    inner = statements(m.group(6), body_offset)
+    a, ii = re.escape(arr), re.escape(i)
+    elem = re.compile(rf"\(\s*\*\s*{a}\s*\)\s*\[\s*{ii}\s*\]|{a}\s*->\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)|"
+                      rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)")
+    marker = f"__elem_{arr}"
+    env2 = dict(env)
+    env2[marker] = v
+    checks: list[tuple[Stmt, str, int]] = []
+    locals_: list[str] = []
+    for st in inner:
+        text = st.text.strip()
+        if st.kind == "call" and IGNORED_CALLS.match(text):
+            continue
+        dm = re.fullmatch(r"(?:const\s+)?(?:auto|int64_t|int32_t|int)\s*&?\s*(\w+)\s*=\s*(.+)", text, re.S)
+        if st.kind == "decl" and dm and elem.fullmatch(_strip(dm.group(2))):
+            locals_.append(dm.group(1))
+            continue
+        if st.kind == "if" and not st.orelse:
+            code = _error_exit(st.then, fail)
+            if code is None:
+                return False
+            cond = elem.sub(marker, st.cond)
+            for name in locals_:
+                cond = re.sub(rf"\b{re.escape(name)}\b", marker, cond)
+            if re.search(rf"\b{ii}\b|\b{a}\b", cond):
+                return False
+            checks.append((st, cond, code))
+            continue
+        return False
+    if not checks or len({c for _, _, c in checks}) != 1:
+        return False
+    for st, cond, code in checks:
+        _data_condition(w, src, st.offset, cond, env2, code, "if (" + st.cond.strip() + ")")
+    return True
+
+
+def _rank_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | None:
+    """``rank <= 0 ? c : rank`` (or ``== 0``) over a rank local: the rank, c at rank 0."""
+    cmp = _compare_split(_strip(cond))
+    if cmp is None or cmp[1] not in ("<=", "=="):
+        return None
+    try:
+        r, zero = _value(w, cmp[0], env), _value(w, cmp[2], env)
+        c, other = _value(w, branches[0], env), _value(w, branches[1], env)
+    except Unreadable:
+        return None
+    lr = _lin(r)
+    if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0 and other == r and _is_int(c)):
+        return None
+    return ("lin", lr[1], 1, 0, c)
+
+
+def _flag_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """``!p`` on a pointer argument that is no tensor (char*, aclScalar*, arrays): p is null;
+    ``b`` / ``!b`` on a bool argument: b is true / false."""
+    v = env.get(_strip(body))
+    if not isinstance(v, T):
+        return None
+    ptype = w.ptypes.get(v.name, "").strip()
+    if neg and "*" in ptype and "aclTensor" not in ptype:
+        return "null", _args(param=v.name)
+    if re.fullmatch(r"(?:const\s+)?bool", ptype):
+        return "attr_is", _args(attr=v.name, value=not neg)
+    return None
+
+
+def _nonnull_param(cond: str, env: dict) -> str | None:
+    m = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", _strip(cond))
+    v = env.get(m.group(1) or m.group(2)) if m else None
+    return v.name if isinstance(v, T) else None
+
+
+def _drop_nonnull(w: Walk, conds: list[str], env: dict) -> list[str]:
+    """``p != nullptr && <atom on p>``: the atom alone, when its template is not violated by a null p."""
+    guards = [c for c in conds if _nonnull_param(c, env)]
+    rest = [c for c in conds if not _nonnull_param(c, env)]
+    if len(guards) != 1 or len(rest) != 1:
+        return conds
+    try:
+        template, args = _atom(w, rest[0], env)
+    except Unreadable:
+        return conds
+    if template in _VACUOUS_ON_NULL and _nonnull_param(guards[0], env) in _names_in(args):
+        return rest
+    return conds
+
+
+def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """``if (p != nullptr) { checks }`` without else: its checks, when each names p in a template a
+    null p does not violate (so that they hold whatever p is); unread otherwise."""
+    guard = _nonnull_param(stmt.cond, env)
+    if guard is None or stmt.orelse:
+        return False
+    mark = len(w.events)
+    try:
+        _run_block(w, src, stmt.then, dict(env), fail, top)
+    except _End:
+        del w.events[mark:]
+        raise Unreadable(f"a branch on {stmt.cond.strip()!r} that returns") from None
+    for k in range(mark, len(w.events)):
+        e = w.events[k]
+        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
+                                  and guard in _names_in(e.args)):
+            continue
+        del w.events[k:]
+        w.events.append(Event("unread", "", (), None, e.path, e.line,
+                              f"a check made only when {guard} is not null: {e.text}"[:160]))
+        raise _Stop()
+    return True

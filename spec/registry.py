@@ -31,6 +31,7 @@ PROJECT_DATA = Path(__file__).resolve().parent / "data"
 
 _found: dict[str, Operator] | None = None
 _extra_folders: list[Path] = []
+_project_data: Path = PROJECT_DATA    # replaced by ``use_project_data`` (an extraction measured alone)
 
 
 class RegistryError(ValueError):
@@ -55,10 +56,21 @@ def add_data_folder(folder: str | Path) -> None:
     _found = None
 
 
+def use_project_data(folder: str | Path) -> None:
+    """Read ``folder`` in place of the project's own ``spec/data/`` (``aclnn-conformance agreement``
+    measuring a fresh extraction); the registry is read anew."""
+    global _found, _project_data
+    path = Path(folder)
+    if not path.is_dir():
+        raise RegistryError(f"{folder}: not a folder of operator-data files")
+    _project_data = path
+    _found = None
+
+
 def data_folders() -> list[Path]:
     env = [Path(p) for p in os.environ.get(SPEC_DATA_ENV, "").split(os.pathsep) if p]
     seen, out = set(), []
-    for f in (PROJECT_DATA, *env, *_extra_folders):
+    for f in (_project_data, *env, *_extra_folders):
         if f.is_dir() and f.resolve() not in seen:
             seen.add(f.resolve())
             out.append(f)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from aclnn_conformance.spec.dtype_promotion import can_cast, promote_type
+from aclnn_conformance.spec.dtype_promotion import COMPLEX, FLOATING, INTEGRAL, can_cast, promote_type
 from aclnn_conformance.spec.enums import PRIVATE_FORMATS, AclDataType, AclFormat
 
 
@@ -94,6 +94,8 @@ def _dtypes_equal(call: CallView, a: Mapping) -> bool:
 def _castable(call: CallView, a: Mapping) -> bool:
     """``param`` (or the promotion of ``from_promoted``) cannot be cast to ``to`` (a tensor) or
     ``to_dtype``; a promotion that does not exist is the ``promotable`` rule's, not this one's."""
+    if "from_expr" in a:
+        return _castable_expr(call, a)
     if "from_promoted" in a:
         xs = [call.tensor(n) for n in a["from_promoted"]]
         if any(x is None for x in xs):
@@ -113,6 +115,8 @@ def _castable(call: CallView, a: Mapping) -> bool:
 
 
 def _promotable(call: CallView, a: Mapping) -> bool:
+    if "expr" in a:   # a computed dtype (``dtype_value``) that is DT_UNDEFINED
+        return dtype_value(call, a["expr"]) == UNDEFINED
     x, y = call.tensor(a["param"]), call.tensor(a["other"])
     return x is not None and y is not None and promote_type(x.dtype, y.dtype) is None
 
@@ -156,6 +160,83 @@ def _broadcastable(call: CallView, a: Mapping) -> bool:
     return x is not None and y is not None and broadcast_shape(x.shape, y.shape) is None
 
 
+def _broadcast_of(call: CallView, names) -> tuple[int, ...] | None | bool:
+    """The broadcast shape of the named tensors; None when it does not exist, False when one is null."""
+    ts = [call.tensor(n) for n in names]
+    if any(t is None for t in ts):
+        return False
+    shape: tuple[int, ...] | None = ts[0].shape
+    for t in ts[1:]:
+        shape = broadcast_shape(shape, t.shape)
+        if shape is None:
+            return None
+    return shape
+
+
+def _broadcastable_all(call: CallView, a: Mapping) -> bool:
+    """The tensors of ``of`` have no common broadcast shape (BroadcastInferShape chained)."""
+    return _broadcast_of(call, a["of"]) is None
+
+
+def _broadcast_equals(call: CallView, a: Mapping) -> bool:
+    """``param``'s view shape differs from the broadcast shape of ``of`` (when that broadcast exists:
+    one that does not is the ``broadcastable`` rule's)."""
+    t = call.tensor(a["param"])
+    shape = _broadcast_of(call, a["of"])
+    return t is not None and isinstance(shape, tuple) and t.shape != shape
+
+
+def _shape_size(shape: tuple[int, ...]) -> int:
+    size = 1
+    for d in shape:
+        size *= d
+    return size
+
+
+def _shapes_equal_or_single(call: CallView, a: Mapping) -> bool:
+    """OP_CHECK_SHAPE_AND_SCALAR_EQUAL: shapes differ and not both hold exactly one element."""
+    x, y = call.tensor(a["param"]), call.tensor(a["other"])
+    return (x is not None and y is not None and x.shape != y.shape
+            and not (_shape_size(x.shape) == 1 and _shape_size(y.shape) == 1))
+
+
+def _formats_equal(call: CallView, a: Mapping) -> bool:
+    """``param``'s storage format differs from ``other``'s."""
+    x, y = call.tensor(a["param"]), call.tensor(a["other"])
+    return x is not None and y is not None and x.format != y.format
+
+
+def _rank_bound(a: Mapping, key: str, rank: int) -> int | None:
+    """A bound ``[scale, offset]`` = scale * rank + offset, or ``<key>_rank0`` at rank 0."""
+    if key not in a:
+        return None
+    if rank == 0 and f"{key}_rank0" in a:
+        return a[f"{key}_rank0"]
+    scale, offset = a[key]
+    return scale * rank + offset
+
+
+def _int_values(value: Any) -> list[int] | None:
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        return list(value)
+    return None
+
+
+def _attr_in_rank_range(call: CallView, a: Mapping) -> bool:
+    """The integer attribute (each element of an int array) is below ``min`` or above ``max``, bounds
+    that depend on ``tensor``'s rank (``_rank_bound``)."""
+    t = call.tensor(a["tensor"])
+    values = _int_values(call.attrs.get(a["attr"]))
+    if t is None or values is None:
+        return False
+    lo, hi = _rank_bound(a, "min", len(t.shape)), _rank_bound(a, "max", len(t.shape))
+    return any((lo is not None and v < lo) or (hi is not None and v > hi) for v in values)
+
+
 def _empty(call: CallView, a: Mapping) -> bool:
     """Holds (the rule applies) when the named tensors are empty: any of them, or all with any=False."""
     ts = [call.tensor(p) for p in a["params"]]
@@ -188,6 +269,27 @@ TEMPLATES: dict[str, Callable[[CallView, Mapping], bool]] = {
     "rank_range": _rank_range, "shapes_equal": _shapes_equal, "broadcastable": _broadcastable,
     "empty": _empty, "attr_range": _attr_range, "product": _product, "unread": _unread,
 }
+def _attr_is(call: CallView, a: Mapping) -> bool:
+    """The attribute equals ``value`` (a bool flag, or an integer the code rejects)."""
+    value = call.attrs.get(a["attr"])
+    want = a["value"]
+    return value is not None and type(value) is type(want) and value == want
+
+
+def _format_in(call: CallView, a: Mapping) -> bool:
+    """``param``'s storage format is not one of ``formats``."""
+    t = call.tensor(a["param"])
+    return t is not None and t.format not in a["formats"]
+
+
+def _format_not_in(call: CallView, a: Mapping) -> bool:
+    t = call.tensor(a["param"])
+    return t is not None and t.format in a["formats"]
+
+
+TEMPLATES.update({"format_in": _format_in, "format_not_in": _format_not_in, "attr_is": _attr_is, "broadcastable_all": _broadcastable_all, "broadcast_equals": _broadcast_equals,
+                  "shapes_equal_or_single": _shapes_equal_or_single, "formats_equal": _formats_equal,
+                  "attr_in_rank_range": _attr_in_rank_range})
 
 # the arguments each template needs
 REQUIRED_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("param",),
@@ -195,6 +297,100 @@ REQUIRED_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("p
                  "promotable": ("param", "other"), "private_format": ("param",), "rank_range": ("param",),
                  "shapes_equal": ("param", "other"), "broadcastable": ("param", "other"),
                  "empty": ("params",), "attr_range": ("attr",), "product": (), "unread": ()}
+REQUIRED_ARGS.update({"format_in": ("param", "formats"), "format_not_in": ("param", "formats"),
+                      "attr_is": ("attr", "value"), "broadcastable_all": ("of",), "broadcast_equals": ("param", "of"),
+                      "shapes_equal_or_single": ("param", "other"), "formats_equal": ("param", "other"),
+                      "attr_in_rank_range": ("attr", "tensor")})
+# the rule category of each template added after extract/build.py's CATEGORY table
+CATEGORIES = {"broadcastable_all": "shape", "broadcast_equals": "shape", "shapes_equal_or_single": "shape",
+              "formats_equal": "format", "attr_in_rank_range": "attr", "attr_is": "attr",
+              "format_in": "format", "format_not_in": "format"}
+
+
+UNDEFINED = "UNDEFINED"
+DTYPE_CLASSES = {"complex": COMPLEX, "floating": FLOATING, "integral": INTEGRAL,
+                 "integral_bool": INTEGRAL | {"BOOL"}}
+
+
+def dtype_value(call: CallView, e: Any) -> str | None:
+    """A dtype the host code computes, as a list expression: ``["of", param]`` (its dtype; None when the
+    tensor is null or absent), ``["dtype", NAME]``, ``["attr_dtype", attr]`` (an aclDataType argument; None when it is
+    not one this suite names), ``["promote", e1, e2]`` (opbase PromoteType; an
+    undefined operand or pair gives ``UNDEFINED``), ``["if", guard, e1, e2]`` (``guard ? e1 : e2``),
+    ``["restrict", e, [NAME...]]`` (e when it is in the list, else ``UNDEFINED``)."""
+    op = e[0]
+    if op == "of":
+        t = call.tensor(e[1])
+        return None if t is None else t.dtype
+    if op == "dtype":
+        return e[1]
+    if op == "attr_dtype":   # an aclDataType argument (the call's attribute holds its enum value)
+        v = call.attrs.get(e[1])
+        if isinstance(v, bool) or not isinstance(v, int):
+            return None
+        try:
+            return AclDataType(v).name
+        except ValueError:
+            return None
+    if op == "promote":
+        x, y = dtype_value(call, e[1]), dtype_value(call, e[2])
+        if x is None or y is None:
+            return None
+        if x == y:
+            return x
+        return UNDEFINED if UNDEFINED in (x, y) else promote_type(x, y) or UNDEFINED
+    if op == "if":
+        held = guard_holds(call, e[1])
+        return None if held is None else dtype_value(call, e[2] if held else e[3])
+    if op == "restrict":
+        x = dtype_value(call, e[1])
+        return None if x is None else (x if x in e[2] else UNDEFINED)
+    raise TemplateError(f"unknown dtype expression {e!r}")
+
+
+def guard_holds(call: CallView, g: Any) -> bool | None:
+    """A condition on the call's dtypes (a data-dependent branch of the host code): ``["in", e, [NAME
+    ...]]`` (names, or the classes ``complex``, ``floating``, ``integral``, ``integral_bool`` of
+    data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
+    ``["not", g]``, ``["and", g...]``,
+    ``["or", g...]``; None when a tensor it reads is null or absent."""
+    op = g[0]
+    if op == "in":
+        x = dtype_value(call, g[1])
+        if x is None:
+            return None
+        names = set()
+        for n in g[2]:
+            names |= DTYPE_CLASSES.get(n, {n})
+        return x in names
+    if op == "cast":
+        x, y = dtype_value(call, g[1]), dtype_value(call, g[2])
+        return None if x is None or y is None else can_cast(x, y)
+    if op == "same":
+        x, y = dtype_value(call, g[1]), dtype_value(call, g[2])
+        return None if x is None or y is None else x == y
+    if op == "not":
+        v = guard_holds(call, g[1])
+        return None if v is None else not v
+    if op in ("and", "or"):
+        vals = [guard_holds(call, x) for x in g[1:]]
+        if op == "and" and False in vals or op == "or" and True in vals:
+            return op == "or"
+        return None if None in vals else op == "and"
+    raise TemplateError(f"unknown guard {g!r}")
+
+
+def _castable_expr(call: CallView, a: Mapping) -> bool:
+    """``from_expr`` (a computed dtype) cannot be cast to ``to`` / ``to_dtype`` / ``to_expr``."""
+    src = dtype_value(call, a["from_expr"])
+    if "to_expr" in a:
+        dst = dtype_value(call, a["to_expr"])
+    elif "to_dtype" in a:
+        dst = a["to_dtype"]
+    else:
+        t = call.tensor(a["to"])
+        dst = None if t is None else t.dtype
+    return src is not None and dst is not None and not can_cast(src, dst)
 
 
 def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bool]:
@@ -208,6 +404,9 @@ def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bo
         raise TemplateError(f"template {template} needs {', '.join(missing)}")
     fn = TEMPLATES[template]
     frozen = dict(args)
+    if "when" in frozen:   # a check inside a data-dependent branch: only calls taking the branch
+        when = frozen["when"]
+        return lambda call: bool(guard_holds(call, when)) and fn(call, frozen)
     return lambda call: fn(call, frozen)
 
 

@@ -98,3 +98,45 @@ def test_unknown_template_or_missing_argument_is_an_error():
         predicate("shapes_equal", {"param": "self"})
     with pytest.raises(TemplateError, match="sets or dtypes"):
         predicate("dtype_in", {"param": "self"})
+
+
+def test_broadcastable_all_broadcast_equals_and_shapes_equal_or_single():
+    allb = predicate("broadcastable_all", {"of": ["a", "b", "c"]})
+    assert not allb(call(a=("FLOAT", (2, 1), "ND"), b=("FLOAT", (1, 3), "ND"), c=("FLOAT", (4, 1, 1), "ND")))
+    assert allb(call(a=("FLOAT", (2, 1), "ND"), b=("FLOAT", (1, 3), "ND"), c=("FLOAT", (4, 2), "ND")))
+    assert not allb(call(a=None, b=F32, c=F32))              # a null tensor is the null rule's
+    eq = predicate("broadcast_equals", {"param": "out", "of": ["a", "b"]})
+    assert not eq(call(a=("FLOAT", (2, 1), "ND"), b=("FLOAT", (3,), "ND"), out=F32))
+    assert eq(call(a=("FLOAT", (2, 1), "ND"), b=("FLOAT", (3,), "ND"), out=("FLOAT", (3,), "ND")))
+    assert not eq(call(a=("FLOAT", (2,), "ND"), b=("FLOAT", (3,), "ND"), out=F32))   # no broadcast: not this rule
+    single = predicate("shapes_equal_or_single", {"param": "a", "other": "b"})
+    assert not single(call(a=("FLOAT", (1, 1), "ND"), b=("FLOAT", (), "ND")))   # both hold one element
+    assert single(call(a=("FLOAT", (2,), "ND"), b=("FLOAT", (1, 2), "ND"))) and not single(call(a=F32, b=F32))
+
+
+def test_formats_equal_and_attr_in_rank_range():
+    fmt = predicate("formats_equal", {"param": "self", "other": "out"})
+    assert fmt(call(self=F32, out=("FLOAT", (2, 3), "NCHW"))) and not fmt(call(self=F32, out=F32))
+    # dim in [-rank, rank - 1], [-1, 0] at rank 0 (aclnn_argmax.cpp CheckDim)
+    r = predicate("attr_in_rank_range", {"attr": "dim", "tensor": "self", "min": [-1, 0], "max": [1, -1],
+                                         "min_rank0": -1, "max_rank0": 0})
+    assert not r(call(attrs={"dim": -2}, self=F32)) and r(call(attrs={"dim": 2}, self=F32))
+    assert r(call(attrs={"dim": -3}, self=F32))
+    assert not r(call(attrs={"dim": 0}, self=("FLOAT", (), "ND"))) and r(call(attrs={"dim": 1}, self=("FLOAT", (), "ND")))
+    assert r(call(attrs={"dim": [0, 5]}, self=F32)) and not r(call(attrs={"dim": [0, -1]}, self=F32))
+    assert not r(call(attrs={"dim": None}, self=F32)) and not r(call(attrs={"dim": 9}, self=None))
+
+
+def test_attr_is_compares_value_and_type():
+    flag = predicate("attr_is", {"attr": "keep", "value": True})
+    assert flag(call(attrs={"keep": True})) and not flag(call(attrs={"keep": False}))
+    three = predicate("attr_is", {"attr": "reduction", "value": 3})
+    assert three(call(attrs={"reduction": 3})) and not three(call(attrs={"reduction": 2}))
+    assert not three(call(attrs={"reduction": True})) and not three(call(attrs={}))
+
+
+def test_format_in_and_format_not_in():
+    nd = predicate("format_in", {"param": "self", "formats": ["ND"]})
+    assert nd(call(self=("FLOAT", (2,), "NCHW"))) and not nd(call(self=F32)) and not nd(call(self=None))
+    no_nz = predicate("format_not_in", {"param": "self", "formats": ["FRACTAL_NZ"]})
+    assert no_nz(call(self=("FLOAT", (2, 3), "FRACTAL_NZ"))) and not no_nz(call(self=F32))

@@ -78,6 +78,17 @@ def _attr_value(item: dict, seed: int, index: int) -> Any:
     return draw_scalar(range_recipe(rv), kind, seed, index)
 
 
+VALUES_UNREAD = "its values are not read"
+
+
+class ValuesUnread(ValueError):
+    """A tensor whose descriptor is read and whose value recipe is not."""
+
+    def __init__(self, why: str, recipe: TensorRecipe):
+        super().__init__(why)
+        self.recipe = recipe
+
+
 def tensor_from_item(item: dict) -> TensorRecipe | None:
     if item.get("shape") is None and not item.get("required", True):
         return None
@@ -85,7 +96,11 @@ def tensor_from_item(item: dict) -> TensorRecipe | None:
         return None
     shape = tuple(int(d) for d in item["shape"])
     fmt = format_of(item["format"]) if item.get("format") else format_of("ND")
-    recipe = range_recipe(item.get("range_values"))
+    try:
+        recipe = range_recipe(item.get("range_values"))
+    except RecipeError as exc:    # the descriptor stands; only the values are not read
+        raise ValuesUnread(str(exc), TensorRecipe(dtype_of(item["dtype"]), shape, fmt,
+                                                  values={"unread": str(exc)})) from None
     if item.get("outlier_values"):
         recipe = {**recipe, "outliers": list(item["outlier_values"])}
     return TensorRecipe(dtype_of(item["dtype"]), shape, fmt, values=recipe)
@@ -120,6 +135,13 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
             continue
         name = item.get("name", f"input{index}")
         kind = item.get("type", "")
+        if params is not None and name not in {p.name for p in params}:
+            # an input the API does not name (unnamed, or the torch function's name: x, input):
+            # only the one input of an API with one input is certain (the torch function's order of
+            # several need not be the API's)
+            ins = [p.name for p in params if p.direction in ("input", "attr")]
+            if len(ins) == 1 and len(doc["inputs"]) == 1 and kind in TENSOR_TYPES:
+                name = ins[0]
         try:
             if kind in TENSOR_TYPES:
                 tensors[name] = tensor_from_item(item)
@@ -128,6 +150,9 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
             else:
                 problems.append(f"{source}: input {index} ({name}) has type {kind!r}, which this "
                                 f"reader does not know")
+        except ValuesUnread as exc:
+            problems.append(f"{source}: input {index} ({name}): {VALUES_UNREAD}: {exc}")
+            tensors[name] = exc.recipe
         except (RecipeError, ValueError, TypeError, KeyError) as exc:
             problems.append(f"{source}: input {index} ({name}): {exc}")
             if kind in TENSOR_TYPES:
@@ -143,15 +168,31 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
                 continue
             problems.append(f"{source}: input {name!r} is not a parameter of {api}")
             pool.pop(name, None)
-        tensors = {p.name: tensors.get(p.name) for p in params if p.direction != "attr"}
-        attrs = {p.name: attrs[p.name] for p in params if p.direction == "attr" and p.name in attrs}
+    stated = set(tensors) | set(attrs)
+    if params is not None:
+        # as the gtest reader: an argument that is no aclTensor (aclScalar, arrays, plain values) is
+        # an attribute of the case; an aclScalar keeps its dtype (the spec's dtype checks read it)
+        is_attr = {p.name: p.direction == "attr" or p.c_kind != "tensor" for p in params}
+        scalar_items = {it.get("name"): it for it in doc["inputs"] if isinstance(it, dict)
+                        and it.get("type") in ("scalar",)}
+        for p in params:
+            if p.c_kind == "scalar" and p.name in attrs and not isinstance(attrs[p.name], dict):
+                item = scalar_items.get(p.name) or next(
+                    (it for n, it in scalar_items.items() if _stem(str(n)) == _stem(p.name)), None)
+                if item is None or not item.get("dtype"):
+                    problems.append(f"{source}: the aclScalar {p.name} names no dtype")
+                    continue
+                attrs[p.name] = {"dtype": dtype_of(item["dtype"]).name, "value": attrs[p.name]}
+        tensors = {p.name: tensors.get(p.name) for p in params if not is_attr[p.name]}
+        attrs = {p.name: attrs[p.name] for p in params if is_attr[p.name] and p.name in attrs}
     standard = doc.get("standard") or {}
     expected = VendorExpectation("success", 0, str(standard.get("acc", "")),
                                  {"perf": standard["perf"]} if "perf" in standard else {})
     note = ", ".join(f"{k} {doc[k]}" for k in ("name", "api_type", "aclnn_api_type", "is_boundary")
                      if k in doc)
     return VendorCase(api=api, case_id=f"atk-{case_id}", source=source, format="atk",
-                      tensors=tensors, attrs=attrs, expected=expected, product=product,
+                      tensors=tensors, attrs=attrs, unstated=frozenset(
+                          p.name for p in params or () if p.name not in stated), expected=expected, product=product,
                       product_source=product_source, seed=seed, problems=tuple(problems), note=note)
 
 

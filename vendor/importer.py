@@ -73,6 +73,8 @@ def read_file(path: Path) -> ImportResult:
     if path.suffix == ".json" and atk.looks_like_atk(text):
         if "arch35" in parts:
             product, source = "ascend950", "the arch35 folder (Ascend 950, DAV_3510)"
+        elif path.name.startswith("arch22_"):
+            product, source = "atlas-a2", "the arch22_ file prefix (DAV_2201: Atlas A2 and A3)"
         else:
             product, source = None, "the ATK file names no product (not under arch35)"
         return atk.read_atk(path, display, product, source, text)

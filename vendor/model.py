@@ -7,7 +7,6 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType, AclFormat, Status, status_name
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc, contiguous_strides
@@ -110,6 +109,7 @@ class VendorCase:
     problems: tuple[str, ...] = ()                    # file:line: reason, for what was not read
     null_outputs: frozenset[str] = frozenset()
     note: str = ""
+    unstated: frozenset[str] = frozenset()           # parameters the file does not state (ATK outputs)
 
     @property
     def op(self) -> str:
@@ -141,7 +141,7 @@ class VendorCase:
                 "attrs": _plain(dict(self.attrs)), "expected": self.expected.to_json(),
                 "product": self.product, "product_source": self.product_source, "seed": self.seed,
                 "problems": list(self.problems), "null_outputs": sorted(self.null_outputs),
-                "note": self.note}
+                "note": self.note, **({"unstated": sorted(self.unstated)} if self.unstated else {})}
 
     @staticmethod
     def from_json(doc: Mapping[str, Any]) -> "VendorCase":
@@ -152,16 +152,26 @@ class VendorCase:
             attrs=dict(doc["attrs"]), expected=VendorExpectation.from_json(doc["expected"]),
             product=doc["product"], product_source=doc["product_source"], seed=doc["seed"],
             problems=tuple(doc["problems"]), null_outputs=frozenset(doc["null_outputs"]),
-            note=doc.get("note", ""))
+            note=doc.get("note", ""), unstated=frozenset(doc.get("unstated", ())))
 
 
-_API_TO_KEY = {spec.api: key for key, spec in OPS.items()}
+_API_TO_KEY: tuple[dict | None, dict[str, str]] = (None, {})
+
+
+def _ops() -> dict:
+    """The registry's operators as read now (a re-read registry shows)."""
+    from aclnn_conformance.spec.registry import operators
+    return operators()
 
 
 def op_key_of(api: str) -> str | None:
     """The operator key of an API name (``aclnnApplyAdamWV2`` or ``ApplyAdamWV2``), if specified."""
+    global _API_TO_KEY
+    found = _ops()
+    if _API_TO_KEY[0] is not found:
+        _API_TO_KEY = (found, {record.api: key for key, record in found.items()})
     name = api if api.startswith("aclnn") else f"aclnn{api}"
-    return _API_TO_KEY.get(name)
+    return _API_TO_KEY[1].get(name)
 
 
 def spec_params(api: str):
@@ -170,7 +180,7 @@ def spec_params(api: str):
     key = op_key_of(api)
     if key is None:
         return None
-    return tuple(p for p in OPS[key].params if p.c_kind not in PROTOCOL_KINDS)
+    return tuple(p for p in _ops()[key].spec.params if p.c_kind not in PROTOCOL_KINDS)
 
 
 def _plain(value: Any) -> Any:

@@ -1,0 +1,107 @@
+"""``aclnn-conformance agreement`` on a vendor-style checkout (tests/fixtures/agreement/ops-math):
+the extraction in --out is what is measured, the importer's readings of ACL_DT_UNDEFINED, C++ float
+arithmetic and a tensor a helper creates, and the ATK/TTK validity measure."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from aclnn_conformance.cli import main
+from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.registry import PROJECT_DATA, operators, use_project_data
+from aclnn_conformance.vendor.gtest import _arith
+from aclnn_conformance.vendor.importer import read_file
+
+CHECKOUT = Path(__file__).parent / "fixtures" / "agreement" / "ops-math"
+UT = CHECKOUT / "math" / "foo" / "tests" / "ut" / "op_api" / "test_aclnn_foo.cpp"
+
+
+@pytest.fixture(scope="module")
+def measured(tmp_path_factory):
+    out = tmp_path_factory.mktemp("agreement")
+    try:
+        assert main(["extract", str(CHECKOUT), "--out", str(out)]) == 0
+        assert main(["agreement", str(CHECKOUT), "--out", str(out)]) == 0
+        yield json.loads((out / "agreement.json").read_text()), (out / "agreement.md").read_text(), out
+    finally:
+        use_project_data(PROJECT_DATA)     # the other tests see the project's own data again
+
+
+def test_the_extraction_in_out_is_measured(measured):
+    doc, md, out = measured
+    assert doc["data"] == str(out) and f"Operator data: {out}" in md
+    assert {r["api"] for r in doc["rows"]} == {"aclnnFoo"}
+    assert str(out) in operators()["foo"].source    # the fixture's operator, from --out
+
+
+def test_every_read_expectation_agrees(measured):
+    doc, _, _ = measured
+    assert doc["per_status"] == {"161002": {"agree": 1, "of": 1}, "success": {"agree": 2, "of": 2}}
+    assert doc["files_not_read"] == []
+
+
+def test_acl_dt_undefined_is_the_dtype_minus_one(measured):
+    vc = next(c for c in read_file(UT).cases if c.case_id.endswith("case_dtype_undefined"))
+    assert vc.problems == () and vc.tensors["self"].dtype == DT.UNDEFINED == -1
+    assert vc.tensors["out"].dtype == DT.UNDEFINED
+
+
+def test_cpp_arithmetic(measured):
+    assert _arith("/", 1.0, 0.0, 0) == float("inf") and _arith("/", -1.0, 0.0, 0) == float("-inf")
+    assert _arith("/", 0.0, 0.0, 0) != _arith("/", 0.0, 0.0, 0)          # nan
+    assert (_arith("/", -7, 2, 0), _arith("%", -7, 2, 0)) == (-3, -1)   # truncation toward zero
+    from aclnn_conformance.vendor.gtest import ReadError
+    with pytest.raises(ReadError):
+        _arith("/", 1, 0, 0)
+    vc = next(c for c in read_file(UT).cases if c.case_id.endswith("case_float_division_by_zero"))
+    assert vc.problems == () and vc.tensors["self"].values["hi"] == float("inf")
+
+
+def test_cpp_octal_literal():
+    from aclnn_conformance.vendor.gtest import _number
+    assert (_number("016"), _number("0"), _number("0x1F"), _number("10"), _number("0.5f")) == (14, 0, 31, 10, 0.5)
+
+
+def test_a_tensor_a_helper_creates_is_not_read_as_null(measured):
+    result = read_file(UT)
+    assert not any(c.case_id.endswith("case_scalar_tensor_made_by_a_helper") for c in result.cases)
+    assert any("set through &self by CreateAclScalarTensor" in p.text() for p in result.problems)
+    doc, md, _ = measured
+    assert any("CreateAclScalarTensor" in x for x in doc["not_read"]) and "could not read (1)" in md
+
+
+def test_atk_validity(measured):
+    doc, md, _ = measured
+    st = doc["st_validity"]
+    assert (st["cases"], st["valid"], st["invalid"], st["not_judged"]) == (4, 2, 2, 0)
+    by = {c["source"].rsplit("/", 1)[-1]: c for c in st["exceptions"]}
+    # int32 is outside aclnnFoo's A2 list: the vendor's own ATK case rejected, with the rule cited
+    assert by["arch22_atk_aclnnFoo.json#1"]["verdict"] == "invalid"
+    assert by["arch22_atk_aclnnFoo.json#1"]["product"] == "atlas-a2"
+    assert "OP_CHECK_DTYPE_NOT_SUPPORT" in by["arch22_atk_aclnnFoo.json#1"]["cause"]
+    # no arch prefix or folder: judged on every documented product cann supports, valid on all
+    assert "atk_aclnnFoo.json#0" not in by
+    # the torch name of the one input (x) is the API's one input (self): int8 is on no list
+    assert by["atk_aclnnFoo.json#1"]["verdict"] == "invalid"
+    assert by["atk_aclnnFoo.json#1"]["cause"].startswith("rejected on every product")
+    assert "2 of 4 cases of the covered APIs are valid calls" in md
+
+
+def test_atk_unnamed_single_input_and_unstated_output(measured):
+    path = CHECKOUT / "math" / "foo" / "tests" / "st" / "aclnnFoo" / "arch22_atk_aclnnFoo.json"
+    vc = read_file(path).cases[0]
+    assert vc.tensors["self"].dtype == DT.FLOAT and vc.tensors["self"].shape == (9,)
+    assert vc.unstated == frozenset({"out"})
+    assert vc.problems and all("its values are not read" in p for p in vc.problems)
+
+
+def test_causes_of_rows_no_rule_covers():
+    from aclnn_conformance.extract.agreement import _cause_key, cause
+    row = {"problems": [], "rule": None, "ours": 0, "vendor": 161002, "api": "aclnnLerps"}
+    text = cause(row, None)
+    assert "CHECK_COND" in text and "aclnn_lerp_scalar.cpp:118-124" in text
+    assert _cause_key(text) == "a check no rule covers: extract/host_code.py:289"
+    other = cause({**row, "api": "aclnnNoSuchApi"}, None)
+    assert _cause_key(other) == "a check no rule covers: not yet investigated"
