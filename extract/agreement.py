@@ -11,11 +11,11 @@ import argparse
 import json
 import re
 from dataclasses import replace
+from functools import lru_cache
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from aclnn_conformance.extract.agreement_causes import NO_RULE_COVERS, OTHER_STATUS
 from aclnn_conformance.extract.build import DEFAULT_FAMILIES, open_checkout
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
@@ -25,6 +25,15 @@ from aclnn_conformance.vendor.importer import collect, read_file
 
 STATUS_CLASSES = {0: "success", 161001: "161001", 161002: "161002"}
 
+
+
+CAUSES_FILE = Path(__file__).resolve().parents[1] / "spec" / "data" / "agreement_causes.json"
+
+
+@lru_cache(maxsize=None)
+def _known_causes() -> dict[str, dict[str, str]]:
+    """The causes investigated by hand (facts about vendor tests and code, as data)."""
+    return json.loads(CAUSES_FILE.read_text(encoding="utf-8"))
 
 def _class(status: int | None) -> str:
     return STATUS_CLASSES.get(status, "other")
@@ -66,8 +75,35 @@ def st_validity(checkouts: list[str]) -> dict[str, Any]:
     return {"cases": len(cases), "valid": counts["valid"], "invalid": counts["invalid"],
             "not_judged": counts["not judged"], "share_valid": counts["valid"] / max(len(cases), 1),
             "share_valid_of_judged": counts["valid"] / max(judged, 1),
-            "exceptions": [c for c in cases if c["verdict"] != "valid"],
-            "not_read": unread}
+            "exceptions": [c for c in cases if c["verdict"] == "invalid"] + _grouped_not_judged(cases),
+            "not_read": _grouped_problems(unread)}
+
+
+def _grouped_not_judged(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The not-judged cases, one row per API and cause with its count and first case (thousands of
+    ATK cases share a handful of causes)."""
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for c in cases:
+        if c["verdict"] != "not judged":
+            continue
+        key = (c["api"], c.get("cause", "").split(":")[0])   # the rule or the kind of cause
+        if key not in groups:
+            groups[key] = {"api": c["api"], "source": c["source"], "product": c["product"],
+                           "verdict": "not judged", "cause": c.get("cause", ""), "cases": 0}
+        groups[key]["cases"] += 1
+    return list(groups.values())
+
+
+def _grouped_problems(problems: list[str]) -> list[str]:
+    """What the importer could not read, one line per kind of problem in each file: its first
+    instance and how many more."""
+    seen: dict[str, list[str]] = {}
+    for text in problems:
+        where, _, what = text.partition(": ")
+        kind = re.sub(r"\brow \S+|'[^']*'|\d+", "#", what)
+        seen.setdefault(where.split(":")[0] + " " + kind, []).append(text)
+    return [items[0] + (f" (and {len(items) - 1} more like it)" if len(items) > 1 else "")
+            for items in seen.values()]
 
 
 def _st_case(vc) -> dict[str, Any]:
@@ -162,14 +198,14 @@ def cause(row: dict[str, Any], spec) -> str:
             return f"the product's support is not read under cann ({rule_id})"
         return f"{rule_id} expects any error"
     if row["ours"] == 0:
-        known = NO_RULE_COVERS.get(row["api"])
+        known = _known_causes()["no_rule_covers"].get(row["api"])
         return "a check no rule covers (the vendor rejects a call every read check accepts)" + (
             f": {known}" if known else ": not yet investigated")
     if row["vendor"] == 0:
         return f"{rule_id} rejects a call the vendor accepts: a construct misread, or a vendor test " \
                f"contradicting its code"
     prefix = rule_id.split("-")[0]
-    known = next((v for k, v in sorted(OTHER_STATUS.items(), key=lambda kv: -len(kv[0]))
+    known = next((v for k, v in sorted(_known_causes()["other_status"].items(), key=lambda kv: -len(kv[0]))
                   if prefix.startswith(k)), None)
     if known:
         return f"{rule_id} decides with another status than the vendor's: {known}"
@@ -262,8 +298,10 @@ def render(doc: dict[str, Any]) -> str:
                   f"extracted `cann` spec on their product ({st['share_valid']:.1%}); {st['invalid']} "
                   f"rejected, {st['not_judged']} not judged ({st['share_valid_of_judged']:.1%} valid of "
                   f"the judged).", "", "| API | case | product | verdict | cause |", "|---|---|---|---|---|"]
-        lines += [f"| {c['api']} | {c['source']} | {c['product']} | {c['verdict']} | "
-                  f"{c['cause'].replace('|', '/')} |" for c in st["exceptions"]]
+        lines += [f"| {c['api']} | {c['source']}" + (f" (and {c['cases'] - 1} more)" if c.get("cases", 1) > 1
+                                                     else "")
+                  + f" | {c['product']} | {c['verdict']} | {c['cause'].replace('|', '/')} |"
+                  for c in st["exceptions"]]
     if doc.get("not_read"):
         lines += ["", f"## Unit-test parts the importer could not read ({len(doc['not_read'])})", "",
                   "Not in the measure's denominator: no expectation of them was read.", ""]

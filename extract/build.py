@@ -156,6 +156,7 @@ def build_record(checkout: Checkout, family: str, document: Document, doc: ApiDo
     # a product on which a code-read check rejects every call (an error on the product itself, or an
     # empty dtype list) does not support the API under cann
     refused = {p for r in rules if r["known_by"] == "code" and r["kind"] == "check"
+               and "when" not in r["args"]   # a check under a data branch refuses only the calls taking it
                and (r["template"] == "product" or (r["template"] == "dtype_in" and not r["args"]["dtypes"]))
                for p in r["expect"]["cann"].get("products", PRODUCT_IDS)}
     errata = _errata(prefix, rules, doc, document)
@@ -355,7 +356,7 @@ def _errata(prefix: str, rules: list, doc: ApiDoc, document: Document) -> list:
     out = []
     code_sets: dict[tuple[str, str], list] = {}
     for r in rules:
-        if r["known_by"] == "code" and r["template"] == "dtype_in":
+        if r["known_by"] == "code" and r["template"] == "dtype_in" and "when" not in r["args"]:
             for pid in r["expect"]["cann"]["products"]:
                 code_sets.setdefault((r["args"]["param"], pid), r["args"]["dtypes"])
     for r in rules:
@@ -380,15 +381,16 @@ def _values(rules: list, params: list, empty: dict) -> dict[str, Any]:
     outputs = [p["name"] for p in params if p["direction"] in ("output", "input/output") and p["c_kind"] == "tensor"]
     out_rules = {}
     for o in outputs:
+        # rules under a data branch (``when``) hold for some calls only: no output dtype rule of the API
         same = [r for r in rules if r["known_by"] == "code" and r["template"] == "dtypes_equal"
-                and o in (r["args"]["param"], r["args"]["other"])]
+                and "when" not in r["args"] and o in (r["args"]["param"], r["args"]["other"])]
         if same:
             r = same[0]
             other = r["args"]["other"] if r["args"]["param"] == o else r["args"]["param"]
             out_rules[o] = {"rule": "same_as", "of": other, "citations": r["citations"]}
             continue
         fixed = [r for r in rules if r["known_by"] == "code" and r["template"] == "dtype_in"
-                 and r["args"]["param"] == o and len(r["args"]["dtypes"]) == 1]
+                 and r["args"]["param"] == o and len(r["args"]["dtypes"]) == 1 and "when" not in r["args"]]
         if fixed:
             out_rules[o] = {"rule": "fixed", "dtype": fixed[0]["args"]["dtypes"][0],
                             "citations": fixed[0]["citations"]}

@@ -42,13 +42,16 @@ def rows_of(key: str, product: str) -> Iterator[dict[str, Any]]:
             continue
         name = p["name"]
         doc = p.get("doc") or {}
-        mine = [r for r in read if r["known_by"] == "code" and r["args"].get("param") == name and _on(r, product)]
+        # a rule under a data branch (``when``) holds only for some calls: not an entry of the matrix
+        mine = [r for r in read if r["known_by"] == "code" and r["args"].get("param") == name and _on(r, product)
+                and "when" not in r["args"]]
         dtype_rule = next((r for r in mine if r["template"] == "dtype_in"), None)
         same = next((r for r in mine if r["template"] == "dtypes_equal"), None)
         if dtype_rule is None and same is not None:   # out's dtype must be another tensor's
             other = same["args"]["other"]
             dtype_rule = next((r for r in read if r["known_by"] == "code" and r["template"] == "dtype_in"
-                               and r["args"].get("param") == other and _on(r, product)), None)
+                               and r["args"].get("param") == other and _on(r, product)
+                               and "when" not in r["args"]), None)
         if not supported:
             dtypes = "not supported"
         elif dtype_rule is not None:
@@ -62,7 +65,8 @@ def rows_of(key: str, product: str) -> Iterator[dict[str, Any]]:
         shape_same = next((r for r in mine if r["template"] == "shapes_equal"), None)
         if rank_rule is None and shape_same is not None:   # the shape of another tensor: its ranks
             rank_rule = next((r for r in read if r["known_by"] == "code" and r["template"] == "rank_range"
-                              and r["args"].get("param") == shape_same["args"]["other"] and _on(r, product)), None)
+                              and r["args"].get("param") == shape_same["args"]["other"] and _on(r, product)
+                              and "when" not in r["args"]), None)
         ranks = (f"{rank_rule['args'].get('min', 0)}-{rank_rule['args'].get('max', '')}" if rank_rule else
                  "unread" if first_unread is not None else "no rank check")
         doc_dtypes = " ".join(doc.get("dtypes_by_product", {}).get(product) or doc.get("dtypes") or []) or "-"

@@ -98,10 +98,11 @@ def test_atk_unnamed_single_input_and_unstated_output(measured):
 
 
 def test_causes_of_rows_no_rule_covers():
+    """A cause investigated by hand (spec/data/agreement_causes.json) is named on its rows; any
+    other row no rule covers says it is not yet investigated."""
     from aclnn_conformance.extract.agreement import _cause_key, cause
-    row = {"problems": [], "rule": None, "ours": 0, "vendor": 161002, "api": "aclnnLerps"}
+    row = {"problems": [], "rule": None, "ours": 0, "vendor": 161002, "api": "aclnnLog"}
     text = cause(row, None)
-    assert "CHECK_COND" in text and "aclnn_lerp_scalar.cpp:118-124" in text
-    assert _cause_key(text) == "a check no rule covers: extract/host_code.py:289"
+    assert "aclnn_log.cpp:64-66" in text and "ASCEND910B" in text
     other = cause({**row, "api": "aclnnNoSuchApi"}, None)
     assert _cause_key(other) == "a check no rule covers: not yet investigated"

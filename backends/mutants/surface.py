@@ -79,7 +79,7 @@ def mutant_set(key: str) -> MutantSet:
     # expects the base call to succeed (it reaches a check the extractor could not read, or the
     # products that take it do not support the API), nothing can kill it: a gap of the spec,
     # named, run and kept unkilled
-    gap = _unjudged_base(record, base)
+    gap = _unjudged_base(record, base, key)
     for rid, _, expect in order:
         rule = next(r for r in data_of(key)["rules"] if r["id"] == rid)
         # a list the code checks (the run is under cann, where a document-only list is not judged)
@@ -122,11 +122,16 @@ def mutant_set(key: str) -> MutantSet:
                      gaps=tuple(m for m in made if getattr(m, "gap", "")))
 
 
-def _unjudged_base(record, base: Case) -> str:
-    """Why no product expects the base call to succeed ("" when one does)."""
+def _unjudged_base(record, base: Case, key: str) -> str:
+    """Why no product expects the base call, nor a ci table case of its dtypes, to succeed ("" when
+    one does: that call can show a dtype rejected)."""
     from aclnn_conformance.spec.products import PRODUCT_IDS
     from aclnn_conformance.spec.rules import expected_outcome
-    found = [expected_outcome(record.spec, base, p, "cann") for p in PRODUCT_IDS]
+    from aclnn_conformance.spec.single_calls import table_cases
+    dtypes = {n: a.desc.dtype for n, a in base.tensors.items() if a is not None}
+    calls = [base] + [c for c in table_cases(key, "ci")
+                      if all(c.tensors.get(n) is not None and c.tensors[n].desc.dtype == d for n, d in dtypes.items())]
+    found = [expected_outcome(record.spec, c, p, "cann") for c in calls for p in PRODUCT_IDS]
     if any(e.kind == "success" for e in found):
         return ""
     why = sorted({f"{e.kind} by {e.rule_id}" for e in found if e.rule_id})

@@ -204,9 +204,14 @@ def accepted_lists(key: str, case: Case) -> tuple[str, ...]:
         arg = case.tensors.get(name)
         dtype = arg.desc.dtype.name if arg is not None else (case.attrs.get(name) or {}).get("dtype") \
             if isinstance(case.attrs.get(name), dict) else None
-        if dtype in r["args"]["dtypes"]:
-            out.append(r["id"])
+        if dtype in r["args"]["dtypes"] and ("when" not in r["args"] or _guard_holds(case, r["args"]["when"])):
+            out.append(r["id"])   # a list under a data branch counts only for calls taking it
     return tuple(out)
+
+
+def _guard_holds(case: Case, guard: Any) -> bool:
+    from aclnn_conformance.spec.templates import guard_holds, view_of_case
+    return bool(guard_holds(view_of_case(case), guard))
 
 
 class PerOperator:

@@ -60,6 +60,10 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         return [lambda c, d=d: _with_dtype(c, a["param"], d) for d in a["dtypes"]]
     if t == "dtypes_equal":
         return [lambda c, d=d: _with_dtype(c, a["param"], d) for d in FAULT_DTYPES]
+    if (t == "castable" and "to" not in a and "to_dtype" not in a) or (t == "promotable" and "other" not in a):
+        # a computed dtype (``from_expr``/``to_expr``/``expr``): each dtype of each tensor it reads,
+        # kept only where it decides (faults() checks every candidate)
+        return [lambda c, n=n, d=d: _with_dtype(c, n, d) for n in _dtype_operands(a) for d in FAULT_DTYPES]
     if t == "castable":
         target = a.get("to")
         if target is None:
@@ -103,6 +107,23 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         bad += [a["max"] + 1] if "max" in a else []
         return [lambda c, v=v: c.with_attrs(**{a["attr"]: v}) for v in bad]
     return []
+
+
+def _dtype_operands(args: dict) -> list[str]:
+    """The tensors whose dtypes a rule's dtype expressions read (``["of", name]``), in order."""
+    found: list[str] = []
+
+    def walk(e) -> None:
+        if isinstance(e, list):
+            if len(e) == 2 and e[0] == "of" and isinstance(e[1], str):
+                if e[1] not in found:
+                    found.append(e[1])
+                return
+            for x in e:
+                walk(x)
+    for key in ("expr", "from_expr", "to_expr"):
+        walk(args.get(key))
+    return found
 
 
 @lru_cache(maxsize=None)
