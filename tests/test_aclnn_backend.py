@@ -985,3 +985,25 @@ def test_reset_releases_every_runtime_on_the_device(backend, fake, fake_paths, c
     assert f"device 0 reset ({how})" in failed.message
     assert fake.lib.fake_fault_status() == 0 and fake.lib.fake_device_refs() == 1
     assert other.run(case, "atlas-a2").status == 0 and backend.run(case, "atlas-a2").status == 0
+
+
+@needs_cc
+def test_each_xdist_worker_drives_its_own_device(fake_paths, tmp_path):
+    """``pytest -n 2`` on a two-device machine: worker gw0 takes device 0 and gw1 device 1 (the
+    worker index modulo the devices the runtime reports), each in its own process."""
+    log = tmp_path / "devices.log"
+    env = {k: v for k, v in os.environ.items() if k not in FAKE_ENV + CANN_ENV}
+    env.update(ACLNN_LIBRARIES=":".join(fake_paths), FAKE_CANN_SOC=A2_SOC, FAKE_CANN_DEVICE_COUNT="2",
+               FAKE_CANN_DEVICE_LOG=str(log))
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "suites/test_rules.py", "--backend", "aclnn", "--product",
+         "atlas-a2", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "load",
+         "-k", "one_fault and apply_adam_w_quant", "--report-dir", str(tmp_path / "report")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode in (0, 1), out.stdout[-3000:] + out.stderr[-3000:]
+    taken = {}
+    for line in log.read_text().split("\n"):
+        if line:
+            pid, device = map(int, line.split())
+            taken.setdefault(pid, set()).add(device)
+    assert sorted(map(sorted, taken.values())) == [[0], [1]], taken

@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if !defined(FAKE_RUNTIME) && !defined(FAKE_TENSOR) && !defined(FAKE_AAWQ) && !defined(FAKE_WQP) \
     && !defined(FAKE_QMM)
@@ -356,6 +357,11 @@ EXPORT aclError aclrtSetDevice(int32_t deviceId) {
         return FAKE_INVALID_DEVICE;
     }
     ++g_device_refs;
+    const char *log = getenv("FAKE_CANN_DEVICE_LOG");   /* which process took which device */
+    if (log && *log) {
+        FILE *fh = fopen(log, "a");
+        if (fh) { fprintf(fh, "%ld %d\n", (long)getpid(), deviceId); fclose(fh); }
+    }
     return 0;
 }
 
