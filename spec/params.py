@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from aclnn_conformance.spec.enums import AclDataType, AclFormat
 
 
-C_KINDS = ("tensor", "double", "float", "int64", "bool", "string", "dtype", "workspace_size",
-           "executor")
+C_KINDS = ("tensor", "scalar", "int_array", "bool_array", "float_array", "double", "float", "int64",
+           "bool", "string", "dtype", "workspace_size", "executor")
 PROTOCOL_KINDS = ("workspace_size", "executor")
 
 
@@ -23,7 +23,9 @@ class Param:
     optional: bool = False
     doc_row: str = ""                   # the row as the document prints it (for the report)
     # How the argument crosses the C boundary (the prototype's type): tensor (aclTensor*), double,
-    # float, int64 (int64_t), bool, string (char*, may be NULL), dtype (aclDataType by value), and
+    # float, int64 (int64_t), bool, string (char*, may be NULL), dtype (aclDataType by value),
+    # scalar (aclScalar*: the attribute {"dtype", "value"}, None for NULL), int_array, bool_array,
+    # float_array (aclIntArray*, aclBoolArray*, aclFloatArray*: a list, None for NULL), and
     # the two protocol outputs workspace_size (uint64_t*) and executor (aclOpExecutor**).
     c_kind: str = "tensor"
 

@@ -1007,3 +1007,58 @@ def test_each_xdist_worker_drives_its_own_device(fake_paths, tmp_path):
             pid, device = map(int, line.split())
             taken.setdefault(pid, set()).add(device)
     assert sorted(map(sorted, taken.values())) == [[0], [1]], taken
+
+
+# ------------------------------------------------- a signature of every kind, generated from rows
+
+FAKE_KINDS = ("aclnnFakeKinds", (("self", "tensor"), ("alpha", "scalar"), ("dims", "int_array"),
+                                 ("mask", "bool_array"), ("weights", "float_array"), ("scale", "double"),
+                                 ("bias", "float"), ("axis", "int64"), ("keepdim", "bool"),
+                                 ("mode", "string"), ("dtype", "dtype"), ("out", "tensor")))
+
+
+def _kinds_case(**attrs) -> Case:
+    desc = TensorDesc.contiguous((2, 3), DT.FLOAT)
+    x = TensorArg(desc, np.arange(6, dtype=np.float32))
+    y = TensorArg(desc, np.zeros(6, dtype=np.float32))
+    values = {"alpha": {"dtype": "FLOAT16", "value": 1.5}, "dims": [0, -1], "mask": [True, False, True],
+              "weights": [0.25, -2.0], "scale": 0.1, "bias": 0.1, "axis": -2, "keepdim": True,
+              "mode": "tanh", "dtype": "BF16"} | attrs
+    return Case("fake_kinds", "every-kind", {"self": x, "out": y}, values)
+
+
+@pytest.fixture
+def kinds_signature(monkeypatch):
+    """The signature a spec's parameter rows of every C kind give (as for an extracted API)."""
+    from aclnn_conformance.backends import call_layer
+    from aclnn_conformance.backends.aclnn import backend as backend_module
+    fake_signature = lambda op: FAKE_KINDS   # noqa: E731 - one API, whatever the key
+    monkeypatch.setattr(call_layer, "signature", fake_signature)
+    monkeypatch.setattr(backend_module, "signature", fake_signature)
+
+
+@needs_cc
+def test_every_argument_kind_crosses_as_its_c_type(backend, fake, kinds_signature):
+    """aclScalar* from {"dtype", "value"} (the value's bytes in that dtype), aclIntArray*,
+    aclBoolArray*, aclFloatArray* from lists, double, C float (rounded), int64_t, bool, char*,
+    aclDataType by value; every object the backend made is destroyed after the call."""
+    result = backend.run(_kinds_case(), "atlas-a2")
+    assert (result.status, result.phase) == (0, "Execute")
+    call = fake.one("aclnnFakeKindsGetWorkspaceSize")
+    assert call["alpha"] == {"dtype": int(DT.FLOAT16), "bytes": "003e"}    # 1.5 in binary16, little-endian
+    assert call["dims"] == [0, -1] and call["mask"] == [True, False, True]
+    assert call["weights"] == [0.25, -2.0]
+    assert call["scale"] == 0.1 and call["bias"] == float(np.float32(0.1))
+    assert (call["axis"], call["keepdim"], call["mode"], call["dtype"]) == (-2, True, "tanh", int(DT.BF16))
+    assert list(call["tensors"]) == ["self", "out"]
+    assert fake.live() == (0, 0)
+
+
+@needs_cc
+def test_null_and_empty_object_arguments(backend, fake, kinds_signature):
+    """A NULL aclScalar*/array (None) crosses as NULL; an empty list is an array of size 0."""
+    result = backend.run(_kinds_case(alpha=None, dims=[], mask=None, weights=None, mode=None), "atlas-a2")
+    assert result.status == 0
+    call = fake.one("aclnnFakeKindsGetWorkspaceSize")
+    assert (call["alpha"], call["dims"], call["mask"], call["weights"], call["mode"]) == (None, [], None, None, None)
+    assert fake.live() == (0, 0)
