@@ -231,6 +231,8 @@ class RunRecord:
     unrecorded: tuple[str, ...] = ()      # conformance items that ended without any record
     records_written: int | None = None    # the records the run wrote (records.jsonl's line count)
     skipped: tuple[str, ...] = ()         # "nodeid: reason" of tests pytest skipped with no record
+    # one shard of a run split across machines: {"plugin", "group" (1-based), "splits", "algorithm"}
+    shard: dict[str, Any] | None = None
     schema: str = RUN_SCHEMA
 
     def to_json(self) -> dict[str, Any]:
@@ -262,7 +264,8 @@ _RUN_TYPED = {"hypothesis": dict, "versions": dict, "backend_environment": dict,
               "cann_version": (str, type(None)), "soc_name": (str, type(None)),
               "finished": (str, type(None)), "exit_status": (int, type(None)),
               "collected": (int, type(None)), "items_finished": (int, type(None)),
-              "unrecorded": list, "records_written": (int, type(None)), "skipped": list}
+              "unrecorded": list, "records_written": (int, type(None)), "skipped": list,
+              "shard": (dict, type(None))}
 
 
 def _type_name(typ) -> str:

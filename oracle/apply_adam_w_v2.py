@@ -203,7 +203,6 @@ def model_bound(var, m, v, mgn, g, t, lr, b1, b2, wd, eps, amsgrad) -> dict:
         upd = ss * m1 / den
         room = np.maximum(np.abs(den) - e_den, np.abs(den) * 0.5)
         e_upd = abs(ss) * e_m1 / room + np.abs(upd) * (rel_ss + e_den / room + 6 * U)
-        var1 = p - upd
         e_var = e_p + e_upd + 4 * U * (np.abs(p) + np.abs(upd))
         # what may lean one way on every element: the per-call scalars (the oracle's and another
         # implementation's, each within its relative bound of the exact one), every faithful

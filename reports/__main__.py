@@ -97,7 +97,7 @@ def cmd_diff(args) -> int:
 
 
 def cmd_merge(args) -> int:
-    from aclnn_conformance.reports.load import load, write_runset
+    from aclnn_conformance.reports.load import check_shards, load_source, merge, write_runset
     from aclnn_conformance.reports.report import terminal_summary, write_reports
     out = Path(args.out)
     if not args.overwrite:
@@ -106,7 +106,9 @@ def cmd_merge(args) -> int:
                                  f"another folder, or pass --overwrite to rewrite it")
         _refuse_foreign_outputs(out, ("records.jsonl", "run.json", "runs", "report.*"), set(),
                                 False)
-    runset = load(args.dirs)
+    sets = [load_source(d) for d in args.dirs]
+    check_shards(sets)   # a split run merges whole: no shard missing, none twice
+    runset = merge(sets)
     out = write_runset(out, runset)
     doc, paths = write_reports(runset, out)
     print(f"merged {len(runset.records)} records of {len(runset.runs)} run(s) into {out}")

@@ -160,6 +160,40 @@ def load(paths: Iterable[str | Path]) -> RunSet:
     return merge(load_source(p) for p in paths)
 
 
+def _shard_family(run: RunRecord) -> tuple:
+    """What the shards of one split run share: the suite, the options and the split itself."""
+    return (run.suite_commit, run.backend, tuple(run.products), run.profile, run.tier,
+            str(run.hypothesis.get("seed")), run.shard["plugin"], run.shard["splits"],
+            run.shard.get("algorithm", ""))
+
+
+def check_shards(sets: list[RunSet]) -> None:
+    """Refuse (MergeError) a merge of a split run with a shard missing or given twice: every group
+    1..N of the same split (same suite commit, backend, products, profile, tier, seed, N) once."""
+    families: dict[tuple, dict[int, list[str]]] = {}
+    for s in sets:
+        for run in s.runs.values():
+            if run.shard is None:
+                continue
+            where = f"run {run.run_id} ({', '.join(s.sources)})"
+            families.setdefault(_shard_family(run), {}).setdefault(int(run.shard["group"]), []).append(where)
+    problems = []
+    for family, groups in families.items():
+        splits = family[7]
+        for group, where in sorted(groups.items()):
+            if len(where) > 1:
+                problems.append(f"shard {group} of {splits} given {len(where)} times: {'; '.join(where)}")
+            if not 1 <= group <= splits:
+                problems.append(f"shard {group} is outside 1..{splits}: {where[0]}")
+        missing = [g for g in range(1, splits + 1) if g not in groups]
+        if missing:
+            problems.append(f"shard(s) {', '.join(map(str, missing))} of {splits} missing "
+                            f"(split by {family[6]} at suite commit {family[0][:12]}, backend "
+                            f"{family[1]}); merge every shard of the run")
+    if problems:
+        raise MergeError("; ".join(problems))
+
+
 def _key_text(key: tuple[str, ...]) -> str:
     return "(" + ", ".join(f"{k}={v}" for k, v in zip(RECORD_KEY, key)) + ")"
 

@@ -105,7 +105,8 @@ def _opt_str(value: Any) -> str | None:
 
 def new_run_record(*, run_id: str, backend: Any, products, profile: str, tier: str,
                    hypothesis: dict[str, Any], workers: int = 0,
-                   command: list[str] | tuple[str, ...] = (), cwd: str = "") -> RunRecord:
+                   command: list[str] | tuple[str, ...] = (), cwd: str = "",
+                   shard: dict[str, Any] | None = None) -> RunRecord:
     commit, dirty = suite_commit()
     env = backend_environment(backend)
     return RunRecord(
@@ -114,7 +115,8 @@ def new_run_record(*, run_id: str, backend: Any, products, profile: str, tier: s
         profile=profile, tier=tier, started=now(), hypothesis=hypothesis,
         versions=library_versions(), cann_version=_opt_str(env.get("cann_version")),
         soc_name=_opt_str(env.get("soc_name")), backend_environment=env,
-        platform=platform.platform(), workers=int(workers), command=tuple(command), cwd=cwd)
+        platform=platform.platform(), workers=int(workers), command=tuple(command), cwd=cwd,
+        shard=shard)
 
 
 def finished_run_record(run: RunRecord, exit_status: int, stop_reason: str = "") -> RunRecord:
@@ -137,6 +139,20 @@ def hypothesis_settings(profile_name: str) -> dict[str, Any]:
             "derandomize": current.derandomize}
 
 
+SHARD_PLUGIN = "pytest-split"
+
+
+def shard_of(config) -> dict[str, Any] | None:
+    """The shard this session is when pytest-split divides the run (``--splits N --group G``)."""
+    if not config.pluginmanager.hasplugin("pytest-split"):
+        return None
+    splits, group = config.getoption("splits", None), config.getoption("group", None)
+    if splits is None or group is None:
+        return None
+    return {"plugin": SHARD_PLUGIN, "group": int(group), "splits": int(splits),
+            "algorithm": str(config.getoption("splitting_algorithm", "") or "")}
+
+
 def start_pytest_run(config, harness, products, hypothesis_profile: str) -> RunRecord:
     """Write <report-dir>/run.json with complete false; returns the record."""
     inv = config.invocation_params
@@ -152,7 +168,7 @@ def start_pytest_run(config, harness, products, hypothesis_profile: str) -> RunR
     run = new_run_record(run_id=harness.run_id, backend=harness.backend, products=products,
                          profile=harness.profile, tier=harness.tier, hypothesis=hyp,
                          workers=workers, command=["pytest", *inv.args],
-                         cwd=str(inv.dir))
+                         cwd=str(inv.dir), shard=shard_of(config))
     for stale in STALE_OUTPUTS:  # a run that never finishes must not show the last run's results
         for path in harness.report_dir.glob(stale):
             path.unlink()

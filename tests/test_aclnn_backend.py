@@ -995,3 +995,80 @@ def test_reset_releases_every_runtime_on_the_device(backend, fake, fake_paths, c
     assert f"device 0 reset ({how})" in failed.message
     assert fake.lib.fake_fault_status() == 0 and fake.lib.fake_device_refs() == 1
     assert other.run(case, "atlas-a2").status == 0 and backend.run(case, "atlas-a2").status == 0
+
+
+@needs_cc
+def test_each_xdist_worker_drives_its_own_device(fake_paths, tmp_path):
+    """``pytest -n 2`` on a two-device machine: worker gw0 takes device 0 and gw1 device 1 (the
+    worker index modulo the devices the runtime reports), each in its own process."""
+    log = tmp_path / "devices.log"
+    env = {k: v for k, v in os.environ.items() if k not in FAKE_ENV + CANN_ENV}
+    env.update(ACLNN_LIBRARIES=":".join(fake_paths), FAKE_CANN_SOC=A2_SOC, FAKE_CANN_DEVICE_COUNT="2",
+               FAKE_CANN_DEVICE_LOG=str(log))
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "suites/test_rules.py", "--backend", "aclnn", "--product",
+         "atlas-a2", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "load",
+         "-k", "one_fault and apply_adam_w_quant", "--report-dir", str(tmp_path / "report")],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    assert out.returncode in (0, 1), out.stdout[-3000:] + out.stderr[-3000:]
+    taken = {}
+    for line in log.read_text().split("\n"):
+        if line:
+            pid, device = map(int, line.split())
+            taken.setdefault(pid, set()).add(device)
+    assert sorted(map(sorted, taken.values())) == [[0], [1]], taken
+
+
+# ------------------------------------------------- a signature of every kind, generated from rows
+
+FAKE_KINDS = ("aclnnFakeKinds", (("self", "tensor"), ("alpha", "scalar"), ("dims", "int_array"),
+                                 ("mask", "bool_array"), ("weights", "float_array"), ("scale", "double"),
+                                 ("bias", "float"), ("axis", "int64"), ("keepdim", "bool"),
+                                 ("mode", "string"), ("dtype", "dtype"), ("out", "tensor")))
+
+
+def _kinds_case(**attrs) -> Case:
+    desc = TensorDesc.contiguous((2, 3), DT.FLOAT)
+    x = TensorArg(desc, np.arange(6, dtype=np.float32))
+    y = TensorArg(desc, np.zeros(6, dtype=np.float32))
+    values = {"alpha": {"dtype": "FLOAT16", "value": 1.5}, "dims": [0, -1], "mask": [True, False, True],
+              "weights": [0.25, -2.0], "scale": 0.1, "bias": 0.1, "axis": -2, "keepdim": True,
+              "mode": "tanh", "dtype": "BF16"} | attrs
+    return Case("fake_kinds", "every-kind", {"self": x, "out": y}, values)
+
+
+@pytest.fixture
+def kinds_signature(monkeypatch):
+    """The signature a spec's parameter rows of every C kind give (as for an extracted API)."""
+    from aclnn_conformance.backends import call_layer
+    from aclnn_conformance.backends.aclnn import backend as backend_module
+    fake_signature = lambda op: FAKE_KINDS   # noqa: E731 - one API, whatever the key
+    monkeypatch.setattr(call_layer, "signature", fake_signature)
+    monkeypatch.setattr(backend_module, "signature", fake_signature)
+
+
+@needs_cc
+def test_every_argument_kind_crosses_as_its_c_type(backend, fake, kinds_signature):
+    """aclScalar* from {"dtype", "value"} (the value's bytes in that dtype), aclIntArray*,
+    aclBoolArray*, aclFloatArray* from lists, double, C float (rounded), int64_t, bool, char*,
+    aclDataType by value; every object the backend made is destroyed after the call."""
+    result = backend.run(_kinds_case(), "atlas-a2")
+    assert (result.status, result.phase) == (0, "Execute")
+    call = fake.one("aclnnFakeKindsGetWorkspaceSize")
+    assert call["alpha"] == {"dtype": int(DT.FLOAT16), "bytes": "003e"}    # 1.5 in binary16, little-endian
+    assert call["dims"] == [0, -1] and call["mask"] == [True, False, True]
+    assert call["weights"] == [0.25, -2.0]
+    assert call["scale"] == 0.1 and call["bias"] == float(np.float32(0.1))
+    assert (call["axis"], call["keepdim"], call["mode"], call["dtype"]) == (-2, True, "tanh", int(DT.BF16))
+    assert list(call["tensors"]) == ["self", "out"]
+    assert fake.live() == (0, 0)
+
+
+@needs_cc
+def test_null_and_empty_object_arguments(backend, fake, kinds_signature):
+    """A NULL aclScalar*/array (None) crosses as NULL; an empty list is an array of size 0."""
+    result = backend.run(_kinds_case(alpha=None, dims=[], mask=None, weights=None, mode=None), "atlas-a2")
+    assert result.status == 0
+    call = fake.one("aclnnFakeKindsGetWorkspaceSize")
+    assert (call["alpha"], call["dims"], call["mask"], call["weights"], call["mode"]) == (None, [], None, None, None)
+    assert fake.live() == (0, 0)

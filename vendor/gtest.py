@@ -571,7 +571,6 @@ class GtestFile:
     def read(self) -> ImportResult:
         toks = self.toks
         i = 0
-        fixture_classes: list[tuple[str, int, int]] = []
         while i < len(toks):
             t = toks[i]
             if t.kind == "id" and t.text in ("class", "struct") and i + 1 < len(toks):

@@ -31,10 +31,12 @@ from dataclasses import replace
 from ctypes import byref, c_uint32, c_uint64, c_void_p
 from typing import Any, Mapping, Sequence
 
+import numpy as np
 
 from aclnn_conformance.backends.aclnn.bindings import (ACL_ERROR_REPEAT_INITIALIZE, ACL_MEM_MALLOC_HUGE_FIRST,
                                      ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_HOST_TO_DEVICE,
-                                     AclLibraries, LibraryLoadError, OperatorFunctions)
+                                     ARRAY_KINDS, AclLibraries, LibraryLoadError, MissingSymbol,
+                                     OperatorFunctions)
 from aclnn_conformance.backends.aclnn.libraries import (OVERRIDE_ENV, LibrarySearch, find_libraries,
                                       toolkit_version)
 from aclnn_conformance.backends.aclnn.recent_error import RecentErrors
@@ -42,6 +44,7 @@ from aclnn_conformance.spec.soc import UnknownSoc, product_of_soc
 from aclnn_conformance.backends.base import ProductUnknown, RunResult, Waiver
 from aclnn_conformance.backends.call_layer import RawCall, RawTensor, read_back, signature, to_raw_call
 from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
 
 DEVICE_ENV = "ACLNN_DEVICE_ID"
@@ -247,6 +250,38 @@ def _runtime_for(paths: tuple[str, ...]) -> _Runtime:
         return rt
 
 
+OBJECT_KINDS = ("scalar", "int_array", "bool_array", "float_array")   # made, passed, destroyed per call
+
+
+def _argument_object(libs, name: str, kind: str, value: Any) -> tuple[Any, Any, Any]:
+    """(handle, its destructor, the host memory it was made from) for an aclScalar* (``{"dtype",
+    "value"}``) or an aclIntArray*/aclBoolArray*/aclFloatArray* (a list); (None, None, None) for
+    NULL. The memory is kept alive until the call has returned."""
+    if value is None:
+        return None, None, None
+    if kind == "scalar":
+        create, destroy = libs.aclCreateScalar, libs.aclDestroyScalar
+        if create is None or destroy is None:
+            raise MissingSymbol(f"parameter {name} is an aclScalar*, and aclCreateScalar/aclDestroyScalar "
+                                f"are not exported by any loaded library")
+        dtype = AclDataType[value["dtype"]] if isinstance(value["dtype"], str) else AclDataType(value["dtype"])
+        element = np.array([value["value"]]).astype(numpy_dtype(dtype))
+        memory = ctypes.create_string_buffer(element.tobytes(), max(element.nbytes, 1))
+        handle = create(ctypes.cast(memory, c_void_p), int(dtype))
+    else:
+        create_name, destroy_name, ctype = ARRAY_KINDS[kind]
+        create, destroy = getattr(libs, create_name), getattr(libs, destroy_name)
+        if create is None or destroy is None:
+            raise MissingSymbol(f"parameter {name} is a {kind}, and {create_name}/{destroy_name} are not "
+                                f"exported by any loaded library")
+        items = list(value)
+        memory = (ctype * max(len(items), 1))(*items)
+        handle = create(memory, len(items))
+    if not handle:
+        raise RuntimeError(f"creating the {kind} argument {name} from {value!r} returned NULL")
+    return handle, destroy, memory
+
+
 def _scalar(name: str, kind: str, value: Any) -> Any:
     if kind == "string":
         if value is None:
@@ -408,10 +443,17 @@ class AclnnBackend:
         rt.recent_error()            # mark what the text holds now: the call's message is what it adds
         device_buffers: dict[str, int] = {}
         handles: dict[str, int] = {}
+        objects: list[tuple[Any, Any, Any]] = []     # aclScalar*/aclIntArray*...: destroyed after
         workspace: int | None = None
         try:
             args = []
             for name, kind, value in raw.params:
+                if kind in OBJECT_KINDS:
+                    made = _argument_object(rt.libs, name, kind, value)
+                    if made[0] is not None:
+                        objects.append(made)
+                    args.append(made[0])
+                    continue
                 if kind != "tensor":
                     args.append(_scalar(name, kind, value))
                     continue
@@ -458,6 +500,8 @@ class AclnnBackend:
             return RunResult(int(status), read_back(raw), workspace_size=workspace_size,
                              phase=phase, message=message)
         finally:
+            for handle, destroy, _ in objects:
+                destroy(handle)
             for handle in handles.values():
                 rt.libs.aclDestroyTensor(handle)
             for ptr in device_buffers.values():

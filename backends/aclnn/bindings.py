@@ -71,11 +71,25 @@ OPTIONAL_SYMBOLS: dict[str, tuple[object, tuple]] = {
     "aclrtGetDeviceCount": (c_int, (POINTER(c_uint32),)),
     "aclDestroyAclOpExecutor": (c_int, (c_void_p,)),
     "aclrtResetDeviceForce": (c_int, (c_int32,)),
+    # the argument objects of the other parameter kinds (nnopbase), needed by the APIs that take them
+    "aclCreateScalar": (c_void_p, (c_void_p, c_int)),
+    "aclDestroyScalar": (c_int, (c_void_p,)),
+    "aclCreateIntArray": (c_void_p, (_I64P, c_uint64)),
+    "aclDestroyIntArray": (c_int, (c_void_p,)),
+    "aclCreateBoolArray": (c_void_p, (POINTER(c_bool), c_uint64)),
+    "aclDestroyBoolArray": (c_int, (c_void_p,)),
+    "aclCreateFloatArray": (c_void_p, (POINTER(c_float), c_uint64)),
+    "aclDestroyFloatArray": (c_int, (c_void_p,)),
 }
 
 # How each parameter kind (spec.params C_KINDS, backends.call_layer.signature) crosses the C boundary.
-KIND_CTYPES = {"tensor": c_void_p, "double": c_double, "float": c_float, "int64": c_int64,
+KIND_CTYPES = {"tensor": c_void_p, "scalar": c_void_p, "int_array": c_void_p, "bool_array": c_void_p,
+               "float_array": c_void_p, "double": c_double, "float": c_float, "int64": c_int64,
                "bool": c_bool, "string": c_char_p, "dtype": c_int}
+# kind -> (constructor, destructor, element ctype) of the objects made for the array kinds
+ARRAY_KINDS = {"int_array": ("aclCreateIntArray", "aclDestroyIntArray", c_int64),
+               "bool_array": ("aclCreateBoolArray", "aclDestroyBoolArray", c_bool),
+               "float_array": ("aclCreateFloatArray", "aclDestroyFloatArray", c_float)}
 
 
 class LibraryLoadError(RuntimeError):

@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #if !defined(FAKE_RUNTIME) && !defined(FAKE_TENSOR) && !defined(FAKE_AAWQ) && !defined(FAKE_WQP) \
     && !defined(FAKE_QMM)
@@ -94,6 +95,25 @@ typedef struct FakeTensor {
 } FakeTensor;
 
 #define TENSOR_MAGIC 0x7e45a0c1u
+
+/* aclScalar: its dtype and the bytes of one element of it */
+typedef struct FakeScalar {
+    uint32_t magic;
+    int dtype;
+    unsigned char bytes[16];
+} FakeScalar;
+
+#define SCALAR_MAGIC 0x5ca1a7b1u
+
+/* aclIntArray (int64), aclBoolArray (bool), aclFloatArray (float): a copy of the caller's values */
+typedef struct FakeArray {
+    uint32_t magic;
+    char kind;                     /* 'i', 'b' or 'f' */
+    uint64_t size;
+    void *values;
+} FakeArray;
+
+#define ARRAY_MAGIC 0xa77a7a11u
 
 typedef struct FakeExecutor {
     uint32_t magic;
@@ -356,6 +376,11 @@ EXPORT aclError aclrtSetDevice(int32_t deviceId) {
         return FAKE_INVALID_DEVICE;
     }
     ++g_device_refs;
+    const char *log = getenv("FAKE_CANN_DEVICE_LOG");   /* which process took which device */
+    if (log && *log) {
+        FILE *fh = fopen(log, "a");
+        if (fh) { fprintf(fh, "%ld %d\n", (long)getpid(), deviceId); fclose(fh); }
+    }
     return 0;
 }
 
@@ -580,6 +605,62 @@ EXPORT aclnnStatus aclDestroyAclOpExecutor(void *executor) {
     free(e);
     return 0;
 }
+
+EXPORT FakeScalar *aclCreateScalar(void *value, int dataType) {
+    if (!value) return NULL;
+    FakeScalar *sc = calloc(1, sizeof *sc);
+    sc->magic = SCALAR_MAGIC;
+    sc->dtype = dataType;
+    int bits = element_bits(dataType);
+    memcpy(sc->bytes, value, (size_t)(bits >= 8 && bits <= 128 ? bits / 8 : 1));
+    fake_count_tensor(1);
+    return sc;
+}
+
+EXPORT aclnnStatus aclDestroyScalar(const FakeScalar *scalar) {
+    if (!scalar) return 0;
+    if (scalar->magic != SCALAR_MAGIC) return FAKE_PARAM_NULLPTR;
+    ((FakeScalar *)scalar)->magic = 0;
+    free((FakeScalar *)scalar);
+    fake_count_tensor(-1);
+    return 0;
+}
+
+static FakeArray *create_array(char kind, const void *values, uint64_t size, size_t item) {
+    if (!values && size > 0) return NULL;
+    FakeArray *a = calloc(1, sizeof *a);
+    a->magic = ARRAY_MAGIC;
+    a->kind = kind;
+    a->size = size;
+    a->values = malloc(size ? size * item : 1);
+    if (size) memcpy(a->values, values, size * item);
+    fake_count_tensor(1);
+    return a;
+}
+
+static aclnnStatus destroy_array(const FakeArray *array, char kind) {
+    if (!array) return 0;
+    if (array->magic != ARRAY_MAGIC || array->kind != kind) return FAKE_PARAM_NULLPTR;
+    FakeArray *a = (FakeArray *)array;
+    a->magic = 0;
+    free(a->values);
+    free(a);
+    fake_count_tensor(-1);
+    return 0;
+}
+
+EXPORT FakeArray *aclCreateIntArray(const int64_t *value, uint64_t size) {
+    return create_array('i', value, size, sizeof(int64_t));
+}
+EXPORT FakeArray *aclCreateBoolArray(const _Bool *value, uint64_t size) {
+    return create_array('b', value, size, sizeof(_Bool));
+}
+EXPORT FakeArray *aclCreateFloatArray(const float *value, uint64_t size) {
+    return create_array('f', value, size, sizeof(float));
+}
+EXPORT aclnnStatus aclDestroyIntArray(const FakeArray *array) { return destroy_array(array, 'i'); }
+EXPORT aclnnStatus aclDestroyBoolArray(const FakeArray *array) { return destroy_array(array, 'b'); }
+EXPORT aclnnStatus aclDestroyFloatArray(const FakeArray *array) { return destroy_array(array, 'f'); }
 
 #endif /* FAKE_TENSOR */
 
@@ -903,6 +984,65 @@ EXPORT aclnnStatus aclnnQuantMatmulWeightNzGetWorkspaceSize(
 EXPORT aclnnStatus aclnnQuantMatmulWeightNz(void *workspace, uint64_t workspaceSize,
                                             void *executor, aclrtStream stream) {
     return launch(&QMM, workspace, workspaceSize, executor, stream);
+}
+
+
+/* An API with a parameter of every kind a documented prototype uses (aclTensor*, aclScalar*,
+ * aclIntArray*, aclBoolArray*, aclFloatArray*, double, float, int64_t, bool, char*, aclDataType):
+ * what the backend passes for a signature generated from a spec's parameter rows. */
+static const OpBehaviour KINDS = {"aclnnFakeKinds", FAKE_PARAM_NULLPTR, 1, 0};
+
+static void buf_scalar(Buf *b, const char *name, const FakeScalar *sc) {
+    buf_printf(b, ",\"%s\":", name);
+    if (!sc) { buf_printf(b, "null"); return; }
+    if (sc->magic != SCALAR_MAGIC) { buf_printf(b, "\"invalid\""); return; }
+    buf_printf(b, "{\"dtype\":%d,\"bytes\":\"", sc->dtype);
+    int n = element_bits(sc->dtype) / 8;
+    for (int i = 0; i < n && i < 16; ++i) buf_printf(b, "%02x", sc->bytes[i]);
+    buf_printf(b, "\"}");
+}
+
+static void buf_array(Buf *b, const char *name, const FakeArray *a, char kind) {
+    buf_printf(b, ",\"%s\":", name);
+    if (!a) { buf_printf(b, "null"); return; }
+    if (a->magic != ARRAY_MAGIC || a->kind != kind) { buf_printf(b, "\"invalid\""); return; }
+    buf_printf(b, "[");
+    for (uint64_t i = 0; i < a->size; ++i) {
+        if (i) buf_printf(b, ",");
+        if (kind == 'i') buf_printf(b, "%lld", (long long)((const int64_t *)a->values)[i]);
+        else if (kind == 'b') buf_printf(b, "%s", ((const _Bool *)a->values)[i] ? "true" : "false");
+        else buf_double(b, (double)((const float *)a->values)[i]);
+    }
+    buf_printf(b, "]");
+}
+
+EXPORT aclnnStatus aclnnFakeKindsGetWorkspaceSize(
+    const FakeTensor *self, const FakeScalar *alpha, const FakeArray *dims, const FakeArray *mask,
+    const FakeArray *weights, double scale, float bias, int64_t axis, _Bool keepdim,
+    const char *mode, int dtype, FakeTensor *out, uint64_t *workspaceSize, void **executor) {
+    Buf b = {0};
+    buf_printf(&b, "{\"ev\":\"aclnnFakeKindsGetWorkspaceSize\",\"tensors\":{");
+    buf_tensor(&b, "self", self, 1);
+    buf_tensor(&b, "out", out, 0);
+    buf_printf(&b, "}");
+    buf_scalar(&b, "alpha", alpha);
+    buf_array(&b, "dims", dims, 'i');
+    buf_array(&b, "mask", mask, 'b');
+    buf_array(&b, "weights", weights, 'f');
+    buf_printf(&b, ",\"scale\":");
+    buf_double(&b, scale);
+    buf_printf(&b, ",\"bias\":");
+    buf_double(&b, (double)bias);
+    buf_printf(&b, ",\"axis\":%lld,\"keepdim\":%s,\"dtype\":%d,\"mode\":", (long long)axis,
+               keepdim ? "true" : "false", dtype);
+    if (mode) buf_printf(&b, "\"%s\"", mode);
+    else buf_printf(&b, "null");
+    return first_phase_finish(&b, &KINDS, out, workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnFakeKinds(void *workspace, uint64_t workspaceSize, void *executor,
+                                  aclrtStream stream) {
+    return launch(&KINDS, workspace, workspaceSize, executor, stream);
 }
 
 #endif /* FAKE_QMM */
