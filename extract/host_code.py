@@ -83,6 +83,7 @@ class Index:
 
     own: SourceFile
     common: list[SourceFile]
+    headers: list[SourceFile] = field(default_factory=list)   # the op's own headers it includes
 
     def function(self, name: str) -> Function | None:
         name = name.split("::")[-1]
@@ -109,7 +110,19 @@ class Index:
         for src in (self.own, *self.common):
             if name in src.constants:
                 return src.constants[name]
-        return None
+        return _defined_constant(name, (self.own, *self.headers))
+
+
+_DEFINE = r"(?m)^[ \t]*#[ \t]*define[ \t]+{}[ \t]+(\d+)[uUlL]*[ \t]*$"
+
+
+def _defined_constant(name: str, sources) -> int | None:
+    """``#define NAME 8`` in the op_api file or the op's own headers it includes (the first found)."""
+    for src in sources:
+        m = re.search(_DEFINE.format(re.escape(name)), src.text)
+        if m:
+            return int(m.group(1))
+    return None
 
 
 @dataclass
