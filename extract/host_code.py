@@ -1629,7 +1629,8 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
         if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
             continue
-        if m.group(2) in ("if", "while", "GetDimNum", "ToString", "GetDim") or m.group(2).startswith("OP_"):
+        if m.group(2) in ("if", "while", "GetDimNum", "ToString", "GetDim") or m.group(2).startswith("OP_") \
+                or _last_param_by_value(src, m.group(2)):
             continue
         changed = changed or m
     if changed:
@@ -2066,6 +2067,7 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     a, ii = re.escape(arr), re.escape(i)
     elem = re.compile(rf"\(\s*\*\s*{a}\s*\)\s*\[\s*{ii}\s*\]|{a}\s*->\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)|"
                       rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)")
+    inner, dup = _mask_dup(w, inner, elem, env, fail)
     marker = f"__elem_{arr}"
     env2 = dict(env)
     env2[marker] = v
@@ -2091,10 +2093,12 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             checks.append((st, cond, code))
             continue
         return False
-    if not checks or len({c for _, _, c in checks}) != 1:
+    if not (checks or dup) or len({c for _, _, c in checks} | ({dup[2]} if dup else set())) != 1:
         return False
     for st, cond, code in checks:
         _data_condition(w, src, st.offset, cond, env2, code, "if (" + st.cond.strip() + ")")
+    if dup:
+        _emit_dims_unique(w, src, stmt, v, dup)
     return True
 
 
@@ -2171,3 +2175,109 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
                               f"a check made only when {guard} is not null: {e.text}"[:160]))
         raise _Stop()
     return True
+
+
+# ---- duplicate dims of an integer array (a mask of the dims seen) ----
+
+_VACUOUS_ON_NULL.add("attr_dims_unique")
+
+
+def _flat(text: str, elem: re.Pattern) -> str:
+    """A statement's text with the array element as ``@`` and no blanks, outer parentheses off."""
+    return re.sub(r"\s+", "", _strip(elem.sub("@", text)))
+
+
+def _mask_set(text: str, mask: str, idx: str) -> bool:
+    return text in (f"{mask}[{idx}]=1", f"{mask}[{idx}]=true", f"{mask}.set({idx})")
+
+
+def _mask_test(cond: str, idx: str) -> str | None:
+    m = re.fullmatch(rf"([A-Za-z_]\w*)\[{re.escape(idx)}\](?:==(?:1|true))?|([A-Za-z_]\w*)\.test\({re.escape(idx)}\)",
+                     cond)
+    return m and (m.group(1) or m.group(2))
+
+
+def _mask_dup(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail: int | None):
+    """The tail of a dim loop's body that rejects a dim already seen, after wrapping a negative one by
+    a rank local N: ``if (d < 0) { if (mask[N + d] == 1) fail; else mask[N + d] = 1; continue; }
+    if (mask[d] == 1) fail; else mask[d] = 1;`` or ``index = GetPosDim(d, N); if (mask[index]) fail;
+    mask.set(index);``. Returns (the statements before it, (N's value, wrap at rank 0 or None, code))."""
+    def rank_local(expr):
+        try:
+            n = _value(w, expr, env)
+        except Unreadable:
+            return None
+        ln = _lin(n)
+        return ln if ln and ln[2] == 1 and ln[3] == 0 else None
+
+    def test_then_set(stmts, idx):
+        """``if (mask[idx] == 1) fail; [else] mask[idx] = 1;`` as the whole of stmts: (mask, code)."""
+        if not stmts or stmts[0].kind != "if":
+            return None
+        t, rest = stmts[0], list(stmts[1:])
+        if len(t.orelse) == 1 and not rest:
+            rest = [t.orelse[0]]
+        elif t.orelse:
+            return None
+        mask = _mask_test(_flat(t.cond, elem), idx)
+        code = _error_exit(t.then, fail)
+        if mask is None or code is None or len(rest) != 1 or not _mask_set(_flat(rest[0].text, elem), mask, idx):
+            return None
+        return mask, code
+
+    for k in (len(inner) - 1, len(inner) - 2):
+        a = inner[k - 1] if k >= 1 else None
+        if a is None or a.kind != "if" or a.orelse or _flat(a.cond, elem) != "@<0" or len(a.then) < 2 \
+                or a.then[-1].text.strip() != "continue":
+            continue
+        tail = test_then_set(inner[k:], "@")
+        first = a.then[0]
+        m = first.kind == "if" and re.fullmatch(r"\w+\[(\w+)\+@\](?:==(?:1|true))?", _flat(first.cond, elem))
+        if not (tail and m):
+            continue
+        ln = rank_local(m.group(1))
+        neg = test_then_set(a.then[:-1], f"{m.group(1)}+@")
+        if ln and neg == tail:
+            return inner[:k - 1], (ln, ln[4], tail[1])
+    if len(inner) >= 3:
+        d, t, s = inner[-3], inner[-2], inner[-1]
+        dm = re.fullmatch(r"(?:const)?(?:uint64_t|int64_t|size_t|auto)(\w+)=(?:op::)?(GetPosDim|GetPosDimWithStd)"
+                          r"\(@,(\w+)\)", _flat(d.text, elem))
+        if d.kind == "decl" and dm and t.kind == "if" and not t.orelse:
+            idx = dm.group(1)
+            mask = _mask_test(_flat(t.cond, elem), idx)
+            code = _error_exit(t.then, fail)
+            ln = rank_local(dm.group(3))
+            fn = w.index.function(dm.group(2))
+            # GetPosDim(dim, n): n <= 0 taken as 1, then dim + n for a negative dim (level2_base_caculation.h)
+            if mask and code is not None and ln and fn is not None and _mask_set(_flat(s.text, elem), mask, idx) \
+                    and _pos_dim_body(fn):
+                return inner[:-3], (ln, ln[4] if ln[4] > 0 else 1, code)
+    return inner, None
+
+
+def _pos_dim_body(fn: Function) -> bool:
+    """``{ if (n <= 0) { n = 1; } return d >= 0 ? d : d + n; }`` exactly."""
+    if len(fn.params) != 2:
+        return False
+    d, n = fn.params
+    return re.sub(r"\s+", "", fn.body) == f"if({n}<=0){{{n}=1;}}return{d}>=0?{d}:{d}+{n};"
+
+
+def _emit_dims_unique(w: Walk, src: SourceFile, stmt: Stmt, arr: T, dup) -> None:
+    ln, rank0, code = dup
+    kw = {} if rank0 == 0 else {"rank0": rank0}
+    _check(w, src, stmt.offset, "attr_dims_unique", _args(attr=arr.name, tensor=ln[1], **kw), code,
+           " ".join(stmt.text.split())[:160])
+
+
+def _last_param_by_value(src: SourceFile, callee: str) -> bool:
+    """The file's own function ``callee`` takes its last parameter by value (``int64_t n``): a local
+    passed there is not changed by the call."""
+    fn = src.functions.get(callee.split("::")[-1])
+    if fn is None or not fn.params:
+        return False
+    head = src.text[:fn.body_offset]
+    close = head.rfind(")")
+    decl = head[:close].rsplit(",", 1)[-1] if close > 0 else ""
+    return bool(re.fullmatch(rf"\s*(?:const\s+)?(?:u?int(?:64|32)_t|size_t|int)\s+{re.escape(fn.params[-1])}\s*", decl))
