@@ -463,10 +463,12 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         _run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return
     empties = _empty_params(cond, env)
+    if not empties and _empty_exit(stmt.then):
+        cond, empties = _empty_helper(w, cond, env)
     if empties and _empty_exit(stmt.then):
         path, line = _cite(src, stmt.offset)
         w.events.append(Event("empty", "empty", _args(params=sorted(empties), any=" || " in cond or
-                                                       len(empties) == 1), 0, path, line, cond))
+                                                       len(empties) == 1), 0, path, line, stmt.cond.strip()))
         raise _Stop(empty=True)
     code = _error_exit(stmt.then, fail)
     if code is not None and not stmt.orelse and (_infer_broadcast(w, src, stmt, env, cond, code)
@@ -684,6 +686,35 @@ def _empty_params(cond: str, env: dict) -> list[str]:
             return []
         out.append(env[m.group(1)].name)
     return out
+
+
+def _empty_helper(w: Walk, cond: str, env: dict) -> tuple[str, list[str]]:
+    """``if (HasEmptyTensor(self, other))``: a bool helper whose whole body is ``if (C) { return true; }
+    return false;`` (or ``return C;``) with C an ``x->IsEmpty()`` disjunction of its parameters: the
+    condition C on the call's arguments. Anything else: no empties (the branch is read as before)."""
+    call = _macro(_strip(cond))
+    if not call or match_close(_strip(cond), _strip(cond).index("(")) != len(_strip(cond)) - 1:
+        return cond, []
+    fn = w.index.function(call[0])
+    if fn is None or fn.returns.split()[-1] != "bool" or len(call[1]) != len(fn.params):
+        return cond, []
+    body = statements(fn.body, fn.body_offset)
+    inner = None
+    if len(body) == 1 and body[0].kind == "return":
+        inner = body[0].text.strip()[len("return"):].strip().rstrip(";")
+    elif (len(body) == 2 and body[0].kind == "if" and not body[0].orelse and len(body[0].then) == 1
+          and body[0].then[0].kind == "return" and body[0].then[0].text.strip().rstrip(";") == "return true"
+          and body[1].kind == "return" and body[1].text.strip().rstrip(";") == "return false"):
+        inner = body[0].cond.strip()
+    if inner is None:
+        return cond, []
+    bound = {}
+    for p, a in zip(fn.params, call[1]):
+        if not isinstance(env.get(_strip(a)), T):
+            return cond, []
+        bound[p] = env[_strip(a)]
+    empties = _empty_params(inner, bound)
+    return (inner, empties) if empties else (cond, [])
 
 
 def _tensor(env: dict, expr: str) -> str:

@@ -1,0 +1,69 @@
+"""The extractor on control-flow and call-structure constructs (snippet style): each construct read
+into its events, and a variant of it left unread (never a guess)."""
+from __future__ import annotations
+
+import pytest
+
+from aclnn_conformance.extract.cpp import read_source
+from aclnn_conformance.extract.host_code import Index, T, walk_api
+
+
+def _walk(body: str, names: list[str], product: str = "atlas-a2") -> list:
+    """The events of a snippet's GetWorkspaceSize (the last function of ``body``)."""
+    src = read_source("snippet.cpp", body)
+    fn = [f for f in src.functions.values() if f.name.endswith("GetWorkspaceSize")][0]
+    assert len(fn.params) == len(names)
+    return walk_api(Index(src, []), fn, {p: T(n) for p, n in zip(fn.params, names)}, product)
+
+
+EMPTY = """
+%s
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    if (%s) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+    OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+NAMES = ["self", "other", "out", "workspaceSize", "executor"]
+HELPER_IF = """static bool HasEmptyTensor(const aclTensor* x, const aclTensor* y)
+{
+    if (x->IsEmpty() || y->IsEmpty()) {
+        return true;
+    }
+    return false;
+}"""
+HELPER_RETURN = """static bool HasEmptyTensor(const aclTensor* x, const aclTensor* y)
+{
+    return x->IsEmpty() || y->IsEmpty();
+}"""
+
+
+@pytest.mark.parametrize("helper", [HELPER_IF, HELPER_RETURN])
+def test_an_empty_tensor_helper_is_the_empty_return_on_its_arguments(helper):
+    events = _walk(EMPTY % (helper, "HasEmptyTensor(other, self)"), NAMES)
+    assert [e.kind for e in events] == ["check", "empty", "unread"]
+    assert dict(events[1].args) == {"any": True, "params": ("other", "self")}
+
+
+@pytest.mark.parametrize("helper", [
+    HELPER_IF.replace("||", "&&"),                               # both empty: not the any-empty return
+    HELPER_IF.replace("return false;", "return x->GetViewShape().GetDimNum() == 0;"),
+    HELPER_IF.replace("if (x->IsEmpty()", "OP_LOGD(\"x\");\n    if (x->IsEmpty()"),
+])
+def test_an_empty_tensor_helper_of_another_shape_stays_unread(helper):
+    events = _walk(EMPTY % (helper, "HasEmptyTensor(other, self)"), NAMES)
+    assert [e.kind for e in events][:1] == ["check"] and "empty" not in [e.kind for e in events]
+    assert events[-1].kind == "unread"
+
+
+def test_an_empty_tensor_helper_on_a_local_stays_unread():
+    events = _walk(EMPTY % (HELPER_IF, "HasEmptyTensor(selfCopy, self)"), NAMES)
+    assert "empty" not in [e.kind for e in events] and events[-1].kind == "unread"
