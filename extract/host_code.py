@@ -205,12 +205,50 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
         try:
             _run_stmt(w, src, stmt, env, fail, top)
         except _Stop as stop:
+            if stop.empty and _run_after_empty(w, src, stmt, stmts[i + 1:], env, fail, top, stop):
+                return
             if stop.empty:
                 _scan_after_empty(w, src, stmts[i + 1:])
             raise
         except Unreadable as exc:
             _unread(w, src, stmt.offset, f"{exc}: {stmt.text}")
             raise _Stop() from None
+
+
+def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...], env: dict,
+                     fail: int | None, top: bool, stop: _Stop) -> bool:
+    """The empty-tensor return of GetWorkspaceSize itself: the checks after it are read for the calls not
+    taking it (``when`` not empty). Kept only when the reading gets at least as far as the scan's first
+    parameter check; else (an unread construct of the compute path before it) the scan's reading stands."""
+    if not (top and w.depth == 1 and getattr(stop, "origin", None) is stmt and not w.guards):
+        return False
+    first = _first_param_check(rest)
+    if first is None:
+        return False
+    mark, guards = len(w.events), len(w.guards)
+    w.guards.append(("not", stop.guard))
+    ended = None
+    try:
+        _run_block(w, src, rest, env, fail, top)
+    except (_Stop, _End) as exc:
+        ended = exc
+    finally:
+        del w.guards[guards:]
+    unread = [e for e in w.events[mark:] if e.kind == "unread"]
+    if unread and (unread[0].path != src.path or unread[0].line < src.line_of(first.offset)):
+        del w.events[mark:]
+        return False
+    if ended is not None:
+        raise ended
+    return True
+
+
+def _first_param_check(rest: tuple[Stmt, ...]) -> Stmt | None:
+    for stmt in rest:
+        text = stmt.text + "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
+        if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_(?!ADD_TO|INFERSHAPE)\w+|\breturn\s+false\b", text):
+            return stmt
+    return None
 
 
 def _scan_after_empty(w: Walk, src: SourceFile, rest: tuple[Stmt, ...]) -> None:
@@ -469,7 +507,9 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         path, line = _cite(src, stmt.offset)
         w.events.append(Event("empty", "empty", _args(params=sorted(empties), any=" || " in cond or
                                                        len(empties) == 1), 0, path, line, stmt.cond.strip()))
-        raise _Stop(empty=True)
+        stop = _Stop(empty=True)
+        stop.origin, stop.guard = stmt, ("empty", tuple(sorted(empties)), " || " in cond or len(empties) == 1)
+        raise stop
     code = _error_exit(stmt.then, fail)
     if code is not None and not stmt.orelse and (_infer_broadcast(w, src, stmt, env, cond, code)
                                                  or _run_negated_checker(w, cond, env, code)):

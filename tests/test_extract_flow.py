@@ -49,7 +49,7 @@ HELPER_RETURN = """static bool HasEmptyTensor(const aclTensor* x, const aclTenso
 @pytest.mark.parametrize("helper", [HELPER_IF, HELPER_RETURN])
 def test_an_empty_tensor_helper_is_the_empty_return_on_its_arguments(helper):
     events = _walk(EMPTY % (helper, "HasEmptyTensor(other, self)"), NAMES)
-    assert [e.kind for e in events] == ["check", "empty", "unread"]
+    assert [e.kind for e in events] == ["check", "empty", "check"]     # out's null check: non-empty calls
     assert dict(events[1].args) == {"any": True, "params": ("other", "self")}
 
 
@@ -67,3 +67,48 @@ def test_an_empty_tensor_helper_of_another_shape_stays_unread(helper):
 def test_an_empty_tensor_helper_on_a_local_stays_unread():
     events = _walk(EMPTY % (HELPER_IF, "HasEmptyTensor(selfCopy, self)"), NAMES)
     assert "empty" not in [e.kind for e in events] and events[-1].kind == "unread"
+
+
+AFTER = """
+static bool CheckShape(const aclTensor* self, const aclTensor* other)
+{
+    OP_CHECK_BROADCAST(self, other, return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    if (self->IsEmpty() || other->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+    %s
+    CHECK_RET(CheckShape(self, other), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_check_after_the_empty_return_applies_to_the_calls_not_empty():
+    events = _walk(AFTER % "auto x = l0op::Contiguous(self, uniqueExecutor.get());", NAMES)
+    assert [e.kind for e in events] == ["check", "empty", "check"]
+    when = dict(events[2].args)["when"]
+    assert when == ("not", ("empty", ("other", "self"), True))
+
+
+def test_a_construct_unread_before_the_check_after_the_empty_return_keeps_the_scan():
+    events = _walk(AFTER % "if (IsContiguous(self)) { return ACLNN_SUCCESS; }", NAMES)
+    assert [e.kind for e in events] == ["check", "empty", "unread"]
+    assert "a parameter check after the checks the reader follows" in events[2].text
+
+
+def test_the_empty_guard_holds_on_the_empty_tensors():
+    from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds
+    call = CallView({"self": TensorView("FLOAT", (2, 0), "ND"), "other": TensorView("FLOAT", (2,), "ND")},
+                    {}, frozenset())
+    assert guard_holds(call, ["empty", ["self", "other"], True]) is True
+    assert guard_holds(call, ["empty", ["self", "other"], False]) is False
+    assert guard_holds(call, ["not", ["empty", ["other"], True]]) is True
