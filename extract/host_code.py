@@ -412,6 +412,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _check(w, src, stmt.offset, "null", _args(param=env[null.group(1) or null.group(2)].name), code,
                    stmt.text)
         return  # otherwise an inner failure of the compute path (561xxx): not a parameter check
+    if _contiguous_null_check(cond, env):
+        return
     succeeded = re.fullmatch(r"(.+?)\s*==\s*ACLNN_SUCCESS", cond, re.S)
     if succeeded and _remapped_call(w, succeeded.group(1), env, code):
         return
@@ -425,6 +427,18 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
     _data_condition(w, src, stmt.offset, f"!({cond})", env, code, stmt.text)
+
+
+def _contiguous_null_check(cond: str, env: dict) -> bool:
+    """``CHECK_RET(xContiguous != nullptr, ACLNN_ERR_PARAM_NULLPTR)`` after ``xContiguous =
+    l0op::Contiguous(x, executor)`` of an API argument x (checked non-null before): Contiguous returns
+    nullptr only for a view outside its storage (opbase Validate) or an inner failure; a tensor of a
+    shape (all the templates describe) always passes it: no parameter check."""
+    null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
+    held = env.get(null.group(1) or null.group(2)) if null else None
+    m = re.fullmatch(r"(?:l0op::)?Contiguous\(\s*(\w+)\s*,[^()]*(?:\([^()]*\))?[^()]*\)", held.text.strip()) \
+        if isinstance(held, Opaque) else None
+    return bool(m) and isinstance(env.get(m.group(1)), T)
 
 
 def _remapped_call(w: Walk, expr: str, env: dict, code: int) -> bool:

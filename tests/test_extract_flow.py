@@ -112,3 +112,14 @@ def test_the_empty_guard_holds_on_the_empty_tensors():
     assert guard_holds(call, ["empty", ["self", "other"], True]) is True
     assert guard_holds(call, ["empty", ["self", "other"], False]) is False
     assert guard_holds(call, ["not", ["empty", ["other"], True]]) is True
+
+
+@pytest.mark.parametrize("line, kinds", [
+    ("auto c = l0op::Contiguous(self, uniqueExecutor.get());\n    CHECK_RET(c != nullptr, ACLNN_ERR_PARAM_NULLPTR);",
+     ["check", "empty", "check"]),
+    # a local of another call checked with a parameter status: not known, unread
+    ("auto c = l0op::Cast(self, DataType::DT_FLOAT, uniqueExecutor.get());\n    CHECK_RET(c != nullptr, ACLNN_ERR_PARAM_NULLPTR);",
+     ["check", "empty", "unread"]),
+])
+def test_a_contiguous_copy_checked_against_nullptr_is_no_parameter_check(line, kinds):
+    assert [e.kind for e in _walk(AFTER % line, NAMES)] == kinds
