@@ -343,11 +343,28 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             _data_condition(w, src, stmt.offset, f"!({cond})", env, code, text)
             return
         fn = w.index.function(name)
-        if fn is not None and _is_checker(fn):
+        if fn is not None and _is_checker(fn) and not _warns_only(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
         _unknown_call(w, short, text)
         return  # a call of the compute path (l0op::..., executor setup)
     _run_decl(w, src, stmt, env)
+
+
+def _warns_only(fn: Function) -> bool:
+    """A void function whose every statement is a log or ``OP_CHECK_NO_RETURN(cond, OP_LOGx(...))``
+    (op_log.h: if (!(cond)) log_func): it only logs, it never fails."""
+    if fn.returns.split()[-1] != "void":
+        return False
+    for stmt in statements(fn.body, fn.body_offset):
+        text = stmt.text.strip()
+        mac = _macro(text) if stmt.kind == "call" else None
+        if mac and mac[0] == "OP_CHECK_NO_RETURN" and len(mac[1]) == 2 and \
+                re.fullmatch(r"OP_LOG[DIWE]\s*\(.*\)", mac[1][1].strip(), re.S) and "return" not in text:
+            continue
+        if stmt.kind == "call" and IGNORED_CALLS.match(text) and "return" not in text:
+            continue
+        return False
+    return True
 
 
 def _is_checker(fn: Function) -> bool:

@@ -123,3 +123,28 @@ def test_the_empty_guard_holds_on_the_empty_tensors():
 ])
 def test_a_contiguous_copy_checked_against_nullptr_is_no_parameter_check(line, kinds):
     assert [e.kind for e in _walk(AFTER % line, NAMES)] == kinds
+
+
+WARN = """
+static void CheckFormat(const aclTensor* self)
+{
+    %s
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CheckFormat(self);
+    OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("body, kinds", [
+    ('OP_CHECK_NO_RETURN(self->GetStorageFormat() != Format::FORMAT_FRACTAL_NZ, OP_LOGW("nz"));', ["check"]),
+    ('OP_CHECK_NO_RETURN(self->GetStorageFormat() != Format::FORMAT_FRACTAL_NZ, return);', ["unread"]),
+    ('OP_CHECK_NULL(self, return);', ["unread"]),
+])
+def test_a_dropped_call_that_only_warns_is_no_check(body, kinds):
+    assert [e.kind for e in _walk(WARN % body, NAMES)] == kinds
