@@ -329,7 +329,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             CHECK_MACROS[short](w, src, stmt, env, fail, args)
             return
         if short == "CHECK_RET":
-            _run_check_ret(w, src, stmt, env, args)
+            _run_check_ret(w, src, stmt, env, args, fail)
             return
         if short == "OP_CHECK_COMM_INPUT":
             for a, p in zip(args, ("workspaceSize", "executor")):
@@ -411,9 +411,12 @@ def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
     return out
 
 
-def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str]) -> None:
+def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str],
+                   fail: int | None = None) -> None:
     cond, code_text = args[0].strip(), args[1].strip() if len(args) > 1 else ""
     code = _status_of(code_text)
+    if code_text == "false" and fail is not None and _check_ret_false(w, cond, env, fail):
+        return
     m = re.match(r"(\w+)\s*==\s*ACLNN_SUCCESS$", cond)
     if m and code_text == m.group(1):
         held = env.get(m.group(1))
@@ -444,6 +447,22 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
     _data_condition(w, src, stmt.offset, f"!({cond})", env, code, stmt.text)
+
+
+def _check_ret_false(w: Walk, cond: str, env: dict, fail: int) -> bool:
+    """``CHECK_RET(C, false)`` in a bool check function (``if (!C) return false``: the caller's status):
+    C a call of a check function, or a local holding one's result (``ok = F(...); CHECK_RET(ok, false)``,
+    F read here with its arguments' values now). F's checks are read with the caller's status."""
+    held = env.get(cond) if re.fullmatch(r"\w+", cond) else None
+    text = held.text.strip() if isinstance(held, Opaque) else cond
+    call = _macro(text)
+    if not call or match_close(text, text.index("(")) != len(text) - 1:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or fn.returns.split()[-1] != "bool" or not _is_checker(fn):
+        return False
+    _run_function(w, fn, _bind(w, fn, call[1], env), fail=fail)
+    return True
 
 
 def _contiguous_null_check(cond: str, env: dict) -> bool:

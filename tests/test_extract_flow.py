@@ -148,3 +148,38 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* ot
 ])
 def test_a_dropped_call_that_only_warns_is_no_check(body, kinds):
     assert [e.kind for e in _walk(WARN % body, NAMES)] == kinds
+
+
+FALSE = """
+static bool CheckOpt(const aclTensor* x)
+{
+    OP_CHECK_NULL(x, return false);
+    return true;
+}
+
+static bool CheckAll(const aclTensor* self, const aclTensor* other)
+{
+    %s
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckAll(self, other), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("body", ["auto ok = CheckOpt(other);\n    CHECK_RET(ok, false);",
+                                  "CHECK_RET(CheckOpt(other), false);"])
+def test_check_ret_false_reads_the_call_with_the_callers_status(body):
+    events = _walk(FALSE % body, NAMES)
+    assert [(e.kind, e.template, dict(e.args).get("param"), e.status) for e in events] == [
+        ("check", "null", "other", 161002)]
+
+
+def test_check_ret_false_on_a_value_that_is_no_check_call_stays_unread():
+    events = _walk(FALSE % "auto ok = other->GetViewShape().GetDimNum() > 2;\n    CHECK_RET(ok, false);", NAMES)
+    assert [e.kind for e in events] == ["unread"]
