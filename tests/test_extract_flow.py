@@ -183,3 +183,13 @@ def test_check_ret_false_reads_the_call_with_the_callers_status(body):
 def test_check_ret_false_on_a_value_that_is_no_check_call_stays_unread():
     events = _walk(FALSE % "auto ok = other->GetViewShape().GetDimNum() > 2;\n    CHECK_RET(ok, false);", NAMES)
     assert [e.kind for e in events] == ["unread"]
+
+
+def test_a_string_literal_continued_by_a_backslash_newline_keeps_the_functions_after_it():
+    body = ('static bool CheckShape(const aclTensor* self)\n{\n    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "a \\\n'
+            '        b %ld", 1);\n    return true;\n}\n\n'
+            'static aclnnStatus CheckParams(const aclTensor* self)\n{\n'
+            '    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);\n    return ACLNN_SUCCESS;\n}\n')
+    src = read_source("snippet.cpp", body)
+    assert set(src.functions) == {"CheckShape", "CheckParams"}
+    assert src.line_of(src.functions["CheckParams"].body_offset) == 9
