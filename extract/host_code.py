@@ -167,6 +167,7 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
     env = dict(bindings)
     guards, outer = len(w.guards), (w.fn_guards, w.pending)
     w.fn_guards, w.pending = guards, []
+    returns, w.returns = getattr(w, "returns", ""), fn.returns
     try:
         _run_block(w, src, statements(fn.body, fn.body_offset), env, fail, top)
     except _End as end:
@@ -175,6 +176,7 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
         w.depth -= 1
         del w.guards[guards:]
         w.fn_guards, w.pending = outer
+        w.returns = returns
     return None
 
 
@@ -198,7 +200,7 @@ def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, st
 def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fail: int | None,
                top: bool) -> None:
     for i, stmt in enumerate(stmts):
-        guard = _null_guard(w, stmt, env)
+        guard = _null_guard(w, stmt, env) or _false_status_null_guard(w, stmt, env, fail)
         if guard is not None:
             _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
             return
@@ -2122,6 +2124,20 @@ def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
         return None
     v = env.get(m.group(1) or m.group(2))
     return v.name if isinstance(v, T) else None
+
+
+def _false_status_null_guard(w: Walk, stmt: Stmt, env: dict, fail: int | None) -> str | None:
+    """``OP_CHECK_NULL(x, return false)`` in a function returning aclnnStatus, called for its status:
+    false converts to 0, ACLNN_SUCCESS; a null x ends the function successfully (the caller goes on):
+    a null guard like ``if (x == nullptr) return ACLNN_SUCCESS``."""
+    if fail is not None or stmt.kind != "call" or not getattr(w, "returns", "").endswith("aclnnStatus"):
+        return None
+    mac = _macro(stmt.text.strip())
+    if not mac or mac[0] != "OP_CHECK_NULL" or len(mac[1]) != 2 or \
+            re.sub(r"\s+", " ", mac[1][1]).strip().rstrip(";") != "return false":
+        return None
+    v = env.get(_strip(mac[1][0]))
+    return v.name if isinstance(v, T) and w.depth > 1 else None
 
 
 def _names_in(args: tuple) -> set:

@@ -193,3 +193,33 @@ def test_a_string_literal_continued_by_a_backslash_newline_keeps_the_functions_a
     src = read_source("snippet.cpp", body)
     assert set(src.functions) == {"CheckShape", "CheckParams"}
     assert src.line_of(src.functions["CheckParams"].body_offset) == 9
+
+
+INPLACE = """
+static aclnnStatus CheckInplace(const aclTensor* selfRef, const aclTensor* other)
+{
+    OP_CHECK_NULL(selfRef, return false);
+    %s
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto ret = CheckInplace(self, other);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_return_false_in_a_status_function_is_success_a_null_guard_for_the_rest():
+    events = _walk(INPLACE % "OP_CHECK_SHAPE_NOT_EQUAL(selfRef, other, return ACLNN_ERR_PARAM_INVALID);", NAMES)
+    assert [(e.kind, e.template, e.status) for e in events] == [
+        ("check", "shapes_equal", 161002), ("check", "null", 161001)]
+
+
+def test_a_check_after_it_that_a_null_tensor_fails_stays_unread():
+    events = _walk(INPLACE % "OP_CHECK_NULL(other, return ACLNN_ERR_PARAM_NULLPTR);", NAMES)
+    assert [e.kind for e in events] == ["unread"]
