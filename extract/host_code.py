@@ -180,6 +180,7 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
     env = dict(bindings)
     guards, outer = len(w.guards), (w.fn_guards, w.pending)
     w.fn_guards, w.pending = guards, []
+    returns, w.returns = getattr(w, "returns", ""), fn.returns
     try:
         _run_block(w, src, statements(fn.body, fn.body_offset), env, fail, top)
     except _End as end:
@@ -188,6 +189,7 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
         w.depth -= 1
         del w.guards[guards:]
         w.fn_guards, w.pending = outer
+        w.returns = returns
     return None
 
 
@@ -211,19 +213,57 @@ def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, st
 def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fail: int | None,
                top: bool) -> None:
     for i, stmt in enumerate(stmts):
-        guard = _null_guard(w, stmt, env)
+        guard = _null_guard(w, stmt, env) or _false_status_null_guard(w, stmt, env, fail)
         if guard is not None:
             _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
             return
         try:
             _run_stmt(w, src, stmt, env, fail, top)
         except _Stop as stop:
+            if stop.empty and _run_after_empty(w, src, stmt, stmts[i + 1:], env, fail, top, stop):
+                return
             if stop.empty:
                 _scan_after_empty(w, src, stmts[i + 1:])
             raise
         except Unreadable as exc:
             _unread(w, src, stmt.offset, f"{exc}: {stmt.text}")
             raise _Stop() from None
+
+
+def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...], env: dict,
+                     fail: int | None, top: bool, stop: _Stop) -> bool:
+    """The empty-tensor return of GetWorkspaceSize itself: the checks after it are read for the calls not
+    taking it (``when`` not empty). Kept only when the reading gets at least as far as the scan's first
+    parameter check; else (an unread construct of the compute path before it) the scan's reading stands."""
+    if not (top and w.depth == 1 and getattr(stop, "origin", None) is stmt and not w.guards):
+        return False
+    first = _first_param_check(rest)
+    if first is None:
+        return False
+    mark, guards = len(w.events), len(w.guards)
+    w.guards.append(("not", stop.guard))
+    ended = None
+    try:
+        _run_block(w, src, rest, env, fail, top)
+    except (_Stop, _End) as exc:
+        ended = exc
+    finally:
+        del w.guards[guards:]
+    unread = [e for e in w.events[mark:] if e.kind == "unread"]
+    if unread and (unread[0].path != src.path or unread[0].line < src.line_of(first.offset)):
+        del w.events[mark:]
+        return False
+    if ended is not None:
+        raise ended
+    return True
+
+
+def _first_param_check(rest: tuple[Stmt, ...]) -> Stmt | None:
+    for stmt in rest:
+        text = stmt.text + "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
+        if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_(?!ADD_TO|INFERSHAPE)\w+|\breturn\s+false\b", text):
+            return stmt
+    return None
 
 
 def _scan_after_empty(w: Walk, src: SourceFile, rest: tuple[Stmt, ...]) -> None:
@@ -304,7 +344,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             CHECK_MACROS[short](w, src, stmt, env, fail, args)
             return
         if short == "CHECK_RET":
-            _run_check_ret(w, src, stmt, env, args)
+            _run_check_ret(w, src, stmt, env, args, fail)
             return
         if short == "OP_CHECK_COMM_INPUT":
             for a, p in zip(args, ("workspaceSize", "executor")):
@@ -318,11 +358,28 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             _data_condition(w, src, stmt.offset, f"!({cond})", env, code, text)
             return
         fn = w.index.function(name)
-        if fn is not None and _is_checker(fn):
+        if fn is not None and _is_checker(fn) and not _warns_only(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
         _unknown_call(w, short, text)
         return  # a call of the compute path (l0op::..., executor setup)
     _run_decl(w, src, stmt, env)
+
+
+def _warns_only(fn: Function) -> bool:
+    """A void function whose every statement is a log or ``OP_CHECK_NO_RETURN(cond, OP_LOGx(...))``
+    (op_log.h: if (!(cond)) log_func): it only logs, it never fails."""
+    if fn.returns.split()[-1] != "void":
+        return False
+    for stmt in statements(fn.body, fn.body_offset):
+        text = stmt.text.strip()
+        mac = _macro(text) if stmt.kind == "call" else None
+        if mac and mac[0] == "OP_CHECK_NO_RETURN" and len(mac[1]) == 2 and \
+                re.fullmatch(r"OP_LOG[DIWE]\s*\(.*\)", mac[1][1].strip(), re.S) and "return" not in text:
+            continue
+        if stmt.kind == "call" and IGNORED_CALLS.match(text) and "return" not in text:
+            continue
+        return False
+    return True
 
 
 def _is_checker(fn: Function) -> bool:
@@ -369,9 +426,12 @@ def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
     return out
 
 
-def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str]) -> None:
+def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str],
+                   fail: int | None = None) -> None:
     cond, code_text = args[0].strip(), args[1].strip() if len(args) > 1 else ""
     code = _status_of(code_text)
+    if code_text == "false" and fail is not None and _check_ret_false(w, cond, env, fail):
+        return
     m = re.match(r"(\w+)\s*==\s*ACLNN_SUCCESS$", cond)
     if m and code_text == m.group(1):
         held = env.get(m.group(1))
@@ -387,6 +447,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _check(w, src, stmt.offset, "null", _args(param=env[null.group(1) or null.group(2)].name), code,
                    stmt.text)
         return  # otherwise an inner failure of the compute path (561xxx): not a parameter check
+    if _contiguous_null_check(cond, env):
+        return
     succeeded = re.fullmatch(r"(.+?)\s*==\s*ACLNN_SUCCESS", cond, re.S)
     if succeeded and _remapped_call(w, succeeded.group(1), env, code):
         return
@@ -400,6 +462,34 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
     _data_condition(w, src, stmt.offset, f"!({cond})", env, code, stmt.text)
+
+
+def _check_ret_false(w: Walk, cond: str, env: dict, fail: int) -> bool:
+    """``CHECK_RET(C, false)`` in a bool check function (``if (!C) return false``: the caller's status):
+    C a call of a check function, or a local holding one's result (``ok = F(...); CHECK_RET(ok, false)``,
+    F read here with its arguments' values now). F's checks are read with the caller's status."""
+    held = env.get(cond) if re.fullmatch(r"\w+", cond) else None
+    text = held.text.strip() if isinstance(held, Opaque) else cond
+    call = _macro(text)
+    if not call or match_close(text, text.index("(")) != len(text) - 1:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or fn.returns.split()[-1] != "bool" or not _is_checker(fn):
+        return False
+    _run_function(w, fn, _bind(w, fn, call[1], env), fail=fail)
+    return True
+
+
+def _contiguous_null_check(cond: str, env: dict) -> bool:
+    """``CHECK_RET(xContiguous != nullptr, ACLNN_ERR_PARAM_NULLPTR)`` after ``xContiguous =
+    l0op::Contiguous(x, executor)`` of an API argument x (checked non-null before): Contiguous returns
+    nullptr only for a view outside its storage (opbase Validate) or an inner failure; a tensor of a
+    shape (all the templates describe) always passes it: no parameter check."""
+    null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
+    held = env.get(null.group(1) or null.group(2)) if null else None
+    m = re.fullmatch(r"(?:l0op::)?Contiguous\(\s*(\w+)\s*,[^()]*(?:\([^()]*\))?[^()]*\)", held.text.strip()) \
+        if isinstance(held, Opaque) else None
+    return bool(m) and isinstance(env.get(m.group(1)), T)
 
 
 def _remapped_call(w: Walk, expr: str, env: dict, code: int) -> bool:
@@ -476,11 +566,15 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         _run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return
     empties = _empty_params(cond, env)
+    if not empties and _empty_exit(stmt.then):
+        cond, empties = _empty_helper(w, cond, env)
     if empties and _empty_exit(stmt.then):
         path, line = _cite(src, stmt.offset)
         w.events.append(Event("empty", "empty", _args(params=sorted(empties), any=" || " in cond or
-                                                       len(empties) == 1), 0, path, line, cond))
-        raise _Stop(empty=True)
+                                                       len(empties) == 1), 0, path, line, stmt.cond.strip()))
+        stop = _Stop(empty=True)
+        stop.origin, stop.guard = stmt, ("empty", tuple(sorted(empties)), " || " in cond or len(empties) == 1)
+        raise stop
     code = _error_exit(stmt.then, fail)
     if code is not None and not stmt.orelse and (_infer_broadcast(w, src, stmt, env, cond, code)
                                                  or _run_negated_checker(w, cond, env, code)):
@@ -697,6 +791,35 @@ def _empty_params(cond: str, env: dict) -> list[str]:
             return []
         out.append(env[m.group(1)].name)
     return out
+
+
+def _empty_helper(w: Walk, cond: str, env: dict) -> tuple[str, list[str]]:
+    """``if (HasEmptyTensor(self, other))``: a bool helper whose whole body is ``if (C) { return true; }
+    return false;`` (or ``return C;``) with C an ``x->IsEmpty()`` disjunction of its parameters: the
+    condition C on the call's arguments. Anything else: no empties (the branch is read as before)."""
+    call = _macro(_strip(cond))
+    if not call or match_close(_strip(cond), _strip(cond).index("(")) != len(_strip(cond)) - 1:
+        return cond, []
+    fn = w.index.function(call[0])
+    if fn is None or fn.returns.split()[-1] != "bool" or len(call[1]) != len(fn.params):
+        return cond, []
+    body = statements(fn.body, fn.body_offset)
+    inner = None
+    if len(body) == 1 and body[0].kind == "return":
+        inner = body[0].text.strip()[len("return"):].strip().rstrip(";")
+    elif (len(body) == 2 and body[0].kind == "if" and not body[0].orelse and len(body[0].then) == 1
+          and body[0].then[0].kind == "return" and body[0].then[0].text.strip().rstrip(";") == "return true"
+          and body[1].kind == "return" and body[1].text.strip().rstrip(";") == "return false"):
+        inner = body[0].cond.strip()
+    if inner is None:
+        return cond, []
+    bound = {}
+    for p, a in zip(fn.params, call[1]):
+        if not isinstance(env.get(_strip(a)), T):
+            return cond, []
+        bound[p] = env[_strip(a)]
+    empties = _empty_params(inner, bound)
+    return (inner, empties) if empties else (cond, [])
 
 
 def _tensor(env: dict, expr: str) -> str:
@@ -2015,6 +2138,20 @@ def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
         return None
     v = env.get(m.group(1) or m.group(2))
     return v.name if isinstance(v, T) else None
+
+
+def _false_status_null_guard(w: Walk, stmt: Stmt, env: dict, fail: int | None) -> str | None:
+    """``OP_CHECK_NULL(x, return false)`` in a function returning aclnnStatus, called for its status:
+    false converts to 0, ACLNN_SUCCESS; a null x ends the function successfully (the caller goes on):
+    a null guard like ``if (x == nullptr) return ACLNN_SUCCESS``."""
+    if fail is not None or stmt.kind != "call" or not getattr(w, "returns", "").endswith("aclnnStatus"):
+        return None
+    mac = _macro(stmt.text.strip())
+    if not mac or mac[0] != "OP_CHECK_NULL" or len(mac[1]) != 2 or \
+            re.sub(r"\s+", " ", mac[1][1]).strip().rstrip(";") != "return false":
+        return None
+    v = env.get(_strip(mac[1][0]))
+    return v.name if isinstance(v, T) and w.depth > 1 else None
 
 
 def _names_in(args: tuple) -> set:

@@ -383,6 +383,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "same":
         x, y = dtype_value(call, g[1]), dtype_value(call, g[2])
         return None if x is None or y is None else x == y
+    if op == "empty":   # the named tensors are empty (any of them, or all): the empty-tensor return's test
+        return _empty(call, {"params": g[1], "any": g[2]})
     if op == "not":
         v = guard_holds(call, g[1])
         return None if v is None else not v
