@@ -102,6 +102,18 @@ def extract_checkout(checkout: Checkout, families: tuple[str, ...] | None = None
                 yield build_record(checkout, family, document, api_doc, host, sources, common, op_dir)
 
 
+def _own_headers(checkout: Checkout, host: Path, sources: dict) -> list[SourceFile]:
+    """The headers ``#include "x.h"`` of the op_api file that sit beside it (its own API header)."""
+    found = []
+    for name in re.findall(r'(?m)^[ \t]*#[ \t]*include[ \t]+"([^"/]+\.h)"', host.read_text(errors="replace")):
+        path = host.parent / name
+        if path.is_file():
+            if sources.get(path) is None:
+                sources[path] = read_source(str(path.relative_to(checkout.root)), path.read_text(errors="replace"))
+            found.append(sources[path])
+    return found
+
+
 def build_record(checkout: Checkout, family: str, document: Document, doc: ApiDoc, host: Path | None,
                  sources: dict, common: list[SourceFile], op_dir: Path) -> dict[str, Any]:
     key = api_key(doc.api)
@@ -122,7 +134,7 @@ def build_record(checkout: Checkout, family: str, document: Document, doc: ApiDo
             unread.append({"what": "GetWorkspaceSize", "where": cite(src.path, 1),
                            "why": "its definition is not a function the reader finds"})
         else:
-            index = Index(src, common)
+            index = Index(src, common, _own_headers(checkout, host, sources))
             documented = [p.name for p in doc.prototype]
             if len(documented) == len(fn.params):
                 # by position: the document's names are the API's (the code may name them otherwise)

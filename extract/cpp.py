@@ -8,14 +8,14 @@ import re
 from dataclasses import dataclass, field
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_STRING = re.compile(r'"(?:\\.|[^"\\])*"')
+_STRING = re.compile(r'"(?:\\.|[^"\\])*"', re.S)   # re.S: a backslash-newline continues the literal
 
 
 def strip_comments(text: str) -> str:
     """Comments and string literals blanked with spaces, newlines kept (lines stay where they were)."""
     def blank(m: re.Match) -> str:
         return "".join(c if c == "\n" else " " for c in m.group(0))
-    text = _STRING.sub(lambda m: '"' + " " * (len(m.group(0)) - 2) + '"', text)
+    text = _STRING.sub(lambda m: '"' + blank(m)[1:-1] + '"', text)
     return _COMMENT.sub(blank, text)
 
 

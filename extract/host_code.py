@@ -83,6 +83,7 @@ class Index:
 
     own: SourceFile
     common: list[SourceFile]
+    headers: list[SourceFile] = field(default_factory=list)   # the op's own headers it includes
 
     def function(self, name: str) -> Function | None:
         name = name.split("::")[-1]
@@ -109,7 +110,19 @@ class Index:
         for src in (self.own, *self.common):
             if name in src.constants:
                 return src.constants[name]
-        return None
+        return _defined_constant(name, (self.own, *self.headers))
+
+
+_DEFINE = r"(?m)^[ \t]*#[ \t]*define[ \t]+{}[ \t]+(\d+)[uUlL]*[ \t]*$"
+
+
+def _defined_constant(name: str, sources) -> int | None:
+    """``#define NAME 8`` in the op_api file or the op's own headers it includes (the first found)."""
+    for src in sources:
+        m = re.search(_DEFINE.format(re.escape(name)), src.text)
+        if m:
+            return int(m.group(1))
+    return None
 
 
 @dataclass
@@ -167,6 +180,7 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
     env = dict(bindings)
     guards, outer = len(w.guards), (w.fn_guards, w.pending)
     w.fn_guards, w.pending = guards, []
+    returns, w.returns = getattr(w, "returns", ""), fn.returns
     try:
         _run_block(w, src, statements(fn.body, fn.body_offset), env, fail, top)
     except _End as end:
@@ -175,6 +189,7 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
         w.depth -= 1
         del w.guards[guards:]
         w.fn_guards, w.pending = outer
+        w.returns = returns
     return None
 
 
@@ -198,19 +213,57 @@ def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, st
 def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fail: int | None,
                top: bool) -> None:
     for i, stmt in enumerate(stmts):
-        guard = _null_guard(w, stmt, env)
+        guard = _null_guard(w, stmt, env) or _false_status_null_guard(w, stmt, env, fail)
         if guard is not None:
             _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
             return
         try:
             _run_stmt(w, src, stmt, env, fail, top)
         except _Stop as stop:
+            if stop.empty and _run_after_empty(w, src, stmt, stmts[i + 1:], env, fail, top, stop):
+                return
             if stop.empty:
                 _scan_after_empty(w, src, stmts[i + 1:])
             raise
         except Unreadable as exc:
             _unread(w, src, stmt.offset, f"{exc}: {stmt.text}")
             raise _Stop() from None
+
+
+def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...], env: dict,
+                     fail: int | None, top: bool, stop: _Stop) -> bool:
+    """The empty-tensor return of GetWorkspaceSize itself: the checks after it are read for the calls not
+    taking it (``when`` not empty). Kept only when the reading gets at least as far as the scan's first
+    parameter check; else (an unread construct of the compute path before it) the scan's reading stands."""
+    if not (top and w.depth == 1 and getattr(stop, "origin", None) is stmt and not w.guards):
+        return False
+    first = _first_param_check(rest)
+    if first is None:
+        return False
+    mark, guards = len(w.events), len(w.guards)
+    w.guards.append(("not", stop.guard))
+    ended = None
+    try:
+        _run_block(w, src, rest, env, fail, top)
+    except (_Stop, _End) as exc:
+        ended = exc
+    finally:
+        del w.guards[guards:]
+    unread = [e for e in w.events[mark:] if e.kind == "unread"]
+    if unread and (unread[0].path != src.path or unread[0].line < src.line_of(first.offset)):
+        del w.events[mark:]
+        return False
+    if ended is not None:
+        raise ended
+    return True
+
+
+def _first_param_check(rest: tuple[Stmt, ...]) -> Stmt | None:
+    for stmt in rest:
+        text = stmt.text + "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
+        if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_(?!ADD_TO|INFERSHAPE)\w+|\breturn\s+false\b", text):
+            return stmt
+    return None
 
 
 def _scan_after_empty(w: Walk, src: SourceFile, rest: tuple[Stmt, ...]) -> None:
@@ -291,7 +344,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             CHECK_MACROS[short](w, src, stmt, env, fail, args)
             return
         if short == "CHECK_RET":
-            _run_check_ret(w, src, stmt, env, args)
+            _run_check_ret(w, src, stmt, env, args, fail)
             return
         if short == "OP_CHECK_COMM_INPUT":
             for a, p in zip(args, ("workspaceSize", "executor")):
@@ -305,11 +358,28 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             _data_condition(w, src, stmt.offset, f"!({cond})", env, code, text)
             return
         fn = w.index.function(name)
-        if fn is not None and _is_checker(fn):
+        if fn is not None and _is_checker(fn) and not _warns_only(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
         _unknown_call(w, short, text)
         return  # a call of the compute path (l0op::..., executor setup)
     _run_decl(w, src, stmt, env)
+
+
+def _warns_only(fn: Function) -> bool:
+    """A void function whose every statement is a log or ``OP_CHECK_NO_RETURN(cond, OP_LOGx(...))``
+    (op_log.h: if (!(cond)) log_func): it only logs, it never fails."""
+    if fn.returns.split()[-1] != "void":
+        return False
+    for stmt in statements(fn.body, fn.body_offset):
+        text = stmt.text.strip()
+        mac = _macro(text) if stmt.kind == "call" else None
+        if mac and mac[0] == "OP_CHECK_NO_RETURN" and len(mac[1]) == 2 and \
+                re.fullmatch(r"OP_LOG[DIWE]\s*\(.*\)", mac[1][1].strip(), re.S) and "return" not in text:
+            continue
+        if stmt.kind == "call" and IGNORED_CALLS.match(text) and "return" not in text:
+            continue
+        return False
+    return True
 
 
 def _is_checker(fn: Function) -> bool:
@@ -356,9 +426,12 @@ def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
     return out
 
 
-def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str]) -> None:
+def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str],
+                   fail: int | None = None) -> None:
     cond, code_text = args[0].strip(), args[1].strip() if len(args) > 1 else ""
     code = _status_of(code_text)
+    if code_text == "false" and fail is not None and _check_ret_false(w, cond, env, fail):
+        return
     m = re.match(r"(\w+)\s*==\s*ACLNN_SUCCESS$", cond)
     if m and code_text == m.group(1):
         held = env.get(m.group(1))
@@ -374,6 +447,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _check(w, src, stmt.offset, "null", _args(param=env[null.group(1) or null.group(2)].name), code,
                    stmt.text)
         return  # otherwise an inner failure of the compute path (561xxx): not a parameter check
+    if _contiguous_null_check(cond, env):
+        return
     succeeded = re.fullmatch(r"(.+?)\s*==\s*ACLNN_SUCCESS", cond, re.S)
     if succeeded and _remapped_call(w, succeeded.group(1), env, code):
         return
@@ -387,6 +462,34 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
             return
     _data_condition(w, src, stmt.offset, f"!({cond})", env, code, stmt.text)
+
+
+def _check_ret_false(w: Walk, cond: str, env: dict, fail: int) -> bool:
+    """``CHECK_RET(C, false)`` in a bool check function (``if (!C) return false``: the caller's status):
+    C a call of a check function, or a local holding one's result (``ok = F(...); CHECK_RET(ok, false)``,
+    F read here with its arguments' values now). F's checks are read with the caller's status."""
+    held = env.get(cond) if re.fullmatch(r"\w+", cond) else None
+    text = held.text.strip() if isinstance(held, Opaque) else cond
+    call = _macro(text)
+    if not call or match_close(text, text.index("(")) != len(text) - 1:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or fn.returns.split()[-1] != "bool" or not _is_checker(fn):
+        return False
+    _run_function(w, fn, _bind(w, fn, call[1], env), fail=fail)
+    return True
+
+
+def _contiguous_null_check(cond: str, env: dict) -> bool:
+    """``CHECK_RET(xContiguous != nullptr, ACLNN_ERR_PARAM_NULLPTR)`` after ``xContiguous =
+    l0op::Contiguous(x, executor)`` of an API argument x (checked non-null before): Contiguous returns
+    nullptr only for a view outside its storage (opbase Validate) or an inner failure; a tensor of a
+    shape (all the templates describe) always passes it: no parameter check."""
+    null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
+    held = env.get(null.group(1) or null.group(2)) if null else None
+    m = re.fullmatch(r"(?:l0op::)?Contiguous\(\s*(\w+)\s*,[^()]*(?:\([^()]*\))?[^()]*\)", held.text.strip()) \
+        if isinstance(held, Opaque) else None
+    return bool(m) and isinstance(env.get(m.group(1)), T)
 
 
 def _remapped_call(w: Walk, expr: str, env: dict, code: int) -> bool:
@@ -463,11 +566,15 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         _run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return
     empties = _empty_params(cond, env)
+    if not empties and _empty_exit(stmt.then):
+        cond, empties = _empty_helper(w, cond, env)
     if empties and _empty_exit(stmt.then):
         path, line = _cite(src, stmt.offset)
         w.events.append(Event("empty", "empty", _args(params=sorted(empties), any=" || " in cond or
-                                                       len(empties) == 1), 0, path, line, cond))
-        raise _Stop(empty=True)
+                                                       len(empties) == 1), 0, path, line, stmt.cond.strip()))
+        stop = _Stop(empty=True)
+        stop.origin, stop.guard = stmt, ("empty", tuple(sorted(empties)), " || " in cond or len(empties) == 1)
+        raise stop
     code = _error_exit(stmt.then, fail)
     if code is not None and not stmt.orelse and (_infer_broadcast(w, src, stmt, env, cond, code)
                                                  or _run_negated_checker(w, cond, env, code)):
@@ -684,6 +791,35 @@ def _empty_params(cond: str, env: dict) -> list[str]:
             return []
         out.append(env[m.group(1)].name)
     return out
+
+
+def _empty_helper(w: Walk, cond: str, env: dict) -> tuple[str, list[str]]:
+    """``if (HasEmptyTensor(self, other))``: a bool helper whose whole body is ``if (C) { return true; }
+    return false;`` (or ``return C;``) with C an ``x->IsEmpty()`` disjunction of its parameters: the
+    condition C on the call's arguments. Anything else: no empties (the branch is read as before)."""
+    call = _macro(_strip(cond))
+    if not call or match_close(_strip(cond), _strip(cond).index("(")) != len(_strip(cond)) - 1:
+        return cond, []
+    fn = w.index.function(call[0])
+    if fn is None or fn.returns.split()[-1] != "bool" or len(call[1]) != len(fn.params):
+        return cond, []
+    body = statements(fn.body, fn.body_offset)
+    inner = None
+    if len(body) == 1 and body[0].kind == "return":
+        inner = body[0].text.strip()[len("return"):].strip().rstrip(";")
+    elif (len(body) == 2 and body[0].kind == "if" and not body[0].orelse and len(body[0].then) == 1
+          and body[0].then[0].kind == "return" and body[0].then[0].text.strip().rstrip(";") == "return true"
+          and body[1].kind == "return" and body[1].text.strip().rstrip(";") == "return false"):
+        inner = body[0].cond.strip()
+    if inner is None:
+        return cond, []
+    bound = {}
+    for p, a in zip(fn.params, call[1]):
+        if not isinstance(env.get(_strip(a)), T):
+            return cond, []
+        bound[p] = env[_strip(a)]
+    empties = _empty_params(inner, bound)
+    return (inner, empties) if empties else (cond, [])
 
 
 def _tensor(env: dict, expr: str) -> str:
@@ -1616,7 +1752,8 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
         if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
             continue
-        if m.group(2) in ("if", "while", "GetDimNum", "ToString", "GetDim") or m.group(2).startswith("OP_"):
+        if m.group(2) in ("if", "while", "GetDimNum", "ToString", "GetDim") or m.group(2).startswith("OP_") \
+                or _last_param_by_value(src, m.group(2)):
             continue
         changed = changed or m
     if changed:
@@ -2003,6 +2140,20 @@ def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
     return v.name if isinstance(v, T) else None
 
 
+def _false_status_null_guard(w: Walk, stmt: Stmt, env: dict, fail: int | None) -> str | None:
+    """``OP_CHECK_NULL(x, return false)`` in a function returning aclnnStatus, called for its status:
+    false converts to 0, ACLNN_SUCCESS; a null x ends the function successfully (the caller goes on):
+    a null guard like ``if (x == nullptr) return ACLNN_SUCCESS``."""
+    if fail is not None or stmt.kind != "call" or not getattr(w, "returns", "").endswith("aclnnStatus"):
+        return None
+    mac = _macro(stmt.text.strip())
+    if not mac or mac[0] != "OP_CHECK_NULL" or len(mac[1]) != 2 or \
+            re.sub(r"\s+", " ", mac[1][1]).strip().rstrip(";") != "return false":
+        return None
+    v = env.get(_strip(mac[1][0]))
+    return v.name if isinstance(v, T) and w.depth > 1 else None
+
+
 def _names_in(args: tuple) -> set:
     out = set()
     for _, v in args:
@@ -2053,6 +2204,7 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     a, ii = re.escape(arr), re.escape(i)
     elem = re.compile(rf"\(\s*\*\s*{a}\s*\)\s*\[\s*{ii}\s*\]|{a}\s*->\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)|"
                       rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)")
+    inner, dup = _mask_dup(w, inner, elem, env, fail)
     marker = f"__elem_{arr}"
     env2 = dict(env)
     env2[marker] = v
@@ -2078,10 +2230,12 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             checks.append((st, cond, code))
             continue
         return False
-    if not checks or len({c for _, _, c in checks}) != 1:
+    if not (checks or dup) or len({c for _, _, c in checks} | ({dup[2]} if dup else set())) != 1:
         return False
     for st, cond, code in checks:
         _data_condition(w, src, st.offset, cond, env2, code, "if (" + st.cond.strip() + ")")
+    if dup:
+        _emit_dims_unique(w, src, stmt, v, dup)
     return True
 
 
@@ -2158,3 +2312,109 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
                               f"a check made only when {guard} is not null: {e.text}"[:160]))
         raise _Stop()
     return True
+
+
+# ---- duplicate dims of an integer array (a mask of the dims seen) ----
+
+_VACUOUS_ON_NULL.add("attr_dims_unique")
+
+
+def _flat(text: str, elem: re.Pattern) -> str:
+    """A statement's text with the array element as ``@`` and no blanks, outer parentheses off."""
+    return re.sub(r"\s+", "", _strip(elem.sub("@", text)))
+
+
+def _mask_set(text: str, mask: str, idx: str) -> bool:
+    return text in (f"{mask}[{idx}]=1", f"{mask}[{idx}]=true", f"{mask}.set({idx})")
+
+
+def _mask_test(cond: str, idx: str) -> str | None:
+    m = re.fullmatch(rf"([A-Za-z_]\w*)\[{re.escape(idx)}\](?:==(?:1|true))?|([A-Za-z_]\w*)\.test\({re.escape(idx)}\)",
+                     cond)
+    return m and (m.group(1) or m.group(2))
+
+
+def _mask_dup(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail: int | None):
+    """The tail of a dim loop's body that rejects a dim already seen, after wrapping a negative one by
+    a rank local N: ``if (d < 0) { if (mask[N + d] == 1) fail; else mask[N + d] = 1; continue; }
+    if (mask[d] == 1) fail; else mask[d] = 1;`` or ``index = GetPosDim(d, N); if (mask[index]) fail;
+    mask.set(index);``. Returns (the statements before it, (N's value, wrap at rank 0 or None, code))."""
+    def rank_local(expr):
+        try:
+            n = _value(w, expr, env)
+        except Unreadable:
+            return None
+        ln = _lin(n)
+        return ln if ln and ln[2] == 1 and ln[3] == 0 else None
+
+    def test_then_set(stmts, idx):
+        """``if (mask[idx] == 1) fail; [else] mask[idx] = 1;`` as the whole of stmts: (mask, code)."""
+        if not stmts or stmts[0].kind != "if":
+            return None
+        t, rest = stmts[0], list(stmts[1:])
+        if len(t.orelse) == 1 and not rest:
+            rest = [t.orelse[0]]
+        elif t.orelse:
+            return None
+        mask = _mask_test(_flat(t.cond, elem), idx)
+        code = _error_exit(t.then, fail)
+        if mask is None or code is None or len(rest) != 1 or not _mask_set(_flat(rest[0].text, elem), mask, idx):
+            return None
+        return mask, code
+
+    for k in (len(inner) - 1, len(inner) - 2):
+        a = inner[k - 1] if k >= 1 else None
+        if a is None or a.kind != "if" or a.orelse or _flat(a.cond, elem) != "@<0" or len(a.then) < 2 \
+                or a.then[-1].text.strip() != "continue":
+            continue
+        tail = test_then_set(inner[k:], "@")
+        first = a.then[0]
+        m = first.kind == "if" and re.fullmatch(r"\w+\[(\w+)\+@\](?:==(?:1|true))?", _flat(first.cond, elem))
+        if not (tail and m):
+            continue
+        ln = rank_local(m.group(1))
+        neg = test_then_set(a.then[:-1], f"{m.group(1)}+@")
+        if ln and neg == tail:
+            return inner[:k - 1], (ln, ln[4], tail[1])
+    if len(inner) >= 3:
+        d, t, s = inner[-3], inner[-2], inner[-1]
+        dm = re.fullmatch(r"(?:const)?(?:uint64_t|int64_t|size_t|auto)(\w+)=(?:op::)?(GetPosDim|GetPosDimWithStd)"
+                          r"\(@,(\w+)\)", _flat(d.text, elem))
+        if d.kind == "decl" and dm and t.kind == "if" and not t.orelse:
+            idx = dm.group(1)
+            mask = _mask_test(_flat(t.cond, elem), idx)
+            code = _error_exit(t.then, fail)
+            ln = rank_local(dm.group(3))
+            fn = w.index.function(dm.group(2))
+            # GetPosDim(dim, n): n <= 0 taken as 1, then dim + n for a negative dim (level2_base_caculation.h)
+            if mask and code is not None and ln and fn is not None and _mask_set(_flat(s.text, elem), mask, idx) \
+                    and _pos_dim_body(fn):
+                return inner[:-3], (ln, ln[4] if ln[4] > 0 else 1, code)
+    return inner, None
+
+
+def _pos_dim_body(fn: Function) -> bool:
+    """``{ if (n <= 0) { n = 1; } return d >= 0 ? d : d + n; }`` exactly."""
+    if len(fn.params) != 2:
+        return False
+    d, n = fn.params
+    return re.sub(r"\s+", "", fn.body) == f"if({n}<=0){{{n}=1;}}return{d}>=0?{d}:{d}+{n};"
+
+
+def _emit_dims_unique(w: Walk, src: SourceFile, stmt: Stmt, arr: T, dup) -> None:
+    ln, rank0, code = dup
+    kw = {} if rank0 == 0 else {"rank0": rank0}
+    _check(w, src, stmt.offset, "attr_dims_unique", _args(attr=arr.name, tensor=ln[1], **kw), code,
+           " ".join(stmt.text.split())[:160])
+
+
+def _last_param_by_value(src: SourceFile, callee: str) -> bool:
+    """The file's own function ``callee`` takes its last parameter by value (``int64_t n``): a local
+    passed there is not changed by the call."""
+    fn = src.functions.get(callee.split("::")[-1])
+    if fn is None or not fn.params:
+        return False
+    head = src.text[:fn.body_offset]
+    close = head.rfind(")")
+    decl = head[:close].rsplit(",", 1)[-1] if close > 0 else ""
+    return bool(re.fullmatch(rf"\s*(?:const\s+)?(?:u?int(?:64|32)_t|size_t|int)\s+{re.escape(fn.params[-1])}\s*", decl))

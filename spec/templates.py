@@ -291,6 +291,20 @@ TEMPLATES.update({"format_in": _format_in, "format_not_in": _format_not_in, "att
                   "shapes_equal_or_single": _shapes_equal_or_single, "formats_equal": _formats_equal,
                   "attr_in_rank_range": _attr_in_rank_range})
 
+def _attr_dims_unique(call: CallView, a: Mapping) -> bool:
+    """Two elements of the integer array name one dim of ``tensor``: a negative dim wrapped by the
+    rank (by ``rank0`` at rank 0, when given), as the host code's mask of the dims seen."""
+    t = call.tensor(a["tensor"])
+    values = _int_values(call.attrs.get(a["attr"]))
+    if t is None or values is None:
+        return False
+    n = len(t.shape) if t.shape or "rank0" not in a else a["rank0"]
+    wrapped = [v + n if v < 0 else v for v in values]
+    return len(set(wrapped)) != len(wrapped)
+
+
+TEMPLATES["attr_dims_unique"] = _attr_dims_unique
+
 # the arguments each template needs
 REQUIRED_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("param",),
                  "dtypes_equal": ("param", "other"), "castable": (),
@@ -300,11 +314,11 @@ REQUIRED_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("p
 REQUIRED_ARGS.update({"format_in": ("param", "formats"), "format_not_in": ("param", "formats"),
                       "attr_is": ("attr", "value"), "broadcastable_all": ("of",), "broadcast_equals": ("param", "of"),
                       "shapes_equal_or_single": ("param", "other"), "formats_equal": ("param", "other"),
-                      "attr_in_rank_range": ("attr", "tensor")})
+                      "attr_in_rank_range": ("attr", "tensor"), "attr_dims_unique": ("attr", "tensor")})
 # the rule category of each template added after extract/build.py's CATEGORY table
 CATEGORIES = {"broadcastable_all": "shape", "broadcast_equals": "shape", "shapes_equal_or_single": "shape",
               "formats_equal": "format", "attr_in_rank_range": "attr", "attr_is": "attr",
-              "format_in": "format", "format_not_in": "format"}
+              "format_in": "format", "format_not_in": "format", "attr_dims_unique": "attr"}
 
 
 UNDEFINED = "UNDEFINED"
@@ -369,6 +383,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "same":
         x, y = dtype_value(call, g[1]), dtype_value(call, g[2])
         return None if x is None or y is None else x == y
+    if op == "empty":   # the named tensors are empty (any of them, or all): the empty-tensor return's test
+        return _empty(call, {"params": g[1], "any": g[2]})
     if op == "not":
         v = guard_holds(call, g[1])
         return None if v is None else not v

@@ -140,3 +140,13 @@ def test_format_in_and_format_not_in():
     assert nd(call(self=("FLOAT", (2,), "NCHW"))) and not nd(call(self=F32)) and not nd(call(self=None))
     no_nz = predicate("format_not_in", {"param": "self", "formats": ["FRACTAL_NZ"]})
     assert no_nz(call(self=("FLOAT", (2, 3), "FRACTAL_NZ"))) and not no_nz(call(self=F32))
+
+
+def test_attr_dims_unique_wraps_negative_dims_by_the_rank():
+    u = predicate("attr_dims_unique", {"attr": "dim", "tensor": "self", "rank0": 1})
+    assert u(call(attrs={"dim": [0, -2]}, self=F32)) and not u(call(attrs={"dim": [0, -1]}, self=F32))
+    assert u(call(attrs={"dim": [1, 1]}, self=F32)) and not u(call(attrs={"dim": []}, self=F32))
+    assert u(call(attrs={"dim": [0, -1]}, self=("FLOAT", (), "ND")))          # rank 0 wraps by 1
+    plain = predicate("attr_dims_unique", {"attr": "dim", "tensor": "self"})
+    assert not plain(call(attrs={"dim": [0, -1]}, self=("FLOAT", (), "ND")))
+    assert not u(call(attrs={"dim": None}, self=F32)) and not u(call(attrs={"dim": [1, 1]}, self=None))

@@ -1,0 +1,225 @@
+"""The extractor on control-flow and call-structure constructs (snippet style): each construct read
+into its events, and a variant of it left unread (never a guess)."""
+from __future__ import annotations
+
+import pytest
+
+from aclnn_conformance.extract.cpp import read_source
+from aclnn_conformance.extract.host_code import Index, T, walk_api
+
+
+def _walk(body: str, names: list[str], product: str = "atlas-a2") -> list:
+    """The events of a snippet's GetWorkspaceSize (the last function of ``body``)."""
+    src = read_source("snippet.cpp", body)
+    fn = [f for f in src.functions.values() if f.name.endswith("GetWorkspaceSize")][0]
+    assert len(fn.params) == len(names)
+    return walk_api(Index(src, []), fn, {p: T(n) for p, n in zip(fn.params, names)}, product)
+
+
+EMPTY = """
+%s
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    if (%s) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+    OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+NAMES = ["self", "other", "out", "workspaceSize", "executor"]
+HELPER_IF = """static bool HasEmptyTensor(const aclTensor* x, const aclTensor* y)
+{
+    if (x->IsEmpty() || y->IsEmpty()) {
+        return true;
+    }
+    return false;
+}"""
+HELPER_RETURN = """static bool HasEmptyTensor(const aclTensor* x, const aclTensor* y)
+{
+    return x->IsEmpty() || y->IsEmpty();
+}"""
+
+
+@pytest.mark.parametrize("helper", [HELPER_IF, HELPER_RETURN])
+def test_an_empty_tensor_helper_is_the_empty_return_on_its_arguments(helper):
+    events = _walk(EMPTY % (helper, "HasEmptyTensor(other, self)"), NAMES)
+    assert [e.kind for e in events] == ["check", "empty", "check"]     # out's null check: non-empty calls
+    assert dict(events[1].args) == {"any": True, "params": ("other", "self")}
+
+
+@pytest.mark.parametrize("helper", [
+    HELPER_IF.replace("||", "&&"),                               # both empty: not the any-empty return
+    HELPER_IF.replace("return false;", "return x->GetViewShape().GetDimNum() == 0;"),
+    HELPER_IF.replace("if (x->IsEmpty()", "OP_LOGD(\"x\");\n    if (x->IsEmpty()"),
+])
+def test_an_empty_tensor_helper_of_another_shape_stays_unread(helper):
+    events = _walk(EMPTY % (helper, "HasEmptyTensor(other, self)"), NAMES)
+    assert [e.kind for e in events][:1] == ["check"] and "empty" not in [e.kind for e in events]
+    assert events[-1].kind == "unread"
+
+
+def test_an_empty_tensor_helper_on_a_local_stays_unread():
+    events = _walk(EMPTY % (HELPER_IF, "HasEmptyTensor(selfCopy, self)"), NAMES)
+    assert "empty" not in [e.kind for e in events] and events[-1].kind == "unread"
+
+
+AFTER = """
+static bool CheckShape(const aclTensor* self, const aclTensor* other)
+{
+    OP_CHECK_BROADCAST(self, other, return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    if (self->IsEmpty() || other->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+    %s
+    CHECK_RET(CheckShape(self, other), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_check_after_the_empty_return_applies_to_the_calls_not_empty():
+    events = _walk(AFTER % "auto x = l0op::Contiguous(self, uniqueExecutor.get());", NAMES)
+    assert [e.kind for e in events] == ["check", "empty", "check"]
+    when = dict(events[2].args)["when"]
+    assert when == ("not", ("empty", ("other", "self"), True))
+
+
+def test_a_construct_unread_before_the_check_after_the_empty_return_keeps_the_scan():
+    events = _walk(AFTER % "if (IsContiguous(self)) { return ACLNN_SUCCESS; }", NAMES)
+    assert [e.kind for e in events] == ["check", "empty", "unread"]
+    assert "a parameter check after the checks the reader follows" in events[2].text
+
+
+def test_the_empty_guard_holds_on_the_empty_tensors():
+    from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds
+    call = CallView({"self": TensorView("FLOAT", (2, 0), "ND"), "other": TensorView("FLOAT", (2,), "ND")},
+                    {}, frozenset())
+    assert guard_holds(call, ["empty", ["self", "other"], True]) is True
+    assert guard_holds(call, ["empty", ["self", "other"], False]) is False
+    assert guard_holds(call, ["not", ["empty", ["other"], True]]) is True
+
+
+@pytest.mark.parametrize("line, kinds", [
+    ("auto c = l0op::Contiguous(self, uniqueExecutor.get());\n    CHECK_RET(c != nullptr, ACLNN_ERR_PARAM_NULLPTR);",
+     ["check", "empty", "check"]),
+    # a local of another call checked with a parameter status: not known, unread
+    ("auto c = l0op::Cast(self, DataType::DT_FLOAT, uniqueExecutor.get());\n    CHECK_RET(c != nullptr, ACLNN_ERR_PARAM_NULLPTR);",
+     ["check", "empty", "unread"]),
+])
+def test_a_contiguous_copy_checked_against_nullptr_is_no_parameter_check(line, kinds):
+    assert [e.kind for e in _walk(AFTER % line, NAMES)] == kinds
+
+
+WARN = """
+static void CheckFormat(const aclTensor* self)
+{
+    %s
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CheckFormat(self);
+    OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("body, kinds", [
+    ('OP_CHECK_NO_RETURN(self->GetStorageFormat() != Format::FORMAT_FRACTAL_NZ, OP_LOGW("nz"));', ["check"]),
+    ('OP_CHECK_NO_RETURN(self->GetStorageFormat() != Format::FORMAT_FRACTAL_NZ, return);', ["unread"]),
+    ('OP_CHECK_NULL(self, return);', ["unread"]),
+])
+def test_a_dropped_call_that_only_warns_is_no_check(body, kinds):
+    assert [e.kind for e in _walk(WARN % body, NAMES)] == kinds
+
+
+FALSE = """
+static bool CheckOpt(const aclTensor* x)
+{
+    OP_CHECK_NULL(x, return false);
+    return true;
+}
+
+static bool CheckAll(const aclTensor* self, const aclTensor* other)
+{
+    %s
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckAll(self, other), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("body", ["auto ok = CheckOpt(other);\n    CHECK_RET(ok, false);",
+                                  "CHECK_RET(CheckOpt(other), false);"])
+def test_check_ret_false_reads_the_call_with_the_callers_status(body):
+    events = _walk(FALSE % body, NAMES)
+    assert [(e.kind, e.template, dict(e.args).get("param"), e.status) for e in events] == [
+        ("check", "null", "other", 161002)]
+
+
+def test_check_ret_false_on_a_value_that_is_no_check_call_stays_unread():
+    events = _walk(FALSE % "auto ok = other->GetViewShape().GetDimNum() > 2;\n    CHECK_RET(ok, false);", NAMES)
+    assert [e.kind for e in events] == ["unread"]
+
+
+def test_a_string_literal_continued_by_a_backslash_newline_keeps_the_functions_after_it():
+    body = ('static bool CheckShape(const aclTensor* self)\n{\n    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "a \\\n'
+            '        b %ld", 1);\n    return true;\n}\n\n'
+            'static aclnnStatus CheckParams(const aclTensor* self)\n{\n'
+            '    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);\n    return ACLNN_SUCCESS;\n}\n')
+    src = read_source("snippet.cpp", body)
+    assert set(src.functions) == {"CheckShape", "CheckParams"}
+    assert src.line_of(src.functions["CheckParams"].body_offset) == 9
+
+
+INPLACE = """
+static aclnnStatus CheckInplace(const aclTensor* selfRef, const aclTensor* other)
+{
+    OP_CHECK_NULL(selfRef, return false);
+    %s
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto ret = CheckInplace(self, other);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_return_false_in_a_status_function_is_success_a_null_guard_for_the_rest():
+    events = _walk(INPLACE % "OP_CHECK_SHAPE_NOT_EQUAL(selfRef, other, return ACLNN_ERR_PARAM_INVALID);", NAMES)
+    assert [(e.kind, e.template, e.status) for e in events] == [
+        ("check", "shapes_equal", 161002), ("check", "null", 161001)]
+
+
+def test_a_check_after_it_that_a_null_tensor_fails_stays_unread():
+    events = _walk(INPLACE % "OP_CHECK_NULL(other, return ACLNN_ERR_PARAM_NULLPTR);", NAMES)
+    assert [e.kind for e in events] == ["unread"]
