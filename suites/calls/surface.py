@@ -119,8 +119,22 @@ def build_call(key: str, dtypes: dict[str, str], shape: tuple[int, ...], case_id
             mine = shape if len(shape) == own or own == _rank(key) else tuple(BASE_DIMS[:own])
             tensors[p["name"]] = tensor_arg(dtypes[p["name"]], mine, fmt, seed=i)
         else:
-            attrs[p["name"]] = _attr_value(p, dtypes.get(p["name"]))
+            attrs[p["name"]] = _in_range(key, p["name"], _attr_value(p, dtypes.get(p["name"])))
     return Case(op=key, case_id=case_id, tensors=tensors, attrs=attrs, origin=origin)
+
+
+def _in_range(key: str, name: str, value: Any) -> Any:
+    """A number moved into the ranges the code-read attr_range rules of ``name`` allow."""
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return value
+    for r in code_checks(key):
+        if r["template"] == "attr_range" and r["args"].get("attr") == name and "when" not in r["args"]:
+            lo, hi = r["args"].get("min"), r["args"].get("max")
+            if lo is not None and value < lo:
+                value = type(value)(lo)
+            if hi is not None and value > hi:
+                value = type(value)(hi)
+    return value
 
 
 @lru_cache(maxsize=None)
