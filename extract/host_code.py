@@ -1377,15 +1377,14 @@ def _forget_assigned(stmt: Stmt, env: dict) -> None:
             env[m.group(1)] = Opaque(s.text.strip())
 
 
-def _run_dtype_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool,
-                      subject: str, close: int) -> bool:
-    """``switch`` on a dtype: each label group a branch on ``subject == label`` (the default on none of
-    them), run as data-dependent branches; a group falling through into the next is unread."""
-    text = stmt.text
+def _switch_labels(text: str, close: int) -> tuple[str, list[tuple[int, int, str | None]], int] | None:
+    """A switch's body (after the condition closing at ``close``), its top-level labels (start, end,
+    label value or None for default) and the offset of its opening brace; None when the body does
+    not close."""
     ob = text.find("{", close)
     cb = match_close(text, ob, "{", "}") if ob >= 0 else -1
     if cb < 0:
-        return False
+        return None
     body = text[ob + 1:cb]
     labels, depth, i = [], 0, 0
     while i < len(body):
@@ -1401,6 +1400,18 @@ def _run_dtype_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int
                 i = lm.end()
                 continue
         i += 1
+    return body, labels, ob
+
+
+def _run_dtype_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool,
+                      subject: str, close: int) -> bool:
+    """``switch`` on a dtype: each label group a branch on ``subject == label`` (the default on none of
+    them), run as data-dependent branches; a group falling through into the next is unread."""
+    text = stmt.text
+    found = _switch_labels(text, close)
+    if found is None:
+        return False
+    body, labels, ob = found
     groups: list[tuple[list, int, int]] = []   # (labels, body start, body end)
     for k, (start, end, label) in enumerate(labels):
         nxt = labels[k + 1][0] if k + 1 < len(labels) else len(body)
@@ -1633,25 +1644,10 @@ def _run_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         return _run_dtype_switch(w, src, stmt, env, fail, top, text[m.end():close], close)
     if not (isinstance(value, tuple) and value and value[0] in ("arch", "soc")):
         return False
-    ob = text.find("{", close)
-    cb = match_close(text, ob, "{", "}") if ob >= 0 else -1
-    if cb < 0:
+    found = _switch_labels(text, close)
+    if found is None:
         return False
-    body = text[ob + 1:cb]
-    labels, depth, i = [], 0, 0   # (start, end, label value or None for default), top level only
-    while i < len(body):
-        c = body[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        elif depth == 0:
-            lm = _LABEL.match(body, i)
-            if lm and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
-                labels.append((lm.start(), lm.end(), lm.group(1)))
-                i = lm.end()
-                continue
-        i += 1
+    body, labels, ob = found
     chosen = None
     for start, end, label in labels:
         if label is None:
