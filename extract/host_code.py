@@ -2160,6 +2160,20 @@ def _names_in(args: tuple) -> set:
     return out
 
 
+def _only_null_vacuous(w: Walk, mark: int, guard: str) -> None:
+    """The checks made since ``mark`` under a null guard on ``guard`` must name it in a template a
+    null argument does not violate; from the first that does not, unread (and the walk stops)."""
+    for k in range(mark, len(w.events)):
+        e = w.events[k]
+        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
+                                  and guard in _names_in(e.args)):
+            continue
+        del w.events[k:]
+        w.events.append(Event("unread", "", (), None, e.path, e.line,
+                              f"a check made only when {guard} is not null: {e.text}"[:160]))
+        raise _Stop()
+
+
 def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fail: int | None, top: bool,
                  guard: str) -> None:
     """The statements after a null guard: kept when every check they make names the guarded argument
@@ -2170,15 +2184,7 @@ def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fa
         _run_block(w, src, rest, env, fail, top)
     except (_End, _Stop) as exc:
         pending = exc
-    for k in range(mark, len(w.events)):
-        e = w.events[k]
-        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
-                                  and guard in _names_in(e.args)):
-            continue
-        del w.events[k:]
-        w.events.append(Event("unread", "", (), None, e.path, e.line,
-                              f"a check made only when {guard} is not null: {e.text}"[:160]))
-        raise _Stop()
+    _only_null_vacuous(w, mark, guard)
     if pending is not None:
         raise pending
 
@@ -2298,15 +2304,7 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     except _End:
         del w.events[mark:]
         raise Unreadable(f"a branch on {stmt.cond.strip()!r} that returns") from None
-    for k in range(mark, len(w.events)):
-        e = w.events[k]
-        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
-                                  and guard in _names_in(e.args)):
-            continue
-        del w.events[k:]
-        w.events.append(Event("unread", "", (), None, e.path, e.line,
-                              f"a check made only when {guard} is not null: {e.text}"[:160]))
-        raise _Stop()
+    _only_null_vacuous(w, mark, guard)
     return True
 
 
