@@ -1807,7 +1807,8 @@ def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: i
 
 
 def _m_broadcast_infer(w, src, stmt, env, fail, args):
-    t1, t2 = _tensor(env, args[0]), _tensor(env, args[1])
+    for arg in args[:2]:
+        _tensor(env, arg)   # both must be the API's tensors (else unread)
     _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", f"{args[1]}->GetViewShape()",
                      args[2].strip(), _fail_status(args[3], fail))
 
