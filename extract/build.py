@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from aclnn_conformance.extract.cpp import Function, SourceFile, read_source
+from aclnn_conformance.extract.cpp import SourceFile, read_source
 from aclnn_conformance.extract.documents import ApiDoc, Document, api_names_of, parse_document
 from aclnn_conformance.extract.scope import coverage_of
 from aclnn_conformance.spec.templates import CATEGORIES as TEMPLATE_CATEGORIES
-from aclnn_conformance.extract.host_code import PRODUCT_PLATFORM, Event, Index, T, walk_api
+from aclnn_conformance.extract.host_code import Event, Index, T, walk_api
 from aclnn_conformance.spec.operator_data import SCHEMA, api_key, rule_prefix_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
 
