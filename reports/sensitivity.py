@@ -99,6 +99,8 @@ def run() -> dict:
     start = time.perf_counter()
     found, rounding = targets_and_rounding()
     rows = [sweep(t, mode) for t in found for mode in MODES]
+    from aclnn_conformance.reports.sensitivity_surface import surface_rows  # the elementwise surface's classes
+    rows += surface_rows(MODES, SEED, SWEEP_EXPONENTS, ACCEPTED)
     return {"schema": SCHEMA, "sweep": {"from_log2": SWEEP_EXPONENTS[0],
                                         "to_log2": SWEEP_EXPONENTS[-1], "step_log2": 0.5},
             "seed": SEED, "accepted": list(ACCEPTED), "rows": rows, "rounding": rounding,

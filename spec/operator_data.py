@@ -123,6 +123,8 @@ def _param(p: Mapping[str, Any]) -> Param:
 def spec_of(data: Mapping[str, Any], where: str = "", values_judged: bool = False) -> OpSpec:
     key = data["key"]
     rules = tuple(_rule(key, r, where) for r in data["rules"])
+    if values_judged:
+        rules += (_value_domain(key, data),)
     errata = tuple(Erratum(e["id"], key, json.dumps(e["doc_says"], ensure_ascii=False),
                            json.dumps(e["cann_does"], ensure_ascii=False), e["source"])
                    for e in data.get("errata", []))
@@ -131,9 +133,28 @@ def spec_of(data: Mapping[str, Any], where: str = "", values_judged: bool = Fals
                   params=tuple(_param(p) for p in data["params"]), rules=rules,
                   supported={prof: frozenset(ps) for prof, ps in data["supported"].items()},
                   outputs=tuple(data["outputs"]),
-                  standards={"cann": {o: "bit-exact" for o in data["outputs"]},
-                             "doc": {o: "bit-exact" for o in data["outputs"]}},
+                  standards=_standards(data, values_judged),
                   errata=errata, check_steps=tuple(data["check_steps"]), values_judged=values_judged)
+
+
+def _value_domain(key: str, data: Mapping[str, Any]) -> Rule:
+    """The precondition of a value-judged API: a call outside its function's domain (a missing
+    operand, an uncomputable dtype, operands that do not broadcast to the output) is not judged."""
+    from aclnn_conformance.spec.surface_values import outside_domain, value_entry
+    entry = value_entry(data["api"])
+    return Rule(id=f"{data['rule_prefix']}-VALUE-001", op=key, kind="precondition", category="value",
+                text=f"{entry.function} over {entry.domain} ({entry.function_class})",
+                source=entry.citation(), expect={"cann": NOT_JUDGED, "doc": NOT_JUDGED},
+                violated=outside_domain)
+
+
+def _standards(data: Mapping[str, Any], values_judged: bool) -> dict[str, dict[str, str]]:
+    """bit-exact for a status-only spec; the value class's standard for a value-judged one."""
+    chosen = {o: "bit-exact" for o in data["outputs"]}
+    if values_judged:
+        from aclnn_conformance.spec.surface_models import standards_for
+        chosen.update(standards_for(data["api"]))
+    return {"cann": chosen, "doc": dict(chosen)}
 
 
 @lru_cache(maxsize=None)
@@ -183,7 +204,8 @@ def load_operator_file(path: str | Path) -> Operator:
     data_of.cache_clear()
     return Operator(
         spec=spec,
-        arithmetic_model=Absent("no arithmetic model: the data states the interface, not the values"),
+        arithmetic_model=Absent("the value class's model: spec/surface_models.py CLASS_MODELS" if judged
+                                else "no arithmetic model: the data states the interface, not the values"),
         oracle="aclnn_conformance.oracle.surface:from_case" if judged else status_only,
         base_call=f"aclnn_conformance.suites.calls.surface:BASE_CALL.{key}",
         table_cases=f"aclnn_conformance.suites.calls.surface:TABLE_CASES.{key}",

@@ -165,6 +165,9 @@ STANDARDS: dict[str, Standard] = {f"{s.name}@{s.version}": s for s in (
              "bitsandbytes tests/test_optim.py test_optimizer8bit"),
 )}
 
+from aclnn_conformance.spec.standards_surface import register as _register_surface  # noqa: E402
+_register_surface(STANDARDS, Standard)  # the elementwise surface's standards, one per function class
+
 
 def _version_key(version: str) -> tuple[int, ...]:
     return tuple(int(part) for part in version.split("."))

@@ -10,7 +10,7 @@ from aclnn_conformance.spec.registry import operator
 CI_SEED = "aclnn-conformance-ci-1"
 # share of a data operator's cases the ci tier keeps, by kind of case
 CI_SHARE = {"table": 0.1, "fault": 0.12, "pair": 0.06, "hypothesis": 0.02, "declared": 0.02}
-ALWAYS = {"table": ("base",)}      # case ids the ci tier keeps for every data operator
+ALWAYS = {"table": ("base", "values")}   # case ids the ci tier keeps for every data operator
 
 _tier = "ci"
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Callable
 
+from aclnn_conformance.backends.emulator.surface_values import values_tasks
 from aclnn_conformance.backends.call_layer import RawCall
 from aclnn_conformance.backends.emulator.products import ChipGeneration
 from aclnn_conformance.backends.emulator.protocol import FirstPhase, OpExecutor, Reject, first_phase
@@ -70,7 +71,7 @@ def model(key: str) -> Callable[[RawCall, ChipGeneration], FirstPhase]:
             hit = first_violation(key, call_view(raw, gen.product))
             if hit is not None:
                 raise Reject(hit[1], f"{hit[0]} violated")
-            return OpExecutor(raw.api)
+            return OpExecutor(raw.api, values_tasks(key, raw))  # the oracle's values, if judged
         return first_phase(raw.api, body)
     return get_workspace_size
 

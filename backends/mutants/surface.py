@@ -118,8 +118,14 @@ def mutant_set(key: str) -> MutantSet:
             "name": f"control-{key.replace('_', '-')}-same-status-reordered", "op": key, "killed_by": (),
             "__module__": __name__, "order": reordered,
             "defect": "no defect: each run of checks of one status in reverse order"}))
-    return MutantSet(mutants=tuple(m for m in made if not getattr(m, "gap", "")), controls=tuple(controls),
-                     gaps=tuple(m for m in made if getattr(m, "gap", "")))
+    mutants, gaps = tuple(m for m in made if not getattr(m, "gap", "")), tuple(m for m in made if getattr(m, "gap", ""))
+    from aclnn_conformance.spec.surface_values import has_value_entry
+    if has_value_entry(key):  # the value mutants and controls of a value-judged operator
+        from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS as VALUE_SETS
+        values = getattr(VALUE_SETS, key)
+        return MutantSet(mutants=mutants + values.mutants, controls=tuple(controls) + values.controls,
+                         equivalent=values.equivalent, gaps=gaps)
+    return MutantSet(mutants=mutants, controls=tuple(controls), gaps=gaps)
 
 
 def _unjudged_base(record, base: Case, key: str) -> str:

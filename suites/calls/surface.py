@@ -14,6 +14,8 @@ import numpy as np
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType, AclFormat
+from aclnn_conformance.spec.surface_cases import data_value_cases
+from aclnn_conformance.spec.surface_values import has_value_entry
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.registry import operator
@@ -204,6 +206,8 @@ def table_cases(key: str, tier: str = "ci") -> list[Case]:
     if tier == "full":
         for i, choice in enumerate(valid_dtype_choices(key)[1:], 1):
             cases.append(build_call(key, dict(choice), tuple(BASE_DIMS[:_rank(key)]), f"dtypes-{i}"))
+    if has_value_entry(key):  # special values, broadcasting and an empty call, judged on their values
+        cases += data_value_cases(key, base, tier)
     return [c.with_(rule_ids=accepted_lists(key, c)) for c in cases]
 
 

@@ -1,0 +1,451 @@
+"""Mutants and controls of the elementwise surface, generated per operator from its value entry and
+its spec (``MUTANT_SETS.<key>``, joined to the interface mutants of backends/mutants/surface.py,
+whose swapped-checks mutants cover the check order); an operator none of whose value cases is
+value-judged on any product gets none.
+
+Each backend takes its status from the spec, like the reference backend, and its values from the
+oracle with one defect; a control computes correctly but otherwise than the oracle. Kinds:
+
+- ``promotion``: the inputs rounded through a narrower type first (float32 and fp16 through
+  bf16, bf16 through fp16, integers through their low byte): a wrong compute dtype;
+- ``dtype-missing``: the first sample dtype refused with 161002;
+- ``nan``: NaN results written as 0 (float outputs whose cases produce NaN);
+- ``ulp-bias``: every non-zero finite result one ulp up (exact and rounded classes);
+- ``twice-limit``: results off by twice the standard's limit (transcendental class);
+- ``flush``: subnormal results flushed to zero (exact class: the model keeps every value);
+- controls ``faithful`` (transcendental: the other faithful neighbour for a pseudo-random half),
+  ``float32-steps`` (rounded: every operation rounded in float32, one cast at the end; divisions
+  and square roots the other faithful neighbour for a pseudo-random half) and ``native-steps``
+  (rounded, fp16/bf16 calls: every operation rounded in the compute dtype itself).
+"""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.backends.mutants.base import Mutant, MutantSet
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+
+PROFILE = "cann"
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+_NARROWER = {np.dtype(np.float32): _BF16, np.dtype(np.float16): _BF16,
+             _BF16: np.dtype(np.float16), np.dtype(np.float64): np.dtype(np.float32)}
+SEED = 7
+
+
+def _is_float(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "f" or np.dtype(dtype) == _BF16
+
+
+class SurfaceBackend(Mutant):
+    """Status from the spec; on a judged success, the outputs ``values(case)`` gives."""
+
+    entry_api = ""
+
+    def entry(self) -> ValueEntry:
+        return value_entry(self.entry_api)
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        from aclnn_conformance.spec.registry import operator
+        from aclnn_conformance.spec.rules import expected_outcome
+        expected = expected_outcome(self.spec_for(operator(case.op).spec), case, product, PROFILE)
+        storages = case.copy_storages()
+        if expected.kind in ("error", "not_supported"):
+            status = expected.status if expected.status is not None else Status.ERR_INNER
+            return RunResult(int(status), storages, message=f"{self.name}: rule {expected.rule_id}")
+        refused = self.refuse(case)
+        if refused is not None:
+            return self.reject(case, refused, "refused a valid call")
+        if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
+            return RunResult(Status.SUCCESS, storages, workspace_size=0)
+        entry = self.entry()
+        arg = case.tensor(entry.output)
+        values = np.asarray(self.values(case)).reshape(arg.desc.shape)
+        if arg.desc.numel:
+            arg.view_of(storages[entry.output])[...] = values.astype(arg.storage.dtype)
+        return RunResult(Status.SUCCESS, storages, workspace_size=0)
+
+    # ---- what a kind changes ----
+
+    def spec_for(self, spec):
+        return spec
+
+    def refuse(self, case: Case) -> int | None:
+        return None
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import from_case
+        result = from_case(case, PROFILE)
+        return self.change(case, np.asarray(result.views[self.entry().output]),
+                           result.aux.get(self.entry().output, {}))
+
+    def change(self, case: Case, expected: np.ndarray, aux: dict) -> np.ndarray:
+        return expected
+
+
+# ---- the defects ----
+
+def _through(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    if _is_float(dtype):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return values.astype(_NARROWER.get(np.dtype(dtype), np.dtype(np.float16))).astype(dtype)
+    if np.dtype(dtype).kind in "iu" and np.dtype(dtype).itemsize > 1:
+        return values.astype(np.uint8).astype(dtype)
+    return values
+
+
+class PromotionMutant(SurfaceBackend):
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import from_case
+        from aclnn_conformance.spec.tensor import TensorArg
+        altered = case
+        for name in self.entry().inputs:
+            arg = case.tensors.get(name)
+            if arg is not None and name != self.entry().output or (arg is not None and self.entry().inplace):
+                storage = _through(arg.storage, arg.storage.dtype)
+                altered = altered.with_tensor(name, TensorArg(arg.desc, storage))
+        return np.asarray(from_case(altered, PROFILE).views[self.entry().output])
+
+
+class DtypeMissingMutant(SurfaceBackend):
+    refused_dtype = ""
+
+    def refuse(self, case: Case) -> int | None:
+        boolean = self.entry().sample.get("boolean_inputs", [])
+        for name in self.entry().inputs:
+            arg = case.tensors.get(name)
+            if arg is not None and name not in boolean:
+                return Status.ERR_PARAM_INVALID if arg.desc.dtype.name == self.refused_dtype else None
+        return None
+
+
+class NanMutant(SurfaceBackend):
+    def change(self, case, expected, aux):
+        out = np.array(expected, copy=True)
+        out[np.isnan(out.astype(np.float64))] = 0
+        return out
+
+
+def one_ulp_up(values: np.ndarray) -> np.ndarray:
+    """Every non-zero finite value moved to its neighbour toward +inf."""
+    from aclnn_conformance.spec.surface_compare import neighbours
+    v = np.asarray(values)
+    wide = v.astype(np.float64)
+    bump = np.isfinite(wide) & (wide != 0)
+    # a float64 point just above each value: its upper neighbour in the dtype is the next value
+    _, up = neighbours(np.nextafter(wide, np.inf), v.dtype)
+    return np.where(bump, up, wide).astype(v.dtype)
+
+
+class UlpBiasMutant(SurfaceBackend):
+    def change(self, case, expected, aux):
+        return one_ulp_up(expected)
+
+
+class TwiceLimitMutant(SurfaceBackend):
+    def change(self, case, expected, aux):
+        from aclnn_conformance.spec.precision import dtype_name
+        from aclnn_conformance.spec.standards_surface import PUBLISHED_T
+        g = expected.astype(np.float64)
+        with np.errstate(invalid="ignore", over="ignore"):
+            if "rtol" in aux:
+                moved = g + 2.0 * (aux["atol"] + aux["rtol"] * np.absolute(g))
+            else:
+                moved = g * (1.0 + 20.0 * PUBLISHED_T[dtype_name(expected.dtype)]) + \
+                    np.where(g == 0, 1e-6, 0)
+            return np.where(np.isfinite(g), moved, g).astype(expected.dtype)
+
+
+class FlushMutant(SurfaceBackend):
+    def change(self, case, expected, aux):
+        finfo = ml_dtypes.finfo(expected.dtype) if expected.dtype == _BF16 else np.finfo(expected.dtype)
+        wide = expected.astype(np.float64)
+        tiny = (wide != 0) & (np.absolute(wide) < float(finfo.smallest_normal))
+        return np.where(tiny, np.copysign(0.0, wide), wide).astype(expected.dtype)
+
+
+# ---- the controls ----
+
+def _half(shape: tuple[int, ...], seed: int = SEED) -> np.ndarray:
+    return np.random.default_rng(seed).random(shape) < 0.5
+
+
+class FaithfulControl(SurfaceBackend):
+    """The transcendental result as the other faithful neighbour of the exact value, for a
+    pseudo-random half of the elements."""
+
+    def change(self, case, expected, aux):
+        from aclnn_conformance.spec.surface_compare import neighbours
+        if not _is_float(expected.dtype):   # an integer output is exact whatever the algorithm
+            return expected
+        exact = np.asarray(aux["exact"], np.float64).reshape(expected.shape)
+        low, high = neighbours(exact, expected.dtype)
+        g = expected.astype(np.float64)
+        other = np.where(g == low, high, low)
+        return np.where(_half(expected.shape) & np.isfinite(other), other, g).astype(expected.dtype)
+
+
+class StepsControl(SurfaceBackend):
+    """The rounded class's formula with every operation rounded in ``steps`` (float32, or the
+    compute dtype itself), one cast to the output; with ``faithful`` the divisions and square roots
+    take the other faithful neighbour for a pseudo-random half of the elements."""
+
+    native = False
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import compute_dtype, inputs
+        entry = self.entry()
+        out_dtype = case.tensor(entry.output).storage.dtype
+        compute = compute_dtype(case, entry)
+        env, shape = inputs(case, entry, compute)
+        steps = compute if self.native else np.dtype(np.float32)
+        cast = {k: (v.astype(steps) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v)
+                for k, v in env.items()}
+        out_shape = tuple(case.tensor(entry.output).desc.shape)
+        shape = np.broadcast_shapes(shape, out_shape) if out_shape else shape
+        with np.errstate(all="ignore"):
+            result = _stepwise(entry.function, cast, steps, faithful=not self.native)
+            return np.broadcast_to(np.asarray(result).astype(out_dtype), shape)
+
+
+def _other_faithful(exact: np.ndarray, rounded: np.ndarray) -> np.ndarray:
+    from aclnn_conformance.spec.surface_compare import neighbours
+    low, high = neighbours(np.asarray(exact, np.float64), rounded.dtype)
+    r = rounded.astype(np.float64)
+    other = np.where(r == low, high, low)
+    pick = _half(np.shape(r)) & np.isfinite(other) & (low != high)
+    return np.where(pick, other, r).astype(rounded.dtype)
+
+
+def _stepwise(expression: str, env: dict, steps: np.dtype, faithful: bool) -> Any:
+    """Evaluate with every operation in ``steps``; divisions and roots faithful when asked."""
+    from aclnn_conformance.oracle.surface_functions import _BINARY, _COMPARE, parse, vocabulary
+
+    def ev(node):
+        if isinstance(node, ast.Constant):
+            return steps.type(node.value) if isinstance(node.value, (int, float)) and not \
+                isinstance(node.value, bool) else node.value
+        if isinstance(node, ast.Name):
+            value = env[node.id]
+            return steps.type(value) if isinstance(value, float) else value
+        if isinstance(node, ast.UnaryOp):
+            return -ev(node.operand) if isinstance(node.op, ast.USub) else ev(node.operand)
+        if isinstance(node, ast.BinOp):
+            a, b = ev(node.left), ev(node.right)
+            result = np.asarray(_BINARY[type(node.op)](a, b))
+            if faithful and isinstance(node.op, ast.Div):
+                exact = np.asarray(a, np.float64) / np.asarray(b, np.float64)
+                result = _other_faithful(exact, result)
+            return result
+        if isinstance(node, ast.Compare):
+            left, result = ev(node.left), None
+            for op, comparator in zip(node.ops, node.comparators):
+                right = ev(comparator)
+                step = _COMPARE[type(op)](left, right)
+                result = step if result is None else result & step
+                left = right
+            return result
+        if isinstance(node, ast.Call):
+            word = vocabulary()[node.func.id]
+            args = [ev(a) for a in node.args]
+            result = word.callable()(*args)
+            if faithful and word.bound == "root":
+                result = _other_faithful(word.callable()(np.asarray(args[0], np.float64)),
+                                         np.asarray(result))
+            return result
+        raise ValueError(ast.unparse(node))
+
+    return ev(parse(expression))
+
+
+# ---- generation ----
+
+def _slug(api: str) -> str:
+    return api[len("aclnn"):] if api.startswith("aclnn") else api
+
+
+def _make(base: type, entry: ValueEntry, key: str, kind: str, defect: str,
+          killed_by: tuple[str, ...], **attrs: Any) -> type:
+    name = f"{_slug(entry.api)}_{kind.replace('-', '_')}"
+    return type(name, (base,), {"name": f"mutant-{key}-{kind}", "op": key, "defect": defect,
+                                "killed_by": killed_by, "entry_api": entry.api, "kind": kind,
+                                "__module__": __name__, **attrs})
+
+
+def _value_outputs(key: str) -> list[np.ndarray]:
+    from aclnn_conformance.oracle.surface import from_case
+    from aclnn_conformance.spec.surface_cases import value_cases
+    entry = value_entry(key)
+    return [np.asarray(from_case(c, PROFILE).views[entry.output]) for c in value_cases(key)]
+
+
+def mutant_set(key: str) -> MutantSet:
+    """The generated mutants and controls of one operator (by key)."""
+    from aclnn_conformance.spec.registry import operator
+    from aclnn_conformance.spec.surface_cases import value_cases, value_rule
+    entry = value_entry(key)
+    spec = operator(key).spec
+    rule = (value_rule(entry),)
+    dtype_rules = tuple(r.id for r in spec.rules if r.category == "dtype")
+    outputs = _value_outputs(key)
+    float_out = [o for o in outputs if _is_float(o.dtype)]
+    cls = entry.function_class
+    if not _judged_somewhere(key):
+        return MutantSet()   # no call of it is value-judged (an unread check, an unsupported product)
+    cases = value_cases(key)
+    equivalent: list[type] = []
+    promotion = _make(PromotionMutant, entry, key, "promotion", "computes in a wrongly promoted "
+                      "(narrower) dtype", rule)
+    if _same_outputs(promotion, cases, outputs):
+        equivalent.append(_equivalent(promotion, "rounding the inputs through a narrower type leaves "
+                                      "the result unchanged on every value case (a sign test, a "
+                                      "mask of the low byte)"))
+    mutants: list[type] = [
+        *([] if equivalent else [promotion]),
+        _make(DtypeMissingMutant, entry, key, "dtype-missing",
+              f"refuses {entry.sample.get('dtypes', ['FLOAT'])[0]}, an accepted dtype",
+              rule + dtype_rules, refused_dtype=entry.sample.get("dtypes", ["FLOAT"])[0])]
+    if any(np.isnan(o.astype(np.float64)).any() for o in float_out):
+        mutants.append(_make(NanMutant, entry, key, "nan", "NaN results written as 0", rule))
+    if cls in ("exact", "rounded") and float_out:
+        bias = _make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule)
+        if any(o.astype(np.float64).any() for o in float_out):
+            seen = _bias_share(key, cases) if cls == "rounded" else None
+            if seen is not None and seen[0] <= seen[1] and not _fails_somewhere(bias, key, cases):
+                equivalent.append(_equivalent(bias, f"a one-ulp shift is {seen[0]:.2f} of the "
+                                              f"per-element bound of this formula, within the bias "
+                                              f"check's limit {seen[1]:.2f}"))
+            else:
+                mutants.append(bias)
+    if cls == "transcendental" and float_out:
+        mutants.append(_make(TwiceLimitMutant, entry, key, "twice-limit",
+                             "results off by twice the standard's limit", rule))
+
+    def has_subnormal(o: np.ndarray) -> bool:
+        finfo = ml_dtypes.finfo(o.dtype) if o.dtype == _BF16 else np.finfo(o.dtype)
+        w = np.absolute(o.astype(np.float64))
+        return bool(((w > 0) & (w < float(finfo.smallest_normal))).any())
+
+    if cls == "exact" and any(has_subnormal(o) for o in float_out):
+        mutants.append(_make(FlushMutant, entry, key, "flush", "subnormal results flushed to zero", rule))
+    controls: list[type] = []
+    if cls == "transcendental" and float_out:
+        controls.append(_make(FaithfulControl, entry, key, "faithful-control",
+                              "the other faithful neighbour for half the results", ()))
+    if cls == "rounded" and float_out:
+        controls.append(_make(StepsControl, entry, key, "float32-steps-control",
+                              "every operation in float32, faithful division and square root, "
+                              "one cast at the end", ()))
+        controls.append(_make(StepsControl, entry, key, "native-steps-control",
+                              "every operation rounded in the compute dtype itself", (),
+                              native=True))
+    return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))
+
+
+def _judged_somewhere(key: str) -> bool:
+    """Whether some value case of the operator (its record's table cases named ``values*``, else
+    the entry's own) is value-judged on some product under cann."""
+    from aclnn_conformance.spec.registry import operator
+    from aclnn_conformance.spec.rules import expected_outcome
+    from aclnn_conformance.spec.surface_cases import value_cases
+    record = operator(key)
+    cases = [c for c in (record.piece("table_cases")("ci") if record.has("table_cases") else [])
+             if c.case_id.startswith("values")] or value_cases(key)
+    products = sorted(record.spec.supported.get(PROFILE, ()))
+    return any(expected_outcome(record.spec, c, p, PROFILE).judge_values for c in cases for p in products)
+
+
+def _equivalent(cls: type, reason: str) -> type:
+    cls.equivalent = reason
+    return cls
+
+
+def _same_outputs(cls: type, cases: list, outputs: list[np.ndarray]) -> bool:
+    """Whether a mutant's outputs equal the oracle's on every case (bit for bit, NaN alike)."""
+    backend = cls()
+    for case, want in zip(cases, outputs):
+        got = np.asarray(backend.values(case)).reshape(want.shape)
+        if got.dtype != want.dtype or not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
+            return False
+    return True
+
+
+def _fails_somewhere(cls: type, key: str, cases: list) -> bool:
+    """Whether the entry's standard fails the mutant's outputs on some value case."""
+    from aclnn_conformance.oracle.surface import from_case
+    from aclnn_conformance.spec.surface_compare import compare_class
+    entry = value_entry(key)
+    backend = cls()
+    for case in cases:
+        result = from_case(case, PROFILE)
+        want = np.asarray(result.views[entry.output])
+        got = np.asarray(backend.values(case)).reshape(want.shape).astype(want.dtype)
+        verdict = compare_class(entry.function_class, got, want, result.aux[entry.output])
+        if verdict.outcome == "FAIL":
+            return True
+    return False
+
+
+def _bias_share(key: str, cases: list) -> tuple[float, float] | None:
+    """The largest, over the cases, of the mean one-ulp shift in units of the rounded standard's
+    per-element unit, and the bias limit of that case (None: no element with a unit)."""
+    from aclnn_conformance.oracle.surface import from_case
+    from aclnn_conformance.oracle.surface_functions import spacing
+    from aclnn_conformance.spec.precision import standard
+    from aclnn_conformance.spec.standards_surface import ROUNDED
+    limits = standard(ROUNDED).limits["any"]
+    entry = value_entry(key)
+    best = None
+    for case in cases:
+        result = from_case(case, PROFILE)
+        e = np.asarray(result.views[entry.output]).reshape(-1)
+        aux = result.aux[entry.output]
+        b = np.asarray(aux["bound"], np.float64).reshape(-1)
+        keep = np.isfinite(e.astype(np.float64)) & ~np.asarray(aux["unjudged"]).reshape(-1)
+        if not keep.any():
+            continue
+        ulp = spacing(e.astype(np.float64), e.dtype)
+        unit = b if e.dtype == np.dtype(np.float32) else b + ulp
+        use = keep & (unit > 0)
+        if not use.any():
+            continue
+        moved = e.astype(np.float64) != 0          # the mutant moves the non-zero results only
+        share = float((np.where(moved, ulp, 0.0)[use] / unit[use]).mean())
+        limit = limits["bias_share"] + limits["bias_spread"] / float(use.sum()) ** 0.5
+        if best is None or share - limit > best[0] - best[1]:
+            best = (share, limit)
+    return best
+
+
+class _MutantSets:
+    """``MUTANT_SETS.<key>``: an operator's generated MutantSet (built on first use)."""
+
+    def __getattr__(self, key: str) -> MutantSet:
+        if key.startswith("__"):
+            raise AttributeError(key)
+        return _cached(key)
+
+
+@lru_cache(maxsize=None)
+def _cached(key: str) -> MutantSet:
+    return mutant_set(key)
+
+
+MUTANT_SETS = _MutantSets()
+KINDS: tuple[str, ...] = ("promotion", "dtype-missing", "nan", "ulp-bias",
+                          "twice-limit", "flush")
+CONTROL_KINDS: tuple[str, ...] = ("faithful-control", "float32-steps-control", "native-steps-control")
+
+
+def kind_of(cls: type) -> str:
+    return getattr(cls, "kind", "")
+
+
+__all__ = ["MUTANT_SETS", "mutant_set", "KINDS", "CONTROL_KINDS", "one_ulp_up"]

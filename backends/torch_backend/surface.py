@@ -1,0 +1,138 @@
+"""The elementwise surface in torch: each API with a value entry computed by the torch function its
+ATK cases name (the entry's ``torch.function`` and ``args``), or, where torch has none, by the
+entry's ``torch.expression``: the document's formula written with torch functions.
+
+The statuses come from the spec (``spec.rules.expected_outcome`` over the operator's rules): torch
+is evidence about the values only. torch applies its own type promotion to the inputs (aclnn's
+table is torch's) and the result is cast to the output tensor's dtype, written through the output's
+view (in place: into the first operand's).
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+from typing import Any
+
+import numpy as np
+
+from aclnn_conformance.backends.base import RunResult
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.registry import operator
+from aclnn_conformance.spec.rules import expected_outcome
+from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+
+PROFILE = "cann"
+
+
+def _resolve(dotted: str) -> Any:
+    """``torch.nn.functional.gelu`` -> the function (the module path is data of the entry)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj: Any = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for part in parts[cut:]:
+            obj = getattr(obj, part)
+        return obj
+    raise ValueError(f"{dotted} does not resolve")
+
+
+def _operand(case: Case, entry: ValueEntry, name: str) -> Any:
+    import torch
+
+    from aclnn_conformance.backends.torch_backend._tensors import as_torch
+    arg = case.tensors.get(name)
+    if arg is not None:
+        return as_torch(np.ascontiguousarray(arg.values())).clone()
+    if name in case.attrs:
+        value = case.attrs[name]
+    else:
+        value = entry.defaults.get(name)
+    if isinstance(value, dict) and "value" in value:    # an aclScalar: its number in its dtype's kind
+        value = _scalar_number(value["value"], value.get("dtype"))
+    if value is None:
+        raise ValueError(f"{case.op}: no value for {name}")
+    return value if not isinstance(value, np.generic) else value.item()
+
+
+def _scalar_number(value: Any, dtype: str | None) -> Any:
+    """An aclScalar's number as the Python type of its dtype (torch promotes by the type)."""
+    if value is None or dtype is None:
+        return value
+    if dtype == "BOOL":
+        return bool(value)
+    if dtype.startswith(("INT", "UINT")):
+        return int(value)
+    return float(value)
+
+
+def _literal_or_operand(text: str, case: Case, entry: ValueEntry) -> Any:
+    if text in entry.inputs or text in case.tensors or text in case.attrs or text in entry.defaults:
+        return _operand(case, entry, text)
+    return ast.literal_eval(text)
+
+
+def _call(case: Case, entry: ValueEntry):
+    mapping = entry.torch
+    if mapping.get("function"):
+        fn = _resolve(mapping["function"])
+        args, kwargs = [], {}
+        for item in mapping.get("args", []):
+            name, eq, value = item.partition("=")
+            if eq and name.isidentifier() and not value.startswith("="):
+                kwargs[name] = _literal_or_operand(value, case, entry)
+            else:
+                args.append(_literal_or_operand(item, case, entry))
+        return fn(*args, **kwargs)
+    return _expression(mapping["expression"], case, entry)
+
+
+def _expression(text: str, case: Case, entry: ValueEntry):
+    """A formula with torch functions (the vocabulary's ``torch_words``) over the operands."""
+    import torch
+
+    from aclnn_conformance.oracle.surface_functions import VOCABULARY_FILE
+    import json
+    allowed = set(json.loads(VOCABULARY_FILE.read_text(encoding="utf-8"))["torch_words"])
+    tree = ast.parse(text, mode="eval")
+    env: dict[str, Any] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in allowed:
+                raise ValueError(f"{text!r}: {ast.unparse(node.func)} is not a torch word")
+            env[node.func.id] = getattr(torch, node.func.id)
+        elif isinstance(node, ast.Name) and node.id not in env and node.id not in allowed:
+            env[node.id] = _operand(case, entry, node.id)
+    # fp16/bf16 operands in float32, one cast at the end (the arithmetic model allows it)
+    env = {k: v.float() if isinstance(v, torch.Tensor) and v.dtype in (torch.float16, torch.bfloat16)
+           else v for k, v in env.items()}
+    return eval(compile(tree, "<torch expression>", "eval"), {}, env)  # the tree is checked above
+
+
+def run(case: Case, product: str) -> RunResult:
+    """The call on ``product``: the spec's status; on success torch's values in the output."""
+    import torch
+
+    from aclnn_conformance.backends.torch_backend._tensors import as_torch
+    spec = operator(case.op).spec
+    expected = expected_outcome(spec, case, product, PROFILE)
+    storages = case.copy_storages()
+    if expected.kind in ("error", "not_supported"):
+        status = expected.status if expected.status is not None else Status.ERR_INNER
+        return RunResult(int(status), storages, message=f"rule {expected.rule_id}")
+    if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
+        return RunResult(Status.SUCCESS, storages, workspace_size=0)
+    entry = value_entry(case.op)
+    out_arg = case.tensor(entry.output)
+    target = as_torch(storages[entry.output])
+    with torch.no_grad():
+        result = _call(case, entry)
+        if not isinstance(result, torch.Tensor):
+            result = torch.tensor(result)
+        out_view = target.as_strided(tuple(out_arg.desc.shape), tuple(out_arg.desc.strides),
+                                     int(out_arg.desc.offset)) if out_arg.desc.numel else None
+        if out_view is not None:
+            out_view.copy_(torch.broadcast_to(result, out_view.shape).to(out_view.dtype))
+    return RunResult(Status.SUCCESS, storages, workspace_size=0)

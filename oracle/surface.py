@@ -1,0 +1,228 @@
+"""The oracle of every elementwise API with a value entry (spec/surface_values.py): one adapter from
+a Case to its expected output, driven by the entry's function and class and by the operator's
+``values`` block (output dtype, promotion, compute dtype, as the extractor read them from the host
+code).
+
+The inputs are the Case's views (tensors) and attributes (aclScalar, double, int64 parameters),
+cast to the compute dtype, broadcast against each other; the function is evaluated in float64
+(floating compute dtypes) or in the compute dtype itself (integers, BOOL), cast to the compute
+dtype and then to the output tensor's dtype, as the host code's Cast does. NaN, Inf, signed zero
+and subnormal results are NumPy's IEEE float64 results of the document's function; an empty
+output is an empty result.
+"""
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+import ml_dtypes
+import numpy as np
+
+from aclnn_conformance.oracle.result import OracleResult
+from aclnn_conformance.oracle.surface_functions import evaluate_bound, evaluate_values
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtypes import numpy_dtype
+from aclnn_conformance.spec.enums import AclDataType
+from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+
+_BF16 = np.dtype(ml_dtypes.bfloat16)
+_FLOAT_RANK = {np.dtype(np.float16): 1, _BF16: 1, np.dtype(np.float32): 2, np.dtype(np.float64): 3}
+
+
+def is_float(dtype: np.dtype) -> bool:
+    return np.dtype(dtype) in _FLOAT_RANK
+
+
+def promote(dtypes: list[np.dtype]) -> np.dtype:
+    """aclnn's promotion of tensor dtypes (torch's table): fp16 with bf16 is float32; a float wins
+    over any integer; integers and BOOL as NumPy promotes them."""
+    floats = [d for d in dtypes if is_float(d)]
+    if floats:
+        if len({d for d in floats}) > 1 and max(_FLOAT_RANK[d] for d in floats) == 1:
+            return np.dtype(np.float32)
+        return max(floats, key=lambda d: _FLOAT_RANK[d])
+    out = dtypes[0]
+    for d in dtypes[1:]:
+        out = np.promote_types(out, d)
+    return out
+
+
+# ---- the operator's values block (written by the extractor beside its rules) ----
+
+@lru_cache(maxsize=256)
+def _data_file_values(key: str) -> Mapping[str, Any] | None:
+    from aclnn_conformance.spec.registry import data_folders
+    for folder in data_folders():
+        for path in sorted(Path(folder).glob(f"*/{key}.json")) + sorted(Path(folder).glob(f"{key}.json")):
+            doc = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(doc, dict) and "values" in doc:
+                return doc["values"]
+    return None
+
+
+def values_block(op: str) -> Mapping[str, Any] | None:
+    """The ``values`` block of an operator: from its record when the record carries it, else
+    from its data file, else None (a hand-built case: the promotion rule below)."""
+    try:
+        from aclnn_conformance.spec.registry import operator
+        record = operator(op)
+    except Exception:
+        record = None
+    for holder in (record, getattr(record, "spec", None)):
+        block = getattr(holder, "values", None)
+        if isinstance(block, Mapping):
+            return block
+    return _data_file_values(op)
+
+
+def _acl_dtype(name: Any) -> np.dtype | None:
+    if isinstance(name, str):
+        text = name.removeprefix("ACL_").removeprefix("DT_")
+        aliases = {"FLOAT32": "FLOAT", "BFLOAT16": "BF16", "FP16": "FLOAT16", "FP32": "FLOAT"}
+        try:
+            return numpy_dtype(AclDataType[aliases.get(text, text)])
+        except (KeyError, ValueError):
+            return None
+    return None
+
+
+def _rule_dtype(rule: Any, dtypes: Mapping[str, np.dtype]) -> np.dtype | None:
+    """A dtype rule of the values block: a dtype name, same_as, promote, fixed, or a mapping from
+    the promoted dtype's name to the compute dtype."""
+    if rule is None:
+        return None
+    if isinstance(rule, str):
+        return _acl_dtype(rule)
+    if isinstance(rule, Mapping):
+        kind = rule.get("rule")
+        if kind == "same_as" and rule.get("of") in dtypes:
+            return dtypes[rule["of"]]
+        if kind == "promote":
+            named = [dtypes[n] for n in rule.get("of", []) if n in dtypes]
+            return promote(named) if named else None
+        if kind == "fixed":
+            return _acl_dtype(rule.get("dtype"))
+        promoted = promote(list(dtypes.values())) if dtypes else None
+        if promoted is not None:
+            for name, target in rule.items():
+                if _acl_dtype(name) == promoted:
+                    return _acl_dtype(target)
+    return None
+
+
+def compute_dtype(case: Case, entry: ValueEntry) -> np.dtype:
+    """The dtype the host code computes in: the values block's ``compute_dtype``, else its
+    ``promotion``, else the promotion of the tensor inputs (a float scalar makes an integer call
+    float32, except in the exact class, whose scalars take the tensor's dtype); the transcendental
+    class computes integer inputs in float32."""
+    tensors = {n: case.tensor(n).storage.dtype for n in entry.inputs
+               if n in case.tensors and case.tensor(n) is not None}
+    block = values_block(case.op) or {}
+    for key in ("compute_dtype", "promotion"):
+        found = _rule_dtype(block.get(key), tensors)
+        if found is not None:
+            return found
+    promoted = promote(list(tensors.values())) if tensors else np.dtype(np.float32)
+    scalars = [_scalar(case, entry, n) for n in entry.inputs if n not in tensors]
+    if not is_float(promoted) and promoted.kind != "b" and entry.function_class != "exact" and any(
+            isinstance(s, float) for s in scalars if s is not None):
+        promoted = np.dtype(np.float32)
+    if entry.function_class == "transcendental" and not is_float(promoted):
+        promoted = np.dtype(np.float32)
+    return promoted
+
+
+def _scalar(case: Case, entry: ValueEntry, name: str) -> Any:
+    if name in case.attrs:
+        value = case.attrs[name]
+    elif name in entry.defaults:
+        value = entry.defaults[name]
+    else:
+        return None
+    if isinstance(value, Mapping) and "value" in value:     # an aclScalar with its dtype
+        value = value["value"]
+    if value is None and name in entry.defaults:
+        value = entry.defaults[name]
+    return value
+
+
+def inputs(case: Case, entry: ValueEntry, compute: np.dtype) -> tuple[dict[str, Any], tuple[int, ...]]:
+    """The evaluation's environment (arrays in float64 for a floating compute dtype, else in the
+    compute dtype; scalars as numbers) and the broadcast shape of the tensor inputs."""
+    env: dict[str, Any] = {}
+    shapes = []
+    wide = np.dtype(np.float64) if is_float(compute) else compute
+    for name in entry.inputs:
+        arg = case.tensors.get(name)
+        if arg is not None:
+            values = np.asarray(arg.values())
+            with np.errstate(all="ignore"):
+                values = values.astype(compute) if values.dtype != compute else values
+                env[name] = values.astype(wide) if wide != compute else values
+            shapes.append(values.shape)
+            continue
+        value = _scalar(case, entry, name)
+        if value is None:
+            raise ValueError(f"{case.op}: no value for {name} (neither a tensor nor an attribute)")
+        if isinstance(value, bool) or not is_float(compute):
+            env[name] = compute.type(value) if not is_float(compute) else float(value)
+        else:
+            env[name] = float(value)
+    shape = np.broadcast_shapes(*shapes) if shapes else ()
+    return env, shape
+
+
+def from_case(case: Case, profile: str, product: str | None = None) -> OracleResult:
+    """The expected output of an elementwise API's call, with what its standard needs (aux)."""
+    entry = value_entry(case.op)
+    out_arg = case.tensor(entry.output)
+    out_dtype = out_arg.storage.dtype
+    out_shape = tuple(out_arg.desc.shape)
+    compute = compute_dtype(case, entry)
+    env, shape = inputs(case, entry, compute)
+    shape = np.broadcast_shapes(shape, out_shape) if out_shape else shape
+    exact_evaluation = entry.function_class == "exact" or not is_float(compute)
+    aux: dict[str, Any] = {}
+    if not is_float(compute):
+        result = evaluate_values(entry.function, env, shape, compute)
+        with np.errstate(all="ignore"):
+            expected = result.astype(compute).astype(out_dtype)
+        aux = {"either_zero_sign": entry.zero_sign == "either"}
+    elif exact_evaluation:
+        result = evaluate_values(entry.function, env, shape)
+        with np.errstate(all="ignore"):
+            expected = result.astype(compute).astype(out_dtype) if result.dtype != np.bool_ \
+                else result.astype(out_dtype)
+        aux = {"either_zero_sign": entry.zero_sign == "either"}
+    elif entry.function_class == "rounded":
+        rounded = evaluate_bound(entry.function, env, shape, compute, out_dtype)
+        with np.errstate(all="ignore"):
+            expected = rounded.unrounded.astype(out_dtype) if out_dtype != np.float32 \
+                else rounded.unrounded
+        aux = {"bound": rounded.bound, "unrounded": rounded.unrounded,
+               "unjudged": rounded.unjudged, "exact": rounded.value}
+    else:
+        exact = evaluate_values(entry.function, env, shape)
+        with np.errstate(all="ignore"):
+            expected = exact.astype(compute).astype(out_dtype)
+        aux = tolerance_aux(entry, out_dtype)
+        aux["exact"] = exact
+        if np.dtype(compute).itemsize < np.dtype(out_dtype).itemsize and is_float(out_dtype):
+            aux["faithful_dtype"] = np.dtype(compute)   # the result is as fine as the compute dtype
+    expected = np.broadcast_to(expected, out_shape).astype(out_dtype) if out_shape != shape \
+        else np.asarray(expected)
+    if "exact" in aux and np.shape(aux["exact"]) != out_shape:
+        aux["exact"] = np.broadcast_to(aux["exact"], out_shape)
+    return OracleResult(views={entry.output: expected}, aux={entry.output: aux})
+
+
+def tolerance_aux(entry: ValueEntry, out_dtype: np.dtype) -> dict[str, Any]:
+    """The vendor's numbers for the API's output dtype: TTK's rtol/atol with their source, or
+    nothing (the published standard by dtype, in the standard itself)."""
+    from aclnn_conformance.spec.precision import dtype_name
+    found = entry.tolerance.get(dtype_name(np.dtype(out_dtype)))
+    if not found:
+        return {"source": (entry.published_standard or {}).get("source", "published standard")}
+    return {"rtol": found["rtol"], "atol": found["atol"], "source": found["source"]}

@@ -1,0 +1,70 @@
+"""Precision standards of the documented surface's elementwise APIs, one per function class
+(spec/surface_values.py), registered into spec/precision.py's STANDARDS.
+
+- ``surface-exact@1`` (exact class: comparisons, bitwise, selections, rounding to integers, casts of
+  exactly representable values): every element equal in value; NaN where the oracle has NaN (any
+  payload); the sign of a zero judged unless the entry says an IEEE max/min or select may give
+  either. Exactness leaves no room for a bias: a shifted element is a failed element.
+- ``surface-rounded@1`` (rounded class: add, subtract, multiply, divide, square root and their
+  compositions): the ``model_envelope`` comparison of model-bound@2, with the per-element bound the
+  oracle derives from the class's model (oracle/surface_functions.py ``evaluate_bound``) and its
+  bias check.
+
+The comparisons are in spec/surface_compare.py, the arithmetic models in spec/surface_models.py;
+this module is data only, so that spec/precision.py can register the standards without a cycle.
+- ``surface-tolerance@1`` (transcendental class): the vendor's own accuracy standard for the API and
+  output dtype. Where TTK cases of the API give ``precision_tolerances`` for that dtype (the
+  smallest over them), an element is right if |a - g| <= atol + rtol*|g|, g the oracle's result in
+  the output dtype; every element must be right. Where no TTK number exists, the published
+  experimental standard (MERE < T, MARE < 10T, T = fp16 2^-10, bf16 2^-7, fp32 2^-13). In both, a
+  faithful result (either output-dtype neighbour of the exact value) is always right: no rounding
+  of a correct value can do better. NaN and infinities must sit where the oracle has them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+EXACT, ROUNDED, TOLERANCE = "surface-exact@1", "surface-rounded@1", "surface-tolerance@1"
+CLASS_STANDARD = {"exact": EXACT, "rounded": ROUNDED, "transcendental": TOLERANCE}
+# the published experimental standard (notes conformance_anchors.md 4.6), per output dtype
+PUBLISHED_T = {"float32": 2.0 ** -13, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
+PUBLISHED_SOURCE = ("hicann/opbase docs/zh/ops_precision_standard/experimental_standard.md "
+                    "(notes conformance_anchors.md 4.6)")
+
+# the standards as the arguments of spec.precision.Standard (built there: no import back)
+SURFACE_STANDARDS: tuple[tuple[Any, ...], ...] = (
+    ("surface-exact", "1", "surface_exact",
+             "Exact functions (comparisons, bitwise, selections, integer rounding, exact casts): "
+             "every element equal in value, NaN where the oracle has NaN, the sign of zero judged "
+             "unless the API's entry says an IEEE max/min or select may give either.",
+             {}, "issue 21 item 2; spec/standards_surface.py"),
+    ("surface-rounded", "1", "surface_rounded",
+             "Basic arithmetic correctly rounded in the compute dtype the host code chooses, or in "
+             "float32 with one cast at the end; multiply-adds fused or not; division and square root "
+             "faithful. Per element within the bound the oracle derives for the call by forward "
+             "error analysis of the API's formula in its order (0 for a single correctly rounded "
+             "operation: the correctly rounded result itself); fp16/bf16 equal to the cast of the "
+             "float32 result, the other neighbour only where the bound reaches its midpoint; the "
+             "mean signed error in units of the bound within `bias_share` + `bias_spread`/sqrt(n). "
+             "Not judged: elements whose intermediates leave the compute dtype's range (a native "
+             "evaluation overflows, a float32 one need not); where the exact result lies beyond the "
+             "largest finite value, that value is as faithful as the infinity.",
+             {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
+             "the rounded class's arithmetic model (spec/surface_models.py)"),
+    ("surface-tolerance", "1", "surface_tolerance",
+             "Transcendental functions within the vendor's accuracy standard for the API and output "
+             "dtype: TTK's precision_tolerances (rtol, atol; the smallest over the API's cases of that "
+             "dtype) on every element, else the published experimental standard (MERE < T, MARE < "
+             "10T); a faithful rounding of the exact value always accepted; NaN and Inf where the "
+             "oracle has them.",
+             {dt: {"T": t} for dt, t in PUBLISHED_T.items()},
+             "TTK tests/st/arch35/ttk_*.csv of each API; " + PUBLISHED_SOURCE),
+)
+
+
+def register(standards: dict, make: Any) -> None:
+    """Add the surface's standards to a STANDARDS registry (spec/precision.py calls this once with
+    its Standard class)."""
+    for args in SURFACE_STANDARDS:
+        std = make(*args)
+        standards.setdefault(f"{std.name}@{std.version}", std)

@@ -1,0 +1,178 @@
+"""Value cases of the elementwise surface: calls built from a value entry (its parameters, its
+sample range, attributes and dtypes), whose outputs the oracle judges.
+
+``value_cases(op)`` gives, per sample dtype, a call over random values in the entry's range with
+the special values appended (NaN, +-Inf, +-0, a subnormal, the largest finite value), a call whose
+inputs broadcast (binary functions), and an empty call. An extracted operator's table cases can
+add them (``table_value_cases``); the mutants, tests and benchmarks use them directly.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import ml_dtypes
+import numpy as np
+
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtypes import numpy_dtype
+from aclnn_conformance.spec.enums import AclDataType
+from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+from aclnn_conformance.spec.tensor import TensorArg
+
+SEED = 20261203
+VALUES_RULE = "SURFACE-VALUES"      # the rule id a value case carries: the entry's function
+
+
+def value_rule(entry: ValueEntry) -> str:
+    """The value rule a case of this entry exercises (what a killed mutant is named by)."""
+    return f"{VALUES_RULE}-{entry.function_class.upper()}"
+
+
+def specials(dtype: np.dtype, skip: tuple[str, ...] = ()) -> np.ndarray:
+    """NaN, +-Inf, +-0, a subnormal, the largest finite value and 1 of a float dtype (empty for
+    integers); ``skip`` leaves out the named ones (an entry's ``sample.skip_specials``)."""
+    if np.dtype(dtype).kind not in "fV" and np.dtype(dtype) != np.dtype(ml_dtypes.bfloat16):
+        return np.zeros(0)
+    finfo = ml_dtypes.finfo(dtype) if np.dtype(dtype) == np.dtype(ml_dtypes.bfloat16) else np.finfo(dtype)
+    tiny = float(finfo.smallest_normal)
+    named = {"nan": [np.nan], "inf": [np.inf, -np.inf], "zero": [0.0, -0.0],
+             "subnormal": [tiny / 4, -tiny / 4], "max": [float(finfo.max)], "one": [1.0]}
+    return np.array([v for k, vs in named.items() if k not in skip for v in vs])
+
+
+def sample_values(entry: ValueEntry, dtype: np.dtype, count: int, rng: np.random.Generator,
+                  with_specials: bool = True) -> np.ndarray:
+    """``count`` values of ``dtype`` in the entry's sample range, the special values last."""
+    if np.dtype(dtype).kind in "iu":
+        return rng.integers(-50 if np.dtype(dtype).kind == "i" else 0, 50, size=count).astype(dtype)
+    if np.dtype(dtype).kind == "b":
+        return rng.integers(0, 2, size=count).astype(bool)
+    lo, hi = entry.sample.get("range", [-6.0, 6.0])
+    values = rng.uniform(lo, hi, size=count)
+    extra = specials(dtype, tuple(entry.sample.get("skip_specials", ()))) if with_specials \
+        else np.zeros(0)
+    if with_specials:   # each scalar attribute's value, and just around it (thresholds, equality)
+        near = [float(v) for v in entry.sample.get("attrs", {}).values()
+                if isinstance(v, (int, float)) and not isinstance(v, bool)]
+        step = [math.fabs(v) * 2.0 ** -20 + 2.0 ** -30 for v in near]
+        extra = np.concatenate([extra, near, [v + d for v, d in zip(near, step)],
+                                [v - d for v, d in zip(near, step)]])
+    if extra.size and count > extra.size:
+        values[-extra.size:] = extra
+    with np.errstate(over="ignore"):
+        return values.astype(np.float32).astype(dtype)
+
+
+def _tensor(values: np.ndarray, dtype: AclDataType) -> TensorArg:
+    return TensorArg.from_array(np.asarray(values), dtype)
+
+
+def build_case(entry: ValueEntry, op: str, case_id: str, tensors: Mapping[str, np.ndarray],
+               dtype: AclDataType, attrs: Mapping[str, Any] | None = None,
+               out_dtype: AclDataType | None = None, out_shape: tuple[int, ...] | None = None,
+               note: str = "") -> Case:
+    """A call of ``entry``'s API: its tensor inputs, its output (a zeroed tensor of the broadcast
+    shape, or the first input itself in place) and its attributes."""
+    args: dict[str, TensorArg | None] = {}
+    for name in entry.inputs:
+        if name in tensors:
+            args[name] = _tensor(tensors[name], dtype if np.asarray(tensors[name]).dtype != bool
+                                 else AclDataType.BOOL)
+    if not entry.inplace:
+        shape = out_shape if out_shape is not None else np.broadcast_shapes(
+            *[np.shape(v) for v in tensors.values()])
+        out = out_dtype if out_dtype is not None else (AclDataType.BOOL if _boolean(entry) else dtype)
+        args[entry.output] = _tensor(np.zeros(shape, dtype=numpy_dtype(out)), out)
+    merged = {**entry.sample.get("attrs", {}), **(attrs or {})}
+    merged = {k: v for k, v in merged.items() if k in entry.inputs and k not in tensors}
+    return Case(op=op, case_id=case_id, tensors=args, attrs=merged, rule_ids=(value_rule(entry),),
+                origin="table", note=note)
+
+
+def _boolean(entry: ValueEntry) -> bool:
+    """Whether the function's result is a truth value (a comparison, a test, a logical op)."""
+    return bool(entry.raw.get("boolean_result"))
+
+
+def tensor_inputs(entry: ValueEntry) -> list[str]:
+    """The inputs of the entry that are tensors (the rest are scalar attributes)."""
+    attrs = entry.sample.get("attrs", {})
+    return [n for n in entry.inputs if n not in attrs]
+
+
+def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = None) -> list[Case]:
+    """The value cases of an operator (by key or API name)."""
+    entry = value_entry(op)
+    key = op if not op.startswith("aclnn") else entry.key
+    rng = np.random.default_rng(SEED)
+    cases = []
+    names = tensor_inputs(entry)
+    for dtype_name in dtypes or entry.sample.get("dtypes", ["FLOAT"]):
+        acl = AclDataType[dtype_name]
+        dt = numpy_dtype(acl)
+        values = {}
+        for i, name in enumerate(names):
+            v = sample_values(entry, dt, count, rng)
+            if i and v.size:   # the specials meet every special of the other operand
+                v = np.roll(v, i * 3)
+                v[::8] = values[names[0]][::8]    # and equal operands meet
+            values[name] = v
+        for name in entry.sample.get("boolean_inputs", []):
+            values[name] = rng.integers(0, 2, size=count).astype(bool)
+        cases.append(build_case(entry, key, f"values-{dtype_name}", values, acl))
+        if len(names) >= 2 and not entry.inplace:
+            shapes = [(32, 1, 4), (1, 8, 4), (32, 8, 1)]
+            shaped = {n: sample_values(entry, dt, int(np.prod(shapes[i % 3])), rng, False)
+                      .reshape(shapes[i % 3]) for i, n in enumerate(names)}
+            for i, name in enumerate(names):
+                if name in entry.sample.get("boolean_inputs", []):
+                    shaped[name] = rng.integers(0, 2, size=shapes[i % 3]).astype(bool)
+            cases.append(build_case(entry, key, f"broadcast-{dtype_name}", shaped, acl))
+        empty = {n: np.zeros((0, 3), dtype=bool if n in entry.sample.get("boolean_inputs", [])
+                             else dt) for n in names}
+        if names:
+            cases.append(build_case(entry, key, f"empty-{dtype_name}", empty, acl))
+    return cases
+
+
+def table_value_cases(op: str, tier: str = "ci") -> list[Case]:
+    """The value cases an extracted operator's table adds (fewer elements in the ci tier)."""
+    return value_cases(op, count=1024 if tier == "ci" else 8192)
+
+
+class _PerOperator:
+    """``TABLE_CASES.<key>``: the table-cases piece of an operator with a value entry."""
+
+    def __getattr__(self, key: str):
+        if key.startswith("__"):
+            raise AttributeError(key)
+        return lambda tier="ci": table_value_cases(key, tier)
+
+
+TABLE_CASES = _PerOperator()
+
+
+def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
+    """The value cases of an extracted operator in the dtype of its base call, completed with the
+    base call's other parameters (``values``, ``values-broadcast``, ``values-empty``)."""
+    entry = value_entry(key)
+    first = next((base.tensors[n] for n in entry.inputs if base.tensors.get(n) is not None), None)
+    if first is None:
+        return []
+    dtype = first.desc.dtype.name
+    names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
+    out = []
+    for case in value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=(dtype,)):
+        kind = case.case_id.split("-")[0]
+        tensors = {n: case.tensors.get(n, base.tensors[n]) for n in base.tensors}
+        attrs = {**base.attrs, **{k: v for k, v in case.attrs.items()}}
+        if entry.output in base.tensors and base.tensors[entry.output] is not None \
+                and not entry.inplace and case.tensors.get(entry.output) is not None:
+            out_dtype = base.tensors[entry.output].desc.dtype
+            shape = case.tensors[entry.output].desc.shape
+            tensors[entry.output] = TensorArg.from_array(np.zeros(shape, dtype=numpy_dtype(out_dtype)),
+                                                         out_dtype)
+        out.append(case.with_(tensors=tensors, attrs=attrs, case_id=names[kind],
+                              rule_ids=case.rule_ids, note="the value cases of the entry"))
+    return out

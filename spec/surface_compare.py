@@ -1,0 +1,156 @@
+"""The comparisons of the elementwise surface's standards (spec/standards_surface.py), by kind."""
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+import ml_dtypes
+import numpy as np
+
+from aclnn_conformance.spec.precision import (Standard, Verdict, _first, compare_model_envelope,
+                                              dtype_name, standard)
+from aclnn_conformance.spec.standards_surface import CLASS_STANDARD
+
+
+def _dtype_name(dtype: np.dtype) -> str:
+    return dtype_name(dtype)
+
+
+def compare_surface_exact(actual: np.ndarray, expected: np.ndarray, aux: Mapping[str, Any] | None):
+    a = np.asarray(actual).reshape(-1)
+    e = np.asarray(expected).reshape(-1)
+    if e.dtype.kind in "fV" or e.dtype.name == "bfloat16":
+        af, ef = a.astype(np.float64), e.astype(np.float64)
+        both_nan = np.isnan(af) & np.isnan(ef)
+        bad = ~((af == ef) | both_nan)
+        if not (aux or {}).get("either_zero_sign", False):
+            zero = (af == 0) & (ef == 0)
+            bad |= zero & ((np.copysign(1.0, af) < 0) != (np.copysign(1.0, ef) < 0))
+        finite = np.isfinite(af) & np.isfinite(ef)
+        mean = float((af[finite] - ef[finite]).mean()) if finite.any() else 0.0
+    else:
+        bad = a != e
+        mean = 0.0
+    idx = np.flatnonzero(bad)
+    metrics = {"mismatched": int(idx.size), "mean_signed_error": mean}
+    if idx.size:
+        return Verdict("FAIL", metrics, "not exact: " + _first(idx, a, e))
+    return Verdict("PASS", metrics)
+
+
+def neighbours(exact: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
+    """The two values of ``dtype`` around each float64 ``exact`` (equal where it is representable),
+    as float64; beyond the largest finite value the upper one is infinity."""
+    x = np.asarray(exact, dtype=np.float64)
+    if np.dtype(dtype).itemsize == 8:
+        return x, x
+    with np.errstate(over="ignore", invalid="ignore"):
+        nearest = x.astype(dtype)
+    width = np.dtype(dtype).itemsize * 8
+    bits = np.ascontiguousarray(nearest).view(np.dtype(f"u{width // 8}")).astype(np.int64)
+    negative = bits >> (width - 1)
+    magnitude = bits & ((1 << (width - 1)) - 1)
+    ordered = np.where(negative == 1, -magnitude, magnitude)      # monotone in the value
+    n64 = nearest.astype(np.float64)
+    step = np.where(n64 > x, -1, np.where(n64 < x, 1, 0))
+    other = ordered + step
+    other_bits = np.where(other < 0, (1 << (width - 1)) | (-other), other)
+    other_value = other_bits.astype(np.dtype(f"u{width // 8}")).view(dtype).astype(np.float64)
+    low = np.where(step >= 0, n64, other_value)
+    high = np.where(step >= 0, np.where(step > 0, other_value, n64), n64)
+    return low, high
+
+
+def _integral(expected: np.ndarray) -> bool:
+    """An integer or BOOL output (a float computation cast to it): judged exactly."""
+    return np.asarray(expected).dtype.kind in "iub"
+
+
+def compare_surface_tolerance(actual: np.ndarray, expected: np.ndarray, aux: Mapping[str, Any],
+                              std: Standard):
+    """``aux``: ``exact`` (float64 values of the function), and ``rtol``/``atol`` (TTK numbers) or
+    none of them (the published standard by dtype)."""
+    if _integral(expected):
+        return compare_surface_exact(actual, expected, aux)
+    dt = np.asarray(expected).dtype
+    a = np.asarray(actual).astype(np.float64).reshape(-1)
+    g = np.asarray(expected).astype(np.float64).reshape(-1)
+    x = np.asarray(aux["exact"], dtype=np.float64).reshape(-1)
+    low, high = neighbours(x, np.dtype(aux.get("faithful_dtype", dt)))
+    special = ~np.isfinite(a) | ~np.isfinite(g)
+    faithful = (a >= low) & (a <= high) & np.isfinite(a)
+    special_ok = (a == g) | (np.isnan(a) & np.isnan(g)) | faithful
+    special_bad = special & ~special_ok
+    finite = ~special
+    with np.errstate(invalid="ignore", over="ignore"):
+        err = np.where(finite, np.absolute(a - g), 0.0)
+        rel = np.where(finite & ~faithful, err / (np.absolute(g) + 1e-7), 0.0)
+    metrics: dict[str, Any] = {"nan_inf_mismatched": int(special_bad.sum()),
+                               "faithful": int((faithful & finite).sum())}
+    if "rtol" in aux:
+        rtol, atol = float(aux["rtol"]), float(aux["atol"])
+        limit = atol + rtol * np.absolute(g)
+        over = finite & ~faithful & (err > limit)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            used = np.where(limit > 0, err / np.where(limit > 0, limit, 1.0), np.where(err > 0, np.inf, 0.0))
+        metrics.update({"rtol": rtol, "atol": atol, "beyond_tolerance": int(over.sum()),
+                        "max_limit_fraction": float(used[finite].max()) if finite.any() else 0.0})
+        bad = np.flatnonzero(over | special_bad)
+        if bad.size:
+            return Verdict("FAIL", metrics, f"beyond rtol {rtol:g}, atol {atol:g} "
+                                            f"({aux.get('source', '')}): " + _first(
+                bad, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
+        return Verdict("PASS", metrics)
+    # a wider output holds a result computed in the compute dtype: that dtype's number applies
+    t = std.limit(_dtype_name(np.dtype(aux.get("faithful_dtype", dt))), "T")
+    mere = float(rel[finite].mean()) if finite.any() else 0.0
+    mare = float(rel[finite].max()) if finite.any() else 0.0
+    metrics.update({"mere": mere, "mare": mare, "T": t})
+    if special_bad.any() or not (mere < t and mare < 10 * t):
+        idx = np.flatnonzero(special_bad) if special_bad.any() else np.argsort(-rel)[:5]
+        return Verdict("FAIL", metrics, f"MERE {mere:.3g} (limit {t:.3g}), MARE {mare:.3g} (limit "
+                                        f"{10 * t:.3g}): " + _first(
+            idx, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
+    return Verdict("PASS", metrics)
+
+
+def compare_surface_rounded(actual: np.ndarray, expected: np.ndarray, aux: Mapping[str, Any],
+                            std: Standard):
+    """model-bound@2's envelope comparison and bias check over the judged elements."""
+    if _integral(expected):
+        return compare_surface_exact(actual, expected, aux)
+    dt = np.asarray(expected).dtype
+    a = np.asarray(actual).reshape(-1)
+    e = np.asarray(expected).reshape(-1)
+    skip = np.asarray(aux.get("unjudged", np.zeros(e.shape, bool)), bool).reshape(-1)
+    if "exact" in aux:
+        from aclnn_conformance.spec.precision import dtype_name
+        top = float(ml_dtypes.finfo(dt).max if dtype_name(dt) == "bfloat16" else np.finfo(dt).max)
+        x = np.asarray(aux["exact"], np.float64).reshape(-1)
+        wide = a.astype(np.float64)
+        beyond = np.isfinite(x) & (np.absolute(x) > top)
+        skip = skip | (beyond & ((np.absolute(wide) == top) | np.isinf(wide)) & ((wide > 0) == (x > 0)))
+    keep = ~skip
+    verdict = compare_model_envelope(a[keep], e[keep], np.asarray(aux["bound"]).reshape(-1)[keep],
+                                     np.asarray(aux["unrounded"]).reshape(-1)[keep], std)
+    return Verdict(verdict.outcome, {**verdict.metrics, "not_judged": int(skip.sum())},
+                   verdict.detail)
+
+
+def _exact(actual, expected, aux, std):
+    return compare_surface_exact(actual, expected, aux)
+
+
+COMPARERS: dict[str, Callable[..., Any]] = {"surface_exact": _exact,
+                                            "surface_rounded": compare_surface_rounded,
+                                            "surface_tolerance": compare_surface_tolerance}
+
+
+def compare(std_name: str, actual: np.ndarray, expected: np.ndarray, aux: Mapping[str, Any]) -> Verdict:
+    """The verdict of one of the surface's standards (by ``name@version``)."""
+    std = standard(std_name)
+    return COMPARERS[std.kind](actual, expected, aux or {}, std)
+
+
+def compare_class(function_class: str, actual: np.ndarray, expected: np.ndarray,
+                  aux: Mapping[str, Any]) -> Verdict:
+    return compare(CLASS_STANDARD[function_class], actual, expected, aux)

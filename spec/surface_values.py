@@ -1,0 +1,157 @@
+"""The value tables of the documented surface: for each elementwise API, its function as its document
+defines it, its function class, its domain, its torch mapping and the vendor's accuracy standard,
+read from ``spec/data/values/<family>.json`` (data only: facts with their citations), each a JSON
+list of entries (the extracted operators' loader takes an API as value-judged when an entry names it).
+
+An entry is found by API name (``aclnnGelu``) or by operator key.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Mapping
+
+VALUE_TABLE_SCHEMA = "aclnn-conformance/value-table/1"
+VALUES_FOLDER = Path(__file__).resolve().parent / "data" / "values"
+FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
+
+
+class UnknownValueEntry(LookupError):
+    """No value-table entry for that API or key."""
+
+
+@dataclass(frozen=True)
+class ValueEntry:
+    """One API's row of a value table."""
+
+    api: str
+    key: str
+    family: str
+    function: str                     # an expression over the API's parameter names (oracle/surface_functions.py)
+    function_class: str               # exact | rounded | transcendental
+    domain: str
+    inputs: tuple[str, ...]           # the parameters the function reads, in the API's order
+    output: str                       # the tensor the API writes
+    inplace: bool
+    defaults: Mapping[str, Any]       # values of optional parameters the call leaves out
+    torch: Mapping[str, Any]          # {"function", "args"} or {"expression", "why"}
+    atk: Mapping[str, Any]
+    tolerance: Mapping[str, Mapping[str, Any]]   # output dtype -> TTK rtol/atol with its source
+    published_standard: Mapping[str, str] | None
+    source: Mapping[str, Any]
+    sample: Mapping[str, Any] = field(default_factory=dict)   # the harness's own values (range, attrs, dtypes)
+    zero_sign: str = "judged"         # judged | either (an IEEE max/min or select may give either zero)
+    note: str = ""
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def citation(self) -> str:
+        s = self.source
+        return f"{s['repository']}@{s['commit'][:12]} {s['document']}:{s['formula_line']}"
+
+
+def _entry(doc: Mapping[str, Any]) -> ValueEntry:
+    if doc["class"] not in FUNCTION_CLASSES:
+        raise ValueError(f"value entry {doc.get('api')}: class {doc['class']!r} is not one of "
+                         f"{FUNCTION_CLASSES}")
+    return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
+                      function_class=doc["class"], domain=doc["domain"],
+                      inputs=tuple(doc["inputs"]), output=doc["output"],
+                      inplace=bool(doc.get("inplace")), defaults=dict(doc.get("defaults", {})),
+                      torch=dict(doc["torch"]), atk=dict(doc.get("atk", {})),
+                      tolerance=dict(doc.get("tolerance", {})),
+                      published_standard=doc.get("published_standard"),
+                      source=dict(doc["source"]), zero_sign=doc.get("zero_sign", "judged"),
+                      sample=dict(doc.get("sample", {})), note=doc.get("note", ""), raw=doc)
+
+
+def load_value_table(path: str | Path) -> list[ValueEntry]:
+    """A value table: a JSON list of entries, each with its ``schema``."""
+    doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    if not isinstance(doc, list):
+        raise ValueError(f"{path}: a value table is a JSON list of entries")
+    for entry in doc:
+        if entry.get("schema") != VALUE_TABLE_SCHEMA:
+            raise ValueError(f"{path}: {entry.get('api')}: schema {entry.get('schema')!r}, expected "
+                             f"{VALUE_TABLE_SCHEMA}")
+    return [_entry(e) for e in doc]
+
+
+@lru_cache(maxsize=None)
+def value_entries() -> dict[str, ValueEntry]:
+    """API name -> entry, over every value table of the project."""
+    found: dict[str, ValueEntry] = {}
+    for path in sorted(VALUES_FOLDER.glob("*.json")):
+        if not isinstance(json.loads(path.read_text(encoding="utf-8")), list):
+            continue  # the vocabulary of the functions, not a table
+        for entry in load_value_table(path):
+            if entry.api in found:
+                raise ValueError(f"{path}: {entry.api} has two value entries")
+            found[entry.api] = entry
+    return found
+
+
+def value_entry(op: str) -> ValueEntry:
+    """The entry of an operator, by API name or key (the extracted operators' keys are the
+    entries' keys: the API name without ``aclnn`` in snake_case)."""
+    entries = value_entries()
+    if op in entries:
+        return entries[op]
+    found = _by_key().get(op)
+    if found is None:
+        raise UnknownValueEntry(f"no value entry for {op!r}")
+    return found
+
+
+@lru_cache(maxsize=None)
+def _by_key() -> dict[str, ValueEntry]:
+    return {e.key: e for e in value_entries().values()}
+
+
+def has_value_entry(op: str) -> bool:
+    try:
+        value_entry(op)
+    except UnknownValueEntry:
+        return False
+    return True
+
+
+_COMPUTABLE = frozenset({"FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "INT16", "INT32", "INT64",
+                         "UINT8", "BOOL"})
+
+
+def outside_domain(case: Any) -> bool:
+    """Whether a call is outside what the entry's function defines: an operand or the output
+    missing, a dtype the function is not computed in, or operands that do not broadcast to the
+    output (such calls succeed only where a profile does not check them; their values are not
+    judged). A transcendental computed in DOUBLE is outside too: no vendor standard gives a number
+    for float64, and a float64 NumPy evaluation is no finer than the result it would judge."""
+    try:
+        entry = value_entry(case.op)
+    except UnknownValueEntry:
+        return False
+    out = case.tensors.get(entry.output)
+    if out is None or out.desc.dtype.name not in _COMPUTABLE:
+        return True
+    shapes = []
+    for name in entry.inputs:
+        if name in case.tensors:
+            arg = case.tensors[name]
+            if arg is None or arg.desc.dtype.name not in _COMPUTABLE:
+                return True
+            shapes.append(tuple(arg.desc.shape))
+            if (entry.function_class == "transcendental" and arg.desc.dtype.name == "DOUBLE"
+                    and "float64" not in entry.tolerance):
+                return True
+        elif name not in case.attrs and name not in entry.defaults:
+            return True
+        elif name in case.attrs and case.attrs[name] is None and name not in entry.defaults:
+            return True
+    try:
+        import numpy as np
+        if np.broadcast_shapes(*shapes, tuple(out.desc.shape)) != tuple(out.desc.shape):
+            return True
+    except ValueError:
+        return True
+    return False
