@@ -6,12 +6,25 @@ from __future__ import annotations
 
 import numpy as np
 
-# one API per function class (the exact class: a copy-like function; the rounded: a multiply-add;
-# the transcendental: one with TTK numbers and one with the published standard)
-TARGETS: tuple[tuple[str, str], ...] = (
-    ("aclnnNeg", "FLOAT"), ("aclnnAddcmul", "FLOAT"), ("aclnnAddcmul", "FLOAT16"),
-    ("aclnnAddcmul", "BF16"), ("aclnnExp", "FLOAT"), ("aclnnExp", "FLOAT16"), ("aclnnCos", "FLOAT"),
-    ("aclnnCos", "BF16"))
+def targets() -> tuple[tuple[str, str], ...]:
+    """(API, dtype) per function class, chosen from the value tables in their order: the exact class
+    in FLOAT, the rounded class in FLOAT, FLOAT16 and BF16, the transcendental class once with TTK
+    numbers (FLOAT, FLOAT16) and once under the published standard (FLOAT, BF16)."""
+    from aclnn_conformance.spec.surface_values import value_entries
+    entries = [e for _, e in sorted(value_entries().items())
+               if not e.inplace and not e.raw.get("boolean_result")]
+
+    def first(function_class: str, dtypes: tuple[str, ...], ttk: bool | None = None) -> list:
+        for e in entries:
+            if e.function_class != function_class or not set(dtypes) <= set(e.sample.get("dtypes", ())):
+                continue
+            if ttk is not None and bool(e.tolerance) != ttk:
+                continue
+            return [(e.api, d) for d in dtypes]
+        return []
+    return tuple(first("exact", ("FLOAT",)) + first("rounded", ("FLOAT", "FLOAT16", "BF16"))
+                 + first("transcendental", ("FLOAT", "FLOAT16"), ttk=True)
+                 + first("transcendental", ("FLOAT", "BF16"), ttk=False))
 
 
 def _target(api: str, dtype: str) -> dict:
@@ -28,7 +41,7 @@ def _target(api: str, dtype: str) -> dict:
     flat = {k: (np.asarray(v).reshape(-1)[finite] if isinstance(v, np.ndarray) and v.size == finite.size
                 else v) for k, v in aux.items()}
     from aclnn_conformance.spec.precision import dtype_name
-    return {"standard": standards_for(api)[entry.output], "api": api, "class": entry.function_class,
+    return {"standard": standards_for(api)[entry.output], "api": api, "key": entry.key, "class": entry.function_class,
             "output": entry.output, "dtype": dtype_name(expected.dtype), "case_id": case.case_id,
             "expected": expected.reshape(-1)[finite], "aux": flat}
 
@@ -48,7 +61,7 @@ def surface_rows(modes, seed: int, exponents, accepted) -> list[dict]:
     from aclnn_conformance.spec.precision import standard
     MODES, SEED, SWEEP_EXPONENTS, ACCEPTED = modes, seed, exponents, accepted  # noqa: N806
     rows = []
-    for api, dtype in TARGETS:
+    for api, dtype in targets():
         target = _target(api, dtype)
         std = standard(target["standard"])
         for mode in MODES:
@@ -62,7 +75,8 @@ def surface_rows(modes, seed: int, exponents, accepted) -> list[dict]:
                       "equality" if std.kind == "surface_exact" else
                       f"T {std.limit(target['dtype'], 'T'):g} (published)")
             rows.append({"standard": std.name, "version": std.version, "kind": std.kind,
-                         "profile": "cann", "output": f"{target['output']} ({api}, {target['class']})",
+                         "profile": "cann", "op": target["key"],
+                         "output": f"{target['output']} ({target['class']} class)",
                          "dtype": target["dtype"], "case_id": target["case_id"],
                          "elements": int(target["expected"].size), "mode": mode, "limits": limits,
                          "at_zero": _verdict(target, 0.0, mode, SEED),

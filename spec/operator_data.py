@@ -138,14 +138,15 @@ def spec_of(data: Mapping[str, Any], where: str = "", values_judged: bool = Fals
 
 
 def _value_domain(key: str, data: Mapping[str, Any]) -> Rule:
-    """The precondition of a value-judged API: a call outside its function's domain (a missing
-    operand, an uncomputable dtype, operands that do not broadcast to the output) is not judged."""
-    from aclnn_conformance.spec.surface_values import outside_domain, value_entry
-    entry = value_entry(data["api"])
-    return Rule(id=f"{data['rule_prefix']}-VALUE-001", op=key, kind="precondition", category="value",
-                text=f"{entry.function} over {entry.domain} ({entry.function_class})",
-                source=entry.citation(), expect={"cann": NOT_JUDGED, "doc": NOT_JUDGED},
-                violated=outside_domain)
+    from aclnn_conformance.spec.surface_values import value_domain_rule, value_entry
+    return value_domain_rule(value_entry(data["api"]), key, data["rule_prefix"])
+
+
+def _class_model(key: str, api: str) -> Any:
+    """The arithmetic model of the API's value class (spec/surface_models.py), under its key."""
+    from aclnn_conformance.spec.surface_models import arithmetic_model_for
+    from aclnn_conformance.spec.surface_values import value_entry
+    return arithmetic_model_for(key, value_entry(api).function_class)
 
 
 def _standards(data: Mapping[str, Any], values_judged: bool) -> dict[str, dict[str, str]]:
@@ -159,6 +160,8 @@ def _standards(data: Mapping[str, Any], values_judged: bool) -> dict[str, dict[s
 
 @lru_cache(maxsize=None)
 def _values_apis(folder: str) -> frozenset[str]:
+    from aclnn_conformance.spec.surface_values import add_value_folder
+    add_value_folder(Path(folder) / "values")
     apis: set[str] = set()
     for path in sorted(Path(folder).glob("values/*.json")):
         for entry in json.loads(path.read_text(encoding="utf-8")):
@@ -204,8 +207,8 @@ def load_operator_file(path: str | Path) -> Operator:
     data_of.cache_clear()
     return Operator(
         spec=spec,
-        arithmetic_model=Absent("the value class's model: spec/surface_models.py CLASS_MODELS" if judged
-                                else "no arithmetic model: the data states the interface, not the values"),
+        arithmetic_model=_class_model(key, data["api"]) if judged else Absent(
+            "no arithmetic model: the data states the interface, not the values"),
         oracle="aclnn_conformance.oracle.surface:from_case" if judged else status_only,
         base_call=f"aclnn_conformance.suites.calls.surface:BASE_CALL.{key}",
         table_cases=f"aclnn_conformance.suites.calls.surface:TABLE_CASES.{key}",

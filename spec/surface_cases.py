@@ -21,12 +21,13 @@ from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
 from aclnn_conformance.spec.tensor import TensorArg
 
 SEED = 20261203
-VALUES_RULE = "SURFACE-VALUES"      # the rule id a value case carries: the entry's function
 
 
 def value_rule(entry: ValueEntry) -> str:
-    """The value rule a case of this entry exercises (what a killed mutant is named by)."""
-    return f"{VALUES_RULE}-{entry.function_class.upper()}"
+    """The value rule a case of this entry exercises (what a killed mutant is named by): the
+    operator's ``<prefix>-VALUE-001`` (spec/surface_values.py value_domain_rule)."""
+    from aclnn_conformance.spec.operator_data import rule_prefix_of
+    return f"{rule_prefix_of(entry.key)}-VALUE-001"
 
 
 def specials(dtype: np.dtype, skip: tuple[str, ...] = ()) -> np.ndarray:

@@ -78,11 +78,24 @@ def load_value_table(path: str | Path) -> list[ValueEntry]:
     return [_entry(e) for e in doc]
 
 
+# value folders of added data folders (--spec-data), read after the project's own
+_ADDED_FOLDERS: list[Path] = []
+
+
+def add_value_folder(folder: str | Path) -> None:
+    """Read the value tables of ``folder`` too (a data folder's ``values/``, beside its operators)."""
+    folder = Path(folder).resolve()
+    if folder != VALUES_FOLDER and folder not in _ADDED_FOLDERS and folder.is_dir():
+        _ADDED_FOLDERS.append(folder)
+        value_entries.cache_clear()
+        _by_key.cache_clear()
+
+
 @lru_cache(maxsize=None)
 def value_entries() -> dict[str, ValueEntry]:
-    """API name -> entry, over every value table of the project."""
+    """API name -> entry, over every value table of the project and of the added data folders."""
     found: dict[str, ValueEntry] = {}
-    for path in sorted(VALUES_FOLDER.glob("*.json")):
+    for path in [p for folder in (VALUES_FOLDER, *_ADDED_FOLDERS) for p in sorted(folder.glob("*.json"))]:
         if not isinstance(json.loads(path.read_text(encoding="utf-8")), list):
             continue  # the vocabulary of the functions, not a table
         for entry in load_value_table(path):
@@ -115,6 +128,17 @@ def has_value_entry(op: str) -> bool:
     except UnknownValueEntry:
         return False
     return True
+
+
+def value_domain_rule(entry: ValueEntry, key: str, prefix: str) -> Any:
+    """The value rule of a value-judged API, ``<prefix>-VALUE-001``: its function over its domain,
+    judged by its class's standard; a call outside the domain (``outside_domain``) is not judged.
+    Every value case names it."""
+    from aclnn_conformance.spec.rules import NOT_JUDGED, Rule
+    return Rule(id=f"{prefix}-VALUE-001", op=key, kind="value", category="value",
+                text=f"{entry.function} over {entry.domain} ({entry.function_class})",
+                source=entry.citation(), expect={"cann": NOT_JUDGED, "doc": NOT_JUDGED},
+                violated=outside_domain)
 
 
 _COMPUTABLE = frozenset({"FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "INT16", "INT32", "INT64",

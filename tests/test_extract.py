@@ -111,7 +111,7 @@ def test_the_document_gives_doc_rules_products_and_errata(records):
     assert parse_rank("0-8") == (0, 8) and parse_rank("不超过8维") == (0, 8) and parse_rank("与self一致") is None
 
 
-def test_the_data_file_loads_as_an_operator_record(records, tmp_path):
+def test_the_data_file_loads_as_an_operator_record(records, tmp_path, monkeypatch):
     rec = records["aclnnFoo"]
     path = tmp_path / rec["family"] / f"{rec['key']}.json"
     path.parent.mkdir()
@@ -121,11 +121,22 @@ def test_the_data_file_loads_as_an_operator_record(records, tmp_path):
     assert not record.has("oracle") and "status-only" in record.absent_reason("oracle")
     assert [r.id for r in record.spec.checks()][:2] == ["XFOO-NULL-001", "XFOO-NULL-002"]
     (tmp_path / "values").mkdir()
-    (tmp_path / "values" / "acts.json").write_text(json.dumps([{"api": "aclnnFoo"}]))
+    from aclnn_conformance.spec import surface_values
+    from aclnn_conformance.spec.surface_values import VALUES_FOLDER
+    monkeypatch.setattr(surface_values, "_ADDED_FOLDERS", [])   # the folder is this test's alone
+    abs_entry = next(e for e in json.loads((VALUES_FOLDER / "math.json").read_text(encoding="utf-8"))
+                     if e["api"] == "aclnnAbs")
+    (tmp_path / "values" / "acts.json").write_text(json.dumps([{**abs_entry, "api": "aclnnFoo",
+                                                                  "key": "foo"}]))
     from aclnn_conformance.spec import operator_data
     operator_data._values_apis.cache_clear()
     judged = load_operator_file(path)
     assert judged.spec.values_judged and judged.oracle == "aclnn_conformance.oracle.surface:from_case"
+    assert surface_values.value_entry("aclnnFoo").function == "absolute(self)"
+    monkeypatch.undo()
+    surface_values.value_entries.cache_clear()
+    surface_values._by_key.cache_clear()
+    operator_data._values_apis.cache_clear()
 
 
 def test_keys_and_prefixes():

@@ -350,14 +350,17 @@ def mutant_set(key: str) -> MutantSet:
 
 
 def _judged_somewhere(key: str) -> bool:
-    """Whether some value case of the operator (its record's table cases named ``values*``, else
-    the entry's own) is value-judged on some product under cann."""
+    """Whether some non-empty value case of the operator (its record's table cases named
+    ``values*``, else the entry's own) is value-judged on some product under cann."""
     from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.rules import expected_outcome
     from aclnn_conformance.spec.surface_cases import value_cases
     record = operator(key)
     cases = [c for c in (record.piece("table_cases")("ci") if record.has("table_cases") else [])
              if c.case_id.startswith("values")] or value_cases(key)
+    entry = value_entry(key)
+    cases = [c for c in cases if c.tensors.get(entry.output) is not None
+             and int(np.prod(c.tensor(entry.output).desc.shape)) > 0]   # an empty call shows no value
     products = sorted(record.spec.supported.get(PROFILE, ()))
     return any(expected_outcome(record.spec, c, p, PROFILE).judge_values for c in cases for p in products)
 

@@ -206,9 +206,13 @@ def table_cases(key: str, tier: str = "ci") -> list[Case]:
     if tier == "full":
         for i, choice in enumerate(valid_dtype_choices(key)[1:], 1):
             cases.append(build_call(key, dict(choice), tuple(BASE_DIMS[:_rank(key)]), f"dtypes-{i}"))
+    values: tuple[str, ...] = ()
     if has_value_entry(key):  # special values, broadcasting and an empty call, judged on their values
         cases += data_value_cases(key, base, tier)
-    return [c.with_(rule_ids=accepted_lists(key, c)) for c in cases]
+        from aclnn_conformance.spec.surface_cases import value_rule
+        from aclnn_conformance.spec.surface_values import value_entry
+        values = (value_rule(value_entry(key)),)   # every valid call's outputs are judged by it
+    return [c.with_(rule_ids=values + accepted_lists(key, c)) for c in cases]
 
 
 def accepted_lists(key: str, case: Case) -> tuple[str, ...]:
