@@ -33,6 +33,9 @@ STATUS_NAMES = {"ACLNN_SUCCESS": 0, "ACLNN_ERR_PARAM_NULLPTR": int(Status.ERR_PA
                 "ACLNN_ERR_RUNTIME_ERROR": int(Status.ERR_RUNTIME_ERROR)}
 for _s in Status:
     STATUS_NAMES.setdefault("ACLNN_" + _s.name, int(_s))
+# A tensor's format: aclCreateTensor gives the view and the storage the one format it takes (opbase
+# src/nnopbase/common/utils/common_types.cpp:195 and :208, ToOpFormat an identity), so the two are read alike.
+FORMAT_OF = r"(\w+)\s*->\s*Get(?:Storage|View)Format\(\)"
 PARAM_CODES = {int(Status.ERR_PARAM_NULLPTR), int(Status.ERR_PARAM_INVALID)}
 IGNORED_CALLS = re.compile(r"^(?:OP_LOG[A-Z]*|L2_DFX_PHASE_\d|OP_LOGE_WITH_INVALID_INPUT\w*|"
                            r"OP_LOGW|OP_LOGI|OP_LOGD|ACL_LOG\w*|OP_API_\w*LOG\w*)\s*\(")
@@ -172,7 +175,22 @@ def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str)
 
 # ---- functions and statements ----
 
-def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | None, top: bool = False) -> Any:
+def _call_fn(w: Walk, fn: Function, args: list[str], env: dict, fail: int | None) -> Any:
+    """Inline a call of a function the checkout defines: its checks are events. A local passed to a
+    non-const reference parameter (``DataType& promoteType``) holds, after the call, what the callee
+    left in it."""
+    left: dict[str, Any] = {}
+    result = _run_function(w, fn, _bind(w, fn, args, env), fail=fail, left=left)
+    for param, arg, ctype in zip(fn.params, args, fn.param_types):
+        name = arg.strip()
+        if param in left and "&" in ctype and not ctype.lstrip().startswith("const") \
+                and re.fullmatch(r"[A-Za-z_]\w*", name) and not isinstance(env.get(name), T):
+            env[name] = left[param]
+    return result
+
+
+def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | None, top: bool = False,
+                  left: dict | None = None) -> Any:
     if w.depth > 12:
         raise Unreadable(f"calls nested deeper than 12 at {fn.name}")
     w.depth += 1
@@ -190,6 +208,8 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
         del w.guards[guards:]
         w.fn_guards, w.pending = outer
         w.returns = returns
+        if left is not None:
+            left.update(env)
     return None
 
 
@@ -355,7 +375,11 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             code = _fail_status(ret, fail)
             if code not in PARAM_CODES:
                 return  # an inner failure (561xxx, e.g. the executor's creation): not a parameter check
+            if _infer_broadcast(w, src, stmt, env, "!" + _strip(cond), code):
+                return
             _data_condition(w, src, stmt.offset, f"!({cond})", env, code, text)
+            return
+        if short == "BroadcastInferShape" and _dropped_broadcast(w, src, stmt, env, args):
             return
         fn = w.index.function(name)
         if fn is not None and _is_checker(fn) and not _warns_only(fn):
@@ -410,8 +434,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
 
 def _call_status(w: Walk, fn: Function, args: list[str], env: dict, src: SourceFile, stmt: Stmt) -> Any:
     """Inline an aclnnStatus function: its failures are events; returns the value it ended with."""
-    bindings = _bind(w, fn, args, env)
-    return _run_function(w, fn, bindings, fail=None)
+    return _call_fn(w, fn, args, env, fail=None)
 
 
 def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
@@ -459,7 +482,7 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     if call:
         fn = w.index.function(call[0])
         if fn is not None and not neg:
-            _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+            _call_fn(w, fn, call[1], env, fail=code)
             return
     _data_condition(w, src, stmt.offset, f"!({cond})", env, code, stmt.text)
 
@@ -476,7 +499,7 @@ def _check_ret_false(w: Walk, cond: str, env: dict, fail: int) -> bool:
     fn = w.index.function(call[0])
     if fn is None or fn.returns.split()[-1] != "bool" or not _is_checker(fn):
         return False
-    _run_function(w, fn, _bind(w, fn, call[1], env), fail=fail)
+    _call_fn(w, fn, call[1], env, fail=fail)
     return True
 
 
@@ -502,7 +525,7 @@ def _remapped_call(w: Walk, expr: str, env: dict, code: int) -> bool:
     if fn is None or not fn.returns.endswith("aclnnStatus"):
         return False
     mark = len(w.events)
-    _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+    _call_fn(w, fn, call[1], env, fail=code)
     w.events[mark:] = [replace(e, status=code) if e.kind == "check" and e.status else e
                        for e in w.events[mark:]]
     return True
@@ -523,10 +546,10 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
     if call:
         fn = w.index.function(call[0])
         if fn is not None and (fn.returns.endswith("aclnnStatus") or fn.name.endswith("GetWorkspaceSize")):
-            _run_function(w, fn, _bind(w, fn, call[1], env), fail=None)
+            _call_fn(w, fn, call[1], env, fail=None)
             raise _End(True)
         if fn is not None and _is_checker(fn) and fail is not None:
-            _run_function(w, fn, _bind(w, fn, call[1], env), fail=fail)
+            _call_fn(w, fn, call[1], env, fail=fail)
             raise _End(True)
     if re.fullmatch(r"\w+", value) and isinstance(env.get(value), tuple) and _dexpr(env[value]) is None:
         raise _End(True)
@@ -586,7 +609,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if call and code is not None:
         fn = w.index.function(call[0])
         if fn is not None:
-            _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+            _call_fn(w, fn, call[1], env, fail=code)
             return
     if _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
         return
@@ -700,8 +723,7 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     if call and match_close(expr, expr.index("(")) == len(expr) - 1:
         fn = w.index.function(call[0])
         if fn is not None and re.search(r"initializer_list|vector|DataType", fn.returns):
-            bindings = _bind(w, fn, call[1], env)
-            result = _run_function(w, fn, bindings, fail=None)
+            result = _call_fn(w, fn, call[1], env, fail=None)
             if isinstance(result, DList) or _dexpr(result) is not None:
                 return result
             raise Unreadable(f"the list {call[0]}(...) returns on this product")
@@ -763,7 +785,7 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
         if fn is not None and fn.returns.split()[-1] == "bool" and not _touches_data(fn):
             mark = len(w.events)
             try:
-                result = _run_function(w, fn, _bind(w, fn, call[1], env), fail=None)
+                result = _call_fn(w, fn, call[1], env, fail=None)
             except (Unreadable, _Stop):
                 del w.events[mark:]
                 return None
@@ -837,10 +859,47 @@ def _dlist(w: Walk, env: dict, expr: str) -> DList:
     raise Unreadable(f"{expr!r} is not a dtype list the reader can resolve")
 
 
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlL]?")
+
+
+def _value_test(w: Walk, cond: str, env: dict) -> tuple | None:
+    """``cond`` as a spec.templates.value_test over the API's aclScalar values (``x->ToFloat()``,
+    ``x->ToDouble()`` against a number) and bool arguments; None when any part is something else."""
+    cond = _strip(cond)
+    if cond.startswith("!") and not cond.startswith("!="):
+        inner = _value_test(w, cond[1:], env)
+        return None if inner is None else ("not", inner)
+    for op, name in (("||", "or"), ("&&", "and")):
+        parts = _split_top(cond, op)
+        if len(parts) > 1:
+            tests = [_value_test(w, p, env) for p in parts]
+            return None if None in tests else (name, *tests)
+    if isinstance(env.get(cond), T) and w.ptypes.get(env[cond].name, "").strip() == "bool":
+        return ("flag", env[cond].name)
+    cmp = _compare_split(cond)
+    if cmp is None:
+        return None
+    a, op, b = cmp
+    for x, y, o in ((a, b, op), (b, a, _FLIP[op])):
+        m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*To(Float|Double)\(\)", _strip(x))
+        if m and isinstance(env.get(m.group(1)), T) and _NUMBER.fullmatch(_strip(y)):
+            number = float(_strip(y).rstrip("fFlL"))
+            return ("cmp", env[m.group(1)].name, m.group(2).lower(), o, number)
+    return None
+
+
+def _has_compare(t: tuple) -> bool:
+    return t[0] == "cmp" or any(isinstance(x, tuple) and _has_compare(x) for x in t[1:])
+
+
 def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict, code: int,
                     text: str) -> None:
     """The checks of a failure taken when ``cond`` holds: an OR of atoms, each one check."""
     cond = _strip(cond)
+    test = _value_test(w, cond, env)
+    if test is not None and _has_compare(test):   # a condition on scalar values: one rule
+        _check(w, src, offset, "scalar_test", _args(test=test), code, text)
+        return
     if cond.startswith("!(") and match_close(cond, 1) == len(cond) - 1:
         inner = _strip(cond[2:-1])
         if inner.startswith("!") and not inner.startswith("!="):
@@ -894,7 +953,7 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
     cond = _strip(cond)
     neg = cond.startswith("!") and not cond.startswith("!=")
     body = _strip(cond[1:]) if neg else cond
-    m = re.fullmatch(r"(?:op::|::)?IsPrivateFormat\(\s*(\w+)\s*->\s*GetStorageFormat\(\)\s*\)", body)
+    m = re.fullmatch(r"(?:op::|::)?IsPrivateFormat\(\s*" + FORMAT_OF + r"\s*\)", body)
     if m and not neg:
         local = w.index.own.functions.get("IsPrivateFormat")
         if local is not None and not cond.lstrip("!").startswith("op::"):
@@ -1044,9 +1103,9 @@ CHECK_MACROS = {
 # ---- computed dtypes and data-dependent dtype branches ----
 # A computed dtype (PromoteType of tensors' dtypes, a choice on a dtype condition, a constant) is held
 # as ("dexpr", E), E a spec.templates.dtype_value expression as nested tuples; a condition on computed
-# dtypes is a spec.templates.guard_holds guard. A branch on such a condition runs with the guard (its
-# checks apply only to calls taking it: the rule's ``when``); the path after a branch that returns
-# runs with the guard negated.
+# dtypes (or on the contiguity of the API's tensors) is a spec.templates.guard_holds guard. A branch
+# on such a condition runs with the guard (its checks apply only to calls taking it: the rule's
+# ``when``); the path after a branch that returns runs with the guard negated.
 
 _DCLASS = {"IsComplexType": "complex", "IsFloatingType": "floating", "IsIntegralType": "integral"}
 _UNDEF = ("dtype", "UNDEFINED")
@@ -1166,6 +1225,8 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
                     return ("in", _dexpr_of(w, args[0], env), tuple(lst.dtypes), lst.where)
             if short == "CanCast" and len(args) == 2:
                 return ("cast", _dexpr_of(w, args[0], env), _dexpr_of(w, args[1], env))
+            if short == "IsContiguous" and len(args) == 1:   # opbase tensor_view_utils.h, of an API tensor
+                return ("contiguous", (_tensor(env, args[0]),))
         except Unreadable:
             return None
         return _guard_function(w, call[0], args, env)
@@ -1256,7 +1317,11 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         if e[0] == "promote" and e[1][0] == e[2][0] == "of":   # the plain form _atom reads
             return None
         return "promotable", _promotable_args(e)
-    if g[0] == "in" and g[1][0] == "of" and "UNDEFINED" not in g[2]:
+    if g[0] == "in" and _computed(g[1]) and "UNDEFINED" not in g[2] and \
+            not any(n in _DCLASS_NAMES for n in g[2]):   # a computed dtype in a list the code refuses
+        return "dtype_expr_in", _args(expr=g[1], dtypes=list(g[2]), list=g[3] if len(g) > 3 else "literal")
+    if g[0] == "in" and g[1][0] == "of" and ("UNDEFINED" not in g[2] or g[2] == ("UNDEFINED",)):
+        # a tensor's own dtype against DT_UNDEFINED too: aclCreateTensor takes ACL_DT_UNDEFINED
         return "dtype_not_in", _args(param=g[1][1], dtypes=_expand(g[2]), list="literal")
     if g[0] != "not":
         return None
@@ -1269,6 +1334,9 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "promotable", _promotable_args(("restrict", g[1], g[2]))
     if g[0] == "cast" and (_computed(g[1]) or _computed(g[2]) or g[1][0] == "dtype"):
         return "castable", _cast_args(g[1], g[2])
+    if g[0] == "same" and sum(e[0] == "of" for e in g[1:]) == 1 and any(_computed(e) for e in g[1:]):
+        tensor, expr = (g[1], g[2]) if g[1][0] == "of" else (g[2], g[1])
+        return "dtypes_equal_expr", _args(param=tensor[1], expr=expr)
     return None
 
 
@@ -1526,7 +1594,7 @@ def _run_negated_checker(w: Walk, cond: str, env: dict, code: int) -> bool:
     fn = w.index.function(call[0])
     if fn is None or fn.returns.split()[-1] != "bool" or not _is_checker(fn):
         return False
-    _run_function(w, fn, _bind(w, fn, call[1], env), fail=code)
+    _call_fn(w, fn, call[1], env, fail=code)
     return True
 
 
@@ -1737,7 +1805,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         return
     rest = fn.body[stmt.offset - fn.body_offset + len(stmt.text):]
     if value[0] == "lin":   # the rank-0 branches _rank0_branch reads
-        rest = re.sub(r"\bif\s*\(\s*\w+\s*==\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*-?\s*\d+|\w+\s*\+\+|"
+        rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*-?\s*\d+|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
     for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=\s*\(?\s*{n}\s*(?:<=|==)\s*0\s*\)?\s*\?\s*-?\d+\s*:\s*{n}\s*;", rest):
@@ -1806,6 +1874,31 @@ def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: i
         _forget_if_mutated(src, stmt, env, out)
 
 
+def _dropped_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str]) -> bool:
+    """``BroadcastInferShape(a, b, out);`` with its result dropped: ``out`` is the broadcast shape only
+    for calls whose tensors broadcast, so it is held when an earlier check of this walk, under no
+    branch, refused every other call (broadcastable over the same tensors); else it is unknown."""
+    if len(args) != 3 or not re.fullmatch(r"[A-Za-z_]\w*", args[2].strip()):
+        return False
+    out, names = args[2].strip(), []
+    for x in args[:2]:
+        v = _shape_of(w, x, env)
+        if v is None:
+            env[out] = Opaque(f"{out}, the broadcast of {x.strip()}")
+            return True
+        names += [v[1]] if v[0] == "shape-of" else list(v[1])
+    for e in w.events:
+        a = e.args_dict()
+        if e.kind != "check" or "when" in a or e.template not in ("broadcastable", "broadcastable_all"):
+            continue
+        if sorted([a["param"], a["other"]] if e.template == "broadcastable" else a["of"]) == sorted(names):
+            env[out] = ("bshape", tuple(names))
+            _forget_if_mutated(src, stmt, env, out)
+            return True
+    env[out] = Opaque(f"{out}, the broadcast of tensors no earlier check showed broadcastable")
+    return True
+
+
 def _m_broadcast_infer(w, src, stmt, env, fail, args):
     for arg in args[:2]:
         _tensor(env, arg)   # both must be the API's tensors (else unread)
@@ -1869,13 +1962,13 @@ def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] |
     if neg:
         return None
     parts = _split_top(body, "!=")
-    fm = [re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", p) for p in parts] if len(parts) == 2 else []
+    fm = [re.fullmatch(FORMAT_OF, p) for p in parts] if len(parts) == 2 else []
     if fm and all(fm):
         return "formats_equal", _args(param=_tensor(env, fm[0].group(1)), other=_tensor(env, fm[1].group(1)))
     for op in ("!=", "=="):
         two = _split_top(body, op)
         lit = re.fullmatch(r"(?:op::|ge::)?(?:Format::)?FORMAT_([A-Z0-9_]+)", two[1]) if len(two) == 2 else None
-        fx = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", two[0]) if len(two) == 2 else None
+        fx = re.fullmatch(FORMAT_OF, two[0]) if len(two) == 2 else None
         if lit and fx:
             return ("format_in" if op == "!=" else "format_not_in",
                     _args(param=_tensor(env, fx.group(1)), formats=[lit.group(1)]))
@@ -2091,9 +2184,10 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
 
 
 def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
-    """``if (rank == 0) { lo = -1; hi = 0; }`` over rank-dependent locals: their value at rank 0."""
+    """``if (rank == 0) { lo = -1; hi = 0; }`` (or ``rank <= 0``: a rank is never negative) over
+    rank-dependent locals: their value at rank 0."""
     cmp = _compare_split(_strip(stmt.cond))
-    if cmp is None or cmp[1] != "==" or stmt.orelse:
+    if cmp is None or cmp[1] not in ("==", "<=") or stmt.orelse:
         return False
     try:
         r, zero = _value(w, cmp[0], env), _value(w, cmp[2], env)
@@ -2207,6 +2301,14 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     a, ii = re.escape(arr), re.escape(i)
     elem = re.compile(rf"\(\s*\*\s*{a}\s*\)\s*\[\s*{ii}\s*\]|{a}\s*->\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)|"
                       rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)")
+    decl = r"(?:const\s+)?(?:auto|int64_t|int32_t|int)\s*&?\s*(\w+)\s*=\s*(.+)"
+    aliases = [dm.group(1) for st in inner if st.kind == "decl"
+               and (dm := re.fullmatch(decl, st.text.strip(), re.S)) and elem.fullmatch(_strip(dm.group(2)))]
+    body = m.group(6)
+    if any(len(re.findall(rf"\b{re.escape(n)}\s*(?:[-+*/]?=(?!=)|\+\+|--)", body)) != 1 for n in aliases):
+        return False   # an element's local assigned again: not the element throughout
+    if aliases:   # a local holding the element reads as the element
+        elem = re.compile(elem.pattern + "|" + "|".join(rf"\b{re.escape(n)}\b" for n in aliases))
     inner, dup = _mask_dup(w, inner, elem, env, fail)
     marker = f"__elem_{arr}"
     env2 = dict(env)
@@ -2217,7 +2319,7 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         text = st.text.strip()
         if st.kind == "call" and IGNORED_CALLS.match(text):
             continue
-        dm = re.fullmatch(r"(?:const\s+)?(?:auto|int64_t|int32_t|int)\s*&?\s*(\w+)\s*=\s*(.+)", text, re.S)
+        dm = re.fullmatch(decl, text, re.S)
         if st.kind == "decl" and dm and elem.fullmatch(_strip(dm.group(2))):
             locals_.append(dm.group(1))
             continue

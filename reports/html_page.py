@@ -8,6 +8,7 @@ from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance_text, c
                                               judged_cell, outcome_columns, value_rules_text,
                                               verdict_text)
 from aclnn_conformance.spec.products import PRODUCT_IDS, PRODUCTS
+from aclnn_conformance.reports import values_section
 
 COLOURS = {
     "PASS": ("#1e7b3a", "#fff"), "NOT_SUPPORTED": ("#6f8fb0", "#fff"),
@@ -209,6 +210,10 @@ def render_html(doc: dict) -> str:
                                 [[r["backend"], r["op"], r["product"], r["param"],
                                   f"{r['axis']}={r['value']}", r["category"], r["status"],
                                   r["status_with_group"], r["refused_by"]] for r in mism]))
+    if doc.get("values"):
+        parts.append("<h2>Values per operator</h2><p>" + _e(values_section.summary(doc["values"]))
+                     + "</p>")
+        parts.append(_table(values_section.HEADERS, values_section.table_rows(doc["values"])))
     parts += _detection_power(doc)
     parts.append("</body></html>\n")
     return "\n".join(parts)

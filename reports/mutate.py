@@ -157,13 +157,19 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
            exhaustive: bool = False, include_unkillable: bool = True,
            controls: bool = True) -> dict:
     """Run every selected mutant class (default: MUTANTS, then EQUIVALENT and GAPS, then, with
-    ``controls``, the CONTROLS); the JSON document."""
-    from aclnn_conformance.backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS
+    ``controls``, the CONTROLS; the full tier adds the extracted operators' generated sets outside
+    the ci sample); the JSON document."""
+    from aclnn_conformance.backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS, MutantSet
+    from aclnn_conformance.backends.mutants.surface import outside_sample
     from aclnn_conformance.spec.products import PRODUCT_IDS
     products = tuple(products or PRODUCT_IDS)
     if mutants is None:
-        mutants = list(MUTANTS) + (list(EQUIVALENT) + list(GAPS) if include_unkillable else [])
-        mutants += list(CONTROLS) if controls else []
+        # the full tier adds the extracted operators' generated sets the ci sample leaves out
+        extra = outside_sample() if tier == "full" else MutantSet()
+        mutants = list(MUTANTS) + list(extra.mutants)
+        mutants += list(EQUIVALENT) + list(extra.equivalent) + list(GAPS) + list(extra.gaps) \
+            if include_unkillable else []
+        mutants += list(CONTROLS) + list(extra.controls) if controls else []
     by_op: dict = {}
     start = time.perf_counter()
     results = []

@@ -20,7 +20,7 @@ from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance, compli
                                               product_verdicts, rule_catalog, rule_hits,
                                               rule_results, value_rules_text, verdict_text)
 from aclnn_conformance.reports.run import now
-from aclnn_conformance.reports import vendor_section
+from aclnn_conformance.reports import values_section, vendor_section
 from aclnn_conformance.spec.products import PRODUCT_IDS
 
 REPORT_SCHEMA = "aclnn-conformance/report/1"
@@ -77,6 +77,7 @@ def build(runset: RunSet) -> dict:
         "failures": failures(df), "declared_support": declared,
         "declared_support_summary": summary_rows(declared),
         "vendor": vendor_section.build(runset.records),
+        "values": values_section.build(runset.records),
     }
 
 
@@ -196,6 +197,7 @@ def render_markdown(doc: dict) -> str:
                             [[s["backend"], s["op"], s["product"], *[s[k] for k in keys]]
                              for s in doc["declared_support_summary"]]))
         out.append("\nDetails in `declared_support.md` and `declared_support.csv`.")
+    out += values_section.markdown(doc.get("values") or [])
     out += vendor_section.markdown(doc.get("vendor"))
     out += _detection_markdown(doc)
     return "\n".join(out) + "\n"

@@ -154,6 +154,11 @@ def operator(name: str) -> Operator:
     raise UnknownOperator(f"unknown operator {name!r}; valid: {', '.join(found)}")
 
 
+def is_data_operator(name: str) -> bool:
+    """The operator was read from an operator-data file (the extracted surface), not a spec module."""
+    return operator(name).modules[0].startswith("data:")
+
+
 def operator_of_kernel(kernel_op: str) -> Operator | None:
     """The operator whose record maps the kernel op ``kernel_op`` (a kernel-level vendor test's
     ``op_name``) onto its parameters, if any."""

@@ -155,25 +155,33 @@ TABLE_CASES = _PerOperator()
 
 
 def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
-    """The value cases of an extracted operator in the dtype of its base call, completed with the
-    base call's other parameters (``values``, ``values-broadcast``, ``values-empty``)."""
+    """The value cases of an extracted operator in the dtype of its base call (``values``,
+    ``values-broadcast``, ``values-empty``) and, in the full tier, in each other sample dtype of its
+    entry (``values-FLOAT16``, ...), completed with the base call's other parameters."""
     entry = value_entry(key)
-    first = next((base.tensors[n] for n in entry.inputs if base.tensors.get(n) is not None), None)
+    boolean = entry.sample.get("boolean_inputs", [])
+    first = next((base.tensors[n] for n in entry.inputs
+                  if base.tensors.get(n) is not None and n not in boolean), None)
     if first is None:
         return []
     dtype = first.desc.dtype.name
+    dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
+                         if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
     out = []
-    for case in value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=(dtype,)):
-        kind = case.case_id.split("-")[0]
+    for case in value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=dtypes):
+        kind, case_dtype = case.case_id.split("-", 1)
         tensors = {n: case.tensors.get(n, base.tensors[n]) for n in base.tensors}
         attrs = {**base.attrs, **{k: v for k, v in case.attrs.items()}}
         if entry.output in base.tensors and base.tensors[entry.output] is not None \
                 and not entry.inplace and case.tensors.get(entry.output) is not None:
             out_dtype = base.tensors[entry.output].desc.dtype
+            if out_dtype.name == dtype:   # an output in the inputs' dtype stays in it
+                out_dtype = AclDataType[case_dtype]
             shape = case.tensors[entry.output].desc.shape
             tensors[entry.output] = TensorArg.from_array(np.zeros(shape, dtype=numpy_dtype(out_dtype)),
                                                          out_dtype)
-        out.append(case.with_(tensors=tensors, attrs=attrs, case_id=names[kind],
+        case_id = names[kind] + ("" if case_dtype == dtype else f"-{case_dtype}")
+        out.append(case.with_(tensors=tensors, attrs=attrs, case_id=case_id,
                               rule_ids=case.rule_ids, note="the value cases of the entry"))
     return out

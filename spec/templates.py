@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+import numpy as np
+
 from aclnn_conformance.spec.dtype_promotion import COMPLEX, FLOATING, INTEGRAL, can_cast, promote_type
 from aclnn_conformance.spec.enums import PRIVATE_FORMATS, AclDataType, AclFormat
 
@@ -17,6 +19,7 @@ class TensorView:
     dtype: str                 # aclDataType name
     shape: tuple[int, ...]
     format: str                # aclFormat name
+    contiguous: bool = True    # opbase IsContiguous (TensorDesc.is_contiguous)
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,7 @@ def _view_of_case(case, product: str) -> CallView:
     tensors = {}
     for name, arg in case.tensors.items():
         tensors[name] = None if arg is None else TensorView(arg.desc.dtype.name, tuple(arg.desc.shape),
-                                                            arg.desc.format.name)
+                                                            arg.desc.format.name, arg.desc.is_contiguous())
     for name, value in case.attrs.items():
         if isinstance(value, dict) and "dtype" in value:
             tensors[name] = TensorView(value["dtype"], (), "ND")
@@ -315,10 +318,70 @@ REQUIRED_ARGS.update({"format_in": ("param", "formats"), "format_not_in": ("para
                       "attr_is": ("attr", "value"), "broadcastable_all": ("of",), "broadcast_equals": ("param", "of"),
                       "shapes_equal_or_single": ("param", "other"), "formats_equal": ("param", "other"),
                       "attr_in_rank_range": ("attr", "tensor"), "attr_dims_unique": ("attr", "tensor")})
+
+
+def scalar_as(value: Any, kind: str) -> float:
+    """aclScalar::ToFloat (``float``: the value rounded to float32) or ToDouble (``double``)."""
+    return float(np.float32(value)) if kind == "float" else float(value)
+
+
+_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def value_test(call: CallView, t: Any) -> bool | None:
+    """A condition on the values of the call's aclScalar and bool arguments: ``["cmp", param, as, op,
+    number]`` (the scalar's ToFloat/ToDouble against a number; IEEE comparisons, so NaN fails every
+    one but ``!=``), ``["flag", attr]`` (a bool argument is true), ``["not", t]``, ``["and", t...]``,
+    ``["or", t...]``; None when a scalar it reads is null or absent."""
+    op = t[0]
+    if op == "cmp":
+        v = call.attrs.get(t[1])
+        if not isinstance(v, dict) or isinstance(v.get("value"), (complex, type(None), str)):
+            return None   # null, or a value ToFloat has no one reading of
+        return _COMPARE[t[3]](scalar_as(v["value"], t[2]), float(t[4]))
+    if op == "flag":
+        v = call.attrs.get(t[1])
+        return None if v is None else bool(v)
+    if op == "not":
+        v = value_test(call, t[1])
+        return None if v is None else not v
+    if op in ("and", "or"):
+        vals = [value_test(call, x) for x in t[1:]]
+        if None in vals:
+            return None
+        return all(vals) if op == "and" else any(vals)
+    raise TemplateError(f"unknown value test {t!r}")
+
+
+def _scalar_test(call: CallView, a: Mapping) -> bool:
+    """The call's scalar (and bool) arguments make ``test`` hold; a null scalar is the null rule's."""
+    return bool(value_test(call, a["test"]))
+
+
+def _dtypes_equal_expr(call: CallView, a: Mapping) -> bool:
+    """``param``'s dtype differs from the dtype ``expr`` computes (a promotion the code checks the
+    output against); not violated while either is unknown (a null tensor)."""
+    t, v = call.tensor(a["param"]), dtype_value(call, a["expr"])
+    return t is not None and v is not None and t.dtype != v
+
+
+def _dtype_expr_in(call: CallView, a: Mapping) -> bool:
+    """The dtype ``expr`` computes is one of ``dtypes`` (a promotion the code refuses)."""
+    v = dtype_value(call, a["expr"])
+    return v is not None and v in a["dtypes"]
+
+
+TEMPLATES.update({"scalar_test": _scalar_test, "dtypes_equal_expr": _dtypes_equal_expr,
+                  "dtype_expr_in": _dtype_expr_in})
+REQUIRED_ARGS.update({"scalar_test": ("test",), "dtypes_equal_expr": ("param", "expr"),
+                      "dtype_expr_in": ("expr", "dtypes")})
+
 # the rule category of each template added after extract/build.py's CATEGORY table
 CATEGORIES = {"broadcastable_all": "shape", "broadcast_equals": "shape", "shapes_equal_or_single": "shape",
               "formats_equal": "format", "attr_in_rank_range": "attr", "attr_is": "attr",
-              "format_in": "format", "format_not_in": "format", "attr_dims_unique": "attr"}
+              "format_in": "format", "format_not_in": "format", "attr_dims_unique": "attr",
+              "scalar_test": "attr", "dtypes_equal_expr": "dtype", "dtype_expr_in": "dtype"}
 
 
 UNDEFINED = "UNDEFINED"
@@ -366,7 +429,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     """A condition on the call's dtypes (a data-dependent branch of the host code): ``["in", e, [NAME
     ...]]`` (names, or the classes ``complex``, ``floating``, ``integral``, ``integral_bool`` of
     data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
-    ``["not", g]``, ``["and", g...]``,
+    ``["contiguous", [param...]]`` (opbase IsContiguous of each: a null tensor counts as contiguous, as
+    there), ``["not", g]``, ``["and", g...]``,
     ``["or", g...]``; None when a tensor it reads is null or absent."""
     op = g[0]
     if op == "in":
@@ -383,6 +447,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "same":
         x, y = dtype_value(call, g[1]), dtype_value(call, g[2])
         return None if x is None or y is None else x == y
+    if op == "contiguous":
+        return all(t is None or t.contiguous for t in (call.tensor(n) for n in g[1]))
     if op == "empty":   # the named tensors are empty (any of them, or all): the empty-tensor return's test
         return _empty(call, {"params": g[1], "any": g[2]})
     if op == "not":

@@ -25,6 +25,15 @@ def contiguous_strides(shape: Sequence[int]) -> tuple[int, ...]:
     return tuple(reversed(strides))
 
 
+def is_contiguous_view(shape: Sequence[int], strides: Sequence[int], fmt: int) -> bool:
+    """opbase IsContiguous (tensor_view_utils.cpp): a private format, at most one element, or
+    row-major strides (dimensions of size 1 may carry any stride)."""
+    if fmt in PRIVATE_FORMATS or math.prod(shape) <= 1:
+        return True
+    expected = contiguous_strides(shape)
+    return all(d == 1 or s == e for d, s, e in zip(shape, strides, expected))
+
+
 def ceil_div(a: int, b: int) -> int:
     return -(-int(a) // int(b))
 
@@ -64,12 +73,7 @@ class TensorDesc:
         return any(d == 0 for d in self.shape)
 
     def is_contiguous(self) -> bool:
-        """opbase IsContiguous: private formats, at most one element, or row-major strides
-        (dimensions of size 1 may carry any stride)."""
-        if self.format in PRIVATE_FORMATS or self.numel <= 1:
-            return True
-        expected = contiguous_strides(self.shape)
-        return all(d == 1 or s == e for d, s, e in zip(self.shape, self.strides, expected))
+        return is_contiguous_view(self.shape, self.strides, self.format)
 
     def is_last_two_transposed(self) -> bool:
         """The last two view dims are swapped through strides: stride[-2] == 1, stride[-1] == shape[-2]."""

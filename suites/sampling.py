@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import hashlib
 
-from aclnn_conformance.spec.registry import operator
+from aclnn_conformance.spec.registry import is_data_operator
 
 CI_SEED = "aclnn-conformance-ci-1"
 # share of a data operator's cases the ci tier keeps, by kind of case
@@ -23,10 +23,6 @@ def set_tier(tier: str) -> None:
 
 def current_tier() -> str:
     return _tier
-
-
-def is_data_operator(op: str) -> bool:
-    return operator(op).modules[0].startswith("data:")
 
 
 def in_sample(name: str, share: float, seed: str = CI_SEED) -> bool:

@@ -157,3 +157,23 @@ def test_a_mask_of_dims_seen_read_otherwise_is_unread(tail):
     events = _ptypes_walk(DIM_SNIPPET % tail)
     assert _kinds(events)[-1] == ("unread", "")
     assert "attr_dims_unique" not in [e.template for e in events]
+
+
+ALIASED = DIM_SNIPPET.replace("if (selfDimNum == 0) {", "if (selfDimNum <= 0) {").replace(
+    "        if (dim->operator[](i) >= selfDimNum || dim->operator[](i) < (-selfDimNum)) {",
+    "        int64_t curDim = dim->operator[](i);\n"
+    "        if (curDim >= selfDimNum || curDim < (-selfDimNum)) {") % MASK_POS_DIM.replace(
+    "GetPosDim(dim->operator[](i), selfDimNum)", "GetPosDim(curDim, selfDimNum)")
+
+
+def test_a_rank_at_most_zero_and_a_local_holding_the_element_read_as_the_rank_and_the_element():
+    events = _ptypes_walk(ALIASED)
+    assert _kinds(events) == [("check", "attr_in_rank_range"), ("check", "attr_in_rank_range"),
+                              ("check", "attr_dims_unique")]
+    assert dict(events[2].args) == {"attr": "dim", "tensor": "self", "rank0": 1}
+
+
+def test_a_local_of_the_element_assigned_again_in_the_loop_is_unread():
+    body = ALIASED.replace("        uint64_t index = GetPosDim(curDim, selfDimNum);",
+                           "        curDim = curDim + 1;\n        uint64_t index = GetPosDim(curDim, selfDimNum);")
+    assert _kinds(_ptypes_walk(body))[-1] == ("unread", "")

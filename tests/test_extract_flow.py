@@ -2,6 +2,8 @@
 into its events, and a variant of it left unread (never a guess)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from aclnn_conformance.extract.cpp import read_source
@@ -100,9 +102,44 @@ def test_a_check_after_the_empty_return_applies_to_the_calls_not_empty():
 
 
 def test_a_construct_unread_before_the_check_after_the_empty_return_keeps_the_scan():
-    events = _walk(AFTER % "if (IsContiguous(self)) { return ACLNN_SUCCESS; }", NAMES)
+    events = _walk(AFTER % "if (self->GetViewShape().GetDim(0) > 3) { return ACLNN_SUCCESS; }", NAMES)
     assert [e.kind for e in events] == ["check", "empty", "unread"]
     assert "a parameter check after the checks the reader follows" in events[2].text
+
+
+def test_a_branch_on_contiguity_that_returns_leaves_the_checks_after_it_to_the_other_calls():
+    events = _walk(AFTER % "if (IsContiguous(self) && IsContiguous(out)) { return ACLNN_SUCCESS; }", NAMES)
+    assert [e.kind for e in events] == ["check", "empty", "check"]
+    assert events[2].template == "broadcastable"
+    assert dict(events[2].args)["when"] == (
+        "and", ("not", ("empty", ("other", "self"), True)),
+        ("not", ("and", ("contiguous", ("self",)), ("contiguous", ("out",)))))
+    # a local's contiguity is no guard the templates can evaluate: unread
+    events = _walk(AFTER % "auto c = l0op::Contiguous(self, uniqueExecutor.get());\n"
+                           "    if (IsContiguous(c)) { return ACLNN_SUCCESS; }", NAMES)
+    assert [e.kind for e in events] == ["check", "empty", "unread"]
+
+
+def test_the_contiguous_guard_follows_opbase_is_contiguous():
+    from aclnn_conformance.spec.templates import guard_holds, view_of_case
+    from aclnn_conformance.spec.case import Case, TensorArg
+    from aclnn_conformance.spec.enums import AclDataType, AclFormat
+    from aclnn_conformance.spec.tensor import TensorDesc
+    import numpy as np
+
+    def arg(shape, strides, fmt=AclFormat.ND):
+        desc = TensorDesc(AclDataType.FLOAT, shape, strides, 0, fmt, (6,))
+        return TensorArg(desc, np.zeros(6, np.float32))
+    case = Case(op="snip", case_id="c", tensors={
+        "row_major": arg((2, 3), (3, 1)), "transposed": arg((2, 3), (1, 2)),
+        "size_one_dims": arg((1, 3, 1), (7, 1, 5)),          # a size-1 dim may carry any stride
+        "one_element": arg((1, 1), (9, 9)), "private": arg((2, 3), (1, 2), AclFormat.FRACTAL_NZ),
+        "absent": None}, attrs={})
+    call = view_of_case(case)
+    held = {n: guard_holds(call, ("contiguous", (n,))) for n in case.tensors}
+    assert held == {"row_major": True, "transposed": False, "size_one_dims": True, "one_element": True,
+                    "private": True, "absent": True}   # opbase: IsContiguous(nullptr) is true
+    assert guard_holds(call, ("contiguous", ("row_major", "transposed"))) is False
 
 
 def test_the_empty_guard_holds_on_the_empty_tensors():
@@ -223,3 +260,126 @@ def test_return_false_in_a_status_function_is_success_a_null_guard_for_the_rest(
 def test_a_check_after_it_that_a_null_tensor_fails_stays_unread():
     events = _walk(INPLACE % "OP_CHECK_NULL(other, return ACLNN_ERR_PARAM_NULLPTR);", NAMES)
     assert [e.kind for e in events] == ["unread"]
+
+
+UNDEFINED = """
+static bool CheckPromoteType(const aclTensor* self, op::DataType promoteType)
+{
+    if (promoteType == DataType::DT_UNDEFINED) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "cannot promote");
+        return false;
+    }
+    if (promoteType == DataType::DT_FLOAT) {
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckPromoteType(self, out->GetDataType()), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_tensors_own_dtype_against_undefined_is_a_dtype_rule_and_makes_no_fault_case():
+    events = _walk(UNDEFINED, NAMES)
+    assert [(e.template, e.args_dict(), e.status) for e in events] == [
+        ("dtype_not_in", {"param": "out", "dtypes": ["UNDEFINED"], "list": "literal"}, 161002),
+        ("dtype_not_in", {"param": "out", "dtypes": ["FLOAT"], "list": "literal"}, 161002)]
+    from aclnn_conformance.suites.faults.surface import _candidates
+    rule = {"template": "dtype_not_in", "args": {"param": "out", "dtypes": ["UNDEFINED", "FLOAT"]}}
+    assert len(_candidates(rule)) == 1     # a tensor of no storage type cannot be built: FLOAT alone
+
+
+SCALAR = """
+static bool CheckAttr(const aclScalar* alpha, bool isResult)
+{
+    if (!(alpha->ToFloat() > 0 || alpha->ToFloat() < 0)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "alpha must not be 0");
+        return false;
+    }
+    if (isResult && (0.5 <= alpha->ToDouble())) {
+        return false;
+    }
+    %s
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclScalar* alpha, bool isResult,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckAttr(alpha, isResult), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+SCALAR_NAMES = ["self", "alpha", "isResult", "out", "workspaceSize", "executor"]
+
+
+def test_conditions_on_scalar_values_and_bool_flags_are_one_value_test_each():
+    events = _walk(SCALAR % "", SCALAR_NAMES)
+    assert [(e.template, json.loads(json.dumps(e.args_dict())), e.status) for e in events] == [
+        ("scalar_test", {"test": ["not", ["or", ["cmp", "alpha", "float", ">", 0.0],
+                                                ["cmp", "alpha", "float", "<", 0.0]]]}, 161002),
+        ("scalar_test", {"test": ["and", ["flag", "isResult"], ["cmp", "alpha", "double", ">=", 0.5]]},
+         161002)]
+    # a scalar against anything but a number (another scalar, a call) stays unread
+    events = _walk(SCALAR % "if (alpha->ToFloat() < self->GetViewShape().GetDim(0)) { return false; }",
+                   SCALAR_NAMES)
+    assert events[-1].kind == "unread"
+
+
+def test_the_value_test_follows_to_float_and_ieee_comparisons():
+    from aclnn_conformance.spec.templates import CallView, predicate
+    zero = predicate("scalar_test", {"test": ["not", ["or", ["cmp", "alpha", "float", ">", 0.0],
+                                                            ["cmp", "alpha", "float", "<", 0.0]]]})
+    call = lambda value, flag=False: CallView(  # noqa: E731
+        {}, {"alpha": {"dtype": "DOUBLE", "value": value}, "isResult": flag}, frozenset())
+    assert zero(call(0.0)) and zero(call(-0.0)) and zero(call(float("nan")))
+    assert zero(call(1e-50))          # ToFloat rounds the double to float32: 0, rejected
+    assert not zero(call(1e-30)) and not zero(call(-2.0))
+    assert not zero(CallView({}, {"alpha": None}, frozenset()))   # a null scalar is the null rule's
+    flagged = predicate("scalar_test", {"test": ["and", ["flag", "isResult"],
+                                                 ["cmp", "alpha", "double", "<", 0.0]]})
+    assert flagged(call(-1.0, True)) and not flagged(call(-1.0, False)) and not flagged(call(1.0, True))
+
+
+PROMOTED = """
+static const std::initializer_list<op::DataType> UNSUPPORTED = {op::DataType::DT_INT8, op::DataType::DT_BOOL};
+
+static bool CheckPromote(const aclTensor* self, const aclTensor* other, const aclTensor* out)
+{
+    op::DataType promoteType = op::PromoteType(self->GetDataType(), other->GetDataType());
+    if (CheckType(promoteType, UNSUPPORTED)) {
+        return false;
+    }
+    if (promoteType != out->GetDataType()) {
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckPromote(self, other, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_computed_dtype_in_a_refused_list_and_against_a_tensors_dtype():
+    from aclnn_conformance.spec.templates import CallView, TensorView, predicate
+    events = _walk(PROMOTED, NAMES)
+    got = [(e.template, json.loads(json.dumps(e.args_dict()))) for e in events]
+    promoted = ["promote", ["of", "self"], ["of", "other"]]
+    assert [t for t, _ in got] == ["dtype_expr_in", "dtypes_equal_expr"]
+    assert got[0][1]["expr"] == promoted and got[0][1]["dtypes"] == ["INT8", "BOOL"]
+    assert got[1][1] == {"param": "out", "expr": promoted}
+    call = lambda a, b, o: CallView({"self": TensorView(a, (2,), "ND"), "other": TensorView(b, (2,), "ND"),  # noqa: E731
+                                     "out": TensorView(o, (2,), "ND")}, {}, frozenset())
+    refused, equal = (predicate(t, a) for t, a in got)
+    assert refused(call("INT8", "BOOL", "INT8")) and not refused(call("INT8", "INT32", "INT32"))
+    assert equal(call("FLOAT16", "FLOAT", "FLOAT16")) and not equal(call("FLOAT16", "FLOAT", "FLOAT"))

@@ -275,12 +275,62 @@ def test_checks_of_an_optional_argument_under_its_non_null_condition():
     assert [e.kind for e in events] == ["check", "unread"]              # a branch that returns
 
 
-def test_a_storage_format_against_a_literal():
+def test_a_storage_or_view_format_against_a_literal_or_another_tensors():
+    # aclCreateTensor gives the view and the storage its one format: the two read alike
     line = """if (self->GetStorageFormat() != Format::FORMAT_ND) { return ACLNN_ERR_PARAM_INVALID; }
     if (out->GetStorageFormat() == op::Format::FORMAT_FRACTAL_NZ) { return ACLNN_ERR_PARAM_INVALID; }
-    if (out->GetViewFormat() != Format::FORMAT_ND) { return ACLNN_ERR_PARAM_INVALID; }"""
+    if (out->GetViewFormat() != Format::FORMAT_NCHW) { return ACLNN_ERR_PARAM_INVALID; }
+    if (self->GetViewFormat() != out->GetViewFormat()) { OP_LOGE(ACLNN_ERR_PARAM_INVALID, "x"); return ACLNN_ERR_PARAM_INVALID; }
+    if (op::IsPrivateFormat(self->GetViewFormat())) { return ACLNN_ERR_PARAM_INVALID; }
+    if (self->GetViewFormat() < out->GetViewFormat()) { return ACLNN_ERR_PARAM_INVALID; }"""
     events = _walk(SNIPPET % line, "", ["self", "out", "workspaceSize", "executor"])
     assert [(e.template, e.args_dict()) for e in events] == [
         ("null", {"param": "self"}), ("format_in", {"param": "self", "formats": ["ND"]}),
-        ("format_not_in", {"param": "out", "formats": ["FRACTAL_NZ"]}), ("", {})]   # a view format: unread
+        ("format_not_in", {"param": "out", "formats": ["FRACTAL_NZ"]}),
+        ("format_in", {"param": "out", "formats": ["NCHW"]}),
+        ("formats_equal", {"param": "self", "other": "out"}),
+        ("private_format", {"param": "self", "formats": "opbase"}),
+        ("", {})]   # an ordering of formats: no template, unread
     assert events[-1].kind == "unread"
+
+
+BROADCAST_SNIPPET = """
+static bool CheckShape(const aclTensor* self, const aclTensor* other, const aclTensor* out)
+{
+    %s
+    op::Shape broadcastShape;
+    BroadcastInferShape(self->GetViewShape(), other->GetViewShape(), broadcastShape);
+    OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(out, broadcastShape, return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShape(self, other, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_dropped_broadcast_infer_shape_is_held_only_after_a_broadcast_check_of_its_tensors():
+    names = ["self", "other", "out", "workspaceSize", "executor"]
+    events = _walk(BROADCAST_SNIPPET % "OP_CHECK_BROADCAST(other, self, return false);", "", names)
+    assert [(e.template, e.args_dict()) for e in events] == [
+        ("broadcastable", {"param": "other", "other": "self"}),
+        ("broadcast_equals", {"param": "out", "of": ["self", "other"]})]
+    # no earlier check refuses the calls whose tensors do not broadcast: the shape is unknown there
+    for before in ("", "OP_CHECK_BROADCAST(self, out, return false);"):
+        events = _walk(BROADCAST_SNIPPET % before, "", names)
+        assert events[-1].kind == "unread" and "broadcastShape" in events[-1].text
+
+
+def test_op_check_of_broadcast_infer_shape_is_the_broadcast_check_holding_the_shape():
+    body = BROADCAST_SNIPPET.replace(
+        "BroadcastInferShape(self->GetViewShape(), other->GetViewShape(), broadcastShape);",
+        'OP_CHECK(BroadcastInferShape(self->GetViewShape(), other->GetViewShape(), broadcastShape),\n'
+        '             OP_LOGE(ACLNN_ERR_PARAM_INVALID, "cannot broadcast"), return false);') % ""
+    events = _walk(body, "", ["self", "other", "out", "workspaceSize", "executor"])
+    assert [(e.template, e.args_dict(), e.status) for e in events] == [
+        ("broadcastable", {"param": "self", "other": "other"}, 161002),
+        ("broadcast_equals", {"param": "out", "of": ["self", "other"]}, 161002)]

@@ -15,6 +15,7 @@ from aclnn_conformance.backends.emulator.protocol import FirstPhase, OpExecutor,
 from aclnn_conformance.spec.enums import AclDataType, AclFormat, Status
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.templates import CallView, TensorView, predicate
+from aclnn_conformance.spec.tensor import is_contiguous_view
 
 
 def _name(enum, value: int) -> str:
@@ -30,7 +31,8 @@ def call_view(raw: RawCall, product: str) -> CallView:
     for name, kind, value in raw.params:
         if kind == "tensor":
             tensors[name] = None if value is None else TensorView(
-                _name(AclDataType, value.dtype), tuple(value.view_dims), _name(AclFormat, value.format))
+                _name(AclDataType, value.dtype), tuple(value.view_dims), _name(AclFormat, value.format),
+                is_contiguous_view(value.view_dims, value.strides, value.format))
         else:
             attrs[name] = value
             if kind == "scalar" and isinstance(value, dict):

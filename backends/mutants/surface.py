@@ -62,10 +62,20 @@ def sampled(key: str) -> bool:
     return int.from_bytes(digest[:4], "big") / 2 ** 32 < MUTANT_SHARE
 
 
+def outside_sample() -> MutantSet:
+    """The generated mutants, controls and gaps of every extracted operator the ci sample leaves out,
+    as one set: the full tier runs them beside the registry's."""
+    from aclnn_conformance.spec.registry import is_data_operator, operators
+    sets = [mutant_set(key, everyone=True) for key in operators() if is_data_operator(key) and not sampled(key)]
+    return MutantSet(*(tuple(cls for s in sets for cls in getattr(s, kind))
+                       for kind in ("mutants", "controls", "equivalent", "gaps")))
+
+
 @lru_cache(maxsize=None)
-def mutant_set(key: str) -> MutantSet:
-    """The operator's interface mutants and control (none for an operator outside the sample)."""
-    if not sampled(key):
+def mutant_set(key: str, everyone: bool = False) -> MutantSet:
+    """The operator's interface mutants and control, and its value mutants and controls (none for an
+    operator outside the sample, unless ``everyone``)."""
+    if not (everyone or sampled(key)):
         return MutantSet()
     from aclnn_conformance.spec.registry import operator
     record = operator(key)

@@ -3,6 +3,7 @@ with that rule broken. A fault is kept only when, on at least one product under 
 rule is the one that decides the call (so nothing checked before it is broken there)."""
 from __future__ import annotations
 
+import itertools
 from functools import lru_cache
 from typing import Callable
 
@@ -11,7 +12,7 @@ from aclnn_conformance.spec.dtype_promotion import can_cast, promote_type
 from aclnn_conformance.spec.faults import Fault
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.suites.calls.surface import (PREFERRED, PerOperator, base_call, decides_somewhere,
-                                                    tensor_arg)
+                                                    has_storage, tensor_arg)
 
 FAULT_DTYPES = PREFERRED + ("HIFLOAT8", "FLOAT8_E4M3FN")
 PRIVATE = "FRACTAL_NZ"
@@ -56,10 +57,14 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         return [lambda c: c.with_tensor(p, None) if p in c.tensors else c.with_attrs(**{p: None})]
     if t == "dtype_in":
         return [lambda c, d=d: _with_dtype(c, a["param"], d) for d in FAULT_DTYPES if d not in a["dtypes"]]
-    if t == "dtype_not_in":
-        return [lambda c, d=d: _with_dtype(c, a["param"], d) for d in a["dtypes"]]
+    if t == "dtype_not_in":   # a dtype without storage (UNDEFINED) makes no case
+        return [lambda c, d=d: _with_dtype(c, a["param"], d) for d in a["dtypes"] if has_storage(d)]
     if t == "dtypes_equal":
         return [lambda c, d=d: _with_dtype(c, a["param"], d) for d in FAULT_DTYPES]
+    if t in ("dtypes_equal_expr", "dtype_expr_in"):
+        # the checked tensor's own dtype, then each dtype the expression reads
+        names = ([a["param"]] if "param" in a else []) + _dtype_operands(a)
+        return [lambda c, n=n, d=d: _with_dtype(c, n, d) for n in names for d in FAULT_DTYPES]
     if (t == "castable" and "to" not in a and "to_dtype" not in a) or (t == "promotable" and "other" not in a):
         # a computed dtype (``from_expr``/``to_expr``/``expr``): each dtype of each tensor it reads,
         # kept only where it decides (faults() checks every candidate)
@@ -102,11 +107,40 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
             shape = c.tensors[a["param"]].desc.shape
             return _with_shape(c, a["param"], (shape[0] + 1,) + shape[1:] if shape else (3,))
         return [clash]
+    if t == "scalar_test":
+        return _value_test_candidates(a["test"])
     if t == "attr_range":
         bad = [a["min"] - 1] if "min" in a else []
         bad += [a["max"] + 1] if "max" in a else []
         return [lambda c, v=v: c.with_attrs(**{a["attr"]: v}) for v in bad]
     return []
+
+
+def _value_test_candidates(test: list) -> list[Callable[[Case], Case]]:
+    """Scalar values at, beside and across each number the test compares with (NaN too), with every
+    setting of the bool flags it reads (faults() keeps the first that decides)."""
+    numbers: dict[str, set[float]] = {}
+    flags: list[str] = []
+
+    def walk(t) -> None:
+        if t[0] == "cmp":
+            numbers.setdefault(t[1], set()).add(float(t[4]))
+        elif t[0] == "flag":
+            flags.append(t[1])
+        else:
+            for x in t[1:]:
+                walk(x)
+    walk(test)
+    out = []
+    for name, nums in numbers.items():
+        values = sorted({v for x in nums for v in (x, x - 1.0, x + 1.0, -x)}) + [float("nan")]
+        for v in values:
+            for setting in itertools.product((True, False), repeat=len(flags)):
+                def build(c: Case, name=name, v=v, setting=setting) -> Case:
+                    return c.with_attrs(**{name: {**c.attrs[name], "value": v}},
+                                        **dict(zip(flags, setting)))
+                out.append(build)
+    return out
 
 
 def _dtype_operands(args: dict) -> list[str]:
