@@ -30,6 +30,11 @@ class BackendTimeout(RuntimeError):
     """The backend did not return within the time limit (recorded TIMEOUT)."""
 
 
+class OperatorNotImplemented(RuntimeError):
+    """The backend has no implementation of the case's operator (recorded BACKEND_UNAVAILABLE with
+    this reason: nothing was judged, and it is no harness error)."""
+
+
 class ProductUnknown(RuntimeError):
     """A backend tied to one device cannot tell which product that device is (no device reachable,
     an SoC of no known product line): the run must name the product."""

@@ -10,7 +10,7 @@ starts a fresh worker, so one bad case does not end the run.
 The backend reaches the worker as a pickle of the object when it pickles, otherwise by the import
 path of its class (``module:Class``, constructed without arguments). An exception raised by the
 backend itself comes back as BackendWorkerError carrying the worker's traceback (the harness records
-HARNESS_ERROR), or as BackendCrash/BackendTimeout when the backend raised those.
+HARNESS_ERROR), or as BackendCrash/BackendTimeout/OperatorNotImplemented when the backend raised those.
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ import traceback
 import weakref
 from typing import Any, Callable
 
-from aclnn_conformance.backends.base import Backend, BackendCrash, BackendTimeout, RunResult
+from aclnn_conformance.backends.base import (Backend, BackendCrash, BackendTimeout, OperatorNotImplemented,
+                                             RunResult)
 from aclnn_conformance.spec.case import Case
 
 START_TIMEOUT = 120.0      # seconds a new worker may take to import and build its backend
@@ -109,6 +110,8 @@ def _worker_main(conn, ref) -> None:
             reply = ("crash", str(exc))
         except BackendTimeout as exc:
             reply = ("timeout", str(exc))
+        except OperatorNotImplemented as exc:
+            reply = ("not-implemented", str(exc))
         except BaseException as exc:
             reply = ("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}")
         try:
@@ -207,6 +210,8 @@ class _Worker:
             raise BackendCrash(payload)
         if kind == "timeout":
             raise BackendTimeout(payload)
+        if kind == "not-implemented":
+            raise OperatorNotImplemented(payload)
         raise BackendWorkerError(f"the backend raised in its worker process: {payload}")
 
 

@@ -13,7 +13,8 @@ import traceback
 from dataclasses import dataclass
 from typing import Callable
 
-from aclnn_conformance.backends.base import Backend, BackendCrash, BackendTimeout, RunResult
+from aclnn_conformance.backends.base import (Backend, BackendCrash, BackendTimeout, OperatorNotImplemented,
+                                             RunResult)
 from aclnn_conformance.judging.judge import Judgement, judge
 from aclnn_conformance.judging.records import OutcomeRecord
 from aclnn_conformance.spec.case import Case
@@ -96,6 +97,8 @@ def run_case(backend: Backend, case: Case, product: str, profile: str,
         outcome, detail = Outcome.CRASH, str(exc)
     except BackendTimeout as exc:
         outcome, detail = Outcome.TIMEOUT, str(exc)
+    except OperatorNotImplemented as exc:
+        outcome, detail = Outcome.BACKEND_UNAVAILABLE, str(exc)
     except NotARunResult as exc:
         result, outcome, detail = None, Outcome.HARNESS_ERROR, str(exc)
     except Exception:  # a backend or harness bug: never counted as conformance

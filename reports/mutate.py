@@ -153,23 +153,30 @@ def _kind(cls) -> tuple[str, str]:
     return "mutant", ""
 
 
+def default_selection(tier: str, include_unkillable: bool = True, controls: bool = True) -> list[type]:
+    """MUTANTS, then EQUIVALENT and GAPS, then CONTROLS; the full tier adds the extracted operators'
+    generated sets that the ci sample leaves out."""
+    from aclnn_conformance.backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS, MutantSet
+    from aclnn_conformance.backends.mutants.surface import outside_sample
+    extra = outside_sample() if tier == "full" else MutantSet()
+    chosen = list(MUTANTS) + list(extra.mutants)
+    if include_unkillable:
+        chosen += list(EQUIVALENT) + list(extra.equivalent) + list(GAPS) + list(extra.gaps)
+    if controls:
+        chosen += list(CONTROLS) + list(extra.controls)
+    return chosen
+
+
 def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = None,
            exhaustive: bool = False, include_unkillable: bool = True,
            controls: bool = True) -> dict:
     """Run every selected mutant class (default: MUTANTS, then EQUIVALENT and GAPS, then, with
     ``controls``, the CONTROLS; the full tier adds the extracted operators' generated sets outside
     the ci sample); the JSON document."""
-    from aclnn_conformance.backends.mutants import CONTROLS, EQUIVALENT, GAPS, MUTANTS, MutantSet
-    from aclnn_conformance.backends.mutants.surface import outside_sample
     from aclnn_conformance.spec.products import PRODUCT_IDS
     products = tuple(products or PRODUCT_IDS)
     if mutants is None:
-        # the full tier adds the extracted operators' generated sets the ci sample leaves out
-        extra = outside_sample() if tier == "full" else MutantSet()
-        mutants = list(MUTANTS) + list(extra.mutants)
-        mutants += list(EQUIVALENT) + list(extra.equivalent) + list(GAPS) + list(extra.gaps) \
-            if include_unkillable else []
-        mutants += list(CONTROLS) + list(extra.controls) if controls else []
+        mutants = default_selection(tier, include_unkillable, controls)
     by_op: dict = {}
     start = time.perf_counter()
     results = []

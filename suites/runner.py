@@ -282,11 +282,13 @@ def skip_unavailable(harness: Harness) -> None:
 
 
 def fail_unless_certifiable(*checked: tuple[OutcomeRecord, Case]) -> None:
-    """Fail the calling test with the message of every record that is not certifiable."""
-    bad = [failure_message(record, case) for record, case in checked
-           if record.outcome not in CERTIFIABLE]
-    if bad:
-        pytest.fail("\n".join(bad), pytrace=False)
+    """Fail the calling test with the message of every record that is not certifiable; skip it with
+    the backend's reason when it only lacks the operator (the records say BACKEND_UNAVAILABLE)."""
+    unjudged = [(record, case) for record, case in checked if record.outcome not in CERTIFIABLE]
+    if unjudged and all(r.outcome == Outcome.BACKEND_UNAVAILABLE for r, _ in unjudged):
+        pytest.skip(unjudged[0][0].detail)
+    if unjudged:
+        pytest.fail("\n".join(failure_message(record, case) for record, case in unjudged), pytrace=False)
 
 
 def ran(record: OutcomeRecord) -> bool:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from aclnn_conformance.backends.base import BackendCrash, BackendTimeout
+from aclnn_conformance.backends.base import BackendCrash, BackendTimeout, OperatorNotImplemented
 from aclnn_conformance.backends.emulator import EmulatorBackend
 from aclnn_conformance.backends.isolation import BackendWorkerError, backend_reference, isolated_executor
 from aclnn_conformance.judging.records import read_records
@@ -68,6 +68,17 @@ class RaisingBackend(EmulatorBackend):
     def run(self, case, product):
         if case.case_id == CRASH_CASE:
             raise ValueError("deliberate failure")
+        return super().run(case, product)
+
+
+class PartialBackend(EmulatorBackend):
+    """Implements every operator but ApplyAdamWQuant."""
+
+    name = "partial-emulator"
+
+    def run(self, case, product):
+        if case.op == "apply_adam_w_quant":
+            raise OperatorNotImplemented("no apply_adam_w_quant here")
         return super().run(case, product)
 
 
@@ -168,6 +179,20 @@ def test_exit_status_crash_timeout_and_restart(cases):
             run(raising, cases[CRASH_CASE], "atlas-a2")
         worker = run.worker(raising)
         assert worker.alive(), "an exception in the backend does not cost the worker"
+    finally:
+        run.close()
+
+
+def test_an_operator_the_backend_does_not_implement_is_backend_unavailable_with_its_reason(cases):
+    from aclnn_conformance.judging.run_case import run_case
+    from aclnn_conformance.spec.outcome import Outcome
+    run = isolated_executor(30)
+    try:
+        backend = PartialBackend()
+        for execute in (None, lambda case, product: run(backend, case, product)):   # in process, in the worker
+            got = run_case(backend, cases[CRASH_CASE], "atlas-a2", "cann", execute=execute)
+            assert got.outcome == Outcome.BACKEND_UNAVAILABLE
+            assert "no apply_adam_w_quant here" in got.detail
     finally:
         run.close()
 

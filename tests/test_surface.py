@@ -124,3 +124,20 @@ def test_skew_is_said_when_the_release_differs(fixture_data):
     assert skew_line(None) == "" and skew_line("unknown") == ""
     line = skew_line("7.0.0")
     assert line.startswith("skew:") and "7.0.0" in line
+
+
+def test_the_full_tier_runs_the_generated_mutants_the_ci_sample_leaves_out(fixture_data, monkeypatch):
+    from aclnn_conformance.backends.mutants import surface
+    from aclnn_conformance.spec.registry import operator
+    monkeypatch.setattr(surface, "MUTANT_SHARE", 0.0)   # no fixture operator in the ci sample
+    surface.mutant_set.cache_clear()
+    try:
+        assert not operator("foo").piece("mutants").mutants
+        outside = surface.outside_sample()
+        ops = {cls.op for cls in outside.mutants + outside.controls}
+        assert {"foo", "bar"} <= ops and all(cls.op != "apply_adam_w" for cls in outside.mutants)
+        from aclnn_conformance.reports.mutate import default_selection
+        assert set(outside.mutants + outside.controls) <= set(default_selection("full"))
+        assert not set(outside.mutants) & set(default_selection("ci"))
+    finally:
+        surface.mutant_set.cache_clear()

@@ -374,3 +374,22 @@ def test_torch_mappings_resolve():
         fn = value_entries()[api].torch.get("function")
         if fn:
             assert callable(_resolve(fn)), api
+
+
+def test_value_cases_of_an_extracted_operator_take_its_inputs_dtype_and_the_full_tier_adds_the_others():
+    registry.operators()
+    from aclnn_conformance.spec.surface_cases import data_value_cases
+    from aclnn_conformance.suites.calls.surface import base_call
+
+    def dtypes(key, tier):
+        return {c.case_id: {n: a.desc.dtype.name for n, a in c.tensors.items() if a is not None}
+                for c in data_value_cases(key, base_call(key), tier)}
+    # SWhere's boolean condition does not choose the dtype of its values
+    ci = dtypes("s_where", "ci")
+    assert list(ci) == ["values", "values-broadcast", "values-empty"]
+    assert ci["values"] == {"condition": "BOOL", "self": "FLOAT", "other": "FLOAT", "out": "FLOAT"}
+    full = dtypes("s_where", "full")
+    assert full["values-BF16"] == {"condition": "BOOL", "self": "BF16", "other": "BF16", "out": "BF16"}
+    assert set(ci) < set(full) and {"values-FLOAT16", "values-broadcast-FLOAT16"} <= set(full)
+    # an output in another dtype than the base call's inputs keeps its own
+    assert dtypes("sign", "full")["values-FLOAT16"] == {"self": "FLOAT16", "result": "FLOAT"}

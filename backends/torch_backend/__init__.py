@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from aclnn_conformance.backends.base import RunResult, Waiver
+from aclnn_conformance.backends.base import OperatorNotImplemented, RunResult, Waiver
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.operator import MissingPiece
 from aclnn_conformance.spec.products import PRODUCT_IDS
@@ -70,7 +70,7 @@ class TorchBackend:
         try:  # each operator's record names its torch implementation, or why it has none
             implementation = operator(case.op).piece("torch")
         except (KeyError, MissingPiece) as exc:
-            raise ValueError(f"the torch backend does not implement {case.op!r}: {exc}") from None
+            raise OperatorNotImplemented(f"the torch backend does not implement {case.op!r}: {exc}") from None
         with _intra_op_threads():
             return implementation(case, product)
 
