@@ -503,6 +503,9 @@ def _check_ret_false(w: Walk, cond: str, env: dict, fail: int) -> bool:
     return True
 
 
+_CONTIGUOUS = re.compile(r"(?:l0op::)?Contiguous\(\s*(\w+)\s*,[^()]*(?:\([^()]*\))?[^()]*\)")
+
+
 def _contiguous_null_check(cond: str, env: dict) -> bool:
     """``CHECK_RET(xContiguous != nullptr, ACLNN_ERR_PARAM_NULLPTR)`` after ``xContiguous =
     l0op::Contiguous(x, executor)`` of an API argument x (checked non-null before): Contiguous returns
@@ -510,9 +513,7 @@ def _contiguous_null_check(cond: str, env: dict) -> bool:
     shape (all the templates describe) always passes it: no parameter check."""
     null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
     held = env.get(null.group(1) or null.group(2)) if null else None
-    m = re.fullmatch(r"(?:l0op::)?Contiguous\(\s*(\w+)\s*,[^()]*(?:\([^()]*\))?[^()]*\)", held.text.strip()) \
-        if isinstance(held, Opaque) else None
-    return bool(m) and isinstance(env.get(m.group(1)), T)
+    return isinstance(held, tuple) and held[:1] == ("copy-of",)
 
 
 def _remapped_call(w: Walk, expr: str, env: dict, code: int) -> bool:
@@ -713,6 +714,11 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("dtype-of", env[m.group(1)].name)
+    if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][:1] == ("copy-of",):
+        return ("dtype-of", env[m.group(1)][1])
+    cm = _CONTIGUOUS.fullmatch(expr)
+    if cm and isinstance(env.get(cm.group(1)), T):   # a contiguous copy keeps the argument's dtype
+        return ("copy-of", env[cm.group(1)].name)
     got = _shape_value(w, expr, env)
     if got is not None:
         return got

@@ -383,3 +383,28 @@ def test_a_computed_dtype_in_a_refused_list_and_against_a_tensors_dtype():
     refused, equal = (predicate(t, a) for t, a in got)
     assert refused(call("INT8", "BOOL", "INT8")) and not refused(call("INT8", "INT32", "INT32"))
     assert equal(call("FLOAT16", "FLOAT", "FLOAT16")) and not equal(call("FLOAT16", "FLOAT", "FLOAT"))
+
+
+CONTIGUOUS_COPY = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_PARAM_NULLPTR);
+    auto selfDtype = selfContiguous->GetDataType();
+    if (selfDtype == op::DataType::DT_COMPLEX64) {
+        OP_CHECK_MAX_DIM(self, 7, return ACLNN_ERR_PARAM_INVALID);
+    }
+    %s
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_contiguous_copy_keeps_its_arguments_dtype_and_is_no_tensor_of_the_api():
+    events = _walk(CONTIGUOUS_COPY % "", NAMES)
+    assert [(e.kind, e.template) for e in events] == [("check", "rank_range")]   # the copy's null check: none
+    assert dict(events[0].args)["when"] == ("in", ("of", "self"), ("COMPLEX64",))
+    # a check made on the copy itself is not read as a check of the argument
+    events = _walk(CONTIGUOUS_COPY % "OP_CHECK_MAX_DIM(selfContiguous, 4, return ACLNN_ERR_PARAM_INVALID);", NAMES)
+    assert events[-1].kind == "unread"
