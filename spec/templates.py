@@ -11,6 +11,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from aclnn_conformance.spec.dtype_promotion import COMPLEX, FLOATING, INTEGRAL, can_cast, promote_type
+from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import PRIVATE_FORMATS, AclDataType, AclFormat
 
 
@@ -320,9 +321,15 @@ REQUIRED_ARGS.update({"format_in": ("param", "formats"), "format_not_in": ("para
                       "attr_in_rank_range": ("attr", "tensor"), "attr_dims_unique": ("attr", "tensor")})
 
 
-def scalar_as(value: Any, kind: str) -> float:
-    """aclScalar::ToFloat (``float``: the value rounded to float32) or ToDouble (``double``)."""
-    return float(np.float32(value)) if kind == "float" else float(value)
+def scalar_as(value: Any, dtype: str, kind: str) -> float:
+    """aclScalar::ToFloat (``float``) or ToDouble (``double``) of ``value`` as the scalar holds it: in
+    its own dtype first (a FLOAT scalar carries float32 bytes), then converted."""
+    try:
+        held = np.asarray(value).astype(numpy_dtype(AclDataType[dtype]))
+    except (KeyError, ValueError):   # a dtype of no NumPy element type: the value as given
+        held = np.asarray(value)
+    with np.errstate(all="ignore"):
+        return float(held.astype(np.float32 if kind == "float" else np.float64))
 
 
 _COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
@@ -339,7 +346,7 @@ def value_test(call: CallView, t: Any) -> bool | None:
         v = call.attrs.get(t[1])
         if not isinstance(v, dict) or isinstance(v.get("value"), (complex, type(None), str)):
             return None   # null, or a value ToFloat has no one reading of
-        return _COMPARE[t[3]](scalar_as(v["value"], t[2]), float(t[4]))
+        return _COMPARE[t[3]](scalar_as(v["value"], v.get("dtype", "DOUBLE"), t[2]), float(t[4]))
     if op == "flag":
         v = call.attrs.get(t[1])
         return None if v is None else bool(v)

@@ -339,6 +339,10 @@ def test_the_value_test_follows_to_float_and_ieee_comparisons():
         {}, {"alpha": {"dtype": "DOUBLE", "value": value}, "isResult": flag}, frozenset())
     assert zero(call(0.0)) and zero(call(-0.0)) and zero(call(float("nan")))
     assert zero(call(1e-50))          # ToFloat rounds the double to float32: 0, rejected
+    # a FLOAT scalar carries float32 bytes: ToDouble of 1e-50 held there is 0 too
+    tiny = predicate("scalar_test", {"test": ["cmp", "alpha", "double", "==", 0.0]})
+    assert tiny(CallView({}, {"alpha": {"dtype": "FLOAT", "value": 1e-50}}, frozenset()))
+    assert not tiny(CallView({}, {"alpha": {"dtype": "DOUBLE", "value": 1e-50}}, frozenset()))
     assert not zero(call(1e-30)) and not zero(call(-2.0))
     assert not zero(CallView({}, {"alpha": None}, frozenset()))   # a null scalar is the null rule's
     flagged = predicate("scalar_test", {"test": ["and", ["flag", "isResult"],
