@@ -5,6 +5,7 @@ Case (the spec) and a RawCall (the emulator). Predicates follow the opbase defin
 uses (op_error_check.h, IsPrivateFormat, CheckBroadcastShape, CanCast)."""
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -332,8 +333,8 @@ def scalar_as(value: Any, dtype: str, kind: str) -> float:
         return float(held.astype(np.float32 if kind == "float" else np.float64))
 
 
-_COMPARE = {"<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
-            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+_COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
+            "!=": operator.ne}
 
 
 def value_test(call: CallView, t: Any) -> bool | None:
