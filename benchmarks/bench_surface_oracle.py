@@ -2,7 +2,8 @@
 the same function, measured in the same run (best of five each).
 
 Two figures per API: the oracle's expected values (``evaluate_values``: float64 evaluation in
-blocks of 2^14 elements and the cast back, what ``from_case`` returns as the view) and the whole
+blocks of 2^14 elements and the cast back, or for an exact function of tensors the evaluation in
+float32 itself, what ``from_case`` returns as the view) and the whole
 ``from_case`` with what its standard needs (the rounded class's bound, the transcendental class's
 exact values), and NumPy's float64 ufunc on the same values (the floor of a float64 evaluation).
 Goal: the expected values within 3x the float32 ufunc.
@@ -15,7 +16,7 @@ import time
 
 import numpy as np
 
-from aclnn_conformance.oracle.surface import from_case
+from aclnn_conformance.oracle.surface import from_case, native_exact_dtype
 from aclnn_conformance.oracle.surface_functions import evaluate_values
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.surface_cases import build_case
@@ -49,7 +50,10 @@ def main() -> None:
         ufunc = getattr(np, ufunc_name)
         base = best(lambda: ufunc(x))
         floor = best(lambda: ufunc(wide))      # the float64 evaluation alone, no cast
+        like = native_exact_dtype(case, entry, np.dtype(np.float32)) if entry.function_class == "exact" \
+            else None   # an exact function of tensors is evaluated without widening, as from_case does
         values = best(lambda: evaluate_values(entry.function, {name: x}, x.shape,
+                                              like=like or np.dtype(np.float64),
                                               result_dtype=np.dtype(np.float32)))
         whole = best(lambda: from_case(case, "cann"), repeat=2)
         print(f"{api:<12} {base:8.3f} {floor:9.3f} {floor / base:6.2f} {values:9.3f} "

@@ -138,6 +138,7 @@ class Walk:
     pending: list = field(default_factory=list)    # (guards, dtype) of its returns in such branches
     depth: int = 0
     ptypes: dict[str, str] = field(default_factory=dict)   # API parameter -> its C type
+    api_depth: int = 1   # the depth of GetWorkspaceSize's body: deeper through ``return Common(...)``
 
     @property
     def soc(self) -> str:
@@ -255,9 +256,9 @@ def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...
     """The empty-tensor return of GetWorkspaceSize itself: the checks after it are read for the calls not
     taking it (``when`` not empty). Kept only when the reading gets at least as far as the scan's first
     parameter check; else (an unread construct of the compute path before it) the scan's reading stands."""
-    if not (top and w.depth == 1 and getattr(stop, "origin", None) is stmt and not w.guards):
+    if not (w.depth == w.api_depth and getattr(stop, "origin", None) is stmt and not w.guards):
         return False
-    first = _first_param_check(rest)
+    first = _first_param_check(rest, w)
     if first is None:
         return False
     mark, guards = len(w.events), len(w.guards)
@@ -278,22 +279,37 @@ def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...
     return True
 
 
-def _first_param_check(rest: tuple[Stmt, ...]) -> Stmt | None:
+def _checks_params(w: Walk | None, text: str, depth: int = 0) -> bool:
+    """``text`` makes a parameter check: by itself, or in a function of the checkout it calls that
+    fails with a parameter status (followed three calls deep; a bool helper's ``return false`` is no
+    failure by itself)."""
+    pattern = r"ACLNN_ERR_PARAM_\w+|OP_CHECK_(?!ADD_TO|INFERSHAPE)\w+|\breturn\s+false\b" if depth == 0 \
+        else r"ACLNN_ERR_PARAM_\w+"
+    if re.search(pattern, text):
+        return True
+    if w is None or depth >= 3:
+        return False
+    for callee in set(re.findall(r"([A-Za-z_][\w:]*)\s*\(", text)):
+        fn = w.index.function(callee)
+        # a status named in a log (OP_LOGE(ACLNN_ERR_PARAM_INVALID, ...)) is no failure by itself
+        if fn is not None and _checks_params(w, re.sub(r"\bOP_LOG\w*\s*\([^;]*\)\s*;", "", fn.body), depth + 1):
+            return True
+    return False
+
+
+def _first_param_check(rest: tuple[Stmt, ...], w: Walk | None = None) -> Stmt | None:
     for stmt in rest:
-        text = stmt.text + "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
-        if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_(?!ADD_TO|INFERSHAPE)\w+|\breturn\s+false\b", text):
+        if _checks_params(w, stmt.text + "".join(s.text for s in _flatten(stmt.then + stmt.orelse))):
             return stmt
     return None
 
 
 def _scan_after_empty(w: Walk, src: SourceFile, rest: tuple[Stmt, ...]) -> None:
-    """Parameter checks after the empty-tensor return (or after the reader stopped) are unread."""
-    for stmt in rest:
-        text = stmt.text + "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
-        if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_(?!ADD_TO|INFERSHAPE)\w+|\breturn\s+false\b", text):
-            _unread(w, src, stmt.offset, "a parameter check after the checks the reader follows: "
-                    + stmt.text)
-            return
+    """Parameter checks after the empty-tensor return (or after the reader stopped) are unread,
+    those made in a function it calls too."""
+    stmt = _first_param_check(rest, w)
+    if stmt is not None:
+        _unread(w, src, stmt.offset, "a parameter check after the checks the reader follows: " + stmt.text)
 
 
 def _flatten(stmts: tuple[Stmt, ...]) -> list[Stmt]:
@@ -382,6 +398,9 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         if short == "BroadcastInferShape" and _dropped_broadcast(w, src, stmt, env, args):
             return
         fn = w.index.function(name)
+        if fn is not None and _reduce_shape_call(w, fn, args, env):
+            _forget_if_mutated(src, stmt, env, _strip(args[-1]))
+            return
         if fn is not None and _is_checker(fn) and not _warns_only(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
         _unknown_call(w, short, text)
@@ -424,6 +443,11 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         fn = w.index.function(call[0])
         if fn is not None and fn.returns.endswith("aclnnStatus"):
             env[name] = ("status-of", _call_status(w, fn, call[1], env, src, stmt))
+            return
+        reduced = _reduce_shape_value(w, fn, call[1], env) if fn is not None else None
+        if reduced is not None:
+            env[name] = reduced
+            _forget_if_mutated(src, stmt, env, name)
             return
     try:
         env[name] = _value(w, rhs, env)
@@ -547,7 +571,14 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
     if call:
         fn = w.index.function(call[0])
         if fn is not None and (fn.returns.endswith("aclnnStatus") or fn.name.endswith("GetWorkspaceSize")):
-            _call_fn(w, fn, call[1], env, fail=None)
+            if w.depth == w.api_depth and not w.guards:   # the API's body continues in the callee
+                w.api_depth += 1
+                try:
+                    _call_fn(w, fn, call[1], env, fail=None)
+                finally:
+                    w.api_depth -= 1
+            else:
+                _call_fn(w, fn, call[1], env, fail=None)
             raise _End(True)
         if fn is not None and _is_checker(fn) and fail is not None:
             _call_fn(w, fn, call[1], env, fail=fail)
@@ -560,6 +591,54 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         if fail is not None:
             raise Unreadable(f"a check function returning {value!r}") from None
         raise _End(Opaque(value)) from None
+
+
+_PARAM_CHECK = re.compile(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_(?!ADD_TO|INFERSHAPE)\w+|\breturn\s+false\b")
+
+
+def _run_fill_empty(w: Walk, src: SourceFile, stmt: Stmt, env: dict, empties: list[str]) -> None:
+    """``if (self->IsEmpty()) { ret = FillScalar(out, v, executor); ...; return ret; }`` in
+    GetWorkspaceSize: the checks of the status function it calls hold for the empty calls (``when``
+    empty; a return of the callee on an empty ``out`` ends it), and the branch is the empty-tensor
+    return. Returns without effect when the branch is anything else."""
+    body = list(stmt.then)
+    last = body[-1].text.strip().rstrip(";") if body and body[-1].kind == "return" else ""
+    rm = re.fullmatch(r"return\s+(\w+)", last)
+    calls = [(i, st) for i, st in enumerate(body[:-1]) if st.kind == "decl"
+             and re.match(r"(?:auto\s+|aclnnStatus\s+)?(\w+)\s*=\s*[A-Za-z_][\w:]*\s*\(", st.text.strip())]
+    if not rm or len(calls) != 1:
+        return
+    i, call_stmt = calls[0]
+    cm = re.match(r"(?:auto\s+|aclnnStatus\s+)?(\w+)\s*=\s*(.+)$", call_stmt.text.strip(), re.S)
+    call = _macro(cm.group(2).strip())
+    fn = w.index.function(call[0]) if call else None
+    if fn is None or not fn.returns.endswith("aclnnStatus") or rm.group(1) not in (cm.group(1), "ACLNN_SUCCESS"):
+        return
+    others = [st for k, st in enumerate(body[:-1]) if k != i]
+    if any(_PARAM_CHECK.search(st.text + "".join(x.text for x in _flatten(st.then + st.orelse))) for st in others):
+        return
+    mark = len(w.events)
+    guard = ("empty", tuple(sorted(empties)), " || " in stmt.cond or len(empties) == 1)
+    w.guards.append(guard)
+    try:
+        _call_fn(w, fn, call[1], dict(env), fail=None)
+    except _Stop as stop:
+        if not stop.empty:   # an unread construct in the callee: it stands, the walk ends
+            raise
+    except _End:
+        pass
+    finally:
+        w.guards.pop()
+    # the callee's own empty return (an empty ``out``) ends the fill, not the API's checks
+    w.events[mark:] = [e for e in w.events[mark:] if e.kind != "empty"]
+    if any(e.kind == "unread" for e in w.events[mark:]):
+        raise _Stop()
+    path, line = _cite(src, stmt.offset)
+    w.events.append(Event("empty", "empty", _args(params=sorted(empties), any=guard[2]), 0, path, line,
+                          stmt.cond.strip()))
+    stop = _Stop(empty=True)
+    stop.origin, stop.guard = stmt, guard
+    raise stop
 
 
 def _error_exit(stmts: tuple[Stmt, ...], fail: int | None) -> int | None:
@@ -592,6 +671,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     empties = _empty_params(cond, env)
     if not empties and _empty_exit(stmt.then):
         cond, empties = _empty_helper(w, cond, env)
+    if empties and not stmt.orelse and not _empty_exit(stmt.then) and w.depth == w.api_depth and not w.guards:
+        _run_fill_empty(w, src, stmt, env, empties)
     if empties and _empty_exit(stmt.then):
         path, line = _cite(src, stmt.offset)
         w.events.append(Event("empty", "empty", _args(params=sorted(empties), any=" || " in cond or
@@ -1802,7 +1883,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     """A shape or rank local that the rest of its function changes (SetDim, an assignment, an output
     argument of a call other than a checked BroadcastInferShape) is not held: it becomes opaque."""
     value = env.get(name)
-    if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin")):
+    if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin", "rshape")):
         return
     fn = next((f for f in src.functions.values()
                if f.body_offset <= stmt.offset < f.body_offset + len(f.body)), None)
@@ -1811,14 +1892,14 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         return
     rest = fn.body[stmt.offset - fn.body_offset + len(stmt.text):]
     if value[0] == "lin":   # the rank-0 branches _rank0_branch reads
-        rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*-?\s*\d+|\w+\s*\+\+|"
+        rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*(?:-?\s*\d+|true|false)|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
     for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=\s*\(?\s*{n}\s*(?:<=|==)\s*0\s*\)?\s*\?\s*-?\d+\s*:\s*{n}\s*;", rest):
         if value[0] == "lin" and rest[:m.start()].count("{") == rest[:m.start()].count("}"):
             rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
     changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
-                        rf"resize|clear|erase)\s*\(|\[|=(?!=)|\+\+|--|[-+*/]=)|&\s*{n}\b|\+\+\s*{n}\b", rest)
+                        rf"resize|clear|erase)\s*\(|\[|=(?!=)|\+\+|--|[-+*/]=)|(?<!&)&(?!&)\s*{n}\b|\+\+\s*{n}\b", rest)
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
         if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
             continue
@@ -1848,7 +1929,7 @@ def _shape_of(w: Walk, expr: str, env: dict) -> Any:
         v = _value(w, expr, env)
     except Unreadable:
         return None
-    return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape") else None
+    return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape", "rshape") else None
 
 
 def _infer_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, cond: str, code: int) -> bool:
@@ -1913,6 +1994,10 @@ def _m_broadcast_infer(w, src, stmt, env, fail, args):
 
 
 def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
+    if other[0] == "rshape":
+        _, tensor, dims, keepdim, noop = other
+        return "reduced_shape", _args(param=param, of=tensor, dims=dims, keepdim=keepdim,
+                                      **({"noop": noop} if noop is not False else {}))
     if other[0] == "shape-of":
         return "shapes_equal", _args(param=param, other=other[1])
     return "broadcast_equals", _args(param=param, of=list(other[1]))
@@ -2202,17 +2287,24 @@ def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
     lr = _lin(r)
     if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0):
         return False
-    updates = {}
+    updates, flags = {}, {}
     for st in stmt.then:
         m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(-?\s*\d+)|([A-Za-z_]\w*)\s*\+\+|\+\+\s*([A-Za-z_]\w*)",
                          st.text.strip())
         name = m and (m.group(1) or m.group(3) or m.group(4))
+        fm = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(true|false)", st.text.strip())
+        if fm and isinstance(env.get(fm.group(1)), bool) and (fm.group(2) == "true") != env[fm.group(1)] \
+                and fm.group(1) not in flags:
+            flags[fm.group(1)] = fm.group(2) == "true"   # a bool local set at rank 0 only: rank == 0
+            continue
         if not m or not _lin(env.get(name)) or env[name][1] != lr[1] or name in updates:
             return False
         updates[name] = int(m.group(2).replace(" ", "")) if m.group(1) else env[name][4] + 1
     for name, v in updates.items():
         old = env[name]
         env[name] = ("lin", old[1], old[2], old[3], v)
+    for name, at_rank0 in flags.items():
+        env[name] = ("rank0-flag", lr[1], at_rank0)
     return bool(updates)
 
 
@@ -2308,6 +2400,7 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     elem = re.compile(rf"\(\s*\*\s*{a}\s*\)\s*\[\s*{ii}\s*\]|{a}\s*->\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)|"
                       rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)")
     decl = r"(?:const\s+)?(?:auto|int64_t|int32_t|int)\s*&?\s*(\w+)\s*=\s*(.+)"
+    inner, wrapped_dup = _wrapped_local_dup(w, inner, elem, env, fail)
     aliases = [dm.group(1) for st in inner if st.kind == "decl"
                and (dm := re.fullmatch(decl, st.text.strip(), re.S)) and elem.fullmatch(_strip(dm.group(2)))]
     body = m.group(6)
@@ -2315,7 +2408,11 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         return False   # an element's local assigned again: not the element throughout
     if aliases:   # a local holding the element reads as the element
         elem = re.compile(elem.pattern + "|" + "|".join(rf"\b{re.escape(n)}\b" for n in aliases))
+    inner, nonzero = _pos_dim_checks(w, inner, elem, env, fail)
     inner, dup = _mask_dup(w, inner, elem, env, fail)
+    dup = dup or wrapped_dup
+    if nonzero and dup is None:   # the wrapped index served only the size checks
+        inner = tuple(st for st in inner if st is not nonzero[0])
     marker = f"__elem_{arr}"
     env2 = dict(env)
     env2[marker] = v
@@ -2341,10 +2438,15 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             checks.append((st, cond, code))
             continue
         return False
-    if not (checks or dup) or len({c for _, _, c in checks} | ({dup[2]} if dup else set())) != 1:
+    sized = nonzero[1] if nonzero else []
+    codes = {c for _, _, c in checks} | ({dup[2]} if dup else set()) | {c for _, _, c in sized}
+    if not (checks or dup or sized) or len(codes) != 1:
         return False
     for st, cond, code in checks:
         _data_condition(w, src, st.offset, cond, env2, code, "if (" + st.cond.strip() + ")")
+    for st, tensor, code in sized:
+        _check(w, src, st.offset, "attr_dims_nonzero", _args(attr=v.name, tensor=tensor), code,
+               "if (" + " ".join(st.cond.split()) + ")")
     if dup:
         _emit_dims_unique(w, src, stmt, v, dup)
     return True
@@ -2496,12 +2598,191 @@ def _mask_dup(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail: int | No
     return inner, None
 
 
+_VACUOUS_ON_NULL.update({"attr_dims_nonzero", "reduced_shape"})
+_POS_DIM_DECL = re.compile(r"(?:const)?(?:uint64_t|int64_t|size_t|auto)(\w+)=(?:op::)?(GetPosDim|GetPosDimWithStd)"
+                           r"\(@,(\w+)\)")
+
+
+def _pos_dim_checks(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail: int | None):
+    """``index = GetPosDim(d, N); ... if (!isScalar && shape.GetDim(index) == 0) fail;`` in a dim
+    loop: the dim an element names must not be empty (``isScalar`` the flag set at rank 0 only).
+    Returns the statements without those checks and (the index's declaration, [(stmt, tensor,
+    code)]), or the statements unchanged and None."""
+    for k, d in enumerate(inner):
+        dm = _POS_DIM_DECL.fullmatch(_flat(d.text, elem)) if d.kind == "decl" else None
+        fn = w.index.function(dm.group(2)) if dm else None
+        if not dm or fn is None or not _pos_dim_body(fn):
+            continue
+        idx, found, keep = dm.group(1), [], list(inner[:k + 1])
+        for st in inner[k + 1:]:
+            flat = _flat(st.cond, elem) if st.kind == "if" else ""
+            if flat and not st.orelse and re.search(rf"\b{idx}\b", flat) and not _mask_test(flat, idx):
+                tensor, code = _empty_dim_test(flat, idx, env), _error_exit(st.then, fail)
+                if tensor is None or code is None:
+                    return inner, None
+                found.append((st, tensor, code))
+                continue
+            keep.append(st)
+        return (tuple(keep), (d, found)) if found else (inner, None)
+    return inner, None
+
+
+def _empty_dim_test(flat: str, idx: str, env: dict) -> str | None:
+    """``!isScalar&&S.GetDim(idx)==0`` (S a tensor's view shape, or ``t->GetViewShape()``) with
+    ``isScalar`` true at rank 0 only: the tensor whose dim is tested."""
+    m = re.fullmatch(rf"!(\w+)&&(?:(\w+)\.|(\w+)->GetViewShape\(\)\.)GetDim\({re.escape(idx)}\)==0", flat)
+    if not m:
+        return None
+    flag = env.get(m.group(1))
+    shape = env.get(m.group(2)) if m.group(2) else ("shape-of", env[m.group(3)].name) \
+        if isinstance(env.get(m.group(3)), T) else None
+    if not (isinstance(flag, tuple) and flag[:1] == ("rank0-flag",) and flag[2] is True):
+        return None
+    if not (isinstance(shape, tuple) and shape[:1] == ("shape-of",) and shape[1] == flag[1]):
+        return None
+    return shape[1]
+
+
+def _wrapped_local_dup(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail: int | None):
+    """The tail ``x = d; if (d < 0) { x = d + N; } if (mask[x] == 1) fail; else mask[x] = 1;`` of a
+    dim loop (a local wrapped by a rank local N, then a mask of the dims seen). Returns (the
+    statements before it, (N's value, its value at rank 0, code)) or (inner, None)."""
+    if len(inner) < 3:
+        return inner, None
+    d, b = inner[-3], inner[-2]
+    dm = re.fullmatch(r"(?:const)?(?:auto|int64_t|int32_t|int)(\w+)=@", _flat(d.text, elem)) if d.kind == "decl" else None
+    if not dm or b.kind != "if" or b.orelse or len(b.then) != 1:
+        return inner, None
+    x = re.escape(dm.group(1))
+    if _flat(b.cond, elem) not in ("@<0", f"{dm.group(1)}<0"):
+        return inner, None
+    am = re.fullmatch(rf"{x}=(?:(?:@|{x})\+(\w+)|(\w+)\+(?:@|{x}))", _flat(b.then[0].text, elem))
+    if not am:
+        return inner, None
+    try:
+        ln = _lin(_value(w, am.group(1) or am.group(2), env))
+    except Unreadable:
+        return inner, None
+    if not (ln and ln[2] == 1 and ln[3] == 0):
+        return inner, None
+    t = inner[-1]
+    if t.kind != "if" or len(t.orelse) != 1:
+        return inner, None
+    mask = _mask_test(_flat(t.cond, elem), dm.group(1))
+    code = _error_exit(t.then, fail)
+    if mask is None or code is None or not _mask_set(_flat(t.orelse[0].text, elem), mask, dm.group(1)):
+        return inner, None
+    return inner[:-3], (ln, ln[4], code)
+
+
 def _pos_dim_body(fn: Function) -> bool:
     """``{ if (n <= 0) { n = 1; } return d >= 0 ? d : d + n; }`` exactly."""
     if len(fn.params) != 2:
         return False
     d, n = fn.params
     return re.sub(r"\s+", "", fn.body) == f"if({n}<=0){{{n}=1;}}return{d}>=0?{d}:{d}+{n};"
+
+
+# ---- the shape a reduction leaves, built by an infer-shape helper ----
+
+def _loop(var: str, bound: str) -> str:
+    """``for(size_t i=0;i<bound;i++){`` (blanks removed) with the index named ``var``."""
+    return rf"for\((?:size_t|int64_t|uint64_t)(?P<{var}>\w+)=0;(?P={var})<{bound};(?:\+\+(?P={var})|(?P={var})\+\+)\)\{{"
+
+
+def _mask_helper_pattern(S: str, D: str, K: str, R: str, N: str | None) -> re.Pattern:
+    """The mask form (amax, amin, logsumexp, max_v2's with ``N``, a no-op flag): reduce the dims of
+    ``D`` (every dim when D is empty, or with N none), keep each as 1 with ``K``, append to ``R``."""
+    s, d, k, r = (re.escape(x) for x in (S, D, K, R))
+    mask = r"(?:std::)?bitset<\w+>(?P<m>\w+)=(?:std::)?bitset<\w+>\(\);"
+    if N is None:
+        empty = rf"if\({d}->Size\(\)==0\)\{{(?P=m)\.flip\(\);\}}"
+    else:
+        n = re.escape(N)
+        empty = (rf"if\({d}->Size\(\)==0\)\{{if\({n}\)\{{" + _loop("a", rf"{s}\.GetDimNum\(\)") +
+                 rf"{r}\.AppendDim\({s}\.GetDim\((?P=a)\)\);\}}return;\}}else\{{if\({k}\)\{{" +
+                 _loop("b", rf"{s}\.GetDimNum\(\)") + rf"{r}\.AppendDim\(1\);\}}\}}return;\}}\}}")
+    elem = rf"(?:{d}->operator\[\]\((?P=i)\)|\(\*{d}\)\[(?P=i)\])"
+    mark = (_loop("i", rf"{d}->Size\(\)") + rf"(?:int64_t|uint64_t|size_t|auto)(?P<x>\w+)=(?:op::)?"
+            rf"(?P<pos>GetPosDim\w*)\({elem},{s}\.GetDimNum\(\)\);(?P=m)\.set\((?P=x)\);\}}")
+    build = (_loop("j", rf"{s}\.GetDimNum\(\)") + rf"if\(!(?P=m)\[(?P=j)\]\)\{{{r}\.AppendDim\({s}\.GetDim"
+             rf"\((?P=j)\)\);\}}elseif\({k}\)\{{{r}\.AppendDim\(1\);\}}\}}")
+    return re.compile(mask + empty + mark + build)
+
+
+def _array_helper_pattern(t: str, D: str, K: str) -> re.Pattern:
+    """The array form (level2_base_caculation.h ReduceShapeGetWithVar): a bool per dim of ``t``,
+    every dim reduced when ``D`` is null or empty, each reduced dim kept as 1 with ``K``."""
+    t, d, k = (re.escape(x) for x in (t, D, K))
+    return re.compile(
+        rf"auto(?P<s>\w+)={t}->GetViewShape\(\);int64_t(?P<n>\w+)=(?P=s)\.GetDimNum\(\);"
+        rf"bool(?P<a>\w+)\[\w+\]=\{{(?:false,)*false\}};int64_t(?P<x>\w+);op::Shape(?P<r>\w+);"
+        rf"(?P=r)\.SetDimNum\(0\);if\({d}!=nullptr&&{d}->Size\(\)!=0\)\{{"
+        + _loop("i", rf"static_cast<int64_t>\({d}->Size\(\)\)") +
+        rf"(?P=x)={d}->operator\[\]\((?P=i)\);if\((?P=x)<0\)\{{(?P=x)=(?P=x)\+(?P=n);\}}(?P=a)\[(?P=x)\]=true;\}}"
+        + _loop("j", "(?P=n)") +
+        rf"if\(!(?P=a)\[(?P=j)\]\)\{{(?P=r)\.AppendDim\((?P=s)\.GetDim\((?P=j)\)\);\}}elseif\({k}\)\{{"
+        rf"(?P=r)\.AppendDim\(1\);\}}\}}\}}elseif\({k}\)\{{" + _loop("k", "(?P=n)") +
+        rf"(?P=r)\.AppendDim\(1\);\}}\}}return(?P=r);")
+
+
+def _reduce_helper_roles(w: Walk, fn: Function) -> dict[str, int] | None:
+    """A function of the checkout that builds a reduction's shape, by its parameters' roles: the
+    mask form ``(shape, dims, keepdim[, noop], out&)`` or the array form ``(tensor, dims, keepdim)``
+    returning the shape; None for any other body (not read)."""
+    body = re.sub(r"\s+", "", fn.body)
+    p = fn.params
+    if len(p) in (4, 5) and fn.returns.split()[-1] == "void":
+        noop = p[3] if len(p) == 5 else None
+        m = _mask_helper_pattern(p[0], p[1], p[2], p[-1], noop).fullmatch(body)
+        pos = w.index.function(m.group("pos")) if m else None
+        if m and pos is not None and _pos_dim_body(pos):
+            return {"shape": 0, "dims": 1, "keepdim": 2, "out": len(p) - 1, **({"noop": 3} if noop else {})}
+    if len(p) == 3 and fn.returns.split()[-1].endswith("Shape") and _array_helper_pattern(*p).fullmatch(body):
+        return {"tensor": 0, "dims": 1, "keepdim": 2}
+    return None
+
+
+def _reduce_shape_value(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
+    """``("rshape", tensor, dims, keepdim, noop)`` for a call of a reduction's shape helper whose
+    arguments are the API's tensor (or its view shape), int array and bool flags (or literals)."""
+    roles = _reduce_helper_roles(w, fn)
+    if roles is None or len(args) != len(fn.params):
+        return None
+    if "shape" in roles:
+        shape = _shape_of(w, args[roles["shape"]], env)
+        tensor = shape[1] if shape and shape[0] == "shape-of" else None
+    else:
+        v = env.get(_strip(args[roles["tensor"]]))
+        tensor = v.name if isinstance(v, T) else None
+    dims = env.get(_strip(args[roles["dims"]]))
+    if tensor is None or not isinstance(dims, T) or "IntArray" not in w.ptypes.get(dims.name, ""):
+        return None
+    flags = []
+    for role in ("keepdim", "noop"):
+        if role not in roles:
+            flags.append(False)
+            continue
+        text = _strip(args[roles[role]])
+        v = env.get(text)
+        if isinstance(v, T) and w.ptypes.get(v.name, "").strip() in ("bool", "const bool"):
+            flags.append(v.name)
+        elif text in ("true", "false"):
+            flags.append(text == "true")
+        else:
+            return None
+    return ("rshape", tensor, dims.name, flags[0], flags[1])
+
+
+def _reduce_shape_call(w: Walk, fn: Function, args: list[str], env: dict) -> bool:
+    """``Helper(self->GetViewShape(), dim, keepDim, reduceShape);``: ``reduceShape`` holds the
+    reduced shape after it."""
+    value = _reduce_shape_value(w, fn, args, env)
+    out = _strip(args[-1]) if args else ""
+    if value is None or not re.fullmatch(r"[A-Za-z_]\w*", out) or isinstance(env.get(out), T):
+        return False
+    env[out] = value
+    return True
 
 
 def _emit_dims_unique(w: Walk, src: SourceFile, stmt: Stmt, arr: T, dup) -> None:

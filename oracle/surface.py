@@ -12,6 +12,7 @@ output is an empty result.
 """
 from __future__ import annotations
 
+import ast
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -21,7 +22,7 @@ import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
-from aclnn_conformance.oracle.surface_functions import evaluate_bound, evaluate_values
+from aclnn_conformance.oracle.surface_functions import evaluate_bound, evaluate_values, parse
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
@@ -148,12 +149,14 @@ def _scalar(case: Case, entry: ValueEntry, name: str) -> Any:
     return value
 
 
-def inputs(case: Case, entry: ValueEntry, compute: np.dtype) -> tuple[dict[str, Any], tuple[int, ...]]:
-    """The evaluation's environment (arrays in float64 for a floating compute dtype, else in the
-    compute dtype; scalars as numbers) and the broadcast shape of the tensor inputs."""
+def inputs(case: Case, entry: ValueEntry, compute: np.dtype,
+           evaluate_in: np.dtype | None = None) -> tuple[dict[str, Any], tuple[int, ...]]:
+    """The evaluation's environment (arrays in ``evaluate_in``, by default float64 for a floating
+    compute dtype, else the compute dtype; scalars as numbers) and the broadcast shape of the
+    tensor inputs."""
     env: dict[str, Any] = {}
     shapes = []
-    wide = np.dtype(np.float64) if is_float(compute) else compute
+    wide = evaluate_in or (np.dtype(np.float64) if is_float(compute) else compute)
     for name in entry.inputs:
         arg = case.tensors.get(name)
         if arg is not None:
@@ -175,15 +178,20 @@ def inputs(case: Case, entry: ValueEntry, compute: np.dtype) -> tuple[dict[str, 
 
 
 def from_case(case: Case, profile: str, product: str | None = None) -> OracleResult:
-    """The expected output of an elementwise API's call, with what its standard needs (aux)."""
+    """The expected output of an elementwise API's call, with what its standard needs (aux); a
+    reduction's by oracle/surface_reductions.py."""
     entry = value_entry(case.op)
+    if entry.reduction is not None:
+        from aclnn_conformance.oracle.surface_reductions import from_case as reduction_from_case
+        return reduction_from_case(case, profile, product)
     out_arg = case.tensor(entry.output)
     out_dtype = out_arg.storage.dtype
     out_shape = tuple(out_arg.desc.shape)
     compute = compute_dtype(case, entry)
-    env, shape = inputs(case, entry, compute)
-    shape = np.broadcast_shapes(shape, out_shape) if out_shape else shape
     exact_evaluation = entry.function_class == "exact" or not is_float(compute)
+    evaluate_in = native_exact_dtype(case, entry, compute) if exact_evaluation else None
+    env, shape = inputs(case, entry, compute, evaluate_in)
+    shape = np.broadcast_shapes(shape, out_shape) if out_shape else shape
     aux: dict[str, Any] = {}
     if not is_float(compute):
         result = evaluate_values(entry.function, env, shape, compute)
@@ -191,7 +199,7 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
             expected = result.astype(compute).astype(out_dtype)
         aux = {"either_zero_sign": entry.zero_sign == "either"}
     elif exact_evaluation:
-        result = evaluate_values(entry.function, env, shape)
+        result = evaluate_values(entry.function, env, shape, like=evaluate_in or np.dtype(np.float64))
         with np.errstate(all="ignore"):
             expected = result.astype(compute).astype(out_dtype) if result.dtype != np.bool_ \
                 else result.astype(out_dtype)
@@ -216,6 +224,22 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     if "exact" in aux and np.shape(aux["exact"]) != out_shape:
         aux["exact"] = np.broadcast_to(aux["exact"], out_shape)
     return OracleResult(views={entry.output: expected}, aux={entry.output: aux})
+
+
+def native_exact_dtype(case: Case, entry: ValueEntry, compute: np.dtype) -> np.dtype | None:
+    """The dtype an exact function of tensors alone is evaluated in without widening to float64:
+    float32 for float32 and narrower float compute dtypes (which it holds exactly), float64 for
+    float64; every operation of the exact class returns one of its operands or a value they hold,
+    and every literal of the function is held exactly too. None when a scalar attribute takes part
+    (its comparison is made in float64, as before) or the compute dtype is no float."""
+    if not is_float(compute) or any(case.tensors.get(n) is None for n in entry.inputs):
+        return None
+    held = np.dtype(np.float32) if np.dtype(compute).itemsize <= 4 else np.dtype(np.float64)
+    for node in ast.walk(parse(entry.function)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+                not isinstance(node.value, bool) and float(held.type(node.value)) != node.value:
+            return None
+    return held
 
 
 def tolerance_aux(entry: ValueEntry, out_dtype: np.dtype) -> dict[str, Any]:

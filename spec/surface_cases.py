@@ -106,6 +106,8 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
     """The value cases of an operator (by key or API name)."""
     entry = value_entry(op)
     key = op if not op.startswith("aclnn") else entry.key
+    if entry.reduction is not None:
+        return reduction_value_cases(entry, key, count, dtypes)
     rng = np.random.default_rng(SEED)
     cases = []
     names = tensor_inputs(entry)
@@ -135,6 +137,62 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
         if names:
             cases.append(build_case(entry, key, f"empty-{dtype_name}", empty, acl))
     return cases
+
+
+# a reduction's calls: (kind, input shape for 1024 values, dims, keepdim, noop)
+REDUCTION_CALLS = (("values", (8, 16, 8), [1], False, False),      # one middle dim, specials in it
+                   ("axes", (6, 6, 4), [0, -1], False, False),      # two dims, one negative
+                   ("twin", (6, 6, 4), [1], False, False),          # a dim of the size of another
+                   ("keepdim", (4, 6, 5), [-1], True, False),
+                   ("all", (4, 6, 5), [], False, False),            # no dims: every dim
+                   ("noop", (4, 6, 5), [], False, True),            # no dims and the no-op flag
+                   ("empty", (0, 5), [1], False, False))            # an empty kept dim
+
+
+def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
+                          dtypes: tuple[str, ...] | None = None) -> list[Case]:
+    """A reduction's value cases per sample dtype (``REDUCTION_CALLS``, the no-op one only where
+    the entry has the flag): values in the entry's range with the special values, and one slice
+    whose result is a subnormal and one whose result is a zero of either sign."""
+    red = entry.reduction
+    rng = np.random.default_rng(SEED)
+    cases = []
+    for dtype_name in dtypes or entry.sample.get("dtypes", ["FLOAT"]):
+        acl = AclDataType[dtype_name]
+        dt = numpy_dtype(acl)
+        for kind, shape, dims, keepdim, noop in REDUCTION_CALLS:
+            if noop and not red.get("noop"):
+                continue
+            scale = max(1, count // 1024) if kind == "values" else 1
+            shape = (shape[0] * scale,) + shape[1:]
+            size = int(np.prod(shape))
+            x = sample_values(entry, dt, size, rng, with_specials=kind == "values").reshape(shape)
+            if kind == "values" and dt.kind == "f" or (kind == "values" and dt == np.dtype(ml_dtypes.bfloat16)):
+                x = _edge_slices(x, red["kind"], dt)
+            attrs: dict[str, Any] = {red["dims"]: list(dims), red["keepdim"]: keepdim}
+            if red.get("noop"):
+                attrs[red["noop"]] = noop
+            from aclnn_conformance.spec.templates import reduced_shape
+            out_shape = reduced_shape(shape, dims, keepdim, noop)
+            tensors = {red["input"]: _tensor(x, acl),
+                       entry.output: _tensor(np.zeros(out_shape, dtype=dt), acl)}
+            cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
+                              rule_ids=(value_rule(entry),), origin="table"))
+    return cases
+
+
+def _edge_slices(x: np.ndarray, kind: str, dtype: np.dtype) -> np.ndarray:
+    """Slices (over dim 1) whose extreme is a subnormal, and +0 against -0: x[0, :, 0] and x[1, :, 0]."""
+    finfo = ml_dtypes.finfo(dtype) if dtype == np.dtype(ml_dtypes.bfloat16) else np.finfo(dtype)
+    side = -1.0 if kind == "max" else 1.0       # every other value on the far side of the extreme
+    x = np.array(x, copy=True)
+    n = x.shape[1]
+    far = side * (1.0 + np.arange(n, dtype=np.float64))
+    x[0, :, 0] = far.astype(dtype)
+    x[0, 0, 0] = dtype.type(-side * float(finfo.smallest_normal) / 4)
+    x[1, :, 0] = far.astype(dtype)
+    x[1, 0, 0], x[1, 1, 0] = dtype.type(0.0), dtype.type(-0.0)
+    return x
 
 
 def table_value_cases(op: str, tier: str = "ci") -> list[Case]:
@@ -168,6 +226,7 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
                          if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
+    names.update({kind: f"values-{kind}" for kind, *_ in REDUCTION_CALLS if kind not in names})
     out = []
     for case in value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=dtypes):
         kind, case_dtype = case.case_id.split("-", 1)

@@ -18,12 +18,16 @@ def _model(function_class: str, order: str, correctly_rounded: tuple[str, ...],
 # one model per function class (the ``operator`` field names the class); an operator's record takes
 # its class's model through ``arithmetic_model_for``
 CLASS_MODELS: dict[str, ArithmeticModel] = {m.operator: m for m in (
-    _model("exact", "the document's function, element by element after broadcasting",
+    _model("exact", "the document's function, element by element after broadcasting, or a "
+                    "reduction's maximum or minimum over each slice of the dims the call names",
            ("none: every result is exactly representable",), (),
            ("any order of evaluation; either zero where the entry says an IEEE max/min or select "
-            "may give either",),
+            "may give either",
+            "a reduction's slice holding NaN: NaN or the extreme of its other values (not judged: "
+            "the documents do not say)"),
            ("any difference in value", "a NaN not propagated", "a subnormal flushed to zero",
-            "another output dtype than the host code's")),
+            "another output dtype than the host code's", "a reduction over other dims than the call's",
+            "an output shape inferred without keepdim")),
     _model("rounded", "the document's formula in its order, operands cast to the compute dtype "
                       "the host code chooses, one cast to the output dtype",
            ("addition", "subtraction", "multiplication", "the final cast (round to nearest even)"),

@@ -16,6 +16,8 @@ from typing import Any, Mapping
 VALUE_TABLE_SCHEMA = "aclnn-conformance/value-table/1"
 VALUES_FOLDER = Path(__file__).resolve().parent / "data" / "values"
 FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
+# what a reduction entry's ``reduction.kind`` may name (oracle/surface_reductions.py computes each)
+REDUCTION_KINDS = ("max", "min")
 
 
 class UnknownValueEntry(LookupError):
@@ -44,6 +46,8 @@ class ValueEntry:
     sample: Mapping[str, Any] = field(default_factory=dict)   # the harness's own values (range, attrs, dtypes)
     zero_sign: str = "judged"         # judged | either (an IEEE max/min or select may give either zero)
     note: str = ""
+    # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"]}, the parameters by role
+    reduction: Mapping[str, Any] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def citation(self) -> str:
@@ -55,6 +59,11 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
     if doc["class"] not in FUNCTION_CLASSES:
         raise ValueError(f"value entry {doc.get('api')}: class {doc['class']!r} is not one of "
                          f"{FUNCTION_CLASSES}")
+    reduction = doc.get("reduction")
+    if reduction is not None and (reduction.get("kind") not in REDUCTION_KINDS or
+                                  not {"input", "dims", "keepdim"} <= set(reduction)):
+        raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
+                         f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
                       function_class=doc["class"], domain=doc["domain"],
                       inputs=tuple(doc["inputs"]), output=doc["output"],
@@ -63,7 +72,8 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
                       tolerance=dict(doc.get("tolerance", {})),
                       published_standard=doc.get("published_standard"),
                       source=dict(doc["source"]), zero_sign=doc.get("zero_sign", "judged"),
-                      sample=dict(doc.get("sample", {})), note=doc.get("note", ""), raw=doc)
+                      sample=dict(doc.get("sample", {})), note=doc.get("note", ""),
+                      reduction=dict(reduction) if reduction is not None else None, raw=doc)
 
 
 def load_value_table(path: str | Path) -> list[ValueEntry]:
@@ -158,6 +168,8 @@ def outside_domain(case: Any) -> bool:
     out = case.tensors.get(entry.output)
     if out is None or out.desc.dtype.name not in _COMPUTABLE:
         return True
+    if entry.reduction is not None:
+        return _outside_reduction(case, entry, out)
     shapes = []
     for name in entry.inputs:
         if name in case.tensors:
@@ -179,3 +191,24 @@ def outside_domain(case: Any) -> bool:
     except ValueError:
         return True
     return False
+
+
+def reduction_shape(case: Any, entry: ValueEntry) -> tuple[int, ...] | None:
+    """The shape the entry's reduction leaves for the call (None: no input, or a dim out of range)."""
+    from aclnn_conformance.spec.templates import reduced_shape
+    red = entry.reduction or {}
+    src = case.tensors.get(red.get("input"))
+    if src is None:
+        return None
+    flag = lambda name: bool(case.attrs.get(name)) if name else False
+    return reduced_shape(tuple(src.desc.shape), case.attrs.get(red["dims"]), flag(red.get("keepdim")),
+                         flag(red.get("noop")))
+
+
+def _outside_reduction(case: Any, entry: ValueEntry, out: Any) -> bool:
+    """A reduction's call outside its function: its input missing or of a dtype it is not computed
+    in, or an output whose shape is not the reduction's."""
+    src = case.tensors.get(entry.reduction["input"])
+    if src is None or src.desc.dtype.name not in _COMPUTABLE:
+        return True
+    return reduction_shape(case, entry) != tuple(out.desc.shape)

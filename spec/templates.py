@@ -506,3 +506,57 @@ def dtype_names() -> set[str]:
 
 def format_names() -> set[str]:
     return {f.name for f in AclFormat}
+
+
+# ---- reductions: the dims a reduction names and the shape it leaves ----
+
+def reduced_shape(shape: tuple[int, ...], dims: Any, keepdim: bool, noop_on_empty: bool = False
+                  ) -> tuple[int, ...] | None:
+    """The shape a reduction of ``shape`` over ``dims`` leaves: a negative dim wrapped by the rank (by
+    1 at rank 0); no dims (an empty or absent list) reduces every dim, or none with ``noop_on_empty``;
+    a reduced dim kept as 1 with ``keepdim``. None when a dim is out of range (an earlier check's)."""
+    values = _int_values(dims) if dims is not None else []
+    if values is None:
+        return None
+    if not values:
+        if noop_on_empty:
+            return tuple(shape)
+        return (1,) * len(shape) if keepdim else ()
+    n = len(shape) if shape else 1
+    wrapped = {v + n if v < 0 else v for v in values}
+    if any(not 0 <= v < n for v in wrapped):
+        return None
+    return tuple(1 if i in wrapped else d for i, d in enumerate(shape) if keepdim or i not in wrapped)
+
+
+def _flag(call: CallView, value: Any) -> bool:
+    """A bool argument of a rule: a literal, or the name of a bool attribute (absent reads false)."""
+    return value if isinstance(value, bool) else bool(call.attrs.get(value))
+
+
+def _reduced_shape(call: CallView, a: Mapping) -> bool:
+    """``param``'s view shape is not the reduction of ``of``'s over the attribute ``dims``
+    (``keepdim``, ``noop``: bool attributes or literals), as the host code's infer-shape helper
+    builds it."""
+    t, out = call.tensor(a["of"]), call.tensor(a["param"])
+    if t is None or out is None:
+        return False
+    expected = reduced_shape(t.shape, call.attrs.get(a["dims"]), _flag(call, a.get("keepdim", False)),
+                             _flag(call, a.get("noop", False)))
+    return expected is not None and tuple(out.shape) != expected
+
+
+def _attr_dims_nonzero(call: CallView, a: Mapping) -> bool:
+    """A dim the integer array names has size 0 in ``tensor`` (a negative dim wrapped by the rank; at
+    rank 0 there is no dim to be empty)."""
+    t = call.tensor(a["tensor"])
+    values = _int_values(call.attrs.get(a["attr"]))
+    if t is None or values is None or not t.shape:
+        return False
+    n = len(t.shape)
+    return any(0 <= (v + n if v < 0 else v) < n and t.shape[v + n if v < 0 else v] == 0 for v in values)
+
+
+TEMPLATES.update({"reduced_shape": _reduced_shape, "attr_dims_nonzero": _attr_dims_nonzero})
+REQUIRED_ARGS.update({"reduced_shape": ("param", "of", "dims"), "attr_dims_nonzero": ("attr", "tensor")})
+CATEGORIES.update({"reduced_shape": "shape", "attr_dims_nonzero": "attr"})

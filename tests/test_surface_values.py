@@ -14,7 +14,8 @@ import pytest
 
 from aclnn_conformance.spec import registry
 from aclnn_conformance.spec.enums import AclDataType
-from aclnn_conformance.spec.surface_values import FUNCTION_CLASSES, value_entries, value_entry
+from aclnn_conformance.spec.surface_values import (FUNCTION_CLASSES, REDUCTION_KINDS, value_entries,
+                                                   value_entry)
 
 ROOT = Path(__file__).resolve().parents[1]
 ENTRIES = sorted(value_entries())
@@ -80,6 +81,9 @@ def test_every_function_parses_and_reads_only_the_apis_parameters():
     from aclnn_conformance.oracle.surface_functions import names_of
     for api in ENTRIES:
         e = value_entries()[api]
+        if e.reduction is not None:   # a reduction names its parameters by role
+            assert e.inputs == (e.reduction["input"],) and e.reduction["kind"] in REDUCTION_KINDS, api
+            continue
         assert names_of(e.function) <= set(e.inputs) | {"nan", "inf"}, api
         assert set(e.inputs) <= names_of(e.function), api
 
@@ -300,7 +304,8 @@ def test_every_generated_mutant_is_killed_and_every_control_is_clean(surface_reg
     kinds = {(value_entry(c.entry_api).family, c.kind) for c in chosen}
     assert {k for _, k in kinds} >= {"promotion", "dtype-missing", "nan", "ulp-bias", "twice-limit",
                                      "flush", "faithful-control", "float32-steps-control",
-                                     "native-steps-control"}
+                                     "native-steps-control", "wrong-axis", "keepdim-ignored",
+                                     "nan-ignoring-control", "zero-sign-control"}
     doc = mutate(mutants=chosen, products=("ascend950",))
     s = doc["summary"]
     assert s["survived"] == 0 and s["killed"] == s["named"] == s["mutants"] > 600, s
@@ -345,7 +350,8 @@ def test_extracted_operators_are_value_judged_where_their_interface_is_read():
 
 GENERIC = ["oracle/surface.py", "oracle/surface_functions.py", "spec/standards_surface.py", "spec/surface_compare.py", "spec/surface_models.py",
            "spec/surface_values.py", "spec/surface_records.py", "backends/mutants/surface_values.py",
-           "backends/torch_backend/surface.py", "spec/surface_cases.py"]
+           "backends/torch_backend/surface.py", "spec/surface_cases.py", "oracle/surface_reductions.py",
+           "backends/mutants/surface_reductions.py"]
 
 
 @pytest.mark.parametrize("module", GENERIC)

@@ -56,10 +56,41 @@ MUTANT_SHARE = 0.03
 MUTANT_SEED = "aclnn-conformance-mutants-1"
 
 
-def sampled(key: str) -> bool:
+def _draw(key: str) -> float:
     import hashlib
     digest = hashlib.sha1(f"{MUTANT_SEED}:{key}".encode()).digest()
-    return int.from_bytes(digest[:4], "big") / 2 ** 32 < MUTANT_SHARE
+    return int.from_bytes(digest[:4], "big") / 2 ** 32
+
+
+def sampled(key: str) -> bool:
+    """In the ci sample: drawn (``MUTANT_SHARE`` of the operators by a fixed hash), or the first
+    operator in draw order whose values are judged of a (family, function class, reduction or not)
+    group that the drawn ones leave without one, so that every kind of value mutant of every family
+    runs in the ci tier."""
+    if _draw(key) < MUTANT_SHARE:
+        return True
+    from aclnn_conformance.spec.registry import is_data_operator, operators
+    keys = tuple(sorted(k for k in operators() if is_data_operator(k)))
+    return key in _completion(MUTANT_SHARE, keys)
+
+
+@lru_cache(maxsize=4)
+def _completion(share: float, keys: tuple[str, ...]) -> frozenset[str]:
+    from aclnn_conformance.backends.mutants.surface_values import _judged_somewhere
+    from aclnn_conformance.spec.surface_values import has_value_entry, value_entry
+
+    def group(k: str) -> tuple:
+        e = value_entry(k)
+        return e.family, e.function_class, e.reduction is not None
+
+    valued = sorted((k for k in keys if has_value_entry(k)), key=_draw)
+    covered = {group(k) for k in valued if _draw(k) < share and _judged_somewhere(k)}
+    added = set()
+    for k in valued:
+        if group(k) not in covered and _judged_somewhere(k):
+            covered.add(group(k))
+            added.add(k)
+    return frozenset(added)
 
 
 def outside_sample() -> MutantSet:

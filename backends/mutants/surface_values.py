@@ -17,6 +17,9 @@ oracle with one defect; a control computes correctly but otherwise than the orac
   ``float32-steps`` (rounded: every operation rounded in float32, one cast at the end; divisions
   and square roots the other faithful neighbour for a pseudo-random half) and ``native-steps``
   (rounded, fp16/bf16 calls: every operation rounded in the compute dtype itself).
+
+The backend and the defect kinds are in backends/mutants/surface_kinds.py (shared with the
+reductions' sets, backends/mutants/surface_reductions.py, which a reduction's entry gets instead).
 """
 from __future__ import annotations
 
@@ -24,152 +27,17 @@ import ast
 from functools import lru_cache
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
-from aclnn_conformance.backends.base import RunResult
-from aclnn_conformance.backends.mutants.base import Mutant, MutantSet
+from aclnn_conformance.backends.mutants.base import MutantSet
+from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SEED, DtypeMissingMutant, FlushMutant,
+                                                             NanMutant, PromotionMutant, SurfaceBackend,
+                                                             TwiceLimitMutant, UlpBiasMutant, _equivalent,
+                                                             _is_float, _make, _same_outputs, has_subnormal,
+                                                             one_ulp_up)
+from aclnn_conformance.backends.mutants.surface_reductions import reduction_mutant_set
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.enums import Status
-from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
-
-PROFILE = "cann"
-_BF16 = np.dtype(ml_dtypes.bfloat16)
-_NARROWER = {np.dtype(np.float32): _BF16, np.dtype(np.float16): _BF16,
-             _BF16: np.dtype(np.float16), np.dtype(np.float64): np.dtype(np.float32)}
-SEED = 7
-
-
-def _is_float(dtype: np.dtype) -> bool:
-    return np.dtype(dtype).kind == "f" or np.dtype(dtype) == _BF16
-
-
-class SurfaceBackend(Mutant):
-    """Status from the spec; on a judged success, the outputs ``values(case)`` gives."""
-
-    entry_api = ""
-
-    def entry(self) -> ValueEntry:
-        return value_entry(self.entry_api)
-
-    def mutate(self, case: Case, product: str) -> RunResult:
-        from aclnn_conformance.spec.registry import operator
-        from aclnn_conformance.spec.rules import expected_outcome
-        expected = expected_outcome(self.spec_for(operator(case.op).spec), case, product, PROFILE)
-        storages = case.copy_storages()
-        if expected.kind in ("error", "not_supported"):
-            status = expected.status if expected.status is not None else Status.ERR_INNER
-            return RunResult(int(status), storages, message=f"{self.name}: rule {expected.rule_id}")
-        refused = self.refuse(case)
-        if refused is not None:
-            return self.reject(case, refused, "refused a valid call")
-        if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
-            return RunResult(Status.SUCCESS, storages, workspace_size=0)
-        entry = self.entry()
-        arg = case.tensor(entry.output)
-        values = np.asarray(self.values(case)).reshape(arg.desc.shape)
-        if arg.desc.numel:
-            arg.view_of(storages[entry.output])[...] = values.astype(arg.storage.dtype)
-        return RunResult(Status.SUCCESS, storages, workspace_size=0)
-
-    # ---- what a kind changes ----
-
-    def spec_for(self, spec):
-        return spec
-
-    def refuse(self, case: Case) -> int | None:
-        return None
-
-    def values(self, case: Case) -> np.ndarray:
-        from aclnn_conformance.oracle.surface import from_case
-        result = from_case(case, PROFILE)
-        return self.change(case, np.asarray(result.views[self.entry().output]),
-                           result.aux.get(self.entry().output, {}))
-
-    def change(self, case: Case, expected: np.ndarray, aux: dict) -> np.ndarray:
-        return expected
-
-
-# ---- the defects ----
-
-def _through(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    if _is_float(dtype):
-        with np.errstate(over="ignore", invalid="ignore"):
-            return values.astype(_NARROWER.get(np.dtype(dtype), np.dtype(np.float16))).astype(dtype)
-    if np.dtype(dtype).kind in "iu" and np.dtype(dtype).itemsize > 1:
-        return values.astype(np.uint8).astype(dtype)
-    return values
-
-
-class PromotionMutant(SurfaceBackend):
-    def values(self, case: Case) -> np.ndarray:
-        from aclnn_conformance.oracle.surface import from_case
-        from aclnn_conformance.spec.tensor import TensorArg
-        altered = case
-        for name in self.entry().inputs:
-            arg = case.tensors.get(name)
-            if arg is not None and name != self.entry().output or (arg is not None and self.entry().inplace):
-                storage = _through(arg.storage, arg.storage.dtype)
-                altered = altered.with_tensor(name, TensorArg(arg.desc, storage))
-        return np.asarray(from_case(altered, PROFILE).views[self.entry().output])
-
-
-class DtypeMissingMutant(SurfaceBackend):
-    refused_dtype = ""
-
-    def refuse(self, case: Case) -> int | None:
-        boolean = self.entry().sample.get("boolean_inputs", [])
-        for name in self.entry().inputs:
-            arg = case.tensors.get(name)
-            if arg is not None and name not in boolean:
-                return Status.ERR_PARAM_INVALID if arg.desc.dtype.name == self.refused_dtype else None
-        return None
-
-
-class NanMutant(SurfaceBackend):
-    def change(self, case, expected, aux):
-        out = np.array(expected, copy=True)
-        out[np.isnan(out.astype(np.float64))] = 0
-        return out
-
-
-def one_ulp_up(values: np.ndarray) -> np.ndarray:
-    """Every non-zero finite value moved to its neighbour toward +inf."""
-    from aclnn_conformance.spec.surface_compare import neighbours
-    v = np.asarray(values)
-    wide = v.astype(np.float64)
-    bump = np.isfinite(wide) & (wide != 0)
-    # a float64 point just above each value: its upper neighbour in the dtype is the next value
-    _, up = neighbours(np.nextafter(wide, np.inf), v.dtype)
-    return np.where(bump, up, wide).astype(v.dtype)
-
-
-class UlpBiasMutant(SurfaceBackend):
-    def change(self, case, expected, aux):
-        return one_ulp_up(expected)
-
-
-class TwiceLimitMutant(SurfaceBackend):
-    def change(self, case, expected, aux):
-        from aclnn_conformance.spec.precision import dtype_name
-        from aclnn_conformance.spec.standards_surface import PUBLISHED_T
-        g = expected.astype(np.float64)
-        with np.errstate(invalid="ignore", over="ignore"):
-            if "rtol" in aux:
-                moved = g + 2.0 * (aux["atol"] + aux["rtol"] * np.absolute(g))
-            else:
-                moved = g * (1.0 + 20.0 * PUBLISHED_T[dtype_name(expected.dtype)]) + \
-                    np.where(g == 0, 1e-6, 0)
-            return np.where(np.isfinite(g), moved, g).astype(expected.dtype)
-
-
-class FlushMutant(SurfaceBackend):
-    def change(self, case, expected, aux):
-        finfo = ml_dtypes.finfo(expected.dtype) if expected.dtype == _BF16 else np.finfo(expected.dtype)
-        wide = expected.astype(np.float64)
-        tiny = (wide != 0) & (np.absolute(wide) < float(finfo.smallest_normal))
-        return np.where(tiny, np.copysign(0.0, wide), wide).astype(expected.dtype)
-
+from aclnn_conformance.spec.surface_values import value_entry
 
 # ---- the controls ----
 
@@ -267,18 +135,6 @@ def _stepwise(expression: str, env: dict, steps: np.dtype, faithful: bool) -> An
 
 # ---- generation ----
 
-def _slug(api: str) -> str:
-    return api[len("aclnn"):] if api.startswith("aclnn") else api
-
-
-def _make(base: type, entry: ValueEntry, key: str, kind: str, defect: str,
-          killed_by: tuple[str, ...], **attrs: Any) -> type:
-    name = f"{_slug(entry.api)}_{kind.replace('-', '_')}"
-    return type(name, (base,), {"name": f"mutant-{key}-{kind}", "op": key, "defect": defect,
-                                "killed_by": killed_by, "entry_api": entry.api, "kind": kind,
-                                "__module__": __name__, **attrs})
-
-
 def _value_outputs(key: str) -> list[np.ndarray]:
     from aclnn_conformance.oracle.surface import from_case
     from aclnn_conformance.spec.surface_cases import value_cases
@@ -300,6 +156,8 @@ def mutant_set(key: str) -> MutantSet:
     if not _judged_somewhere(key):
         return MutantSet()   # no call of it is value-judged (an unread check, an unsupported product)
     cases = value_cases(key)
+    if entry.reduction is not None:
+        return reduction_mutant_set(key, outputs, cases)
     equivalent: list[type] = []
     promotion = _make(PromotionMutant, entry, key, "promotion", "computes in a wrongly promoted "
                       "(narrower) dtype", rule)
@@ -327,11 +185,6 @@ def mutant_set(key: str) -> MutantSet:
     if cls == "transcendental" and float_out:
         mutants.append(_make(TwiceLimitMutant, entry, key, "twice-limit",
                              "results off by twice the standard's limit", rule))
-
-    def has_subnormal(o: np.ndarray) -> bool:
-        finfo = ml_dtypes.finfo(o.dtype) if o.dtype == _BF16 else np.finfo(o.dtype)
-        w = np.absolute(o.astype(np.float64))
-        return bool(((w > 0) & (w < float(finfo.smallest_normal))).any())
 
     if cls == "exact" and any(has_subnormal(o) for o in float_out):
         mutants.append(_make(FlushMutant, entry, key, "flush", "subnormal results flushed to zero", rule))
@@ -363,21 +216,6 @@ def _judged_somewhere(key: str) -> bool:
              and int(np.prod(c.tensor(entry.output).desc.shape)) > 0]   # an empty call shows no value
     products = sorted(record.spec.supported.get(PROFILE, ()))
     return any(expected_outcome(record.spec, c, p, PROFILE).judge_values for c in cases for p in products)
-
-
-def _equivalent(cls: type, reason: str) -> type:
-    cls.equivalent = reason
-    return cls
-
-
-def _same_outputs(cls: type, cases: list, outputs: list[np.ndarray]) -> bool:
-    """Whether a mutant's outputs equal the oracle's on every case (bit for bit, NaN alike)."""
-    backend = cls()
-    for case, want in zip(cases, outputs):
-        got = np.asarray(backend.values(case)).reshape(want.shape)
-        if got.dtype != want.dtype or not np.array_equal(got.view(np.uint8), want.view(np.uint8)):
-            return False
-    return True
 
 
 def _fails_somewhere(cls: type, key: str, cases: list) -> bool:
@@ -443,8 +281,9 @@ def _cached(key: str) -> MutantSet:
 
 MUTANT_SETS = _MutantSets()
 KINDS: tuple[str, ...] = ("promotion", "dtype-missing", "nan", "ulp-bias",
-                          "twice-limit", "flush")
-CONTROL_KINDS: tuple[str, ...] = ("faithful-control", "float32-steps-control", "native-steps-control")
+                          "twice-limit", "flush", "wrong-axis", "keepdim-ignored")
+CONTROL_KINDS: tuple[str, ...] = ("faithful-control", "float32-steps-control", "native-steps-control",
+                                  "nan-ignoring-control", "zero-sign-control")
 
 
 def kind_of(cls: type) -> str:

@@ -74,8 +74,27 @@ def _literal_or_operand(text: str, case: Case, entry: ValueEntry) -> Any:
     return ast.literal_eval(text)
 
 
+def _reduction(case: Case, entry: ValueEntry):
+    """A reduction by its torch function over the call's dims (none given: every dim, or with the
+    entry's no-op flag none); a BOOL input reduced as uint8 (torch's max/min take no bool)."""
+    import torch
+    red = entry.reduction
+    x = _operand(case, entry, red["input"])
+    dims = case.attrs.get(red["dims"]) or []
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    if not dims and red.get("noop") and case.attrs.get(red["noop"]):
+        return x
+    boolean = x.dtype == torch.bool
+    fn = _resolve(entry.torch["function"])
+    result = fn(x.to(torch.uint8) if boolean else x, dim=dims if dims else list(range(x.dim())),
+                keepdim=bool(case.attrs.get(red["keepdim"])))
+    return result.to(torch.bool) if boolean else result
+
+
 def _call(case: Case, entry: ValueEntry):
     mapping = entry.torch
+    if entry.reduction is not None:
+        return _reduction(case, entry)
     if mapping.get("function"):
         fn = _resolve(mapping["function"])
         args, kwargs = [], {}

@@ -122,7 +122,26 @@ def build_call(key: str, dtypes: dict[str, str], shape: tuple[int, ...], case_id
             tensors[p["name"]] = tensor_arg(dtypes[p["name"]], mine, fmt, seed=i)
         else:
             attrs[p["name"]] = _in_range(key, p["name"], _attr_value(p, dtypes.get(p["name"])))
-    return Case(op=key, case_id=case_id, tensors=tensors, attrs=attrs, origin=origin)
+    return reshaped_outputs(key, Case(op=key, case_id=case_id, tensors=tensors, attrs=attrs, origin=origin))
+
+
+def reshaped_outputs(key: str, case: Case) -> Case:
+    """``case`` with each tensor a code-read ``reduced_shape`` rule shapes given that shape (the
+    reduction of its source over the call's dims), so that a reduction's call is valid."""
+    from aclnn_conformance.spec.templates import reduced_shape
+    for r in code_checks(key):
+        a = r["args"]
+        if r["template"] != "reduced_shape" or "when" in a:
+            continue
+        src, out = case.tensors.get(a["of"]), case.tensors.get(a["param"])
+        if src is None or out is None:
+            continue
+        flag = lambda v: v if isinstance(v, bool) else bool(case.attrs.get(v))
+        shape = reduced_shape(tuple(src.desc.shape), case.attrs.get(a["dims"]), flag(a.get("keepdim", False)),
+                              flag(a.get("noop", False)))
+        if shape is not None and shape != tuple(out.desc.shape):
+            case = case.with_tensor(a["param"], tensor_arg(out.desc.dtype.name, shape, out.desc.format.name))
+    return case
 
 
 def _in_range(key: str, name: str, value: Any) -> Any:

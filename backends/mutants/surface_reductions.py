@@ -1,0 +1,119 @@
+"""Mutants and controls of the surface's reductions, generated per operator from its value entry
+(``reduction``), beside the elementwise kinds they share (backends/mutants/surface_values.py:
+promotion, dtype-missing, ulp-bias, flush). Kinds of their own:
+
+- ``wrong-axis``: each reduced dim replaced by another dim of the same size (the result keeps its
+  shape; a call whose reduced dims have no such partner is computed right);
+- ``keepdim-ignored``: the output shape inferred without ``keepdim``, so that a valid call keeping
+  its reduced dims is refused with 161002;
+- controls ``nan-ignoring-control`` (a slice holding NaN gives the extreme of its other values, as
+  an IEEE maxNum/minNum does) and ``zero-sign-control`` (a zero result of the other sign): the
+  standard leaves both open.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from aclnn_conformance.backends.mutants.base import MutantSet
+from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, DtypeMissingMutant, FlushMutant,
+                                                              PromotionMutant, SurfaceBackend,
+                                                              UlpBiasMutant, _equivalent, _is_float,
+                                                              _make, _same_outputs, has_subnormal)
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.surface_values import reduction_shape, value_entry
+
+
+def _partner_dims(case: Case, dims: list[int], rank: int) -> list[int]:
+    """Each reduced dim moved to the next dim of the same size that is not reduced (kept when none)."""
+    shape = case.tensor(value_entry(case.op).reduction["input"]).desc.shape
+    n = rank if rank else 1
+    wrapped = [d + n if d < 0 else d for d in dims]
+    out = []
+    for d in wrapped:
+        others = [(d + k) % rank for k in range(1, rank)] if rank else []
+        partner = next((o for o in others if shape[o] == shape[d] and o not in wrapped and o not in out), d)
+        out.append(partner)
+    return out
+
+
+class WrongAxisMutant(SurfaceBackend):
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import from_case
+        red = self.entry().reduction
+        dims = case.attrs.get(red["dims"]) or []
+        rank = case.tensor(red["input"]).desc.ndim
+        altered = case.with_attrs(**{red["dims"]: _partner_dims(case, list(dims), rank)}) if dims else case
+        return np.asarray(from_case(altered, PROFILE).views[self.entry().output])
+
+
+class KeepdimIgnoredMutant(SurfaceBackend):
+    def refuse(self, case: Case) -> int | None:
+        red = self.entry().reduction
+        if not case.attrs.get(red["keepdim"]):
+            return None
+        inferred = reduction_shape(case.with_attrs(**{red["keepdim"]: False}), self.entry())
+        out = case.tensors.get(self.entry().output)
+        return Status.ERR_PARAM_INVALID if out is not None and inferred != tuple(out.desc.shape) else None
+
+
+class NanIgnoringControl(SurfaceBackend):
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface_reductions import reduced_axes
+        entry = self.entry()
+        red = entry.reduction
+        x = np.asarray(case.tensor(red["input"]).values())
+        out = case.tensor(entry.output)
+        if not _is_float(x.dtype) or x.size == 0 or out.desc.numel == 0:
+            return super().values(case)
+        wide = x.astype(np.float64)
+        axes = reduced_axes(case, entry)
+        reducer = np.fmax.reduce if red["kind"] == "max" else np.fmin.reduce
+        result = reducer(wide, axis=axes, keepdims=bool(case.attrs.get(red["keepdim"]))) if axes else wide
+        return np.asarray(result).astype(x.dtype).astype(out.storage.dtype).reshape(out.desc.shape)
+
+
+class ZeroSignControl(SurfaceBackend):
+    def change(self, case, expected, aux):
+        if not _is_float(expected.dtype):
+            return expected
+        wide = expected.astype(np.float64)
+        return np.where(wide == 0, -np.copysign(0.0, wide), wide).astype(expected.dtype)
+
+
+def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
+    """The generated mutants and controls of a reduction (by key), given its value cases and the
+    oracle's outputs on them."""
+    from aclnn_conformance.spec.registry import operator
+    from aclnn_conformance.spec.surface_cases import value_rule
+    entry = value_entry(key)
+    rule = (value_rule(entry),)
+    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
+    shape_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "shape")
+    float_out = [o for o in outputs if _is_float(o.dtype)]
+    first = entry.sample.get("dtypes", ["FLOAT"])[0]
+    mutants: list[type] = []
+    equivalent: list[type] = []
+    promotion = _make(PromotionMutant, entry, key, "promotion", "reduces values rounded through a "
+                      "narrower type", rule)
+    if _same_outputs(promotion, cases, outputs):
+        equivalent.append(_equivalent(promotion, "rounding the inputs through a narrower type leaves "
+                                      "every extreme unchanged on the value cases"))
+    else:
+        mutants.append(promotion)
+    mutants.append(_make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an "
+                         "accepted dtype", rule + dtype_rules, refused_dtype=first))
+    if float_out and any(o.astype(np.float64).any() for o in float_out):
+        mutants.append(_make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule))
+    if any(has_subnormal(o) for o in float_out):
+        mutants.append(_make(FlushMutant, entry, key, "flush", "subnormal results flushed to zero", rule))
+    mutants.append(_make(WrongAxisMutant, entry, key, "wrong-axis", "reduces another dim of the same "
+                         "size than the one named", rule))
+    mutants.append(_make(KeepdimIgnoredMutant, entry, key, "keepdim-ignored", "infers the output "
+                         "shape without keepdim and refuses a valid call keeping its dims",
+                         rule + shape_rules))
+    controls: list[type] = [
+        _make(NanIgnoringControl, entry, key, "nan-ignoring-control", "a slice holding NaN gives the "
+              "extreme of its other values", ()),
+        _make(ZeroSignControl, entry, key, "zero-sign-control", "a zero result of the other sign", ())]
+    return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))

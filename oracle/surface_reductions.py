@@ -1,0 +1,69 @@
+"""The oracle of every reduction with a value entry (spec/surface_values.py, ``reduction``): the
+entry's reducer over the dims the call names, as its document defines it.
+
+- The dims: each wrapped by the input's rank (by 1 at rank 0, as the host code's GetPosDim); no
+  dims reduce every dim, or none when the entry's ``noop`` flag is set; ``keepdim`` keeps each
+  reduced dim as 1 (the shape ``spec.templates.reduced_shape`` gives, which the host code checks).
+- The compute dtype is the input's: a maximum or minimum is one of its operands, so the result is
+  exact in any dtype that holds them and is cast to the output's dtype unchanged.
+- A slice holding NaN is not judged (``unjudged``): the documents do not say whether NaN propagates.
+- An empty output is an empty result; an empty slice (a reduced dim of size 0, which the host code
+  refuses for these reductions) is not judged.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+from aclnn_conformance.oracle.result import OracleResult
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+
+# the reducer of each kind: NumPy's, over a tuple of axes
+REDUCERS: dict[str, Callable[..., np.ndarray]] = {"max": np.max, "min": np.min}
+
+
+def reduced_axes(case: Case, entry: ValueEntry) -> tuple[int, ...]:
+    """The axes of the input the call reduces."""
+    red = entry.reduction
+    rank = case.tensor(red["input"]).desc.ndim
+    dims = case.attrs.get(red["dims"])
+    dims = [] if dims is None else ([dims] if isinstance(dims, int) else list(dims))
+    if not dims:
+        return () if red.get("noop") and case.attrs.get(red["noop"]) else tuple(range(rank))
+    n = rank if rank else 1
+    return tuple(sorted({d + n if d < 0 else d for d in dims} & set(range(rank))))
+
+
+def reduce_values(values: np.ndarray, kind: str, axes: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    """The reduction of ``values`` (in their own dtype) over ``axes``; an empty slice gives 0."""
+    if any(values.shape[a] == 0 for a in axes):
+        shape = tuple(1 if i in axes else d for i, d in enumerate(values.shape) if keepdim or i not in axes)
+        return np.zeros(shape, values.dtype)
+    return REDUCERS[kind](values, axis=axes, keepdims=keepdim)
+
+
+def from_case(case: Case, profile: str, product: str | None = None) -> OracleResult:
+    """The expected output of a reduction's call, with the slices its standard leaves open."""
+    entry = value_entry(case.op)
+    red = entry.reduction
+    arg = case.tensor(red["input"])
+    values = np.asarray(arg.view_of(arg.storage))   # the view itself: a reduction reads it once
+    out_arg = case.tensor(entry.output)
+    out_shape = tuple(out_arg.desc.shape)
+    axes = reduced_axes(case, entry)
+    keepdim = bool(case.attrs.get(red["keepdim"]))
+    # fp16 and bf16 are reduced in float32, which holds them exactly; the others in their own dtype
+    held = values.astype(np.float32) if values.dtype.itemsize < 4 and values.dtype.kind not in "iub" \
+        else values
+    result = np.asarray(reduce_values(held, red["kind"], axes, keepdim))
+    # a maximum or minimum is NaN exactly where its slice holds a NaN: those are left open
+    open_: Any = np.isnan(result) if result.dtype.kind == "f" else np.zeros(result.shape, bool)
+    if any(values.shape[a] == 0 for a in axes):
+        open_ = np.ones(result.shape, bool)
+    with np.errstate(all="ignore"):
+        expected = np.asarray(result).astype(values.dtype).astype(out_arg.storage.dtype).reshape(out_shape)
+    aux: dict[str, Any] = {"either_zero_sign": entry.zero_sign == "either",
+                           "unjudged": np.asarray(open_).reshape(out_shape)}
+    return OracleResult(views={entry.output: expected}, aux={entry.output: aux})

@@ -1,0 +1,304 @@
+"""The extractor on the constructs of the reductions' host code: a reduced dim that must not be
+empty, the shape an infer-shape helper builds, a dup mask over a wrapped local, an empty-tensor
+branch that fills the output, and the parameter checks a called function makes after the empty
+return. Each construct read into its rule, and a variant left unread (never a guess)."""
+from __future__ import annotations
+
+import pytest
+
+from aclnn_conformance.extract.cpp import read_source
+from aclnn_conformance.extract.host_code import Index, T, walk_api
+
+POS_DIM = """
+static inline uint64_t GetPosDim(int64_t dim, int64_t dimNum)
+{
+    if (dimNum <= 0) {
+        dimNum = 1;
+    }
+    return dim >= 0 ? dim : dim + dimNum;
+}
+"""
+
+NONZERO = POS_DIM + """
+static bool CheckDim(const aclTensor* self, const aclIntArray* dim)
+{
+    auto selfViewShape = self->GetViewShape();
+    auto selfDimNum = static_cast<int64_t>(selfViewShape.GetDimNum());
+    bool isScalar = false;
+    if (selfDimNum <= 0) {
+        selfDimNum = 1;
+        isScalar = true;
+    }
+    bitset<64> dimMask = bitset<64>();
+    for (size_t i = 0; i < dim->Size(); i++) {
+        if (dim->operator[](i) >= selfDimNum || dim->operator[](i) < (-selfDimNum)) {
+            return false;
+        }
+        uint64_t index = GetPosDim(dim->operator[](i), selfDimNum);
+        if (%s) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Expected reduction dim to have non-zero size.");
+            return false;
+        }
+        if (dimMask[index]) {
+            return false;
+        }
+        dimMask.set(index);
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepDim,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDim(self, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+NAMES = ["self", "dim", "keepDim", "out", "workspaceSize", "executor"]
+
+
+def _walk(body: str, names: list[str] = NAMES) -> list:
+    src = read_source("snippet.cpp", body)
+    fn = [f for f in src.functions.values() if f.name.endswith("GetWorkspaceSize")][0]
+    return walk_api(Index(src, []), fn, {p: T(n) for p, n in zip(fn.params, names)}, "atlas-a2")
+
+
+def _kinds(events) -> list[tuple]:
+    return [(e.kind, e.template) for e in events]
+
+
+def test_a_reduced_dim_of_size_zero_outside_rank_zero_is_a_nonzero_rule():
+    events = _walk(NONZERO % "!isScalar && selfViewShape.GetDim(index) == 0")
+    assert _kinds(events) == [("check", "attr_in_rank_range"), ("check", "attr_in_rank_range"),
+                              ("check", "attr_dims_nonzero"), ("check", "attr_dims_unique")]
+    assert dict(events[2].args) == {"attr": "dim", "tensor": "self"}
+    assert all(e.status == 161002 for e in events)
+
+
+@pytest.mark.parametrize("cond", [
+    "selfViewShape.GetDim(index) == 0",                 # no rank-0 guard: GetDim of a scalar
+    "!isScalar && selfViewShape.GetDim(index) == 1",    # another size
+    "isScalar && selfViewShape.GetDim(index) == 0",     # the guard the other way round
+])
+def test_a_size_test_on_the_wrapped_dim_read_otherwise_is_unread(cond):
+    events = _walk(NONZERO % cond)
+    assert _kinds(events)[-1] == ("unread", "")
+    assert "attr_dims_nonzero" not in [e.template for e in events]
+
+
+HELPER = POS_DIM + """
+static void SnipInferShape(const op::Shape& selfShape, const aclIntArray* dim, bool keepDim, op::Shape& reduceShape)
+{
+    bitset<64> dimMask = bitset<64>();
+    if (dim->Size() == 0) {
+        dimMask.flip();
+    }
+    for (size_t i = 0; i < dim->Size(); i++) {
+        int64_t index = GetPosDim(dim->operator[](i), selfShape.GetDimNum());
+        dimMask.set(index);
+    }
+    for (size_t i = 0; i < selfShape.GetDimNum(); i++) {
+        if (!dimMask[i]) {
+            reduceShape.AppendDim(selfShape.GetDim(i));
+        } else if (keepDim) {
+            reduceShape.AppendDim(%s);
+        }
+    }
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepDim,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    op::Shape reduceShape;
+    SnipInferShape(self->GetViewShape(), dim, keepDim, reduceShape);
+    OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(out, reduceShape, return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_an_infer_shape_helper_of_a_reduction_is_the_reduced_shape_rule():
+    events = _walk(HELPER % "1")
+    assert _kinds(events) == [("check", "reduced_shape")]
+    assert dict(events[0].args) == {"param": "out", "of": "self", "dims": "dim", "keepdim": "keepDim"}
+
+
+def test_an_infer_shape_helper_building_another_shape_is_unread():
+    assert _kinds(_walk(HELPER % "2")) == [("unread", "")]
+
+
+ARRAY_FORM = """
+static op::Shape ReduceShapeOf(const aclTensor* self, const aclIntArray* dim, bool keepdim)
+{
+    auto selfShape = self->GetViewShape();
+    int64_t selfDimNum = selfShape.GetDimNum();
+    bool reduceArray[8] = {false, false, false, false, false, false, false, false};
+    int64_t axis;
+    op::Shape reduceShape;
+    reduceShape.SetDimNum(0);
+    if (dim != nullptr && dim->Size() != 0) {
+        for (int64_t i = 0; i < static_cast<int64_t>(dim->Size()); i++) {
+            axis = dim->operator[](i);
+            if (axis < 0) {
+                axis = axis + selfDimNum;
+            }
+            reduceArray[axis] = true;
+        }
+        for (int64_t i = 0; i < selfDimNum; i++) {
+            if (!reduceArray[i]) {
+                reduceShape.AppendDim(selfShape.GetDim(i));
+            } else if (keepdim) {
+                reduceShape.AppendDim(1);
+            }
+        }
+    } else if (keepdim) {
+        for (int64_t i = 0; i < selfDimNum; i++) {
+            reduceShape.AppendDim(1);
+        }
+    }
+    return reduceShape;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepDim,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    op::Shape reduceShape = ReduceShapeOf(self, dim, keepDim);
+    OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(out, reduceShape, return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_helper_returning_the_reduced_shape_is_the_reduced_shape_rule_and_a_changed_one_unread():
+    events = _walk(ARRAY_FORM)
+    assert _kinds(events) == [("check", "reduced_shape")]
+    assert dict(events[0].args)["keepdim"] == "keepDim"
+    changed = ARRAY_FORM.replace("reduceShape.SetDimNum(0);\n    if", "reduceShape.SetDimNum(0);\n    reduceShape.AppendDim(1);\n    if")
+    assert _kinds(_walk(changed)) == [("unread", "")]
+
+
+WRAPPED_LOCAL = """
+static bool CheckDim(const aclTensor* self, const aclIntArray* dim)
+{
+    auto selfDimNum = static_cast<int64_t>(self->GetViewShape().GetDimNum());
+    if (selfDimNum <= 0) {
+        selfDimNum = 1;
+    }
+    uint64_t dimMask[64] = {0};
+    for (size_t i = 0; i < dim->Size(); i++) {
+        int64_t realDim = dim->operator[](i);
+        if (realDim < 0) {
+            realDim = %s;
+        }
+        if (dimMask[realDim] == 1) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "repeated");
+            return false;
+        } else {
+            dimMask[realDim] = 1;
+        }
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepDim,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDim(self, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_mask_over_a_local_wrapped_by_the_rank_is_the_unique_rule():
+    events = _walk(WRAPPED_LOCAL % "selfDimNum + realDim")
+    assert _kinds(events) == [("check", "attr_dims_unique")]
+    assert dict(events[0].args) == {"attr": "dim", "tensor": "self", "rank0": 1}
+
+
+def test_a_local_wrapped_by_a_constant_is_unread():
+    assert _kinds(_walk(WRAPPED_LOCAL % "4 + realDim")) == [("unread", "")]
+
+
+FILL = """
+static const std::initializer_list<op::DataType> EMPTY_LIST = {op::DataType::DT_FLOAT};
+
+static aclnnStatus FillScalar(aclTensor* out, float val, aclOpExecutor* executor)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(out, EMPTY_LIST, return ACLNN_ERR_PARAM_INVALID);
+    if (out->IsEmpty()) {
+        return ACLNN_SUCCESS;
+    }
+    auto fillOut = l0op::Fill(out, executor);
+    CHECK_RET(fillOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+
+static aclnnStatus Compute(const aclTensor* self, aclTensor* out, aclOpExecutor* executor)
+{
+    auto result = l0op::Kernel(self, executor);
+    CHECK_RET(CheckShapeAndScalarSame(result, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepDim,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    if (self->IsEmpty()) {
+        auto ret = FillScalar(out, 0.0f, uniqueExecutor.get());
+        if (ret == ACLNN_SUCCESS) {
+            *workspaceSize = uniqueExecutor->GetWorkspaceSize();
+        }
+        return ret;
+    }
+    %s
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_an_empty_branch_filling_the_output_checks_it_for_the_empty_calls_only():
+    events = _walk(FILL % "")
+    assert _kinds(events) == [("check", "null"), ("check", "dtype_in"), ("empty", "empty")]
+    args = dict(events[1].args)
+    assert args["param"] == "out" and args["when"] == ("empty", ("self",), True)
+
+
+def test_a_parameter_check_in_a_function_called_after_the_empty_return_is_unread():
+    events = _walk(FILL % "auto ret = Compute(self, out, uniqueExecutor.get());\n    CHECK_RET(ret == ACLNN_SUCCESS, ret);")
+    assert _kinds(events)[-1] == ("unread", "")
+    assert "Compute" in events[-1].text
+
+
+def test_a_called_function_that_only_logs_a_parameter_status_checks_nothing():
+    logs_only = FILL.replace("CHECK_RET(CheckShapeAndScalarSame(result, out), ACLNN_ERR_PARAM_INVALID);",
+                             'OP_LOGE(ACLNN_ERR_PARAM_INVALID, "only a log");')
+    events = _walk(logs_only % "auto ret = Compute(self, out, uniqueExecutor.get());")
+    assert _kinds(events) == [("check", "null"), ("check", "dtype_in"), ("empty", "empty")]
+
+
+TAIL = """
+static aclnnStatus SnipCommon(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize)
+{
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    if (self->IsEmpty()) {
+        *workspaceSize = 0;
+        return ACLNN_SUCCESS;
+    }
+    OP_CHECK_DTYPE_NOT_MATCH(out, self->GetDataType(), return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    return SnipCommon(self, out, workspaceSize);
+}
+"""
+
+
+def test_the_checks_after_an_empty_return_in_a_function_the_api_returns_into_are_read_for_the_rest():
+    events = _walk(TAIL, ["self", "out", "workspaceSize", "executor"])
+    assert _kinds(events) == [("check", "null"), ("empty", "empty"), ("check", "dtypes_equal")]
+    assert dict(events[2].args)["when"] == ("not", ("empty", ("self",), True))
