@@ -33,6 +33,10 @@ STATUS_NAMES = {"ACLNN_SUCCESS": 0, "ACLNN_ERR_PARAM_NULLPTR": int(Status.ERR_PA
                 "ACLNN_ERR_RUNTIME_ERROR": int(Status.ERR_RUNTIME_ERROR)}
 for _s in Status:
     STATUS_NAMES.setdefault("ACLNN_" + _s.name, int(_s))
+# the runtime's success code, which the vendor's own op_api unit tests compare every successful
+# GetWorkspaceSize with (e.g. ops-math math/cross/tests/ut/op_api/test_aclnn_linalg_cross.cpp:57)
+STATUS_NAMES["ACL_SUCCESS"] = 0
+SUCCESS_NAMES = ("ACLNN_SUCCESS", "ACL_SUCCESS")
 # A tensor's format: aclCreateTensor gives the view and the storage the one format it takes (opbase
 # src/nnopbase/common/utils/common_types.cpp:195 and :208, ToOpFormat an identity), so the two are read alike.
 FORMAT_OF = r"(\w+)\s*->\s*Get(?:Storage|View)Format\(\)"
@@ -558,7 +562,7 @@ def _remapped_call(w: Walk, expr: str, env: dict, code: int) -> bool:
 
 def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> None:
     value = stmt.text.strip()[len("return"):].strip()
-    if value in ("true", "ACLNN_SUCCESS"):
+    if value == "true" or value in SUCCESS_NAMES:
         raise _End(True)
     if value == "false" and fail is None:
         raise _End(False)   # a plain bool function (a product test) returning false
@@ -593,7 +597,22 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         raise _End(Opaque(value)) from None
 
 
-_PARAM_CHECK = re.compile(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_(?!ADD_TO|INFERSHAPE)\w+|\breturn\s+false\b")
+def _no_dims_return(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``if (dim == nullptr || dim->Size() == 0) { return true; }`` (or the size test alone) on an
+    integer array argument: the rest of the function checks only the calls that name dims (its
+    checks carry ``when`` not ``no-dims``)."""
+    if stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return" or \
+            stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", *SUCCESS_NAMES):
+        return False
+    flat = re.sub(r"\s+", "", _strip(stmt.cond))
+    m = re.fullmatch(r"(?:(\w+)==nullptr\|\|)?(\w+)->Size\(\)==0", flat)
+    if not m or (m.group(1) and m.group(1) != m.group(2)):
+        return False
+    v = env.get(m.group(2))
+    if not isinstance(v, T) or "IntArray" not in w.ptypes.get(v.name, ""):
+        return False
+    w.guards.append(("not", ("no-dims", v.name)))   # popped when the function ends (_run_function)
+    return True
 
 
 def _run_fill_empty(w: Walk, src: SourceFile, stmt: Stmt, env: dict, empties: list[str]) -> None:
@@ -612,10 +631,10 @@ def _run_fill_empty(w: Walk, src: SourceFile, stmt: Stmt, env: dict, empties: li
     cm = re.match(r"(?:auto\s+|aclnnStatus\s+)?(\w+)\s*=\s*(.+)$", call_stmt.text.strip(), re.S)
     call = _macro(cm.group(2).strip())
     fn = w.index.function(call[0]) if call else None
-    if fn is None or not fn.returns.endswith("aclnnStatus") or rm.group(1) not in (cm.group(1), "ACLNN_SUCCESS"):
+    if fn is None or not fn.returns.endswith("aclnnStatus") or rm.group(1) not in (cm.group(1), *SUCCESS_NAMES):
         return
     others = [st for k, st in enumerate(body[:-1]) if k != i]
-    if any(_PARAM_CHECK.search(st.text + "".join(x.text for x in _flatten(st.then + st.orelse))) for st in others):
+    if any(_checks_params(w, st.text + "".join(x.text for x in _flatten(st.then + st.orelse))) for st in others):
         return
     mark = len(w.events)
     guard = ("empty", tuple(sorted(empties)), " || " in stmt.cond or len(empties) == 1)
@@ -657,9 +676,23 @@ def _error_exit(stmts: tuple[Stmt, ...], fail: int | None) -> int | None:
     return code if code != 0 else None
 
 
-def _empty_exit(stmts: tuple[Stmt, ...]) -> bool:
-    return bool(stmts) and stmts[-1].kind == "return" and stmts[-1].text.strip() in (
-        "return ACLNN_SUCCESS", "return ACLNN_SUCCESS;")
+def _empty_exit(stmts: tuple[Stmt, ...], w: Walk | None = None) -> bool:
+    """A branch that returns success: with the walk, only when the statements before that return
+    check no parameter (a compute path: an inner status checked on the tensors it builds, a fill,
+    the workspace size set)."""
+    if not (stmts and stmts[-1].kind == "return" and
+            stmts[-1].text.strip().rstrip(";") in tuple(f"return {n}" for n in SUCCESS_NAMES)):
+        return False
+    if len(stmts) == 1 or w is None:
+        return True
+    body = "".join(s.text + ";" for s in _flatten(stmts[:-1]))
+    return not _checks_params(w, _compute_only(body)) and not re.search(r"CHECK_RET", _compute_only(body))
+
+
+def _compute_only(text: str) -> str:
+    """``text`` without the inner-status checks of a compute path (``CHECK_RET(x != nullptr,
+    ACLNN_ERR_INNER_NULLPTR)``): what is left is what could check a parameter."""
+    return re.sub(r"CHECK_RET\s*\([^;]*,\s*ACLNN_ERR_INNER_\w+\s*\)", "", text)
 
 
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
@@ -668,12 +701,14 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if decided is not None:
         _run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return
+    if _no_dims_return(w, stmt, env):
+        return
     empties = _empty_params(cond, env)
     if not empties and _empty_exit(stmt.then):
         cond, empties = _empty_helper(w, cond, env)
-    if empties and not stmt.orelse and not _empty_exit(stmt.then) and w.depth == w.api_depth and not w.guards:
+    if empties and not stmt.orelse and not _empty_exit(stmt.then, w) and w.depth == w.api_depth and not w.guards:
         _run_fill_empty(w, src, stmt, env, empties)
-    if empties and _empty_exit(stmt.then):
+    if empties and _empty_exit(stmt.then, w):
         path, line = _cite(src, stmt.offset)
         w.events.append(Event("empty", "empty", _args(params=sorted(empties), any=" || " in cond or
                                                        len(empties) == 1), 0, path, line, stmt.cond.strip()))
@@ -695,8 +730,9 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
             return
     if _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
         return
-    inner = "".join(s.text for s in _flatten(stmt.then + stmt.orelse))
-    if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false|CHECK_RET", inner):
+    inner = "".join(s.text + ";" for s in _flatten(stmt.then + stmt.orelse))
+    compute = _compute_only(inner)   # an inner status checked on the compute path is no parameter check
+    if _checks_params(w, compute) or re.search(r"CHECK_RET", compute):
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
@@ -888,11 +924,11 @@ def _touches_data(fn: Function) -> bool:
 
 
 def _empty_params(cond: str, env: dict) -> list[str]:
+    """The tensors an emptiness test names: ``a->IsEmpty() || b->IsEmpty()`` (any) or with ``&&``
+    (all; the caller reads which from the condition)."""
     parts = _split_top(_strip(cond), "||")
     if len(parts) == 1:
         parts = _split_top(_strip(cond), "&&")
-        if len(parts) > 1:
-            return []
     out = []
     for p in parts:
         m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*IsEmpty\(\)", _strip(p))
@@ -1097,10 +1133,34 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
-    got = _shape_atom(w, body, neg, env) or _int_atom(w, body, neg, env) or _flag_atom(w, body, neg, env)
+    got = _shape_atom(w, body, neg, env) or _dims_atom(w, body, neg, env) or _int_atom(w, body, neg, env) \
+        or _flag_atom(w, body, neg, env)
     if got is not None:
         return got
     raise Unreadable(f"the condition {cond!r}")
+
+
+def _dims_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """A comparison of a tensor's dim size with another's, a constant or an integer argument
+    (``self.GetDim(0) != other.GetDim(0)``, ``x1.GetDim(rank - 1) != x2.GetDim(rank - 1)``,
+    ``out.GetDim(0) != n``): ``dims_compare``, violated when the comparison holds."""
+    cmp = _comparison(body, neg)
+    if cmp is None:
+        return None
+    a, op, b = cmp
+    try:
+        x, y = _value(w, a, env), _value(w, b, env)
+    except Unreadable:
+        return None
+    is_dim = lambda v: isinstance(v, tuple) and v[:1] == ("dim",)
+    int_attr = lambda v: isinstance(v, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)",
+                                                            w.ptypes.get(v.name, "").strip())
+    if not is_dim(x) and is_dim(y):
+        x, y, op = y, x, _FLIP[op]
+    if not is_dim(x) or not (is_dim(y) or _is_int(y) or int_attr(y)):
+        return None
+    other = list(y[1:]) if is_dim(y) else y.name if isinstance(y, T) else int(y)
+    return "dims_compare", _args(a=list(x[1:]), op=op, b=other)
 
 
 # ---- the OP_CHECK_* macros (op_error_check.h) ----
@@ -1911,7 +1971,34 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         env[name] = Opaque(name)
 
 
+def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``shape.GetDim(i)`` or ``t->GetViewShape().GetDim(i)`` with ``i`` a constant or an integer
+    depending on t's rank (``rank - 1``): ``("dim", t, scale, offset)``, the size of dim
+    scale*rank + offset of t's view shape."""
+    m = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\((.+)\)", expr, re.S)
+    if not m or match_close(expr, expr.rindex("GetDim") + len("GetDim")) != len(expr) - 1:
+        return None
+    holder = _strip(m.group(1))
+    mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", holder)
+    shape = ("shape-of", env[mv.group(1)].name) if mv and isinstance(env.get(mv.group(1)), T) else env.get(holder)
+    if not (isinstance(shape, tuple) and shape[:1] == ("shape-of",)):
+        return None
+    try:
+        index = _value(w, m.group(2), env)
+    except Unreadable:
+        return None
+    if _is_int(index):
+        return ("dim", shape[1], 0, index)
+    li = _lin(index)
+    if li and li[1] == shape[1] and li[4] == li[3]:   # no other value at rank 0
+        return ("dim", shape[1], li[2], li[3])
+    return None
+
+
 def _shape_value(w: Walk, expr: str, env: dict) -> Any:
+    dim = _dim_value(w, expr, env)
+    if dim is not None:
+        return dim
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("shape-of", env[m.group(1)].name)
@@ -2222,15 +2309,19 @@ def _compare_split(body: str) -> tuple[str, str, str] | None:
     return body[:at].strip(), op, body[at + len(op):].strip()
 
 
+def _comparison(body: str, neg: bool) -> tuple[str, str, str] | None:
+    """(left, operator, right) of the one comparison of ``body``, the operator negated with ``neg``."""
+    cmp = _compare_split(body)
+    return None if cmp is None else (cmp[0], _NEG[cmp[1]] if neg else cmp[1], cmp[2])
+
+
 def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
     """``attr <op> bound`` (bound an integer, or one depending on a tensor's rank) and
     ``rank <op> n``: violated-when atoms over integers."""
-    cmp = _compare_split(body)
+    cmp = _comparison(body, neg)
     if cmp is None:
         return None
     a, op, b = cmp
-    if neg:
-        op = _NEG[op]
     attr = _int_attr(w, env, a)
     other = b
     if attr is None and _int_attr(w, env, b) is not None:
@@ -2320,7 +2411,7 @@ def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
     """``if (x == nullptr) { return true; }`` on an API parameter: the rest runs only when x is given."""
     if stmt.kind != "if" or stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return":
         return None
-    if stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", "ACLNN_SUCCESS"):
+    if stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", *SUCCESS_NAMES):
         return None
     m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", _strip(stmt.cond))
     if not m:
@@ -2695,7 +2786,9 @@ def _mask_helper_pattern(S: str, D: str, K: str, R: str, N: str | None) -> re.Pa
     ``D`` (every dim when D is empty, or with N none), keep each as 1 with ``K``, append to ``R``."""
     s, d, k, r = (re.escape(x) for x in (S, D, K, R))
     mask = r"(?:std::)?bitset<\w+>(?P<m>\w+)=(?:std::)?bitset<\w+>\(\);"
-    if N is None:
+    if N == "":      # no branch on an empty list: no dims mark nothing, so nothing is reduced
+        empty = ""
+    elif N is None:
         empty = rf"if\({d}->Size\(\)==0\)\{{(?P=m)\.flip\(\);\}}"
     else:
         n = re.escape(N)
@@ -2726,18 +2819,21 @@ def _array_helper_pattern(t: str, D: str, K: str) -> re.Pattern:
         rf"(?P=r)\.AppendDim\(1\);\}}\}}return(?P=r);")
 
 
-def _reduce_helper_roles(w: Walk, fn: Function) -> dict[str, int] | None:
+def _reduce_helper_roles(w: Walk, fn: Function) -> dict[str, Any] | None:
     """A function of the checkout that builds a reduction's shape, by its parameters' roles: the
-    mask form ``(shape, dims, keepdim[, noop], out&)`` or the array form ``(tensor, dims, keepdim)``
-    returning the shape; None for any other body (not read)."""
+    mask form ``(shape, dims, keepdim[, noop], out&)`` (without a branch on an empty list: no dims
+    reduce nothing, ``noop`` True) or the array form ``(tensor, dims, keepdim)`` returning the
+    shape; None for any other body (not read)."""
     body = re.sub(r"\s+", "", fn.body)
     p = fn.params
     if len(p) in (4, 5) and fn.returns.split()[-1] == "void":
         noop = p[3] if len(p) == 5 else None
-        m = _mask_helper_pattern(p[0], p[1], p[2], p[-1], noop).fullmatch(body)
-        pos = w.index.function(m.group("pos")) if m else None
-        if m and pos is not None and _pos_dim_body(pos):
-            return {"shape": 0, "dims": 1, "keepdim": 2, "out": len(p) - 1, **({"noop": 3} if noop else {})}
+        for form in ((noop, ""), ) if noop else ((None, ""), ("", "literal")):
+            m = _mask_helper_pattern(p[0], p[1], p[2], p[-1], form[0]).fullmatch(body)
+            pos = w.index.function(m.group("pos")) if m else None
+            if m and pos is not None and _pos_dim_body(pos):
+                extra = {"noop": 3} if noop else ({"noop": True} if form[1] else {})
+                return {"shape": 0, "dims": 1, "keepdim": 2, "out": len(p) - 1, **extra}
     if len(p) == 3 and fn.returns.split()[-1].endswith("Shape") and _array_helper_pattern(*p).fullmatch(body):
         return {"tensor": 0, "dims": 1, "keepdim": 2}
     return None
@@ -2760,8 +2856,8 @@ def _reduce_shape_value(w: Walk, fn: Function, args: list[str], env: dict) -> tu
         return None
     flags = []
     for role in ("keepdim", "noop"):
-        if role not in roles:
-            flags.append(False)
+        if role not in roles or isinstance(roles[role], bool):   # absent, or the helper's own
+            flags.append(roles.get(role, False))
             continue
         text = _strip(args[roles[role]])
         v = env.get(text)

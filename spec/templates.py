@@ -438,7 +438,7 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     ...]]`` (names, or the classes ``complex``, ``floating``, ``integral``, ``integral_bool`` of
     data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
     ``["contiguous", [param...]]`` (opbase IsContiguous of each: a null tensor counts as contiguous, as
-    there), ``["not", g]``, ``["and", g...]``,
+    there), ``["no-dims", attr]`` (an integer array absent or empty), ``["not", g]``, ``["and", g...]``,
     ``["or", g...]``; None when a tensor it reads is null or absent."""
     op = g[0]
     if op == "in":
@@ -459,6 +459,9 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
         return all(t is None or t.contiguous for t in (call.tensor(n) for n in g[1]))
     if op == "empty":   # the named tensors are empty (any of them, or all): the empty-tensor return's test
         return _empty(call, {"params": g[1], "any": g[2]})
+    if op == "no-dims":   # the integer array names no dim: absent (null) or empty
+        value = call.attrs.get(g[1])
+        return value is None or (isinstance(value, (list, tuple)) and len(value) == 0)
     if op == "not":
         v = guard_holds(call, g[1])
         return None if v is None else not v
@@ -560,3 +563,31 @@ def _attr_dims_nonzero(call: CallView, a: Mapping) -> bool:
 TEMPLATES.update({"reduced_shape": _reduced_shape, "attr_dims_nonzero": _attr_dims_nonzero})
 REQUIRED_ARGS.update({"reduced_shape": ("param", "of", "dims"), "attr_dims_nonzero": ("attr", "tensor")})
 CATEGORIES.update({"reduced_shape": "shape", "attr_dims_nonzero": "attr"})
+
+
+def _dim_size(call: CallView, ref: Any) -> int | None:
+    """The size of dim scale*rank + offset of a tensor's view shape (``[tensor, scale, offset]``);
+    None when the tensor is absent or the dim outside its rank."""
+    t = call.tensor(ref[0])
+    if t is None:
+        return None
+    index = ref[1] * len(t.shape) + ref[2]
+    return t.shape[index] if 0 <= index < len(t.shape) else None
+
+
+def _dims_compare(call: CallView, a: Mapping) -> bool:
+    """``a``'s dim size compares by ``op`` with ``b``'s (``[tensor, scale, offset]``), the integer
+    ``b`` or the integer attribute named ``b``: the host code's failing condition holds. A dim
+    outside its tensor's rank (an earlier check's) does not decide."""
+    x = _dim_size(call, a["a"])
+    b = a["b"]
+    y = b if isinstance(b, int) else _dim_size(call, b) if not isinstance(b, str) else call.attrs.get(b)
+    if x is None or not isinstance(y, int) or isinstance(y, bool):
+        return False
+    return bool(getattr(operator, {"==": "eq", "!=": "ne", "<": "lt", ">": "gt", "<=": "le",
+                                   ">=": "ge"}[a["op"]])(x, y))
+
+
+TEMPLATES["dims_compare"] = _dims_compare
+REQUIRED_ARGS["dims_compare"] = ("a", "op", "b")
+CATEGORIES["dims_compare"] = "shape"

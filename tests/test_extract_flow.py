@@ -55,8 +55,13 @@ def test_an_empty_tensor_helper_is_the_empty_return_on_its_arguments(helper):
     assert dict(events[1].args) == {"any": True, "params": ("other", "self")}
 
 
+def test_an_empty_tensor_helper_testing_both_is_the_all_empty_return():
+    events = _walk(EMPTY % (HELPER_IF.replace("||", "&&"), "HasEmptyTensor(other, self)"), NAMES)
+    assert [e.kind for e in events] == ["check", "empty", "check"]
+    assert dict(events[1].args) == {"any": False, "params": ("other", "self")}
+
+
 @pytest.mark.parametrize("helper", [
-    HELPER_IF.replace("||", "&&"),                               # both empty: not the any-empty return
     HELPER_IF.replace("return false;", "return x->GetViewShape().GetDimNum() == 0;"),
     HELPER_IF.replace("if (x->IsEmpty()", "OP_LOGD(\"x\");\n    if (x->IsEmpty()"),
 ])

@@ -302,3 +302,128 @@ def test_the_checks_after_an_empty_return_in_a_function_the_api_returns_into_are
     events = _walk(TAIL, ["self", "out", "workspaceSize", "executor"])
     assert _kinds(events) == [("check", "null"), ("empty", "empty"), ("check", "dtypes_equal")]
     assert dict(events[2].args)["when"] == ("not", ("empty", ("self",), True))
+
+
+NO_DIMS = POS_DIM + """
+static void SnipInferShape(const op::Shape& selfShape, const aclIntArray* dim, bool keepDim, op::Shape& reduceShape)
+{
+    bitset<64> dimMask = bitset<64>();
+    for (size_t i = 0; i < dim->Size(); i++) {
+        int64_t index = GetPosDim(dim->operator[](i), selfShape.GetDimNum());
+        dimMask.set(index);
+    }
+    for (size_t i = 0; i < selfShape.GetDimNum(); i++) {
+        if (!dimMask[i]) {
+            reduceShape.AppendDim(selfShape.GetDim(i));
+        } else if (keepDim) {
+            reduceShape.AppendDim(1);
+        }
+    }
+}
+
+static bool CheckShape(const aclTensor* self, const aclIntArray* dim, bool keepDim, const aclTensor* out)
+{
+    if (%s) {
+        return true;
+    }
+    op::Shape reduceShape;
+    SnipInferShape(self->GetViewShape(), dim, keepDim, reduceShape);
+    OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(out, reduceShape, return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepDim,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShape(self, dim, keepDim, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("cond", ["dim == nullptr || dim->Size() == 0", "dim->Size() == 0"])
+def test_a_return_when_no_dims_are_named_guards_the_checks_after_it(cond):
+    events = _walk(NO_DIMS % cond)
+    assert _kinds(events) == [("check", "reduced_shape")]
+    args = dict(events[0].args)
+    # a helper with no branch on an empty list reduces nothing for no dims: the no-op flag set
+    assert args["noop"] is True and args["when"] == ("not", ("no-dims", "dim"))
+
+
+def test_a_return_on_another_size_of_the_dims_is_unread():
+    assert _kinds(_walk(NO_DIMS % "dim->Size() == 1")) == [("unread", "")]
+
+
+DIMS = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, int64_t n,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto selfShape = self->GetViewShape();
+    auto selfDimNum = selfShape.GetDimNum();
+    auto lastDim = selfShape.GetDim(selfDimNum - 1);
+    if (%s) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+DIMS_NAMES = ["self", "other", "n", "out", "workspaceSize", "executor"]
+
+
+@pytest.mark.parametrize("cond, a, op, b", [
+    ("selfShape.GetDim(0) != other->GetViewShape().GetDim(0)", ("self", 0, 0), "!=", ("other", 0, 0)),
+    ("lastDim != 3", ("self", 1, -1), "!=", 3),
+    ("2 > lastDim", ("self", 1, -1), "<", 2),
+    ("out->GetViewShape().GetDim(1) != n", ("out", 0, 1), "!=", "n"),
+])
+def test_a_comparison_of_dim_sizes_is_a_dims_compare_rule(cond, a, op, b):
+    events = _walk(DIMS % cond, DIMS_NAMES)
+    assert _kinds(events) == [("check", "dims_compare")]
+    assert dict(events[0].args) == {"a": a, "op": op, "b": b}
+
+
+@pytest.mark.parametrize("cond", ["selfShape.GetDim(n) != 3",            # an index the reader cannot hold
+                                  "selfShape.GetShapeSize() != 3"])     # no single dim
+def test_a_dim_comparison_read_otherwise_is_unread(cond):
+    assert _kinds(_walk(DIMS % cond, DIMS_NAMES)) == [("unread", "")]
+
+
+def test_dims_compare_by_hand():
+    from aclnn_conformance.spec.templates import predicate, view_of_case
+    from test_surface_reductions import _call
+    last = predicate("dims_compare", {"a": ["self", 1, -1], "op": "!=", "b": ["out", 0, 0]})
+    assert last(view_of_case(_call((2, 3), (4,))))
+    assert not last(view_of_case(_call((2, 3), (3,))))
+    by_attr = predicate("dims_compare", {"a": ["out", 0, 0], "op": "!=", "b": "n"})
+    assert by_attr(view_of_case(_call((2, 3), (4,), n=3))) and not by_attr(view_of_case(_call((2, 3), (3,), n=3)))
+    outside = predicate("dims_compare", {"a": ["self", 0, 5], "op": "!=", "b": 1})
+    assert not outside(view_of_case(_call((2, 3), (3,))))    # a dim beyond the rank decides nothing
+
+
+COMPUTED_EMPTY = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    if (self->IsEmpty() && other->IsEmpty()) {
+        auto fill = l0op::Fill(out, uniqueExecutor.get());
+        CHECK_RET(fill != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        %s
+        *workspaceSize = uniqueExecutor->GetWorkspaceSize();
+        return ACL_SUCCESS;
+    }
+    OP_CHECK_DTYPE_NOT_MATCH(out, self->GetDataType(), return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_an_all_empty_branch_computing_a_fill_is_the_empty_return():
+    events = _walk(COMPUTED_EMPTY % "", ["self", "other", "out", "workspaceSize", "executor"])
+    assert _kinds(events) == [("empty", "empty"), ("check", "dtypes_equal")]
+    assert dict(events[0].args) == {"any": False, "params": ("other", "self")}
+
+
+def test_an_empty_branch_checking_a_parameter_is_unread():
+    body = COMPUTED_EMPTY % "OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);"
+    assert _kinds(_walk(body, ["self", "other", "out", "workspaceSize", "executor"]))[-1] == ("unread", "")

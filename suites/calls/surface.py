@@ -122,7 +122,72 @@ def build_call(key: str, dtypes: dict[str, str], shape: tuple[int, ...], case_id
             tensors[p["name"]] = tensor_arg(dtypes[p["name"]], mine, fmt, seed=i)
         else:
             attrs[p["name"]] = _in_range(key, p["name"], _attr_value(p, dtypes.get(p["name"])))
-    return reshaped_outputs(key, Case(op=key, case_id=case_id, tensors=tensors, attrs=attrs, origin=origin))
+    case = Case(op=key, case_id=case_id, tensors=tensors, attrs=attrs, origin=origin)
+    return reshaped_outputs(key, with_dims_agreeing(key, reshaped_outputs(key, case)))
+
+
+def with_dims_agreeing(key: str, case: Case) -> Case:
+    """``case`` changed, one dim or integer attribute at a time, so that no code-read ``dims_compare``
+    rule rejects it: a dim made the size it is compared with (or one more or less), alone or with
+    the tensors of its shape, or the attribute made the dim's size; a change is kept only when it
+    breaks no shape rule that held. A rule no such change satisfies is left violated (the call is
+    then not valid)."""
+    from aclnn_conformance.spec.templates import predicate, view_of_case
+    shaping = [r for r in code_checks(key)
+               if r["template"] in ("dims_compare", "shapes_equal", "broadcast_equals", "reduced_shape")]
+
+    def broken(c: Case) -> set[str]:
+        return {r["id"] for r in shaping
+                if ("when" not in r["args"] or _guard_holds(c, r["args"]["when"]))
+                and predicate(r["template"], r["args"])(view_of_case(c))}
+
+    for r in [r for r in shaping if r["template"] == "dims_compare"]:
+        now = broken(case)
+        if r["id"] not in now:
+            continue
+        for candidate in _dims_fixes(case, r["args"]):
+            if candidate is not None and broken(candidate) <= now - {r["id"]}:
+                case = candidate   # this rule satisfied, and none broken that held before
+                break
+    return case
+
+
+def _dims_fixes(case: Case, a: dict):
+    """Changes of ``case`` that may satisfy the ``dims_compare`` arguments ``a``, in order."""
+    def size(ref):
+        t = case.tensors.get(ref[0])
+        if t is None:
+            return None
+        shape = t.desc.shape
+        i = ref[1] * len(shape) + ref[2]
+        return shape[i] if 0 <= i < len(shape) else None
+
+    def resized(ref, n, along=False):
+        """The dim resized in its tensor (``along``: in every tensor of the same shape too)."""
+        old = tuple(case.tensors[ref[0]].desc.shape)
+        shape = list(old)
+        shape[ref[1] * len(shape) + ref[2]] = max(n, 1)
+        out = case
+        for name, t in case.tensors.items():
+            if t is not None and (name == ref[0] or (along and tuple(t.desc.shape) == old)):
+                out = out.with_tensor(name, tensor_arg(t.desc.dtype.name, tuple(shape), t.desc.format.name))
+        return out
+
+    mine, other = size(a["a"]), a["b"]
+    if mine is None:
+        return
+    target = other if isinstance(other, int) else case.attrs.get(other) if isinstance(other, str) \
+        else size(other)
+    for along in (False, True):
+        if isinstance(target, int) and not isinstance(target, bool):
+            for n in (target, target + 1, target - 1):
+                yield resized(a["a"], n, along)
+        if isinstance(other, str) and not along:
+            for n in (mine, mine + 1, mine - 1):
+                yield case.with_attrs(**{other: n})
+        elif isinstance(other, (list, tuple)) and size(other) is not None:
+            for n in (mine, mine + 1, mine - 1):
+                yield resized(other, n, along)
 
 
 def reshaped_outputs(key: str, case: Case) -> Case:
@@ -131,7 +196,7 @@ def reshaped_outputs(key: str, case: Case) -> Case:
     from aclnn_conformance.spec.templates import reduced_shape
     for r in code_checks(key):
         a = r["args"]
-        if r["template"] != "reduced_shape" or "when" in a:
+        if r["template"] != "reduced_shape" or ("when" in a and not _guard_holds(case, a["when"])):
             continue
         src, out = case.tensors.get(a["of"]), case.tensors.get(a["param"])
         if src is None or out is None:

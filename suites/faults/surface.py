@@ -109,11 +109,38 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         return [clash]
     if t == "scalar_test":
         return _value_test_candidates(a["test"])
+    if t == "dims_compare":   # the compared dim of either tensor made 1 larger, or made equal
+        return [lambda c, ref=ref, grow=grow: _with_dim(c, ref, a, grow)
+                for ref in ([a["a"]] + ([a["b"]] if not isinstance(a["b"], (int, str)) else [])) for grow in (1, 0)]
     if t == "attr_range":
         bad = [a["min"] - 1] if "min" in a else []
         bad += [a["max"] + 1] if "max" in a else []
         return [lambda c, v=v: c.with_attrs(**{a["attr"]: v}) for v in bad]
     return []
+
+
+def _with_dim(case: Case, ref, args: dict, grow: int) -> Case:
+    """``case`` with dim scale*rank + offset of the tensor ``ref`` names resized: one larger
+    (``grow``), or to the size it is compared with (the other side's, or the integer)."""
+    name, scale, offset = ref
+    shape = list(case.tensors[name].desc.shape)
+    index = scale * len(shape) + offset
+    if not 0 <= index < len(shape):
+        raise ValueError("the compared dim is outside the tensor's rank")
+    if grow:
+        shape[index] += 1
+    else:
+        other = args["b"] if ref == args["a"] else args["a"]
+        if isinstance(other, str):
+            other = case.attrs.get(other)
+            if not isinstance(other, int):
+                raise ValueError("the compared attribute is no integer")
+        if isinstance(other, int):
+            shape[index] = other
+        else:
+            o = list(case.tensors[other[0]].desc.shape)
+            shape[index] = o[other[1] * len(o) + other[2]]
+    return _with_shape(case, name, tuple(shape))
 
 
 def _value_test_candidates(test: list) -> list[Callable[[Case], Case]]:
