@@ -210,6 +210,13 @@ def _params(doc: ApiDoc, cite) -> list[dict[str, Any]]:
         direction = row.direction if row else ("output" if p.c_kind in ("workspace_size", "executor") else "input")
         if p.c_kind in ("workspace_size", "executor"):
             direction = "output"
+        if direction == "input" and p.c_kind == "tensor" and "const" not in p.c_type.split("*")[0]:
+            # a writable tensor (no const in the prototype) named as a result that its row calls 输入:
+            # the row's slip (aclnnTrace.md's out: 输入, "表示输出张量"; 9 in-place documents' selfRef)
+            if p.name.endswith("Ref"):
+                direction = "input/output"
+            elif p.name in ("out", "result") or p.name.endswith("Out"):
+                direction = "output"
         entry: dict[str, Any] = {
             "name": p.name, "c_type": p.c_type, "c_kind": p.c_kind or "unknown",
             "direction": direction if p.c_kind not in ("double", "float", "int64", "bool", "string", "dtype",
@@ -280,11 +287,13 @@ def _code_rules(prefix: str, per_product: dict[str, list[Event]], cite, unread: 
                                "any": args_d["any"]}, {"cann": {"judged": True, "products": products}},
                                "code", citations, f"if ({first.text}) returns ACLNN_SUCCESS before the kernel"))
             continue
-        if kind == "unread":
-            unread.append({"what": first.text, "where": citations[0], "why": "a construct the reader does not "
-                           "recognise: every call that passes the checks before it is not judged",
-                           "products": products})
-            rules.append(_rule(prefix, n, "check", "unread", "unread",
+        if kind in ("unread", "unread-values"):
+            # unread-values: a success return on an unread condition: statuses read on, values not judged
+            why = ("a success return on a condition the reader does not read: statuses are judged, values are "
+                   "not") if kind == "unread-values" else \
+                "a construct the reader does not recognise: every call that passes the checks before it is not judged"
+            unread.append({"what": first.text, "where": citations[0], "why": why, "products": products})
+            rules.append(_rule(prefix, n, "value" if kind == "unread-values" else "check", "unread", "unread",
                                {"unless_empty": empty.get("params", []) if empty else []},
                                {"cann": {"not_judged": True, "products": products}}, "unread", citations,
                                first.text))

@@ -153,8 +153,8 @@ def parse_rank(cell: str) -> tuple[int, int] | None:
 
 
 def _direction(cell: str) -> str:
-    return {"输入": "input", "输出": "output", "输入/输出": "input/output", "输入输出": "input/output"}.get(
-        cell.replace(" ", ""), cell)
+    return {"输入": "input", "输出": "output", "输入/输出": "input/output", "输入输出": "input/output",
+            "输入|输出": "input/output"}.get(cell.replace(" ", ""), cell)
 
 
 def parse_prototypes(text: str) -> dict[str, tuple[tuple[ProtoParam, ...], int]]:

@@ -47,7 +47,7 @@ IGNORED_CALLS = re.compile(r"^(?:OP_LOG[A-Z]*|L2_DFX_PHASE_\d|OP_LOGE_WITH_INVAL
 
 @dataclass(frozen=True)
 class Event:
-    kind: str                     # check | unread | empty
+    kind: str                     # check | unread | unread-values | empty
     template: str                 # a spec.templates name ("" for unread)
     args: tuple                   # sorted (key, value) pairs, values JSON-able
     status: int | None
@@ -251,16 +251,45 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
                 _scan_after_empty(w, src, stmts[i + 1:])
             raise
         except Unreadable as exc:
+            if _status_neutral_return(w, stmt, stmts[i + 1:]):
+                path, line = _cite(src, stmt.offset)
+                w.events.append(Event("unread-values", "", (), None, path, line,
+                                      " ".join(f"a branch on {stmt.cond.strip()!r} that returns success "
+                                               f"before the kernel, no parameter check after it".split())[:160]))
+                continue
             _unread(w, src, stmt.offset, f"{exc}: {stmt.text}")
             raise _Stop() from None
 
 
+def _status_neutral_return(w: Walk, stmt: Stmt, rest: tuple[Stmt, ...]) -> bool:
+    """``if (C) { *workspaceSize = 0; ...; return ACLNN_SUCCESS; }`` in GetWorkspaceSize on a condition
+    the reader does not read, with no parameter check after it: every call succeeds either way, so the
+    statuses are read on; whether the kernel runs (the values) depends on C: not judged."""
+    return (stmt.kind == "if" and w.depth == w.api_depth and not w.guards and _success_exits(stmt, w)
+            and _first_param_check(rest, w) is None)
+
+
+def _success_exits(stmt: Stmt, w: Walk) -> bool:
+    """``if (A) {...; return ACLNN_SUCCESS;} else if (B) {...; return ACLNN_SUCCESS;}``: every branch a
+    success return with no parameter check before it (a missing else falls through)."""
+    if not _empty_exit(stmt.then, w):
+        return False
+    if not stmt.orelse:
+        return True
+    if len(stmt.orelse) == 1 and stmt.orelse[0].kind == "if":
+        return _success_exits(stmt.orelse[0], w)
+    return _empty_exit(stmt.orelse, w)
+
+
 def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...], env: dict,
                      fail: int | None, top: bool, stop: _Stop) -> bool:
-    """The empty-tensor return of GetWorkspaceSize itself: the checks after it are read for the calls not
-    taking it (``when`` not empty). Kept only when the reading gets at least as far as the scan's first
-    parameter check; else (an unread construct of the compute path before it) the scan's reading stands."""
-    if not (w.depth == w.api_depth and getattr(stop, "origin", None) is stmt and not w.guards):
+    """The empty-tensor return of GetWorkspaceSize itself, or of a status function its body calls
+    (``CheckParams`` returning success early: GetWorkspaceSize goes on for both): the checks after it
+    are read for the calls not taking it (``when`` not empty). Kept only when the reading gets at least
+    as far as the scan's first parameter check; else (an unread construct of the compute path before
+    it) the scan's reading stands."""
+    if not (w.depth in (w.api_depth, w.api_depth + 1) and getattr(stop, "origin", None) is stmt
+            and not w.guards):
         return False
     first = _first_param_check(rest, w)
     if first is None:
@@ -365,7 +394,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         return
     if stmt.kind == "other":
         if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
-                _run_array_loop(w, src, stmt, env, fail):
+                _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
@@ -442,6 +471,11 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
             raise Unreadable("a statement with checks")
         return
     name, rhs = m.group(1), m.group(2).strip()
+    number = _scalar_local(text, env)
+    if number is not None:
+        env[name] = number
+        _forget_if_mutated(src, stmt, env, name)
+        return
     call = _macro(rhs)
     if call:
         fn = w.index.function(call[0])
@@ -458,6 +492,23 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
     except Unreadable:
         env[name] = _dtype_or_opaque(w, rhs, env)
     _forget_if_mutated(src, stmt, env, name)
+
+
+_TO_KIND = {"Float": "float", "Double": "double", "Int32": "int32", "Int64": "int64"}
+
+
+def _scalar_local(text: str, env: dict) -> tuple | None:
+    """``float v = x->ToFloat();`` of an aclScalar argument: ("number", x, how v holds it); None for
+    anything else, and where the local's type changes the value (``int32_t v = x->ToFloat()``)."""
+    m = re.fullmatch(r"(?:const\s+)?(float|double|auto|int32_t|int64_t)\s+\w+\s*=\s*(\w+)\s*->\s*"
+                     r"To(Float|Double|Int32|Int64)\(\)\s*;?", text)
+    if not m or not isinstance(env.get(m.group(2)), T):
+        return None
+    kind = _TO_KIND[m.group(3)]
+    declared = {"float": "float", "double": "double", "int32_t": "int32", "int64_t": "int64"}.get(m.group(1), kind)
+    if declared != kind and not (declared == "float" and kind == "double"):
+        return None   # a double read into a float holds what ToFloat gives; other mixes are not read
+    return ("number", env[m.group(2)].name, declared)
 
 
 def _call_status(w: Walk, fn: Function, args: list[str], env: dict, src: SourceFile, stmt: Stmt) -> Any:
@@ -492,6 +543,14 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     if code is None:
         raise Unreadable(f"CHECK_RET with status {code_text!r}")
     if code not in PARAM_CODES:
+        inner_call = _macro(cond)
+        fn = w.index.function(inner_call[0]) if inner_call and not cond.startswith("!") else None
+        if fn is not None and fn.returns.split()[-1] == "bool" and _is_checker(fn) and \
+                all(isinstance(env.get(_strip(a)), T) for a in inner_call[1]):
+            # a check function of the API's arguments failing with an inner status (CheckNotNull
+            # with ACLNN_ERR_INNER_NULLPTR): its checks, with that status
+            _call_fn(w, fn, inner_call[1], env, fail=code)
+            return
         null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
         if null and isinstance(env.get(null.group(1) or null.group(2)), T):
             # an API argument checked with an inner status (ACLNN_ERR_INNER_NULLPTR): a null rule
@@ -680,13 +739,36 @@ def _empty_exit(stmts: tuple[Stmt, ...], w: Walk | None = None) -> bool:
     """A branch that returns success: with the walk, only when the statements before that return
     check no parameter (a compute path: an inner status checked on the tensors it builds, a fill,
     the workspace size set)."""
-    if not (stmts and stmts[-1].kind == "return" and
-            stmts[-1].text.strip().rstrip(";") in tuple(f"return {n}" for n in SUCCESS_NAMES)):
+    if not (stmts and stmts[-1].kind == "return"):
+        return False
+    last = stmts[-1].text.strip().rstrip(";")
+    if last not in tuple(f"return {n}" for n in SUCCESS_NAMES) and not (w is not None and _status_local(last, stmts)):
         return False
     if len(stmts) == 1 or w is None:
         return True
     body = "".join(s.text + ";" for s in _flatten(stmts[:-1]))
     return not _checks_params(w, _compute_only(body)) and not re.search(r"CHECK_RET", _compute_only(body))
+
+
+def _without_true_product_terms(w: Walk, cond: str, env: dict) -> str:
+    """``!IsRegbase() && (a->IsEmpty() || b->IsEmpty())`` on a product where the product term holds:
+    the rest of the conjunction (on the others the whole condition was decided false before)."""
+    parts = _split_top(_strip(cond), "&&")
+    if len(parts) < 2:
+        return cond
+    kept = [p for p in parts if _product_bool(w, p, env) is not True]
+    return " && ".join(kept) if kept and len(kept) < len(parts) else cond
+
+
+def _status_local(last: str, stmts: tuple[Stmt, ...]) -> bool:
+    """``return ret;`` with ``ret`` set in the branch only from calls (``ret = Fill(...)``): the status
+    of a compute path (the caller checks that no parameter check is made there)."""
+    m = re.fullmatch(r"return\s+(\w+)", last)
+    if not m:
+        return False
+    sets = [s for s in _flatten(stmts[:-1]) if re.match(r"(?:auto\s+|aclnnStatus\s+)?" + m.group(1) + r"\s*=", s.text.strip())]
+    return bool(sets) and all(re.match(r"(?:auto\s+|aclnnStatus\s+)?\w+\s*=\s*[A-Za-z_][\w:]*\s*\(", s.text.strip())
+                              for s in sets)
 
 
 def _compute_only(text: str) -> str:
@@ -701,8 +783,9 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if decided is not None:
         _run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return
-    if _no_dims_return(w, stmt, env):
+    if _no_dims_return(w, stmt, env) or _value_return(w, stmt, env):
         return
+    cond = _without_true_product_terms(w, cond, env)
     empties = _empty_params(cond, env)
     if not empties and _empty_exit(stmt.then):
         cond, empties = _empty_helper(w, cond, env)
@@ -720,7 +803,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
                                                  or _run_negated_checker(w, cond, env, code)):
         return
     if code is not None and not stmt.orelse:
-        _data_condition(w, src, stmt.offset, cond, env, code, "if (" + cond + ")")
+        _data_condition(w, src, stmt.offset, cond, env, code, "if (" + stmt.cond.strip() + ")")
         return
     call = _macro(cond[1:].strip()) if cond.startswith("!") else None
     if call and code is not None:
@@ -905,7 +988,8 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
                 return isinstance(a, tuple) and a == ("arch", "DAV_3510")
             return w.arch == "DAV_3510"
         fn = w.index.function(call[0])
-        if fn is not None and fn.returns.split()[-1] == "bool" and not _touches_data(fn):
+        if fn is not None and fn.returns.split()[-1] == "bool" and not _touches_data(fn) \
+                and not any(_is_call_data(env.get(_strip(a))) for a in call[1]):
             mark = len(w.events)
             try:
                 result = _call_fn(w, fn, call[1], env, fail=None)
@@ -917,6 +1001,15 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
                 return None
             return result if isinstance(result, bool) else None
     return None
+
+
+def _is_call_data(value: Any) -> bool:
+    """An API argument, a local holding a scalar argument's value or a dtype of the call: no product
+    fact (a helper on it is a guard, not decided)."""
+    if isinstance(value, T) or isinstance(value, tuple) and value[:1] == ("number",):
+        return True
+    d = _dexpr(value)
+    return d is not None and d[0] != "dtype"
 
 
 def _touches_data(fn: Function) -> bool:
@@ -942,12 +1035,24 @@ def _empty_helper(w: Walk, cond: str, env: dict) -> tuple[str, list[str]]:
     """``if (HasEmptyTensor(self, other))``: a bool helper whose whole body is ``if (C) { return true; }
     return false;`` (or ``return C;``) with C an ``x->IsEmpty()`` disjunction of its parameters: the
     condition C on the call's arguments. Anything else: no empties (the branch is read as before)."""
+    helper = _bool_helper_condition(w, cond, env)
+    if helper is None or not all(isinstance(v, T) for v in helper[1].values()):
+        return cond, []
+    inner, bound = helper
+    empties = _empty_params(inner, bound)
+    return (inner, empties) if empties else (cond, [])
+
+
+def _bool_helper_condition(w: Walk, cond: str, env: dict) -> tuple[str, dict] | None:
+    """``F(a, b)`` with F a bool helper whose whole body is ``return C;`` or ``if (C) { return true; }
+    return false;``, each argument an API argument or a local holding a scalar's value: (C, F's
+    parameters bound to them); None for anything else."""
     call = _macro(_strip(cond))
     if not call or match_close(_strip(cond), _strip(cond).index("(")) != len(_strip(cond)) - 1:
-        return cond, []
+        return None
     fn = w.index.function(call[0])
     if fn is None or fn.returns.split()[-1] != "bool" or len(call[1]) != len(fn.params):
-        return cond, []
+        return None
     body = statements(fn.body, fn.body_offset)
     inner = None
     if len(body) == 1 and body[0].kind == "return":
@@ -957,14 +1062,33 @@ def _empty_helper(w: Walk, cond: str, env: dict) -> tuple[str, list[str]]:
           and body[1].kind == "return" and body[1].text.strip().rstrip(";") == "return false"):
         inner = body[0].cond.strip()
     if inner is None:
-        return cond, []
+        return None
     bound = {}
     for p, a in zip(fn.params, call[1]):
-        if not isinstance(env.get(_strip(a)), T):
-            return cond, []
-        bound[p] = env[_strip(a)]
-    empties = _empty_params(inner, bound)
-    return (inner, empties) if empties else (cond, [])
+        held = env.get(_strip(a))
+        if not (isinstance(held, T) or isinstance(held, tuple) and held[:1] == ("number",)):
+            return None
+        bound[p] = held
+    return inner, bound
+
+
+def _value_return(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``if (C) { return true; }`` (or success) with C a test of scalar or float argument values, or a
+    bool helper of such a test: the rest of the function checks the calls where C does not hold (its
+    checks carry ``when`` not C)."""
+    if stmt.orelse or not stmt.then or stmt.then[-1].kind != "return" or \
+            stmt.then[-1].text.strip().rstrip(";").split()[-1] not in ("true", *SUCCESS_NAMES) or \
+            any(not (s.kind == "call" and IGNORED_CALLS.match(s.text.strip())) for s in stmt.then[:-1]):
+        return False
+    cond, scope = _strip(stmt.cond), env
+    helper = _bool_helper_condition(w, cond, env)
+    if helper is not None:
+        cond, scope = helper
+    test = _value_test(w, cond, scope)
+    if test is None:
+        return False
+    w.guards.append(("not", ("value", test)))   # popped when the function ends (_run_function)
+    return True
 
 
 def _tensor(env: dict, expr: str) -> str:
@@ -999,20 +1123,67 @@ def _value_test(w: Walk, cond: str, env: dict) -> tuple | None:
             return None if None in tests else (name, *tests)
     if isinstance(env.get(cond), T) and w.ptypes.get(env[cond].name, "").strip() == "bool":
         return ("flag", env[cond].name)
+    flag = re.fullmatch(r"(\w+)\s*([!=]=)\s*(true|false)", cond)
+    if flag and isinstance(env.get(flag.group(1)), T) and w.ptypes.get(env[flag.group(1)].name, "").strip() == "bool":
+        holds = (flag.group(2) == "==") == (flag.group(3) == "true")   # training == false: not the flag
+        return ("flag", env[flag.group(1)].name) if holds else ("not", ("flag", env[flag.group(1)].name))
+    special = re.fullmatch(r"(?:std::)?is(nan|inf)\((.+)\)", cond)
+    if special:
+        held = _number_read(w, special.group(2), env)
+        return None if held is None else (special.group(1), *held)
     cmp = _compare_split(cond)
     if cmp is None:
         return None
     a, op, b = cmp
     for x, y, o in ((a, b, op), (b, a, _FLIP[op])):
-        m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*To(Float|Double)\(\)", _strip(x))
-        if m and isinstance(env.get(m.group(1)), T) and _NUMBER.fullmatch(_strip(y)):
-            number = float(_strip(y).rstrip("fFlL"))
-            return ("cmp", env[m.group(1)].name, m.group(2).lower(), o, number)
+        held = _number_read(w, x, env)
+        if held is not None and _NUMBER.fullmatch(_strip(y)):
+            return ("cmp", *held, o, float(_strip(y).rstrip("fFlL")))
+        other = _number_read(w, y, env) if held is not None else None
+        if other is not None and other[1] == held[1]:   # two values read alike: compared as they are held
+            return ("cmp", *held, o, ("arg", *other))
+        near = _near_test(w, x, y, o, env)
+        if near is not None:
+            return near
+    return None
+
+
+def _near_test(w: Walk, x: str, y: str, op: str, env: dict) -> tuple | None:
+    """``std::fabs(p - c) < eps``: c - eps < p < c + eps (the difference is exact near c, Sterbenz)."""
+    m = re.fullmatch(r"(?:std::)?fabs\((.+?)\s*-\s*(" + _NUMBER.pattern + r")\)", _strip(x))
+    if not m or op != "<" or not _NUMBER.fullmatch(_strip(y)):
+        return None
+    held = _number_read(w, m.group(1), env)
+    if held is None or held[1] == "int":
+        return None
+    c, eps = float(m.group(2).rstrip("fFlL")), float(_strip(y).rstrip("fFlL"))
+    return ("and", ("cmp", *held, ">", c - eps), ("cmp", *held, "<", c + eps))
+
+
+def _number_read(w: Walk, expr: str, env: dict) -> tuple[str, str] | None:
+    """(parameter, how it is read): ``x->ToFloat()`` (and ToDouble, ToInt32, ToInt64) of an aclScalar
+    argument or a local holding one, or a float, double or integer argument itself (``float& p`` too);
+    None for anything else."""
+    expr = _strip(expr)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*To(Float|Double|Int32|Int64)\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), T):
+        return env[m.group(1)].name, _TO_KIND[m.group(2)]
+    held = env.get(expr)
+    if isinstance(held, tuple) and held[:1] == ("number",):
+        return held[1], held[2]
+    if isinstance(env.get(expr), T):
+        ctype = re.sub(r"\bconst\b|&", "", w.ptypes.get(env[expr].name, "")).strip()
+        if ctype in ("float", "double"):
+            return env[expr].name, ctype
+        if ctype in ("int64_t", "int32_t", "int", "uint64_t", "int8_t"):
+            return env[expr].name, "int"
     return None
 
 
 def _has_compare(t: tuple) -> bool:
-    return t[0] == "cmp" or any(isinstance(x, tuple) and _has_compare(x) for x in t[1:])
+    """A value test with a float or scalar comparison in it (one on integers alone is an attr rule)."""
+    return (t[0] in ("cmp", "nan", "inf") and t[2] != "int") or \
+        any(isinstance(x, tuple) and _has_compare(x) for x in t[1:])
 
 
 def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict, code: int,
@@ -1152,15 +1323,16 @@ def _dims_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
         x, y = _value(w, a, env), _value(w, b, env)
     except Unreadable:
         return None
-    is_dim = lambda v: isinstance(v, tuple) and v[:1] == ("dim",)
+    is_dim = lambda v: isinstance(v, tuple) and v[:1] in (("dim",), ("numel",))
     int_attr = lambda v: isinstance(v, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)",
                                                             w.ptypes.get(v.name, "").strip())
     if not is_dim(x) and is_dim(y):
         x, y, op = y, x, _FLIP[op]
     if not is_dim(x) or not (is_dim(y) or _is_int(y) or int_attr(y)):
         return None
-    other = list(y[1:]) if is_dim(y) else y.name if isinstance(y, T) else int(y)
-    return "dims_compare", _args(a=list(x[1:]), op=op, b=other)
+    ref = lambda v: list(v[1:]) if v[0] == "dim" else ["numel", v[1]]   # noqa: E731
+    other = ref(y) if is_dim(y) else y.name if isinstance(y, T) else int(y)
+    return "dims_compare", _args(a=ref(x), op=op, b=other)
 
 
 # ---- the OP_CHECK_* macros (op_error_check.h) ----
@@ -1329,6 +1501,13 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
     if me and isinstance(env.get(me.group(1)), tuple) and env[me.group(1)][:1] == ("map-find",):
         g = ("in", env[me.group(1)][1], tuple(k for k, _ in env[me.group(1)][2]))
         return g if me.group(2) == "!=" else ("not", g)
+    if me and isinstance(env.get(me.group(1)), tuple) and env[me.group(1)][:1] == ("found-in",):
+        g = env[me.group(1)][1]
+        return g if me.group(2) == "!=" else ("not", g)
+    fe = re.fullmatch(r"(.+?)\s*([!=]=)\s*([\w:]+)\s*\.\s*end\(\)", cond, re.S)
+    found = _list_find(w, fe.group(1), env) if fe else None
+    if found is not None:
+        return found[1] if fe.group(2) == "!=" else ("not", found[1])
     q = _split_top(cond, "?")
     if len(q) == 2 and len(_split_colon(q[1])) == 2:   # a choice on the product between two conditions
         decided = _product_bool(w, q[0], env)
@@ -1336,8 +1515,14 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
     for op, name in (("||", "or"), ("&&", "and")):
         parts = _split_top(cond, op)
         if len(parts) > 1:
+            decided = [_product_bool(w, p, env) for p in parts]
+            if (op == "&&" and False in decided) or (op == "||" and True in decided):
+                return None   # decided on this product: no guard (the caller reads it as decided)
+            parts = [p for p, d in zip(parts, decided) if d is None]   # the product terms that hold drop
             gs = [_guard(w, p, env) for p in parts]
-            return None if None in gs else (name, *gs)
+            if None in gs or not gs:
+                return None
+            return gs[0] if len(gs) == 1 else (name, *gs)
     if cond.startswith("!") and not cond.startswith("!="):
         g = _guard(w, cond[1:], env)
         return None if g is None else ("not", g)
@@ -1381,20 +1566,36 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
 
 
 def _guard_function(w: Walk, name: str, args: list[str], env: dict) -> tuple | None:
-    """A bool helper whose body is one ``return <condition on dtypes>``, inlined."""
+    """A bool helper on dtypes, inlined: its body ``return C;`` or ``if (C) { return true; } return
+    false;``, after locals it declares (``auto it = std::find(L.begin(), L.end(), d);``)."""
     fn = w.index.function(name)
     if fn is None or fn.returns.split()[-1] != "bool" or w.depth > 12:
         return None
-    body = statements(fn.body, fn.body_offset)
-    if len(body) != 1 or body[0].kind != "return":
-        return None
+    body = list(statements(fn.body, fn.body_offset))
     try:
         bindings = _bind(w, fn, args, env)
     except Unreadable:
         return None
+    while len(body) > 1 and body[0].kind == "decl":
+        m = re.match(r"(?:auto|const|[\w:]+|\s|[*&])*?\b([A-Za-z_]\w*)\s*=\s*(.+?);?$", body[0].text.strip(), re.S)
+        if not m:
+            return None
+        try:
+            bindings[m.group(1)] = _value(w, m.group(2), bindings)
+        except Unreadable:
+            bindings[m.group(1)] = _dtype_or_opaque(w, m.group(2), bindings)
+        body.pop(0)
+    if len(body) == 1 and body[0].kind == "return":
+        cond = body[0].text.strip()[len("return"):]
+    elif (len(body) == 2 and body[0].kind == "if" and not body[0].orelse and len(body[0].then) == 1
+          and body[0].then[0].text.strip().rstrip(";") == "return true"
+          and body[1].text.strip().rstrip(";") == "return false"):
+        cond = body[0].cond
+    else:
+        return None
     w.depth += 1
     try:
-        return _guard(w, body[0].text.strip()[len("return"):], bindings)
+        return _guard(w, cond, bindings)
     finally:
         w.depth -= 1
 
@@ -1690,10 +1891,27 @@ def _dtype_conjunction(w: Walk, src: SourceFile, offset: int, parts: list[str], 
     return True
 
 
+def _list_find(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``std::find(L.begin(), L.end(), d)`` with L a dtype list and d a dtype of the call:
+    ``("found-in", guard d in L)`` (compared with ``L.end()`` it is that guard); None otherwise."""
+    m = re.fullmatch(r"(?:std::)?find\(\s*([\w:]+)\s*\.\s*begin\(\)\s*,\s*([\w:]+)\s*\.\s*end\(\)\s*,(.+)\)",
+                     _strip(expr), re.S)
+    if not m or m.group(1) != m.group(2):
+        return None
+    try:
+        lst = _value(w, m.group(1), env)
+        d = _dexpr_of(w, m.group(3), env)
+    except Unreadable:
+        return None
+    if not isinstance(lst, DList):
+        return None
+    return ("found-in", ("in", d, tuple(lst.dtypes), lst.where))
+
+
 def _dtype_or_opaque(w: Walk, expr: str, env: dict) -> Any:
     """A value the reader keeps for a local or an argument: a condition on the call's dtypes
     (``("guard", g)``), a computed dtype, or Opaque."""
-    found = _map_find(w, expr, env)
+    found = _map_find(w, expr, env) or _list_find(w, expr, env)
     if found is not None:
         return found
     g = _guard(w, expr, env)
@@ -2002,6 +2220,9 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("shape-of", env[m.group(1)].name)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*(?:GetViewShape\(\)\s*\.\s*GetShapeSize|Numel)\(\)", expr)
+    if m and isinstance(env.get(m.group(1)), T):   # opbase Shape::GetShapeSize, aclTensor::Numel: the element count
+        return ("numel", env[m.group(1)].name)
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:->\s*GetViewShape\(\)\s*\.|->)\s*GetDimNum\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("lin", env[m.group(1)].name, 1, 0, 0)
@@ -2471,6 +2692,29 @@ def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fa
     _only_null_vacuous(w, mark, guard)
     if pending is not None:
         raise pending
+
+
+def _numel_loop(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``for (size_t i = 0; i < shape.GetDimNum(); i++) { n *= shape.GetDim(i); }`` with ``n`` 1
+    before it and ``shape`` a tensor's view shape: ``n`` holds the tensor's element count."""
+    m = re.fullmatch(r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*(\w+)\s*<\s*(.+?)\s*;"
+                     r"\s*(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{\s*(\w+)\s*\*=\s*(.+?)\s*;\s*\}",
+                     stmt.text.strip(), re.S)
+    if not m or m.group(2) != m.group(1) or (m.group(4) or m.group(5)) != m.group(1) or env.get(m.group(6)) != 1:
+        return False
+    try:
+        bound = _value(w, m.group(3), env)
+    except Unreadable:
+        return False
+    dim = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\(\s*" + m.group(1) + r"\s*\)", m.group(7), re.S)
+    holder = env.get(_strip(dim.group(1))) if dim else None
+    mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", _strip(dim.group(1))) if dim else None
+    if mv and isinstance(env.get(mv.group(1)), T):
+        holder = ("shape-of", env[mv.group(1)].name)
+    if not (isinstance(holder, tuple) and holder[:1] == ("shape-of",) and bound == ("lin", holder[1], 1, 0, 0)):
+        return False
+    env[m.group(6)] = ("numel", holder[1])
+    return True
 
 
 def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:

@@ -65,6 +65,8 @@ def use_project_data(folder: str | Path) -> None:
         raise RegistryError(f"{folder}: not a folder of operator-data files")
     _project_data = path
     _found = None
+    from aclnn_conformance.spec.surface_values import use_value_folder
+    use_value_folder(path / "values")   # its value tables, not the project's as well
 
 
 def data_folders() -> list[Path]:

@@ -88,24 +88,41 @@ def load_value_table(path: str | Path) -> list[ValueEntry]:
     return [_entry(e) for e in doc]
 
 
-# value folders of added data folders (--spec-data), read after the project's own
+# the project's value folder (another in its place while the registry reads another data folder as
+# the project's: ``agreement --data``), then those of added data folders (--spec-data)
+_PROJECT_FOLDER: list[Path] = [VALUES_FOLDER]
 _ADDED_FOLDERS: list[Path] = []
+
+
+def _forget_entries() -> None:
+    value_entries.cache_clear()
+    _by_key.cache_clear()
+
+
+def use_value_folder(folder: str | Path) -> None:
+    """Read the value tables of ``folder`` in place of the project's own (``spec.registry.
+    use_project_data``: a data folder read as the project's brings its own ``values/``)."""
+    folder = Path(folder).resolve()
+    _PROJECT_FOLDER[0] = folder
+    if folder in _ADDED_FOLDERS:
+        _ADDED_FOLDERS.remove(folder)
+    _forget_entries()
 
 
 def add_value_folder(folder: str | Path) -> None:
     """Read the value tables of ``folder`` too (a data folder's ``values/``, beside its operators)."""
     folder = Path(folder).resolve()
-    if folder != VALUES_FOLDER and folder not in _ADDED_FOLDERS and folder.is_dir():
+    if folder != _PROJECT_FOLDER[0] and folder not in _ADDED_FOLDERS and folder.is_dir():
         _ADDED_FOLDERS.append(folder)
-        value_entries.cache_clear()
-        _by_key.cache_clear()
+        _forget_entries()
 
 
 @lru_cache(maxsize=None)
 def value_entries() -> dict[str, ValueEntry]:
     """API name -> entry, over every value table of the project and of the added data folders."""
     found: dict[str, ValueEntry] = {}
-    for path in [p for folder in (VALUES_FOLDER, *_ADDED_FOLDERS) for p in sorted(folder.glob("*.json"))]:
+    folders = [f for f in (_PROJECT_FOLDER[0], *_ADDED_FOLDERS) if f.is_dir()]
+    for path in [p for folder in folders for p in sorted(folder.glob("*.json"))]:
         if not isinstance(json.loads(path.read_text(encoding="utf-8")), list):
             continue  # the vocabulary of the functions, not a table
         for entry in load_value_table(path):

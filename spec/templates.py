@@ -333,21 +333,54 @@ def scalar_as(value: Any, dtype: str, kind: str) -> float:
         return float(held.astype(np.float32 if kind == "float" else np.float64))
 
 
+def _number_as(v: Any, kind: str) -> float | None:
+    """An aclScalar's ToFloat/ToDouble, or a plain float/double argument as its C type holds it; None
+    for a null scalar, an absent argument or a value with no one reading as a number."""
+    if isinstance(v, dict):
+        if isinstance(v.get("value"), (complex, type(None), str)):
+            return None
+        if kind in ("int32", "int64"):   # ToInt32/ToInt64: the held value truncated (C++ conversion)
+            held = scalar_as(v["value"], v.get("dtype", "DOUBLE"), "double")
+            if held != held or abs(held) == float("inf"):
+                return None   # undefined in C++: no one reading
+            whole = float(int(held))
+            bound = 2.0 ** (31 if kind == "int32" else 63)
+            return whole if -bound <= whole < bound else None
+        return scalar_as(v["value"], v.get("dtype", "DOUBLE"), kind)
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        if kind == "int":
+            return float(v) if isinstance(v, int) else None
+        if kind == "float":
+            with np.errstate(over="ignore"):   # beyond float32 the C float is infinite, as here
+                return float(np.float32(v))
+        return float(v)
+    return None
+
+
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
             "!=": operator.ne}
 
 
 def value_test(call: CallView, t: Any) -> bool | None:
-    """A condition on the values of the call's aclScalar and bool arguments: ``["cmp", param, as, op,
-    number]`` (the scalar's ToFloat/ToDouble against a number; IEEE comparisons, so NaN fails every
-    one but ``!=``), ``["flag", attr]`` (a bool argument is true), ``["not", t]``, ``["and", t...]``,
+    """A condition on the values of the call's aclScalar, float and bool arguments: ``["cmp", param,
+    as, op, number]`` (the scalar's ToFloat/ToDouble/ToInt32/ToInt64, or the float, double or integer
+    argument: ``as`` float, double, int32, int64 or int, against a number or ``["arg", param, as]``,
+    another argument's value; IEEE comparisons, so NaN fails every one but ``!=``), ``["nan", param, as]`` and ``["inf", param, as]`` (that value is NaN,
+    or infinite), ``["flag", attr]`` (a bool argument is true), ``["not", t]``, ``["and", t...]``,
     ``["or", t...]``; None when a scalar it reads is null or absent."""
     op = t[0]
-    if op == "cmp":
-        v = call.attrs.get(t[1])
-        if not isinstance(v, dict) or isinstance(v.get("value"), (complex, type(None), str)):
-            return None   # null, or a value ToFloat has no one reading of
-        return _COMPARE[t[3]](scalar_as(v["value"], v.get("dtype", "DOUBLE"), t[2]), float(t[4]))
+    if op in ("cmp", "nan", "inf"):
+        held = _number_as(call.attrs.get(t[1]), t[2])
+        if held is None:
+            return None
+        if op == "nan":
+            return held != held
+        if op == "inf":
+            return abs(held) == float("inf")
+        if isinstance(t[4], (list, tuple)):   # ["arg", param, as]: another argument's value
+            other = _number_as(call.attrs.get(t[4][1]), t[4][2])
+            return None if other is None else _COMPARE[t[3]](held, other)
+        return _COMPARE[t[3]](held, float(t[4]))
     if op == "flag":
         v = call.attrs.get(t[1])
         return None if v is None else bool(v)
@@ -438,7 +471,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     ...]]`` (names, or the classes ``complex``, ``floating``, ``integral``, ``integral_bool`` of
     data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
     ``["contiguous", [param...]]`` (opbase IsContiguous of each: a null tensor counts as contiguous, as
-    there), ``["no-dims", attr]`` (an integer array absent or empty), ``["not", g]``, ``["and", g...]``,
+    there), ``["no-dims", attr]`` (an integer array absent or empty), ``["value", t]`` (value_test t),
+    ``["not", g]``, ``["and", g...]``,
     ``["or", g...]``; None when a tensor it reads is null or absent."""
     op = g[0]
     if op == "in":
@@ -459,6 +493,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
         return all(t is None or t.contiguous for t in (call.tensor(n) for n in g[1]))
     if op == "empty":   # the named tensors are empty (any of them, or all): the empty-tensor return's test
         return _empty(call, {"params": g[1], "any": g[2]})
+    if op == "value":   # a test of the call's scalar and float argument values (value_test)
+        return value_test(call, g[1])
     if op == "no-dims":   # the integer array names no dim: absent (null) or empty
         value = call.attrs.get(g[1])
         return value is None or (isinstance(value, (list, tuple)) and len(value) == 0)
@@ -566,8 +602,12 @@ CATEGORIES.update({"reduced_shape": "shape", "attr_dims_nonzero": "attr"})
 
 
 def _dim_size(call: CallView, ref: Any) -> int | None:
-    """The size of dim scale*rank + offset of a tensor's view shape (``[tensor, scale, offset]``);
-    None when the tensor is absent or the dim outside its rank."""
+    """The size of dim scale*rank + offset of a tensor's view shape (``[tensor, scale, offset]``), or
+    its element count (``["numel", tensor]``); None when the tensor is absent or the dim outside its
+    rank."""
+    if len(ref) == 2 and ref[0] == "numel":
+        t = call.tensor(ref[1])
+        return None if t is None else int(np.prod(t.shape, dtype=np.int64))
     t = call.tensor(ref[0])
     if t is None:
         return None
@@ -576,9 +616,10 @@ def _dim_size(call: CallView, ref: Any) -> int | None:
 
 
 def _dims_compare(call: CallView, a: Mapping) -> bool:
-    """``a``'s dim size compares by ``op`` with ``b``'s (``[tensor, scale, offset]``), the integer
-    ``b`` or the integer attribute named ``b``: the host code's failing condition holds. A dim
-    outside its tensor's rank (an earlier check's) does not decide."""
+    """``a``'s dim size (or element count) compares by ``op`` with ``b``'s (``[tensor, scale,
+    offset]`` or ``["numel", tensor]``), the integer ``b`` or the integer attribute named ``b``: the
+    host code's failing condition holds. A dim outside its tensor's rank (an earlier check's) does
+    not decide."""
     x = _dim_size(call, a["a"])
     b = a["b"]
     y = b if isinstance(b, int) else _dim_size(call, b) if not isinstance(b, str) else call.attrs.get(b)

@@ -106,3 +106,30 @@ def test_causes_of_rows_no_rule_covers():
     assert "aclnn_log.cpp:64-66" in text and "ASCEND910B" in text
     other = cause({**row, "api": "aclnnNoSuchApi"}, None)
     assert _cause_key(other) == "a check no rule covers: not yet investigated"
+
+
+def test_a_copy_of_the_project_data_read_in_its_place_brings_its_own_value_tables(tmp_path):
+    """``agreement --data COPY``: the copy's value tables replace the project's (read both, every
+    entry would be there twice)."""
+    import shutil
+
+    from aclnn_conformance.spec import registry
+    from aclnn_conformance.spec.surface_values import value_entries
+    before = registry._project_data        # another test's fixture may have put its own folder there
+    use_project_data(PROJECT_DATA)
+    project = set(value_entries())
+    assert project
+    copy = tmp_path / "data"
+    shutil.copytree(PROJECT_DATA / "values", copy / "values")
+    table = next(p for p in sorted((copy / "values").glob("*.json"))
+                 if isinstance(json.loads(p.read_text(encoding="utf-8")), list))
+    entries = json.loads(table.read_text(encoding="utf-8"))
+    dropped = entries.pop()["api"]
+    table.write_text(json.dumps(entries), encoding="utf-8")
+    try:
+        use_project_data(copy)
+        assert set(value_entries()) == project - {dropped}
+        use_project_data(PROJECT_DATA)
+        assert set(value_entries()) == project
+    finally:
+        use_project_data(before)

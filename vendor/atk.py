@@ -8,9 +8,11 @@ from it with the case's seed.
 """
 from __future__ import annotations
 
+import ast
 import json
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -75,7 +77,11 @@ def _attr_value(item: dict, seed: int, index: int) -> Any:
         return rv                              # an enum string or a type name
     if isinstance(rv, bool):
         return rv
-    return draw_scalar(range_recipe(rv), kind, seed, index)
+    try:
+        return draw_scalar(range_recipe(rv), kind, seed, index)
+    except OverflowError:   # an integer attribute drawn from a range with inf
+        raise RecipeError(f"the {item.get('dtype')} value from {rv!r} is infinite, which no integer "
+                          f"holds") from None
 
 
 VALUES_UNREAD = "its values are not read"
@@ -95,7 +101,10 @@ def tensor_from_item(item: dict) -> TensorRecipe | None:
     if item.get("range_values") is None and item.get("shape") is None:
         return None
     shape = tuple(int(d) for d in item["shape"])
-    fmt = format_of(item["format"]) if item.get("format") else format_of("ND")
+    named = item.get("format")
+    if isinstance(named, list) and len(named) == 1:    # "format": ["ND"], the one format of the case
+        named = named[0]
+    fmt = format_of(named) if named else format_of("ND")
     try:
         recipe = range_recipe(item.get("range_values"))
     except RecipeError as exc:    # the descriptor stands; only the values are not read
@@ -114,6 +123,144 @@ def _stem(name: str) -> str:
     return stem.removesuffix("ref").removesuffix("optional")
 
 
+# How the ATK framework turns a case's ``inputs`` into the aclnn call, as the vendor's executors show
+# it (ops-nn e5c3fa9327ea):
+# - norm/quantized_batch_norm/tests/st/aclnnQuantizedBatchNorm/executor_aclnnQuantizedBatchNorm.py
+#   :172-194 builds the arguments as the unnamed inputs (``input_data.args``) in order, then the named
+#   ones (``input_data.kwargs``) in order, then the outputs; :219-259 converts each input: a list to
+#   one xxxList/xxxArray, a tensor to an aclTensor, a value of ``"dtype": "non_param"`` to no argument
+#   at all, a value whose type says ``attr`` to its C type, any other value to an aclScalar, None to
+#   a null pointer;
+# - the executors that index the arguments agree with that order: activation/clipped_swiglu/.../
+#   executor_aclnnClippedSwiglu.py:31-34 (inputs x, group_index, dim at input_args[0], [1], [2]),
+#   activation/situ_glu/.../executor_aclnnSituGlu.py:85-86 (beta, linearBeta: inputs 2 and 3),
+#   norm/batch_norm_v3/.../executor_aclnnBatchNorm.py:30 (training: input 5),
+#   optim/advance_step/.../executor_aclnnAdvanceStep.py:29 (the Ref inputs 0, 2, 3, 4), and ops-math
+#   conversion/tril/.../executor_aclnnTril.py:46 (diagonal: input_args[-2], before the output);
+#   math/trace/.../executor_aclnnTrace.py:24 reads an input named null as ``input_data.args[0]``.
+# So the argument items of a case, in order, are the API's non-output parameters in order: this
+# reader maps them so only when the counts and every item's kind agree with the prototype.
+NON_ARGUMENT = "non_param"
+ARRAY_C_KINDS = {"int_array": "int", "bool_array": "bool", "float_array": "float"}
+LIST_ATTR_TYPES = ("attrs", "attr_tuple", "attr")
+
+
+def is_argument(item: Any) -> bool:
+    """False for an item the framework passes as no argument (``"dtype": "non_param"``)."""
+    return not (isinstance(item, dict) and str(item.get("dtype", "")).lower() == NON_ARGUMENT)
+
+
+def _item_name(item: Any) -> str:
+    """The name an input item (or a list's first item) gives, '' when it gives none."""
+    first = item[0] if isinstance(item, list) and item else item
+    return str(first.get("name") or "") if isinstance(first, dict) else ""
+
+
+def _is_output(param) -> bool:
+    # the documents' own words survive in a few rows: 输出 is output, 输入|输出 an in-place input
+    return param.direction == "output" or str(param.direction).startswith("输出")
+
+
+def _value_kind(dtype: Any) -> str:
+    """What an attr item's dtype makes of its value: int, bool, float, string, dtype or unknown."""
+    d = str(dtype).lower().removeprefix("attr_")
+    if d == "bool":
+        return "bool"
+    if d in ("string", "str"):
+        return "string"
+    if d == "torch_dtype":
+        return "dtype"
+    kind = _attr_kind(d)
+    return {"int": "int", "float32": "float", "float64": "float"}.get(kind, "unknown")
+
+
+# the C kinds an attr value of each kind can be (the C type follows the item's dtype, :243-247); an
+# int may be an aclDataType: ops-math math/reduce_mean/tests/st/aclnnMean/executor_aclnnMean.py:21-27
+# reads the case's dtype 0, 1, 11, 27 as float32, float16, float64, bfloat16 (the aclDataType codes)
+C_KINDS_OF_VALUE = {"int": ("int64", "dtype"), "bool": ("bool",), "float": ("double", "float"),
+                    "string": ("string",), "dtype": ("dtype",)}
+
+
+def _fits(item: Any, param) -> bool:
+    """Whether an input item can be the argument ``param`` (by the conversion above)."""
+    if isinstance(item, list):                # one xxxArray of attr values (a tensor list has no kind)
+        return param.c_kind in ARRAY_C_KINDS and bool(item) and all(
+            isinstance(sub, dict) and sub.get("type") in LIST_ATTR_TYPES
+            and _value_kind(sub.get("dtype")) == ARRAY_C_KINDS[param.c_kind] for sub in item)
+    kind = str(item.get("type", ""))
+    if kind in ("tensor", "tensor_tuple"):
+        return param.c_kind == "tensor"
+    if kind == "scalar":                      # a value without attr in its type: an aclScalar
+        return param.c_kind == "scalar"
+    if kind == "attr":
+        return param.c_kind in C_KINDS_OF_VALUE.get(_value_kind(item.get("dtype")), ())
+    if kind in ("attrs", "attr_tuple"):       # one item holding a whole list
+        return ARRAY_C_KINDS.get(param.c_kind) == _value_kind(item.get("dtype"))
+    return False
+
+
+def positional_names(inputs: list, params, api: str) -> tuple[list[str] | None, str]:
+    """The parameter each argument item of ``inputs`` stands for, by position (see above), or None
+    and the reason the position does not establish it."""
+    items = [item for item in inputs if is_argument(item)]
+    targets = [p for p in params if not _is_output(p)]
+    if len(items) != len(targets):
+        return None, (f"its {len(items)} argument inputs are not the {len(targets)} non-output "
+                      f"parameters of {api} ({', '.join(p.name for p in targets)})")
+    names = [_item_name(item) for item in items]
+    named = [n for n in names if n]
+    if any(not n for n in names[names.index(named[0]):]) if named else False:
+        return None, "an unnamed input follows a named one (the framework passes the unnamed first)"
+    if len(set(named)) != len(named):
+        return None, "two inputs share a name (the framework keeps one of them)"
+    by_stem = {_stem(p.name): p.name for p in params}
+    for position, (item, name, param) in enumerate(zip(items, names, targets)):
+        if not _fits(item, param):
+            kind = "a list" if isinstance(item, list) else f"a {item.get('type')!r} input"
+            return None, (f"argument {position} ({name!r}) is {kind}, which cannot be "
+                          f"{param.name} ({param.c_kind})")
+        claimed = by_stem.get(_stem(name)) if name else None
+        if claimed is not None and claimed != param.name:
+            return None, f"argument {position} is named {name!r} but stands where {param.name} is"
+    return [p.name for p in targets], ""
+
+
+def array_of(items: list, c_kind: str) -> list:
+    """An aclIntArray/aclBoolArray/aclFloatArray given as a list of attr items, one per element:
+    each element must be one value of the array's type (a range would be drawn by the framework)."""
+    want = ARRAY_C_KINDS[c_kind]
+    out = []
+    for k, sub in enumerate(items):
+        value = sub.get("range_values")
+        if isinstance(value, list) and len(value) == 1:
+            value = value[0]
+        if want == "bool" and isinstance(value, bool) and _attr_kind(sub.get("dtype", "")) == "bool":
+            out.append(value)
+        elif want == "int" and isinstance(value, int) and not isinstance(value, bool) \
+                and _attr_kind(sub.get("dtype", "")) == "int":
+            out.append(value)
+        elif want == "float" and isinstance(value, (int, float)) and not isinstance(value, bool):
+            out.append(float(value))
+        else:
+            raise RecipeError(f"element {k} ({value!r}, dtype {sub.get('dtype')!r}) is not one "
+                              f"{want} value of the {c_kind}")
+    return out
+
+
+def _format_problem(inputs: list) -> str | None:
+    """A non-argument ``format`` item tells the executor the tensors' formats (e.g.
+    ops-math math/minimum/tests/st/aclnnMinimum/executor_aclnnMinimum.py:35-44): only ND, the
+    format this reader gives a tensor that names none, agrees with the case as read."""
+    for index, item in enumerate(inputs):
+        if is_argument(item) or item.get("name") != "format":
+            continue
+        value = item.get("range_values")
+        if not (isinstance(value, str) and value.strip().upper() == "ND"):
+            return (f"input {index} (format) sets the tensors' formats through the executor "
+                    f"({value!r}), which this reader does not apply")
+    return None
+
+
 def case_of(doc: dict, display: str, product: str | None, product_source: str) -> VendorCase:
     case_id = doc.get("id")
     source = f"{display}#{case_id}"
@@ -123,9 +270,38 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
     problems: list[str] = []
     tensors: dict[str, TensorRecipe | None] = {}
     attrs: dict[str, Any] = {}
-    for index, item in enumerate(doc["inputs"]):
-        if isinstance(item, list):       # a tensor list
-            name = item[0]["name"] if item and isinstance(item[0], dict) else f"list{index}"
+    inputs = list(doc["inputs"])
+    kind_of = {p.name: p.c_kind for p in params or ()}
+    # the parameter each item stands for: by its name, else (some name is no parameter) by position
+    names = [_item_name(item) for item in inputs]
+    unmapped = ""
+    if params is not None:
+        known = {p.name for p in params}
+        by_stem = {_stem(p.name): p.name for p in params}
+        unknown = [n for n, item in zip(names, inputs) if is_argument(item)
+                   and n not in known and by_stem.get(_stem(n)) is None]
+        if unknown:
+            mapped, why = positional_names(inputs, params, api)
+            if mapped is not None:
+                arguments = iter(mapped)
+                names = [next(arguments) if is_argument(item) else n for n, item in zip(names, inputs)]
+            else:   # said after the inputs that name no parameter
+                unmapped = f"{source}: the inputs are not mapped onto {api} by position: {why}"
+        fmt = _format_problem(inputs)
+        if fmt:
+            problems.append(f"{source}: {fmt}")
+    for index, item in enumerate(inputs):
+        if not is_argument(item):
+            continue
+        if isinstance(item, list):       # a tensor list, or an array given element by element
+            name = names[index] or f"list{index}"
+            target = name if name in kind_of else (by_stem.get(_stem(name)) if params else None)
+            if target is not None and kind_of[target] in ARRAY_C_KINDS:
+                try:
+                    attrs[name] = array_of(item, kind_of[target])
+                except RecipeError as exc:
+                    problems.append(f"{source}: input {index} ({name}): {exc}")
+                continue
             if params is not None:
                 problems.append(f"{source}: input {index} ({name}) is a tensor list, which the "
                                 f"spec's call model has no place for")
@@ -133,15 +309,8 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
             for k, sub in enumerate(item):
                 tensors[f"{name}[{k}]"] = tensor_from_item(sub)
             continue
-        name = item.get("name", f"input{index}")
+        name = names[index] or f"input{index}"    # unnamed and unmapped: a key of its own
         kind = item.get("type", "")
-        if params is not None and name not in {p.name for p in params}:
-            # an input the API does not name (unnamed, or the torch function's name: x, input):
-            # only the one input of an API with one input is certain (the torch function's order of
-            # several need not be the API's)
-            ins = [p.name for p in params if p.direction in ("input", "attr")]
-            if len(ins) == 1 and len(doc["inputs"]) == 1 and kind in TENSOR_TYPES:
-                name = ins[0]
         try:
             if kind in TENSOR_TYPES:
                 tensors[name] = tensor_from_item(item)
@@ -153,7 +322,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
         except ValuesUnread as exc:
             problems.append(f"{source}: input {index} ({name}): {VALUES_UNREAD}: {exc}")
             tensors[name] = exc.recipe
-        except (RecipeError, ValueError, TypeError, KeyError) as exc:
+        except (RecipeError, ValueError, TypeError, KeyError, OverflowError) as exc:
             problems.append(f"{source}: input {index} ({name}): {exc}")
             if kind in TENSOR_TYPES:
                 tensors[name] = None
@@ -166,14 +335,17 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
             if target is not None and target not in tensors and target not in attrs:
                 pool[target] = pool.pop(name)    # quantMode is quantModeOptional
                 continue
-            problems.append(f"{source}: input {name!r} is not a parameter of {api}")
+            shown = "''" if re.fullmatch(r"(input|list)\d+", name) else repr(name)
+            problems.append(f"{source}: input {shown} is not a parameter of {api}")
             pool.pop(name, None)
+        if unmapped:
+            problems.append(unmapped)
     stated = set(tensors) | set(attrs)
     if params is not None:
         # as the gtest reader: an argument that is no aclTensor (aclScalar, arrays, plain values) is
         # an attribute of the case; an aclScalar keeps its dtype (the spec's dtype checks read it)
         is_attr = {p.name: p.direction == "attr" or p.c_kind != "tensor" for p in params}
-        scalar_items = {it.get("name"): it for it in doc["inputs"] if isinstance(it, dict)
+        scalar_items = {n: it for n, it in zip(names, inputs) if isinstance(it, dict)
                         and it.get("type") in ("scalar",)}
         for p in params:
             if p.c_kind == "scalar" and p.name in attrs and not isinstance(attrs[p.name], dict):
@@ -204,6 +376,50 @@ def _line_of_ids(text: str) -> dict[int, int]:
     return out
 
 
+def _rewritten(target: ast.expr) -> str | None:
+    """What an assignment target in an executor rewrites: an input by name (input_data.kwargs[...]),
+    an argument by position (input_data.args[...], input_args[...]), or None (something else)."""
+    if not isinstance(target, ast.Subscript):
+        return None
+    key = target.slice.value if isinstance(target.slice, ast.Constant) else ast.unparse(target.slice)
+    holder = ast.unparse(target.value)
+    if holder.endswith("input_data.kwargs"):
+        return f"input {key!r}"
+    if holder.endswith("input_data.args") or holder.endswith("input_args"):
+        return f"argument {key}"
+    return None
+
+
+def executor_rewrites(folder: Path, display_folder: str) -> dict[str, str]:
+    """Registered executor name -> the inputs its ``init_by_input_data`` rewrites before the aclnn
+    call (with path:line), for the ``executor_*.py`` beside an ATK file: such a case's inputs are not
+    the call the vendor makes (ops-math math/reduce_std_v2/tests/st/aclnnStd/executor_aclnnStd.py:35-36
+    replaces the case's dim by its unique values)."""
+    found: dict[str, str] = {}
+    for executor in sorted(folder.glob("executor_*.py")):
+        try:
+            tree = ast.parse(executor.read_text(encoding="utf-8", errors="replace"))
+        except SyntaxError:
+            continue
+        for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
+            names = [d.args[0].value for d in cls.decorator_list if isinstance(d, ast.Call)
+                     and ast.unparse(d.func).endswith("register") and d.args
+                     and isinstance(d.args[0], ast.Constant)]
+            method = next((f for f in cls.body if isinstance(f, ast.FunctionDef)
+                           and f.name == "init_by_input_data"), None)
+            if not names or method is None:
+                continue
+            writes = [(what, node.lineno) for node in ast.walk(method)
+                      if isinstance(node, (ast.Assign, ast.AugAssign))
+                      for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                      if (what := _rewritten(target)) is not None]
+            if writes:
+                said = ", ".join(dict.fromkeys(what for what, _ in writes))
+                for name in names:
+                    found[str(name)] = f"{said} ({display_folder}/{executor.name}:{writes[0][1]})"
+    return found
+
+
 def read_atk(path: Path, display: str, product: str | None, product_source: str,
              text: str | None = None) -> ImportResult:
     result = ImportResult(files={display: "atk"})
@@ -216,13 +432,21 @@ def read_atk(path: Path, display: str, product: str | None, product_source: str,
     if isinstance(docs, dict):
         docs = docs.get("cases", [docs])
     lines = _line_of_ids(text)
+    rewrites = executor_rewrites(path.parent, str(Path(display).parent))
     for n, doc in enumerate(docs):
         case_id = doc.get("id", n) if isinstance(doc, dict) else n
         where = f"{display}:{lines.get(case_id, 1)}"
         try:
             if not isinstance(doc, dict) or "inputs" not in doc or "aclnn_name" not in doc:
                 raise ValueError("an ATK case needs aclnn_name and inputs")
-            result.cases.append(case_of(doc, display, product, product_source))
+            vc = case_of(doc, display, product, product_source)
+            rewrite = next((rewrites[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type"))
+                            if k in rewrites), None)
+            if rewrite:
+                vc = replace(vc, problems=vc.problems + (
+                    f"{vc.source}: the executor rewrites {rewrite} before the call, so the "
+                    f"case's inputs are not the call made",))
+            result.cases.append(vc)
         except (ValueError, KeyError, TypeError, RecipeError) as exc:
             result.problems.append(Problem(where, f"case {case_id}: {exc}"))
     return result

@@ -154,22 +154,24 @@ def with_dims_agreeing(key: str, case: Case) -> Case:
 
 def _dims_fixes(case: Case, a: dict):
     """Changes of ``case`` that may satisfy the ``dims_compare`` arguments ``a``, in order."""
-    def size(ref):
-        t = case.tensors.get(ref[0])
-        if t is None:
-            return None
-        shape = t.desc.shape
-        i = ref[1] * len(shape) + ref[2]
-        return shape[i] if 0 <= i < len(shape) else None
+    from aclnn_conformance.spec.templates import _dim_size, view_of_case
+    size = lambda ref: _dim_size(view_of_case(case), ref)   # noqa: E731
 
     def resized(ref, n, along=False):
-        """The dim resized in its tensor (``along``: in every tensor of the same shape too)."""
-        old = tuple(case.tensors[ref[0]].desc.shape)
-        shape = list(old)
-        shape[ref[1] * len(shape) + ref[2]] = max(n, 1)
+        """The dim resized in its tensor (``along``: in every tensor of the same shape too); an
+        element count: the last dim made n, the others 1 (the rank kept)."""
+        name0 = ref[1] if ref[0] == "numel" else ref[0]
+        old = tuple(case.tensors[name0].desc.shape)
+        if ref[0] == "numel":
+            if not old:
+                return None
+            shape = [1] * (len(old) - 1) + [max(n, 1)]
+        else:
+            shape = list(old)
+            shape[ref[1] * len(shape) + ref[2]] = max(n, 1)
         out = case
         for name, t in case.tensors.items():
-            if t is not None and (name == ref[0] or (along and tuple(t.desc.shape) == old)):
+            if t is not None and (name == name0 or (along and tuple(t.desc.shape) == old)):
                 out = out.with_tensor(name, tensor_arg(t.desc.dtype.name, tuple(shape), t.desc.format.name))
         return out
 

@@ -4,6 +4,7 @@ rule is the one that decides the call (so nothing checked before it is broken th
 from __future__ import annotations
 
 import itertools
+import math
 from functools import lru_cache
 from typing import Callable
 
@@ -122,11 +123,20 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
 def _with_dim(case: Case, ref, args: dict, grow: int) -> Case:
     """``case`` with dim scale*rank + offset of the tensor ``ref`` names resized: one larger
     (``grow``), or to the size it is compared with (the other side's, or the integer)."""
-    name, scale, offset = ref
-    shape = list(case.tensors[name].desc.shape)
-    index = scale * len(shape) + offset
-    if not 0 <= index < len(shape):
-        raise ValueError("the compared dim is outside the tensor's rank")
+    if ref[0] == "numel":   # an element count: its last dim changed (the rank kept)
+        name = ref[1]
+        shape = list(case.tensors[name].desc.shape)
+        if not shape:
+            raise ValueError("a rank-0 tensor's element count is 1")
+        index = len(shape) - 1
+        if not grow:
+            shape[:index] = [1] * index
+    else:
+        name, scale, offset = ref
+        shape = list(case.tensors[name].desc.shape)
+        index = scale * len(shape) + offset
+        if not 0 <= index < len(shape):
+            raise ValueError("the compared dim is outside the tensor's rank")
     if grow:
         shape[index] += 1
     else:
@@ -138,8 +148,8 @@ def _with_dim(case: Case, ref, args: dict, grow: int) -> Case:
         if isinstance(other, int):
             shape[index] = other
         else:
-            o = list(case.tensors[other[0]].desc.shape)
-            shape[index] = o[other[1] * len(o) + other[2]]
+            from aclnn_conformance.spec.templates import _dim_size, view_of_case
+            shape[index] = _dim_size(view_of_case(case), other)
     return _with_shape(case, name, tuple(shape))
 
 
@@ -147,11 +157,21 @@ def _value_test_candidates(test: list) -> list[Callable[[Case], Case]]:
     """Scalar values at, beside and across each number the test compares with (NaN too), with every
     setting of the bool flags it reads (faults() keeps the first that decides)."""
     numbers: dict[str, set[float]] = {}
+    integral: dict[str, bool] = {}   # an integer argument: integer values, no NaN
+    relative: list[tuple[str, str]] = []   # (argument, the argument it is compared with)
     flags: list[str] = []
 
     def walk(t) -> None:
-        if t[0] == "cmp":
+        if t[0] == "cmp" and isinstance(t[4], (list, tuple)):   # against another argument's value
+            numbers.setdefault(t[1], set())
+            integral[t[1]] = t[2] == "int"
+            relative.append((t[1], t[4][1]))
+        elif t[0] == "cmp":
             numbers.setdefault(t[1], set()).add(float(t[4]))
+            integral[t[1]] = t[2] == "int"
+        elif t[0] in ("nan", "inf"):
+            numbers.setdefault(t[1], set())
+            integral[t[1]] = False
         elif t[0] == "flag":
             flags.append(t[1])
         else:
@@ -160,14 +180,34 @@ def _value_test_candidates(test: list) -> list[Callable[[Case], Case]]:
     walk(test)
     out = []
     for name, nums in numbers.items():
-        values = sorted({v for x in nums for v in (x, x - 1.0, x + 1.0, -x)}) + [float("nan")]
+        # the midpoints too: a value inside a narrow interval (``fabs(p - c) < eps``)
+        mids = {(x + y) / 2 for x in nums for y in nums if x < y}
+        values = sorted({v for x in nums for v in (x, x - 1.0, x + 1.0, -x)} | mids) + \
+            [float("inf"), float("-inf"), float("nan")]
+        if integral[name]:
+            values = sorted({int(v) for v in values if math.isfinite(v) and v == int(v)})
         for v in values:
             for setting in itertools.product((True, False), repeat=len(flags)):
                 def build(c: Case, name=name, v=v, setting=setting) -> Case:
-                    return c.with_attrs(**{name: {**c.attrs[name], "value": v}},
-                                        **dict(zip(flags, setting)))
+                    return _with_value(c, name, v).with_attrs(**dict(zip(flags, setting)))
                 out.append(build)
+    for name, other in relative:   # the other argument's value, and one either side of it
+        for step in (-1.0, 0.0, 1.0):
+            out.append(lambda c, name=name, other=other, step=step: _with_value(c, name, _value_of(c, other) + step))
     return out
+
+
+def _value_of(case: Case, name: str) -> float:
+    held = case.attrs[name]
+    return float(held["value"] if isinstance(held, dict) else held)
+
+
+def _with_value(case: Case, name: str, v: float) -> Case:
+    """``case`` with the aclScalar (``{dtype, value}``) or plain argument ``name`` set to ``v``."""
+    held = case.attrs[name]
+    if isinstance(held, dict):
+        return case.with_attrs(**{name: {**held, "value": v}})
+    return case.with_attrs(**{name: int(v) if isinstance(held, int) else v})
 
 
 def _dtype_operands(args: dict) -> list[str]:

@@ -1,0 +1,469 @@
+"""The extractor on value tests and early returns (snippet style, as the vendor writes them): float
+arguments and scalar locals compared, NaN and infinity tests, a narrow interval, one value against
+another; a success return on a value test guarding the rest of its function; an empty return inside
+CheckParams or behind a product test; a bool helper on dtypes through ``std::find``; a success
+return on an unread condition with no check after it. Each read into its rule, and a variant left
+unread (never a guess)."""
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from aclnn_conformance.extract.cpp import read_source
+from aclnn_conformance.extract.host_code import Index, T, walk_api
+from aclnn_conformance.spec.templates import CallView, guard_holds, predicate
+
+
+def _walk(body: str, names: list[str], product: str = "atlas-a2") -> list:
+    src = read_source("snippet.cpp", body)
+    fn = [f for f in src.functions.values() if f.name.endswith("GetWorkspaceSize")][0]
+    assert len(fn.params) == len(names)
+    return walk_api(Index(src, []), fn, {p: T(n) for p, n in zip(fn.params, names)}, product)
+
+
+def _rules(events) -> list[tuple]:
+    return [(e.kind, e.template, json.loads(json.dumps(e.args_dict())), e.status) for e in events]
+
+
+FLOAT_ARG = """
+static bool CheckParamsLogic(float& p, const int64_t computeMode)
+{
+    if (%s) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "cdist only supports non-negative p values.");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x1, float p, int64_t computeMode, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_COND(CheckParamsLogic(p, computeMode), ACLNN_ERR_PARAM_INVALID, "CheckParamsLogic failed!");
+    return ACLNN_SUCCESS;
+}
+"""
+FLOAT_NAMES = ["x1", "p", "computeMode", "out", "workspaceSize", "executor"]
+
+
+def test_a_float_argument_against_a_number_or_nan_is_a_value_test():
+    events = _walk(FLOAT_ARG % "p < 0 || std::isnan(p)", FLOAT_NAMES)
+    assert _rules(events) == [("check", "scalar_test", {"test": [
+        "or", ["cmp", "p", "float", "<", 0.0], ["nan", "p", "float"]]}, 161002)]
+    rule = predicate("scalar_test", events[0].args_dict())
+    call = lambda v: CallView({}, {"p": v, "computeMode": 0}, frozenset())  # noqa: E731
+    assert rule(call(-1.0)) and rule(call(float("nan")))
+    assert not rule(call(0.0)) and not rule(call(2.0)) and not rule(call(float("inf")))
+    assert not rule(call(-1e-50))   # held in a C float it is -0.0, not below 0
+
+
+def test_a_narrow_interval_with_an_integer_argument_is_one_value_test():
+    events = _walk(FLOAT_ARG % "std::fabs(p - 2.0) < 1e-6 && computeMode != 2", FLOAT_NAMES)
+    assert _rules(events) == [("check", "scalar_test", {"test": [
+        "and", ["and", ["cmp", "p", "float", ">", 2.0 - 1e-6], ["cmp", "p", "float", "<", 2.0 + 1e-6]],
+        ["cmp", "computeMode", "int", "!=", 2.0]]}, 161002)]
+    rule = predicate("scalar_test", events[0].args_dict())
+    call = lambda v, mode: CallView({}, {"p": v, "computeMode": mode}, frozenset())  # noqa: E731
+    assert rule(call(2.0, 0)) and not rule(call(2.0, 2)) and not rule(call(1.0, 0))
+    # the float argument is held in float32: 2 + 1e-7 rounds inside the interval
+    assert rule(call(2.0000001, 0)) and not rule(call(2.01, 0))
+
+
+def test_an_integer_comparison_alone_stays_an_attribute_rule_and_a_call_in_it_stays_unread():
+    events = _walk(FLOAT_ARG % "computeMode < 0", FLOAT_NAMES)
+    assert [e.template for e in events] == ["attr_range"]
+    events = _walk(FLOAT_ARG % "std::fabs(Norm(p) - 2.0) < 1e-6", FLOAT_NAMES)
+    assert events[-1].kind == "unread"
+
+
+RANGE = """
+static bool CheckMinMaxInfEqual(float minValue, float maxValue)
+{
+    if ((std::isinf(minValue) && minValue > 0 && std::isinf(maxValue) && maxValue > 0) ||
+        (std::isinf(minValue) && minValue < 0 && std::isinf(maxValue) && maxValue < 0)) {
+        return true;
+    }
+    return false;
+}
+
+static bool CheckMinMaxIsInfNan(float minValue, float maxValue)
+{
+    if (CheckMinMaxInfEqual(minValue, maxValue)) {
+        return true;
+    }
+    if (std::isinf(minValue) || std::isinf(maxValue) || std::isnan(minValue) || std::isnan(maxValue)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "range of [%f, %f] is not finite", minValue, maxValue);
+        return false;
+    }
+    return true;
+}
+
+static bool CheckValueRange(const aclScalar* min, const aclScalar* max)
+{
+    float minValue = min->ToFloat();
+    float maxValue = max->ToFloat();
+    if (COND) {
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclScalar* min, const aclScalar* max,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    float minValue = min->ToFloat();
+    float maxValue = max->ToFloat();
+    CHECK_RET(CheckMinMaxIsInfNan(minValue, maxValue), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckValueRange(min, max), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+RANGE_NAMES = ["self", "min", "max", "out", "workspaceSize", "executor"]
+
+
+def _scalars(lo: float, hi: float) -> CallView:
+    return CallView({}, {"min": {"dtype": "FLOAT", "value": lo}, "max": {"dtype": "FLOAT", "value": hi}},
+                    frozenset())
+
+
+def test_a_success_return_on_a_value_test_guards_the_rest_of_its_function():
+    events = _walk(RANGE.replace("COND", "minValue > maxValue"), RANGE_NAMES)
+    assert [e.template for e in events] == ["scalar_test", "scalar_test"]
+    finite = json.loads(json.dumps(events[0].args_dict()))
+    assert finite["test"] == ["or", ["inf", "min", "float"], ["inf", "max", "float"],
+                              ["nan", "min", "float"], ["nan", "max", "float"]]
+    assert finite["when"][0] == "not" and finite["when"][1][0] == "value"
+    assert "when" not in events[1].args_dict()      # the guard ends with the function that took it
+    assert json.loads(json.dumps(events[1].args_dict()["test"])) == [
+        "cmp", "min", "float", ">", ["arg", "max", "float"]]
+    rule = predicate("scalar_test", json.loads(json.dumps(finite)))
+    inf = float("inf")
+    assert rule(_scalars(-inf, 1.0)) and rule(_scalars(0.0, float("nan"))) and rule(_scalars(-inf, inf))
+    assert not rule(_scalars(inf, inf)) and not rule(_scalars(-inf, -inf))   # the equal infinities pass
+    assert not rule(_scalars(0.0, 1.0))
+    order = predicate("scalar_test", json.loads(json.dumps(events[1].args_dict())))
+    assert order(_scalars(2.0, 1.0)) and not order(_scalars(1.0, 1.0)) and not order(_scalars(1.0, 2.0))
+
+
+def test_a_value_against_a_value_read_otherwise_stays_unread():
+    events = _walk(RANGE.replace("COND", "minValue > max->ToDouble()"), RANGE_NAMES)
+    assert events[-1].kind == "unread"
+
+
+def test_to_int32_truncates_and_has_no_reading_for_nan():
+    rule = predicate("scalar_test", {"test": ["cmp", "min", "int32", ">", ["arg", "max", "int32"]]})
+    assert not rule(_scalars(1.9, 1.2))                 # both truncate to 1
+    assert rule(_scalars(2.5, 1.9))
+    assert not rule(_scalars(float("nan"), 0.0))        # undefined in C++: not judged as a violation
+
+
+def test_the_value_guard_is_a_guard_of_the_call():
+    g = ["not", ["value", ["cmp", "min", "float", ">", 0.0]]]
+    assert guard_holds(_scalars(-1.0, 0.0), g) is True
+    assert guard_holds(_scalars(1.0, 0.0), g) is False
+    assert guard_holds(CallView({}, {"min": None}, frozenset()), g) is None
+
+
+SOFTMAX = """
+static aclnnStatus CheckParams(const aclTensor* gradOutput, const aclTensor* output, aclTensor* out)
+{
+    OP_CHECK_NULL(gradOutput, return ACLNN_ERR_PARAM_NULLPTR);
+    if (%s && ((gradOutput->IsEmpty()) || (output->IsEmpty()))) {
+        return ACLNN_SUCCESS;
+    }
+    OP_CHECK_SHAPE_NOT_EQUAL(gradOutput, out, return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* gradOutput, const aclTensor* output, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto ret = CheckParams(gradOutput, output, out);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    if ((gradOutput->IsEmpty()) || (output->IsEmpty())) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+SOFTMAX_NAMES = ["gradOutput", "output", "out", "workspaceSize", "executor"]
+
+
+def test_an_empty_return_in_check_params_behind_a_product_test_guards_the_checks_after_it():
+    events = _walk(SOFTMAX % "!Ops::NN::AclnnUtil::IsRegbase()", SOFTMAX_NAMES, "atlas-a2")
+    assert [(e.kind, e.template) for e in events] == [("check", "null"), ("empty", "empty"),
+                                                      ("check", "shapes_equal"), ("empty", "empty")]
+    assert events[2].args_dict()["when"] == ["not", ("empty", ("gradOutput", "output"), True)]
+    # on the regbase product the empty branch of CheckParams is not taken: the check holds for all
+    events = _walk(SOFTMAX % "!Ops::NN::AclnnUtil::IsRegbase()", SOFTMAX_NAMES, "ascend950")
+    assert [(e.kind, e.template) for e in events] == [("check", "null"), ("check", "shapes_equal"),
+                                                      ("empty", "empty")]
+    assert "when" not in events[1].args_dict()
+
+
+def test_an_empty_test_anded_with_a_data_condition_stays_unread():
+    events = _walk(SOFTMAX % "out->GetViewShape().GetDimNum() == 2", SOFTMAX_NAMES)
+    assert events[-1].kind == "unread"
+
+
+DTYPE_HELPER = """
+static const std::initializer_list<op::DataType> DTYPE_INT_LIST = {op::DataType::DT_INT64, op::DataType::DT_INT32};
+
+static bool SelfDTypeInt(op::DataType selfDType)
+{
+    auto it = std::find(DTYPE_INT_LIST.begin(), DTYPE_INT_LIST.end(), selfDType);
+    if (it != DTYPE_INT_LIST.end()) {
+        return true;
+    }
+    return false;
+}
+
+static bool CheckValueRange(const aclScalar* min, const aclScalar* max, op::DataType selfDType)
+{
+    if (SelfDTypeInt(selfDType)) {
+        int32_t minValue = min->ToInt32();
+        int32_t maxValue = max->ToInt32();
+        if (minValue > maxValue) {
+            return false;
+        }
+    } else {
+        float minValue = min->ToFloat();
+        float maxValue = max->ToFloat();
+        if (minValue > maxValue) {
+            return false;
+        }
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclScalar* min, const aclScalar* max,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckValueRange(min, max, self->GetDataType()), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_bool_helper_finding_the_dtype_in_a_list_is_a_dtype_guard_never_a_product_fact():
+    events = _walk(DTYPE_HELPER, RANGE_NAMES)
+    assert [e.args_dict()["test"][2] for e in events] == ["int32", "float"]
+    assert json.loads(json.dumps(events[0].args_dict()["when"])) == [
+        "in", ["of", "self"], ["INT64", "INT32"], "snippet.cpp:2"]
+    assert json.loads(json.dumps(events[1].args_dict()["when"])) == [
+        "not", ["in", ["of", "self"], ["INT64", "INT32"], "snippet.cpp:2"]]
+
+
+NEUTRAL = """
+static bool CheckBatchDimNum(const aclTensor* x)
+{
+    auto xDimNum = x->GetViewShape().GetDimNum();
+    for (int64_t i = 0; i < static_cast<int64_t>(xDimNum - 1); i++) {
+        if (x->GetViewShape().GetDim(i) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x1, const aclTensor* x2, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    OP_CHECK_NULL(x1, return ACLNN_ERR_PARAM_NULLPTR);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    if (CheckBatchDimNum(x1) || CheckBatchDimNum(x2)) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+    auto x1Contiguous = l0op::Contiguous(x1, uniqueExecutor.get());
+    CHECK_RET(x1Contiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    %s
+    return ACLNN_SUCCESS;
+}
+"""
+NEUTRAL_NAMES = ["x1", "x2", "out", "workspaceSize", "executor"]
+
+
+def test_a_success_return_on_an_unread_condition_with_no_check_after_it_leaves_values_unjudged():
+    events = _walk(NEUTRAL % "", NEUTRAL_NAMES)
+    assert [e.kind for e in events] == ["check", "unread-values"]
+
+
+def test_a_success_return_on_an_unread_condition_before_a_parameter_check_stays_unread():
+    events = _walk(NEUTRAL % "OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);", NEUTRAL_NAMES)
+    assert [e.kind for e in events] == ["check", "unread"]
+
+
+def test_a_values_unread_rule_keeps_statuses_and_drops_value_judging(tmp_path):
+    from aclnn_conformance.extract.build import _code_rules
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    events = _walk(NEUTRAL % "", NEUTRAL_NAMES)
+    cite = lambda path, line: {"repository": "r", "commit": "c" * 40, "path": path, "line": line}  # noqa: E731
+    rules, _ = _code_rules("XSNIP", {p: events for p in PRODUCT_IDS}, cite, [])
+    assert [(r["kind"], r["template"]) for r in rules] == [("check", "null"), ("value", "unread")]
+    assert rules[1]["expect"]["cann"]["not_judged"] is True
+
+
+@pytest.mark.parametrize("value", [math.inf, -math.inf])
+def test_an_infinite_float_argument_is_read_as_infinite(value):
+    rule = predicate("scalar_test", {"test": ["inf", "p", "float"]})
+    assert rule(CallView({}, {"p": value}, frozenset()))
+    assert not rule(CallView({}, {"p": 3.0e38}, frozenset()))
+    assert rule(CallView({}, {"p": 3.5e38}, frozenset()))   # beyond float32: the float argument is inf
+
+
+NUMEL = """
+static aclnnStatus CheckParamsLogic(const aclTensor* out, int64_t steps)
+{
+    int64_t outSize = 1;
+    op::Shape outShape = out->GetViewShape();
+    size_t outDimNum = outShape.GetDimNum();
+    for (size_t idx = 0; idx < outDimNum; idx++) {
+        outSize *= %s;
+    }
+    if (outSize != steps) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "size of out must equal to steps");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclScalar* start, int64_t steps, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckNotNull(start, out), ACLNN_ERR_INNER_NULLPTR);
+    auto ret = CheckParamsLogic(out, steps);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    if (steps == 0) {
+        *workspaceSize = 0;
+        return ACLNN_SUCCESS;
+    } else if (steps == 1) {
+        ret = FillScalar(out, start, uniqueExecutor.get());
+        CHECK_RET(ret == ACLNN_SUCCESS, ACLNN_ERR_INNER_NULLPTR);
+        return ACLNN_SUCCESS;
+    }
+    return ACLNN_SUCCESS;
+}
+
+static bool CheckNotNull(const aclScalar* start, const aclTensor* out)
+{
+    OP_CHECK_NULL(start, return false);
+    OP_CHECK_NULL(out, return false);
+    return true;
+}
+
+static aclnnStatus FillScalar(const aclTensor* out, const aclScalar* start, aclOpExecutor* executor)
+{
+    auto fillOut = l0op::Fill(out, start, executor);
+    CHECK_RET(fillOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+NUMEL_NAMES = ["start", "steps", "out", "workspaceSize", "executor"]
+
+
+def _shape(*dims: int) -> CallView:
+    from aclnn_conformance.spec.templates import TensorView
+    return CallView({"out": TensorView(dtype="FLOAT", shape=tuple(dims), format="ND", contiguous=True)},
+                    {"steps": 6}, frozenset())
+
+
+def test_an_element_count_loop_against_an_integer_argument_is_a_dims_compare():
+    events = _walk(NUMEL % "outShape.GetDim(idx)", NUMEL_NAMES)
+    assert [(e.kind, e.template, e.status) for e in events] == [
+        ("check", "null", 561103), ("check", "null", 561103),         # the inner status CheckNotNull returns
+        ("check", "dims_compare", 161002), ("unread-values", "", None)]
+    args = json.loads(json.dumps(events[2].args_dict()))
+    assert args == {"a": ["numel", "out"], "op": "!=", "b": "steps"}
+    rule = predicate("dims_compare", args)
+    assert rule(_shape(2, 2)) and not rule(_shape(2, 3)) and not rule(_shape(6)) and rule(_shape())
+
+
+def test_a_loop_multiplying_something_else_stays_unread():
+    events = _walk(NUMEL % "outShape.GetDim(0)", NUMEL_NAMES)
+    assert events[2].kind == "unread"
+
+
+VAR_MEAN = """
+static aclnnStatus CheckFill(aclTensor* out, float val, aclOpExecutor* executor)
+{
+    auto fillOut = l0op::Fill(out, val, executor);
+    CHECK_RET(fillOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* varOut, aclTensor* meanOut,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    aclnnStatus ret = ACLNN_SUCCESS;
+    if (self->IsEmpty()) {
+        ret = CheckFill(varOut, NAN, uniqueExecutor.get());
+        ret = CheckFill(meanOut, NAN, uniqueExecutor.get());
+        *workspaceSize = uniqueExecutor->GetWorkspaceSize();
+        return ret;
+    }
+    OP_CHECK_NULL(varOut, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_an_empty_branch_returning_the_status_of_its_fills_is_the_empty_return():
+    events = _walk(VAR_MEAN, ["self", "varOut", "meanOut", "workspaceSize", "executor"])
+    assert [(e.kind, e.template) for e in events] == [("check", "null"), ("empty", "empty"), ("check", "null")]
+    # a fill that checks a parameter makes the branch one the reader does not take as the empty return
+    checked = VAR_MEAN.replace("CHECK_RET(fillOut != nullptr, ACLNN_ERR_INNER_NULLPTR);",
+                               "CHECK_RET(fillOut != nullptr, ACLNN_ERR_PARAM_NULLPTR);")
+    events = _walk(checked, ["self", "varOut", "meanOut", "workspaceSize", "executor"])
+    assert events[-1].kind == "unread"
+
+
+FLAG = """
+static bool CheckShapeValid(const aclTensor* self, const aclTensor* out, bool training)
+{
+    if (training == false) {
+        return true;
+    }
+    OP_CHECK_SHAPE_NOT_EQUAL(self, out, return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, bool training, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShapeValid(self, out, training), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_return_on_a_bool_argument_guards_the_checks_after_it():
+    events = _walk(FLAG, ["self", "training", "out", "workspaceSize", "executor"])
+    assert [e.template for e in events] == ["shapes_equal"]
+    when = json.loads(json.dumps(events[0].args_dict()["when"]))
+    assert when == ["not", ["value", ["not", ["flag", "training"]]]]
+    call = lambda flag: CallView({}, {"training": flag}, frozenset())  # noqa: E731
+    assert guard_holds(call(True), when) is True and guard_holds(call(False), when) is False
+
+
+@pytest.mark.parametrize("name,c_type,cell,direction", [
+    ("selfRef", "aclTensor*", "输入", "input/output"),      # an in-place tensor its row calls input
+    ("out", "aclTensor *", "输入", "output"),              # aclnnTrace.md: out 输入, "表示输出张量"
+    ("minOut", "aclTensor*", "输入", "output"),
+    ("other", "aclTensor*", "输入", "input"),              # writable in the prototype, named as an input
+    ("out", "const aclTensor*", "输入", "input"),          # const: the row stands
+    ("selfRef", "aclTensor*", "输入|输出", "input/output"),
+])
+def test_a_writable_result_tensor_its_row_calls_an_input_is_written(name, c_type, cell, direction):
+    from aclnn_conformance.extract.build import _params
+    from aclnn_conformance.extract.documents import ApiDoc, ProtoParam, TableRow, _direction
+    row = TableRow(name, _direction(cell), "", ("FLOAT",), "FLOAT", ("ND",), (0, 8), "0-8", "-", 10)
+    doc = ApiDoc("aclnnSnip", "snip.md", prototype=(ProtoParam(name, c_type, "tensor"),), rows={name: row})
+    cite = lambda path, line: {"path": path, "line": line}  # noqa: E731
+    assert _params(doc, cite)[0]["direction"] == direction
