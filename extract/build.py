@@ -13,7 +13,7 @@ from aclnn_conformance.extract.cpp import SourceFile, read_source
 from aclnn_conformance.extract.documents import ApiDoc, Document, api_names_of, parse_document
 from aclnn_conformance.extract.scope import coverage_of
 from aclnn_conformance.spec.templates import CATEGORIES as TEMPLATE_CATEGORIES
-from aclnn_conformance.extract.host_code import Event, Index, T, walk_api
+from aclnn_conformance.extract.host_code import Event, Index, KernelIndex, T, walk_api
 from aclnn_conformance.spec.operator_data import SCHEMA, api_key, rule_prefix_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
 
@@ -57,6 +57,14 @@ def open_checkout(path: str | Path) -> Checkout:
         m = re.search(r'set_cann_package\s*\(\s*[\w-]+\s+VERSION\s+"([^"]+)"', version.read_text(errors="replace"))
         release = m.group(1) if m else ""
     return Checkout(root, f"hicann/{root.name}" if root.name.startswith("ops-") else root.name, commit, release)
+
+
+_KERNELS: dict[Path, KernelIndex] = {}
+
+
+def _kernels(checkout: Checkout) -> KernelIndex:
+    """The checkout's l0op functions, one index per checkout (read on first use)."""
+    return _KERNELS.setdefault(checkout.root.resolve(), KernelIndex(checkout.root))
 
 
 def _common(checkout: Checkout) -> list[SourceFile]:
@@ -134,7 +142,7 @@ def build_record(checkout: Checkout, family: str, document: Document, doc: ApiDo
             unread.append({"what": "GetWorkspaceSize", "where": cite(src.path, 1),
                            "why": "its definition is not a function the reader finds"})
         else:
-            index = Index(src, common, _own_headers(checkout, host, sources))
+            index = Index(src, common, _own_headers(checkout, host, sources), _kernels(checkout))
             documented = [p.name for p in doc.prototype]
             if len(documented) == len(fn.params):
                 # by position: the document's names are the API's (the code may name them otherwise)

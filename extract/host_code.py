@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
-from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, split_args, statements
+from aclnn_conformance.extract.cpp import (Function, SourceFile, Stmt, match_close, read_source, split_args,
+                                           statements)
 from aclnn_conformance.spec.enums import Status
 
 # product id -> (SocVersion, NpuArch) as opbase's platform.h names them
@@ -91,6 +93,7 @@ class Index:
     own: SourceFile
     common: list[SourceFile]
     headers: list[SourceFile] = field(default_factory=list)   # the op's own headers it includes
+    kernels: "KernelIndex | None" = None   # the checkout's l0op functions (their results' dtypes)
 
     def function(self, name: str) -> Function | None:
         name = name.split("::")[-1]
@@ -118,6 +121,31 @@ class Index:
             if name in src.constants:
                 return src.constants[name]
         return _defined_constant(name, (self.own, *self.headers))
+
+
+class KernelIndex:
+    """The l0op functions of a checkout (``<family>/<op>/op_api/<name>.cpp`` and ``op_host/op_api``
+    beside the aclnn files), read on first use; a name defined twice (overloads) is none."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        self._functions: dict[str, Function | None] | None = None
+
+    def function(self, name: str) -> Function | None:
+        if self._functions is None:
+            self._functions = {}
+            files = sorted({*self.root.glob("*/*/op_api/*.cpp"), *self.root.glob("*/*/op_host/op_api/*.cpp")})
+            for path in files:
+                if path.name.startswith("aclnn_") or "experimental" in path.parts:
+                    continue
+                text = path.read_text(errors="replace")
+                if "namespace l0op" not in text:
+                    continue
+                src = read_source(str(path.relative_to(self.root)), text)
+                for fname, fn in src.functions.items():
+                    defined = len(re.findall(r"(?m)^[\w:<>\s\*&]*?\b" + re.escape(fname) + r"\s*\(", text))
+                    self._functions[fname] = None if fname in self._functions or defined != 1 else fn
+        return self._functions.get(name.split("::")[-1])
 
 
 _DEFINE = r"(?m)^[ \t]*#[ \t]*define[ \t]+{}[ \t]+(\d+)[uUlL]*[ \t]*$"
@@ -476,6 +504,11 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         env[name] = number
         _forget_if_mutated(src, stmt, env, name)
         return
+    kernel = _kernel_result(w, rhs, env)
+    if kernel is not None:
+        env[name] = kernel
+        _forget_if_mutated(src, stmt, env, name)
+        return
     call = _macro(rhs)
     if call:
         fn = w.index.function(call[0])
@@ -492,6 +525,115 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
     except Unreadable:
         env[name] = _dtype_or_opaque(w, rhs, env)
     _forget_if_mutated(src, stmt, env, name)
+
+
+# ops-math math/cast/op_api/cast.cpp:276-279: l0op::Cast falls back to AICPU for any pair of these
+# (:387-392), so a cast between two of them is never null; outside them it depends on the arch's
+# AICORE pairs (:283-323), which the reader does not model
+CAST_ALWAYS = frozenset({"BOOL", "FLOAT", "FLOAT16", "INT8", "INT16", "UINT16", "UINT8", "INT32", "INT64",
+                         "UINT32", "UINT64", "DOUBLE", "COMPLEX64", "COMPLEX128", "BF16"})
+
+
+def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``l0op::K(args...)``: ("tensor-dtype", dtype expression) when K allocates the one tensor it
+    returns with an argument's dtype or a constant (``executor->AllocTensor(..., self->GetDataType(),
+    ...)``); ``l0op::Cast(x, D, executor)``: ("cast-of", x's dtype or None, D). None otherwise."""
+    call = _macro(rhs)
+    if not call or not call[0].startswith("l0op::") or match_close(rhs, rhs.index("(")) != len(rhs) - 1:
+        return None
+    args = call[1]
+    if call[0] == "l0op::Cast" and len(args) == 3:
+        try:
+            dst = _dexpr_of(w, args[1], env)
+        except Unreadable:
+            return None
+        return ("cast-of", _tensor_dtype(w, args[0], env), dst)
+    fn = w.index.kernels.function(call[0]) if w.index.kernels is not None else None
+    if fn is None or len(fn.params) != len(args):
+        return None
+    result = _allocated_dtype(fn)
+    if result is None:
+        return None
+    if result[0] == "dtype":
+        return ("tensor-dtype", result)
+    param = fn.params.index(result[1])
+    if result[0] == "of":
+        d = _tensor_dtype(w, args[param], env)
+    else:   # a DataType argument
+        try:
+            d = _dexpr_of(w, args[param], env)
+        except Unreadable:
+            d = None
+    return None if d is None else ("tensor-dtype", d)
+
+
+def _allocated_dtype(fn: Function) -> tuple | None:
+    """The dtype of the one local a kernel function returns (every return but ``nullptr``), set once
+    by ``AllocTensor``: ("of", parameter) for ``p->GetDataType()``, ("dtype-param", parameter) for a
+    DataType parameter, ("dtype", NAME) for a constant; None for anything else."""
+    returned = set(re.findall(r"\breturn\s+([A-Za-z_]\w*)\s*;", fn.body)) - {"nullptr"}
+    if len(returned) != 1 or re.search(r"\breturn\s+(?!nullptr\b)[^;\w]", fn.body):
+        return None
+    local = returned.pop()
+    sets = re.findall(r"\b" + local + r"\s*=(?!=)\s*(.+?);", fn.body, re.S)
+    if len(sets) != 1:
+        return None
+    m = re.fullmatch(r"executor\s*->\s*AllocTensor\((.*)\)", sets[0].strip(), re.S)
+    if not m:
+        return None
+    found = []
+    for arg in split_args(m.group(1)):
+        arg = arg.strip()
+        g = re.fullmatch(r"(\w+)\s*->\s*GetDataType\(\)", arg)
+        c = re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)", arg)
+        if g and g.group(1) in fn.params:
+            found.append(("of", g.group(1)))
+        elif c:
+            found.append(("dtype", c.group(1)))
+        elif arg in fn.params and "DataType" in fn.param_types[fn.params.index(arg)]:
+            found.append(("dtype-param", arg))
+    return found[0] if len(found) == 1 else None
+
+
+def _tensor_dtype(w: Walk, expr: str, env: dict) -> tuple | None:
+    """The dtype expression of a tensor the compute path holds: an API tensor, a contiguous copy, a
+    kernel's result or a cast; None when not known."""
+    held = env.get(_strip(expr))
+    if isinstance(held, T):
+        return ("of", held.name)
+    if isinstance(held, tuple) and held[:1] == ("copy-of",):
+        return ("of", held[1])
+    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",):
+        return held[1]
+    if isinstance(held, tuple) and held[:1] == ("cast-of",):
+        return held[2]
+    return None
+
+
+def _dtype_values(w: Walk, e: tuple | None) -> set[str] | None:
+    """The dtype names ``e`` may take on the calls that reach here: a constant, a choice, or an API
+    tensor's dtype bounded by the dtype checks read before (unguarded, this product); None when not
+    bounded."""
+    if e is None:
+        return None
+    if e[0] == "dtype":
+        return {e[1]}
+    if e[0] == "if":
+        a, b = _dtype_values(w, e[2]), _dtype_values(w, e[3])
+        return None if a is None or b is None else a | b
+    if e[0] == "of":
+        sets = [set(ev.args_dict()["dtypes"]) for ev in w.events
+                if ev.kind == "check" and ev.template == "dtype_in" and ev.args_dict().get("param") == e[1]
+                and "when" not in ev.args_dict()]
+        return set.intersection(*sets) if sets else None
+    return None
+
+
+def _cast_cannot_fail(w: Walk, held: tuple) -> bool:
+    """``l0op::Cast`` of ``held`` (("cast-of", source, destination)) returns a tensor on every call
+    reaching it: both dtypes bounded inside CAST_ALWAYS."""
+    src, dst = _dtype_values(w, held[1]), _dtype_values(w, held[2])
+    return src is not None and dst is not None and src <= CAST_ALWAYS and dst <= CAST_ALWAYS
 
 
 _TO_KIND = {"Float": "float", "Double": "double", "Int32": "int32", "Int64": "int64"}
@@ -559,6 +701,12 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         return  # otherwise an inner failure of the compute path (561xxx): not a parameter check
     if _contiguous_null_check(cond, env):
         return
+    null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
+    held = env.get(null.group(1) or null.group(2)) if null else None
+    if isinstance(held, tuple) and held[:1] == ("cast-of",):
+        if _cast_cannot_fail(w, held):
+            return   # the cast of two dtypes AICPU converts: no parameter check
+        raise Unreadable("a Cast whose dtypes the reader does not bound")
     succeeded = re.fullmatch(r"(.+?)\s*==\s*ACLNN_SUCCESS", cond, re.S)
     if succeeded and _remapped_call(w, succeeded.group(1), env, code):
         return
@@ -648,6 +796,14 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
             raise _End(True)
     if re.fullmatch(r"\w+", value) and isinstance(env.get(value), tuple) and _dexpr(env[value]) is None:
         raise _End(True)
+    found = _list_find(w, _split_top(value, "!=")[0], env) if fail is not None and \
+        len(_split_top(value, "!=")) == 2 and re.fullmatch(r"[\w:]+\s*\.\s*end\(\)", _split_top(value, "!=")[1].strip()) \
+        else None
+    if found is not None and found[1][1][0] == "of":
+        # ``return std::find(L.begin(), L.end(), t->GetDataType()) != L.end();`` in a check function
+        _check(w, src, stmt.offset, "dtype_in", _args(param=found[1][1][1], dtypes=list(found[1][2]),
+                                                      list=found[1][3]), fail, stmt.text)
+        raise _End(True)
     try:
         raise _End(_value(w, value, env))
     except Unreadable:
@@ -671,6 +827,56 @@ def _no_dims_return(w: Walk, stmt: Stmt, env: dict) -> bool:
     if not isinstance(v, T) or "IntArray" not in w.ptypes.get(v.name, ""):
         return False
     w.guards.append(("not", ("no-dims", v.name)))   # popped when the function ends (_run_function)
+    return True
+
+
+def _rank0_return(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``if (rank == 0) { return true; }`` on a tensor's rank: the rest of the function checks the
+    calls whose tensor has a dim (its checks carry ``when`` not ``rank-zero``)."""
+    if stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return" or \
+            stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", *SUCCESS_NAMES):
+        return False
+    tensor = _rank_zero_test(w, stmt.cond, env)
+    if tensor is None:
+        return False
+    w.guards.append(("not", ("rank-zero", tensor)))   # popped when the function ends (_run_function)
+    return True
+
+
+def _rank_zero_test(w: Walk, cond: str, env: dict) -> str | None:
+    """``rank == 0`` (or ``rank <= 0``: a rank is never negative) on a tensor's rank: the tensor."""
+    cmp = _compare_split(_strip(cond))
+    if cmp is None or cmp[1] not in ("==", "<="):
+        return None
+    try:
+        r, zero = _value(w, cmp[0], env), _value(w, cmp[2], env)
+    except Unreadable:
+        return None
+    lr = _lin(r)
+    return lr[1] if lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0 else None
+
+
+def _wrap_negative_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``if (d < 0) { d = d + rank; }`` (or ``d += rank``) with d holding an integer argument and rank a
+    tensor's: d holds that argument's dim of the tensor, wrapped (``("wrapped-dim", attr, tensor)``)."""
+    cmp = _compare_split(_strip(stmt.cond))
+    if stmt.orelse or len(stmt.then) != 1 or cmp is None or cmp[1] != "<" or cmp[2].strip() != "0":
+        return False
+    d = cmp[0].strip()
+    held = env.get(d)
+    if not (isinstance(held, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)",
+                                                   w.ptypes.get(held.name, "").strip())):
+        return False
+    m = re.fullmatch(re.escape(d) + r"\s*(?:\+=\s*(.+)|=\s*" + re.escape(d) + r"\s*\+\s*(.+))", stmt.then[0].text.strip().rstrip(";"))
+    if not m:
+        return False
+    try:
+        rank = _lin(_value(w, m.group(1) or m.group(2), env))
+    except Unreadable:
+        return False
+    if not (rank and rank[2] == 1 and rank[3] == 0 and rank[4] == 0):
+        return False
+    env[d] = ("wrapped-dim", held.name, rank[1])
     return True
 
 
@@ -783,7 +989,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if decided is not None:
         _run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return
-    if _no_dims_return(w, stmt, env) or _value_return(w, stmt, env):
+    if _no_dims_return(w, stmt, env) or _value_return(w, stmt, env) or _rank0_return(w, stmt, env) \
+            or _wrap_negative_dim(w, stmt, env):
         return
     cond = _without_true_product_terms(w, cond, env)
     empties = _empty_params(cond, env)
@@ -916,6 +1123,8 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         return ("dtype-of", env[m.group(1)].name)
     if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][:1] == ("copy-of",):
         return ("dtype-of", env[m.group(1)][1])
+    if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][:1] in (("tensor-dtype",), ("cast-of",)):
+        return ("dexpr", _tensor_dtype(w, m.group(1), env))
     cm = _CONTIGUOUS.fullmatch(expr)
     if cm and isinstance(env.get(cm.group(1)), T):   # a contiguous copy keeps the argument's dtype
         return ("copy-of", env[cm.group(1)].name)
@@ -1319,6 +1528,9 @@ def _dims_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
     if cmp is None:
         return None
     a, op, b = cmp
+    wrapped = _wrapped_dim_size(w, a, env)
+    if wrapped is not None and op == "==" and _strip(b) == "0":
+        return "attr_dims_nonzero", _args(attr=wrapped[0], tensor=wrapped[1])
     try:
         x, y = _value(w, a, env), _value(w, b, env)
     except Unreadable:
@@ -1756,6 +1968,10 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     for guard, local in changed:   # a dtype assigned in a branch: a choice on the branch's guard after it
         for k, v in local.items():
             if k in env and env[k] != v:
+                tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
+                if tnew is not None and told is not None:   # a tensor of the compute path: its dtype a choice
+                    env[k] = ("tensor-dtype", ("if", guard, tnew, told))
+                    continue
                 new, old = _dexpr(v), _dexpr(env[k])
                 if new is None or old is None:   # unknown after the branch: a check on it is unread
                     env[k] = Opaque(f"{k}, assigned in a branch on {stmt.cond.strip()}")
@@ -2189,6 +2405,17 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         env[name] = Opaque(name)
 
 
+def _wrapped_dim_size(w: Walk, expr: str, env: dict) -> tuple[str, str] | None:
+    """``t->GetViewShape().GetDim(d)`` with d an integer argument's dim of t, wrapped, read where t has
+    a dim (after a rank-0 return): (attr, tensor)."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)\s*\.\s*GetDim\s*\(\s*(\w+)\s*\)", _strip(expr))
+    held = env.get(m.group(2)) if m else None
+    if not (isinstance(held, tuple) and held[:1] == ("wrapped-dim",) and isinstance(env.get(m.group(1)), T)
+            and env[m.group(1)].name == held[2] and ("not", ("rank-zero", held[2])) in w.guards):
+        return None
+    return held[1], held[2]
+
+
 def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
     """``shape.GetDim(i)`` or ``t->GetViewShape().GetDim(i)`` with ``i`` a constant or an integer
     depending on t's rank (``rank - 1``): ``("dim", t, scale, offset)``, the size of dim
@@ -2356,12 +2583,20 @@ def _m_check_cond(w, src, stmt, env, fail, args):
     _run_check_ret(w, src, stmt, env, args[:2])
 
 
+def _format_local(expr: str, env: dict) -> str:
+    """``selfFormat`` declared as ``auto selfFormat = self->GetStorageFormat();``: that expression."""
+    held = env.get(_strip(expr))
+    if isinstance(held, Opaque) and re.fullmatch(FORMAT_OF, held.text.strip()):
+        return held.text.strip()
+    return _strip(expr)
+
+
 def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
     """A shape comparison: view shapes and broadcast shapes (!=); storage formats (!=)."""
     if neg:
         return None
     parts = _split_top(body, "!=")
-    fm = [re.fullmatch(FORMAT_OF, p) for p in parts] if len(parts) == 2 else []
+    fm = [re.fullmatch(FORMAT_OF, _format_local(p, env)) for p in parts] if len(parts) == 2 else []
     if fm and all(fm):
         return "formats_equal", _args(param=_tensor(env, fm[0].group(1)), other=_tensor(env, fm[1].group(1)))
     for op in ("!=", "=="):
@@ -2587,18 +2822,12 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
 
 
 def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
-    """``if (rank == 0) { lo = -1; hi = 0; }`` (or ``rank <= 0``: a rank is never negative) over
-    rank-dependent locals: their value at rank 0."""
-    cmp = _compare_split(_strip(stmt.cond))
-    if cmp is None or cmp[1] not in ("==", "<=") or stmt.orelse:
+    """``if (rank == 0) { lo = -1; hi = 0; }`` (or ``rank <= 0``) over rank-dependent locals: their
+    value at rank 0."""
+    tensor = _rank_zero_test(w, stmt.cond, env) if not stmt.orelse else None
+    if tensor is None:
         return False
-    try:
-        r, zero = _value(w, cmp[0], env), _value(w, cmp[2], env)
-    except Unreadable:
-        return False
-    lr = _lin(r)
-    if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0):
-        return False
+    lr = ("lin", tensor, 1, 0, 0)
     updates, flags = {}, {}
     for st in stmt.then:
         m = re.fullmatch(r"([A-Za-z_]\w*)\s*=\s*(-?\s*\d+)|([A-Za-z_]\w*)\s*\+\+|\+\+\s*([A-Za-z_]\w*)",

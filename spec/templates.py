@@ -472,6 +472,7 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
     ``["contiguous", [param...]]`` (opbase IsContiguous of each: a null tensor counts as contiguous, as
     there), ``["no-dims", attr]`` (an integer array absent or empty), ``["value", t]`` (value_test t),
+    ``["rank-zero", tensor]`` (the tensor has no dim),
     ``["not", g]``, ``["and", g...]``,
     ``["or", g...]``; None when a tensor it reads is null or absent."""
     op = g[0]
@@ -493,6 +494,9 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
         return all(t is None or t.contiguous for t in (call.tensor(n) for n in g[1]))
     if op == "empty":   # the named tensors are empty (any of them, or all): the empty-tensor return's test
         return _empty(call, {"params": g[1], "any": g[2]})
+    if op == "rank-zero":   # the tensor has no dim
+        t = call.tensor(g[1])
+        return None if t is None else len(t.shape) == 0
     if op == "value":   # a test of the call's scalar and float argument values (value_test)
         return value_test(call, g[1])
     if op == "no-dims":   # the integer array names no dim: absent (null) or empty

@@ -1,9 +1,11 @@
-"""The extractor on value tests and early returns (snippet style, as the vendor writes them): float
-arguments and scalar locals compared, NaN and infinity tests, a narrow interval, one value against
-another; a success return on a value test guarding the rest of its function; an empty return inside
-CheckParams or behind a product test; a bool helper on dtypes through ``std::find``; a success
-return on an unread condition with no check after it. Each read into its rule, and a variant left
-unread (never a guess)."""
+"""The extractor on value tests, early returns and the compute path (snippet style, as the vendor
+writes them): float arguments and scalar locals compared, NaN and infinity tests, a narrow interval,
+one value against another; a success return on a value test, a bool flag or a rank of 0 guarding the
+rest of its function; an empty return inside CheckParams or behind a product test; a bool helper on
+dtypes through ``std::find``; a success return on an unread condition with no check after it; an
+element count against an integer argument; a wrapped dim of size 0; inner-status check functions;
+a kernel result's dtype and the l0op::Cast null check; the direction of writable result tensors.
+Each read into its rule, and a variant left unread (never a guess)."""
 from __future__ import annotations
 
 import json
@@ -467,3 +469,160 @@ def test_a_writable_result_tensor_its_row_calls_an_input_is_written(name, c_type
     doc = ApiDoc("aclnnSnip", "snip.md", prototype=(ProtoParam(name, c_type, "tensor"),), rows={name: row})
     cite = lambda path, line: {"path": path, "line": line}  # noqa: E731
     assert _params(doc, cite)[0]["direction"] == direction
+
+
+CAST = """
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_BOOL};
+static const std::initializer_list<op::DataType> DTYPE_CAST_LIST = {op::DataType::DT_BOOL};
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, DTYPE_SUPPORT_LIST, return ACLNN_ERR_PARAM_INVALID);
+    OP_CHECK_DTYPE_NOT_SUPPORT(out, %s, return ACLNN_ERR_PARAM_INVALID);
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    if (CheckType(self->GetDataType(), DTYPE_CAST_LIST)) {
+        selfContiguous = l0op::Cast(selfContiguous, op::DataType::DT_FLOAT, uniqueExecutor.get());
+    }
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto tanhOut = l0op::Tanh(selfContiguous, uniqueExecutor.get());
+    CHECK_RET(tanhOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto castOut = l0op::Cast(tanhOut, out->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(castOut != nullptr, ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+KERNEL = """
+namespace l0op {
+const aclTensor *Tanh(const aclTensor *self, aclOpExecutor *executor) {
+  auto tanhOut = executor->AllocTensor(self->GetStorageShape(), %s, self->GetStorageFormat());
+  CHECK_RET(tanhOut != nullptr, nullptr);
+  return tanhOut;
+}
+}
+"""
+
+
+def _walk_with_kernel(tmp_path, body: str, kernel: str) -> list:
+    from aclnn_conformance.extract.host_code import KernelIndex
+    (tmp_path / "math" / "tanh" / "op_api").mkdir(parents=True)
+    (tmp_path / "math" / "tanh" / "op_api" / "tanh.cpp").write_text(kernel)
+    src = read_source("snippet.cpp", body)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    names = ["self", "out", "workspaceSize", "executor"]
+    return walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
+                    "atlas-a2")
+
+
+def test_a_cast_of_dtypes_aicpu_converts_is_no_parameter_check(tmp_path):
+    # the kernel's result has its input's dtype: FLOAT (after the cast of BOOL) or self's; out FLOAT/BOOL
+    events = _walk_with_kernel(tmp_path, CAST % "DTYPE_SUPPORT_LIST", KERNEL % "self->GetDataType()")
+    assert [e.template for e in events] == ["dtype_in", "dtype_in"]
+
+
+@pytest.mark.parametrize("out_list,kernel_dtype", [
+    ("{op::DataType::DT_FLOAT8_E4M3FN}", "self->GetDataType()"),   # a dtype only AICORE pairs may convert
+    ("DTYPE_SUPPORT_LIST", "op::DataType::DT_FLOAT4_E2M1"),          # a kernel result outside the AICPU list
+    ("DTYPE_SUPPORT_LIST", "PickDtype(self)"),                       # a result dtype the reader does not read
+])
+def test_a_cast_the_reader_cannot_bound_stays_unread(tmp_path, out_list, kernel_dtype):
+    body = CAST % out_list
+    if out_list.startswith("{"):
+        body = body.replace("OP_CHECK_DTYPE_NOT_SUPPORT(out, " + out_list,
+                            "OP_CHECK_DTYPE_NOT_SUPPORT(out, OUT_LIST")
+        body = "static const std::initializer_list<op::DataType> OUT_LIST = " + out_list + ";\n" + body
+    events = _walk_with_kernel(tmp_path, body, KERNEL % kernel_dtype)
+    assert events[-1].kind == "unread" and "Cast" in events[-1].text
+
+
+ARG_DIM = """
+static bool CheckSelfDimSizeNonZero(const aclTensor* self, const int64_t dim) {
+  int64_t dimNum = self->GetViewShape().GetDimNum();
+  %s
+  int64_t realDim = dim;
+  if (realDim < 0) {
+    realDim = realDim + dimNum;
+  }
+  if (self->GetViewShape().GetDim(realDim) == 0) {
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Excepted reduction dim to have non-zero size.");
+    return false;
+  }
+  return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckSelfDimSizeNonZero(self, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_wrapped_dim_of_size_zero_after_a_rank_zero_return_is_a_nonzero_rule():
+    events = _walk(ARG_DIM % "if (dimNum == 0) {\n    return true;\n  }", ["self", "dim", "out", "workspaceSize",
+                                                                           "executor"])
+    assert [(e.template, e.status) for e in events] == [("attr_dims_nonzero", 161002)]
+    args = json.loads(json.dumps(events[0].args_dict()))
+    assert args == {"attr": "dim", "tensor": "self", "when": ["not", ["rank-zero", "self"]]}
+    from aclnn_conformance.spec.templates import TensorView
+    call = lambda shape, d: CallView(  # noqa: E731
+        {"self": TensorView("FLOAT", shape, "ND")}, {"dim": d}, frozenset())
+    assert guard_holds(call((), 0), args["when"]) is False and guard_holds(call((2,), 0), args["when"]) is True
+    rule = predicate("attr_dims_nonzero", {"attr": "dim", "tensor": "self"})
+    assert rule(call((2, 0), -1)) and rule(call((0, 3), 0)) and not rule(call((2, 3), -1))
+
+
+def test_a_wrapped_dim_read_at_rank_zero_stays_unread():
+    # without the rank-0 return, GetDim of a rank-0 tensor is outside its shape
+    events = _walk(ARG_DIM % "", ["self", "dim", "out", "workspaceSize", "executor"])
+    assert events[-1].kind == "unread"
+
+
+FIND_RETURN = """
+static const std::initializer_list<op::DataType> LOGSPACE_DTYPE_SUPPORT_LIST = {op::DataType::DT_FLOAT,
+                                                                                  op::DataType::DT_BF16};
+
+static bool CheckDtypeValid(const aclTensor* result)
+{
+    DataType result_dtype = result->GetDataType();
+    return std::find(LOGSPACE_DTYPE_SUPPORT_LIST.begin(), LOGSPACE_DTYPE_SUPPORT_LIST.end(), %s) !=
+           LOGSPACE_DTYPE_SUPPORT_LIST.end();
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* result, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDtypeValid(result), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_check_function_returning_a_dtype_found_in_a_list_is_a_dtype_rule():
+    events = _walk(FIND_RETURN % "result_dtype", ["result", "workspaceSize", "executor"])
+    assert [(e.template, e.status) for e in events] == [("dtype_in", 161002)]
+    assert events[0].args_dict()["dtypes"] == ["FLOAT", "BF16"] and events[0].args_dict()["param"] == "result"
+    events = _walk(FIND_RETURN % "PickDtype(result)", ["result", "workspaceSize", "executor"])
+    assert events[-1].kind == "unread"
+
+
+FORMAT_LOCALS = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    auto selfFormat = self->GetStorageFormat();
+    auto outFormat = %s;
+    if (selfFormat != outFormat) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "format of self and out must be the same");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_locals_holding_two_formats_compared_are_a_formats_rule():
+    events = _walk(FORMAT_LOCALS % "out->GetStorageFormat()", ["self", "out", "workspaceSize", "executor"])
+    assert [(e.template, e.args_dict()) for e in events] == [("formats_equal", {"param": "self", "other": "out"})]
+    events = _walk(FORMAT_LOCALS % "PickFormat(out)", ["self", "out", "workspaceSize", "executor"])
+    assert events[-1].kind == "unread"
