@@ -663,6 +663,10 @@ def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
         raise Unreadable(f"call of {fn.name} with {len(args)} arguments for {len(fn.params)} parameters")
     out = {}
     for p, a in zip(fn.params, args):
+        held = env.get(a.strip())
+        if isinstance(held, tuple) and held[:1] == ("numel-if-nonnull",):
+            out[p] = held   # read as a count where the callee uses it, after its null checks
+            continue
         try:
             out[p] = _value(w, a, env)
         except Unreadable:
@@ -1089,7 +1093,12 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
             return ("promote", vals[0][1], vals[1][1])
         return _promote_expr(w, two, env, expr)
     if re.fullmatch(r"[A-Za-z_]\w*", expr) and expr in env:
-        return env[expr]
+        held = env[expr]
+        if isinstance(held, tuple) and held[:1] == ("numel-if-nonnull",):
+            if not _null_checked(w, held[1]):
+                raise Unreadable(f"{expr!r}, 0 for a null {held[1]}, read before {held[1]}'s null check")
+            return ("numel", held[1])
+        return held
     extra = _list_value(w, expr, env)
     if extra is not None:
         return extra
@@ -3046,6 +3055,28 @@ def _flag_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
     return None
 
 
+def _nonnull_count(w: Walk, stmt: Stmt, env: dict, guard: str) -> bool:
+    """``int64_t n = 0; if (p != nullptr) { n = p->Numel(); }``: n holds p's element count where p is
+    not null, 0 where it is (``("numel-if-nonnull", p)``; read as the count once a null check of p
+    has decided every null call)."""
+    if len(stmt.then) != 1:
+        return False
+    m = re.fullmatch(r"(\w+)\s*=\s*(.+?);?", stmt.then[0].text.strip(), re.S)
+    if not m or env.get(m.group(1)) != 0:
+        return False
+    held = _shape_value(w, _strip(m.group(2)), env)
+    if held != ("numel", guard):
+        return False
+    env[m.group(1)] = ("numel-if-nonnull", guard)
+    return True
+
+
+def _null_checked(w: Walk, param: str) -> bool:
+    """An unguarded null check of ``param`` was read: no call with a null ``param`` gets further."""
+    return any(e.kind == "check" and e.template == "null" and e.args_dict().get("param") == param
+               and "when" not in e.args_dict() for e in w.events)
+
+
 def _nonnull_param(cond: str, env: dict) -> str | None:
     m = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", _strip(cond))
     v = env.get(m.group(1) or m.group(2)) if m else None
@@ -3073,6 +3104,8 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     guard = _nonnull_param(stmt.cond, env)
     if guard is None or stmt.orelse:
         return False
+    if _nonnull_count(w, stmt, env, guard):
+        return True
     mark = len(w.events)
     try:
         _run_block(w, src, stmt.then, dict(env), fail, top)

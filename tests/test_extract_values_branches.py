@@ -626,3 +626,50 @@ def test_locals_holding_two_formats_compared_are_a_formats_rule():
     assert [(e.template, e.args_dict()) for e in events] == [("formats_equal", {"param": "self", "other": "out"})]
     events = _walk(FORMAT_LOCALS % "PickFormat(out)", ["self", "out", "workspaceSize", "executor"])
     assert events[-1].kind == "unread"
+
+
+COUNTS = """
+static bool CheckShapeValid(const aclTensor* self, const aclTensor* noise, int64_t selfSize, int64_t noiseSize)
+{
+    if (selfSize > noiseSize) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "tensor size of self larger than noise");
+        return false;
+    }
+    return true;
+}
+
+static aclnnStatus CheckParams(const aclTensor* self, const aclTensor* noise, int64_t selfSize, int64_t noiseSize)
+{
+    %s
+    CHECK_RET(CheckShapeValid(self, noise, selfSize, noiseSize), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* noise, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    int64_t selfSize = 0;
+    int64_t noiseSize = 0;
+    if (self != nullptr) {
+        selfSize = self->Numel();
+    }
+    if (noise != nullptr) {
+        noiseSize = noise->Numel();
+    }
+    auto ret = CheckParams(self, noise, selfSize, noiseSize);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_an_element_count_taken_when_not_null_is_read_after_the_null_checks():
+    nulls = "OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);\n    OP_CHECK_NULL(noise, return ACLNN_ERR_PARAM_NULLPTR);"
+    events = _walk(COUNTS % nulls, ["self", "noise", "workspaceSize", "executor"])
+    assert [e.template for e in events] == ["null", "null", "dims_compare"]
+    assert json.loads(json.dumps(events[2].args_dict())) == {"a": ["numel", "self"], "op": ">",
+                                                             "b": ["numel", "noise"]}
+    # before noise's null check a null noise would count 0: not read
+    events = _walk(COUNTS % "OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);",
+                   ["self", "noise", "workspaceSize", "executor"])
+    assert [e.kind for e in events] == ["check", "unread"]
