@@ -816,12 +816,23 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         raise _End(Opaque(value)) from None
 
 
+def _returns_success_only(stmt: Stmt, logs: bool = False) -> bool:
+    """An ``if`` without else whose branch is ``return true;`` (or success) alone, or with ``logs``
+    after log calls only."""
+    then = stmt.then
+    if stmt.orelse or not then or then[-1].kind != "return" or \
+            then[-1].text.strip().rstrip(";").split()[-1] not in ("true", *SUCCESS_NAMES):
+        return False
+    if not logs:
+        return len(then) == 1
+    return all(s.kind == "call" and IGNORED_CALLS.match(s.text.strip()) for s in then[:-1])
+
+
 def _no_dims_return(w: Walk, stmt: Stmt, env: dict) -> bool:
     """``if (dim == nullptr || dim->Size() == 0) { return true; }`` (or the size test alone) on an
     integer array argument: the rest of the function checks only the calls that name dims (its
     checks carry ``when`` not ``no-dims``)."""
-    if stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return" or \
-            stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", *SUCCESS_NAMES):
+    if not _returns_success_only(stmt):
         return False
     flat = re.sub(r"\s+", "", _strip(stmt.cond))
     m = re.fullmatch(r"(?:(\w+)==nullptr\|\|)?(\w+)->Size\(\)==0", flat)
@@ -837,8 +848,7 @@ def _no_dims_return(w: Walk, stmt: Stmt, env: dict) -> bool:
 def _rank0_return(w: Walk, stmt: Stmt, env: dict) -> bool:
     """``if (rank == 0) { return true; }`` on a tensor's rank: the rest of the function checks the
     calls whose tensor has a dim (its checks carry ``when`` not ``rank-zero``)."""
-    if stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return" or \
-            stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", *SUCCESS_NAMES):
+    if not _returns_success_only(stmt):
         return False
     tensor = _rank_zero_test(w, stmt.cond, env)
     if tensor is None:
@@ -1294,9 +1304,7 @@ def _value_return(w: Walk, stmt: Stmt, env: dict) -> bool:
     """``if (C) { return true; }`` (or success) with C a test of scalar or float argument values, or a
     bool helper of such a test: the rest of the function checks the calls where C does not hold (its
     checks carry ``when`` not C)."""
-    if stmt.orelse or not stmt.then or stmt.then[-1].kind != "return" or \
-            stmt.then[-1].text.strip().rstrip(";").split()[-1] not in ("true", *SUCCESS_NAMES) or \
-            any(not (s.kind == "call" and IGNORED_CALLS.match(s.text.strip())) for s in stmt.then[:-1]):
+    if not _returns_success_only(stmt, logs=True):
         return False
     cond, scope = _strip(stmt.cond), env
     helper = _bool_helper_condition(w, cond, env)
@@ -2868,9 +2876,7 @@ _VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", 
 
 def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
     """``if (x == nullptr) { return true; }`` on an API parameter: the rest runs only when x is given."""
-    if stmt.kind != "if" or stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return":
-        return None
-    if stmt.then[0].text.strip().rstrip(";").split()[-1] not in ("true", *SUCCESS_NAMES):
+    if stmt.kind != "if" or not _returns_success_only(stmt):
         return None
     m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", _strip(stmt.cond))
     if not m:
