@@ -11,11 +11,16 @@ _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"', re.S)   # re.S: a backslash-newline continues the literal
 
 
+_WORD_LITERAL = re.compile(r'"\w+"')   # "tanh", "none": a mode the code compares a string argument with
+
+
 def strip_comments(text: str) -> str:
-    """Comments and string literals blanked with spaces, newlines kept (lines stay where they were)."""
+    """Comments and string literals blanked with spaces, newlines kept (lines stay where they were);
+    a literal of one word stays (nothing the reader splits on is in it)."""
     def blank(m: re.Match) -> str:
         return "".join(c if c == "\n" else " " for c in m.group(0))
-    text = _STRING.sub(lambda m: '"' + blank(m)[1:-1] + '"', text)
+    text = _STRING.sub(lambda m: m.group(0) if _WORD_LITERAL.fullmatch(m.group(0))
+                       else '"' + blank(m)[1:-1] + '"', text)
     return _COMMENT.sub(blank, text)
 
 

@@ -494,21 +494,26 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
     text = stmt.text.strip()
     m = re.match(r"(?:(?:static|const|constexpr|auto|std::[\w:<>]+|op::\w+|[\w:]+)[\s\*&]+)*"
                  r"([A-Za-z_]\w*)\s*=\s*(.+)$", text, re.S)
+    if not m and _string_local(w, text, env) is not None:   # std::string mode(approximate);
+        name, held = _string_local(w, text, env)
+        env[name] = held
+        return
     if not m:
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+", text):
             raise Unreadable("a statement with checks")
         return
     name, rhs = m.group(1), m.group(2).strip()
-    number = _scalar_local(text, env)
-    if number is not None:
-        env[name] = number
-        _forget_if_mutated(src, stmt, env, name)
+    string = _string_local(w, text, env)
+    if string is not None:
+        env[string[0]] = string[1]
         return
-    kernel = _kernel_result(w, rhs, env)
-    if kernel is not None:
-        env[name] = kernel
-        _forget_if_mutated(src, stmt, env, name)
-        return
+    for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
+                 lambda: _kernel_result(w, rhs, env)):   # a rank choice, a scalar's value, a kernel result
+        held = read()
+        if held is not None:
+            env[name] = held
+            _forget_if_mutated(src, stmt, env, name)
+            return
     call = _macro(rhs)
     if call:
         fn = w.index.function(call[0])
@@ -538,10 +543,16 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     """``l0op::K(args...)``: ("tensor-dtype", dtype expression) when K allocates the one tensor it
     returns with an argument's dtype or a constant (``executor->AllocTensor(..., self->GetDataType(),
     ...)``); ``l0op::Cast(x, D, executor)``: ("cast-of", x's dtype or None, D). None otherwise."""
+    converted = _converted_scalar(w, rhs, env)
+    if converted is not None:
+        return converted
     call = _macro(rhs)
     if not call or not call[0].startswith("l0op::") or match_close(rhs, rhs.index("(")) != len(rhs) - 1:
         return None
     args = call[1]
+    if call[0] == "l0op::Reshape" and len(args) == 3:   # a new shape, the same dtype (reshape.h:18-34)
+        d = _tensor_dtype(w, args[0], env)
+        return None if d is None else ("tensor-dtype", d)
     if call[0] == "l0op::Cast" and len(args) == 3:
         try:
             dst = _dexpr_of(w, args[1], env)
@@ -607,6 +618,8 @@ def _tensor_dtype(w: Walk, expr: str, env: dict) -> tuple | None:
         return held[1]
     if isinstance(held, tuple) and held[:1] == ("cast-of",):
         return held[2]
+    if isinstance(held, tuple) and held[:1] == ("converted",):
+        return held[2]
     return None
 
 
@@ -629,6 +642,26 @@ def _dtype_values(w: Walk, e: tuple | None) -> set[str] | None:
     return None
 
 
+def _converted_scalar(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``executor->ConvertToTensor(s, D)`` of an aclScalar argument s whose null check was read
+    before: ("converted", s, D). opbase's ConvertToTensor (op_executor.cpp:568-574) returns nullptr
+    only when the tensor cannot be allocated; the aclTensor it builds (common_types.cpp:284-370)
+    stores the scalar's value in any dtype. None for anything else."""
+    m = re.fullmatch(r"[\w.]+(?:\.get\(\))?\s*->\s*ConvertToTensor\((.*)\)", _strip(rhs), re.S)
+    args = split_args(m.group(1)) if m else []
+    if len(args) != 2 or not isinstance(env.get(_strip(args[0])), T):
+        return None
+    scalar = env[_strip(args[0])].name
+    if not any(e.kind == "check" and e.template == "null" and e.args_dict().get("param") == scalar
+               for e in w.events):
+        return None
+    try:
+        dtype = _dexpr_of(w, args[1], env)
+    except Unreadable:
+        dtype = None
+    return ("converted", scalar, dtype)
+
+
 def _cast_cannot_fail(w: Walk, held: tuple) -> bool:
     """``l0op::Cast`` of ``held`` (("cast-of", source, destination)) returns a tensor on every call
     reaching it: both dtypes bounded inside CAST_ALWAYS."""
@@ -637,6 +670,159 @@ def _cast_cannot_fail(w: Walk, held: tuple) -> bool:
 
 
 _TO_KIND = {"Float": "float", "Double": "double", "Int32": "int32", "Int64": "int64"}
+
+
+def _ternary_split(expr: str) -> tuple[str, str, str] | None:
+    """``c ? a : b`` at the top level of ``expr`` (``::`` is no colon); None otherwise."""
+    depth, q = 0, None
+    for i, ch in enumerate(expr):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0 and ch == "?" and q is None:
+            q = i
+        elif depth == 0 and ch == ":" and q is not None and expr[i - 1] != ":" and expr[i + 1:i + 2] != ":":
+            return expr[:q], expr[q + 1:i], expr[i + 1:]
+    return None
+
+
+def _rank_guard(w: Walk, cond: str, env: dict) -> tuple | None:
+    """``t->GetViewShape().GetDimNum() <op> n``: the guard ``("rank", t, op, n)``; None otherwise."""
+    cmp = _compare_split(_strip(cond))
+    if cmp is None:
+        return None
+    try:
+        r, n = _value(w, cmp[0], env), _value(w, cmp[2], env)
+    except Unreadable:
+        return None
+    lr = _lin(r)
+    if not lr or lr[2:] != (1, 0, 0) or not _is_int(n):
+        return None
+    return ("rank", lr[1], cmp[1], int(n))
+
+
+def _select_local(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``rank <op> n ? a : b`` with a and b integers or dim sizes (Prelu's channel count):
+    ``("select", guard, a, b)``; None for anything else."""
+    three = _ternary_split(_strip(rhs))
+    if three is None:
+        return None
+    guard = _rank_guard(w, three[0], env)
+    if guard is None:
+        return None
+    try:
+        a, b = _value(w, three[1], env), _value(w, three[2], env)
+    except Unreadable:
+        return None
+    sized = lambda v: _is_int(v) or isinstance(v, tuple) and v[:1] in (("dim",), ("numel",))   # noqa: E731
+    return ("select", guard, a, b) if sized(a) and sized(b) else None
+
+
+def _dims_conjunction(w: Walk, src: SourceFile, offset: int, parts: list[str], env: dict, code: int,
+                      text: str) -> bool:
+    """A failure when several dim comparisons hold together, a local chosen by the rank among their
+    operands (``weightSize != channels && weightSize != 1``): per choice, one dims_compare rule, the
+    other comparisons and the choice's rank test its ``when``. False when it is not one."""
+    selects = sorted({n for p in parts for n in re.findall(r"\b\w+\b", p)
+                      if isinstance(env.get(n), tuple) and env[n][:1] == ("select",)})
+    if len(selects) > 1:
+        return False
+    choices = [((), env)]
+    if selects:
+        name = selects[0]
+        _, guard, a, b = env[name]
+        choices = [((guard,), {**env, name: a}), ((("not", guard),), {**env, name: b})]
+    rules = []
+    for guards, scope in choices:
+        atoms, values = [], []
+        for p in parts:
+            cmp = _compare_split(_strip(p))
+            try:
+                x, y = (_value(w, cmp[0], scope), _value(w, cmp[2], scope)) if cmp else (None, None)
+            except Unreadable:
+                return False
+            if _is_int(x) and _is_int(y):   # decided in this choice
+                if not _COMPARE_INT[cmp[1]](int(x), int(y)):
+                    atoms = None
+                    break
+                continue
+            atom = _dims_atom(w, _strip(p), False, scope)
+            if atom is None or atom[0] != "dims_compare":
+                test = _value_test(w, p, scope)   # a test of an argument's value beside them
+                if test is None:
+                    return False
+                values.append(("value", test))
+                continue
+            if atom not in atoms:
+                atoms.append(atom)
+        if atoms is None:
+            continue
+        if not atoms:
+            return False
+        first, rest = dict(atoms[0][1]), [dict(x[1]) for x in atoms[1:]]
+        when = [*guards, *values, *(("dims", r["a"], r["op"], r["b"]) for r in rest)]
+        if when:
+            first["when"] = when[0] if len(when) == 1 else ("and", *when)
+        rules.append(first)
+    if not rules:
+        return False
+    for args in rules:
+        _check(w, src, offset, "dims_compare", tuple(sorted(args.items())), code, text)
+    return True
+
+
+_COMPARE_INT = {"==": lambda x, y: x == y, "!=": lambda x, y: x != y, "<": lambda x, y: x < y,
+                ">": lambda x, y: x > y, "<=": lambda x, y: x <= y, ">=": lambda x, y: x >= y}
+
+
+def _string_of(w: Walk, expr: str, env: dict) -> str | None:
+    """The string argument (``const char*``) ``expr`` holds: the argument, ``std::string(arg)``, or a
+    local holding one; None for anything else."""
+    expr = _strip(expr)
+    m = re.fullmatch(r"(?:std::)?string\(\s*(\w+)\s*\)", expr)
+    held = env.get(m.group(1) if m else expr)
+    if isinstance(held, tuple) and held[:1] == ("string-of",):
+        return held[1]
+    if isinstance(held, T) and re.search(r"\bchar\s*\*", w.ptypes.get(held.name, "")):
+        return held.name
+    return None
+
+
+def _string_local(w: Walk, text: str, env: dict) -> tuple[str, tuple] | None:
+    """``std::string mode(arg);`` (or ``= arg``, ``= std::string(arg)``, ``{arg}``) of a string
+    argument: (local, ("string-of", argument)); None for anything else."""
+    m = re.fullmatch(r"(?:const\s+)?(?:std::)?string\s+(\w+)\s*(?:\((.+)\)|\{(.+)\}|=(.+?))\s*;?", text.strip(),
+                     re.S)
+    if not m:
+        return None
+    arg = _string_of(w, m.group(2) or m.group(3) or m.group(4), env)
+    return None if arg is None else (m.group(1), ("string-of", arg))
+
+
+def _string_test(w: Walk, cond: str, env: dict) -> tuple[str, list[str]] | None:
+    """A failure condition that a string argument is none of some words: ``s != "a" && s != "b"``
+    or ``!(s == "a" || s == "b")``: (argument, the words); None for anything else."""
+    cond = _strip(cond)
+    if cond.startswith("!(") and match_close(cond, 1) == len(cond) - 1:
+        parts, op = _split_top(_strip(cond[2:-1]), "||"), "=="
+    else:
+        parts, op = _split_top(cond, "&&"), "!="
+    names, words = set(), []
+    for part in parts:
+        two = _split_top(part, op)
+        if len(two) != 2:
+            return None
+        lit = [x for x in two if re.fullmatch(r'"\w+"', _strip(x))]
+        other = [x for x in two if x not in lit]
+        if len(lit) != 1 or len(other) != 1:
+            return None
+        name = _string_of(w, other[0], env)
+        if name is None:
+            return None
+        names.add(name)
+        words.append(_strip(lit[0])[1:-1])
+    return (names.pop(), words) if len(names) == 1 else None
 
 
 def _scalar_local(text: str, env: dict) -> tuple | None:
@@ -707,6 +893,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         return
     null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
     held = env.get(null.group(1) or null.group(2)) if null else None
+    if isinstance(held, tuple) and held[:1] == ("converted",):
+        return   # a scalar argument made a tensor: allocated, never refused (no parameter check)
     if isinstance(held, tuple) and held[:1] == ("cast-of",):
         if _cast_cannot_fail(w, held):
             return   # the cast of two dtypes AICPU converts: no parameter check
@@ -1188,6 +1376,9 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
         return None if inner is None else not inner
     if re.fullmatch(r"[A-Za-z_]\w*", expr) and isinstance(env.get(expr), bool):
         return env[expr]
+    same = _same_pointer(w, expr, env)
+    if same is not None:
+        return same
     for op in ("==", "!=", ">=", "<=", ">", "<"):
         parts = _split_top(expr, op)
         if len(parts) == 2 and not (op in (">", "<") and "->" in expr and parts[0].endswith("-")):
@@ -1298,6 +1489,21 @@ def _bool_helper_condition(w: Walk, cond: str, env: dict) -> tuple[str, dict] | 
             return None
         bound[p] = held
     return inner, bound
+
+
+def _product_chosen(w: Walk, body: list[Stmt], env: dict) -> list[Stmt]:
+    """A helper's statements (after its locals) with its product branches taken: ``if (P) { return
+    C1; }`` with P decided for this product replaced by its return (P true) or dropped (P false)."""
+    local, out = env, []
+    for stmt in body:
+        if stmt.kind == "if" and not stmt.orelse and len(stmt.then) == 1 and stmt.then[0].kind == "return":
+            decided = _product_bool(w, stmt.cond, local)
+            if decided is True:
+                return out + [stmt.then[0]]
+            if decided is False:
+                continue
+        out.append(stmt)
+    return out
 
 
 def _value_return(w: Walk, stmt: Stmt, env: dict) -> bool:
@@ -1416,6 +1622,10 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                     text: str) -> None:
     """The checks of a failure taken when ``cond`` holds: an OR of atoms, each one check."""
     cond = _strip(cond)
+    string = _string_test(w, cond, env)
+    if string is not None:   # a string argument none of the words the code accepts
+        _check(w, src, offset, "string_in", _args(attr=string[0], values=string[1]), code, text)
+        return
     test = _value_test(w, cond, env)
     if test is not None and _has_compare(test):   # a condition on scalar values: one rule
         _check(w, src, offset, "scalar_test", _args(test=test), code, text)
@@ -1453,7 +1663,8 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                 data.append(p)
         if len(data) > 1:
             data = _drop_nonnull(w, data, env)
-        if len(data) != 1 and _dtype_conjunction(w, src, offset, data, env, code, text):
+        if len(data) != 1 and (_dtype_conjunction(w, src, offset, data, env, code, text)
+                               or _dims_conjunction(w, src, offset, data, env, code, text)):
             return
         if len(data) != 1:
             raise Unreadable(f"the condition {cond!r}")
@@ -1572,6 +1783,14 @@ def _m_null(w, src, stmt, env, fail, args):
 
 def _m_dtype_support(w, src, stmt, env, fail, args):
     lst = _dlist(w, env, args[1])
+    computed = None if isinstance(env.get(_strip(args[0])), T) else _tensor_dtype(w, args[0], env)
+    if computed is not None and _computed(computed):
+        # a cast or kernel result of the compute path: its dtype, the expression, must be in the list
+        atom = _guard_atom(("not", ("in", computed, tuple(lst.dtypes), lst.where)))
+        if atom is None:
+            raise Unreadable(f"the dtype of {args[0].strip()!r} against a list")
+        _check(w, src, stmt.offset, atom[0], atom[1], _fail_status(args[2], fail), stmt.text)
+        return
     _check(w, src, stmt.offset, "dtype_in", _args(param=_tensor(env, args[0]), dtypes=list(lst.dtypes),
                                                   list=lst.where), _fail_status(args[2], fail), stmt.text)
 
@@ -1681,6 +1900,8 @@ def _dexpr_of(w: Walk, expr: str, env: dict) -> tuple:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetDataType\(\)", _strip(e))
     if m and isinstance(env.get(m.group(1)), T):
         return ("of", env[m.group(1)].name)
+    if m and _tensor_dtype(w, m.group(1), env) is not None:   # a kernel's result, a cast, a copy
+        return _tensor_dtype(w, m.group(1), env)
     sec = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*second", _strip(e))
     if sec and isinstance(env.get(sec.group(1)), tuple) and env[sec.group(1)][:1] == ("map-find",):
         _, key, pairs = env[sec.group(1)]
@@ -1814,6 +2035,7 @@ def _guard_function(w: Walk, name: str, args: list[str], env: dict) -> tuple | N
         except Unreadable:
             bindings[m.group(1)] = _dtype_or_opaque(w, m.group(2), bindings)
         body.pop(0)
+    body = _product_chosen(w, body, bindings)
     if len(body) == 1 and body[0].kind == "return":
         cond = body[0].text.strip()[len("return"):]
     elif (len(body) == 2 and body[0].kind == "if" and not body[0].orelse and len(body[0].then) == 1
@@ -1880,6 +2102,7 @@ def _dtype_atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple] | None:
 def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
     """The rule violated exactly when guard ``g`` holds, when a template expresses it."""
     if g[0] == "and":   # the first part a template expresses, the others its when
+        g = ("and", *[x for part in g[1:] for x in (part[1:] if part[0] == "and" else (part,))])
         for i, part in enumerate(g[1:]):
             r = _guard_atom(part)
             if r is not None:
@@ -1953,8 +2176,15 @@ def _guarded_args(w: Walk, template: str, args: tuple) -> tuple:
 
 def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
     """``if (G) {...} else {...}`` with G on the call's dtypes: each branch's checks under its guard;
-    a branch that returns leaves the rest of the function to the calls not taking it."""
+    a branch that returns leaves the rest of the function to the calls not taking it. G may also be
+    a test of the call's bool and scalar argument values (``if (scaleFromBlob)``) when neither branch
+    returns (a success return skipping the kernel leaves the values to _status_neutral_return)."""
     g = _guard(w, stmt.cond, env)
+    success = {"return true", *(f"return {n}" for n in SUCCESS_NAMES)}
+    if g is None and not any(s.kind == "return" and s.text.strip().rstrip(";").strip() in success
+                             for s in _flatten(stmt.then + stmt.orelse)):
+        test = _value_test(w, stmt.cond, env)
+        g = None if test is None else ("value", test)
     if g is None:
         return False
     ended, changed = [], []
@@ -2020,10 +2250,17 @@ def _returned(w: Walk, value: Any) -> Any:
 def _forget_assigned(stmt: Stmt, env: dict) -> None:
     """A branch the reader does not follow: the locals it assigns are unknown after it (a check on
     them is unread, never read with the value from before the branch)."""
-    for s in _flatten(stmt.then + stmt.orelse):
-        m = re.match(r"([A-Za-z_]\w*)\s*=(?!=)", s.text.strip()) if s.kind == "decl" else None
-        if m and m.group(1) in env:
-            env[m.group(1)] = Opaque(s.text.strip())
+    assigned = [s for s in _flatten(stmt.then + stmt.orelse) if s.kind == "decl"]
+    for s in assigned:
+        m = re.match(r"([A-Za-z_]\w*)\s*=(?!=)", s.text.strip())
+        if not m or m.group(1) not in env:
+            continue
+        name = m.group(1)
+        reshaped = re.match(rf"{name}\s*=\s*l0op::Reshape\(\s*{name}\s*,", s.text.strip())
+        others = [x for x in assigned if x is not s and re.match(rf"{name}\s*=(?!=)", x.text.strip())]
+        if reshaped and not others and _tensor_dtype(None, name, env) is not None:
+            continue   # a tensor reshaped in place keeps its dtype (reshape.h:18-34)
+        env[name] = Opaque(s.text.strip())
 
 
 def _switch_labels(text: str, close: int) -> tuple[str, list[tuple[int, int, str | None]], int] | None:
@@ -2106,6 +2343,14 @@ def _dtype_conjunction(w: Walk, src: SourceFile, offset: int, parts: list[str], 
     present = [p for p in parts if re.fullmatch(r"(\w+)\s*!=\s*nullptr", _strip(p))
                and isinstance(env.get(_strip(p).split("!=")[0].strip()), T)]
     rest = [p for p in parts if p not in present]
+    tested = {_nonnull_param(p, env, w) for p in rest} - {None}
+    if tested and len(rest) > len(tested) + 1:   # p && <dtype conditions reading p>: silent on a null p
+        conds = [p for p in rest if _nonnull_param(p, env, w) is None]
+        r = _dtype_atom(w, " && ".join(f"({p})" for p in conds), env)
+        if r is None or r[0] not in _VACUOUS_ON_NULL or not all(_mentions(r[1], n) for n in tested):
+            return False
+        _check(w, src, offset, r[0], r[1], code, text)
+        return True
     if present and len(rest) == 1:   # x != nullptr && <a dtype atom reading x>: the atom (silent on null)
         try:
             r = _dtype_atom(w, rest[0], env) or _atom(w, rest[0], env)
@@ -2406,6 +2651,9 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*(?:-?\s*\d+|true|false)|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
+    for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=(?!=)[^;{{}}]*;", rest):
+        if rest[:m.start()].count("{") == rest[:m.start()].count("}"):   # read in order, where it stands
+            rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]
     for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=\s*\(?\s*{n}\s*(?:<=|==)\s*0\s*\)?\s*\?\s*-?\d+\s*:\s*{n}\s*;", rest):
         if value[0] == "lin" and rest[:m.start()].count("{") == rest[:m.start()].count("}"):
             rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
@@ -2871,7 +3119,7 @@ def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
 _VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", "broadcastable", "rank_range",
                     "private_format", "formats_equal", "attr_in_rank_range", "attr_range", "broadcast_equals",
                     "broadcastable_all", "shapes_equal_or_single", "castable", "promotable", "attr_is",
-                    "format_in", "format_not_in"}
+                    "format_in", "format_not_in", "string_in"}
 
 
 def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
@@ -3083,10 +3331,37 @@ def _null_checked(w: Walk, param: str) -> bool:
                and "when" not in e.args_dict() for e in w.events)
 
 
-def _nonnull_param(cond: str, env: dict) -> str | None:
+def _nonnull_param(cond: str, env: dict, w: Walk | None = None) -> str | None:
+    """The argument ``cond`` tests for not null: ``p != nullptr``, or with the walk, a pointer
+    argument alone (``if (beta && ...)``)."""
     m = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", _strip(cond))
+    if m is None and w is not None:
+        bare = re.fullmatch(r"\w+", _strip(cond))
+        v = env.get(bare.group(0)) if bare else None
+        return v.name if isinstance(v, T) and "*" in w.ptypes.get(v.name, "") else None
     v = env.get(m.group(1) or m.group(2)) if m else None
     return v.name if isinstance(v, T) else None
+
+
+def _same_pointer(w: Walk, expr: str, env: dict) -> bool | None:
+    """``a == b`` (or ``!=``) of two pointer arguments: the same argument only where an in-place API
+    passes one tensor as both (``self == out`` of aclnnInplaceAddr); distinct arguments are distinct
+    objects in every call the suite builds. None for any other expression."""
+    m = re.fullmatch(r"(\w+)\s*(==|!=)\s*(\w+)", expr)
+    if m is None:
+        return None
+    a, b = env.get(m.group(1)), env.get(m.group(3))
+    if not (isinstance(a, T) and isinstance(b, T)) or \
+            not all("*" in w.ptypes.get(t.name, "") for t in (a, b)):
+        return None
+    return (a.name == b.name) == (m.group(2) == "==")
+
+
+def _mentions(value: Any, name: str) -> bool:
+    """``name`` appears anywhere in a rule's arguments (a when guard's dtype of it included)."""
+    if isinstance(value, str):
+        return value == name
+    return isinstance(value, (tuple, list)) and any(_mentions(x, name) for x in value)
 
 
 def _drop_nonnull(w: Walk, conds: list[str], env: dict) -> list[str]:

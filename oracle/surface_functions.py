@@ -282,8 +282,9 @@ def spacing(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     infinite value, which is not rounded)."""
     finfo = ml_dtypes.finfo(dtype) if dtype == np.dtype(ml_dtypes.bfloat16) else np.finfo(dtype)
     ax = np.absolute(np.asarray(x, dtype=np.float64))
-    _, exponent = np.frexp(P.larger(ax, float(finfo.smallest_normal)))
-    out = np.ldexp(1.0, exponent - 1 - finfo.nmant)
+    # 2^floor(log2 |x|) is |x| with its float64 significand bits cleared (no frexp: 10x faster)
+    power = (ax.view(np.int64) & np.int64(0x7FF0000000000000)).view(np.float64)
+    out = P.larger(power, float(finfo.smallest_normal)) * (2.0 ** -finfo.nmant)
     return np.where(np.isfinite(ax), out, 0.0)
 
 
@@ -298,7 +299,8 @@ class _Bounded:
 
 def _rounding(value: np.ndarray, compute: np.dtype, faithful: bool) -> np.ndarray:
     """A rounding of ``value`` in the compute dtype or in float32 (the wider error of the two)."""
-    unit = P.larger(spacing(value, compute), spacing(value, np.dtype(np.float32)))
+    unit = spacing(value, np.dtype(np.float32)) if np.dtype(compute) == np.dtype(np.float32) else \
+        P.larger(spacing(value, compute), spacing(value, np.dtype(np.float32)))
     return unit if faithful else unit / 2
 
 
@@ -359,7 +361,7 @@ def _bound_node(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
         value = env[node.id] if node.id in env else np.float64(node.id)
         if isinstance(value, np.ndarray) and value.ndim:
             zero = np.zeros(value.shape)
-            return _Bounded(value.astype(np.float64), zero, zero, True)
+            return _Bounded(np.asarray(value, dtype=np.float64), zero, zero, True)   # no copy of float64
         return _held(value, compute)
     if isinstance(node, ast.UnaryOp):
         inner = _bound(node.operand, env, compute, memo)
@@ -437,8 +439,23 @@ def evaluate_bound(expression: str, env: Mapping[str, Any], shape: tuple[int, ..
                    compute: np.dtype, output: np.dtype) -> Rounded:
     """The rounded class: the formula's value, its float32 rounding and the bound of any
     implementation inside the model around it. Where the formula is a single correctly rounded
-    operation of exact operands the bound is 0: a correct result is the correctly rounded one."""
+    operation of exact operands the bound is 0: a correct result is the correctly rounded one.
+    Large inputs are bounded in blocks (the analysis is per element)."""
     tree = parse(expression)
+    size = int(np.prod(shape, dtype=np.int64))
+    if size <= BLOCK:
+        return Rounded(*(np.array(np.broadcast_to(a, shape)) for a in _bound_block(tree, env, compute, output, shape)))
+    parts = [np.empty(size, np.float64), np.empty(size, np.float32), np.empty(size, np.float64),
+             np.empty(size, bool)]
+    for part, part_env in _blocks(env, shape, np.dtype(np.float64)):
+        for whole, piece in zip(parts, _bound_block(tree, part_env, compute, output, (part.stop - part.start,))):
+            whole[part] = piece
+    return Rounded(*(a.reshape(shape) for a in parts))
+
+
+def _bound_block(tree: ast.expr, env: Mapping[str, Any], compute: np.dtype, output: np.dtype,
+                 shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """value, unrounded, bound and unjudged of ``evaluate_bound`` for one block of elements."""
     with np.errstate(all="ignore"):
         node = _bound(tree, env, compute)
         value = np.broadcast_to(np.asarray(node.value, np.float64), shape)
@@ -454,4 +471,4 @@ def evaluate_bound(expression: str, env: Mapping[str, Any], shape: tuple[int, ..
         bound = np.where(exact_result & (not narrower), 0.0, err + final)
         bound = np.where(np.isfinite(value), bound, 0.0)
         unjudged = np.broadcast_to(np.asarray(node.overflow, dtype=bool), shape)
-    return Rounded(np.array(value), np.array(unrounded), np.array(bound), np.array(unjudged))
+    return value, unrounded, bound, unjudged

@@ -8,7 +8,7 @@ from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance_text, c
                                               judged_cell, outcome_columns, value_rules_text,
                                               verdict_text)
 from aclnn_conformance.spec.products import PRODUCT_IDS, PRODUCTS
-from aclnn_conformance.reports import values_section
+from aclnn_conformance.reports import surface_section, values_section
 
 COLOURS = {
     "PASS": ("#1e7b3a", "#fff"), "NOT_SUPPORTED": ("#6f8fb0", "#fff"),
@@ -122,6 +122,7 @@ def render_html(doc: dict) -> str:
     for op, text in doc.get("domains", {}).items():
         parts.append(f"<p>Scope: <code>{_e(op)}</code> covers only its declared domain: "
                      f"{_e(text)}. Calls outside it are NOT_COVERED (no verdict).</p>")
+    parts += surface_section.html(doc.get("surface"))
     parts.append("<h2>Runs</h2>")
     for run in doc["runs"]:
         if not run["complete"]:

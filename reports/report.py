@@ -20,7 +20,7 @@ from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance, compli
                                               product_verdicts, rule_catalog, rule_hits,
                                               rule_results, value_rules_text, verdict_text)
 from aclnn_conformance.reports.run import now
-from aclnn_conformance.reports import values_section, vendor_section
+from aclnn_conformance.reports import surface_section, values_section, vendor_section
 from aclnn_conformance.spec.products import PRODUCT_IDS
 
 REPORT_SCHEMA = "aclnn-conformance/report/1"
@@ -73,7 +73,7 @@ def build(runset: RunSet) -> dict:
         "products": products, "ops": ops, "records": len(df), "repeats": runset.repeats,
         "compliance": (rows := compliance(df)), "verdicts": product_verdicts(rows),
         "rules": rules, "errata": errata(ops), "skipped_tests": skipped_tests(runset),
-        "domains": domains(ops),
+        "domains": domains(ops), "surface": surface_section.build(ops),
         "failures": failures(df), "declared_support": declared,
         "declared_support_summary": summary_rows(declared),
         "vendor": vendor_section.build(runset.records),
@@ -133,6 +133,7 @@ def render_markdown(doc: dict) -> str:
         out += ["", "## Scope", ""]
         out += [f"- `{op}` covers only its declared domain: {text}. Calls outside it are NOT_COVERED "
                 f"(no verdict)." for op, text in doc["domains"].items()]
+    out += surface_section.markdown(doc.get("surface"))
     if doc.get("verdicts"):
         out += ["", "## Verdict per product", ""] + [f"- {verdict_text(v)}"
                                                      for v in doc["verdicts"]]

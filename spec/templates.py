@@ -413,16 +413,23 @@ def _dtype_expr_in(call: CallView, a: Mapping) -> bool:
     return v is not None and v in a["dtypes"]
 
 
+def _string_in(call: CallView, a: Mapping) -> bool:
+    """The string argument (``const char*``) is not one of ``values``; a null string is the null
+    rule's."""
+    v = call.attrs.get(a["attr"])
+    return isinstance(v, str) and v not in a["values"]
+
+
 TEMPLATES.update({"scalar_test": _scalar_test, "dtypes_equal_expr": _dtypes_equal_expr,
-                  "dtype_expr_in": _dtype_expr_in})
+                  "dtype_expr_in": _dtype_expr_in, "string_in": _string_in})
 REQUIRED_ARGS.update({"scalar_test": ("test",), "dtypes_equal_expr": ("param", "expr"),
-                      "dtype_expr_in": ("expr", "dtypes")})
+                      "dtype_expr_in": ("expr", "dtypes"), "string_in": ("attr", "values")})
 
 # the rule category of each template added after extract/build.py's CATEGORY table
 CATEGORIES = {"broadcastable_all": "shape", "broadcast_equals": "shape", "shapes_equal_or_single": "shape",
               "formats_equal": "format", "attr_in_rank_range": "attr", "attr_is": "attr",
               "format_in": "format", "format_not_in": "format", "attr_dims_unique": "attr",
-              "scalar_test": "attr", "dtypes_equal_expr": "dtype", "dtype_expr_in": "dtype"}
+              "scalar_test": "attr", "dtypes_equal_expr": "dtype", "dtype_expr_in": "dtype", "string_in": "attr"}
 
 
 UNDEFINED = "UNDEFINED"
@@ -472,7 +479,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
     ``["contiguous", [param...]]`` (opbase IsContiguous of each: a null tensor counts as contiguous, as
     there), ``["no-dims", attr]`` (an integer array absent or empty), ``["value", t]`` (value_test t),
-    ``["rank-zero", tensor]`` (the tensor has no dim),
+    ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
+    with n), ``["dims", a, op, b]`` (a comparison of dims_compare),
     ``["not", g]``, ``["and", g...]``,
     ``["or", g...]``; None when a tensor it reads is null or absent."""
     op = g[0]
@@ -497,6 +505,12 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "rank-zero":   # the tensor has no dim
         t = call.tensor(g[1])
         return None if t is None else len(t.shape) == 0
+    if op == "rank":   # ["rank", tensor, op, n]: the tensor's rank compares with n
+        t = call.tensor(g[1])
+        return None if t is None else _COMPARE[g[2]](len(t.shape), g[3])
+    if op == "dims":   # ["dims", a, op, b]: dims_compare's comparison holds (None where a dim is unknown)
+        args = {"a": g[1], "op": g[2], "b": g[3]}
+        return _dims_compare(call, args) if _dims_known(call, args) else None
     if op == "value":   # a test of the call's scalar and float argument values (value_test)
         return value_test(call, g[1])
     if op == "no-dims":   # the integer array names no dim: absent (null) or empty
@@ -619,6 +633,17 @@ def _dim_size(call: CallView, ref: Any) -> int | None:
     return t.shape[index] if 0 <= index < len(t.shape) else None
 
 
+_COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operator.gt, "<=": operator.le,
+            ">=": operator.ge}
+
+
+def _dims_known(call: CallView, a: Mapping) -> bool:
+    """Both sides of a dims comparison have a size in this call."""
+    b = a["b"]
+    y = b if isinstance(b, int) else _dim_size(call, b) if not isinstance(b, str) else call.attrs.get(b)
+    return _dim_size(call, a["a"]) is not None and isinstance(y, int) and not isinstance(y, bool)
+
+
 def _dims_compare(call: CallView, a: Mapping) -> bool:
     """``a``'s dim size (or element count) compares by ``op`` with ``b``'s (``[tensor, scale,
     offset]`` or ``["numel", tensor]``), the integer ``b`` or the integer attribute named ``b``: the
@@ -629,8 +654,7 @@ def _dims_compare(call: CallView, a: Mapping) -> bool:
     y = b if isinstance(b, int) else _dim_size(call, b) if not isinstance(b, str) else call.attrs.get(b)
     if x is None or not isinstance(y, int) or isinstance(y, bool):
         return False
-    return bool(getattr(operator, {"==": "eq", "!=": "ne", "<": "lt", ">": "gt", "<=": "le",
-                                   ">=": "ge"}[a["op"]])(x, y))
+    return bool(_COMPARE[a["op"]](x, y))
 
 
 TEMPLATES["dims_compare"] = _dims_compare

@@ -133,3 +133,27 @@ def test_a_copy_of_the_project_data_read_in_its_place_brings_its_own_value_table
         assert set(value_entries()) == project
     finally:
         use_project_data(before)
+
+
+def test_agreement_per_family(measured):
+    doc, md, _ = measured
+    assert doc["per_family"] == {"math": doc["per_status"]}
+    assert "## Per family" in md and "| math | - | 1/1 (100.0%) | - | 2/2 (100.0%) | 3/3 (100.0%) | yes |" in md
+
+
+def test_a_family_holds_the_bar_only_with_every_status_at_it():
+    from aclnn_conformance.extract.agreement import holds_bar
+    assert holds_bar({"success": {"agree": 97, "of": 100}, "161002": {"agree": 100, "of": 100}})
+    assert not holds_bar({"success": {"agree": 96, "of": 100}, "161002": {"agree": 900, "of": 900}})
+    assert not holds_bar({})
+
+
+def test_reductions_are_the_apis_of_the_reduction_kernels_folders():
+    from aclnn_conformance.extract.scope import family_group
+
+    def record(path: str, family: str = "math") -> dict:
+        return {"family": family, "document": {"path": path}}
+    assert family_group(record("math/reduce_sum/docs/aclnnReduceSum.md")) == "math/reduction"
+    assert family_group(record("math/arg_min_with_value/docs/aclnnMinDim.md")) == "math/reduction"
+    assert family_group(record("math/cumsum/docs/aclnnCumsum.md")) == "math"
+    assert family_group(record("activation/gelu/docs/aclnnGelu.md", "activation")) == "activation"

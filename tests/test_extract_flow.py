@@ -7,15 +7,7 @@ import json
 import pytest
 
 from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, T, walk_api
-
-
-def _walk(body: str, names: list[str], product: str = "atlas-a2") -> list:
-    """The events of a snippet's GetWorkspaceSize (the last function of ``body``)."""
-    src = read_source("snippet.cpp", body)
-    fn = [f for f in src.functions.values() if f.name.endswith("GetWorkspaceSize")][0]
-    assert len(fn.params) == len(names)
-    return walk_api(Index(src, []), fn, {p: T(n) for p, n in zip(fn.params, names)}, product)
+from snippet_walk import walk as _walk
 
 
 EMPTY = """

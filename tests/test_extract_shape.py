@@ -134,8 +134,11 @@ def test_a_dim_range_read_through_std_min_max_and_a_rank0_increment():
     assert [(e.template, e.args_dict()) for e in events] == [
         ("attr_in_rank_range", {"attr": "dim", "tensor": "self", "max": [1, -1], "max_rank0": 0}),
         ("attr_in_rank_range", {"attr": "dim", "tensor": "self", "min": [-1, 0], "min_rank0": -1})]
+    first = [(e.template, e.args_dict()) for e in events]
     events = _walk(DIM_SNIPPET % "rank = std::max(rank, static_cast<int64_t>(1));", "", names)
-    assert [e.kind for e in events] == ["unread"]       # a rank local the code reassigns: not held
+    assert [(e.template, e.args_dict()) for e in events] == first   # reassigned in order: read in order
+    events = _walk(DIM_SNIPPET % "if (dim > 0) { rank = std::max(rank, static_cast<int64_t>(1)); }", "", names)
+    assert [e.kind for e in events] == ["unread"]       # reassigned in a branch: not held
 
 
 def test_a_rank_local_changed_in_a_data_branch_is_not_held():

@@ -14,19 +14,9 @@ import math
 import pytest
 
 from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, T, walk_api
+from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
 from aclnn_conformance.spec.templates import CallView, guard_holds, predicate
-
-
-def _walk(body: str, names: list[str], product: str = "atlas-a2") -> list:
-    src = read_source("snippet.cpp", body)
-    fn = [f for f in src.functions.values() if f.name.endswith("GetWorkspaceSize")][0]
-    assert len(fn.params) == len(names)
-    return walk_api(Index(src, []), fn, {p: T(n) for p, n in zip(fn.params, names)}, product)
-
-
-def _rules(events) -> list[tuple]:
-    return [(e.kind, e.template, json.loads(json.dumps(e.args_dict())), e.status) for e in events]
+from snippet_walk import rules as _rules, walk as _walk
 
 
 FLOAT_ARG = """
@@ -504,7 +494,6 @@ const aclTensor *Tanh(const aclTensor *self, aclOpExecutor *executor) {
 
 
 def _walk_with_kernel(tmp_path, body: str, kernel: str) -> list:
-    from aclnn_conformance.extract.host_code import KernelIndex
     (tmp_path / "math" / "tanh" / "op_api").mkdir(parents=True)
     (tmp_path / "math" / "tanh" / "op_api" / "tanh.cpp").write_text(kernel)
     src = read_source("snippet.cpp", body)

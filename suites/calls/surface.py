@@ -212,7 +212,13 @@ def reshaped_outputs(key: str, case: Case) -> Case:
 
 
 def _in_range(key: str, name: str, value: Any) -> Any:
-    """A number moved into the ranges the code-read attr_range rules of ``name`` allow."""
+    """A number moved into the ranges the code-read attr_range rules of ``name`` allow; a string
+    made the first word a string_in rule of ``name`` accepts."""
+    if isinstance(value, str):
+        for r in code_checks(key):
+            if r["template"] == "string_in" and r["args"].get("attr") == name and value not in r["args"]["values"]:
+                value = r["args"]["values"][0]
+        return value
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         return value
     for r in code_checks(key):

@@ -113,6 +113,9 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
     if t == "dims_compare":   # the compared dim of either tensor made 1 larger, or made equal
         return [lambda c, ref=ref, grow=grow: _with_dim(c, ref, a, grow)
                 for ref in ([a["a"]] + ([a["b"]] if not isinstance(a["b"], (int, str)) else [])) for grow in (1, 0)]
+    if t == "string_in":   # a word the code accepts with a letter changed, and the empty string
+        return [lambda c, v=v: c.with_attrs(**{a["attr"]: v})
+                for v in (a["values"][0] + "x", "") if v not in a["values"]]
     if t == "attr_range":
         bad = [a["min"] - 1] if "min" in a else []
         bad += [a["max"] + 1] if "max" in a else []

@@ -1,0 +1,102 @@
+"""The report's section on the documented surface: for the extracted operators a run exercised, per
+family, how many APIs are covered (every check read), partly covered (with what is missing) or not
+covered (why), and the family's strict agreement with the vendor's unit tests against the bar, read
+from each data folder's ``scope.json`` and ``agreement.json`` (what ``extract`` and ``agreement``
+wrote)."""
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any, Iterable
+
+from aclnn_conformance.reports.tables import md_table
+
+STATUSES = ("covered", "partly covered", "not covered")
+MISSING_SHOWN = 2      # what is missing, per API, in the report (scope.json has all of it)
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def build(ops: Iterable[str], folders: Iterable[Path] | None = None) -> dict[str, Any] | None:
+    """Per family: the scope counts of the exercised APIs, their agreement, and the APIs not fully
+    covered; None when no exercised operator comes from a data folder with a scope."""
+    from aclnn_conformance.extract.agreement import BAR, holds_bar
+    from aclnn_conformance.spec.registry import data_folders
+    wanted = set(ops)
+    counts: dict[str, Counter] = defaultdict(Counter)
+    agreement: dict[str, dict[str, Any]] = {}
+    incomplete: list[dict[str, Any]] = []
+    for folder in folders if folders is not None else data_folders():
+        scope = _read(Path(folder) / "scope.json")
+        if scope is None:
+            continue
+        for row in scope["apis"]:
+            if row["key"] not in wanted:
+                continue
+            family = row.get("group", row["family"])
+            counts[family][row["status"]] += 1
+            if row["status"] != "covered":
+                incomplete.append({"api": row["api"], "family": family, "status": row["status"],
+                                   "missing": row["missing"][:MISSING_SHOWN],
+                                   "more": max(len(row["missing"]) - MISSING_SHOWN, 0)})
+        measured = _read(Path(folder) / "agreement.json") or {}
+        for family, per in (measured.get("per_family") or {}).items():
+            agree, of = sum(v["agree"] for v in per.values()), sum(v["of"] for v in per.values())
+            agreement[family] = {"agree": agree, "of": of, "holds_bar": holds_bar(per),
+                                 "vendor": measured.get("vendor", {})}
+    if not counts:
+        return None
+    return {"bar": BAR, "families": {f: {"counts": {s: counts[f].get(s, 0) for s in STATUSES},
+                                         "agreement": agreement.get(f)} for f in sorted(counts)},
+            "incomplete": sorted(incomplete, key=lambda r: (r["family"], r["api"]))}
+
+
+def _agreement_text(a: dict[str, Any] | None) -> str:
+    if a is None:
+        return "not measured"
+    return f"{a['agree']}/{a['of']} ({a['agree'] / max(a['of'], 1):.1%})"
+
+
+def markdown(doc: dict[str, Any] | None) -> list[str]:
+    if not doc:
+        return []
+    out = ["", "## Scope of the documented surface", "",
+           f"The extracted operators of this run, per family: covered (every check read), partly covered "
+           f"(an unread check leaves some calls not judged) or not covered. Agreement: the family's strict "
+           f"agreement with the vendor's op_api unit tests; a family below {doc['bar']:.0%} in any expected "
+           f"status does not hold the bar, and its verdicts rest on fewer checks read.", ""]
+    out.append(md_table(["family", *STATUSES, "agreement with the vendor's unit tests", "holds the bar"],
+                        [[f, *[v["counts"][s] for s in STATUSES], _agreement_text(v["agreement"]),
+                          "-" if v["agreement"] is None else ("yes" if v["agreement"]["holds_bar"] else "no")]
+                         for f, v in doc["families"].items()]))
+    if doc["incomplete"]:
+        out += ["", "APIs not fully covered (first causes; the data folder's scope.json lists all):", ""]
+        out += [f"- `{r['api']}` ({r['family']}, {r['status']}): " + "; ".join(r["missing"])
+                + (f"; and {r['more']} more" if r["more"] else "") for r in doc["incomplete"]]
+    return out
+
+
+def html(doc: dict[str, Any] | None) -> list[str]:
+    from html import escape
+    if not doc:
+        return []
+    head = ["family", *STATUSES, "agreement with the vendor's unit tests", "holds the bar"]
+    rows = "".join("<tr>" + "".join(f"<td>{escape(str(c))}</td>" for c in (
+        f, *[v["counts"][s] for s in STATUSES], _agreement_text(v["agreement"]),
+        "-" if v["agreement"] is None else ("yes" if v["agreement"]["holds_bar"] else "no"))) + "</tr>"
+        for f, v in doc["families"].items())
+    parts = ["<h2>Scope of the documented surface</h2>",
+             f"<p>The extracted operators of this run, per family; a family below {doc['bar']:.0%} of "
+             f"agreement in any expected status does not hold the bar.</p>",
+             "<table><thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head)
+             + f"</tr></thead><tbody>{rows}</tbody></table>"]
+    if doc["incomplete"]:
+        items = "".join(f"<li><code>{escape(r['api'])}</code> ({escape(r['family'])}, {escape(r['status'])}): "
+                        + escape("; ".join(r["missing"]) + (f"; and {r['more']} more" if r["more"] else ""))
+                        + "</li>" for r in doc["incomplete"])
+        parts.append(f"<details><summary>{len(doc['incomplete'])} APIs not fully covered</summary>"
+                     f"<ul>{items}</ul></details>")
+    return parts

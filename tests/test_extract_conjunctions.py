@@ -1,0 +1,369 @@
+"""The extractor on conditions of several parts (snippet style, as the vendor writes them): a string
+argument none of the words the code accepts, a pointer tested alone before dtype conditions on it,
+a bool local of dtype classes passed to a helper, two pointer arguments compared (in place or not),
+a count compared with a dim chosen by the rank, a helper choosing its dtype list by the product on
+a cast result, and a tensor reshaped in a branch the reader does not follow. Each read into its
+rule, and a variant left unread (never a guess)."""
+from __future__ import annotations
+
+from aclnn_conformance.spec.templates import CallView, TensorView, predicate
+from snippet_walk import rules as _rules, walk as _walk
+
+
+def _tensor(dtype: str = "FLOAT", shape: tuple[int, ...] = (2, 3)) -> TensorView:
+    return TensorView(dtype, shape, "ND")
+
+
+STRING_ARG = """
+static bool CheckAttrValue(const char* approximate)
+{
+    std::string approximate_mode(approximate);
+    if (%s) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "approximate only supports to set none or tanh, but got %%s.",
+                approximate_mode.c_str());
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const char* approximate, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckAttrValue(approximate), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+STRING_NAMES = ["self", "approximate", "out", "workspaceSize", "executor"]
+
+
+def test_a_string_argument_none_of_the_words_is_a_string_in_rule():
+    for cond in ('approximate_mode != "tanh" && approximate_mode != "none"',
+                 '!(approximate_mode == "tanh" || approximate_mode == "none")'):
+        events = _walk(STRING_ARG % cond, STRING_NAMES)
+        assert _rules(events) == [("check", "string_in", {"attr": "approximate", "values": ["tanh", "none"]},
+                                   161002)], cond
+    rule = predicate("string_in", {"attr": "approximate", "values": ["tanh", "none"]})
+    call = lambda v: CallView({}, {"approximate": v}, frozenset())  # noqa: E731
+    assert rule(call("erf")) and rule(call("")) and not rule(call("tanh")) and not rule(call("none"))
+    assert not rule(call(None))     # a null string is the null rule's
+
+
+def test_a_string_compared_with_a_sentence_or_two_strings_stays_unread():
+    events = _walk(STRING_ARG % 'approximate_mode != "no such mode"', STRING_NAMES)
+    assert events[-1].kind == "unread"       # only a one-word literal is kept by the reader
+    events = _walk(STRING_ARG % 'approximate_mode != "tanh" && other_mode != "none"', STRING_NAMES)
+    assert events[-1].kind == "unread"
+
+
+BETA = """
+static bool CheckBeta(const aclScalar* beta, DataType highDtype, bool allIntInputs)
+{
+    if (%s) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Boolean beta only supported for Boolean results.");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* vec1, const aclScalar* beta,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto highDtype = op::PromoteType(self->GetDataType(), vec1->GetDataType());
+    bool allIntInputs = (IsIntegralType(self->GetDataType(), true) && IsIntegralType(vec1->GetDataType(), true));
+    CHECK_RET(CheckBeta(beta, highDtype, allIntInputs), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+BETA_NAMES = ["self", "vec1", "beta", "out", "workspaceSize", "executor"]
+
+
+def _beta_call(self_dtype: str, vec_dtype: str, beta_dtype: str | None) -> CallView:
+    beta = None if beta_dtype is None else _tensor(beta_dtype, ())
+    return CallView({"self": _tensor(self_dtype), "vec1": _tensor(vec_dtype), "beta": beta}, {}, frozenset())
+
+
+def test_a_pointer_tested_alone_before_dtype_conditions_on_it():
+    events = _walk(BETA % "beta && highDtype != DataType::DT_BOOL && beta->GetDataType() == DataType::DT_BOOL",
+                   BETA_NAMES)
+    assert len(events) == 1 and events[0].template == "promotable" and events[0].status == 161002
+    rule = predicate(events[0].template, events[0].args_dict())
+    assert rule(_beta_call("FLOAT", "FLOAT", "BOOL"))
+    assert not rule(_beta_call("BOOL", "BOOL", "BOOL"))       # a bool result takes a bool beta
+    assert not rule(_beta_call("FLOAT", "FLOAT", "FLOAT"))
+    assert not rule(_beta_call("FLOAT", "FLOAT", None))       # no beta: nothing to check
+
+
+def test_a_bool_local_of_dtype_classes_and_a_pointer_alone():
+    events = _walk(BETA % "allIntInputs && beta && !IsIntegralType(beta->GetDataType(), true)", BETA_NAMES)
+    assert len(events) == 1 and events[0].template == "dtype_not_in"
+    rule = predicate(events[0].template, events[0].args_dict())
+    assert rule(_beta_call("INT32", "INT8", "FLOAT"))          # integer tensors, a float beta
+    assert not rule(_beta_call("INT32", "INT8", "INT64"))
+    assert not rule(_beta_call("FLOAT", "INT8", "FLOAT"))
+    assert not rule(_beta_call("INT32", "INT8", None))
+
+
+def test_a_pointer_alone_next_to_a_condition_not_on_it_stays_unread():
+    events = _walk(BETA % "beta && highDtype != DataType::DT_BOOL && self->GetDataType() == DataType::DT_BOOL",
+                   BETA_NAMES)
+    assert events[-1].kind == "unread"
+
+
+IN_PLACE = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* vec1, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    if (self == out) {
+        OP_CHECK_WRONG_DIMENSION(self, 2, return ACLNN_ERR_PARAM_INVALID);
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_two_pointer_arguments_compared_are_the_same_only_in_place():
+    assert _walk(IN_PLACE, ["self", "vec1", "out", "workspaceSize", "executor"]) == []
+    events = _walk(IN_PLACE, ["selfRef", "vec1", "selfRef", "workspaceSize", "executor"])
+    assert _rules(events) == [("check", "rank_range", {"param": "selfRef", "min": 2, "max": 2}, 161002)]
+
+
+CHANNELS = """
+static bool CheckShape(const aclTensor* self, const aclTensor* weight)
+{
+    auto input_channels = self->GetViewShape().GetDimNum() <= 1 ? 1 : self->GetViewShape().GetDim(1);
+    int64_t weightSize = weight->GetViewShape().GetShapeSize();
+    if (%s) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "expected weight tensor size equal input channels");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* weight, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShape(self, weight), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+CHANNEL_NAMES = ["self", "weight", "out", "workspaceSize", "executor"]
+
+
+def test_a_count_against_a_dim_the_rank_chooses():
+    events = _walk(CHANNELS % "weightSize != input_channels && weightSize != 1", CHANNEL_NAMES)
+    assert [e.template for e in events] == ["dims_compare", "dims_compare"]
+    rules = [predicate(e.template, e.args_dict()) for e in events]
+
+    def violated(self_shape, weight_shape) -> bool:
+        call = CallView({"self": _tensor("FLOAT", self_shape), "weight": _tensor("FLOAT", weight_shape)}, {},
+                        frozenset())
+        return any(r(call) for r in rules)
+    assert not violated((2, 3, 4), (3,)) and not violated((2, 3, 4), (1,)) and not violated((2, 3), (1, 3))
+    assert violated((2, 3, 4), (2,)) and violated((2, 3, 4), (6,))
+    assert not violated((5,), (1,)) and violated((5,), (5,))    # rank 1: one channel
+    assert not violated((), (1,)) and violated((), (2,))
+
+
+def test_a_dim_chosen_by_a_test_that_is_no_rank_stays_unread():
+    body = CHANNELS.replace("self->GetViewShape().GetDimNum() <= 1 ?", "self->IsEmpty() ?")
+    events = _walk(body % "weightSize != input_channels && weightSize != 1", CHANNEL_NAMES)
+    assert events[-1].kind == "unread"
+
+
+AICORE = """
+static const std::initializer_list<op::DataType> AICORE_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16};
+static const std::initializer_list<op::DataType> ASCEND910B_AICORE_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_FLOAT16, op::DataType::DT_BF16};
+
+static bool IsAiCoreSupport(const aclTensor* self)
+{
+    auto curArch = GetCurrentPlatformInfo().GetCurNpuArch();
+    if (curArch == NpuArch::DAV_2201) {
+        return CheckType(self->GetDataType(), ASCEND910B_AICORE_LIST);
+    }
+    return CheckType(self->GetDataType(), AICORE_LIST);
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* weight, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    auto promoteType = op::PromoteType(self->GetDataType(), weight->GetDataType());
+    auto selfCasted = l0op::Cast(self, promoteType, uniqueExecutor.get());
+    auto weightCasted = l0op::Cast(weight, promoteType, uniqueExecutor.get());
+    if (selfCasted->GetViewShape().GetDimNum() > 1) {
+        for (size_t i = 0; i < selfCasted->GetViewShape().GetDimNum(); i++) {
+            shape.SetDim(i, 1);
+        }
+        weightCasted = l0op::Reshape(weightCasted, shape, uniqueExecutor.get());
+    }
+    if (!IsAiCoreSupport(selfCasted) || !IsAiCoreSupport(weightCasted)) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+AICORE_NAMES = ["self", "weight", "out", "workspaceSize", "executor"]
+
+
+def _cast_call(a: str, b: str) -> CallView:
+    return CallView({"self": _tensor(a), "weight": _tensor(b)}, {}, frozenset())
+
+
+def test_a_helper_choosing_its_list_by_the_product_on_cast_results():
+    for product, bf16 in (("atlas-a2", False), ("atlas-inference", True)):
+        events = _walk(AICORE, AICORE_NAMES, product)
+        assert [e.kind for e in events] == ["check", "check"], product
+        rule = predicate(events[0].template, events[0].args_dict())
+        assert rule(_cast_call("INT32", "INT32")) and not rule(_cast_call("FLOAT", "FLOAT16"))
+        assert rule(_cast_call("BF16", "BF16")) == bf16, product
+
+
+def test_a_tensor_assigned_otherwise_in_the_branch_stays_unread():
+    body = AICORE.replace("l0op::Reshape(weightCasted, shape,", "l0op::Reshape(selfCasted, shape,")
+    events = _walk(body, AICORE_NAMES)
+    assert events[-1].kind == "unread"
+
+
+FLAG_BRANCH = """
+static bool CheckShape(const aclTensor* x, const aclTensor* scale, int64_t numAxes, bool scaleFromBlob)
+{
+    if (scaleFromBlob) {
+        if (numAxes == 0 && scale->GetViewShape().GetShapeSize() != 1) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "scale must hold one element when numAxes is 0.");
+            return false;
+        }
+    } else {
+        OP_CHECK_MAX_DIM(scale, 1, return false);
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x, const aclTensor* scale, int64_t numAxes,
+                                      bool scaleFromBlob, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShape(x, scale, numAxes, scaleFromBlob), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+FLAG_NAMES = ["x", "scale", "numAxes", "scaleFromBlob", "out", "workspaceSize", "executor"]
+
+
+def test_a_branch_on_a_bool_argument_guards_its_checks_and_an_integer_test_beside_a_count():
+    events = _walk(FLAG_BRANCH, FLAG_NAMES)
+    assert [e.template for e in events] == ["dims_compare", "rank_range"]
+    count, rank = (predicate(e.template, e.args_dict()) for e in events)
+
+    def call(blob: bool, axes: int, scale_shape: tuple[int, ...]) -> CallView:
+        return CallView({"x": _tensor(), "scale": _tensor("FLOAT", scale_shape)},
+                        {"numAxes": axes, "scaleFromBlob": blob}, frozenset())
+    assert count(call(True, 0, (2,))) and not count(call(True, 0, (1,))) and not count(call(True, 1, (2,)))
+    assert not count(call(False, 0, (2,)))
+    assert rank(call(False, 0, (2, 2))) and not rank(call(True, 0, (2, 2)))
+
+
+def test_a_branch_on_a_bool_argument_that_returns_success_is_not_a_guard():
+    body = FLAG_BRANCH.replace("OP_CHECK_MAX_DIM(scale, 1, return false);", "return true;")
+    events = _walk(body, FLAG_NAMES)
+    assert events[-1].kind == "unread"
+
+
+CONVERTED = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclScalar* min, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    %s
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    auto minTensor = uniqueExecutor.get()->ConvertToTensor(min, self->GetDataType());
+    CHECK_RET(minTensor != nullptr, ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+CONVERTED_NAMES = ["self", "min", "out", "workspaceSize", "executor"]
+
+
+def test_a_scalar_made_a_tensor_after_its_null_check_is_no_check():
+    events = _walk(CONVERTED % "CHECK_RET(min != nullptr, ACLNN_ERR_PARAM_NULLPTR);", CONVERTED_NAMES)
+    assert _rules(events) == [("check", "null", {"param": "min"}, 161001)]
+    events = _walk(CONVERTED % "", CONVERTED_NAMES)     # a null scalar would reach ConvertToTensor
+    assert events[-1].kind == "unread"
+
+
+RANK_LOCAL = """
+static const size_t DIM_SUPPORT_ONLY = 2;
+
+static bool CheckParamValid(const aclTensor* self, const aclTensor* out)
+{
+    auto dim = self->GetViewShape().GetDimNum();
+    if (dim != DIM_SUPPORT_ONLY) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "trace: expected a matrix");
+        return false;
+    }
+    %s
+    if (dim != 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "expected 0D output tensor");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    CHECK_RET(CheckParamValid(self, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+RANK_NAMES = ["self", "out", "workspaceSize", "executor"]
+
+
+def test_a_rank_local_assigned_again_is_read_in_order():
+    events = _walk(RANK_LOCAL % "dim = out->GetViewShape().GetDimNum();", RANK_NAMES)
+    assert _rules(events) == [("check", "rank_range", {"param": "self", "min": 2, "max": 2}, 161002),
+                              ("check", "rank_range", {"param": "out", "min": 0, "max": 0}, 161002)]
+
+
+def test_a_rank_local_assigned_in_a_branch_stays_unread():
+    events = _walk(RANK_LOCAL % "if (out->IsEmpty()) { dim = out->GetViewShape().GetDimNum(); }", RANK_NAMES)
+    assert events[-1].kind == "unread"
+
+
+CASTED_CHECK = """
+static const std::initializer_list<op::DataType> DTYPE_SUPPORT_LIST = {
+    op::DataType::DT_FLOAT, op::DataType::DT_INT32, op::DataType::DT_FLOAT16};
+
+static bool CheckDtypeValid(const aclTensor* self, const aclTensor* other)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, DTYPE_SUPPORT_LIST, return false);
+    OP_CHECK_DTYPE_NOT_SUPPORT(other, DTYPE_SUPPORT_LIST, return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    auto promoteType = op::PromoteType(self->GetDataType(), other->GetDataType());
+    auto selfCasted = l0op::Cast(self, %s, uniqueExecutor.get());
+    CHECK_RET(selfCasted != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(CheckDtypeValid(selfCasted, other), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+CASTED_NAMES = ["self", "other", "out", "workspaceSize", "executor"]
+
+
+def test_a_cast_result_checked_against_a_list_is_its_computed_dtype():
+    events = _walk(CASTED_CHECK % "promoteType", CASTED_NAMES)
+    assert [e.template for e in events] == ["promotable", "dtype_in"]
+    promoted = predicate(events[0].template, events[0].args_dict())
+    assert not promoted(_cast_call_of("INT32", "FLOAT16"))       # promoted to FLOAT16: in the list
+    assert not promoted(_cast_call_of("FLOAT", "INT32"))
+    assert promoted(_cast_call_of("INT8", "INT8")) and promoted(_cast_call_of("FLOAT", "DOUBLE"))
+    events = _walk(CASTED_CHECK % "GetCastType(self)", CASTED_NAMES)   # a dtype the reader does not compute
+    assert events[-1].kind == "unread"
+
+
+def _cast_call_of(a: str, b: str) -> CallView:
+    return CallView({"self": _tensor(a), "other": _tensor(b)}, {}, frozenset())
