@@ -236,6 +236,9 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
         _run_block(w, src, statements(fn.body, fn.body_offset), env, fail, top)
     except _End as end:
         return _returned(w, end.value)
+    except _Stop as stop:
+        stop.returned = False   # the caller's statements after this call are reachable again
+        raise
     finally:
         w.depth -= 1
         del w.guards[guards:]
@@ -273,6 +276,10 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
         try:
             _run_stmt(w, src, stmt, env, fail, top)
         except _Stop as stop:
+            if stmt.kind == "return":   # the stop came through a return: the rest of the function is not reached
+                stop.returned = True
+            if getattr(stop, "returned", False):
+                raise
             if stop.empty and _run_after_empty(w, src, stmt, stmts[i + 1:], env, fail, top, stop):
                 return
             if stop.empty:
@@ -1045,6 +1052,20 @@ def _rank0_return(w: Walk, stmt: Stmt, env: dict) -> bool:
     return True
 
 
+def _rank0_value_return(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``if (rank == 0) { if (dim == 0 || dim == -1) { return true; } }``: the rest of the function
+    checks the calls other than a rank-0 tensor with such a value (``when`` not both)."""
+    tensor = _rank_zero_test(w, stmt.cond, env)
+    if tensor is None or stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "if" or \
+            not _returns_success_only(stmt.then[0]):
+        return False
+    test = _value_test(w, stmt.then[0].cond, env)
+    if test is None:
+        return False
+    w.guards.append(("not", ("and", ("rank-zero", tensor), ("value", test))))   # popped by _run_function
+    return True
+
+
 def _rank_zero_test(w: Walk, cond: str, env: dict) -> str | None:
     """``rank == 0`` (or ``rank <= 0``: a rank is never negative) on a tensor's rank: the tensor."""
     cmp = _compare_split(_strip(cond))
@@ -1192,7 +1213,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         _run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return
     if _no_dims_return(w, stmt, env) or _value_return(w, stmt, env) or _rank0_return(w, stmt, env) \
-            or _wrap_negative_dim(w, stmt, env):
+            or _rank0_value_return(w, stmt, env) or _wrap_negative_dim(w, stmt, env):
         return
     cond = _without_true_product_terms(w, cond, env)
     empties = _empty_params(cond, env)
@@ -1286,7 +1307,10 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     pm = re.fullmatch(r"(?:op::)?PromoteType\((.*)\)", expr, re.S)
     if pm and match_close(expr, expr.index("(")) == len(expr) - 1:
         two = split_args(pm.group(1))
-        vals = [_value(w, x, env) for x in two] if len(two) == 2 else []
+        try:
+            vals = [_value(w, x, env) for x in two] if len(two) == 2 else []
+        except Unreadable:   # a dtype the compute path made (a cast, a scalar made a tensor)
+            vals = []
         if len(vals) == 2 and all(isinstance(v, tuple) and v[0] == "dtype-of" for v in vals):
             return ("promote", vals[0][1], vals[1][1])
         return _promote_expr(w, two, env, expr)
@@ -1777,13 +1801,26 @@ def _dims_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
 
 # ---- the OP_CHECK_* macros (op_error_check.h) ----
 
+def _converted(env: dict, expr: str) -> bool:
+    """``expr`` holds a scalar argument made a tensor (ConvertToTensor): never null, rank 0."""
+    held = env.get(_strip(expr))
+    return isinstance(held, tuple) and held[:1] == ("converted",)
+
+
 def _m_null(w, src, stmt, env, fail, args):
+    if _converted(env, args[0]):
+        return   # allocated from a scalar checked before: never null
     _check(w, src, stmt.offset, "null", _args(param=_tensor(env, args[0])), _fail_status(args[1], fail), stmt.text)
 
 
 def _m_dtype_support(w, src, stmt, env, fail, args):
     lst = _dlist(w, env, args[1])
     computed = None if isinstance(env.get(_strip(args[0])), T) else _tensor_dtype(w, args[0], env)
+    if computed is not None and computed[0] == "of" and _converted(env, args[0]):
+        # a scalar made a tensor of its own dtype: the scalar's dtype is checked
+        _check(w, src, stmt.offset, "dtype_in", _args(param=computed[1], dtypes=list(lst.dtypes), list=lst.where),
+               _fail_status(args[2], fail), stmt.text)
+        return
     if computed is not None and _computed(computed):
         # a cast or kernel result of the compute path: its dtype, the expression, must be in the list
         atom = _guard_atom(("not", ("in", computed, tuple(lst.dtypes), lst.where)))
@@ -1838,6 +1875,10 @@ def _rank(kind):
         if not isinstance(n, int) or isinstance(n, bool):
             raise Unreadable(f"the rank bound {args[1]!r}")
         bounds = {"max": dict(max=n), "min": dict(min=n), "eq": dict(min=n, max=n)}[kind]
+        if _converted(env, args[0]):   # a scalar made a tensor has rank 0
+            if bounds.get("min", 0) > 0 or bounds.get("max", 0) < 0:
+                raise Unreadable(f"a rank bound {n} on a scalar made a tensor")
+            return
         _check(w, src, stmt.offset, "rank_range", _args(param=_tensor(env, args[0]), **bounds),
                _fail_status(args[2], fail), stmt.text)
     return run
@@ -2787,6 +2828,12 @@ def _dropped_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: li
 
 
 def _m_broadcast_infer(w, src, stmt, env, fail, args):
+    converted = [a for a in args[:2] if _converted(env, a)]
+    if len(converted) == 1:   # a rank-0 tensor broadcasts with any shape: the other's shape
+        other = next(a for a in args[:2] if a not in converted)
+        env[args[2].strip()] = ("shape-of", _tensor(env, other))
+        _forget_if_mutated(src, stmt, env, args[2].strip())
+        return
     for arg in args[:2]:
         _tensor(env, arg)   # both must be the API's tensors (else unread)
     _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", f"{args[1]}->GetViewShape()",

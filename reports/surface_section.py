@@ -21,8 +21,9 @@ def _read(path: Path) -> dict[str, Any] | None:
 
 
 def build(ops: Iterable[str], folders: Iterable[Path] | None = None) -> dict[str, Any] | None:
-    """Per family: the scope counts of the exercised APIs, their agreement, and the APIs not fully
-    covered; None when no exercised operator comes from a data folder with a scope."""
+    """Per family: the scope counts of the exercised APIs (and of the folder's APIs not covered, which
+    no run exercises), their agreement, and the APIs not fully covered; None when no exercised
+    operator comes from a data folder with a scope."""
     from aclnn_conformance.extract.agreement import BAR, holds_bar
     from aclnn_conformance.spec.registry import data_folders
     wanted = set(ops)
@@ -33,9 +34,11 @@ def build(ops: Iterable[str], folders: Iterable[Path] | None = None) -> dict[str
         scope = _read(Path(folder) / "scope.json")
         if scope is None:
             continue
+        if not any(row["key"] in wanted for row in scope["apis"]):
+            continue
         for row in scope["apis"]:
-            if row["key"] not in wanted:
-                continue
+            if row["key"] not in wanted and row["status"] != "not covered":
+                continue   # a not-covered API is never run: listed with the folder's others
             family = row.get("group", row["family"])
             counts[family][row["status"]] += 1
             if row["status"] != "covered":

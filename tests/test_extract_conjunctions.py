@@ -367,3 +367,110 @@ def test_a_cast_result_checked_against_a_list_is_its_computed_dtype():
 
 def _cast_call_of(a: str, b: str) -> CallView:
     return CallView({"self": _tensor(a), "other": _tensor(b)}, {}, frozenset())
+
+
+SCALAR_TENSOR = """
+static bool CheckParams(const aclTensor* self, const aclTensor* other, const aclTensor* out)
+{
+    OP_CHECK_NULL(self, return false);
+    OP_CHECK_NULL(other, return false);
+    OP_CHECK_MAX_DIM(other, 8, return false);
+    op::DataType promoteType = op::PromoteType(self->GetDataType(), other->GetDataType());
+    if (promoteType == DataType::DT_UNDEFINED) {
+        return false;
+    }
+    op::Shape broadcastShape;
+    OP_CHECK_BROADCAST_AND_INFER_SHAPE(self, other, broadcastShape, return false);
+    if (broadcastShape != out->GetViewShape()) {
+        return false;
+    }
+    return true;
+}
+
+static aclnnStatus ScalarWorkspaceV35(const aclTensor* self, const aclScalar* other, aclTensor* out)
+{
+    if (self->IsEmpty()) {
+        return ACLNN_SUCCESS;
+    }
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclScalar* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    if (IsRegBase()) {
+        return ScalarWorkspaceV35(self, other, out);
+    }
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    CHECK_RET(other != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto otherPromoteType = other->GetDataType();
+    if (IsFloatingType(self->GetDataType())) {
+        otherPromoteType = self->GetDataType();
+    }
+    auto otherTensor = uniqueExecutor.get()->ConvertToTensor(other, otherPromoteType);
+    CHECK_RET(otherTensor != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(CheckParams(self, otherTensor, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+SCALAR_NAMES = ["self", "other", "out", "workspaceSize", "executor"]
+
+
+def test_a_scalar_made_a_tensor_is_checked_as_a_rank_0_tensor_of_its_dtype():
+    events = _walk(SCALAR_TENSOR, SCALAR_NAMES)
+    assert [(e.template, e.status) for e in events] == [
+        ("null", 561103), ("null", 161002), ("promotable", 161002), ("shapes_equal", 161002)]
+    promotable = predicate(events[2].template, events[2].args_dict())
+    call = lambda a, b: CallView({"self": _tensor(a), "other": _tensor(b, ()), "out": _tensor()}, {},  # noqa: E731
+                                 frozenset())
+    assert not promotable(call("FLOAT", "DOUBLE"))   # a float self: the scalar takes self's dtype
+    assert not promotable(call("INT32", "INT64"))
+    shape = predicate(events[3].template, events[3].args_dict())
+    assert shape(CallView({"self": _tensor("FLOAT", (2, 3)), "out": _tensor("BOOL", (3,))}, {}, frozenset()))
+    assert not shape(CallView({"self": _tensor("FLOAT", (2, 3)), "out": _tensor("BOOL", (2, 3))}, {}, frozenset()))
+
+
+def test_the_statements_after_a_return_the_walk_stopped_in_are_not_read():
+    events = _walk(SCALAR_TENSOR, SCALAR_NAMES, "ascend950")
+    assert [e.kind for e in events] == ["empty"]      # not the unread CheckParams the other path calls
+
+
+RANK0_DIMS = """
+static bool CheckDimValid(const aclTensor* self, int64_t dim)
+{
+    auto selfDimNum = static_cast<int64_t>(self->GetViewShape().GetDimNum());
+    if (selfDimNum == 0) {
+        if (%s) {
+            return true;
+        }
+    }
+    if (dim >= selfDimNum || dim < (-selfDimNum)) {
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDimValid(self, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+RANK0_NAMES = ["self", "dim", "out", "workspaceSize", "executor"]
+
+
+def test_a_rank_0_tensor_accepting_some_dims_before_the_range_check():
+    events = _walk(RANK0_DIMS % "dim == 0 || dim == -1", RANK0_NAMES)
+    rules = [predicate(e.template, e.args_dict()) for e in events]
+    assert [e.template for e in events] == ["attr_in_rank_range", "attr_in_rank_range"]
+
+    def rejected(shape: tuple[int, ...], dim: int) -> bool:
+        return any(r(CallView({"self": _tensor("FLOAT", shape)}, {"dim": dim}, frozenset())) for r in rules)
+    assert not rejected((), 0) and not rejected((), -1) and rejected((), 1) and rejected((), -2)
+    assert not rejected((2, 3), 1) and not rejected((2, 3), -2) and rejected((2, 3), 2) and rejected((2, 3), -3)
+
+
+def test_a_rank_0_branch_on_something_else_stays_unread():
+    events = _walk(RANK0_DIMS % "self->IsEmpty()", RANK0_NAMES)
+    assert events[-1].kind == "unread"
