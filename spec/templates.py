@@ -211,7 +211,7 @@ def _formats_equal(call: CallView, a: Mapping) -> bool:
     return x is not None and y is not None and x.format != y.format
 
 
-def _rank_bound(a: Mapping, key: str, rank: int) -> int | None:
+def rank_bound(a: Mapping, key: str, rank: int) -> int | None:
     """A bound ``[scale, offset]`` = scale * rank + offset, or ``<key>_rank0`` at rank 0."""
     if key not in a:
         return None
@@ -233,12 +233,12 @@ def _int_values(value: Any) -> list[int] | None:
 
 def _attr_in_rank_range(call: CallView, a: Mapping) -> bool:
     """The integer attribute (each element of an int array) is below ``min`` or above ``max``, bounds
-    that depend on ``tensor``'s rank (``_rank_bound``)."""
+    that depend on ``tensor``'s rank (``rank_bound``)."""
     t = call.tensor(a["tensor"])
     values = _int_values(call.attrs.get(a["attr"]))
     if t is None or values is None:
         return False
-    lo, hi = _rank_bound(a, "min", len(t.shape)), _rank_bound(a, "max", len(t.shape))
+    lo, hi = rank_bound(a, "min", len(t.shape)), rank_bound(a, "max", len(t.shape))
     return any((lo is not None and v < lo) or (hi is not None and v > hi) for v in values)
 
 

@@ -113,6 +113,9 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
     if t == "dims_compare":   # the compared dim of either tensor made 1 larger, or made equal
         return [lambda c, ref=ref, grow=grow: _with_dim(c, ref, a, grow)
                 for ref in ([a["a"]] + ([a["b"]] if not isinstance(a["b"], (int, str)) else [])) for grow in (1, 0)]
+    if t == "attr_in_rank_range":   # one past the bound the base call's tensor rank gives
+        return [lambda c, key=key, step=step: _with_rank_bound(c, a, key, step)
+                for key, step in (("max", 1), ("min", -1)) if key in a]
     if t == "string_in":   # a word the code accepts with a letter changed, and the empty string
         return [lambda c, v=v: c.with_attrs(**{a["attr"]: v})
                 for v in (a["values"][0] + "x", "") if v not in a["values"]]
@@ -121,6 +124,16 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         bad += [a["max"] + 1] if "max" in a else []
         return [lambda c, v=v: c.with_attrs(**{a["attr"]: v}) for v in bad]
     return []
+
+
+def _with_rank_bound(case: Case, args: dict, key: str, step: int) -> Case:
+    """``case`` with the integer attribute (or each element of an integer array) one past the
+    ``key`` bound of ``attr_in_rank_range`` at the rank of its tensor in ``case``."""
+    from aclnn_conformance.spec.templates import rank_bound
+    tensor = case.tensors[args["tensor"]]
+    value = rank_bound(args, key, len(tensor.desc.shape)) + step
+    held = case.attrs.get(args["attr"])
+    return case.with_attrs(**{args["attr"]: [value] * len(held) if isinstance(held, (list, tuple)) else value})
 
 
 def _with_dim(case: Case, ref, args: dict, grow: int) -> Case:
