@@ -619,7 +619,7 @@ REQUIRED_ARGS.update({"reduced_shape": ("param", "of", "dims"), "attr_dims_nonze
 CATEGORIES.update({"reduced_shape": "shape", "attr_dims_nonzero": "attr"})
 
 
-def _dim_size(call: CallView, ref: Any) -> int | None:
+def dim_size(call: CallView, ref: Any) -> int | None:
     """The size of dim scale*rank + offset of a tensor's view shape (``[tensor, scale, offset]``), or
     its element count (``["numel", tensor]``); None when the tensor is absent or the dim outside its
     rank."""
@@ -637,11 +637,15 @@ _COMPARE = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, ">": operato
             ">=": operator.ge}
 
 
+def _compared_size(call: CallView, b: Any) -> Any:
+    """The right side of a dims comparison: an integer, a dim size or count, or an integer attribute."""
+    return b if isinstance(b, int) else dim_size(call, b) if not isinstance(b, str) else call.attrs.get(b)
+
+
 def _dims_known(call: CallView, a: Mapping) -> bool:
     """Both sides of a dims comparison have a size in this call."""
-    b = a["b"]
-    y = b if isinstance(b, int) else _dim_size(call, b) if not isinstance(b, str) else call.attrs.get(b)
-    return _dim_size(call, a["a"]) is not None and isinstance(y, int) and not isinstance(y, bool)
+    y = _compared_size(call, a["b"])
+    return dim_size(call, a["a"]) is not None and isinstance(y, int) and not isinstance(y, bool)
 
 
 def _dims_compare(call: CallView, a: Mapping) -> bool:
@@ -649,9 +653,8 @@ def _dims_compare(call: CallView, a: Mapping) -> bool:
     offset]`` or ``["numel", tensor]``), the integer ``b`` or the integer attribute named ``b``: the
     host code's failing condition holds. A dim outside its tensor's rank (an earlier check's) does
     not decide."""
-    x = _dim_size(call, a["a"])
-    b = a["b"]
-    y = b if isinstance(b, int) else _dim_size(call, b) if not isinstance(b, str) else call.attrs.get(b)
+    x = dim_size(call, a["a"])
+    y = _compared_size(call, a["b"])
     if x is None or not isinstance(y, int) or isinstance(y, bool):
         return False
     return bool(_COMPARE[a["op"]](x, y))

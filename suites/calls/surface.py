@@ -154,8 +154,8 @@ def with_dims_agreeing(key: str, case: Case) -> Case:
 
 def _dims_fixes(case: Case, a: dict):
     """Changes of ``case`` that may satisfy the ``dims_compare`` arguments ``a``, in order."""
-    from aclnn_conformance.spec.templates import _dim_size, view_of_case
-    size = lambda ref: _dim_size(view_of_case(case), ref)   # noqa: E731
+    from aclnn_conformance.spec.templates import dim_size, view_of_case
+    size = lambda ref: dim_size(view_of_case(case), ref)   # noqa: E731
 
     def resized(ref, n, along=False):
         """The dim resized in its tensor (``along``: in every tensor of the same shape too); an

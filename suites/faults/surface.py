@@ -164,8 +164,8 @@ def _with_dim(case: Case, ref, args: dict, grow: int) -> Case:
         if isinstance(other, int):
             shape[index] = other
         else:
-            from aclnn_conformance.spec.templates import _dim_size, view_of_case
-            shape[index] = _dim_size(view_of_case(case), other)
+            from aclnn_conformance.spec.templates import dim_size, view_of_case
+            shape[index] = dim_size(view_of_case(case), other)
     return _with_shape(case, name, tuple(shape))
 
 
