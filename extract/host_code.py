@@ -679,21 +679,6 @@ def _cast_cannot_fail(w: Walk, held: tuple) -> bool:
 _TO_KIND = {"Float": "float", "Double": "double", "Int32": "int32", "Int64": "int64"}
 
 
-def _ternary_split(expr: str) -> tuple[str, str, str] | None:
-    """``c ? a : b`` at the top level of ``expr`` (``::`` is no colon); None otherwise."""
-    depth, q = 0, None
-    for i, ch in enumerate(expr):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif depth == 0 and ch == "?" and q is None:
-            q = i
-        elif depth == 0 and ch == ":" and q is not None and expr[i - 1] != ":" and expr[i + 1:i + 2] != ":":
-            return expr[:q], expr[q + 1:i], expr[i + 1:]
-    return None
-
-
 def _rank_guard(w: Walk, cond: str, env: dict) -> tuple | None:
     """``t->GetViewShape().GetDimNum() <op> n``: the guard ``("rank", t, op, n)``; None otherwise."""
     cmp = _compare_split(_strip(cond))
@@ -712,9 +697,11 @@ def _rank_guard(w: Walk, cond: str, env: dict) -> tuple | None:
 def _select_local(w: Walk, rhs: str, env: dict) -> tuple | None:
     """``rank <op> n ? a : b`` with a and b integers or dim sizes (Prelu's channel count):
     ``("select", guard, a, b)``; None for anything else."""
-    three = _ternary_split(_strip(rhs))
-    if three is None:
+    q = _split_top(_strip(rhs), "?")
+    branches = _split_colon(q[1]) if len(q) == 2 else []
+    if len(branches) != 2:
         return None
+    three = (q[0], *branches)
     guard = _rank_guard(w, three[0], env)
     if guard is None:
         return None
