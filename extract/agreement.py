@@ -55,7 +55,8 @@ def st_files(root: Path, families: tuple[str, ...]) -> list[Path]:
 def st_validity(checkouts: list[str]) -> dict[str, Any]:
     """Every ATK and TTK case of the covered APIs judged under ``cann`` on its product: valid (the
     spec expects success), invalid (it expects an error: the case and the spec disagree), or not
-    judged (an unread construct decides, or the case names no product). Cases the importer could
+    judged (an unread construct decides). A case naming no product is valid when the spec accepts it
+    on some documented product (see `_st_case`). Cases the importer could
     not read in full are listed apart: they are no call the spec can judge."""
     cases: list[dict[str, Any]] = []
     unread: list[str] = []
@@ -76,6 +77,7 @@ def st_validity(checkouts: list[str]) -> dict[str, Any]:
     counts = Counter(c["verdict"] for c in cases)
     judged = counts["valid"] + counts["invalid"]
     return {"cases": len(cases), "valid": counts["valid"], "invalid": counts["invalid"],
+            "valid_on_some_products": sum(c.get("valid_on_every") is False for c in cases),
             "not_judged": counts["not judged"], "share_valid": counts["valid"] / max(len(cases), 1),
             "share_valid_of_judged": counts["valid"] / max(judged, 1),
             "exceptions": [c for c in cases if c["verdict"] == "invalid"] + _grouped_not_judged(cases),
@@ -126,26 +128,27 @@ def _st_case(vc) -> dict[str, Any]:
         row["unstated"] = sorted(vc.unstated)
     case = vc.to_case(draw=False)
     if vc.product is None:
-        # no product named: judged on every product the API is documented for and cann supports
-        # (whether a kernel serves the others is not read); valid (or rejected) only when it is
-        # so on all of them
+        # no product named (no vendor file says which products an ATK file runs on): the case
+        # claims the call is valid where the vendor runs it, so it agrees with the spec when the
+        # spec accepts it on some product the API is documented for and cann supports, and
+        # contradicts it when every one of them rejects it; the products it is valid on are kept
         supported = data_of(vc.op)["supported"]
         products = [p for p in supported["cann"] if p in supported["doc"]] or supported["cann"]
         outcomes = {p: expected_outcome(spec, case, p, "cann") for p in products}
-        kinds = {("valid" if e.kind == "success" else "invalid" if e.kind in ("error", "not_supported")
-                  else "not judged") for e in outcomes.values()}
+        kinds = {p: ("valid" if e.kind == "success" else "invalid" if e.kind in ("error", "not_supported")
+                     else "not judged") for p, e in outcomes.items()}
         row["expected"] = {p: e.describe() for p, e in outcomes.items()}
-        if kinds == {"valid"}:
-            row["verdict"] = "valid"
-            row["judged_on"] = products
-        elif kinds == {"invalid"}:
+        valid_on = [p for p in products if kinds[p] == "valid"]
+        if valid_on:
+            row.update(verdict="valid", judged_on=valid_on, valid_on_every=len(valid_on) == len(products))
+        elif set(kinds.values()) == {"invalid"}:
             first = next(iter(outcomes.values()))
             row.update(verdict="invalid", cause=f"rejected on every product ({vc.product_source}): "
                        f"{first.rule_id}")
         else:
             row.update(verdict="not judged", cause=f"no product ({vc.product_source}), and the "
-                       "spec's outcome differs or is not judged on some products: " + "; ".join(
-                           f"{p}: {e.describe()}" for p, e in outcomes.items())[:300])
+                       "spec accepts it on none and does not judge it on some: " + "; ".join(
+                           f"{p}: {_described(e)}" for p, e in outcomes.items())[:300])
         return row
     expected = expected_outcome(spec, case, vc.product, "cann")
     row["expected"] = expected.describe()
@@ -160,6 +163,12 @@ def _st_case(vc) -> dict[str, Any]:
         row.update(verdict="not judged", cause=f"{expected.rule_id}: {rule.text[:120]}" if rule
                    else expected.describe())
     return row
+
+
+def _described(expected) -> str:
+    """The expectation, and for a call not judged the rule that leaves it so."""
+    why = expected.rule_id or ", ".join(expected.reasons)
+    return expected.describe() + (f" ({why})" if expected.kind == "not_judged" and why else "")
 
 
 def _rule_params(key: str, rule_id: str) -> set[str]:
@@ -327,7 +336,10 @@ def render(doc: dict[str, Any]) -> str:
                   f"{st['valid']} of {st['cases']} cases of the covered APIs are valid calls under the "
                   f"extracted `cann` spec on their product ({st['share_valid']:.1%}); {st['invalid']} "
                   f"rejected, {st['not_judged']} not judged ({st['share_valid_of_judged']:.1%} valid of "
-                  f"the judged).", "", "| API | case | product | verdict | cause |", "|---|---|---|---|---|"]
+                  f"the judged). A case whose file names no product is valid when the spec accepts it "
+                  f"on some product the API is documented for ({st.get('valid_on_some_products', 0)} "
+                  f"of the valid are so on some products only), and rejected when every one rejects it.",
+                  "", "| API | case | product | verdict | cause |", "|---|---|---|---|---|"]
         lines += [f"| {c['api']} | {c['source']}" + (f" (and {c['cases'] - 1} more)" if c.get("cases", 1) > 1
                                                      else "")
                   + f" | {c['product']} | {c['verdict']} | {c['cause'].replace('|', '/')} |"

@@ -13,7 +13,8 @@ from aclnn_conformance.extract.cpp import SourceFile, read_source
 from aclnn_conformance.extract.documents import ApiDoc, Document, api_names_of, parse_document
 from aclnn_conformance.extract.scope import coverage_of
 from aclnn_conformance.spec.templates import CATEGORIES as TEMPLATE_CATEGORIES
-from aclnn_conformance.extract.host_code import Event, Index, KernelIndex, T, walk_api
+from aclnn_conformance.extract.host_code import Event, Index, KernelIndex, T, Unreadable, walk_api
+from aclnn_conformance.extract.opdef import bind, generated_events, read_opdef
 from aclnn_conformance.spec.operator_data import SCHEMA, api_key, rule_prefix_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
 
@@ -161,9 +162,11 @@ def build_record(checkout: Checkout, family: str, document: Document, doc: ApiDo
     else:
         gen = sorted(op_dir.glob("op_host/*_def.cpp"))
         host_code = {"path": str(gen[0].relative_to(checkout.root)) if gen else "", "kind": "generated"}
-        unread.append({"what": "the generated aclnn layer", "where": host_code["path"],
-                       "why": "the OpDef (dtype, format) tuples and the runtime's checks are not read "
-                              "by this version of the extractor"})
+        if not gen:
+            unread.append({"what": "the generated aclnn layer", "where": "",
+                           "why": "the operator folder has no op_host/*_def.cpp"})
+        else:
+            per_product = _generated(checkout, doc, params, gen, host_code, unread, cite)
     rules, empty = _code_rules(prefix, per_product, cite, unread)
     if not per_product:   # nothing of the host code read: every call is not judged under cann
         rules.append(_rule(prefix, len(rules) + 1, "check", "unread", "unread", {},
@@ -203,6 +206,27 @@ def build_record(checkout: Checkout, family: str, document: Document, doc: ApiDo
     }
     record["coverage"] = coverage_of(record)
     return record
+
+
+def _generated(checkout: Checkout, doc: ApiDoc, params: list, gen: list[Path], host_code: dict,
+               unread: list, cite) -> dict[str, list[Event]]:
+    """The events of a generated aclnn layer on each product, read from its OpDef; none (and an
+    unread entry) when the OpDef is outside what ``extract.opdef`` reads."""
+    try:
+        defs = [read_opdef(str(g.relative_to(checkout.root)), g.read_text(errors="replace")) for g in gen]
+        wanted = doc.api.removeprefix("aclnn")
+        chosen = [d for d in defs if d.name == wanted] or (defs if len(defs) == 1 else [])
+        if not chosen:
+            raise Unreadable(f"none of the OpDefs ({', '.join(d.name for d in defs)}) is named {wanted}")
+        opdef = chosen[0]
+        host_code["path"] = opdef.path
+        tensors = [(p["name"], p["direction"]) for p in params if p["c_kind"] in ("tensor", "tensor_list")]
+        names = bind(opdef, tensors)
+        return {product: generated_events(opdef, names, product) for product in PRODUCT_IDS}
+    except Unreadable as exc:
+        unread.append({"what": "the generated aclnn layer", "where": cite(host_code["path"], 1),
+                       "why": f"the OpDef is not read: {exc}"})
+        return {}
 
 
 def _citer(checkout: Checkout):
@@ -306,7 +330,9 @@ def _code_rules(prefix: str, per_product: dict[str, list[Event]], cite, unread: 
                                {"cann": {"not_judged": True, "products": products}}, "unread", citations,
                                first.text))
             continue
-        expect = {"cann": {"status": status, "products": products}}
+        # no status: an error the code does not name (a SoC no kernel serves)
+        expect = {"cann": {"status": status, "products": products} if status is not None
+                  else {"any_error": True, "products": products}}
         rules.append(_rule(prefix, n, "check", CATEGORY[template], template, args_d, expect, "code",
                            citations, first.text))
     return rules, empty

@@ -13,7 +13,7 @@ import numpy as np
 
 from aclnn_conformance.spec.dtype_promotion import COMPLEX, FLOATING, INTEGRAL, can_cast, promote_type
 from aclnn_conformance.spec.dtypes import numpy_dtype
-from aclnn_conformance.spec.enums import PRIVATE_FORMATS, AclDataType, AclFormat
+from aclnn_conformance.spec.enums import ND_LIKE_FORMATS, PRIVATE_FORMATS, AclDataType, AclFormat
 
 
 @dataclass(frozen=True)
@@ -292,7 +292,24 @@ def _format_not_in(call: CallView, a: Mapping) -> bool:
     return t is not None and t.format in a["formats"]
 
 
-TEMPLATES.update({"format_in": _format_in, "format_not_in": _format_not_in, "attr_is": _attr_is, "broadcastable_all": _broadcastable_all, "broadcast_equals": _broadcast_equals,
+_ND_LIKE = frozenset(f.name for f in ND_LIKE_FORMATS)
+
+
+def _as_matched(fmt: str) -> str:
+    """A format as the runtime matches it: the ND-like formats rewritten to ND."""
+    return "ND" if fmt in _ND_LIKE else fmt
+
+
+def _combination_in(call: CallView, a: Mapping) -> bool:
+    """The (dtype, format) pairs of the tensors ``params`` match none of ``combinations`` (an OpDef's
+    columns: one ``[dtype, format]`` per tensor) once the runtime has rewritten the ND-like formats
+    to ND; a null (optional) tensor matches every column."""
+    given = [(i, call.tensor(n)) for i, n in enumerate(a["params"])]
+    return not any(all(t is None or (t.dtype == column[i][0] and _as_matched(t.format) == _as_matched(column[i][1]))
+                       for i, t in given) for column in a["combinations"])
+
+
+TEMPLATES.update({"combination_in": _combination_in, "format_in": _format_in, "format_not_in": _format_not_in, "attr_is": _attr_is, "broadcastable_all": _broadcastable_all, "broadcast_equals": _broadcast_equals,
                   "shapes_equal_or_single": _shapes_equal_or_single, "formats_equal": _formats_equal,
                   "attr_in_rank_range": _attr_in_rank_range})
 
@@ -316,7 +333,7 @@ REQUIRED_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("p
                  "promotable": ("param", "other"), "private_format": ("param",), "rank_range": ("param",),
                  "shapes_equal": ("param", "other"), "broadcastable": ("param", "other"),
                  "empty": ("params",), "attr_range": ("attr",), "product": (), "unread": ()}
-REQUIRED_ARGS.update({"format_in": ("param", "formats"), "format_not_in": ("param", "formats"),
+REQUIRED_ARGS.update({"combination_in": ("params", "combinations"), "format_in": ("param", "formats"), "format_not_in": ("param", "formats"),
                       "attr_is": ("attr", "value"), "broadcastable_all": ("of",), "broadcast_equals": ("param", "of"),
                       "shapes_equal_or_single": ("param", "other"), "formats_equal": ("param", "other"),
                       "attr_in_rank_range": ("attr", "tensor"), "attr_dims_unique": ("attr", "tensor")})
@@ -426,7 +443,7 @@ REQUIRED_ARGS.update({"scalar_test": ("test",), "dtypes_equal_expr": ("param", "
                       "dtype_expr_in": ("expr", "dtypes"), "string_in": ("attr", "values")})
 
 # the rule category of each template added after extract/build.py's CATEGORY table
-CATEGORIES = {"broadcastable_all": "shape", "broadcast_equals": "shape", "shapes_equal_or_single": "shape",
+CATEGORIES = {"combination_in": "dtype", "broadcastable_all": "shape", "broadcast_equals": "shape", "shapes_equal_or_single": "shape",
               "formats_equal": "format", "attr_in_rank_range": "attr", "attr_is": "attr",
               "format_in": "format", "format_not_in": "format", "attr_dims_unique": "attr",
               "scalar_test": "attr", "dtypes_equal_expr": "dtype", "dtype_expr_in": "dtype", "string_in": "attr"}

@@ -142,6 +142,16 @@ def test_format_in_and_format_not_in():
     assert no_nz(call(self=("FLOAT", (2, 3), "FRACTAL_NZ"))) and not no_nz(call(self=F32))
 
 
+def test_combination_in_matches_whole_columns_after_the_nd_rewrite():
+    columns = [[["FLOAT16", "ND"], ["INT32", "ND"]], [["BF16", "ND"], ["INT64", "ND"]]]
+    c = predicate("combination_in", {"params": ["self", "out"], "combinations": columns})
+    assert not c(call(self=F16, out=I32)) and not c(call(self=("BF16", (2,), "ND"), out=("INT64", (2,), "ND")))
+    assert c(call(self=F16, out=("INT64", (2,), "ND")))                  # each dtype listed, the pair is not
+    assert not c(call(self=("FLOAT16", (2,), "NCHW"), out=I32))         # NCHW is matched as ND
+    assert c(call(self=("FLOAT16", (2,), "FRACTAL_NZ"), out=I32))
+    assert not c(call(self=None, out=I32))                                # an absent optional matches any column
+
+
 def test_attr_dims_unique_wraps_negative_dims_by_the_rank():
     u = predicate("attr_dims_unique", {"attr": "dim", "tensor": "self", "rank0": 1})
     assert u(call(attrs={"dim": [0, -2]}, self=F32)) and not u(call(attrs={"dim": [0, -1]}, self=F32))

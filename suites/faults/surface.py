@@ -82,6 +82,12 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
             mine = _dtype_of(c, a["param"]) or "FLOAT"
             return _with_dtype(c, a["other"], next(d for d in FAULT_DTYPES if promote_type(mine, d) is None))
         return [unpromotable]
+    if t == "combination_in":   # one tensor's dtype changed: kept where no single list rejects it first
+        return [lambda c, n=n, d=d: _with_dtype(c, n, d) for n in a["params"] for d in FAULT_DTYPES]
+    if t == "format_in":
+        return [lambda c, f=f: c.with_tensor(a["param"], tensor_arg(
+            c.tensors[a["param"]].desc.dtype.name, c.tensors[a["param"]].desc.shape, f))
+            for f in (PRIVATE, "NC1HWC0", "NHWC", "ND") if f not in a["formats"]]
     if t == "private_format":
         fmts = a["formats"] if isinstance(a.get("formats"), list) else [PRIVATE, "NC1HWC0"]
         return [lambda c, f=f: c.with_tensor(a["param"], tensor_arg(
