@@ -73,7 +73,8 @@ class Function:
 class SourceFile:
     path: str                      # as cited (relative to the repository root)
     text: str                      # comments blanked
-    functions: dict[str, Function] = field(default_factory=dict)
+    functions: dict[str, Function] = field(default_factory=dict)       # the first definition of each name
+    overloads: dict[str, list[Function]] = field(default_factory=dict)  # every definition of each name
     lists: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)  # name -> (dtypes, line)
     constants: dict[str, int] = field(default_factory=dict)
 
@@ -130,6 +131,7 @@ def read_source(path: str, text: str) -> SourceFile:
         fn = Function(name, tuple(names), tuple(types), clean[body_start:body_end], body_start, path,
                       src.line_of(m.start()), m.group(1).strip())
         src.functions.setdefault(name, fn)
+        src.overloads.setdefault(name, []).append(fn)
     return src
 
 

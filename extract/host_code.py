@@ -69,6 +69,11 @@ class Unreadable(Exception):
     """A construct outside the recognised subset."""
 
 
+class FalseStatus(Unreadable):
+    """A check whose failure is ``return false`` outside a bool check function: the status is the
+    caller's to decide (in GetWorkspaceSize itself, false is 0: ACLNN_SUCCESS)."""
+
+
 @dataclass(frozen=True)
 class T:                          # a tensor (or scalar pointer) argument, by API parameter name
     name: str
@@ -125,13 +130,15 @@ class Index:
 
 class KernelIndex:
     """The l0op functions of a checkout (``<family>/<op>/op_api/<name>.cpp`` and ``op_host/op_api``
-    beside the aclnn files), read on first use; a name defined twice (overloads) is none."""
+    beside the aclnn files), read on first use. Overloads in one file are told apart by their
+    parameter count; a name defined in two files, or twice with one count, is none."""
 
     def __init__(self, root: Path):
         self.root = root
-        self._functions: dict[str, Function | None] | None = None
+        self._functions: dict[str, list[Function] | None] | None = None
+        self._sources: dict[str, SourceFile] = {}
 
-    def function(self, name: str) -> Function | None:
+    def function(self, name: str, arity: int | None = None) -> Function | None:
         if self._functions is None:
             self._functions = {}
             files = sorted({*self.root.glob("*/*/op_api/*.cpp"), *self.root.glob("*/*/op_host/op_api/*.cpp")})
@@ -142,10 +149,21 @@ class KernelIndex:
                 if "namespace l0op" not in text:
                     continue
                 src = read_source(str(path.relative_to(self.root)), text)
-                for fname, fn in src.functions.items():
+                for fname, fns in src.overloads.items():
                     defined = len(re.findall(r"(?m)^[\w:<>\s\*&]*?\b" + re.escape(fname) + r"\s*\(", text))
-                    self._functions[fname] = None if fname in self._functions or defined != 1 else fn
-        return self._functions.get(name.split("::")[-1])
+                    self._functions[fname] = None if fname in self._functions or defined != len(fns) else fns
+                    self._sources[fname] = src
+        fns = self._functions.get(name.split("::")[-1])
+        if not fns:
+            return None
+        fitting = [f for f in fns if arity is None or len(f.params) == arity]
+        if not fitting and arity is not None:   # trailing parameters defaulted in the kernel's header
+            fitting = [f for f in fns if len(f.params) > arity]
+        return fitting[0] if len(fitting) == 1 else None
+
+    def source_of(self, name: str) -> SourceFile | None:
+        """The file that defines the kernel function ``name`` (its static helpers are there)."""
+        return self._sources.get(name.split("::")[-1])
 
 
 _DEFINE = r"(?m)^[ \t]*#[ \t]*define[ \t]+{}[ \t]+(\d+)[uUlL]*[ \t]*$"
@@ -286,7 +304,14 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
                 _scan_after_empty(w, src, stmts[i + 1:])
             raise
         except Unreadable as exc:
-            if _status_neutral_return(w, stmt, stmts[i + 1:]):
+            if isinstance(exc, FalseStatus) and top and w.depth == w.api_depth:
+                # GetWorkspaceSize returning false returns 0: a call failing the check succeeds
+                # without the kernel; the statuses after it are read on, the values are not judged
+                path, line = _cite(src, stmt.offset)
+                w.events.append(Event("unread-values", "", (), None, path, line,
+                                      f"returns false (ACLNN_SUCCESS) from GetWorkspaceSize: {stmt.text}"[:160]))
+                continue
+            if _status_neutral_return(w, src, stmt, stmts[i + 1:], env, fail, top):
                 path, line = _cite(src, stmt.offset)
                 w.events.append(Event("unread-values", "", (), None, path, line,
                                       " ".join(f"a branch on {stmt.cond.strip()!r} that returns success "
@@ -296,12 +321,34 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
             raise _Stop() from None
 
 
-def _status_neutral_return(w: Walk, stmt: Stmt, rest: tuple[Stmt, ...]) -> bool:
+def _status_neutral_return(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...], env: dict,
+                           fail: int | None, top: bool) -> bool:
     """``if (C) { *workspaceSize = 0; ...; return ACLNN_SUCCESS; }`` in GetWorkspaceSize on a condition
     the reader does not read, with no parameter check after it: every call succeeds either way, so the
     statuses are read on; whether the kernel runs (the values) depends on C: not judged."""
-    return (stmt.kind == "if" and w.depth == w.api_depth and not w.guards and _success_exits(stmt, w)
-            and _first_param_check(rest, w) is None)
+    after_empty = all(g[:1] == ("not",) and g[1][:1] == ("empty",) for g in w.guards)   # or no guard
+    return (stmt.kind == "if" and w.depth == w.api_depth and after_empty and _success_exits(stmt, w)
+            and (_first_param_check(rest, w) is None or _reads_no_check(w, src, rest, env, fail, top)))
+
+
+def _reads_no_check(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fail: int | None,
+                    top: bool) -> bool:
+    """The reader walks ``rest`` to its end and finds no check in it (the text names a parameter
+    status only for what the reader knows is none: a kernel's result, a cast it bounds). The trial's
+    events are dropped; the walk goes on from the caller."""
+    mark, guards, pending = len(w.events), list(w.guards), list(w.pending)
+    clean = True
+    try:
+        _run_block(w, src, rest, dict(env), fail, top)
+    except (_Stop, _End):
+        pass
+    except Unreadable:
+        clean = False
+    finally:
+        clean = clean and not any(e.kind in ("check", "unread", "empty") for e in w.events[mark:])
+        del w.events[mark:]
+        w.guards[:], w.pending[:] = guards, pending
+    return clean
 
 
 def _success_exits(stmt: Stmt, w: Walk) -> bool:
@@ -401,7 +448,7 @@ def _fail_status(ret_expr: str, fail: int | None) -> int | None:
     value = m.group(1).strip()
     if value in ("false", "nullptr"):
         if fail is None:
-            raise Unreadable("a failure whose status the caller decides, outside a checked call")
+            raise FalseStatus("a failure whose status the caller decides, outside a checked call")
         return fail
     code = _status_of(value)
     if code is None:
@@ -566,15 +613,17 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         except Unreadable:
             return None
         return ("cast-of", _tensor_dtype(w, args[0], env), dst)
-    fn = w.index.kernels.function(call[0]) if w.index.kernels is not None else None
-    if fn is None or len(fn.params) != len(args):
+    fn = w.index.kernels.function(call[0], len(args)) if w.index.kernels is not None else None
+    if fn is None or len(fn.params) < len(args):
         return None
-    result = _allocated_dtype(fn)
+    result = _allocated_dtype(fn, w.index.kernels.source_of(call[0]))
     if result is None:
         return None
     if result[0] == "dtype":
         return ("tensor-dtype", result)
     param = fn.params.index(result[1])
+    if param >= len(args):   # a defaulted parameter decides it: not read
+        return None
     if result[0] == "of":
         d = _tensor_dtype(w, args[param], env)
     else:   # a DataType argument
@@ -585,17 +634,58 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     return None if d is None else ("tensor-dtype", d)
 
 
-def _allocated_dtype(fn: Function) -> tuple | None:
-    """The dtype of the one local a kernel function returns (every return but ``nullptr``), set once
-    by ``AllocTensor``: ("of", parameter) for ``p->GetDataType()``, ("dtype-param", parameter) for a
-    DataType parameter, ("dtype", NAME) for a constant; None for anything else."""
-    returned = set(re.findall(r"\breturn\s+([A-Za-z_]\w*)\s*;", fn.body)) - {"nullptr"}
-    if len(returned) != 1 or re.search(r"\breturn\s+(?!nullptr\b)[^;\w]", fn.body):
-        return None
-    local = returned.pop()
+def _allocated_dtype(fn: Function, src: SourceFile | None = None) -> tuple | None:
+    """The dtype of what a kernel function returns (every return but ``nullptr``), when every return
+    gives the same: a local set once by ``AllocTensor`` (("of", parameter) for ``p->GetDataType()``,
+    ("dtype-param", parameter) for a DataType parameter, ("dtype", NAME) for a constant), a tensor
+    parameter itself (("of", it): ``return self;`` for a rank-0 input), or a call of a function of the
+    same file that returns one of its parameters, given one of those (``return ReduceMeanAiCore(self,
+    dim, keepDim, true, meanOut, executor);``). None for anything else."""
+    found = set()
+    for expr in re.findall(r"\breturn\s+([^;]+);", fn.body):
+        expr = expr.strip()
+        if re.match(r"nullptr\b", expr):   # also a macro's ``return nullptr, "message")``
+            continue
+        call = _macro(expr) if src is not None else None
+        if call and match_close(expr, expr.index("(")) == len(expr) - 1:
+            callee = src.functions.get(call[0])
+            back = _returned_param(callee) if callee is not None and len(callee.params) == len(call[1]) else None
+            if back is None:
+                return None
+            expr = call[1][callee.params.index(back)].strip()
+        if not re.fullmatch(r"[A-Za-z_]\w*", expr):
+            return None
+        if expr in fn.params:
+            if "aclTensor" not in fn.param_types[fn.params.index(expr)]:
+                return None
+            found.add(("of", expr))
+            continue
+        alloc = _alloc_local_dtype(fn, expr)
+        if alloc is None:
+            return None
+        found.add(alloc)
+    return found.pop() if len(found) == 1 else None
+
+
+def _returned_param(fn: Function) -> str | None:
+    """The parameter every non-null return of ``fn`` gives back (``return meanOut;``), if one."""
+    # the word after each return (a macro's ``return nullptr, "..."`` too)
+    one = set(re.findall(r"\breturn\s+(\w+)\b", fn.body)) - {"nullptr"}
+    if re.search(r"\breturn\s+(?!\w+\s*[;,)])", fn.body):
+        return None   # a return of some other expression
+    return one.pop() if len(one) == 1 and next(iter(one)) in fn.params else None
+
+
+def _alloc_local_dtype(fn: Function, local: str) -> tuple | None:
+    """The dtype of ``local``, set once in ``fn`` by ``executor->AllocTensor(...)``, or as a view of a
+    tensor parameter (``executor->CreateView(x, ...)``, ``const_cast<aclTensor*>(x)``: x's dtype)."""
     sets = re.findall(r"\b" + local + r"\s*=(?!=)\s*(.+?);", fn.body, re.S)
     if len(sets) != 1:
         return None
+    q = _split_top(sets[0].strip(), "?")
+    views = {_view_of_param(fn, c) for c in (_split_colon(q[1]) if len(q) == 2 else [sets[0]])}
+    if len(views) == 1 and None not in views:
+        return ("of", views.pop())
     m = re.fullmatch(r"executor\s*->\s*AllocTensor\((.*)\)", sets[0].strip(), re.S)
     if not m:
         return None
@@ -611,6 +701,17 @@ def _allocated_dtype(fn: Function) -> tuple | None:
         elif arg in fn.params and "DataType" in fn.param_types[fn.params.index(arg)]:
             found.append(("dtype-param", arg))
     return found[0] if len(found) == 1 else None
+
+
+def _view_of_param(fn: Function, expr: str) -> str | None:
+    """The tensor parameter ``expr`` views (same dtype): ``executor->CreateView(x, ...)``,
+    ``const_cast<aclTensor*>(x)`` or ``x``; None otherwise."""
+    expr = expr.strip()
+    m = re.fullmatch(r"executor\s*->\s*CreateView\(\s*(\w+)\s*,.*\)", expr, re.S) or \
+        re.fullmatch(r"const_cast<\s*(?:const\s+)?aclTensor\s*\*\s*>\(\s*(\w+)\s*\)", expr) or \
+        re.fullmatch(r"(\w+)", expr)
+    name = m.group(1) if m else None
+    return name if name in fn.params and "aclTensor" in fn.param_types[fn.params.index(name)] else None
 
 
 def _tensor_dtype(w: Walk, expr: str, env: dict) -> tuple | None:
@@ -889,6 +990,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     held = env.get(null.group(1) or null.group(2)) if null else None
     if isinstance(held, tuple) and held[:1] == ("converted",):
         return   # a scalar argument made a tensor: allocated, never refused (no parameter check)
+    if _kernel_made(held):
+        return   # a kernel's result: it fails only by the kernel's own checks, which no rule reads
     if isinstance(held, tuple) and held[:1] == ("cast-of",):
         if _cast_cannot_fail(w, held):
             return   # the cast of two dtypes AICPU converts: no parameter check
@@ -906,6 +1009,34 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             _call_fn(w, fn, call[1], env, fail=code)
             return
     _data_condition(w, src, stmt.offset, f"!({cond})", env, code, stmt.text)
+
+
+_KERNEL_CALL = r"l0op::(?!Cast\b)\w+\s*\("   # a kernel call (a Cast is read apart: _cast_cannot_fail)
+
+
+def _kernel_on_every_path(stmts: tuple[Stmt, ...], name: str) -> bool:
+    """``name`` is set from a kernel call on every path through ``stmts``: by one of them, or by both
+    sides of an if/else among them (an else-if chain ending in an else)."""
+    for st in stmts:
+        if st.kind == "decl" and re.fullmatch(rf"{re.escape(name)}\s*=\s*{_KERNEL_CALL}.*", st.text.strip(), re.S):
+            return True
+        if st.kind == "if" and st.orelse and _kernel_on_every_path(st.then, name) and \
+                _kernel_on_every_path(st.orelse, name):
+            return True
+    return False
+
+
+def _kernel_made(held: Any) -> bool:
+    """A local holding what a kernel call (``l0op::K(...)``, not a Cast) returned: a null result is
+    that kernel's failure (its infer-shape and checks are read for no API, like the tiling), whatever
+    status the op_api names for it (ACLNN_ERR_INNER_NULLPTR mostly, ACLNN_ERR_PARAM_NULLPTR in some)."""
+    if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("kernel-result",)):
+        return True
+    if not isinstance(held, Opaque):
+        return False
+    q = _split_top(held.text, "?")   # a choice between two kernels' results
+    choices = _split_colon(q[1]) if len(q) == 2 else [held.text]
+    return len(choices) in (1, 2) and all(re.fullmatch(_KERNEL_CALL + r".*\)", c.strip(), re.S) for c in choices)
 
 
 def _check_ret_false(w: Walk, cond: str, env: dict, fail: int) -> bool:
@@ -1189,8 +1320,17 @@ def _status_local(last: str, stmts: tuple[Stmt, ...]) -> bool:
 
 def _compute_only(text: str) -> str:
     """``text`` without the inner-status checks of a compute path (``CHECK_RET(x != nullptr,
-    ACLNN_ERR_INNER_NULLPTR)``): what is left is what could check a parameter."""
-    return re.sub(r"CHECK_RET\s*\([^;]*,\s*ACLNN_ERR_INNER_\w+\s*\)", "", text)
+    ACLNN_ERR_INNER_NULLPTR)``) and the statuses of calls passed on: what is left is what could
+    check a parameter."""
+    text = re.sub(r"CHECK_RET\s*\([^;]*,\s*ACLNN_ERR_INNER_\w+\s*\)", "", text)
+    # a kernel's result checked with a parameter status (``auto r = l0op::Mul(...); CHECK_RET(r !=
+    # nullptr, ACLNN_ERR_PARAM_NULLPTR)``): the kernel's own failure, as _kernel_made says
+    made = set(re.findall(r"\b(\w+)\s*=\s*" + _KERNEL_CALL, text))
+    text = re.sub(r"CHECK_RET\s*\(\s*(\w+)\s*!=\s*nullptr\s*,\s*ACLNN_ERR_PARAM_NULLPTR\s*\)",
+                  lambda m: "" if m.group(1) in made else m.group(0), text)
+    # a call's status passed on (``ret = FillScalar(...); CHECK_RET(ret == ACLNN_SUCCESS, ret)``): the
+    # call stays in the text, so a parameter check it makes is still found
+    return re.sub(r"CHECK_RET\s*\(\s*(\w+)\s*==\s*ACLNN_SUCCESS\s*,\s*\1\s*\)", "", text)
 
 
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
@@ -1360,10 +1500,25 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
             if isinstance(result, DList) or _dexpr(result) is not None:
                 return result
             raise Unreadable(f"the list {call[0]}(...) returns on this product")
+    if call and match_close(expr, expr.index("(")) == len(expr) - 1:
+        got = _one_return_value(w, call, env)
+        if got is not None:
+            return got
     got = _arith(w, expr, env)
     if got is not None:
         return got
     raise Unreadable(f"the value of {expr!r}")
+
+
+def _one_return_value(w: Walk, call: tuple[str, list[str]], env: dict) -> Any:
+    """The value of a call of a checkout function whose body is one ``return expr;`` (``GetTensorDim
+    (self)``), its parameters bound to the call's arguments; None for any other callee."""
+    fn = w.index.function(call[0])
+    body = re.fullmatch(r"\s*return\s+([^;]+);\s*", fn.body) if fn is not None else None
+    if body is None or len(fn.params) != len(call[1]):
+        return None
+    inner = {p: env[a.strip()] if a.strip() in env else _value(w, a, env) for p, a in zip(fn.params, call[1])}
+    return _value(w, body.group(1), inner)
 
 
 def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
@@ -2240,8 +2395,14 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             w.guards.pop()
         if guard not in ended:
             changed.append((guard, local))
+    both = len(changed) == 2
+    made = {k for k in env if (both or _kernel_made(env[k])) and all(
+        _kernel_made(local.get(k)) for _, local in changed)}
     for guard, local in changed:   # a dtype assigned in a branch: a choice on the branch's guard after it
         for k, v in local.items():
+            if k in made and env[k] != v:   # a kernel's result on every path: one still
+                env[k] = ("kernel-result", k)
+                continue
             if k in env and env[k] != v:
                 tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
                 if tnew is not None and told is not None:   # a tensor of the compute path: its dtype a choice
@@ -2288,7 +2449,7 @@ def _forget_assigned(stmt: Stmt, env: dict) -> None:
         others = [x for x in assigned if x is not s and re.match(rf"{name}\s*=(?!=)", x.text.strip())]
         if reshaped and not others and _tensor_dtype(None, name, env) is not None:
             continue   # a tensor reshaped in place keeps its dtype (reshape.h:18-34)
-        env[name] = Opaque(s.text.strip())
+        env[name] = ("kernel-result", name) if _kernel_on_every_path((stmt,), name) else Opaque(s.text.strip())
 
 
 def _switch_labels(text: str, close: int) -> tuple[str, list[tuple[int, int, str | None]], int] | None:
@@ -3262,9 +3423,11 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                       rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)")
     decl = r"(?:const\s+)?(?:auto|int64_t|int32_t|int)\s*&?\s*(\w+)\s*=\s*(.+)"
     inner, wrapped_dup = _wrapped_local_dup(w, inner, elem, env, fail)
+    if wrapped_dup is None:
+        inner, wrapped_dup = _wrapped_alias_dup(w, inner, elem, env, fail)
     aliases = [dm.group(1) for st in inner if st.kind == "decl"
                and (dm := re.fullmatch(decl, st.text.strip(), re.S)) and elem.fullmatch(_strip(dm.group(2)))]
-    body = m.group(6)
+    body = "".join(st.text + ";" for st in _flatten(inner))   # what is left of it after the tails read
     if any(len(re.findall(rf"\b{re.escape(n)}\s*(?:[-+*/]?=(?!=)|\+\+|--)", body)) != 1 for n in aliases):
         return False   # an element's local assigned again: not the element throughout
     if aliases:   # a local holding the element reads as the element
@@ -3563,19 +3726,8 @@ def _wrapped_local_dup(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail:
         return inner, None
     d, b = inner[-3], inner[-2]
     dm = re.fullmatch(r"(?:const)?(?:auto|int64_t|int32_t|int)(\w+)=@", _flat(d.text, elem)) if d.kind == "decl" else None
-    if not dm or b.kind != "if" or b.orelse or len(b.then) != 1:
-        return inner, None
-    x = re.escape(dm.group(1))
-    if _flat(b.cond, elem) not in ("@<0", f"{dm.group(1)}<0"):
-        return inner, None
-    am = re.fullmatch(rf"{x}=(?:(?:@|{x})\+(\w+)|(\w+)\+(?:@|{x}))", _flat(b.then[0].text, elem))
-    if not am:
-        return inner, None
-    try:
-        ln = _lin(_value(w, am.group(1) or am.group(2), env))
-    except Unreadable:
-        return inner, None
-    if not (ln and ln[2] == 1 and ln[3] == 0):
+    ln = _wrap_by_rank(w, b, dm.group(1), elem, env, from_element=True) if dm else None
+    if ln is None:
         return inner, None
     t = inner[-1]
     if t.kind != "if" or len(t.orelse) != 1:
@@ -3583,6 +3735,46 @@ def _wrapped_local_dup(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail:
     mask = _mask_test(_flat(t.cond, elem), dm.group(1))
     code = _error_exit(t.then, fail)
     if mask is None or code is None or not _mask_set(_flat(t.orelse[0].text, elem), mask, dm.group(1)):
+        return inner, None
+    return inner[:-3], (ln, ln[4], code)
+
+
+def _wrap_by_rank(w: Walk, b: Stmt, name: str, elem: re.Pattern, env: dict, from_element: bool) -> tuple | None:
+    """``if (x < 0) { x = x + N; }`` with N a rank local (its value, a ``lin``); with
+    ``from_element`` the element ``@`` may stand for x in the test and the sum. None otherwise."""
+    if b.kind != "if" or b.orelse or len(b.then) != 1:
+        return None
+    x = re.escape(name)
+    ref = rf"(?:@|{x})" if from_element else x
+    if not re.fullmatch(rf"{ref}<0", _flat(b.cond, elem)):
+        return None
+    am = re.fullmatch(rf"{x}=(?:{ref}\+(\w+)|(\w+)\+{ref})", _flat(b.then[0].text, elem))
+    if not am:
+        return None
+    try:
+        ln = _lin(_value(w, am.group(1) or am.group(2), env))
+    except Unreadable:
+        return None
+    return ln if ln and ln[2] == 1 and ln[3] == 0 else None
+
+
+def _wrapped_alias_dup(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail: int | None):
+    """The tail ``if (x < 0) { x = x + N; } if (mask[x]) fail; mask[x] = true;`` of a dim loop whose
+    local ``x = d`` (the element, checked before the tail as itself) is wrapped in place by a rank
+    local N (ops-math aclnn_std_mean_correction.cpp CheckDimValid). Returns (the statements before
+    the tail, (N's value, its value at rank 0, code)) or (inner, None)."""
+    alias = next((m.group(1) for st in inner if st.kind == "decl"
+                  and (m := re.fullmatch(r"(?:const)?(?:auto|int64_t|int32_t|int)(\w+)=@", _flat(st.text, elem)))),
+                 None)
+    if alias is None or len(inner) < 4:
+        return inner, None
+    wrap, test, setter = inner[-3], inner[-2], inner[-1]
+    ln = _wrap_by_rank(w, wrap, alias, elem, env, from_element=False)
+    if ln is None or test.kind != "if" or test.orelse:
+        return inner, None
+    mask = _mask_test(_flat(test.cond, elem), alias)
+    code = _error_exit(test.then, fail)
+    if mask is None or code is None or not _mask_set(_flat(setter.text, elem), mask, alias):
         return inner, None
     return inner[:-3], (ln, ln[4], code)
 

@@ -474,3 +474,47 @@ def test_a_rank_0_tensor_accepting_some_dims_before_the_range_check():
 def test_a_rank_0_branch_on_something_else_stays_unread():
     events = _walk(RANK0_DIMS % "self->IsEmpty()", RANK0_NAMES)
     assert events[-1].kind == "unread"
+
+
+ONE_RETURN = """
+static inline int64_t GetTensorDim(const aclTensor* self)
+{
+    %s
+}
+
+static inline bool CheckDimValue(const aclTensor* self, const int64_t dim)
+{
+    int64_t dimSize = GetTensorDim(self);
+    int64_t dimMin = std::min(-1 * dimSize, dimSize - 1);
+    int64_t dimMax = std::max(-1 * dimSize, dimSize - 1);
+    if ((dim > dimMax) || (dim < dimMin)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dim should be in range [%%ld, %%ld].", dimMin, dimMax);
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDimValue(self, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+DIM_NAMES = ["self", "dim", "out", "workspaceSize", "executor"]
+
+
+def test_a_helper_of_one_return_is_read_as_its_expression():
+    """GetTensorDim(self) is its one return, the rank: std::max(-N, N - 1) is N - 1 for a rank N
+    >= 1 and 0 at rank 0, std::min(-N, N - 1) is -N and -1 (ops-math aclnn_sort.cpp's CheckDimValue)."""
+    got = _rules(_walk(ONE_RETURN % "return static_cast<int64_t>(self->GetViewShape().GetDimNum());", DIM_NAMES))
+    assert got == [("check", "attr_in_rank_range", {"attr": "dim", "max": [1, -1], "max_rank0": 0,
+                                                    "tensor": "self"}, 161002),
+                   ("check", "attr_in_rank_range", {"attr": "dim", "min": [-1, 0], "min_rank0": -1,
+                                                    "tensor": "self"}, 161002)]
+    rank_range = predicate("attr_in_rank_range", got[0][2])
+    assert rank_range(CallView({"self": _tensor(shape=())}, {"dim": 1}, frozenset()))
+    assert not rank_range(CallView({"self": _tensor(shape=())}, {"dim": 0}, frozenset()))
+    # a helper of more than its return is not read as a value
+    two = "int64_t n = self->GetViewShape().GetDimNum();\n    return n;"
+    assert [e.kind for e in _walk(ONE_RETURN % two, DIM_NAMES)] == ["unread"]

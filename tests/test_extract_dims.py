@@ -177,3 +177,30 @@ def test_a_local_of_the_element_assigned_again_in_the_loop_is_unread():
     body = ALIASED.replace("        uint64_t index = GetPosDim(curDim, selfDimNum);",
                            "        curDim = curDim + 1;\n        uint64_t index = GetPosDim(curDim, selfDimNum);")
     assert _kinds(_ptypes_walk(body))[-1] == ("unread", "")
+
+
+WRAPPED_IN_PLACE = DIM_SNIPPET.replace(
+    "        if (dim->operator[](i) >= selfDimNum || dim->operator[](i) < (-selfDimNum)) {",
+    "        auto currentDim = dim->operator[](i);\n"
+    "        if (currentDim >= selfDimNum || currentDim < (-selfDimNum)) {") % """
+        if (currentDim < 0) {
+            currentDim = currentDim + selfDimNum;
+        }
+        if (dimMask[currentDim]) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Dim appears multiple times.");
+            return false;
+        }
+        dimMask[currentDim] = true;"""
+
+
+def test_a_local_of_the_element_wrapped_in_place_before_the_mask_is_a_range_and_a_unique_rule():
+    """ops-math aclnn_std_mean_correction.cpp CheckDimValid: the local is checked as the element,
+    then wrapped by the rank (1 at rank 0) and marked."""
+    events = _ptypes_walk(WRAPPED_IN_PLACE)
+    assert _kinds(events) == [("check", "attr_in_rank_range"), ("check", "attr_in_rank_range"),
+                              ("check", "attr_dims_unique")]
+    assert dict(events[2].args) == {"attr": "dim", "tensor": "self", "rank0": 1}
+    # wrapped by something other than the rank, or marked elsewhere: unread
+    for changed in (WRAPPED_IN_PLACE.replace("currentDim + selfDimNum;", "currentDim + 2;"),
+                    WRAPPED_IN_PLACE.replace("dimMask[currentDim] = true;", "dimMask[0] = true;")):
+        assert _kinds(_ptypes_walk(changed))[-1] == ("unread", "")

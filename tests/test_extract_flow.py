@@ -104,6 +104,38 @@ def test_a_construct_unread_before_the_check_after_the_empty_return_keeps_the_sc
     assert "a parameter check after the checks the reader follows" in events[2].text
 
 
+NEUTRAL = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    if (self->IsEmpty()) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+    if (CalcShapeProd(self) == 1) {
+        *workspaceSize = 0;
+        uniqueExecutor.ReleaseTo(executor);
+        return ACLNN_SUCCESS;
+    }
+    auto r = l0op::Mul(self, other, uniqueExecutor.get());
+    CHECK_RET(r != nullptr, ACLNN_ERR_PARAM_NULLPTR);
+    %s
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_success_return_on_an_unread_condition_after_the_empty_return_leaves_the_values_unjudged():
+    """The calls not empty: those taking the branch succeed, the others go on to nothing the reader
+    finds a check in (a kernel's result named with a parameter status is none): the statuses are
+    read, the values not judged; a check after it keeps the branch unread."""
+    assert [e.kind for e in _walk(NEUTRAL % "", NAMES)] == ["check", "empty", "unread-values"]
+    checked = NEUTRAL % "OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);"
+    assert [e.kind for e in _walk(checked, NAMES)] == ["check", "empty", "unread"]
+
+
 def test_a_branch_on_contiguity_that_returns_leaves_the_checks_after_it_to_the_other_calls():
     events = _walk(AFTER % "if (IsContiguous(self) && IsContiguous(out)) { return ACLNN_SUCCESS; }", NAMES)
     assert [e.kind for e in events] == ["check", "empty", "check"]
@@ -154,8 +186,34 @@ def test_the_empty_guard_holds_on_the_empty_tensors():
     # a local of another call checked with a parameter status: not known, unread
     ("auto c = l0op::Cast(self, DataType::DT_FLOAT, uniqueExecutor.get());\n    CHECK_RET(c != nullptr, ACLNN_ERR_PARAM_NULLPTR);",
      ["check", "empty", "unread"]),
+    # a kernel's result, whatever status the op_api names: the kernel's own failure, read for no API
+    ("auto r = l0op::Ger(self, other, uniqueExecutor.get());\n    CHECK_RET(r != nullptr, ACLNN_ERR_PARAM_NULLPTR);",
+     ["check", "empty", "check"]),
+    # a kernel's result on both paths of a dtype branch (one a choice between two kernels)
+    ("const aclTensor* r = nullptr;\n    if (self->GetDataType() == DataType::DT_FLOAT) {\n"
+     "        r = l0op::Ger(self, other, uniqueExecutor.get());\n    } else {\n"
+     "        r = other->GetDataType() == DataType::DT_BOOL ? l0op::LogicalAnd(self, other, uniqueExecutor.get()) :\n"
+     "            l0op::Mul(self, other, uniqueExecutor.get());\n    }\n"
+     "    CHECK_RET(r != nullptr, ACLNN_ERR_PARAM_NULLPTR);", ["check", "empty", "check"]),
+    # an else-if chain on scalar values, a kernel's result on every path (one checked in its branch)
+    ("const aclTensor* r = nullptr;\n    if (IsScalarOne(alpha)) {\n"
+     "        r = l0op::Sub(self, other, uniqueExecutor.get());\n    } else if (UseAxpy(alpha)) {\n"
+     "        r = l0op::Axpy(self, other, 1.0f, uniqueExecutor.get());\n    } else {\n"
+     "        auto m = l0op::Mul(self, other, uniqueExecutor.get());\n"
+     "        CHECK_RET(m != nullptr, ACLNN_ERR_PARAM_NULLPTR);\n"
+     "        r = l0op::Sub(other, m, uniqueExecutor.get());\n    }\n"
+     "    CHECK_RET(r != nullptr, ACLNN_ERR_PARAM_NULLPTR);", ["check", "empty", "check"]),
+    # the chain without its last else: null on the calls taking none of its branches
+    ("const aclTensor* r = nullptr;\n    if (IsScalarOne(alpha)) {\n"
+     "        r = l0op::Sub(self, other, uniqueExecutor.get());\n    } else if (UseAxpy(alpha)) {\n"
+     "        r = l0op::Axpy(self, other, 1.0f, uniqueExecutor.get());\n    }\n"
+     "    CHECK_RET(r != nullptr, ACLNN_ERR_PARAM_NULLPTR);", ["check", "empty", "unread"]),
+    # on one path only: null on the other, where the check fails
+    ("const aclTensor* r = nullptr;\n    if (self->GetDataType() == DataType::DT_FLOAT) {\n"
+     "        r = l0op::Ger(self, other, uniqueExecutor.get());\n    }\n"
+     "    CHECK_RET(r != nullptr, ACLNN_ERR_PARAM_NULLPTR);", ["check", "empty", "unread"]),
 ])
-def test_a_contiguous_copy_checked_against_nullptr_is_no_parameter_check(line, kinds):
+def test_a_contiguous_copy_or_a_kernels_result_checked_against_nullptr_is_no_parameter_check(line, kinds):
     assert [e.kind for e in _walk(AFTER % line, NAMES)] == kinds
 
 

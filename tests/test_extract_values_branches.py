@@ -524,6 +524,53 @@ def test_a_cast_the_reader_cannot_bound_stays_unread(tmp_path, out_list, kernel_
     assert events[-1].kind == "unread" and "Cast" in events[-1].text
 
 
+OVERLOADED = """
+namespace l0op {
+static const aclTensor* TanhAiCore(const aclTensor* self, const aclTensor* tanhOut, aclOpExecutor* executor)
+{
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(Tanh, OP_INPUT(self), OP_OUTPUT(tanhOut));
+    OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE(ret != ACLNN_SUCCESS, return nullptr, "failed.");
+    return tanhOut;
+}
+
+const aclTensor* Tanh(const aclTensor* self, aclOpExecutor* executor)
+{
+    if (self->GetViewShape().GetDimNum() == 0) {
+        return self;
+    }
+    auto tanhOut = executor->AllocTensor(self->GetViewShape(), %s);
+    return TanhAiCore(self, tanhOut, executor);
+}
+
+const aclTensor* Tanh(const aclTensor* self, bool approximate, aclOpExecutor* executor)
+{
+    auto tanhOut = executor->AllocTensor(self->GetViewShape(), op::DataType::DT_FLOAT4_E2M1);
+    return TanhAiCore(self, tanhOut, executor);
+}
+
+const aclTensor* ReFormat(const aclTensor* x, const op::Format& format, aclOpExecutor* executor)
+{
+    auto view = executor == nullptr ? const_cast<aclTensor*>(x) : executor->CreateView(x, x->GetViewShape(), 0);
+    return view;
+}
+}
+"""
+
+
+@pytest.mark.parametrize("kernel_dtype, kinds", [
+    # every return of the two-argument overload gives self's dtype: the rank-0 input itself, or the
+    # AICORE helper's output parameter allocated with it; the other overload is told apart by its count
+    ("self->GetDataType()", ["check", "check"]),
+    ("op::DataType::DT_FLOAT4_E2M1", ["check", "check", "unread"]),
+])
+def test_a_kernel_result_through_overloads_helpers_and_a_view(tmp_path, kernel_dtype, kinds):
+    body = CAST % "DTYPE_SUPPORT_LIST"
+    body = body.replace("auto tanhOut = l0op::Tanh(selfContiguous, uniqueExecutor.get());",
+                        "auto viewed = l0op::ReFormat(selfContiguous, Format::FORMAT_ND);\n"
+                        "    auto tanhOut = l0op::Tanh(viewed, uniqueExecutor.get());")
+    events = _walk_with_kernel(tmp_path, body, OVERLOADED % kernel_dtype)
+    assert [e.kind for e in events] == kinds
+
 ARG_DIM = """
 static bool CheckSelfDimSizeNonZero(const aclTensor* self, const int64_t dim) {
   int64_t dimNum = self->GetViewShape().GetDimNum();

@@ -103,3 +103,16 @@ def test_an_executor_that_rewrites_an_input_leaves_the_case_read_in_part(cases):
     assert problem.startswith("the executor rewrites input 'dim' (") and problem.endswith(
         "math/reduce_std_v2/tests/st/aclnnStd/executor_aclnnStd.py:10) before the call, so the "
         "case's inputs are not the call made")
+
+
+def test_an_executor_that_gives_every_tensor_the_format_item_applies_it(cases):
+    """executor_aclnnMaxDim.py's get_format maps the case's format item onto every tensor, using
+    neither the tensor's index nor its name: the case is read with that format (ND for a value it
+    does not name); a get_format that looks at the index leaves the case read in part."""
+    ncl, other = cases[("aclnnMaxDim", "atk-0")], cases[("aclnnMaxDim", "atk-1")]
+    assert ncl.tensors["self"].format.name == "NCL" and not _blocking(ncl)
+    assert "executor_aclnnMaxDim.py:8" in ncl.note
+    assert other.tensors["self"].format.name == "ND" and not _blocking(other)      # NCDHW: the last return
+    per_tensor = cases[("aclnnMaxDim", "atk-2")]
+    assert _blocking(per_tensor) == ["input 3 (format) sets the tensors' formats through the executor "
+                                     "('NCL_ND'), which this reader does not apply"]

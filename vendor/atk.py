@@ -420,6 +420,68 @@ def executor_rewrites(folder: Path, display_folder: str) -> dict[str, str]:
     return found
 
 
+def executor_formats(folder: Path, display_folder: str) -> dict[str, tuple[dict[str, str], str, str]]:
+    """Registered executor name -> how its ``get_format`` gives every tensor one format from the
+    case's ``format`` item: (item value -> format name, the default, path:line), for the
+    ``executor_*.py`` beside an ATK file. Read only where the method is a chain of ``if
+    input_data.kwargs["format"] == "NCL": return AclFormat.ACL_FORMAT_NCL`` and a last return, using
+    neither the tensor's index nor its name (ops-math math/minimum/tests/st/aclnnMinimum/
+    executor_aclnnMinimum.py:35-45): the one format of every tensor of the call."""
+    found: dict[str, tuple[dict[str, str], str, str]] = {}
+    for executor in sorted(folder.glob("executor_*.py")):
+        try:
+            tree = ast.parse(executor.read_text(encoding="utf-8", errors="replace"))
+        except SyntaxError:
+            continue
+        for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
+            names = [d.args[0].value for d in cls.decorator_list if isinstance(d, ast.Call)
+                     and ast.unparse(d.func).endswith("register") and d.args
+                     and isinstance(d.args[0], ast.Constant)]
+            method = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "get_format"), None)
+            read = _format_chain(method) if names and method is not None else None
+            if read is not None:
+                for name in names:
+                    found[str(name)] = (*read, f"{display_folder}/{executor.name}:{method.lineno}")
+    return found
+
+
+def _format_chain(method: ast.FunctionDef) -> tuple[dict[str, str], str] | None:
+    """(value -> format, default) of a get_format that is ifs on kwargs["format"] and a last return."""
+    def format_name(node: ast.AST) -> str | None:
+        text = ast.unparse(node)
+        m = re.fullmatch(r"AclFormat\.ACL_FORMAT_(\w+)", text)
+        return m.group(1) if m else None
+    mapping: dict[str, str] = {}
+    for stmt in method.body[:-1]:
+        test = stmt.test if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 else None
+        m = re.fullmatch(r"input_data\.kwargs\[['\"]format['\"]\] == ['\"](\w+)['\"]", ast.unparse(test)) \
+            if test is not None else None
+        value = format_name(stmt.body[0].value) if m and isinstance(stmt.body[0], ast.Return) else None
+        if value is None:
+            return None
+        mapping.setdefault(m.group(1), value)
+    last = method.body[-1] if method.body else None
+    default = format_name(last.value) if isinstance(last, ast.Return) and last.value is not None else None
+    return (mapping, default) if default is not None else None
+
+
+def _with_executor_format(vc: VendorCase, doc: dict, formats: dict) -> VendorCase:
+    """The case with every tensor in the format its executor gives from the ``format`` item (and the
+    problem that said it was not applied dropped); the case unchanged where no such executor is read."""
+    read = next((formats[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type")) if k in formats), None)
+    value = next((item.get("range_values") for item in doc["inputs"]
+                  if isinstance(item, dict) and not is_argument(item) and item.get("name") == "format"), None)
+    if read is None or not isinstance(value, str):
+        return vc
+    mapping, default, where = read
+    fmt = format_of(mapping.get(value.strip(), default))
+    tensors = {n: None if t is None else replace(t, format=fmt) for n, t in vc.tensors.items()}
+    kept = tuple(p for p in vc.problems if "sets the tensors' formats through the executor" not in p)
+    return replace(vc, tensors=tensors, problems=kept,
+                   note=(vc.note + "; " if vc.note else "") +
+                   f"every tensor {fmt.name}, as the executor's get_format gives it ({where})")
+
+
 def read_atk(path: Path, display: str, product: str | None, product_source: str,
              text: str | None = None) -> ImportResult:
     result = ImportResult(files={display: "atk"})
@@ -433,13 +495,14 @@ def read_atk(path: Path, display: str, product: str | None, product_source: str,
         docs = docs.get("cases", [docs])
     lines = _line_of_ids(text)
     rewrites = executor_rewrites(path.parent, str(Path(display).parent))
+    formats = executor_formats(path.parent, str(Path(display).parent))
     for n, doc in enumerate(docs):
         case_id = doc.get("id", n) if isinstance(doc, dict) else n
         where = f"{display}:{lines.get(case_id, 1)}"
         try:
             if not isinstance(doc, dict) or "inputs" not in doc or "aclnn_name" not in doc:
                 raise ValueError("an ATK case needs aclnn_name and inputs")
-            vc = case_of(doc, display, product, product_source)
+            vc = _with_executor_format(case_of(doc, display, product, product_source), doc, formats)
             rewrite = next((rewrites[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type"))
                             if k in rewrites), None)
             if rewrite:
