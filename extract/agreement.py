@@ -214,8 +214,9 @@ def cause(row: dict[str, Any], spec) -> str:
         return "a check no rule covers (the vendor rejects a call every read check accepts)" + (
             f": {known}" if known else ": not yet investigated")
     if row["vendor"] == 0:
-        return f"{rule_id} rejects a call the vendor accepts: a construct misread, or a vendor test " \
-               f"contradicting its code"
+        known = _known_causes().get("vendor_accepts", {}).get(row["api"])
+        return f"{rule_id} rejects a call the vendor accepts: " + (
+            known or "a construct misread, or a vendor test contradicting its code")
     prefix = rule_id.split("-")[0]
     known = next((v for k, v in sorted(_known_causes()["other_status"].items(), key=lambda kv: -len(kv[0]))
                   if prefix.startswith(k)), None)

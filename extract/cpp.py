@@ -76,6 +76,7 @@ class SourceFile:
     functions: dict[str, Function] = field(default_factory=dict)       # the first definition of each name
     overloads: dict[str, list[Function]] = field(default_factory=dict)  # every definition of each name
     lists: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)  # name -> (dtypes, line)
+    pair_lists: dict[str, tuple[tuple[tuple[str, str], ...], int]] = field(default_factory=dict)  # (a, b) pairs
     constants: dict[str, int] = field(default_factory=dict)
 
     def line_of(self, offset: int) -> int:
@@ -86,6 +87,9 @@ _FUNC = re.compile(r"(?m)^[ \t]*((?:\[\[[^\]]*\]\][ \t]*)?(?:static\s+|inline\s+
                    r"[A-Za-z_][\w:<>,\s\*&]*?[\s\*&])([A-Za-z_]\w*)\s*\(")
 _LIST = re.compile(r"(?:static\s+)?(?:const\s+)?(?:std::)?(?:initializer_list|vector|set)\s*<\s*(?:op::|ge::)?"
                    r"DataType\s*>\s*&?\s*([A-Za-z_]\w*)\s*=\s*\{")
+_PAIR_LIST = re.compile(r"(?:static\s+)?(?:const\s+)?(?:std::)?(?:initializer_list|vector|set)\s*<\s*std::pair\s*<\s*"
+                        r"(?:op::|ge::)?DataType\s*,\s*(?:op::|ge::)?DataType\s*>\s*>\s*&?\s*([A-Za-z_]\w*)\s*=\s*\{")
+_PAIR = re.compile(r"\{\s*(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)\s*,\s*(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)\s*\}")
 _CONST = re.compile(r"(?:static\s+)?(?:constexpr|const)\s+(?:std::)?(?:size_t|int64_t|int32_t|uint32_t|int|"
                     r"uint64_t|uint8_t)\s+([A-Za-z_]\w*)\s*=\s*(\d+)\s*;")
 _DT = re.compile(r"\bDT_([A-Z0-9_]+)\b")
@@ -103,6 +107,10 @@ def read_source(path: str, text: str) -> SourceFile:
         end = match_close(clean, m.end() - 1, "{", "}")
         if end > 0:
             src.lists[m.group(1)] = (dtype_tokens(clean[m.end():end]), src.line_of(m.start()))
+    for m in _PAIR_LIST.finditer(clean):
+        end = match_close(clean, m.end() - 1, "{", "}")
+        if end > 0:
+            src.pair_lists[m.group(1)] = (tuple(_PAIR.findall(clean[m.end():end])), src.line_of(m.start()))
     for m in _CONST.finditer(clean):
         src.constants[m.group(1)] = int(m.group(2))
     for m in _FUNC.finditer(clean):

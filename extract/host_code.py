@@ -120,6 +120,15 @@ class Index:
                 return DList(dtypes, f"{src.path}:{line}")
         return None
 
+    def pair_list(self, name: str) -> tuple[tuple[tuple[str, str], ...], str] | None:
+        """A list of (dtype, dtype) pairs by name and where it is defined."""
+        name = name.split("::")[-1]
+        for src in (self.own, *self.common):
+            if name in src.pair_lists:
+                pairs, line = src.pair_lists[name]
+                return pairs, f"{src.path}:{line}"
+        return None
+
     def constant(self, name: str) -> int | None:
         name = name.split("::")[-1]
         for src in (self.own, *self.common):
@@ -279,7 +288,12 @@ def _unread(w: Walk, src: SourceFile, stmt_offset: int, text: str, status: int |
 def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, status: int | None,
            text: str) -> None:
     path, line = _cite(src, offset)
-    if w.guards:
+    if template == "product" and w.guards:   # every call taking the branches: the rule their guards say
+        atom = _guard_atom(w.guards[0] if len(w.guards) == 1 else ("and", *w.guards))
+        if atom is None:
+            raise Unreadable("a failure of every call taking a data-dependent branch")
+        template, args = atom
+    elif w.guards:
         args = _guarded_args(w, template, args)
     w.events.append(Event("check", template, args, status, path, line, " ".join(text.split())[:160]))
 
@@ -1111,7 +1125,15 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         if fn is not None and _is_checker(fn) and fail is not None:
             _call_fn(w, fn, call[1], env, fail=fail)
             raise _End(True)
-    if re.fullmatch(r"\w+", value) and isinstance(env.get(value), tuple) and _dexpr(env[value]) is None:
+    held = env.get(value) if re.fullmatch(r"\w+", value) else None
+    if isinstance(held, tuple) and held[:1] == ("guard",) and fail is not None:
+        # a check function returning a condition on the call's dtypes: it fails where that does not hold
+        atom = _guard_atom(("not", held[1]))
+        if atom is None:
+            raise Unreadable(f"a check function returning {value!r}")
+        _check(w, src, stmt.offset, atom[0], atom[1], fail, stmt.text)
+        raise _End(True)
+    if isinstance(held, tuple) and _dexpr(held) is None:
         raise _End(True)
     found = _list_find(w, _split_top(value, "!=")[0], env) if fail is not None and \
         len(_split_top(value, "!=")) == 2 and re.fullmatch(r"[\w:]+\s*\.\s*end\(\)", _split_top(value, "!=")[1].strip()) \
@@ -1171,8 +1193,17 @@ def _rank0_return(w: Walk, stmt: Stmt, env: dict) -> bool:
 
 
 def _rank0_value_return(w: Walk, stmt: Stmt, env: dict) -> bool:
-    """``if (rank == 0) { if (dim == 0 || dim == -1) { return true; } }``: the rest of the function
-    checks the calls other than a rank-0 tensor with such a value (``when`` not both)."""
+    """``if (rank == 0) { if (dim == 0 || dim == -1) { return true; } }``, or the two tests in one
+    conjunction: the rest of the function checks the calls other than a rank-0 tensor with such a
+    value (``when`` not both)."""
+    parts = _split_top(_strip(stmt.cond), "&&")
+    if len(parts) == 2 and _returns_success_only(stmt):   # ``if (rank == 0 && (dim == 0 || dim == -1))``
+        for rank_part, value_part in (parts, parts[::-1]):
+            tensor = _rank_zero_test(w, rank_part, env)
+            test = _value_test(w, value_part, env) if tensor is not None else None
+            if test is not None:
+                w.guards.append(("not", ("and", ("rank-zero", tensor), ("value", test))))
+                return True
     tensor = _rank_zero_test(w, stmt.cond, env)
     if tensor is None or stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "if" or \
             not _returns_success_only(stmt.then[0]):
@@ -1441,6 +1472,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         if len(vals) == 2 and all(isinstance(v, tuple) and v[0] == "dtype-of" for v in vals):
             return ("promote", vals[0][1], vals[1][1])
         return _promote_expr(w, two, env, expr)
+    bm = re.fullmatch(r"(?:op::)?BinaryOpTypePromote\((.*)\)", expr, re.S)
+    if bm and match_close(expr, expr.index("(")) == len(expr) - 1:
+        return ("dexpr", _binary_op_promote(split_args(bm.group(1)), env, expr))
     if re.fullmatch(r"[A-Za-z_]\w*", expr) and expr in env:
         held = env[expr]
         if isinstance(held, tuple) and held[:1] == ("numel-if-nonnull",):
@@ -1552,6 +1586,8 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
                 a, b = _value(w, parts[0], env), _value(w, parts[1], env)
             except Unreadable:
                 return None
+            if _is_int(a) and _is_int(b):   # constants (``mode == MODE_REAL_DIV`` with mode bound to one)
+                return {"==": a == b, "!=": a != b, ">=": a >= b, "<=": a <= b, ">": a > b, "<": a < b}[op]
             if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] and a[0] in ("arch", "soc"):
                 if a[0] == "arch":
                     x, y = int(a[1][4:]), int(b[1][4:])
@@ -1879,6 +1915,9 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
         if len(parts) == 2 and not neg:
             a, b = parts
             pa = env.get(_strip(a))
+            d = _dexpr(pa)
+            if d is not None and d[0] == "promote" and d[1][0] == d[2][0] == "of":   # a helper returned it
+                pa = ("promote", d[1][1], d[2][1])
             if isinstance(pa, tuple) and pa and pa[0] == "promote" and op == "==" and \
                     re.fullmatch(r"(?:op::)?(?:DataType::)?DT_UNDEFINED", _strip(b)):
                 return "promotable", _args(param=pa[1], other=pa[2])
@@ -2103,6 +2142,22 @@ def _dexpr_of(w: Walk, expr: str, env: dict) -> tuple:
     return d
 
 
+def _binary_op_promote(args: list[str], env: dict, expr: str) -> tuple:
+    """``op::BinaryOpTypePromote(a, b[, promoteInt2Float])`` of two API tensors (ops-math
+    common/inc/op_api/data_type_utils.h:71-98): PromoteType when both have dims or neither has,
+    else the tensor with dims combined with the rank-0 one (spec.templates.combine_categories);
+    an integral or bool result made FLOAT with the flag."""
+    held = [env.get(_strip(a)) for a in args[:2]]
+    flag = args[2].strip() if len(args) == 3 else "false"
+    if len(args) not in (2, 3) or not all(isinstance(h, T) for h in held) or flag not in ("true", "false"):
+        raise Unreadable(f"the promotion {expr!r}")
+    a, b = held[0].name, held[1].name
+    alike = ("or", ("and", ("rank", a, ">", 0), ("rank", b, ">", 0)), ("and", ("rank-zero", a), ("rank-zero", b)))
+    mixed = ("if", ("rank", a, ">", 0), ("combine", ("of", a), ("of", b)), ("combine", ("of", b), ("of", a)))
+    e = ("if", alike, ("promote", ("of", a), ("of", b)), mixed)
+    return ("if", ("in", e, ("integral_bool",)), ("dtype", "FLOAT"), e) if flag == "true" else e
+
+
 def _promote_expr(w: Walk, two: list[str], env: dict, expr: str) -> tuple:
     if len(two) != 2:
         raise Unreadable(f"the promotion {expr!r}")
@@ -2130,6 +2185,10 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
     cond = _strip(cond)
     if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
         return env[cond][1]
+    fm = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)\s*([!=]=)\s*(\w+)\s*->\s*GetStorageFormat\(\)", cond)
+    if fm and isinstance(env.get(fm.group(1)), T) and isinstance(env.get(fm.group(3)), T):
+        g = ("format-same", env[fm.group(1)].name, env[fm.group(3)].name)   # two tensors' storage formats
+        return g if fm.group(2) == "==" else ("not", g)
     me = re.fullmatch(r"(\w+)\s*([!=]=)\s*[\w:]+\s*\.\s*end\(\)", cond)
     if me and isinstance(env.get(me.group(1)), tuple) and env[me.group(1)][:1] == ("map-find",):
         g = ("in", env[me.group(1)][1], tuple(k for k, _ in env[me.group(1)][2]))
@@ -2317,9 +2376,16 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "promotable", _promotable_args(("restrict", g[1], g[2]))
     if g[0] == "cast" and (_computed(g[1]) or _computed(g[2]) or g[1][0] == "dtype"):
         return "castable", _cast_args(g[1], g[2])
+    if g[0] == "format-same":
+        return "formats_equal", _args(param=g[1], other=g[2])
+    if g[0] == "same" and all(e[0] == "of" for e in g[1:]):   # two tensors of one dtype
+        return "dtypes_equal", _args(param=g[1][1], other=g[2][1])
     if g[0] == "same" and sum(e[0] == "of" for e in g[1:]) == 1 and any(_computed(e) for e in g[1:]):
         tensor, expr = (g[1], g[2]) if g[1][0] == "of" else (g[2], g[1])
         return "dtypes_equal_expr", _args(param=tensor[1], expr=expr)
+    if g[0] == "pair-in" and all(e[0] == "of" for e in g[1]):   # the pair of dtypes in none of the pairs
+        return "combination_in", _args(params=[e[1] for e in g[1]],
+                                       combinations=tuple(tuple((d,) for d in pair) for pair in g[2]), list=g[3])
     return None
 
 
@@ -2362,7 +2428,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     a branch that returns leaves the rest of the function to the calls not taking it. G may also be
     a test of the call's bool and scalar argument values (``if (scaleFromBlob)``) when neither branch
     returns (a success return skipping the kernel leaves the values to _status_neutral_return)."""
-    g = _guard(w, stmt.cond, env)
+    g = _guard(w, _without_true_product_terms(w, stmt.cond, env), env)
     success = {"return true", *(f"return {n}" for n in SUCCESS_NAMES)}
     if g is None and not any(s.kind == "return" and s.text.strip().rstrip(";").strip() in success
                              for s in _flatten(stmt.then + stmt.orelse)):
@@ -2565,6 +2631,10 @@ def _list_find(w: Walk, expr: str, env: dict) -> tuple | None:
                      _strip(expr), re.S)
     if not m or m.group(1) != m.group(2):
         return None
+    pairs = w.index.pair_list(m.group(1))
+    if pairs is not None:   # a list of (dtype, dtype) pairs searched for a pair of the call's dtypes
+        two = _pair_of(w, m.group(3), env)
+        return None if two is None else ("found-in", ("pair-in", two, pairs[0], pairs[1]))
     try:
         lst = _value(w, m.group(1), env)
         d = _dexpr_of(w, m.group(3), env)
@@ -2575,12 +2645,32 @@ def _list_find(w: Walk, expr: str, env: dict) -> tuple | None:
     return ("found-in", ("in", d, tuple(lst.dtypes), lst.where))
 
 
+def _pair_of(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``std::pair<DataType, DataType>(a->GetDataType(), b->GetDataType())`` (or a local holding
+    one): the two dtype expressions; None otherwise."""
+    e = _strip(expr)
+    held = env.get(e) if re.fullmatch(r"[A-Za-z_]\w*", e) else None
+    if isinstance(held, tuple) and held[:1] == ("dtype-pair",):
+        return held[1]
+    m = re.fullmatch(r"(?:std::)?(?:make_pair|pair\s*<[^<>]*>)\s*\((.*)\)", e, re.S)
+    if not m or match_close(e, e.index("(", m.start(1) - 1)) != len(e) - 1:
+        return None
+    args = split_args(m.group(1))
+    try:
+        return (_dexpr_of(w, args[0], env), _dexpr_of(w, args[1], env)) if len(args) == 2 else None
+    except Unreadable:
+        return None
+
+
 def _dtype_or_opaque(w: Walk, expr: str, env: dict) -> Any:
     """A value the reader keeps for a local or an argument: a condition on the call's dtypes
     (``("guard", g)``), a computed dtype, or Opaque."""
     found = _map_find(w, expr, env) or _list_find(w, expr, env)
     if found is not None:
         return found
+    two = _pair_of(w, expr, env)
+    if two is not None:
+        return ("dtype-pair", two)
     g = _guard(w, expr, env)
     if g is not None:
         return ("guard", g)
@@ -3273,6 +3363,8 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
     if _lin(y) and _is_int(x):
         x, y, op = y, x, _FLIP[op]
     lx = _lin(x)
+    if lx and _is_int(y) and lx[2] == 1 and lx[4] == lx[3] and op == "==" and y - lx[3] == 0:
+        return "rank_range", _args(param=lx[1], min=1)   # a rank of 0 refused: at least 1
     if lx and _is_int(y) and lx[2] == 1 and lx[4] == lx[3] and op != "==":
         n = y - lx[3]          # rank <op> n
         bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),

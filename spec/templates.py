@@ -302,10 +302,12 @@ def _as_matched(fmt: str) -> str:
 
 def _combination_in(call: CallView, a: Mapping) -> bool:
     """The (dtype, format) pairs of the tensors ``params`` match none of ``combinations`` (an OpDef's
-    columns: one ``[dtype, format]`` per tensor) once the runtime has rewritten the ND-like formats
-    to ND; a null (optional) tensor matches every column."""
+    columns: one ``[dtype, format]`` per tensor, or ``[dtype]`` for a list of dtype pairs the host
+    code searches) once the runtime has rewritten the ND-like formats to ND; a null (optional)
+    tensor matches every column."""
     given = [(i, call.tensor(n)) for i, n in enumerate(a["params"])]
-    return not any(all(t is None or (t.dtype == column[i][0] and _as_matched(t.format) == _as_matched(column[i][1]))
+    return not any(all(t is None or (t.dtype == column[i][0] and (len(column[i]) == 1 or   # dtype alone: any format
+                                                                   _as_matched(t.format) == _as_matched(column[i][1])))
                        for i, t in given) for column in a["combinations"])
 
 
@@ -459,7 +461,8 @@ def dtype_value(call: CallView, e: Any) -> str | None:
     tensor is null or absent), ``["dtype", NAME]``, ``["attr_dtype", attr]`` (an aclDataType argument; None when it is
     not one this suite names), ``["promote", e1, e2]`` (opbase PromoteType; an
     undefined operand or pair gives ``UNDEFINED``), ``["if", guard, e1, e2]`` (``guard ? e1 : e2``),
-    ``["restrict", e, [NAME...]]`` (e when it is in the list, else ``UNDEFINED``)."""
+    ``["restrict", e, [NAME...]]`` (e when it is in the list, else ``UNDEFINED``), ``["combine", e1, e2]``
+    (``combine_categories``: a tensor's dtype with a rank-0 tensor's)."""
     op = e[0]
     if op == "of":
         t = call.tensor(e[1])
@@ -487,7 +490,31 @@ def dtype_value(call: CallView, e: Any) -> str | None:
     if op == "restrict":
         x = dtype_value(call, e[1])
         return None if x is None else (x if x in e[2] else UNDEFINED)
+    if op == "combine":
+        x, y = dtype_value(call, e[1]), dtype_value(call, e[2])
+        return None if x is None or y is None else combine_categories(x, y)
     raise TemplateError(f"unknown dtype expression {e!r}")
+
+
+# ops-math common/inc/op_api/data_type_utils.h:25-46 InnerTypeToComplexType
+_TO_COMPLEX = {"BF16": "COMPLEX64", "FLOAT16": "COMPLEX32", "FLOAT": "COMPLEX64", "DOUBLE": "COMPLEX128",
+               "COMPLEX32": "COMPLEX32", "COMPLEX64": "COMPLEX64", "COMPLEX128": "COMPLEX128"}
+_OPBASE_FLOATING = frozenset({"FLOAT16", "FLOAT", "DOUBLE", "BF16"})   # opbase IsFloatingType
+
+
+def combine_categories(higher: str, lower: str) -> str:
+    """ops-math data_type_utils.h:49-67 CombineCategoriesWithComplex: the dtype of a tensor (``higher``)
+    with a rank-0 one (``lower``): complex over floating over integral over bool, a floating tensor
+    meeting a complex one mapped to its complex type."""
+    if higher in COMPLEX:
+        return higher
+    if lower in COMPLEX:
+        return _TO_COMPLEX.get(higher, UNDEFINED) if higher in _OPBASE_FLOATING else lower
+    if higher in _OPBASE_FLOATING:
+        return higher
+    if higher == "BOOL" or lower in _OPBASE_FLOATING:
+        return UNDEFINED if UNDEFINED in (higher, lower) else promote_type(higher, lower) or UNDEFINED
+    return higher if higher != UNDEFINED else lower
 
 
 def guard_holds(call: CallView, g: Any) -> bool | None:
@@ -496,7 +523,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
     ``["contiguous", [param...]]`` (opbase IsContiguous of each: a null tensor counts as contiguous, as
     there), ``["no-dims", attr]`` (an integer array absent or empty), ``["value", t]`` (value_test t),
-    ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
+    ``["format-same", a, b]`` (equal storage formats), ``["pair-in", [e1, e2], [[d1, d2], ...], where]``
+    (the two dtypes one of the pairs), ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
     with n), ``["dims", a, op, b]`` (a comparison of dims_compare),
     ``["not", g]``, ``["and", g...]``,
     ``["or", g...]``; None when a tensor it reads is null or absent."""
@@ -519,6 +547,12 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
         return all(t is None or t.contiguous for t in (call.tensor(n) for n in g[1]))
     if op == "empty":   # the named tensors are empty (any of them, or all): the empty-tensor return's test
         return _empty(call, {"params": g[1], "any": g[2]})
+    if op == "format-same":   # ["format-same", a, b]: the two tensors' storage formats are equal
+        x, y = call.tensor(g[1]), call.tensor(g[2])
+        return None if x is None or y is None else x.format == y.format
+    if op == "pair-in":   # ["pair-in", [e1, e2], [[d1, d2], ...], where]: the two dtypes one of the pairs
+        x, y = dtype_value(call, g[1][0]), dtype_value(call, g[1][1])
+        return None if x is None or y is None else [x, y] in [list(p) for p in g[2]]
     if op == "rank-zero":   # the tensor has no dim
         t = call.tensor(g[1])
         return None if t is None else len(t.shape) == 0

@@ -106,6 +106,11 @@ def test_causes_of_rows_no_rule_covers():
     assert "aclnn_log.cpp:64-66" in text and "ASCEND910B" in text
     other = cause({**row, "api": "aclnnNoSuchApi"}, None)
     assert _cause_key(other) == "a check no rule covers: not yet investigated"
+    # a rule refusing what the vendor's test accepts: its investigated cause, else the two readings
+    accepted = {"problems": [], "rule": "XMAXIMUM-DTYPE-013", "ours": 161002, "vendor": 0, "api": "aclnnMaximum"}
+    assert "test_Maximum.cpp:752-782" in cause(accepted, None) and "CanCast" in cause(accepted, None)
+    assert cause({**accepted, "api": "aclnnNoSuchApi"}, None).endswith(
+        "a construct misread, or a vendor test contradicting its code")
 
 
 def test_a_copy_of_the_project_data_read_in_its_place_brings_its_own_value_tables(tmp_path):

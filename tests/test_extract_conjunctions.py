@@ -6,6 +6,8 @@ a cast result, and a tensor reshaped in a branch the reader does not follow. Eac
 rule, and a variant left unread (never a guess)."""
 from __future__ import annotations
 
+import pytest
+
 from aclnn_conformance.spec.templates import CallView, TensorView, predicate
 from snippet_walk import rules as _rules, walk as _walk
 
@@ -460,8 +462,15 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTen
 RANK0_NAMES = ["self", "dim", "out", "workspaceSize", "executor"]
 
 
-def test_a_rank_0_tensor_accepting_some_dims_before_the_range_check():
-    events = _walk(RANK0_DIMS % "dim == 0 || dim == -1", RANK0_NAMES)
+RANK0_IN_ONE = RANK0_DIMS.replace("    if (selfDimNum == 0) {\n        if (%s) {\n            return true;\n        }\n    }",
+                                  "    if (selfDimNum == 0 && (%s)) {\n        return true;\n    }")
+
+
+@pytest.mark.parametrize("snippet", [RANK0_DIMS, RANK0_IN_ONE])
+def test_a_rank_0_tensor_accepting_some_dims_before_the_range_check(snippet):
+    """Nested (ops-math's sort) or in one conjunction (aclnn_cummin.cpp CheckDimValid)."""
+    assert (snippet is RANK0_DIMS) != ("selfDimNum == 0 && (%s)" in snippet)
+    events = _walk(snippet % "dim == 0 || dim == -1", RANK0_NAMES)
     rules = [predicate(e.template, e.args_dict()) for e in events]
     assert [e.template for e in events] == ["attr_in_rank_range", "attr_in_rank_range"]
 
@@ -518,3 +527,174 @@ def test_a_helper_of_one_return_is_read_as_its_expression():
     # a helper of more than its return is not read as a value
     two = "int64_t n = self->GetViewShape().GetDimNum();\n    return n;"
     assert [e.kind for e in _walk(ONE_RETURN % two, DIM_NAMES)] == ["unread"]
+
+
+BINARY_PROMOTE = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto promoteType = op::BinaryOpTypePromote(self, other%s);
+    if (promoteType == DataType::DT_UNDEFINED) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "can not promote dtype.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, out->GetDataType(), return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_binary_op_type_promote_is_promotion_by_rank():
+    """ops-math data_type_utils.h:71-98: PromoteType when both tensors have dims or neither has, else
+    the tensor with dims combined with the rank-0 one; with the flag an integral result is FLOAT."""
+    names = ["self", "other", "out", "workspaceSize", "executor"]
+    cast = next(a for _, t, a, _ in _rules(_walk(BINARY_PROMOTE % "", names)) if t == "castable")
+    castable = predicate("castable", cast)
+
+    def call(self_dtype, self_shape, other_dtype, other_shape, out_dtype):
+        return CallView({"self": _tensor(self_dtype, self_shape), "other": _tensor(other_dtype, other_shape),
+                         "out": _tensor(out_dtype)}, {}, frozenset())
+    # INT8 (2, 3) with an INT64 of rank 0 is INT8, which casts to INT8; both with dims: INT64, which does too
+    assert not castable(call("INT8", (2, 3), "INT64", (), "INT8"))
+    # FLOAT (2, 3) with a rank-0 FLOAT16 stays FLOAT: cannot become INT32
+    assert castable(call("FLOAT", (2, 3), "FLOAT16", (), "INT32"))
+    # a rank-0 INT32 self with a FLOAT16 other with dims: FLOAT16; BOOL out refused (not from BOOL)
+    assert castable(call("INT32", (), "FLOAT16", (2, 3), "BOOL"))
+    flagged = next(a for _, t, a, _ in _rules(_walk(BINARY_PROMOTE % ", true", names)) if t == "castable")
+    # the flag makes the integral INT8 result FLOAT, which cannot be cast to INT8
+    assert predicate("castable", flagged)(call("INT8", (2, 3), "INT64", (), "INT8"))
+
+
+MODE_HELPER = """
+static const int MODE_REAL_DIV = 0;
+static const int MODE_TRUNC_DIV = 1;
+
+op::DataType PromoteIntegerInputsToFloat(const op::DataType input)
+{
+    if (IsIntegralType(input)) {
+        return op::DataType::DT_FLOAT;
+    }
+    return input;
+}
+
+static op::DataType PromoteTypeScalar(const op::DataType selfDtype, const op::DataType otherDtype)
+{
+    return op::PromoteType(selfDtype, otherDtype);
+}
+
+static op::DataType InferModeDtype(const op::DataType selfDtype, const int mode)
+{
+    auto promoteType = selfDtype;
+    if (mode == MODE_REAL_DIV && promoteType != op::DataType::DT_BOOL) {
+        promoteType = PromoteIntegerInputsToFloat(promoteType);
+    }
+    if (mode == MODE_TRUNC_DIV && promoteType == op::DataType::DT_DOUBLE) {
+        promoteType = op::DataType::DT_FLOAT;
+    }
+    return promoteType;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto promoteType = PromoteTypeScalar(self->GetDataType(), other->GetDataType());
+    if (promoteType == DataType::DT_UNDEFINED) {
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    OP_CHECK_RESULT_DTYPE_CAST_FAILED(InferModeDtype(self->GetDataType(), MODE_REAL_DIV), out->GetDataType(),
+                                      return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_helpers_promotion_and_a_mode_constant_decided_in_a_dtype_branch():
+    """A helper returning PromoteType(a, b) is the promotion rule; ``mode == MODE_REAL_DIV`` with the
+    mode a constant the caller passes is decided, so the dtype branch it guards is read."""
+    got = _rules(_walk(MODE_HELPER, ["self", "other", "out", "workspaceSize", "executor"]))
+    assert got[0] == ("check", "promotable", {"other": "other", "param": "self"}, 161002)
+    template, args = got[1][1], got[1][2]
+    assert template == "castable" and args["to"] == "out"
+    castable = predicate(template, args)
+
+    def call(self_dtype, out_dtype):
+        return CallView({"self": _tensor(self_dtype), "other": _tensor(self_dtype), "out": _tensor(out_dtype)},
+                        {}, frozenset())
+    assert castable(call("INT32", "INT32"))          # made FLOAT: no cast to INT32
+    assert not castable(call("BOOL", "BOOL"))        # BOOL kept by the mode's condition
+    assert not castable(call("DOUBLE", "DOUBLE"))    # the other mode's branch is not taken
+
+
+PAIRS = """
+static const std::initializer_list<std::pair<DataType, DataType>> DTYPE_PAIR = {
+    {DataType::DT_COMPLEX64, DataType::DT_FLOAT},
+    {DataType::DT_FLOAT16, DataType::DT_FLOAT16}};
+
+static bool CheckInOutDtypeMatch(const aclTensor* self, const aclTensor* out)
+{
+%s
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    CHECK_RET(CheckInOutDtypeMatch(self, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+RETURNED_LOCAL = """    auto inOutPair = std::pair<op::DataType, op::DataType>(self->GetDataType(), out->GetDataType());
+    bool isSupport = std::find(DTYPE_PAIR.begin(), DTYPE_PAIR.end(), inOutPair) != DTYPE_PAIR.end();
+    if (!isSupport) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Input dtype and out dtype must be paired.");
+    }
+    return isSupport;"""
+FOUND_OR_FALSE = """    auto found = std::find(DTYPE_PAIR.begin(), DTYPE_PAIR.end(),
+                           std::pair<DataType, DataType>(self->GetDataType(), out->GetDataType()));
+    if (found != DTYPE_PAIR.end()) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the param is invalid.");
+    return false;"""
+
+
+@pytest.mark.parametrize("body", [RETURNED_LOCAL, FOUND_OR_FALSE])
+def test_a_list_of_dtype_pairs_searched_for_the_calls_pair_is_a_combination_rule(body):
+    """ops-math aclnn_complex.cpp (a bool local returned) and aclnn_real.cpp (found, else false)."""
+    got = _rules(_walk(PAIRS % body, ["self", "out", "workspaceSize", "executor"]))
+    assert [(kind, template, status) for kind, template, _, status in got] == [("check", "combination_in", 161002)]
+    rule = predicate("combination_in", got[0][2])
+
+    def call(self_dtype, out_dtype, fmt="ND"):
+        return CallView({"self": TensorView(self_dtype, (2,), fmt), "out": _tensor(out_dtype)}, {}, frozenset())
+    assert not rule(call("COMPLEX64", "FLOAT")) and not rule(call("FLOAT16", "FLOAT16", "NC1HWC0"))
+    assert rule(call("COMPLEX64", "FLOAT16")) and rule(call("FLOAT", "FLOAT"))
+
+
+SAME_OR_FAIL = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    if (self->GetDataType() != out->GetDataType()) {
+        const std::string dtypeStr = std::string(op::ToString(self->GetDataType()).GetString());
+        OP_LOGE_FOR_INVALID_DTYPES_WITH_REASON("aclnnSnip", "self, out", dtypeStr.c_str(), "must be the same");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    if (self->GetStorageFormat() != out->GetStorageFormat()) {
+        const std::string formatStr = std::string(op::ToString(self->GetStorageFormat()).GetString());
+        OP_LOGE_FOR_INVALID_FORMATS_WITH_REASON("aclnnSnip", "self, out", formatStr.c_str(), "must be the same");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_failure_in_a_branch_on_two_tensors_dtypes_or_formats_is_their_equality_rule():
+    """ops-nn aclnn_hardsigmoid.cpp CheckParams: the branch's return fails every call taking it, the
+    calls whose two dtypes (then formats) differ."""
+    got = _rules(_walk(SAME_OR_FAIL, ["self", "out", "workspaceSize", "executor"]))
+    assert [(t, a.get("param"), a.get("other"), status) for _, t, a, status in got] == [
+        ("dtypes_equal", "self", "out", 161002), ("formats_equal", "self", "out", 161002)]
+    formats = predicate("formats_equal", got[1][2])
+    assert formats(CallView({"self": TensorView("FLOAT", (2,), "NCHW"), "out": _tensor()}, {}, frozenset()))
+    assert not formats(CallView({"self": _tensor(), "out": _tensor()}, {}, frozenset()))

@@ -204,3 +204,32 @@ def test_a_local_of_the_element_wrapped_in_place_before_the_mask_is_a_range_and_
     for changed in (WRAPPED_IN_PLACE.replace("currentDim + selfDimNum;", "currentDim + 2;"),
                     WRAPPED_IN_PLACE.replace("dimMask[currentDim] = true;", "dimMask[0] = true;")):
         assert _kinds(_ptypes_walk(changed))[-1] == ("unread", "")
+
+
+RANK_ZERO = """
+static bool CheckDimValid(const aclTensor* self, const int64_t dim)
+{
+    const int64_t dimNum = self->GetViewShape().GetDimNum();
+    if (dimNum == %s) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dimension specified as %%ld but tensor has not dimensions.", dim);
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDimValid(self, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_rank_refused_at_zero_is_a_rank_of_at_least_one():
+    """ops-math aclnn_cummax.cpp CheckDimValid: ``dimNum == 0`` fails; a rank equal to another number
+    is no range and stays unread."""
+    events = _ptypes_walk(RANK_ZERO % "0")
+    assert [(e.template, dict(e.args), e.status) for e in events] == [
+        ("rank_range", {"param": "self", "min": 1}, 161002)]
+    assert _kinds(_ptypes_walk(RANK_ZERO % "2"))[-1] == ("unread", "")

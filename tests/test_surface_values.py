@@ -398,4 +398,6 @@ def test_value_cases_of_an_extracted_operator_take_its_inputs_dtype_and_the_full
     assert full["values-BF16"] == {"condition": "BOOL", "self": "BF16", "other": "BF16", "out": "BF16"}
     assert set(ci) < set(full) and {"values-FLOAT16", "values-broadcast-FLOAT16"} <= set(full)
     # an output in another dtype than the base call's inputs keeps its own
-    assert dtypes("sign", "full")["values-FLOAT16"] == {"self": "FLOAT16", "result": "FLOAT"}
+    assert dtypes("is_finite", "full")["values-FLOAT16"] == {"self": "FLOAT16", "out": "BOOL"}
+    # an output the code ties to its input (aclnnSign: result's dtype is self's) follows it
+    assert dtypes("sign", "full")["values-FLOAT16"] == {"self": "FLOAT16", "result": "FLOAT16"}

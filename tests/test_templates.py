@@ -160,3 +160,15 @@ def test_attr_dims_unique_wraps_negative_dims_by_the_rank():
     plain = predicate("attr_dims_unique", {"attr": "dim", "tensor": "self"})
     assert not plain(call(attrs={"dim": [0, -1]}, self=("FLOAT", (), "ND")))
     assert not u(call(attrs={"dim": None}, self=F32)) and not u(call(attrs={"dim": [1, 1]}, self=None))
+
+
+def test_combine_categories_follows_combine_categories_with_complex():
+    """ops-math data_type_utils.h:49-67: a tensor's dtype (first) with a rank-0 tensor's (second)."""
+    from aclnn_conformance.spec.templates import combine_categories
+    assert combine_categories("FLOAT16", "INT64") == "FLOAT16"     # a floating tensor keeps its dtype
+    assert combine_categories("INT8", "INT64") == "INT8"           # an integral one too, not promoted
+    assert combine_categories("INT32", "FLOAT") == "FLOAT"         # a floating rank-0: PromoteType
+    assert combine_categories("BOOL", "INT32") == "INT32"          # a bool tensor: PromoteType
+    assert combine_categories("FLOAT16", "COMPLEX128") == "COMPLEX32"   # floating meets complex: its complex
+    assert combine_categories("INT32", "COMPLEX64") == "COMPLEX64"
+    assert combine_categories("COMPLEX64", "DOUBLE") == "COMPLEX64"
