@@ -220,8 +220,7 @@ def _generated(checkout: Checkout, doc: ApiDoc, params: list, gen: list[Path], h
             raise Unreadable(f"none of the OpDefs ({', '.join(d.name for d in defs)}) is named {wanted}")
         opdef = chosen[0]
         host_code["path"] = opdef.path
-        tensors = [(p["name"], p["direction"]) for p in params if p["c_kind"] in ("tensor", "tensor_list")]
-        names = bind(opdef, tensors)
+        names = bind(opdef, [p["name"] for p in params if p["c_kind"] in ("tensor", "tensor_list")])
         return {product: generated_events(opdef, names, product) for product in PRODUCT_IDS}
     except Unreadable as exc:
         unread.append({"what": "the generated aclnn layer", "where": cite(host_code["path"], 1),

@@ -139,10 +139,10 @@ def _list_of(stmt: str, call: str, prefix: str, name: str, lists: dict[str, str]
     return tuple(x[len(prefix):] for x in items)
 
 
-def bind(opdef: OpDef, documented: list[tuple[str, str]]) -> dict[str, str]:
-    """The OpDef's tensor names -> the document's tensor parameters, by position: the generated
-    prototype lists the inputs, then the outputs (an output named as an input is that input, one
-    ``Ref`` parameter). ``documented`` is (name, direction) of each tensor parameter in order."""
+def bind(opdef: OpDef, documented: list[str]) -> dict[str, str]:
+    """The OpDef's tensor names -> the document's tensor parameters (``documented``, in the
+    prototype's order), by position: the generated prototype lists the inputs, then the outputs (an
+    output named as an input is that input, one ``Ref`` parameter)."""
     order: list[str] = []
     for d in opdef.tensors:
         if d.name not in order:
@@ -150,7 +150,7 @@ def bind(opdef: OpDef, documented: list[tuple[str, str]]) -> dict[str, str]:
     if len(order) != len(documented):
         raise Unreadable(f"the OpDef has {len(order)} tensors ({', '.join(order)}), the document's "
                          f"prototype {len(documented)}")
-    return dict(zip(order, (name for name, _ in documented)))
+    return dict(zip(order, documented))
 
 
 def generated_events(opdef: OpDef, names: dict[str, str], product: str) -> list[Event]:

@@ -83,4 +83,4 @@ def test_opdefs_outside_the_subset_are_unread(quux):
         read_opdef("qux_def.cpp", "OP_ADD(Qux);")
     quux_def = read_opdef("quux_def.cpp", (FIXTURE / "acts/quux/op_host/quux_def.cpp").read_text())
     with pytest.raises(Unreadable, match="the OpDef has 4 tensors"):
-        bind(quux_def, [("x", "input"), ("out", "output")])
+        bind(quux_def, ["x", "out"])
