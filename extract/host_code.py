@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
 from aclnn_conformance.extract.cpp import (Function, SourceFile, Stmt, match_close, read_source, split_args,
                                            statements)
 from aclnn_conformance.spec.enums import Status
@@ -146,6 +147,7 @@ class KernelIndex:
         self.root = root
         self._functions: dict[str, list[Function] | None] | None = None
         self._sources: dict[str, SourceFile] = {}
+        self.infers = InferShapeIndex(root)   # the op_host infer functions (a reduction's result shape)
 
     def function(self, name: str, arity: int | None = None) -> Function | None:
         if self._functions is None:
@@ -576,7 +578,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         env[string[0]] = string[1]
         return
     for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
-                 lambda: _kernel_result(w, rhs, env)):   # a rank choice, a scalar's value, a kernel result
+                 lambda: _kernel_result(w, rhs, env), lambda: _made_local(w, rhs, env, name),
+                 lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env)):
         held = read()
         if held is not None:
             env[name] = held
@@ -626,15 +629,16 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
             dst = _dexpr_of(w, args[1], env)
         except Unreadable:
             return None
-        return ("cast-of", _tensor_dtype(w, args[0], env), dst)
+        return ("cast-of", _tensor_dtype(w, args[0], env), dst, _shape_like(env.get(_strip(args[0]))))
     fn = w.index.kernels.function(call[0], len(args)) if w.index.kernels is not None else None
     if fn is None or len(fn.params) < len(args):
         return None
     result = _allocated_dtype(fn, w.index.kernels.source_of(call[0]))
     if result is None:
         return None
+    shape = _kernel_shape(w, fn, args, env)
     if result[0] == "dtype":
-        return ("tensor-dtype", result)
+        return ("tensor-dtype", result, shape)
     param = fn.params.index(result[1])
     if param >= len(args):   # a defaulted parameter decides it: not read
         return None
@@ -645,7 +649,60 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
             d = _dexpr_of(w, args[param], env)
         except Unreadable:
             d = None
-    return None if d is None else ("tensor-dtype", d)
+    if d is None:   # its dtype unknown: its shape may still be
+        return None if shape is None else ("tensor-dtype", None, shape)
+    return ("tensor-dtype", d, shape)
+
+
+def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
+    """("rshape", tensor, dims, keepdim, noop) when the kernel's result is a reduction
+    (extract/infershape.py) of a tensor with an API tensor's shape over the API's dims (None: every
+    dim), its flags the API's bool arguments or literals; None otherwise."""
+    ks = kernel_reduce_shape(fn, w.index.kernels.source_of(fn.name), w.index.kernels.infers)
+    if ks is None or max(ks.data, ks.axes) >= len(args):
+        return None
+    tensor = _shape_like(env.get(_strip(args[ks.data])))
+    dims = env.get(_strip(args[ks.axes]))
+    if isinstance(dims, T) and ("IntArray" in w.ptypes.get(dims.name, "")):
+        dims = dims.name
+    elif isinstance(dims, tuple) and dims[:1] == ("all-dims",) and dims[1] == tensor:
+        dims = None
+    elif isinstance(dims, tuple) and dims[:1] == ("dims-of",):
+        dims = dims[1]
+    else:
+        return None
+    flags = []
+    for flag in (ks.keepdim, ks.noop):
+        if isinstance(flag, bool):
+            flags.append(flag)
+            continue
+        if flag >= len(args):
+            return None
+        text, v = _strip(args[flag]), env.get(_strip(args[flag]))
+        if isinstance(v, T) and w.ptypes.get(v.name, "").replace("const", "").strip() == "bool":
+            flags.append(v.name)
+        elif text in ("true", "false"):
+            flags.append(text == "true")
+        elif isinstance(v, bool):   # a literal passed down to a helper's parameter
+            flags.append(v)
+        else:
+            return None
+    if tensor is None:
+        return None
+    # every dim named: a rank-0 tensor's list is empty and keeps its shape, which reducing it gives too
+    return ("rshape", tensor, dims, flags[0], False if dims is None else flags[1])
+
+
+def _shape_like(held: Any) -> str | None:
+    """The API tensor whose view shape a tensor of the compute path has: the tensor itself, a
+    contiguous copy, a cast of one."""
+    if isinstance(held, T):
+        return held.name
+    if isinstance(held, tuple) and held[:1] in (("copy-of",), ("like",)):
+        return held[1]
+    if isinstance(held, tuple) and held[:1] == ("cast-of",) and len(held) == 4:
+        return held[3]
+    return None
 
 
 def _allocated_dtype(fn: Function, src: SourceFile | None = None) -> tuple | None:
@@ -1000,12 +1057,17 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         return  # otherwise an inner failure of the compute path (561xxx): not a parameter check
     if _contiguous_null_check(cond, env):
         return
+    if _scalar_same_check(w, src, stmt, cond, env, code):
+        return
     null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
     held = env.get(null.group(1) or null.group(2)) if null else None
     if isinstance(held, tuple) and held[:1] == ("converted",):
         return   # a scalar argument made a tensor: allocated, never refused (no parameter check)
     if _kernel_made(held):
         return   # a kernel's result: it fails only by the kernel's own checks, which no rule reads
+    names = _nonnull_names(cond)
+    if names and all(_kernel_made(env.get(n)) for n in names):
+        return   # several kernel results, or elements of one's tuple: the same
     if isinstance(held, tuple) and held[:1] == ("cast-of",):
         if _cast_cannot_fail(w, held):
             return   # the cast of two dtypes AICPU converts: no parameter check
@@ -1038,6 +1100,153 @@ def _kernel_on_every_path(stmts: tuple[Stmt, ...], name: str) -> bool:
                 _kernel_on_every_path(st.orelse, name):
             return True
     return False
+
+
+def _nonnull_names(cond: str) -> list[str] | None:
+    """The names ``cond`` checks non-null, one or a conjunction (``a != nullptr && b != nullptr``,
+    ``std::get<0>(r) != nullptr`` naming ``r``); None for any other condition."""
+    names = []
+    for part in _split_top(_strip(cond), "&&"):
+        m = re.fullmatch(r"(?:std::get<\d+>\(\s*(\w+)\s*\)|(\w+))\s*!=\s*nullptr", _strip(part))
+        if not m:
+            return None
+        names.append(m.group(1) or m.group(2))
+    return names
+
+
+def _compute_helper(w: Walk, name: str) -> bool:
+    """``name`` is a function of the checkout that calls a kernel and checks no parameter (``AllMinMax``
+    building a tuple of two kernels' results): what it returns fails only as its kernels do."""
+    fn = w.index.function(name)
+    if fn is None or not re.search(_KERNEL_CALL, fn.body) or "aclnnStatus" in fn.returns \
+            or fn.returns.split()[-1] == "bool":
+        return False
+    return not _checks_params(w, _compute_only(fn.body)) and not re.search(r"CHECK_RET|OP_CHECK", fn.body)
+
+
+def _made_local(w: Walk, rhs: str, env: dict, name: str) -> tuple | None:
+    """``std::get<k>(r)`` of a kernel's result, or what a compute helper returns: a kernel result."""
+    m = re.fullmatch(r"std::get<\d+>\(\s*(\w+)\s*\)", _strip(rhs))
+    if m and _kernel_made(env.get(m.group(1))):
+        return ("kernel-result", name)
+    call = _macro(_strip(rhs))
+    if call and match_close(_strip(rhs), _strip(rhs).index("(")) == len(_strip(rhs)) - 1 \
+            and _compute_helper(w, call[0]):
+        return ("kernel-result", name)
+    return None
+
+
+def _scalar_same_check(w: Walk, src: SourceFile, stmt: Stmt, cond: str, env: dict, code: int) -> bool:
+    """``CheckShapeAndScalarSame(r, out)`` (true when the view shapes are equal or both hold one
+    element) with ``r`` a reduction kernel's result and ``out`` the API's tensor: the reduced-shape
+    rule, with the one-element exemption."""
+    call = _macro(cond)
+    if not call or call[0].split("::")[-1] != "CheckShapeAndScalarSame" or len(call[1]) != 2:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or not _shape_or_scalar_body(fn):
+        return False
+    held = [env.get(_strip(a)) for a in call[1]]
+    shapes = [h[2] if isinstance(h, tuple) and h[:1] == ("tensor-dtype",) and len(h) == 3 else None for h in held]
+    for mine, other in ((0, 1), (1, 0)):
+        if shapes[mine] is not None and isinstance(held[other], T):
+            _, tensor, dims, keepdim, noop = shapes[mine]
+            _check(w, src, stmt.offset, "reduced_shape",
+                   _args(param=held[other].name, of=tensor, dims=dims, keepdim=keepdim, scalar_same=True,
+                         **({"noop": noop} if noop is not False else {})), code, stmt.text)
+            return True
+    raise Unreadable(f"the shape of a kernel's result the reader does not know: {cond}")
+
+
+def _shape_or_scalar_body(fn: Function) -> bool:
+    """``fn(t0, t1)``: true when the view shapes are equal, or when both have one element; else false."""
+    if len(fn.params) != 2:
+        return False
+    b = re.sub(r"\s+", " ", re.sub(r"\bOP_LOG\w*\s*\([^;]*\)\s*;", "", fn.body)).strip()
+    t0, t1 = (re.escape(p) for p in fn.params)
+    return bool(re.fullmatch(
+        rf"auto const& (\w+) = {t0}->GetViewShape\(\); auto const& (\w+) = {t1}->GetViewShape\(\); "
+        rf"if \(\1 == \2\) {{ return true; }} if \(\1\.GetShapeSize\(\) == 1 && \2\.GetShapeSize\(\) == 1\) "
+        rf"{{ return true; }} return false;", b))
+
+
+def _enclosing_body(src: SourceFile, offset: int) -> str:
+    for fn in src.functions.values():
+        if fn.body_offset <= offset < fn.body_offset + len(fn.body):
+            return fn.body
+    return ""
+
+
+def _all_dims_of(body: str, arr: str, count: str) -> str | None:
+    """``arr`` holds 0 .. n-1 for ``count`` set to a tensor's rank in ``body`` (``dimNum =
+    self->GetViewShape().GetDimNum(); for (i = 0; i < dimNum; i++) { dims[i] = i; }``): that tensor."""
+    m = re.search(rf"\b{re.escape(count)}\s*=\s*(\w+)\s*->\s*GetViewShape\(\)\s*\.\s*GetDimNum\(\)\s*;", body)
+    loop = re.search(rf"for\s*\([^;]*\b(\w+)\s*=\s*0\s*;\s*\1\s*<\s*(?:static_cast<\s*\w+\s*>\(\s*)?"
+                     rf"{re.escape(count)}\s*\)?\s*;[^)]*\)\s*\{{?\s*{re.escape(arr)}\s*\[\s*\1\s*\]\s*=\s*\1\s*;\s*\}}?",
+                     body)
+    writes = re.findall(rf"\b{re.escape(arr)}\s*\[[^\]]*\]\s*=(?!=)", body)
+    return m.group(1) if m and loop and len(writes) == 1 else None
+
+
+_ALLOC_DIMS = r"(?:\w+(?:\.get\(\))?\s*->\s*)?AllocIntArray\(\s*(\w+)\s*,\s*(\w+)\s*\)"
+_CONVERT = r"(?:\w+(?:\.get\(\))?\s*->\s*)?ConvertToTensor\((.*)\)"
+
+
+def _dims_local(w: Walk, src: SourceFile, stmt: Stmt, rhs: str, env: dict) -> tuple | None:
+    """The dims a reduction kernel is given: ("all-dims", tensor) for an int array of every dim of
+    an API tensor (built here, or returned by a helper building it from its tensor parameter);
+    ("dims-of", name) for a tensor made of the API's int array or its one int."""
+    rhs = _strip(rhs)
+    m = re.fullmatch(_ALLOC_DIMS, rhs)
+    if m:
+        t = _all_dims_of(_enclosing_body(src, stmt.offset), m.group(1), m.group(2))
+        return ("all-dims", env[t].name) if t and isinstance(env.get(t), T) else None
+    m = re.fullmatch(_CONVERT, rhs, re.S)
+    if m:
+        args = [a.strip() for a in split_args(m.group(1))]
+        one = re.fullmatch(r"&\s*(\w+)", args[0]) if len(args) == 3 and args[1] == "1" else None
+        v = env.get(one.group(1) if one else args[0])
+        if one and isinstance(v, T) and re.search(r"int64_t|int32_t", w.ptypes.get(v.name, "")):
+            return ("dims-of", v.name)
+        if len(args) == 2 and isinstance(v, T) and "IntArray" in w.ptypes.get(v.name, ""):
+            return ("dims-of", v.name)
+        if len(args) == 2 and isinstance(v, tuple) and v[:1] == ("all-dims",):
+            return v
+        return None
+    call = _macro(rhs)
+    fn = w.index.function(call[0]) if call and match_close(rhs, rhs.index("(")) == len(rhs) - 1 else None
+    if fn is None or len(fn.params) != len(call[1]):
+        return None
+    back = re.findall(r"\breturn\s+(\w+)\s*;", fn.body)
+    sets = re.findall(rf"\b{back[0]}\s*=\s*({_ALLOC_DIMS})\s*;", fn.body) if len(back) == 1 else []
+    if len(sets) != 1 or re.search(r"ACLNN_ERR_PARAM|OP_CHECK|CHECK_RET", fn.body):
+        return None
+    t = _all_dims_of(fn.body, sets[0][1], sets[0][2])
+    arg = call[1][fn.params.index(t)].strip() if t in fn.params else None
+    return ("all-dims", env[arg].name) if arg and isinstance(env.get(arg), T) else None
+
+
+def _lambda_like(rhs: str, env: dict) -> tuple | None:
+    """An immediately invoked lambda every return of which gives one tensor of the compute path or a
+    Cast of it (the dtype chosen in branches): ("like", the API tensor whose shape it has). A local
+    it reassigns must be a view of that tensor (``const_cast``)."""
+    m = re.fullmatch(r"\[[^\]]*\]\s*\(\s*\)\s*(?:->\s*[^{]+)?\{(.*)\}\s*\(\s*\)", _strip(rhs), re.S)
+    if not m or re.search(r"ACLNN_ERR_PARAM|OP_CHECK|CHECK_RET", m.group(1)):
+        return None
+    body = m.group(1)
+    sources = {r.group(1) or r.group(2) for r in re.finditer(
+        r"\breturn\s+(?:(\w+)\s*;|l0op::Cast\(\s*(\w+)\s*,[^;]*\)\s*;)", body)}
+    if len(sources) != 1 or len(re.findall(r"\breturn\b", body)) != len(re.findall(
+            r"\breturn\s+(?:\w+\s*;|l0op::Cast\(\s*\w+\s*,[^;]*\)\s*;)", body)):
+        return None
+    v = sources.pop()
+    for a in re.finditer(rf"(?<![\w>.])\b{re.escape(v)}\s*=(?!=)\s*(\w+)\s*;", body):
+        if not re.search(rf"\b{a.group(1)}\s*=\s*const_cast<[^>]*>\(\s*{re.escape(v)}\s*\)", body):
+            return None
+    if re.search(rf"(?<![\w>.])\b{re.escape(v)}\s*=(?!=)(?!\s*\w+\s*;)", body):
+        return None
+    tensor = _shape_like(env.get(v))
+    return ("like", tensor) if tensor else None
 
 
 def _kernel_made(held: Any) -> bool:
@@ -1349,16 +1558,25 @@ def _status_local(last: str, stmts: tuple[Stmt, ...]) -> bool:
                               for s in sets)
 
 
-def _compute_only(text: str) -> str:
+def _compute_only(text: str, w: Walk | None = None, env: dict | None = None) -> str:
     """``text`` without the inner-status checks of a compute path (``CHECK_RET(x != nullptr,
     ACLNN_ERR_INNER_NULLPTR)``) and the statuses of calls passed on: what is left is what could
     check a parameter."""
     text = re.sub(r"CHECK_RET\s*\([^;]*,\s*ACLNN_ERR_INNER_\w+\s*\)", "", text)
     # a kernel's result checked with a parameter status (``auto r = l0op::Mul(...); CHECK_RET(r !=
-    # nullptr, ACLNN_ERR_PARAM_NULLPTR)``): the kernel's own failure, as _kernel_made says
+    # nullptr, ACLNN_ERR_PARAM_NULLPTR)``): the kernel's own failure, as _kernel_made says; so are
+    # an element of one (``std::get<0>(r)``) and what a compute helper of the file returns
     made = set(re.findall(r"\b(\w+)\s*=\s*" + _KERNEL_CALL, text))
-    text = re.sub(r"CHECK_RET\s*\(\s*(\w+)\s*!=\s*nullptr\s*,\s*ACLNN_ERR_PARAM_NULLPTR\s*\)",
-                  lambda m: "" if m.group(1) in made else m.group(0), text)
+    made |= {k for k, v in (env or {}).items() if _kernel_made(v)}
+    if w is not None:
+        made |= {m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*([A-Za-z_][\w:]*)\s*\(", text)
+                 if _compute_helper(w, m.group(2))}
+    for _ in range(2):   # an element of a made tuple, taken after it
+        made |= {m.group(1) for m in re.finditer(r"\b(\w+)\s*=\s*std::get<\d+>\(\s*(\w+)\s*\)", text)
+                 if m.group(2) in made}
+    text = re.sub(r"CHECK_RET\s*\(([^;]*?),\s*ACLNN_ERR_PARAM_NULLPTR\s*\)",
+                  lambda m: "" if _nonnull_names(m.group(1)) and set(_nonnull_names(m.group(1))) <= made
+                  else m.group(0), text)
     # a call's status passed on (``ret = FillScalar(...); CHECK_RET(ret == ACLNN_SUCCESS, ret)``): the
     # call stays in the text, so a parameter check it makes is still found
     return re.sub(r"CHECK_RET\s*\(\s*(\w+)\s*==\s*ACLNN_SUCCESS\s*,\s*\1\s*\)", "", text)
@@ -1402,7 +1620,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
         return
     inner = "".join(s.text + ";" for s in _flatten(stmt.then + stmt.orelse))
-    compute = _compute_only(inner)   # an inner status checked on the compute path is no parameter check
+    compute = _compute_only(inner, w, env)   # an inner status checked on the compute path is no parameter check
     if _checks_params(w, compute) or re.search(r"CHECK_RET", compute):
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):

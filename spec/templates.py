@@ -5,6 +5,7 @@ Case (the spec) and a RawCall (the emulator). Predicates follow the opbase defin
 uses (op_error_check.h, IsPrivateFormat, CheckBroadcastShape, CanCast)."""
 from __future__ import annotations
 
+import math
 import operator
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
@@ -643,15 +644,18 @@ def _flag(call: CallView, value: Any) -> bool:
 
 
 def _reduced_shape(call: CallView, a: Mapping) -> bool:
-    """``param``'s view shape is not the reduction of ``of``'s over the attribute ``dims``
-    (``keepdim``, ``noop``: bool attributes or literals), as the host code's infer-shape helper
-    builds it."""
+    """``param``'s view shape is not the reduction of ``of``'s over the attribute ``dims`` (None: every
+    dim; ``keepdim``, ``noop``: bool attributes or literals), as the host code's infer-shape helper or
+    a reduction kernel's infer function builds it."""
     t, out = call.tensor(a["of"]), call.tensor(a["param"])
     if t is None or out is None:
         return False
-    expected = reduced_shape(t.shape, call.attrs.get(a["dims"]), _flag(call, a.get("keepdim", False)),
-                             _flag(call, a.get("noop", False)))
-    return expected is not None and tuple(out.shape) != expected
+    expected = reduced_shape(t.shape, call.attrs.get(a["dims"]) if a["dims"] is not None else None,
+                             _flag(call, a.get("keepdim", False)), _flag(call, a.get("noop", False)))
+    if expected is None or tuple(out.shape) == expected:
+        return False
+    # ``scalar_same``: the host code also accepts two shapes of one element each ([1] for [])
+    return not (a.get("scalar_same") and math.prod(expected) == 1 and math.prod(out.shape) == 1)
 
 
 def _attr_dims_nonzero(call: CallView, a: Mapping) -> bool:

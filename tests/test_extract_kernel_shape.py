@@ -1,0 +1,300 @@
+"""The shape of a reduction kernel's result (its l0op's INFER_SHAPE and the op_host infer function
+registered for the op type), compared with the API's ``out`` by a shape-or-one-element check; and the
+results of compute helpers (a tuple of two kernels' results) checked against null. Each construct is
+read into its rule or into no rule, and a variant of it stays unread (never a guess)."""
+from __future__ import annotations
+
+import pytest
+
+from aclnn_conformance.extract.cpp import read_source
+from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
+from aclnn_conformance.spec.templates import CallView, TensorView, predicate
+
+COMMON_INFER = """
+namespace Ops { namespace Math {
+inline ge::graphStatus InferShape4ReduceCommon(gert::InferShapeContext* context, const char* opName,
+                                               bool hasNoopAttr = true)
+{
+    const bool* keepDims = attrs->GetAttrPointer<bool>(0);
+    if (hasNoopAttr) {
+        const bool* noopWithEmptyAxes = attrs->GetAttrPointer<bool>(1);
+    }
+    auto ret = ProcessEmptyAxesWithNoopWithEmptyAxes(context, inShape, outShape, keepDims, noopWithEmptyAxes);
+}
+} }
+"""
+
+COMMON_FORM = """
+namespace ops {
+static ge::graphStatus InferShape4Snip(gert::InferShapeContext* context)
+{
+    return InferShape4ReduceCommon(context, "InferShape4Snip"%s);
+}
+IMPL_OP_INFERSHAPE(ReduceSnip).InferShape(InferShape4Snip).InputsDataDependency({1});
+}
+"""
+
+OWN_FORM = """
+namespace ops {
+static ge::graphStatus InferShape4Own(gert::InferShapeContext* context)
+{
+    auto inShape = context->GetInputShape(0);
+    auto axesTensor = context->GetInputTensor(1);
+    auto outShape = context->GetOutputShape(0);
+    auto attrs = context->GetAttrs();
+    const bool* keepDims = attrs->GetAttrPointer<bool>(0);
+    auto axesSize = static_cast<int32_t>(axesTensor->GetShapeSize());
+    OP_CHECK_IF(axesSize < 0, OP_LOGE(context->GetNodeName(), "axes num cannot be less than 0!"),
+                return ge::GRAPH_FAILED);
+    if (axesSize == %s) {
+        *outShape = *inShape;
+        return ge::GRAPH_SUCCESS;
+    }
+    auto dtype = axesTensor->GetDataType();
+    if (dtype == ge::DT_INT32) {
+        return ReduceDims<int32_t>(inShape, axesTensor, axesSize, *keepDims, outShape);
+    }
+    return ReduceDims<int64_t>(inShape, axesTensor, axesSize, *keepDims, outShape);
+}
+IMPL_OP_INFERSHAPE(ReduceSnip).InferShape(InferShape4Own).InputsDataDependency({1});
+}
+"""
+
+KERNEL = """
+namespace l0op {
+OP_TYPE_REGISTER(ReduceSnip);
+static const aclTensor* ReduceSnipAiCore(const aclTensor* self, const aclTensor* dimList, bool keepDim,
+    bool noop, const aclTensor* snipOut, aclOpExecutor* executor)
+{
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(ReduceSnip, OP_INPUT(self, dimList), OP_OUTPUT(snipOut));
+    OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE(ret != ACLNN_SUCCESS, return nullptr, "failed.");
+    return snipOut;
+}
+
+const aclTensor* ReduceSnip(const aclTensor* self, const aclIntArray* dim, bool keepDim, aclOpExecutor* executor)
+{
+    if (self->GetViewShape().GetDimNum() == 0) {
+        return self;
+    }
+    auto dimList = executor->ConvertToTensor(dim, op::DataType::DT_INT64);
+    auto snipOut = executor->AllocTensor(self->GetViewShape(), self->GetDataType());
+    bool noopWithEmptyAxes = true;
+    auto ret = INFER_SHAPE(ReduceSnip, OP_INPUT(self, dimList), OP_OUTPUT(snipOut), OP_ATTR(keepDim, noopWithEmptyAxes));
+    if (ret != ACLNN_SUCCESS) {
+        return nullptr;
+    }
+    %s
+    return ReduceSnipAiCore(self, dimList, keepDim, noopWithEmptyAxes, snipOut, executor);
+}
+}
+"""
+
+CHECK_HEADER = """
+static bool CheckShapeAndScalarSame(const aclTensor* t0, const aclTensor* t1)
+{
+    auto const& t0Shape = t0->GetViewShape();
+    auto const& t1Shape = t1->GetViewShape();
+    if (t0Shape == t1Shape) {
+        return true;
+    }
+    if (t0Shape.GetShapeSize() == 1 && t1Shape.GetShapeSize() == 1) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The tensor's shape is not equal.");
+    return false;
+}
+"""
+
+API = """
+static aclIntArray* AllDims(const aclTensor* self, aclOpExecutor* executor)
+{
+    uint64_t dimNum = self->GetViewShape().GetDimNum();
+    int64_t dimList[dimNum];
+    for (size_t i = 0; i < dimNum; i++) {
+        dimList[i] = i;
+    }
+    aclIntArray* dim = executor->AllocIntArray(dimList, dimNum);
+    return dim;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dims, bool keepDim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    %s
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto selfCast = [&selfContiguous, &out]() -> const aclTensor* {
+        if (IsRegBase()) {
+            return selfContiguous;
+        }
+        return l0op::Cast(selfContiguous, out->GetDataType(), uniqueExecutor.get());
+    }();
+    auto snipResult = l0op::ReduceSnip(selfCast, reduceDims, %s, uniqueExecutor.get());
+    CHECK_RET(snipResult != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(CheckShapeAndScalarSame(snipResult, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+NAMES = ["self", "dims", "keepDim", "out", "workspaceSize", "executor"]
+
+
+def _checkout(tmp_path, infer: str = COMMON_FORM % "", kernel: str = KERNEL % "", common: str = COMMON_INFER):
+    (tmp_path / "common" / "inc" / "op_host").mkdir(parents=True)
+    (tmp_path / "common" / "inc" / "op_host" / "infershape_reduce_util.h").write_text(common)
+    (tmp_path / "math" / "reduce_snip" / "op_host").mkdir(parents=True)
+    (tmp_path / "math" / "reduce_snip" / "op_host" / "reduce_snip_infershape.cpp").write_text(infer)
+    (tmp_path / "math" / "reduce_snip" / "op_api").mkdir(parents=True)
+    (tmp_path / "math" / "reduce_snip" / "op_api" / "reduce_snip.cpp").write_text(kernel)
+    return tmp_path
+
+
+def _kernel_shape(root):
+    kernels = KernelIndex(root)
+    fn = kernels.function("ReduceSnip", 4)
+    return kernel_reduce_shape(fn, kernels.source_of("ReduceSnip"), InferShapeIndex(root))
+
+
+def _walk(root, dims: str = "auto reduceDims = dims;", flags: str = "keepDim") -> list:
+    src = read_source("snippet.cpp", API % (dims, flags))
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    check = read_source("aclnn_check.h", CHECK_HEADER)
+    return walk_api(Index(src, [check], [], KernelIndex(root)), fn, {p: T(n) for p, n in zip(fn.params, NAMES)},
+                    "atlas-a2")
+
+
+# ---- the infer function and the kernel ----
+
+@pytest.mark.parametrize("third,noop", [("", "attr"), (", true", "attr"), (", false", False)])
+def test_the_common_reduce_infer_reads_its_noop_from_the_attribute_or_the_call(tmp_path, third, noop):
+    root = _checkout(tmp_path, infer=COMMON_FORM % third)
+    assert InferShapeIndex(root).reduce_infer("ReduceSnip").noop == noop
+
+
+def test_the_common_reduce_infer_of_another_helper_is_not_read(tmp_path):
+    root = _checkout(tmp_path, common=COMMON_INFER.replace("GetAttrPointer<bool>(1)", "GetAttrPointer<bool>(2)"))
+    assert InferShapeIndex(root).reduce_infer("ReduceSnip") is None
+
+
+def test_an_own_reduce_infer_keeps_the_shape_on_empty_dims(tmp_path):
+    root = _checkout(tmp_path, infer=OWN_FORM % "0")
+    got = InferShapeIndex(root).reduce_infer("ReduceSnip")
+    assert got.noop is True and got.path == "math/reduce_snip/op_host/reduce_snip_infershape.cpp"
+
+
+def test_an_own_infer_doing_something_else_on_empty_dims_is_not_read(tmp_path):
+    root = _checkout(tmp_path, infer=OWN_FORM % "1")
+    assert InferShapeIndex(root).reduce_infer("ReduceSnip") is None
+
+
+def test_a_kernel_returning_its_inferred_output_is_a_reduction_of_its_input(tmp_path):
+    ks = _kernel_shape(_checkout(tmp_path))
+    # self (0) over dim (1, converted to a tensor in the kernel), keepDim (2), the local noop true
+    assert (ks.data, ks.axes, ks.keepdim, ks.noop) == (0, 1, 2, True)
+
+
+@pytest.mark.parametrize("after", [
+    "snipOut->SetViewShape(self->GetViewShape());",                      # reshaped after the inference
+    "snipOut = executor->AllocTensor(op::Shape({}), self->GetDataType());",   # replaced
+])
+def test_a_kernel_changing_its_output_after_the_inference_is_not_read(tmp_path, after):
+    assert _kernel_shape(_checkout(tmp_path, kernel=KERNEL % after)) is None
+
+
+# ---- the walk: the reduced-shape rule, with the one-element exemption ----
+
+def test_the_shape_or_scalar_check_of_a_reduction_kernel_is_the_reduced_shape_rule(tmp_path):
+    events = _walk(_checkout(tmp_path))
+    assert [(e.kind, e.template) for e in events] == [("check", "reduced_shape")]
+    assert dict(events[0].args) == {"param": "out", "of": "self", "dims": "dims", "keepdim": "keepDim",
+                                    "noop": True, "scalar_same": True}
+    assert events[0].status == 161002
+
+
+def test_every_dim_of_a_helper_built_list_reduces_all(tmp_path):
+    events = _walk(_checkout(tmp_path), dims="auto reduceDims = AllDims(self, uniqueExecutor.get());",
+                   flags="false")
+    assert dict(events[0].args) == {"param": "out", "of": "self", "dims": None, "keepdim": False,
+                                    "scalar_same": True}
+
+
+@pytest.mark.parametrize("dims", [
+    "auto reduceDims = SomeDims(self, dims);",   # dims the reader does not know
+])
+def test_a_shape_or_scalar_check_of_a_result_whose_shape_is_unknown_is_unread(tmp_path, dims):
+    events = _walk(_checkout(tmp_path), dims=dims)
+    assert events[-1].kind == "unread" and "CheckShapeAndScalarSame" in events[-1].text
+
+
+def test_a_kernel_whose_infer_function_is_not_read_leaves_the_check_unread(tmp_path):
+    events = _walk(_checkout(tmp_path, infer=OWN_FORM % "1"))
+    assert events[-1].kind == "unread"
+
+
+def _call(self_shape, out_shape, dims, keepdim=False):
+    return CallView(tensors={"self": TensorView("FLOAT", self_shape, "ND"), "out": TensorView("FLOAT", out_shape, "ND")},
+                    attrs={"dims": dims, "keepDim": keepdim}, null_outputs=frozenset())
+
+
+@pytest.mark.parametrize("self_shape,out_shape,dims,keepdim,violated", [
+    ((2, 3), (3,), [0], False, False),
+    ((2, 3), (2, 3), [0], False, True),
+    ((2, 3), (1, 3), [0], True, False),
+    ((2, 3), (), None, False, False),      # every dim
+    ((2, 3), (1,), None, False, False),    # one element for one element: accepted
+    ((2, 3), (1, 1), None, False, False),
+    ((2, 3), (2,), None, False, True),
+    ((3, 1), (1, 1), [0], False, False),   # (1,) expected: one element each
+    ((3, 2), (1, 1), [0], False, True),    # (2,) expected
+    ((2, 3), (3,), [0, 0], False, False),  # a dim named twice reduces once
+])
+def test_reduced_shape_with_the_one_element_exemption_by_hand(self_shape, out_shape, dims, keepdim, violated):
+    rule = predicate("reduced_shape", {"param": "out", "of": "self", "dims": "dims" if dims is not None else None,
+                                       "keepdim": "keepDim", "scalar_same": True})
+    assert rule(_call(self_shape, out_shape, dims, keepdim)) is violated
+
+
+# ---- compute helpers: a tuple of kernel results checked against null ----
+
+HELPER_API = """
+static std::tuple<const aclTensor*, const aclTensor*> BothEnds(const aclTensor* self, aclOpExecutor* executor)
+{
+    %s
+    const aclTensor* low = l0op::ReduceMin(self, executor);
+    const aclTensor* high = l0op::ReduceMax(self, executor);
+    return std::tuple<const aclTensor*, const aclTensor*>(low, high);
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dims, bool keepDim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    auto lowTensor = self;
+    auto highTensor = self;
+    if (NeedBothEnds(self)) {
+        auto ends = BothEnds(self, uniqueExecutor.get());
+        lowTensor = std::get<0>(ends);
+        highTensor = std::get<1>(ends);
+        CHECK_RET(lowTensor != nullptr && highTensor != nullptr, ACLNN_ERR_PARAM_NULLPTR);
+    }
+    OP_CHECK_DTYPE_NOT_SAME(self, out, return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def _walk_helper(check: str) -> list:
+    src = read_source("snippet.cpp", HELPER_API % check)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    return walk_api(Index(src, []), fn, {p: T(n) for p, n in zip(fn.params, NAMES)}, "atlas-a2")
+
+
+def test_a_null_tuple_element_of_a_compute_helper_is_no_parameter_check():
+    events = _walk_helper("")
+    assert [(e.kind, e.template) for e in events] == [("check", "dtypes_equal")]
+
+
+def test_a_helper_checking_a_parameter_makes_its_branch_unread():
+    events = _walk_helper("OP_CHECK_NULL(self, return {});")
+    assert events[0].kind == "unread" and "NeedBothEnds" in events[0].text
