@@ -325,7 +325,8 @@ def _code_rules(prefix: str, per_product: dict[str, list[Event]], cite, unread: 
                 "a construct the reader does not recognise: every call that passes the checks before it is not judged"
             unread.append({"what": first.text, "where": citations[0], "why": why, "products": products})
             rules.append(_rule(prefix, n, "value" if kind == "unread-values" else "check", "unread", "unread",
-                               {"unless_empty": empty.get("params", []) if empty else []},
+                               {"unless_empty": empty.get("params", []) if empty else [],
+                                **({"when": args_d["when"]} if "when" in args_d else {})},
                                {"cann": {"not_judged": True, "products": products}}, "unread", citations,
                                first.text))
             continue

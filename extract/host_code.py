@@ -161,7 +161,7 @@ class KernelIndex:
                     continue
                 src = read_source(str(path.relative_to(self.root)), text)
                 for fname, fns in src.overloads.items():
-                    defined = len(re.findall(r"(?m)^[\w:<>\s\*&]*?\b" + re.escape(fname) + r"\s*\(", text))
+                    defined = len(re.findall(r"(?m)^[\w:<>\s\*&,]*?\b" + re.escape(fname) + r"\s*\(", text))   # a tuple's , too
                     self._functions[fname] = None if fname in self._functions or defined != len(fns) else fns
                     self._sources[fname] = src
         fns = self._functions.get(name.split("::")[-1])
@@ -600,7 +600,34 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         env[name] = _value(w, rhs, env)
     except Unreadable:
         env[name] = _dtype_or_opaque(w, rhs, env)
-    _forget_if_mutated(src, stmt, env, name)
+    if not _split_shape(w, src, stmt, env, name):
+        _forget_if_mutated(src, stmt, env, name)
+
+
+def _split_shape(w: Walk, src: SourceFile, stmt: Stmt, env: dict, name: str) -> bool:
+    """``op::Shape s = t->GetViewShape();`` followed by ``int64_t v = s.GetDim(d) / N; s.SetDim(d, v);``
+    with d an integer argument's dim of t, wrapped, and no other change of s: ``s`` holds t's shape
+    with that dim divided by N (``("split-shape", t, attr, N)``)."""
+    value = env.get(name)
+    fn = next((f for f in src.functions.values()
+               if f.body_offset <= stmt.offset < f.body_offset + len(f.body)), None)
+    if not (isinstance(value, tuple) and value[:1] == ("shape-of",)) or fn is None:
+        return False
+    rest = fn.body[stmt.offset - fn.body_offset + len(stmt.text):]
+    n, idx = re.escape(name), r"(?:static_cast<\s*size_t\s*>\(\s*)?(\w+)\s*\)?"
+    m = re.match(rf";?\s*(?:int64_t|auto)\s+(\w+)\s*=\s*{n}\s*\.\s*GetDim\(\s*{idx}\)\s*/\s*(\w+)\s*;"
+                 rf"\s*{n}\s*\.\s*SetDim\(\s*{idx}\s*,\s*\1\s*\)\s*;", rest)
+    if not m or m.group(2) != m.group(4):
+        return False
+    after = rest[m.end():]
+    if re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*)\s*\(|=(?!=)|\[)|&\s*{n}\b", after):
+        return False
+    held = env.get(m.group(2))
+    by = int(m.group(3)) if m.group(3).isdigit() else w.index.constant(m.group(3))
+    if not (isinstance(held, tuple) and held[:1] == ("wrapped-dim",) and held[2] == value[1] and by):
+        return False
+    env[name] = ("split-shape", value[1], held[1], by)
+    return True
 
 
 # ops-math math/cast/op_api/cast.cpp:276-279: l0op::Cast falls back to AICPU for any pair of these
@@ -634,9 +661,12 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     if fn is None or len(fn.params) < len(args):
         return None
     result = _allocated_dtype(fn, w.index.kernels.source_of(call[0]))
-    if result is None:
-        return None
     shape = _kernel_shape(w, fn, args, env)
+    elements = _tuple_dtypes(fn, w.index.kernels.source_of(call[0])) if result is None else None
+    if elements is not None:   # a tuple of tensors: each element's dtype from the arguments
+        return ("tensor-tuple", tuple(_argument_dtype(w, fn, args, env, e) for e in elements), shape)
+    if result is None:   # its dtype not read: its shape may be
+        return None if shape is None else ("tensor-dtype", None, shape)
     if result[0] == "dtype":
         return ("tensor-dtype", result, shape)
     param = fn.params.index(result[1])
@@ -663,8 +693,10 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
         return None
     tensor = _shape_like(env.get(_strip(args[ks.data])))
     dims = env.get(_strip(args[ks.axes]))
-    if isinstance(dims, T) and ("IntArray" in w.ptypes.get(dims.name, "")):
-        dims = dims.name
+    if isinstance(dims, T) and ("IntArray" in w.ptypes.get(dims.name, "")
+                                or re.search(r"int(?:64|32)_t", w.ptypes.get(dims.name, ""))
+                                and re.search(r"int(?:64|32)_t", fn.param_types[ks.axes])):
+        dims = dims.name   # the API's int array, or its one int passed to a kernel's int
     elif isinstance(dims, tuple) and dims[:1] == ("all-dims",) and dims[1] == tensor:
         dims = None
     elif isinstance(dims, tuple) and dims[:1] == ("dims-of",):
@@ -690,7 +722,8 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
     if tensor is None:
         return None
     # every dim named: a rank-0 tensor's list is empty and keeps its shape, which reducing it gives too
-    return ("rshape", tensor, dims, flags[0], False if dims is None else flags[1])
+    shape = ("rshape", tensor, dims, flags[0], False if dims is None else flags[1])
+    return shape + ("one-element",) if ks.one_element else shape
 
 
 def _shape_like(held: Any) -> str | None:
@@ -702,7 +735,66 @@ def _shape_like(held: Any) -> str | None:
         return held[1]
     if isinstance(held, tuple) and held[:1] == ("cast-of",) and len(held) == 4:
         return held[3]
+    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 \
+            and isinstance(held[2], tuple) and held[2][:1] == ("like",):
+        return held[2][1]
     return None
+
+
+def _argument_dtype(w: Walk, fn: Function, args: list[str], env: dict, result: tuple) -> tuple | None:
+    """The dtype expression ``result`` (as _allocated_dtype gives it) takes for this call's arguments."""
+    if result[0] == "dtype":
+        return result
+    param = fn.params.index(result[1])
+    if param >= len(args):   # a defaulted parameter decides it: not read
+        return None
+    if result[0] == "of":
+        return _tensor_dtype(w, args[param], env)
+    try:   # a DataType argument
+        return _dexpr_of(w, args[param], env)
+    except Unreadable:
+        return None
+
+
+def _tuple_dtypes(fn: Function, src: SourceFile | None) -> list[tuple] | None:
+    """The dtype of each element of the tuple a kernel function returns (every non-null return: a
+    ``std::tuple<...>(a, b)`` of locals set once by ``AllocTensor`` or of tensor parameters, directly
+    or through a function of the file returning its parameters so), when every return agrees."""
+    found = set()
+    for expr in re.findall(r"\breturn\s+([^;]+);", fn.body):
+        expr = expr.strip()
+        if expr == "{}" or re.match(r"nullptr\b", expr):
+            continue
+        call = _macro(expr) if src is not None else None
+        names = _tuple_names(expr)
+        if names is None and call and match_close(expr, expr.index("(")) == len(expr) - 1:
+            callee = src.functions.get(call[0])
+            if callee is None or len(callee.params) != len(call[1]):
+                return None
+            backs = {tuple(n) for e in re.findall(r"\breturn\s+([^;]+);", callee.body)
+                     if (n := _tuple_names(e.strip()))}
+            if len(backs) != 1 or any(p not in callee.params for p in next(iter(backs))):
+                return None
+            names = [call[1][callee.params.index(p)].strip() for p in backs.pop()]
+        if not names:
+            return None
+        dtypes = []
+        for n in names:
+            if n in fn.params and "aclTensor" in fn.param_types[fn.params.index(n)]:
+                dtypes.append(("of", n))
+            else:
+                dtypes.append(_alloc_local_dtype(fn, n))
+        if None in dtypes:
+            return None
+        found.add(tuple(dtypes))
+    return list(found.pop()) if len(found) == 1 else None
+
+
+def _tuple_names(expr: str) -> list[str] | None:
+    """``std::tuple<...>(a, b)``: [a, b] (names only, not nullptr); None otherwise."""
+    m = re.fullmatch(r"std::tuple<[^()]*>\((.*)\)", expr, re.S)
+    names = [a.strip() for a in split_args(m.group(1))] if m else []
+    return names if names and all(re.fullmatch(r"\w+", n) and n != "nullptr" for n in names) else None
 
 
 def _allocated_dtype(fn: Function, src: SourceFile | None = None) -> tuple | None:
@@ -751,6 +843,9 @@ def _alloc_local_dtype(fn: Function, local: str) -> tuple | None:
     """The dtype of ``local``, set once in ``fn`` by ``executor->AllocTensor(...)``, or as a view of a
     tensor parameter (``executor->CreateView(x, ...)``, ``const_cast<aclTensor*>(x)``: x's dtype)."""
     sets = re.findall(r"\b" + local + r"\s*=(?!=)\s*(.+?);", fn.body, re.S)
+    if len(sets) > 1:   # set again (a new shape): the one dtype every allocation gives, if one
+        each = {_alloc_local_dtype(replace(fn, body=f"{local} = {x};"), local) for x in sets}
+        return each.pop() if len(each) == 1 and None not in each else None
     if len(sets) != 1:
         return None
     q = _split_top(sets[0].strip(), "?")
@@ -1071,6 +1166,17 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     if isinstance(held, tuple) and held[:1] == ("cast-of",):
         if _cast_cannot_fail(w, held):
             return   # the cast of two dtypes AICPU converts: no parameter check
+        if held[1] is not None and held[2] is not None:
+            # the calls casting between two dtypes AICPU converts pass it; the others are not judged
+            always = tuple(sorted(CAST_ALWAYS))
+            sides = [("in", e, always) for e in dict.fromkeys(held[1:3])
+                     if not (_dtype_values(w, e) is not None and _dtype_values(w, e) <= CAST_ALWAYS)]
+            guard = ("not", sides[0] if len(sides) == 1 else ("and", *sides))
+            path, line = _cite(src, stmt.offset)
+            w.events.append(Event("unread", "", _guarded_args(w, "unread", (("when", guard),)), None, path, line,
+                                  " ".join(f"a Cast whose dtypes the reader bounds only inside the AICPU "
+                                           f"conversions: {stmt.text}".split())[:160]))
+            return
         raise Unreadable("a Cast whose dtypes the reader does not bound")
     succeeded = re.fullmatch(r"(.+?)\s*==\s*ACLNN_SUCCESS", cond, re.S)
     if succeeded and _remapped_call(w, succeeded.group(1), env, code):
@@ -1126,8 +1232,13 @@ def _compute_helper(w: Walk, name: str) -> bool:
 
 def _made_local(w: Walk, rhs: str, env: dict, name: str) -> tuple | None:
     """``std::get<k>(r)`` of a kernel's result, or what a compute helper returns: a kernel result."""
-    m = re.fullmatch(r"std::get<\d+>\(\s*(\w+)\s*\)", _strip(rhs))
-    if m and _kernel_made(env.get(m.group(1))):
+    m = re.fullmatch(r"std::get<(\d+)>\(\s*(\w+)\s*\)", _strip(rhs))
+    held = env.get(m.group(2)) if m else None
+    if isinstance(held, tuple) and held[:1] == ("tensor-tuple",) and int(m.group(1)) < len(held[1]):
+        return ("tensor-dtype", held[1][int(m.group(1))], held[2])   # its elements share the shape
+    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 and held[2] is not None:
+        return ("tensor-dtype", None, held[2])   # an element of a tuple whose results share a shape
+    if m and _kernel_made(held):
         return ("kernel-result", name)
     call = _macro(_strip(rhs))
     if call and match_close(_strip(rhs), _strip(rhs).index("(")) == len(_strip(rhs)) - 1 \
@@ -1147,10 +1258,11 @@ def _scalar_same_check(w: Walk, src: SourceFile, stmt: Stmt, cond: str, env: dic
     if fn is None or not _shape_or_scalar_body(fn):
         return False
     held = [env.get(_strip(a)) for a in call[1]]
-    shapes = [h[2] if isinstance(h, tuple) and h[:1] == ("tensor-dtype",) and len(h) == 3 else None for h in held]
+    shapes = [h[2] if isinstance(h, tuple) and h[:1] == ("tensor-dtype",) and len(h) == 3
+              and isinstance(h[2], tuple) and h[2][:1] == ("rshape",) else None for h in held]
     for mine, other in ((0, 1), (1, 0)):
         if shapes[mine] is not None and isinstance(held[other], T):
-            _, tensor, dims, keepdim, noop = shapes[mine]
+            _, tensor, dims, keepdim, noop = shapes[mine][:5]   # one-element only: the check exempts it
             _check(w, src, stmt.offset, "reduced_shape",
                    _args(param=held[other].name, of=tensor, dims=dims, keepdim=keepdim, scalar_same=True,
                          **({"noop": noop} if noop is not False else {})), code, stmt.text)
@@ -1168,6 +1280,16 @@ def _shape_or_scalar_body(fn: Function) -> bool:
         rf"auto const& (\w+) = {t0}->GetViewShape\(\); auto const& (\w+) = {t1}->GetViewShape\(\); "
         rf"if \(\1 == \2\) {{ return true; }} if \(\1\.GetShapeSize\(\) == 1 && \2\.GetShapeSize\(\) == 1\) "
         rf"{{ return true; }} return false;", b))
+
+
+def _product_side(w: Walk, stmts: tuple[Stmt, ...], env: dict) -> tuple[Stmt, ...]:
+    """``stmts`` when they are one if decided by the product: the side taken (again, when it is one)."""
+    while len(stmts) == 1 and stmts[0].kind == "if":
+        decided = _product_bool(w, stmts[0].cond.strip(), env)
+        if decided is None:
+            break
+        stmts = stmts[0].then if decided else stmts[0].orelse
+    return stmts
 
 
 def _enclosing_body(src: SourceFile, offset: int) -> str:
@@ -1253,7 +1375,7 @@ def _kernel_made(held: Any) -> bool:
     """A local holding what a kernel call (``l0op::K(...)``, not a Cast) returned: a null result is
     that kernel's failure (its infer-shape and checks are read for no API, like the tiling), whatever
     status the op_api names for it (ACLNN_ERR_INNER_NULLPTR mostly, ACLNN_ERR_PARAM_NULLPTR in some)."""
-    if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("kernel-result",)):
+    if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("kernel-result",), ("tensor-tuple",)):
         return True
     if not isinstance(held, Opaque):
         return False
@@ -1448,9 +1570,12 @@ def _wrap_negative_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
     if not (isinstance(held, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)",
                                                    w.ptypes.get(held.name, "").strip())):
         return False
-    m = re.fullmatch(re.escape(d) + r"\s*(?:\+=\s*(.+)|=\s*" + re.escape(d) + r"\s*\+\s*(.+))", stmt.then[0].text.strip().rstrip(";"))
-    if not m:
+    m = re.fullmatch(r"(\w+)\s*(?:\+=\s*(.+)|=\s*\1\s*\+\s*(.+))", stmt.then[0].text.strip().rstrip(";"))
+    # the tested value, or a local copy of the same argument (``positive = dim; if (dim < 0) positive += n``)
+    if not m or not (m.group(1) == d or env.get(m.group(1)) == held):
         return False
+    d = m.group(1)
+    m = re.fullmatch(r"\w+\s*(?:\+=\s*(.+)|=\s*\w+\s*\+\s*(.+))", stmt.then[0].text.strip().rstrip(";"))
     try:
         rank = _lin(_value(w, m.group(1) or m.group(2), env))
     except Unreadable:
@@ -1588,6 +1713,11 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if decided is not None:
         _run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return
+    # a branch holding only a product branch (``if (IsRegBase()) { error } else { warn }``): the side
+    # this product takes, so a data branch failing on some products only reads as one that fails
+    then, orelse = _product_side(w, stmt.then, env), _product_side(w, stmt.orelse, env)
+    if (then, orelse) != (stmt.then, stmt.orelse):
+        stmt = replace(stmt, then=then, orelse=orelse)
     if _no_dims_return(w, stmt, env) or _value_return(w, stmt, env) or _rank0_return(w, stmt, env) \
             or _rank0_value_return(w, stmt, env) or _wrap_negative_dim(w, stmt, env):
         return
@@ -2182,6 +2312,13 @@ def _dims_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
     wrapped = _wrapped_dim_size(w, a, env)
     if wrapped is not None and op == "==" and _strip(b) == "0":
         return "attr_dims_nonzero", _args(attr=wrapped[0], tensor=wrapped[1])
+    mod = re.fullmatch(r"(\w+)\s*%\s*(\w+)", _strip(a))
+    if mod and op == "!=" and _strip(b) == "0":   # ``size % 2 != 0``: the size at the dim not even
+        held = env.get(mod.group(1))
+        size = _wrapped_dim_size(w, held.text if isinstance(held, Opaque) else mod.group(1), env)
+        by = int(mod.group(2)) if mod.group(2).isdigit() else w.index.constant(mod.group(2))
+        if size is not None and by:
+            return "attr_dim_divisible", _args(attr=size[0], tensor=size[1], by=by)
     try:
         x, y = _value(w, a, env), _value(w, b, env)
     except Unreadable:
@@ -2682,8 +2819,23 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     both = len(changed) == 2
     made = {k for k in env if (both or _kernel_made(env[k])) and all(
         _kernel_made(local.get(k)) for _, local in changed)}
+    both_set = set()
+    if both:   # a tensor set on both sides from one (``if (C) x = Cast(y, D); else x = y;``): its dtype a
+        # choice on the guard, its shape that tensor's
+        (g0, l0), (_, l1) = changed
+        for k in set(l0) & set(l1) - made:
+            if env.get(k) == l0[k] == l1[k]:
+                continue
+            like = {_shape_like(l0[k]), _shape_like(l1[k])}
+            d0, d1 = _tensor_dtype(w, k, l0), _tensor_dtype(w, k, l1)
+            if len(like) == 1 and None not in like:
+                shape = ("like", like.pop())
+                env[k] = ("tensor-dtype", ("if", g0, d0, d1), shape) if d0 and d1 else shape
+                both_set.add(k)
     for guard, local in changed:   # a dtype assigned in a branch: a choice on the branch's guard after it
         for k, v in local.items():
+            if k in both_set:
+                continue
             if k in made and env[k] != v:   # a kernel's result on every path: one still
                 env[k] = ("kernel-result", k)
                 continue
@@ -2725,7 +2877,7 @@ def _forget_assigned(stmt: Stmt, env: dict) -> None:
     them is unread, never read with the value from before the branch)."""
     assigned = [s for s in _flatten(stmt.then + stmt.orelse) if s.kind == "decl"]
     for s in assigned:
-        m = re.match(r"([A-Za-z_]\w*)\s*=(?!=)", s.text.strip())
+        m = re.match(r"([A-Za-z_]\w*)\s*(?:[-+*/%|&^]|<<|>>)?=(?!=)", s.text.strip())   # ``+=`` too
         if not m or m.group(1) not in env:
             continue
         name = m.group(1)
@@ -3173,9 +3325,16 @@ def _wrapped_dim_size(w: Walk, expr: str, env: dict) -> tuple[str, str] | None:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)\s*\.\s*GetDim\s*\(\s*(\w+)\s*\)", _strip(expr))
     held = env.get(m.group(2)) if m else None
     if not (isinstance(held, tuple) and held[:1] == ("wrapped-dim",) and isinstance(env.get(m.group(1)), T)
-            and env[m.group(1)].name == held[2] and ("not", ("rank-zero", held[2])) in w.guards):
+            and env[m.group(1)].name == held[2] and (("not", ("rank-zero", held[2])) in w.guards
+                                                     or _rank_one_checked(w, held[2]))):
         return None
     return held[1], held[2]
+
+
+def _rank_one_checked(w: Walk, tensor: str) -> bool:
+    """An unguarded check read before refuses every call where ``tensor`` has rank 0."""
+    return any(e.kind == "check" and e.template == "rank_range" and e.args_dict().get("param") == tensor
+               and (e.args_dict().get("min") or 0) >= 1 and "when" not in e.args_dict() for e in w.events)
 
 
 def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
@@ -3226,7 +3385,7 @@ def _shape_of(w: Walk, expr: str, env: dict) -> Any:
         v = _value(w, expr, env)
     except Unreadable:
         return None
-    return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape", "rshape") else None
+    return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape", "rshape", "split-shape") else None
 
 
 def _infer_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, cond: str, code: int) -> bool:
@@ -3303,6 +3462,8 @@ def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
                                       **({"noop": noop} if noop is not False else {}))
     if other[0] == "shape-of":
         return "shapes_equal", _args(param=param, other=other[1])
+    if other[0] == "split-shape":
+        return "split_shape", _args(param=param, of=other[1], attr=other[2], by=other[3])
     return "broadcast_equals", _args(param=param, of=list(other[1]))
 
 
@@ -3379,8 +3540,10 @@ def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] |
         if a is not None and b is not None:
             if a[0] == "bshape" and b[0] == "bshape":
                 return None
-            if a[0] == "bshape":
+            if a[0] in ("bshape", "split-shape"):
                 a, b = b, a
+            if a[0] != "shape-of":
+                return None
             return _shape_compare(a[1], b)
     return None
 

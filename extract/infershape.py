@@ -10,7 +10,11 @@ dim kept as 1 with the bool attribute 0:
 - a function of the op's own file that sets the output to the input when the dims are empty and
   else returns ``ReduceDims<T>(in, axes, size, *keepDims, out)`` (reduce_nansum_infershape.cpp:24-60):
   empty dims keep the shape.
-Anything else, or an l0op that changes its result's shape after the inference, is not read."""
+- the arg-with-value infer (ops-math math/arg_max_with_value/op_host/arg_common_base_infershape.cpp:
+  41-69, 86-94): both outputs the reduction of input 0 over the one dim the int attribute 0 names,
+  kept as 1 with the bool attribute 1; a rank-0 input gives its own shape.
+Anything else, or an l0op that changes its result's shape after the inference otherwise than the two
+blocks ``_after_inference`` names, is not read."""
 from __future__ import annotations
 
 import re
@@ -24,11 +28,15 @@ _COMMON = "common/inc/op_host/infershape_reduce_util.h"
 
 @dataclass(frozen=True)
 class ReduceInfer:
-    """How an op type's registered infer function treats empty dims: ``"attr"`` (its bool attribute
-    1 says whether they keep the shape), True (they keep it) or False (they reduce every dim)."""
+    """An op type's registered infer function, a reduction: how it treats empty dims (``"attr"``: its
+    bool attribute 1 says whether they keep the shape; True: they keep it; False: they reduce every
+    dim), where the dims come from (input 1, or the one int attribute 0) and how many outputs it
+    gives that shape."""
     noop: str | bool
     path: str
     line: int
+    dims_from: str = "input"   # "input": a tensor input 1; "attr": the int attribute 0
+    outputs: int = 1
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,7 @@ class KernelReduceShape:
     noop: int | bool
     path: str
     line: int
+    one_element: bool = False   # known only up to one-element shapes ([1] for [])
 
 
 class InferShapeIndex:
@@ -50,25 +59,39 @@ class InferShapeIndex:
     def __init__(self, root: Path):
         self.root = root
         self._registered: dict[str, ReduceInfer | None] | None = None
+        self._functions: dict[str, Function | None] = {}   # the op_host functions, by name (two: none)
 
     def reduce_infer(self, op_type: str) -> ReduceInfer | None:
         if self._registered is None:
             self._registered = {}
+            sources = []
             for path in sorted(self.root.glob("*/*/op_host/*infershape*.cpp")):
                 if "experimental" in path.parts:
                     continue
                 src = read_source(str(path.relative_to(self.root)), path.read_text(errors="replace"))
+                sources.append(src)
+                for name, fn in src.functions.items():
+                    self._functions[name] = None if name in self._functions else fn
+            for src in sources:
                 for m in re.finditer(r"IMPL_OP_INFERSHAPE\(\s*(\w+)\s*\)\s*\.\s*InferShape\(\s*(\w+)\s*\)",
                                      src.text):
-                    op, fn = m.group(1), src.functions.get(m.group(2))
+                    op = m.group(1)
+                    fn = src.functions.get(m.group(2)) or self._functions.get(m.group(2))
                     known = self._registered.get(op, "absent")
-                    read = _reduce_infer(self.root, src, fn) if fn is not None else None
+                    read = _reduce_infer(self, src, fn) if fn is not None else None
                     # one registration per op type; two are none
                     self._registered[op] = read if known == "absent" else None
         return self._registered.get(op_type)
 
+    def function(self, name: str) -> Function | None:
+        return self._functions.get(name)
 
-def _reduce_infer(root: Path, src: SourceFile, fn: Function) -> ReduceInfer | None:
+
+def _reduce_infer(index: InferShapeIndex, src: SourceFile, fn: Function) -> ReduceInfer | None:
+    root = index.root
+    arg = _arg_with_value_infer(index, fn)
+    if arg is not None:
+        return arg
     body = re.sub(r"\s+", " ", fn.body).strip()
     m = re.fullmatch(r'return (?:\w+::)*InferShape4ReduceCommon\(\s*context\s*,\s*"[^"]*"\s*(?:,\s*(true|false)\s*)?\);',
                      body)
@@ -120,9 +143,41 @@ def _own_reduce_body(fn: Function) -> bool:
     return bool(empty) and len(reduce) == 2 and len(returns) == 1 + len(reduce) + len(failures)
 
 
+def _arg_with_value_infer(index: InferShapeIndex, fn: Function) -> ReduceInfer | None:
+    """``x = GetInputShape(0)``, two outputs, and a helper giving both the reduction of x over the int
+    attribute 0 (one dim), kept with the bool attribute 1, x's own shape for a scalar."""
+    b = re.sub(r"\s+", " ", fn.body)
+    x = re.search(r"auto (\w+) = context->GetInputShape\(\w+\);", b)
+    outs = re.findall(r"auto (\w+) = context->GetOutputShape\(\w+\);", b)
+    call = re.search(r"return (\w+)\(context, (\w+), (\w+), (\w+)\);", b)
+    if not (x and len(outs) == 2 and call and call.group(2) == x.group(1) and set(call.group(3, 4)) == set(outs)):
+        return None
+    helper = index.function(call.group(1))
+    if helper is None or len(helper.params) != 4:
+        return None
+    _, hx, hi, hv = (re.escape(p) for p in helper.params)
+    # statement logs dropped (a log inside a check's arguments stays)
+    h = re.sub(r"\s+", " ", re.sub(r"([;{}])\s*OP_LOG\w*\([^;]*\);", r"\1", helper.body))
+    dim = re.search(r"const auto\* (\w+) = attrs->GetAttrPointer<int64_t>\(0\);", h)
+    keep = re.search(r"const auto\* (\w+) = attrs->GetAttrPointer<bool>\(1\);", h)
+    flag = re.search(rf"bool (\w+) = \*{re.escape(keep.group(1))};", h) if keep else None
+    if not (dim and flag):
+        return None
+    d, k = re.escape(dim.group(1)), re.escape(flag.group(1))
+    needed = [rf"if \({hx}->IsScalar\(\)\) {{ \*{hi} = \*{hx}; \*{hv} = \*{hx}; return GRAPH_SUCCESS; }}",
+              rf"if \({k}\) {{ \*{hv} = \*{hx}; OP_CHECK_IF\((?:\w+::)*ReduceDimsWithKeepDims<int64_t>\({hx}, {d}, 1, {hv}\)",
+              rf"}} else {{ {hv}->SetDimNum\(0\); OP_CHECK_IF\((?:\w+::)*ReduceDimsWithoutKeepDims<int64_t>\({hx}, {d}, 1, {hv}\)",
+              rf"\*{hi} = \*{hv}; return GRAPH_SUCCESS; $"]
+    # the two successes above are its only ones (the failures are the checks')
+    if not all(re.search(n, h) for n in needed) or len(re.findall(r"return (?:ge::)?GRAPH_SUCCESS", h)) != 2:
+        return None
+    return ReduceInfer(False, helper.path, helper.line, dims_from="attr", outputs=2)
+
+
 def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) -> KernelReduceShape | None:
-    """``fn`` (an l0op function) returns the tensor its one INFER_SHAPE reads as a reduction's output,
-    with its shape unchanged after; a rank-0 input returned as it is (its reduction is itself)."""
+    """``fn`` (an l0op function) returns what its one INFER_SHAPE gives a reduction's output (or a
+    tuple of its outputs), with their shapes unchanged after (but for the blocks ``_after_inference``
+    reads); a rank-0 input returned as it is (its reduction is itself)."""
     calls = list(re.finditer(r"\bINFER_SHAPE\(", fn.body))
     if len(calls) != 1:
         return None
@@ -138,25 +193,61 @@ def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) 
         if not m:
             return None
         parts[m.group(1)] = [a.strip() for a in split_args(m.group(2))]
-    if infer is None or len(parts.get("INPUT", [])) != 2 or len(parts.get("OUTPUT", [])) != 1 \
-            or len(parts.get("ATTR", [])) not in (1, 2):
+    inputs, outs, attrs = parts.get("INPUT", []), parts.get("OUTPUT", []), parts.get("ATTR", [])
+    if infer is None or len(outs) != infer.outputs:
         return None
-    (data, axes), (out,), attrs = parts["INPUT"], parts["OUTPUT"], parts["ATTR"]
-    after = fn.body[close:]
-    if re.search(rf"\b{re.escape(out)}\s*(?:->\s*Set\w*Shape|=(?!=))", after):
-        return None   # the result's shape changed after the inference
-    if not _returns(fn, src, out, data):
-        return None
-    data_i = _tensor_param(fn, data)
-    axes_i = _axes_param(fn, axes)
-    keep = _flag(fn, attrs[0])
-    if infer.noop == "attr":
-        noop = _flag(fn, attrs[1]) if len(attrs) == 2 else None
+    if infer.dims_from == "input" and len(inputs) == 2 and len(attrs) in (1, 2):
+        data, axes_i, keep_expr = inputs[0], _axes_param(fn, inputs[1]), attrs[0]
+        noop = (_flag(fn, attrs[1]) if len(attrs) == 2 else None) if infer.noop == "attr" else infer.noop
+        dim_expr = None
+    elif infer.dims_from == "attr" and len(inputs) == 1 and len(attrs) == 2:
+        data, axes_i, keep_expr, noop, dim_expr = inputs[0], _int_param(fn, attrs[0]), attrs[1], False, attrs[0]
     else:
-        noop = infer.noop
+        return None
+    after, one_element = _after_inference(fn.body[close:], data, outs, keep_expr, dim_expr)
+    if after is None or any(re.search(rf"\b{re.escape(o)}\s*(?:->\s*Set\w*Shape|=(?!=))", after) for o in outs):
+        return None   # a result's shape changed after the inference
+    if not _returns(fn, src, outs, data):
+        return None
+    data_i, keep = _tensor_param(fn, data), _flag(fn, keep_expr)
     if None in (data_i, axes_i, keep, noop):
         return None
-    return KernelReduceShape(data_i, axes_i, keep, noop, infer.path, infer.line)
+    return KernelReduceShape(data_i, axes_i, keep, noop, infer.path, infer.line, one_element)
+
+
+def _after_inference(after: str, data: str, outs: list[str], keep: str, dim: str | None) -> tuple[str | None, bool]:
+    """The text after the inference without two blocks of the arg kernels (argmax_with_value.cpp:48-64),
+    and whether one was there: results of a rank-1 input of rank 1 made rank 0 (one element for one
+    element), and under ``keep`` every result set to the input's shape with the wrapped dim as 1 (what
+    the inference gave under keepdim)."""
+    x, o = re.escape(data), "|".join(re.escape(n) for n in outs)
+    made_scalar = re.compile(
+        rf"if\s*\(\s*{x}->GetViewShape\(\)\.GetDimNum\(\) == 1 && (?:{o})->GetViewShape\(\)\.GetDimNum\(\) == 1\s*\)"
+        rf"\s*\{{((?:\s*(?:{o})\s*=\s*executor->AllocTensor\(op::Shape\(\{{\}}\)[^;]*\);)+)\s*\}}")
+    m = made_scalar.search(after)
+    found = False
+    if m:
+        if sorted(re.findall(rf"({o})\s*=", m.group(1))) != sorted(outs):
+            return None, False
+        after, found = after[:m.start()] + after[m.end():], True
+    if dim is not None:
+        d, k = re.escape(dim), re.escape(keep)
+        kept = re.compile(
+            rf"int64_t (\w+) = 0;\s*if \({k}\) \{{\s*op::Shape (\w+) = {x}->GetViewShape\(\);\s*"
+            rf"if \({d} < 0\) \{{\s*\1 = {x}->GetViewShape\(\)\.GetDimNum\(\) \+ {d};\s*\}} else \{{\s*\1 = {d};\s*\}}"
+            rf"\s*\2\.SetDim\(\1, 1\);((?:\s*(?:{o})->SetViewShape\(\2\);)+)\s*\}}")
+        m = kept.search(after)
+        if m:
+            if sorted(re.findall(rf"({o})->SetViewShape", m.group(3))) != sorted(outs):
+                return None, False
+            after, found = after[:m.start()] + after[m.end():], True
+    return after, found
+
+
+def _int_param(fn: Function, name: str) -> int | None:
+    if name in fn.params and re.search(r"int64_t|int32_t", fn.param_types[fn.params.index(name)]):
+        return fn.params.index(name)
+    return None
 
 
 def _tensor_param(fn: Function, name: str) -> int | None:
@@ -191,26 +282,47 @@ def _flag(fn: Function, expr: str) -> int | bool | None:
     return None
 
 
-def _returns(fn: Function, src: SourceFile, out: str, data: str) -> bool:
-    """Every return gives ``out`` (directly, or through a function of the file returning the parameter
-    it is passed at), ``nullptr``, or ``data`` under ``if (data->GetViewShape().GetDimNum() == 0)``."""
+def _returns(fn: Function, src: SourceFile, outs: list[str], data: str) -> bool:
+    """Every return gives the results (``out``; ``std::tuple<...>(a, b)`` of them, in any order),
+    directly or through a function of the file returning the parameters it is passed them at, or
+    nothing (``nullptr``, ``{}``); or ``data`` under ``if (data->GetViewShape().GetDimNum() == 0)``."""
     rank0 = re.compile(rf"if\s*\(\s*{re.escape(data)}\s*->\s*GetViewShape\(\)\s*\.\s*GetDimNum\(\)\s*==\s*0\s*\)"
                        rf"\s*\{{\s*return\s+{re.escape(data)}\s*;\s*\}}")
-    body = rank0.sub("", fn.body)
+    body = rank0.sub("", fn.body) if len(outs) == 1 else fn.body
     for expr in re.findall(r"\breturn\s+([^;]+);", body):
         expr = expr.strip()
-        if re.match(r"nullptr\b", expr) or expr == out:
+        given = _given(expr)
+        if given is not None:
+            if given and sorted(given) != sorted(outs):
+                return False
             continue
         m = re.fullmatch(r"(\w+)\((.*)\)", expr, re.S)
         callee = src.functions.get(m.group(1)) if m else None
         if callee is None:
             return False
         args = [a.strip() for a in split_args(m.group(2))]
-        cbody = re.sub(r"\breturn\s+nullptr\b", "", callee.body)   # a macro's ``return nullptr, "..."`` too
-        back = set(re.findall(r"\breturn\s+(\w+)\s*;", cbody))
-        if len(args) != len(callee.params) or len(back) != 1 or re.search(r"\breturn\s+(?!\w+\s*;)", cbody):
+        cbody = re.sub(r"\breturn\s+nullptr\b(?!\s*;)", "", callee.body)   # a macro's ``return nullptr, "..."``
+        backs = [_given(e.strip()) for e in re.findall(r"\breturn\s+([^;]+);", cbody)]
+        if len(args) != len(callee.params) or any(b is None for b in backs):
             return False
-        param = back.pop()
-        if param not in callee.params or args[callee.params.index(param)] != out:
-            return False
+        for back in backs:
+            if back and (any(p not in callee.params for p in back)
+                         or sorted(args[callee.params.index(p)] for p in back) != sorted(outs)):
+                return False
     return True
+
+
+def _given(expr: str) -> list[str] | None:
+    """The names a return gives: ``x``, ``std::tuple<...>(a, b)``; [] for nothing (``nullptr``, ``{}``,
+    a tuple of nullptrs, a macro's ``nullptr, "..."``); None for anything else."""
+    if re.match(r"nullptr\b", expr) or expr == "{}":
+        return []
+    if re.fullmatch(r"\w+", expr):
+        return [expr]
+    m = re.fullmatch(r"std::tuple<[^()]*>\((.*)\)", expr, re.S)
+    if m:
+        names = [a.strip() for a in split_args(m.group(1))]
+        if all(n == "nullptr" for n in names):
+            return []
+        return names if all(re.fullmatch(r"\w+", n) and n != "nullptr" for n in names) else None
+    return None

@@ -669,7 +669,37 @@ def _attr_dims_nonzero(call: CallView, a: Mapping) -> bool:
     return any(0 <= (v + n if v < 0 else v) < n and t.shape[v + n if v < 0 else v] == 0 for v in values)
 
 
-TEMPLATES.update({"reduced_shape": _reduced_shape, "attr_dims_nonzero": _attr_dims_nonzero})
+def _attr_dim_index(call: CallView, tensor: str, attr: str) -> tuple[TensorView, int] | None:
+    """``tensor`` and the dim the integer attribute names in it (negative wrapped by the rank); None
+    when either is absent or the dim is outside the rank (an earlier check's)."""
+    t, v = call.tensor(tensor), call.attrs.get(attr)
+    if t is None or not isinstance(v, int) or isinstance(v, bool) or not t.shape:
+        return None
+    d = v + len(t.shape) if v < 0 else v
+    return (t, d) if 0 <= d < len(t.shape) else None
+
+
+def _attr_dim_divisible(call: CallView, a: Mapping) -> bool:
+    """The size of ``tensor`` at the dim the integer attribute names is not a multiple of ``by``
+    (a dim halved by a split must be even)."""
+    got = _attr_dim_index(call, a["tensor"], a["attr"])
+    return got is not None and got[0].shape[got[1]] % a["by"] != 0
+
+
+def _split_shape(call: CallView, a: Mapping) -> bool:
+    """``param``'s view shape is not ``of``'s with the dim the integer attribute names divided by
+    ``by`` (each of the ``by`` parts of a split)."""
+    got, out = _attr_dim_index(call, a["of"], a["attr"]), call.tensor(a["param"])
+    if got is None or out is None:
+        return False
+    t, d = got
+    return tuple(out.shape) != tuple(s // a["by"] if i == d else s for i, s in enumerate(t.shape))
+
+
+TEMPLATES.update({"reduced_shape": _reduced_shape, "attr_dims_nonzero": _attr_dims_nonzero,
+                  "attr_dim_divisible": _attr_dim_divisible, "split_shape": _split_shape})
+REQUIRED_ARGS.update({"attr_dim_divisible": ("attr", "tensor", "by"), "split_shape": ("param", "of", "attr", "by")})
+CATEGORIES.update({"attr_dim_divisible": "shape", "split_shape": "shape"})
 REQUIRED_ARGS.update({"reduced_shape": ("param", "of", "dims"), "attr_dims_nonzero": ("attr", "tensor")})
 CATEGORIES.update({"reduced_shape": "shape", "attr_dims_nonzero": "attr"})
 

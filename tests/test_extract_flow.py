@@ -183,9 +183,10 @@ def test_the_empty_guard_holds_on_the_empty_tensors():
 @pytest.mark.parametrize("line, kinds", [
     ("auto c = l0op::Contiguous(self, uniqueExecutor.get());\n    CHECK_RET(c != nullptr, ACLNN_ERR_PARAM_NULLPTR);",
      ["check", "empty", "check"]),
-    # a local of another call checked with a parameter status: not known, unread
+    # a cast of a dtype no check bounds, checked with a parameter status: not judged where self's dtype
+    # is outside the conversions AICPU makes (an unread rule under that guard), read on for the rest
     ("auto c = l0op::Cast(self, DataType::DT_FLOAT, uniqueExecutor.get());\n    CHECK_RET(c != nullptr, ACLNN_ERR_PARAM_NULLPTR);",
-     ["check", "empty", "unread"]),
+     ["check", "empty", "unread", "check"]),
     # a kernel's result, whatever status the op_api names: the kernel's own failure, read for no API
     ("auto r = l0op::Ger(self, other, uniqueExecutor.get());\n    CHECK_RET(r != nullptr, ACLNN_ERR_PARAM_NULLPTR);",
      ["check", "empty", "check"]),
@@ -467,3 +468,32 @@ def test_a_contiguous_copy_keeps_its_arguments_dtype_and_is_no_tensor_of_the_api
     # a check made on the copy itself is not read as a check of the argument
     events = _walk(CONTIGUOUS_COPY % "OP_CHECK_MAX_DIM(selfContiguous, 4, return ACLNN_ERR_PARAM_INVALID);", NAMES)
     assert events[-1].kind == "unread"
+
+
+PRODUCT_INSIDE = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    if (op::IsPrivateFormat(self->GetStorageFormat())) {
+        if (IsRegBase()) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Format only support ND.");
+            return ACLNN_ERR_PARAM_INVALID;
+        } else {
+            %s
+        }
+    }
+    OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("product,first", [("ascend950", "private_format"), ("atlas-a2", "null")])
+def test_a_data_branch_holding_a_product_branch_fails_on_the_products_that_fail(product, first):
+    events = _walk(PRODUCT_INSIDE % 'OP_LOGW("this format may lose precision.");', NAMES, product)
+    assert [e.template for e in events][0] == first and events[-1].template == "null"
+
+
+def test_a_product_branch_whose_other_side_checks_a_parameter_stays_unread_there():
+    events = _walk(PRODUCT_INSIDE % "OP_CHECK_NULL(other, return ACLNN_ERR_PARAM_NULLPTR);", NAMES, "atlas-a2")
+    assert events[0].kind == "unread"

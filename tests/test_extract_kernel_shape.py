@@ -298,3 +298,173 @@ def test_a_null_tuple_element_of_a_compute_helper_is_no_parameter_check():
 def test_a_helper_checking_a_parameter_makes_its_branch_unread():
     events = _walk_helper("OP_CHECK_NULL(self, return {});")
     assert events[0].kind == "unread" and "NeedBothEnds" in events[0].text
+
+
+# ---- an arg kernel: a tuple of two results, the dim an int attribute, reset after the inference ----
+
+ARG_COMMON = """
+namespace ops {
+static ge::graphStatus SnipWithValueInfer(const gert::InferShapeContext* context, const gert::Shape* x_shape,
+                                          gert::Shape* indice_shape, gert::Shape* value_shape) {
+  OP_LOGD(context->GetNodeName(), "begin");
+  if (x_shape->IsScalar()) {
+    *indice_shape = *x_shape;
+    *value_shape = *x_shape;
+    return GRAPH_SUCCESS;
+  }
+  auto attrs = context->GetAttrs();
+  const auto* attr_dimension = attrs->GetAttrPointer<int64_t>(0);
+  const auto* attr_keep_dims = attrs->GetAttrPointer<bool>(1);
+  bool keep_dims = *attr_keep_dims;
+  if (keep_dims) {
+    *value_shape = *x_shape;
+    OP_CHECK_IF(Ops::Base::ReduceDimsWithKeepDims<int64_t>(x_shape, attr_dimension, 1, value_shape) != GRAPH_SUCCESS,
+                OP_LOGE(context->GetNodeName(), "infershape failed"), return ge::GRAPH_FAILED);
+  } else {
+    value_shape->SetDimNum(0);
+    OP_CHECK_IF(Ops::Base::ReduceDimsWithoutKeepDims<int64_t>(x_shape, attr_dimension, 1, value_shape) != GRAPH_SUCCESS,
+                OP_LOGE(context->GetNodeName(), "infershape failed"), return ge::GRAPH_FAILED);
+    }
+  *indice_shape = *value_shape;
+  return GRAPH_SUCCESS;
+}
+
+ge::graphStatus InferShapeForSnipWithValue(gert::InferShapeContext* context) {
+  auto x_shape = context->GetInputShape(0);
+  auto indice_shape = context->GetOutputShape(0);
+  auto value_shape = context->GetOutputShape(1);
+  return SnipWithValueInfer(context, x_shape, indice_shape, value_shape);
+}
+}
+"""
+ARG_REGISTER = "namespace ops { IMPL_OP_INFERSHAPE(SnipWithValue).InferShape(InferShapeForSnipWithValue); }"
+
+ARG_KERNEL = """
+namespace l0op {
+std::tuple<aclTensor*, aclTensor*> Snip2AiCore(const aclTensor *self, const int64_t dim, const bool keepdim,
+    aclTensor *indices, aclTensor *out, aclOpExecutor *executor) {
+  auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SnipWithValue, OP_INPUT(self), OP_OUTPUT(indices, out), OP_ATTR(dim, keepdim));
+  if (ret != ACL_SUCCESS) {
+    return std::tuple<aclTensor*, aclTensor*>(nullptr, nullptr);
+  }
+  return std::tuple<aclTensor*, aclTensor*>(indices, out);
+}
+
+std::tuple<aclTensor*, aclTensor*> SnipWithValue(const aclTensor *self, const int64_t dim,
+    const bool keepdim, const op::DataType indicesDtype, aclOpExecutor *executor) {
+  auto out = executor->AllocTensor(self->GetDataType(), op::Format::FORMAT_ND, op::Format::FORMAT_ND);
+  auto indices = executor->AllocTensor(indicesDtype, op::Format::FORMAT_ND, op::Format::FORMAT_ND);
+  auto ret = INFER_SHAPE(SnipWithValue, OP_INPUT(self), OP_OUTPUT(indices, out), OP_ATTR(dim, keepdim));
+  if (ret != ACLNN_SUCCESS) {
+    return {};
+  }
+  if (self->GetViewShape().GetDimNum() == 1 && indices->GetViewShape().GetDimNum() == 1) {
+    out = executor->AllocTensor(op::Shape({}), self->GetDataType(), op::Format::FORMAT_ND);
+    indices = executor->AllocTensor(op::Shape({}), indicesDtype, op::Format::FORMAT_ND);
+  }
+  int64_t dimPos = 0;
+  if (keepdim) {
+    op::Shape inputShape = self->GetViewShape();
+    if (dim < 0) {
+      dimPos = self->GetViewShape().GetDimNum() + dim;
+    } else {
+      dimPos = dim;
+    }
+    inputShape.SetDim(dimPos, %s);
+    out->SetViewShape(inputShape);
+    indices->SetViewShape(inputShape);
+  }
+  return Snip2AiCore(self, dim, keepdim, indices, out, executor);
+}
+}
+"""
+
+ARG_API = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, bool keepdim, aclTensor* out,
+                                      aclTensor* indices, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, SELF_LIST, return ACLNN_ERR_PARAM_INVALID);
+    OP_CHECK_DTYPE_NOT_SAME(self, out, return ACLNN_ERR_PARAM_INVALID);
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    const aclTensor *selfCast;
+    if (self->GetDataType() == op::DataType::DT_BOOL) {
+        selfCast = l0op::Cast(selfContiguous, op::DataType::DT_FLOAT, uniqueExecutor.get());
+    } else {
+        selfCast = selfContiguous;
+    }
+    std::tuple<aclTensor*, aclTensor*> result;
+    result = l0op::SnipWithValue(selfCast, dim, keepdim, op::DataType::DT_INT32, uniqueExecutor.get());
+    CHECK_RET(std::get<0>(result) != nullptr, ACLNN_ERR_PARAM_NULLPTR);
+    auto snipIndices = std::get<0>(result);
+    auto snipOut = std::get<1>(result);
+    CHECK_RET(CheckShapeAndScalarSame(snipIndices, indices), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckShapeAndScalarSame(snipOut, out), ACLNN_ERR_PARAM_INVALID);
+    auto indicesRes = l0op::Cast(snipIndices, indices->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(indicesRes != nullptr, ACLNN_ERR_PARAM_NULLPTR);
+    auto outRes = l0op::Cast(snipOut, out->GetDataType(), uniqueExecutor.get());
+    CHECK_RET(outRes != nullptr, ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+ARG_LIST = "static const std::initializer_list<op::DataType> SELF_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_BOOL};\n"
+ARG_NAMES = ["self", "dim", "keepdim", "out", "indices", "workspaceSize", "executor"]
+
+
+def _arg_checkout(tmp_path, kept: str = "1"):
+    (tmp_path / "math" / "snip_common" / "op_host").mkdir(parents=True)
+    (tmp_path / "math" / "snip_common" / "op_host" / "snip_common_infershape.cpp").write_text(ARG_COMMON)
+    (tmp_path / "math" / "snip_with_value" / "op_host").mkdir(parents=True)
+    (tmp_path / "math" / "snip_with_value" / "op_host" / "snip_with_value_infershape.cpp").write_text(ARG_REGISTER)
+    (tmp_path / "math" / "snip_with_value" / "op_api").mkdir(parents=True)
+    (tmp_path / "math" / "snip_with_value" / "op_api" / "snip_with_value.cpp").write_text(ARG_KERNEL % kept)
+    return tmp_path
+
+
+def _arg_walk(root) -> list:
+    src = read_source("snippet.cpp", ARG_LIST + ARG_API)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    check = read_source("aclnn_check.h", CHECK_HEADER)
+    return walk_api(Index(src, [check], [], KernelIndex(root)), fn,
+                    {p: T(n) for p, n in zip(fn.params, ARG_NAMES)}, "atlas-a2")
+
+
+def test_an_arg_kernel_resetting_its_shapes_as_inferred_is_known_up_to_one_element(tmp_path):
+    root = _arg_checkout(tmp_path)
+    kernels = KernelIndex(root)
+    ks = kernel_reduce_shape(kernels.function("SnipWithValue", 5), kernels.source_of("SnipWithValue"), kernels.infers)
+    assert (ks.data, ks.axes, ks.keepdim, ks.noop, ks.one_element) == (0, 1, 2, False, True)
+
+
+def test_an_arg_kernel_setting_another_size_after_the_inference_is_not_read(tmp_path):
+    root = _arg_checkout(tmp_path, kept="2")
+    kernels = KernelIndex(root)
+    assert kernel_reduce_shape(kernels.function("SnipWithValue", 5), kernels.source_of("SnipWithValue"),
+                               kernels.infers) is None
+
+
+def test_both_results_of_an_arg_kernel_are_reduced_shapes_and_their_casts_guarded(tmp_path):
+    events = _arg_walk(_arg_checkout(tmp_path))
+    assert [(e.kind, e.template) for e in events] == [
+        ("check", "dtype_in"), ("check", "dtypes_equal"), ("check", "reduced_shape"), ("check", "reduced_shape"),
+        ("unread", ""), ("unread", "")]
+    assert [dict(e.args)["param"] for e in events[2:4]] == ["indices", "out"]
+    assert dict(events[2].args)["dims"] == "dim" and dict(events[2].args)["scalar_same"] is True
+    # the indices (INT32) cast to the indices' own dtype: not judged only where that dtype is outside
+    # the conversions AICPU makes; the values (self's dtype or FLOAT) to out's likewise
+    when = dict(events[4].args)["when"]
+    assert when[0] == "not" and when[1][:2] == ("in", ("of", "indices"))
+
+
+def test_an_arg_kernel_whose_shape_is_not_read_leaves_its_check_unread(tmp_path):
+    events = _arg_walk(_arg_checkout(tmp_path, kept="2"))
+    assert events[-1].kind == "unread" and "CheckShapeAndScalarSame" in events[-1].text
+
+
+@pytest.mark.parametrize("dtype,unread", [("INT64", False), ("INT32", False), ("FLOAT8_E4M3FN", True)])
+def test_a_guarded_cast_leaves_unjudged_only_the_dtypes_outside_the_aicpu_conversions(tmp_path, dtype, unread):
+    when = dict(_arg_walk(_arg_checkout(tmp_path))[4].args)["when"]
+    rule = predicate("unread", {"unless_empty": [], "when": when})
+    call = CallView(tensors={"self": TensorView("FLOAT", (2, 3), "ND"), "out": TensorView("FLOAT", (2,), "ND"),
+                             "indices": TensorView(dtype, (2,), "ND")}, attrs={"dim": 1}, null_outputs=frozenset())
+    assert rule(call) is unread
