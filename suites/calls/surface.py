@@ -193,21 +193,56 @@ def _dims_fixes(case: Case, a: dict):
 
 
 def reshaped_outputs(key: str, case: Case) -> Case:
-    """``case`` with each tensor a code-read ``reduced_shape`` rule shapes given that shape (the
-    reduction of its source over the call's dims), so that a reduction's call is valid."""
+    """``case`` with each tensor a code-read ``reduced_shape`` or ``split_shape`` rule shapes given
+    that shape (the reduction of its source over the call's dims; its source split along the dim an
+    attribute names), and each dim an ``attr_dim_divisible`` rule names made a multiple of its parts
+    (in every tensor of its source's shape), so that a reduction's or a split's call is valid."""
     from aclnn_conformance.spec.templates import reduced_shape
-    for r in code_checks(key):
+    rules = [r for r in code_checks(key) if r["template"] in ("attr_dim_divisible", "reduced_shape", "split_shape")]
+    for r in sorted(rules, key=lambda r: r["template"] != "attr_dim_divisible"):   # the split dims first
         a = r["args"]
-        if r["template"] != "reduced_shape" or ("when" in a and not _guard_holds(case, a["when"])):
+        if "when" in a and not _guard_holds(case, a["when"]):
+            continue
+        if r["template"] == "attr_dim_divisible":
+            case = _divisible_dim(case, a)
             continue
         src, out = case.tensors.get(a["of"]), case.tensors.get(a["param"])
         if src is None or out is None:
             continue
-        flag = lambda v: v if isinstance(v, bool) else bool(case.attrs.get(v))
-        shape = reduced_shape(tuple(src.desc.shape), case.attrs.get(a["dims"]), flag(a.get("keepdim", False)),
-                              flag(a.get("noop", False)))
+        if r["template"] == "split_shape":
+            d = _dim_of_attr(case, a["of"], a["attr"])
+            shape = None if d is None else tuple(n // a["by"] if i == d else n
+                                                 for i, n in enumerate(src.desc.shape))
+        else:
+            flag = lambda v: v if isinstance(v, bool) else bool(case.attrs.get(v))   # noqa: E731
+            dims = case.attrs.get(a["dims"]) if a["dims"] is not None else None
+            shape = reduced_shape(tuple(src.desc.shape), dims, flag(a.get("keepdim", False)),
+                                  flag(a.get("noop", False)))
         if shape is not None and shape != tuple(out.desc.shape):
             case = case.with_tensor(a["param"], tensor_arg(out.desc.dtype.name, shape, out.desc.format.name))
+    return case
+
+
+def _dim_of_attr(case: Case, tensor: str, attr: str) -> int | None:
+    """The dim of ``tensor`` the integer attribute names (negative wrapped by the rank), if in range."""
+    t, v = case.tensors.get(tensor), case.attrs.get(attr)
+    if t is None or not isinstance(v, int) or isinstance(v, bool) or not t.desc.shape:
+        return None
+    d = v + len(t.desc.shape) if v < 0 else v
+    return d if 0 <= d < len(t.desc.shape) else None
+
+
+def _divisible_dim(case: Case, a: dict) -> Case:
+    """``case`` with the dim an ``attr_dim_divisible`` rule names a multiple of ``by`` in its tensor
+    and in every tensor of the same shape."""
+    d, src = _dim_of_attr(case, a["tensor"], a["attr"]), case.tensors.get(a["tensor"])
+    if d is None or src.desc.shape[d] % a["by"] == 0:
+        return case
+    old = tuple(src.desc.shape)
+    shape = tuple(a["by"] * max(1, n // a["by"]) if i == d else n for i, n in enumerate(old))
+    for name, t in case.tensors.items():
+        if t is not None and tuple(t.desc.shape) == old:
+            case = case.with_tensor(name, tensor_arg(t.desc.dtype.name, shape, t.desc.format.name))
     return case
 
 

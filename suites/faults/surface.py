@@ -129,7 +129,25 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         bad = [a["min"] - 1] if "min" in a else []
         bad += [a["max"] + 1] if "max" in a else []
         return [lambda c, v=v: c.with_attrs(**{a["attr"]: v}) for v in bad]
+    if t in ("reduced_shape", "split_shape"):   # the output given its source's shape, one dim more
+        return [lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape) + (2,)),
+                lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape))]
+    if t == "attr_dim_divisible":   # the named dim one past a multiple of the parts, in its shape's tensors
+        return [lambda c: _with_split_dim(c, a)]
     return []
+
+
+def _with_split_dim(case: Case, a: dict) -> Case:
+    """``case`` with the dim ``attr`` names in ``tensor`` (and in every tensor of its shape) made one
+    more than a multiple of ``by``; outputs that are its parts keep their size."""
+    shape = tuple(case.tensors[a["tensor"]].desc.shape)
+    v = case.attrs[a["attr"]]
+    d = v + len(shape) if v < 0 else v
+    new = tuple(a["by"] * max(1, n // a["by"]) + 1 if i == d else n for i, n in enumerate(shape))
+    for name, arg in case.tensors.items():
+        if arg is not None and tuple(arg.desc.shape) == shape:
+            case = _with_shape(case, name, new)
+    return case
 
 
 def _with_rank_bound(case: Case, args: dict, key: str, step: int) -> Case:
