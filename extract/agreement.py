@@ -52,7 +52,17 @@ def st_files(root: Path, families: tuple[str, ...]) -> list[Path]:
             if p.suffix in (".json", ".csv") and p.is_file()]
 
 
-def st_validity(checkouts: list[str]) -> dict[str, Any]:
+def measured_families(repository: str, folder: str, data: Path | None) -> tuple[str, ...]:
+    """The families of a checkout the operator data holds (its scope.json: an extraction of other
+    families is measured on theirs), else the default families of part one."""
+    scope = data / "scope.json" if data is not None else None
+    if scope is not None and scope.is_file():
+        rows = json.loads(scope.read_text(encoding="utf-8")).get("apis", [])
+        return tuple(sorted({r["family"] for r in rows if r.get("repository") == repository}))
+    return DEFAULT_FAMILIES.get(folder, ())
+
+
+def st_validity(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
     """Every ATK and TTK case of the covered APIs judged under ``cann`` on its product: valid (the
     spec expects success), invalid (it expects an error: the case and the spec disagree), or not
     judged (an unread construct decides). A case naming no product is valid when the spec accepts it
@@ -62,7 +72,7 @@ def st_validity(checkouts: list[str]) -> dict[str, Any]:
     unread: list[str] = []
     for path in checkouts:
         checkout = open_checkout(path)
-        for f in st_files(checkout.root, DEFAULT_FAMILIES.get(checkout.root.name, ())):
+        for f in st_files(checkout.root, measured_families(checkout.repository, checkout.root.name, data)):
             try:
                 result = read_file(f)
             except Exception as exc:   # one unreadable vendor file is listed, not fatal
@@ -225,7 +235,7 @@ def cause(row: dict[str, Any], spec) -> str:
     return f"{rule_id} decides with another status than the vendor's (check order or status misread)"
 
 
-def measure(checkouts: list[str]) -> dict[str, Any]:
+def measure(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     crashed: list[str] = []
     not_read: list[str] = []     # what the importer could not read (a test or a statement of one)
@@ -233,7 +243,7 @@ def measure(checkouts: list[str]) -> dict[str, Any]:
     for path in checkouts:
         checkout = open_checkout(path)
         commits[checkout.repository] = checkout.commit
-        folders = unit_test_folders(checkout.root, DEFAULT_FAMILIES.get(checkout.root.name, ()))
+        folders = unit_test_folders(checkout.root, measured_families(checkout.repository, checkout.root.name, data))
         files, _ = collect([str(f) for f in folders])
         for f in files:
             try:
@@ -247,7 +257,7 @@ def measure(checkouts: list[str]) -> dict[str, Any]:
                     continue
                 rows.append(_row(vc))
     return {"schema": "aclnn-conformance/agreement/1", "vendor": commits, "rows": rows,
-            "st_validity": st_validity(checkouts),
+            "st_validity": st_validity(checkouts, data),
             "per_status": per_status(rows),
             "per_family": {f: per_status([r for r in rows if r["family"] == f])
                            for f in sorted({r["family"] for r in rows})},
@@ -370,7 +380,7 @@ def run(args: argparse.Namespace) -> int:
     if data is not None:
         from aclnn_conformance.spec.registry import use_project_data
         use_project_data(data)
-    doc = measure(args.checkouts)
+    doc = measure(args.checkouts, data)
     doc["data"] = str(data) if data is not None else "the project's spec/data"
     out.mkdir(parents=True, exist_ok=True)
     (out / "agreement.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from aclnn_conformance.extract.build import CheckoutError, extract_checkout, open_checkout, write_records
 from aclnn_conformance.extract.scope import scope_of
+from aclnn_conformance.spec.registry import hand_specified_apis
 
 
 def add_command(sub) -> None:
@@ -43,11 +44,17 @@ def run(args: argparse.Namespace) -> int:
             continue
         seen[rec["key"]] = rec["document"]["path"]
         kept.append(rec)
+    hand = hand_specified_apis()   # a deep hand-written spec stays the operator's one record
+    left = sorted(r["api"] for r in kept if r["api"] in hand)
+    kept = [r for r in kept if r["api"] not in hand]
     written = write_records([r for r in kept if r["coverage"]["status"] != "not covered"], out)
     scope = scope_of(kept)
+    if left:
+        scope["hand_specified"] = left
     (out / "scope.json").write_text(json.dumps(scope, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     counts = scope["counts"]
     print(f"extract: {len(kept)} documented APIs in {time.perf_counter() - start:.1f} s: "
           f"{counts.get('covered', 0)} covered, {counts.get('partly covered', 0)} partly covered, "
-          f"{counts.get('not covered', 0)} not covered; {len(written)} data files in {out}")
+          f"{counts.get('not covered', 0)} not covered; {len(written)} data files in {out}"
+          + (f"; left to their hand-written spec: {', '.join(left)}" if left else ""))
     return 0

@@ -38,13 +38,15 @@ def match_close(text: str, start: int, open_: str = "(", close: str = ")") -> in
     return -1
 
 
-def split_args(text: str) -> list[str]:
-    """Top-level comma-separated arguments of a call's argument text."""
+def split_args(text: str, angles: bool = False) -> list[str]:
+    """Top-level comma-separated arguments of a call's argument text; with ``angles``, a template's
+    angle brackets count as brackets too (a parameter list: ``op::FVector<int64_t, N>& dims``)."""
+    opening, closing = ("([{<", ")]}>") if angles else ("([{", ")]}")
     out, depth, cur = [], 0, []
     for c in text:
-        if c in "([{":
+        if c in opening:
             depth += 1
-        if c in ")]}":
+        if c in closing:
             depth -= 1
         if c == "," and depth == 0:
             out.append("".join(cur).strip())
@@ -129,7 +131,7 @@ def read_source(path: str, text: str) -> SourceFile:
         body_end = match_close(clean, body_start - 1, "{", "}")
         if body_end < 0:
             continue
-        raw_params = [p for p in split_args(clean[open_paren + 1:close]) if p and p != "void"]
+        raw_params = [p for p in split_args(clean[open_paren + 1:close], angles=True) if p and p != "void"]
         names, types = [], []
         for p in raw_params:
             p = p.split("=")[0].strip()

@@ -282,6 +282,16 @@ def _cite(src: SourceFile, offset: int) -> tuple[str, int]:
     return src.path, src.line_of(offset)
 
 
+def _true_unless_false(stmt: Stmt, rest: tuple[Stmt, ...]) -> bool:
+    """``if (C) { return true; }`` followed only by logs and ``return false;``: a bool check of C."""
+    if stmt.kind != "if" or stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return" \
+            or stmt.then[0].text.strip().rstrip(";").strip() != "return true" or not rest:
+        return False
+    *logs, last = rest
+    return last.kind == "return" and last.text.strip().rstrip(";").strip() == "return false" and \
+        all(s.kind == "call" and IGNORED_CALLS.match(s.text.strip()) for s in logs)
+
+
 def _unread(w: Walk, src: SourceFile, stmt_offset: int, text: str, status: int | None = None) -> None:
     path, line = _cite(src, stmt_offset)
     w.events.append(Event("unread", "", (), status, path, line, " ".join(text.split())[:160]))
@@ -307,6 +317,10 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
         if guard is not None:
             _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
             return
+        if _true_unless_false(stmt, stmts[i + 1:]) and fail is not None:
+            # ``if (C) { return true; } log; return false;``: the function fails when C does not hold
+            _data_condition(w, src, stmt.offset, f"!({stmt.cond.strip()})", env, fail, f"if ({stmt.cond.strip()})")
+            raise _End(True)
         try:
             _run_stmt(w, src, stmt, env, fail, top)
         except _Stop as stop:
@@ -492,7 +506,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         return
     if stmt.kind == "other":
         if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
-                _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env):
+                _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env) or \
+                _copy_loop(w, src, stmt, env):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
@@ -3540,7 +3555,7 @@ def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] |
         if a is not None and b is not None:
             if a[0] == "bshape" and b[0] == "bshape":
                 return None
-            if a[0] in ("bshape", "split-shape"):
+            if a[0] != "shape-of" and b[0] == "shape-of":   # the tensor's own shape first
                 a, b = b, a
             if a[0] != "shape-of":
                 return None
@@ -3852,6 +3867,27 @@ def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fa
     _only_null_vacuous(w, mark, guard)
     if pending is not None:
         raise pending
+
+
+def _copy_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
+    """``for (size_t i = 0; i < a->Size(); i++) { v.emplace_back((*a)[i]); }`` with ``a`` an integer
+    array argument and ``v`` a vector declared empty just before and written nowhere else in its
+    function: ``v`` holds that array."""
+    m = re.fullmatch(r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*\1\s*<\s*(\w+)\s*->\s*Size\(\)\s*;"
+                     r"\s*(?:\+\+\s*\1|\1\s*\+\+)\s*\)\s*\{\s*(\w+)\s*\.\s*(?:emplace_back|push_back)\s*\("
+                     r"\s*(?:\(\s*\*\s*\2\s*\)\s*\[\s*\1\s*\]|\2\s*->\s*operator\[\]\(\s*\1\s*\))\s*\)\s*;\s*\}",
+                     stmt.text.strip(), re.S)
+    array = env.get(m.group(2)) if m else None
+    if not (isinstance(array, T) and "IntArray" in w.ptypes.get(array.name, "")):
+        return False
+    v = re.escape(m.group(3))
+    body = _enclosing_body(src, stmt.offset)
+    declared = re.findall(rf"(?:op::)?FVector<[^;]*>\s+{v}\s*;|std::vector<[^;]*>\s+{v}\s*;", body)
+    writes = re.findall(rf"\b{v}\s*(?:\.\s*(?:emplace_back|push_back|resize|clear|erase|insert)\s*\(|=(?!=)|\[)", body)
+    if len(declared) != 1 or len(writes) != 1:
+        return False
+    env[m.group(3)] = array
+    return True
 
 
 def _numel_loop(w: Walk, stmt: Stmt, env: dict) -> bool:
@@ -4322,7 +4358,49 @@ def _reduce_helper_roles(w: Walk, fn: Function) -> dict[str, Any] | None:
                 return {"shape": 0, "dims": 1, "keepdim": 2, "out": len(p) - 1, **extra}
     if len(p) == 3 and fn.returns.split()[-1].endswith("Shape") and _array_helper_pattern(*p).fullmatch(body):
         return {"tensor": 0, "dims": 1, "keepdim": 2}
+    if len(p) == 3 and fn.returns.split()[-1].endswith("Shape") and _output_size_helper(w, fn):
+        return {"tensor": 0, "dims": 1, "keepdim": 2}
     return None
+
+
+def _called(w: Walk, m: re.Match | None, group: str, arity: int) -> Function | None:
+    """The function of the checkout a body pattern's ``group`` names, when it takes ``arity`` parameters."""
+    fn = w.index.function(m.group(group)) if m else None
+    return fn if fn is not None and len(fn.params) == arity else None
+
+
+def _output_size_helper(w: Walk, fn: Function) -> bool:
+    """The npu-output-size form (reduce_all's ``output_shape``): a shape made of the vector a helper
+    builds from ``t``'s dims, each one a mask of the dims marks erased (or kept as 1 with ``k``); the
+    mask every dim when the dims are empty, else each dim wrapped by the rank (at least 1)."""
+    t, d, k = fn.params
+    nows = lambda f: re.sub(r"\s+", "", f.body)   # noqa: E731
+    each_v, each_s = _loop("i", r"(?P=v)\.size\(\)"), _loop("i", r"(?P=s)\.GetDimNum\(\)")
+    m = re.fullmatch(rf"op::Shape(?P<o>\w+);auto(?P<v>\w+)=(?P<h>\w+)\({t},{d},{k}\);(?P=o)\.SetDimNum\((?P=v)\.size\(\)\);"
+                     rf"{each_v}(?P=o)\.SetDim\((?P=i),(?P=v)\.at\((?P=i)\)\);\}}return(?P=o);",
+                     nows(fn))
+    size = _called(w, m, "h", 3)
+    if size is None:
+        return False
+    t2, d2, k2 = size.params
+    m = re.fullmatch(
+        rf"auto(?P<s>\w+)={t2}->GetViewShape\(\);int64_t(?P<n>\w+)={t2}->GetViewShape\(\)\.GetDimNum\(\);"
+        rf"(?:std::)?bitset<\w+>(?P<m>\w+)=(?P<mk>\w+)\({d2},(?P=n)\);op::FVector<[\w:,]+>(?P<r>\w+);"
+        rf"{each_s}(?P=r)\.push_back\((?P=s)\.GetDim\((?P=i)\)\);\}}"
+        rf"for\(int(?P<x>\w+)=(?P=r)\.size\(\)-1;(?P=x)>=0;(?P=x)--\)\{{if\((?P=m)\[(?P=x)\]\)\{{if\({k2}\)\{{"
+        rf"(?P=r)\[(?P=x)\]=1;\}}else\{{(?P=r)\.erase\((?P=r)\.begin\(\)\+(?P=x)\);\}}\}}\}}return(?P=r);", nows(size))
+    mask = _called(w, m, "mk", 2)
+    if mask is None:
+        return False
+    d3, n3 = mask.params
+    m = re.fullmatch(rf"(?:std::)?bitset<\w+>(?P<m>\w+)=(?:std::)?bitset<\w+>\(\);if\({d3}\.empty\(\)\)\{{(?P=m)\.flip\(\);\}}"
+                     rf"else\{{for\(int64_t(?P<x>\w+):{d3}\)\{{(?P=m)\.set\((?P<wrap>\w+)\((?P=x),{n3}\)\);\}}\}}return(?P=m);",
+                     nows(mask))
+    wrap = _called(w, m, "wrap", 2)
+    if wrap is None:
+        return False
+    a, b = wrap.params
+    return nows(wrap) == f"if({b}<=0){{{b}=1;}}if({a}<0){{{a}+={b};}}return{a};"
 
 
 def _reduce_shape_value(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:

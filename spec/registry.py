@@ -90,6 +90,12 @@ def _by_convention() -> Iterator[Operator]:
             yield _sourced(record, f"module {module.__name__}")
 
 
+def hand_specified_apis() -> set[str]:
+    """The APIs a spec module of this package declares (the deep, hand-written specs): an extraction
+    leaves them to it."""
+    return {record.api for record in _by_convention()}
+
+
 def _from_data() -> Iterator[Operator]:
     folders = data_folders()
     if not folders:

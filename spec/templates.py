@@ -251,8 +251,10 @@ def _empty(call: CallView, a: Mapping) -> bool:
 
 
 def _attr_range(call: CallView, a: Mapping) -> bool:
+    """The numeric attribute is below ``min`` or above ``max`` (a value of another kind, as a case may
+    give a string parameter a bound read on a number, is not this rule's to judge)."""
     value = call.attrs.get(a["attr"])
-    if value is None or isinstance(value, (dict, list, tuple)):
+    if not isinstance(value, (int, float)):
         return False
     return value < a.get("min", float("-inf")) or value > a.get("max", float("inf"))
 

@@ -150,3 +150,21 @@ def test_a_folder_that_is_no_checkout_is_a_one_line_error(tmp_path):
         open_checkout(tmp_path)
     from aclnn_conformance.cli import main
     assert main(["extract", str(tmp_path), "--out", str(tmp_path / "out")]) == 2
+
+
+def test_an_api_with_a_hand_written_spec_is_left_to_it_and_named(tmp_path, capsys):
+    import shutil
+    from aclnn_conformance.cli import main
+    root = tmp_path / "checkout"
+    shutil.copytree(FIXTURE, root)
+    foo = root / "acts" / "foo"
+    for path in (foo / "docs" / "aclnnFoo.md", foo / "op_api" / "aclnn_foo.cpp"):
+        path.write_text(path.read_text().replace("aclnnFoo", "aclnnApplyAdamW"))
+    (foo / "docs" / "aclnnFoo.md").rename(foo / "docs" / "aclnnApplyAdamW.md")
+    out = tmp_path / "out"
+    assert main(["extract", str(root), "--family", "acts", "--out", str(out)]) == 0
+    scope = json.loads((out / "scope.json").read_text())
+    assert scope["hand_specified"] == ["aclnnApplyAdamW"]
+    assert "aclnnApplyAdamW" not in {row["api"] for row in scope["apis"]}
+    assert not list(out.glob("*/apply_adam_w.json"))   # the one record stays the spec module's
+    assert "left to their hand-written spec: aclnnApplyAdamW" in capsys.readouterr().out

@@ -468,3 +468,44 @@ def test_a_guarded_cast_leaves_unjudged_only_the_dtypes_outside_the_aicpu_conver
     call = CallView(tensors={"self": TensorView("FLOAT", (2, 3), "ND"), "out": TensorView("FLOAT", (2,), "ND"),
                              "indices": TensorView(dtype, (2,), "ND")}, attrs={"dim": 1}, null_outputs=frozenset())
     assert rule(call) is unread
+
+
+KERNEL_AXES_TENSOR = """
+namespace l0op {
+const aclTensor* ReduceSnip(const aclTensor* self, const aclTensor* axes, const bool keepDims, aclOpExecutor* executor)
+{
+    if (self->GetViewShape().GetDimNum() == 0) {
+        return self;
+    }
+    auto out = executor->AllocTensor(self->GetDataType(), op::Format::FORMAT_ND, op::Format::FORMAT_ND);
+    bool noopWithEmptyAxes = true;
+    INFER_SHAPE(ReduceSnip, OP_INPUT(self, axes), OP_OUTPUT(out), OP_ATTR(keepDims, noopWithEmptyAxes));
+    return out;
+}
+}
+"""
+
+ONE_DIM_API = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, bool keepDim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    auto axes = uniqueExecutor.get()->ConvertToTensor(&dim, 1, op::DataType::DT_INT64);
+    CHECK_RET(axes != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto result = l0op::ReduceSnip(self, axes, keepDim, uniqueExecutor.get());
+    CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(CheckShapeAndScalarSame(result, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_one_int_made_a_tensor_of_dims_is_the_reduction_over_that_dim(tmp_path):
+    root = _checkout(tmp_path, kernel=KERNEL_AXES_TENSOR)
+    src = read_source("snippet.cpp", ONE_DIM_API)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    events = walk_api(Index(src, [read_source("aclnn_check.h", CHECK_HEADER)], [], KernelIndex(root)), fn,
+                      {p: T(n) for p, n in zip(fn.params, NAMES)}, "atlas-a2")
+    assert [(e.kind, e.template) for e in events] == [("check", "reduced_shape")]
+    assert dict(events[0].args) == {"param": "out", "of": "self", "dims": "dims", "keepdim": "keepDim",
+                                    "noop": True, "scalar_same": True}

@@ -436,3 +436,111 @@ def test_an_all_empty_branch_computing_a_fill_is_the_empty_return():
 def test_an_empty_branch_checking_a_parameter_is_unread():
     body = COMPUTED_EMPTY % "OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);"
     assert _kinds(_walk(body, ["self", "other", "out", "workspaceSize", "executor"]))[-1] == ("unread", "")
+
+
+NPU_OUTPUT_SIZE = """
+int64_t make_wrap_dim(int64_t dim, int64_t dim_post_expr)
+{
+    if (dim_post_expr <= 0) {
+        dim_post_expr = 1;
+    }
+    if (dim < 0) {
+        dim += dim_post_expr;
+    }
+    return dim;
+}
+
+static bitset<DIM_BITS_LEN> make_dim_mask(const op::FVector<int64_t, op::MAX_DIM_NUM>& dims, int64_t ndim)
+{
+    bitset<DIM_BITS_LEN> mask = bitset<DIM_BITS_LEN>();
+    if (dims.empty()) {
+        mask.flip();
+    } else {
+        for (int64_t dim : dims) {
+            mask.set(make_wrap_dim(dim, ndim));
+        }
+    }
+    return mask;
+}
+
+static op::FVector<int64_t, op::MAX_DIM_NUM> reduce_ops_npu_output_size(
+    const aclTensor* self, const op::FVector<int64_t, op::MAX_DIM_NUM>& dim, bool keepdim)
+{
+    auto self_shape = self->GetViewShape();
+    int64_t ndim = self->GetViewShape().GetDimNum();
+    bitset<DIM_BITS_LEN> mask = make_dim_mask(dim, ndim);
+    op::FVector<int64_t, op::MAX_DIM_NUM> shape;
+    for (size_t i = 0; i < self_shape.GetDimNum(); i++) {
+        shape.push_back(self_shape.GetDim(i));
+    }
+    for (int idx = shape.size() - 1; idx >= 0; idx--) {
+        if (mask[idx]) {
+            if (keepdim) {
+                shape[idx] = %(kept)s;
+            } else {
+                shape.erase(shape.begin() + idx);
+            }
+        }
+    }
+    return shape;
+}
+
+static op::Shape output_shape(const aclTensor* self, const op::FVector<int64_t, op::MAX_DIM_NUM>& dim, bool keepdim)
+{
+    op::Shape outShape;
+    auto dims = reduce_ops_npu_output_size(self, dim, keepdim);
+    outShape.SetDimNum(dims.size());
+    for (size_t i = 0; i < dims.size(); i++) {
+        outShape.SetDim(i, dims.at(i));
+    }
+    return outShape;
+}
+
+static bool CheckShape(const aclTensor* self, const aclTensor* out, const aclIntArray* dim, bool keepdim)
+{
+    op::FVector<int64_t, op::MAX_DIM_NUM> dims;
+    for (size_t idx = 0; idx < dim->Size(); idx++) {
+        dims.emplace_back((*dim)[idx]);
+    }
+    %(extra)s
+    auto outShape = output_shape(self, dims, keepdim);
+    if (outShape == out->GetViewShape()) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Expect out shape.");
+    return false;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepdim,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShape(self, out, dim, keepdim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_the_npu_output_size_helper_and_a_true_unless_false_check_are_the_reduced_shape_rule():
+    events = _walk(NPU_OUTPUT_SIZE % {"kept": "1", "extra": ""}, ["self", "dim", "keepdim", "out",
+                                                                  "workspaceSize", "executor"])
+    assert _kinds(events) == [("check", "reduced_shape")]
+    # empty dims mark every dim: no noop flag
+    assert dict(events[0].args) == {"param": "out", "of": "self", "dims": "dim", "keepdim": "keepdim"}
+    assert events[0].status == 161002
+
+
+@pytest.mark.parametrize("changes", [
+    {"kept": "2", "extra": ""},                       # a reduced dim kept as another size
+    {"kept": "1", "extra": "dims.push_back(0);"},     # the copy of the dims changed after it
+])
+def test_the_npu_output_size_helper_read_otherwise_is_unread(changes):
+    events = _walk(NPU_OUTPUT_SIZE % changes, ["self", "dim", "keepdim", "out", "workspaceSize", "executor"])
+    assert events[-1].kind == "unread"
+
+
+def test_a_parameter_list_splits_at_commas_outside_template_brackets():
+    src = read_source("snippet.cpp", "static bool F(const op::FVector<int64_t, op::MAX_DIM_NUM>& dims, "
+                                     "std::map<int, int> m, bool k)\n{\n    return k;\n}\n")
+    fn = src.functions["F"]
+    assert fn.params == ("dims", "m", "k")
+    assert fn.param_types[0] == "const op::FVector<int64_t, op::MAX_DIM_NUM>&"

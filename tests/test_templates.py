@@ -86,6 +86,8 @@ def test_rank_range_empty_attr_range_product_and_unread():
     assert not both(call(self=("FLOAT", (0, 3), "ND"), out=F32))
     attr = predicate("attr_range", {"attr": "p", "min": 0, "max": 1})
     assert attr(call(attrs={"p": 2})) and attr(call(attrs={"p": -1})) and not attr(call(attrs={"p": 0.5}))
+    # a value of another kind (a string a case gives the parameter) is not this rule's to judge
+    assert not attr(call(attrs={"p": "mean"})) and not attr(call(attrs={"p": None}))
     assert predicate("product", {})(call(self=F32))
     unread = predicate("unread", {"unless_empty": ["self"]})
     assert unread(call(self=F32)) and not unread(call(self=("FLOAT", (0,), "ND")))

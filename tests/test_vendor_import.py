@@ -158,3 +158,15 @@ def test_seeded_values_rebuild_the_same_storages(imported, tmp_path):
 ])
 def test_agreement(spec, vendor, agrees):
     assert vendor_agrees(spec, vendor) is agrees
+
+
+def test_operator_records_that_cannot_be_read_stop_the_import_instead_of_listing_each_file(monkeypatch):
+    # two sources claiming one operator: every file would fail alike, so the import fails once, loudly
+    from aclnn_conformance.spec import registry
+    from aclnn_conformance.vendor import model
+
+    def broken():
+        raise registry.RegistryError("operator 'x' is declared twice: by a module and by a data file")
+    monkeypatch.setattr(model, "_ops", broken)
+    with pytest.raises(registry.RegistryError, match="declared twice"):
+        import_paths([FIXTURES / "op" / "tests" / "ut" / "op_api" / "test_aclnn_fixture.cpp"], jobs=1)

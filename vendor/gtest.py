@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.spec.enums import AclDataType, AclFormat, Status
+from aclnn_conformance.spec.registry import RegistryError
 from aclnn_conformance.vendor import soc as vendor_soc
 from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
 from aclnn_conformance.vendor.model import (TensorRecipe, VendorCase, VendorExpectation,
@@ -692,6 +693,8 @@ class GtestFile:
                     self.result.problems.append(Problem(
                         self.where(exc.pos or (stmt[0].pos if stmt else t.pos)),
                         f"test {suite}.{name}: {exc.reason}"))
+                except RegistryError:   # the operator records cannot be read: no file of it can be
+                    raise
                 except (ValueError, TypeError, KeyError, IndexError, OverflowError,
                         RecursionError) as exc:   # a form the reader does not expect: listed, not fatal
                     self.result.problems.append(Problem(

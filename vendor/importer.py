@@ -10,6 +10,7 @@ from pathlib import Path
 from aclnn_conformance.vendor import atk, gtest, gtest_csv, ttk
 from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
 from aclnn_conformance.vendor.soc import STUB_PLATFORM, harness_default
+from aclnn_conformance.spec.registry import RegistryError
 
 SUFFIXES = (".cpp", ".cc", ".json", ".csv")
 
@@ -96,6 +97,8 @@ def _read_many(paths: list[Path]) -> ImportResult:
     for path in paths:
         try:
             out.extend(read_file(path))
+        except RegistryError:   # the operator records cannot be read: not one file's problem
+            raise
         except Exception as exc:  # one unreadable file never stops the import: it is listed
             out.problems.append(Problem(f"{display_path(path, vendor_root(path))}:1",
                                         f"cannot read the file ({type(exc).__name__}: "
