@@ -80,6 +80,7 @@ class SourceFile:
     lists: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)  # name -> (dtypes, line)
     pair_lists: dict[str, tuple[tuple[tuple[str, str], ...], int]] = field(default_factory=dict)  # (a, b) pairs
     constants: dict[str, int] = field(default_factory=dict)
+    format_lists: dict[str, tuple[tuple[str, ...], int]] = field(default_factory=dict)  # name -> (formats, line)
 
     def line_of(self, offset: int) -> int:
         return self.text.count("\n", 0, offset) + 1
@@ -92,6 +93,9 @@ _LIST = re.compile(r"(?:static\s+)?(?:const\s+)?(?:std::)?(?:initializer_list|ve
 _PAIR_LIST = re.compile(r"(?:static\s+)?(?:const\s+)?(?:std::)?(?:initializer_list|vector|set)\s*<\s*std::pair\s*<\s*"
                         r"(?:op::|ge::)?DataType\s*,\s*(?:op::|ge::)?DataType\s*>\s*>\s*&?\s*([A-Za-z_]\w*)\s*=\s*\{")
 _PAIR = re.compile(r"\{\s*(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)\s*,\s*(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)\s*\}")
+_FORMAT_LIST = re.compile(r"(?:static\s+)?(?:const\s+)?(?:std::)?(?:initializer_list|vector|set)\s*<\s*(?:op::|ge::)?"
+                          r"Format\s*>\s*&?\s*([A-Za-z_]\w*)\s*=\s*\{")
+_FORMAT = re.compile(r"\bFORMAT_([A-Z0-9_]+)\b")
 _CONST = re.compile(r"(?:static\s+)?(?:constexpr|const)\s+(?:std::)?(?:size_t|int64_t|int32_t|uint32_t|int|"
                     r"uint64_t|uint8_t)\s+([A-Za-z_]\w*)\s*=\s*(\d+)\s*;")
 _DT = re.compile(r"\bDT_([A-Z0-9_]+)\b")
@@ -113,6 +117,10 @@ def read_source(path: str, text: str) -> SourceFile:
         end = match_close(clean, m.end() - 1, "{", "}")
         if end > 0:
             src.pair_lists[m.group(1)] = (tuple(_PAIR.findall(clean[m.end():end])), src.line_of(m.start()))
+    for m in _FORMAT_LIST.finditer(clean):
+        end = match_close(clean, m.end() - 1, "{", "}")
+        if end > 0:
+            src.format_lists[m.group(1)] = (tuple(_FORMAT.findall(clean[m.end():end])), src.line_of(m.start()))
     for m in _CONST.finditer(clean):
         src.constants[m.group(1)] = int(m.group(2))
     for m in _FUNC.finditer(clean):

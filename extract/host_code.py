@@ -113,22 +113,28 @@ class Index:
     def source(self, fn: Function) -> SourceFile:
         return self.own if fn.path == self.own.path else next(s for s in self.common if s.path == fn.path)
 
-    def dlist(self, name: str) -> DList | None:
+    def _named_list(self, table: str, name: str) -> tuple[tuple, str] | None:
+        """A list constant of the file or its common helpers by name (the first found), from the
+        source table ``table`` (dtype, pair or format lists), and where it is defined."""
         name = name.split("::")[-1]
         for src in (self.own, *self.common):
-            if name in src.lists:
-                dtypes, line = src.lists[name]
-                return DList(dtypes, f"{src.path}:{line}")
+            found = getattr(src, table)
+            if name in found:
+                items, line = found[name]
+                return items, f"{src.path}:{line}"
         return None
+
+    def dlist(self, name: str) -> DList | None:
+        found = self._named_list("lists", name)
+        return None if found is None else DList(*found)
 
     def pair_list(self, name: str) -> tuple[tuple[tuple[str, str], ...], str] | None:
         """A list of (dtype, dtype) pairs by name and where it is defined."""
-        name = name.split("::")[-1]
-        for src in (self.own, *self.common):
-            if name in src.pair_lists:
-                pairs, line = src.pair_lists[name]
-                return pairs, f"{src.path}:{line}"
-        return None
+        return self._named_list("pair_lists", name)
+
+    def format_list(self, name: str) -> tuple[tuple[str, ...], str] | None:
+        """A list of formats by name and where it is defined."""
+        return self._named_list("format_lists", name)
 
     def constant(self, name: str) -> int | None:
         name = name.split("::")[-1]
@@ -283,11 +289,15 @@ def _cite(src: SourceFile, offset: int) -> tuple[str, int]:
 
 
 def _true_unless_false(stmt: Stmt, rest: tuple[Stmt, ...]) -> bool:
-    """``if (C) { return true; }`` followed only by logs and ``return false;``: a bool check of C."""
-    if stmt.kind != "if" or stmt.orelse or len(stmt.then) != 1 or stmt.then[0].kind != "return" \
-            or stmt.then[0].text.strip().rstrip(";").strip() != "return true" or not rest:
+    """``if (C) { return true; }`` followed (or else-ed) only by logs and ``return false;``: a bool
+    check of C."""
+    if stmt.kind != "if" or len(stmt.then) != 1 or stmt.then[0].kind != "return" \
+            or stmt.then[0].text.strip().rstrip(";").strip() != "return true":
         return False
-    *logs, last = rest
+    after = stmt.orelse or rest
+    if not after:
+        return False
+    *logs, last = after
     return last.kind == "return" and last.text.strip().rstrip(";").strip() == "return false" and \
         all(s.kind == "call" and IGNORED_CALLS.match(s.text.strip()) for s in logs)
 
@@ -624,8 +634,7 @@ def _split_shape(w: Walk, src: SourceFile, stmt: Stmt, env: dict, name: str) -> 
     with d an integer argument's dim of t, wrapped, and no other change of s: ``s`` holds t's shape
     with that dim divided by N (``("split-shape", t, attr, N)``)."""
     value = env.get(name)
-    fn = next((f for f in src.functions.values()
-               if f.body_offset <= stmt.offset < f.body_offset + len(f.body)), None)
+    fn = _enclosing_function(src, stmt.offset)
     if not (isinstance(value, tuple) and value[:1] == ("shape-of",)) or fn is None:
         return False
     rest = fn.body[stmt.offset - fn.body_offset + len(stmt.text):]
@@ -707,6 +716,8 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
     if ks is None or max(ks.data, ks.axes) >= len(args):
         return None
     tensor = _shape_like(env.get(_strip(args[ks.data])))
+    if tensor is None:
+        return None
     dims = env.get(_strip(args[ks.axes]))
     if isinstance(dims, T) and ("IntArray" in w.ptypes.get(dims.name, "")
                                 or re.search(r"int(?:64|32)_t", w.ptypes.get(dims.name, ""))
@@ -734,8 +745,6 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
             flags.append(v)
         else:
             return None
-    if tensor is None:
-        return None
     # every dim named: a rank-0 tensor's list is empty and keeps its shape, which reducing it gives too
     shape = ("rshape", tensor, dims, flags[0], False if dims is None else flags[1])
     return shape + ("one-element",) if ks.one_element else shape
@@ -1307,11 +1316,14 @@ def _product_side(w: Walk, stmts: tuple[Stmt, ...], env: dict) -> tuple[Stmt, ..
     return stmts
 
 
+def _enclosing_function(src: SourceFile, offset: int) -> Function | None:
+    """The function of ``src`` whose body holds ``offset``."""
+    return next((f for f in src.functions.values() if f.body_offset <= offset < f.body_offset + len(f.body)), None)
+
+
 def _enclosing_body(src: SourceFile, offset: int) -> str:
-    for fn in src.functions.values():
-        if fn.body_offset <= offset < fn.body_offset + len(fn.body):
-            return fn.body
-    return ""
+    fn = _enclosing_function(src, offset)
+    return fn.body if fn is not None else ""
 
 
 def _all_dims_of(body: str, arr: str, count: str) -> str | None:
@@ -2273,6 +2285,12 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
     m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", body)
     if m and not neg:
         return "null", _args(param=_tensor(env, m.group(1) or m.group(2)))
+    m = re.fullmatch(r"(.+?)\s*([!=]=)\s*[\w:]+\s*\.\s*end\(\)", body, re.S)
+    found = (env.get(_strip(m.group(1))) if re.fullmatch(r"\w+", _strip(m.group(1))) else
+             _list_find(w, m.group(1), env)) if m and not neg else None
+    if isinstance(found, tuple) and found[:1] == ("format-found-in",):   # a format not found in a list
+        return ("format_in" if m.group(2) == "==" else "format_not_in",
+                _args(param=found[1], formats=list(found[2])))
     for op in ("==", "!="):
         parts = _split_top(body, op)
         if len(parts) == 2 and not neg:
@@ -2423,6 +2441,10 @@ def _m_cast(w, src, stmt, env, fail, args):
 def _rank(kind):
     def run(w, src, stmt, env, fail, args):
         n = _value(w, args[1], env)
+        if kind == "eq" and _lin(n) and n[2:] == (1, 0, 0):   # another tensor's rank, exactly
+            _check(w, src, stmt.offset, "ranks_equal", _args(param=_tensor(env, args[0]), other=n[1]),
+                   _fail_status(args[2], fail), stmt.text)
+            return
         if not isinstance(n, int) or isinstance(n, bool):
             raise Unreadable(f"the rank bound {args[1]!r}")
         bounds = {"max": dict(max=n), "min": dict(min=n), "eq": dict(min=n, max=n)}[kind]
@@ -3016,6 +3038,10 @@ def _list_find(w: Walk, expr: str, env: dict) -> tuple | None:
                      _strip(expr), re.S)
     if not m or m.group(1) != m.group(2):
         return None
+    formats = w.index.format_list(m.group(1))
+    fm = re.fullmatch(FORMAT_OF, _format_local(m.group(3).strip(), env)) if formats is not None else None
+    if fm and isinstance(env.get(fm.group(1)), T):   # a tensor's storage format searched in a format list
+        return ("format-found-in", env[fm.group(1)].name, formats[0])
     pairs = w.index.pair_list(m.group(1))
     if pairs is not None:   # a list of (dtype, dtype) pairs searched for a pair of the call's dtypes
         two = _pair_of(w, m.group(3), env)
@@ -3305,8 +3331,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     value = env.get(name)
     if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin", "rshape")):
         return
-    fn = next((f for f in src.functions.values()
-               if f.body_offset <= stmt.offset < f.body_offset + len(f.body)), None)
+    fn = _enclosing_function(src, stmt.offset)
     if fn is None:
         env[name] = Opaque(name)
         return

@@ -698,6 +698,17 @@ def _split_shape(call: CallView, a: Mapping) -> bool:
     return tuple(out.shape) != tuple(s // a["by"] if i == d else s for i, s in enumerate(t.shape))
 
 
+def _ranks_equal(call: CallView, a: Mapping) -> bool:
+    """``param``'s rank is not ``other``'s."""
+    t, o = call.tensor(a["param"]), call.tensor(a["other"])
+    return t is not None and o is not None and len(t.shape) != len(o.shape)
+
+
+TEMPLATES["ranks_equal"] = _ranks_equal
+REQUIRED_ARGS["ranks_equal"] = ("param", "other")
+CATEGORIES["ranks_equal"] = "shape"
+
+
 TEMPLATES.update({"reduced_shape": _reduced_shape, "attr_dims_nonzero": _attr_dims_nonzero,
                   "attr_dim_divisible": _attr_dim_divisible, "split_shape": _split_shape})
 REQUIRED_ARGS.update({"attr_dim_divisible": ("attr", "tensor", "by"), "split_shape": ("param", "of", "attr", "by")})

@@ -497,3 +497,45 @@ def test_a_data_branch_holding_a_product_branch_fails_on_the_products_that_fail(
 def test_a_product_branch_whose_other_side_checks_a_parameter_stays_unread_there():
     events = _walk(PRODUCT_INSIDE % "OP_CHECK_NULL(other, return ACLNN_ERR_PARAM_NULLPTR);", NAMES, "atlas-a2")
     assert events[0].kind == "unread"
+
+
+FORMAT_LIST = """
+static const std::initializer_list<op::Format> FORMAT_SUPPORT_LIST = {
+    op::Format::FORMAT_ND, op::Format::FORMAT_NCHW, op::Format::FORMAT_NCDHW};
+
+static bool CheckFormatValid(const aclTensor* self, const aclTensor* out)
+{
+    op::Format selfFormat = self->GetStorageFormat();
+    op::Format outFormat = out->GetStorageFormat();
+    auto findSelfFormat = std::find(FORMAT_SUPPORT_LIST.begin(), FORMAT_SUPPORT_LIST.end(), selfFormat);
+    auto findOutFormat = std::find(FORMAT_SUPPORT_LIST.begin(), FORMAT_SUPPORT_LIST.end(), outFormat);
+    if (findSelfFormat != FORMAT_SUPPORT_LIST.end() && findOutFormat != FORMAT_SUPPORT_LIST.end()) {
+        return true;
+    } else {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Format only support ND, NCHW and NCDHW.");
+        %s
+    }
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckFormatValid(self, out), ACLNN_ERR_PARAM_INVALID);
+    OP_CHECK_WRONG_DIMENSION(out, self->GetViewShape().GetDimNum(), return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_formats_found_in_a_list_and_a_rank_equal_to_another_tensors_are_read():
+    events = _walk(FORMAT_LIST % "return false;", NAMES)
+    assert [(e.template, dict(e.args)) for e in events] == [
+        ("format_in", {"param": "self", "formats": ("ND", "NCHW", "NCDHW")}),
+        ("format_in", {"param": "out", "formats": ("ND", "NCHW", "NCDHW")}),
+        ("ranks_equal", {"param": "out", "other": "self"})]
+    assert {e.status for e in events} == {161002}
+
+
+def test_a_true_branch_whose_else_does_more_than_fail_stays_unread():
+    events = _walk(FORMAT_LIST % "CHECK_RET(other != nullptr, false);\n        return false;", NAMES)
+    assert events[0].kind == "unread"

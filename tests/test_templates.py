@@ -174,3 +174,11 @@ def test_combine_categories_follows_combine_categories_with_complex():
     assert combine_categories("FLOAT16", "COMPLEX128") == "COMPLEX32"   # floating meets complex: its complex
     assert combine_categories("INT32", "COMPLEX64") == "COMPLEX64"
     assert combine_categories("COMPLEX64", "DOUBLE") == "COMPLEX64"
+
+
+def test_ranks_equal_by_hand():
+    rule = predicate("ranks_equal", {"param": "out", "other": "self"})
+    assert not rule(call(self=("FLOAT", (2, 3), "ND"), out=("FLOAT", (1, 1), "ND")))
+    assert rule(call(self=("FLOAT", (2, 3), "ND"), out=("FLOAT", (2, 3, 1), "ND")))
+    assert rule(call(self=("FLOAT", (), "ND"), out=("FLOAT", (1,), "ND")))
+    assert not rule(call(self=F32))   # out absent: nothing to compare

@@ -195,16 +195,24 @@ def _dims_fixes(case: Case, a: dict):
 def reshaped_outputs(key: str, case: Case) -> Case:
     """``case`` with each tensor a code-read ``reduced_shape`` or ``split_shape`` rule shapes given
     that shape (the reduction of its source over the call's dims; its source split along the dim an
-    attribute names), and each dim an ``attr_dim_divisible`` rule names made a multiple of its parts
-    (in every tensor of its source's shape), so that a reduction's or a split's call is valid."""
+    attribute names), each dim an ``attr_dim_divisible`` rule names made a multiple of its parts (in
+    every tensor of its source's shape), and a tensor a ``ranks_equal`` rule ties to another given
+    that one's shape where their ranks differ, so that the call is valid."""
     from aclnn_conformance.spec.templates import reduced_shape
-    rules = [r for r in code_checks(key) if r["template"] in ("attr_dim_divisible", "reduced_shape", "split_shape")]
-    for r in sorted(rules, key=lambda r: r["template"] != "attr_dim_divisible"):   # the split dims first
+    first = ("ranks_equal", "attr_dim_divisible")   # ranks and split dims before the shapes built on them
+    rules = [r for r in code_checks(key) if r["template"] in first + ("reduced_shape", "split_shape")]
+    for r in sorted(rules, key=lambda r: r["template"] not in first):
         a = r["args"]
         if "when" in a and not _guard_holds(case, a["when"]):
             continue
         if r["template"] == "attr_dim_divisible":
             case = _divisible_dim(case, a)
+            continue
+        if r["template"] == "ranks_equal":   # the tensor given the other's shape where their ranks differ
+            t, o = case.tensors.get(a["param"]), case.tensors.get(a["other"])
+            if t is not None and o is not None and len(t.desc.shape) != len(o.desc.shape):
+                case = case.with_tensor(a["param"], tensor_arg(t.desc.dtype.name, tuple(o.desc.shape),
+                                                               t.desc.format.name))
             continue
         src, out = case.tensors.get(a["of"]), case.tensors.get(a["param"])
         if src is None or out is None:

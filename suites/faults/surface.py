@@ -132,6 +132,8 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
     if t in ("reduced_shape", "split_shape"):   # the output given its source's shape, one dim more
         return [lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape) + (2,)),
                 lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape))]
+    if t == "ranks_equal":   # one dim more than the other tensor
+        return [lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["other"]].desc.shape) + (1,))]
     if t == "attr_dim_divisible":   # the named dim one past a multiple of the parts, in its shape's tensors
         return [lambda c: _with_split_dim(c, a)]
     return []
