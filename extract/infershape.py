@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .cpp import Function, SourceFile, match_close, read_source, split_args
+from aclnn_conformance.extract.cpp import Function, SourceFile, match_close, read_source, split_args
 
 _COMMON = "common/inc/op_host/infershape_reduce_util.h"
 
@@ -60,6 +60,7 @@ class InferShapeIndex:
         self.root = root
         self._registered: dict[str, ReduceInfer | None] | None = None
         self._functions: dict[str, Function | None] = {}   # the op_host functions, by name (two: none)
+        self.common_helper_reads = _common_helper_reads(root)   # read once for every registration
 
     def reduce_infer(self, op_type: str) -> ReduceInfer | None:
         if self._registered is None:
@@ -88,7 +89,6 @@ class InferShapeIndex:
 
 
 def _reduce_infer(index: InferShapeIndex, src: SourceFile, fn: Function) -> ReduceInfer | None:
-    root = index.root
     arg = _arg_with_value_infer(index, fn)
     if arg is not None:
         return arg
@@ -96,7 +96,7 @@ def _reduce_infer(index: InferShapeIndex, src: SourceFile, fn: Function) -> Redu
     m = re.fullmatch(r'return (?:\w+::)*InferShape4ReduceCommon\(\s*context\s*,\s*"[^"]*"\s*(?:,\s*(true|false)\s*)?\);',
                      body)
     if m:
-        if not _common_helper_reads(root):
+        if not index.common_helper_reads:
             return None
         return ReduceInfer("attr" if m.group(1) in (None, "true") else False, src.path, fn.line)
     return ReduceInfer(True, src.path, fn.line) if _own_reduce_body(fn) else None
