@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
+from aclnn_conformance.extract.shape_helpers import expand_to_size, split_half_of, split_halves
 from aclnn_conformance.extract.cpp import (Function, SourceFile, Stmt, match_close, read_source, split_args,
                                            statements)
 from aclnn_conformance.spec.enums import Status
@@ -247,6 +248,8 @@ def _call_fn(w: Walk, fn: Function, args: list[str], env: dict, fail: int | None
     """Inline a call of a function the checkout defines: its checks are events. A local passed to a
     non-const reference parameter (``DataType& promoteType``) holds, after the call, what the callee
     left in it."""
+    if _recognised_helper(w, fn, args, env, fail):
+        return True
     left: dict[str, Any] = {}
     result = _run_function(w, fn, _bind(w, fn, args, env), fail=fail, left=left)
     for param, arg, ctype in zip(fn.params, args, fn.param_types):
@@ -255,6 +258,46 @@ def _call_fn(w: Walk, fn: Function, args: list[str], env: dict, fail: int | None
                 and re.fullmatch(r"[A-Za-z_]\w*", name) and not isinstance(env.get(name), T):
             env[name] = left[param]
     return result
+
+
+def _recognised_helper(w: Walk, fn: Function, args: list[str], env: dict, fail: int | None) -> bool:
+    """A bool helper read whole (extract/shape_helpers.py), its parameters the API's own tensors and
+    arguments (or what the reading requires of them: a wrapped dim, a rank): its rules, failing with
+    the caller's status."""
+    if fail is None or len(args) != len(fn.params):
+        return False
+    read = expand_to_size(fn) or split_halves(fn, w.index.function, w.index.constant) or \
+        split_half_of(fn, w.index.constant)
+    if read is None:
+        return False
+    held = {p: env.get(_strip(a)) for p, a in zip(fn.params, args)}
+    names = {p: v.name for p, v in held.items() if isinstance(v, T)}
+    attr_of = {}
+    for p, t in read.wraps:   # the API's integer argument's dim of that tensor, wrapped by max(rank, 1)
+        v = held.get(p)
+        if not (isinstance(v, tuple) and v[:1] == ("wrapped-dim-max1",) and v[2] == names.get(t)):
+            return False
+        attr_of[p] = v[1]
+    if any(held.get(p) != ("lin", names.get(t), 1, 0, 1) for p, t in read.ranks):
+        return False
+
+    def resolve(value: Any) -> Any:
+        if isinstance(value, tuple) and value[:1] == ("attr-of",):
+            return attr_of[value[1]]
+        return names.get(value, value) if isinstance(value, str) else value
+    used = [v for _, a in read.rules for v in a.values() if isinstance(v, str)]
+    if any(v in fn.params and v not in names for v in used):
+        return False
+    src = w.index.source(fn)
+    path, line = _cite(src, fn.body_offset)
+    for i, (template, a) in enumerate(read.rules):
+        if read.unread is not None and i == read.unread_at:
+            guard = ("rank-zero", names[read.unread[1]])
+            w.events.append(Event("unread", "", _guarded_args(w, "unread", (("when", guard),)), None, path, line,
+                                  f"{fn.name}: {read.unread[0]}"))
+        _check(w, src, fn.body_offset, template, _args(**{k: resolve(v) for k, v in a.items()}), fail,
+               f"{fn.name}: {template}")
+    return True
 
 
 def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | None, top: bool = False,
@@ -517,7 +560,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
     if stmt.kind == "other":
         if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
                 _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env) or \
-                _copy_loop(w, src, stmt, env):
+                _copy_loop(w, src, stmt, env) or _batch_broadcast_loop(w, src, stmt, env, fail) or \
+                _negative_dim_loop(w, src, stmt, env, fail):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
@@ -727,6 +771,8 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
         dims = None
     elif isinstance(dims, tuple) and dims[:1] == ("dims-of",):
         dims = dims[1]
+    elif isinstance(dims, tuple) and dims[:1] == ("every-if-empty",) and dims[2] == tensor:
+        dims, ks = dims[1], replace(ks, noop=False)   # never empty: empty reduces every dim
     else:
         return None
     flags = []
@@ -1328,13 +1374,22 @@ def _enclosing_body(src: SourceFile, offset: int) -> str:
 
 def _all_dims_of(body: str, arr: str, count: str) -> str | None:
     """``arr`` holds 0 .. n-1 for ``count`` set to a tensor's rank in ``body`` (``dimNum =
-    self->GetViewShape().GetDimNum(); for (i = 0; i < dimNum; i++) { dims[i] = i; }``): that tensor."""
-    m = re.search(rf"\b{re.escape(count)}\s*=\s*(\w+)\s*->\s*GetViewShape\(\)\s*\.\s*GetDimNum\(\)\s*;", body)
+    self->GetViewShape().GetDimNum(); for (i = 0; i < dimNum; i++) { dims[i] = i; }``, or the rank of
+    a shape local set once to the tensor's view shape): that tensor."""
+    c = re.escape(count)
+    m = re.search(rf"\b{c}\s*=\s*(\w+)\s*->\s*GetViewShape\(\)\s*\.\s*GetDimNum\(\)\s*;", body)
+    tensor = m.group(1) if m else None
+    via = re.search(rf"\b{c}\s*=\s*(\w+)\s*\.\s*GetDimNum\(\)\s*;", body) if not m else None
+    if via:
+        local = re.escape(via.group(1))
+        shapes = re.findall(rf"\b{local}\s*=\s*(\w+)\s*->\s*GetViewShape\(\)\s*;", body)
+        if len(shapes) == 1 and len(re.findall(rf"\b{local}\s*=(?!=)", body)) == 1:
+            tensor = shapes[0]
     loop = re.search(rf"for\s*\([^;]*\b(\w+)\s*=\s*0\s*;\s*\1\s*<\s*(?:static_cast<\s*\w+\s*>\(\s*)?"
-                     rf"{re.escape(count)}\s*\)?\s*;[^)]*\)\s*\{{?\s*{re.escape(arr)}\s*\[\s*\1\s*\]\s*=\s*\1\s*;\s*\}}?",
+                     rf"{c}\s*\)?\s*;[^)]*\)\s*\{{?\s*{re.escape(arr)}\s*\[\s*\1\s*\]\s*=\s*\1\s*;\s*\}}?",
                      body)
     writes = re.findall(rf"\b{re.escape(arr)}\s*\[[^\]]*\]\s*=(?!=)", body)
-    return m.group(1) if m and loop and len(writes) == 1 else None
+    return tensor if tensor and loop and len(writes) == 1 else None
 
 
 _ALLOC_DIMS = r"(?:\w+(?:\.get\(\))?\s*->\s*)?AllocIntArray\(\s*(\w+)\s*,\s*(\w+)\s*\)"
@@ -1501,12 +1556,27 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         _check(w, src, stmt.offset, "dtype_in", _args(param=found[1][1][1], dtypes=list(found[1][2]),
                                                       list=found[1][3]), fail, stmt.text)
         raise _End(True)
+    if isinstance(held, Opaque) and fail is not None:
+        # a check function returning a bool local set once to a condition: it fails where that does
+        # not hold (each conjunct a check, read as a failing condition or left unread)
+        fn = _enclosing_function(src, stmt.offset)
+        sets = re.findall(rf"\b{re.escape(value)}\s*(?:[-+*/%|&^]|<<|>>)?=(?!=)", fn.body) if fn is not None else []
+        if len(sets) != 1 or re.fullmatch(rf"{re.escape(value)}\s*=.*", held.text.strip(), re.S):
+            raise Unreadable(f"a check function returning {value!r}")
+        _data_condition(w, src, stmt.offset, f"!({held.text})", env, fail, stmt.text)
+        raise _End(True)
     try:
-        raise _End(_value(w, value, env))
+        returned = _value(w, value, env)
     except Unreadable:
         if fail is not None:
             raise Unreadable(f"a check function returning {value!r}") from None
         raise _End(Opaque(value)) from None
+    if fail is not None and returned is False:   # a check function's local false on this product
+        _check(w, src, stmt.offset, "product", (), fail, stmt.text)
+        raise _End(False)
+    if fail is not None and returned is not True:   # a check's result the reader does not know
+        raise Unreadable(f"a check function returning {value!r}")
+    raise _End(returned)
 
 
 def _returns_success_only(stmt: Stmt, logs: bool = False) -> bool:
@@ -1776,13 +1846,18 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
             return
     if _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
         return
+    if all(s.kind == "call" and re.fullmatch(r"OP_LOG\w*\s*\(.*\)\s*;?", s.text.strip(), re.S)
+           for s in _flatten(stmt.then + stmt.orelse)):
+        return   # a branch that only logs (``if (!valid) { OP_LOGE(...); }``): no check
     inner = "".join(s.text + ";" for s in _flatten(stmt.then + stmt.orelse))
     compute = _compute_only(inner, w, env)   # an inner status checked on the compute path is no parameter check
     if _checks_params(w, compute) or re.search(r"CHECK_RET", compute):
+        if stmt.orelse and _same_checks_both_sides(w, src, stmt, env, fail, top):
+            return
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
-    if _rank0_branch(w, stmt, env):
+    if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env):
         return
     _forget_assigned(stmt, env)
     # a branch of the compute path: nothing is checked there
@@ -1834,6 +1909,8 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
             decided = _product_bool(w, q[0], env)
             if decided is None and _rank_choice(w, q[0], branches, env) is not None:
                 return _rank_choice(w, q[0], branches, env)
+            if decided is None and _wrapped_choice(w, q[0], branches, env) is not None:
+                return _wrapped_choice(w, q[0], branches, env)
             if decided is None:
                 return _data_choice(w, q[0], branches, env)
             return _value(w, branches[0] if decided else branches[1], env)
@@ -2356,14 +2433,14 @@ def _dims_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
         x, y = _value(w, a, env), _value(w, b, env)
     except Unreadable:
         return None
-    is_dim = lambda v: isinstance(v, tuple) and v[:1] in (("dim",), ("numel",))
+    is_dim = lambda v: isinstance(v, tuple) and v[:1] in (("dim",), ("numel",), ("bnumel",))
     int_attr = lambda v: isinstance(v, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)",
                                                             w.ptypes.get(v.name, "").strip())
     if not is_dim(x) and is_dim(y):
         x, y, op = y, x, _FLIP[op]
     if not is_dim(x) or not (is_dim(y) or _is_int(y) or int_attr(y)):
         return None
-    ref = lambda v: list(v[1:]) if v[0] == "dim" else ["numel", v[1]]   # noqa: E731
+    ref = lambda v: list(v[1:]) if v[0] == "dim" else [v[0], v[1]]   # noqa: E731 (a bnumel's names a tuple)
     other = ref(y) if is_dim(y) else y.name if isinstance(y, T) else int(y)
     return "dims_compare", _args(a=ref(x), op=op, b=other)
 
@@ -2573,8 +2650,12 @@ def _data_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple:
 
 
 def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
-    """A condition on the dtypes of the call (computed or of tensors) as a guard; None otherwise."""
+    """A condition on the dtypes of the call (computed or of tensors), or on a tensor being empty or of
+    rank 0, as a guard; None otherwise."""
     cond = _strip(cond)
+    shape_guard = _shape_guard(cond, env)
+    if shape_guard is not None:
+        return shape_guard
     if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
         return env[cond][1]
     fm = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)\s*([!=]=)\s*(\w+)\s*->\s*GetStorageFormat\(\)", cond)
@@ -2649,12 +2730,78 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
     return None
 
 
+def _same_checks_both_sides(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """``if (C) {A} else {B}`` on a condition the reader does not read, both sides reading into the
+    same checks in the same order with the same statuses (``IsNonContiguousSupport``: a view or a
+    contiguous copy, then one kernel and one shape check): those checks hold whichever side a call
+    takes. A local the sides leave differently is unknown after; a side that returns, stops or is
+    unread declines."""
+    mark, guards, pending = len(w.events), list(w.guards), list(w.pending)
+    sides = []
+    try:
+        for branch in (stmt.then, stmt.orelse):
+            local, start = dict(env), len(w.events)
+            _run_block(w, src, branch, local, fail, top)
+            sides.append((w.events[start:], local))
+    except (Unreadable, _Stop, _End):
+        del w.events[mark:]
+        w.guards[:], w.pending[:] = guards, pending
+        return False
+    (e0, l0), (e1, l1) = sides
+    key = lambda e: (e.kind, e.template, e.args, e.status)   # noqa: E731
+    if [key(e) for e in e0] != [key(e) for e in e1]:
+        del w.events[mark:]
+        return False
+    del w.events[mark + len(e0):]   # one side's events: the same checks
+    for k in set(l0) | set(l1):
+        if l0.get(k) == l1.get(k):
+            env[k] = l0[k]
+        elif k in env:
+            env[k] = ("kernel-result", k) if _kernel_made(l0.get(k)) and _kernel_made(l1.get(k)) else \
+                Opaque(f"{k}, set differently on the two sides of a branch on {stmt.cond.strip()}")
+    return True
+
+
+def _has_atom(g: Any, name: str) -> bool:
+    return isinstance(g, tuple) and bool(g) and (g[0] == name or any(_has_atom(x, name) for x in g[1:]))
+
+
+def _plain_exit(stmt: Stmt) -> bool:
+    """The branches call no kernel and every return in them gives a literal: true, false, or a status
+    name."""
+    for s in _flatten(stmt.then + stmt.orelse):
+        if re.search(r"\bl0op::", s.text):
+            return False
+        if s.kind == "return":
+            value = s.text.strip()[len("return"):].strip().rstrip(";").strip()
+            if value not in ("true", "false") and _status_of(value) is None:
+                return False
+    return True
+
+
+def _shape_guard(cond: str, env: dict) -> tuple | None:
+    """An API tensor empty (``x->IsEmpty()``) or of rank 0 (``x->GetViewShape().GetDimNum() == 0``, or
+    ``!= 0`` negated) as a guard; None for anything else."""
+    m = re.fullmatch(r"(\w+)\s*->\s*IsEmpty\(\)", cond)
+    if m and isinstance(env.get(m.group(1)), T):
+        return ("empty", (env[m.group(1)].name,), True)
+    m = re.fullmatch(r"(\w+)\s*->\s*GetViewShape\(\)\s*\.\s*GetDimNum\(\)\s*([!=]=)\s*0", cond)
+    if m and isinstance(env.get(m.group(1)), T):
+        g = ("rank-zero", env[m.group(1)].name)
+        return g if m.group(2) == "==" else ("not", g)
+    return None
+
+
 def _guard_function(w: Walk, name: str, args: list[str], env: dict) -> tuple | None:
     """A bool helper on dtypes, inlined: its body ``return C;`` or ``if (C) { return true; } return
     false;``, after locals it declares (``auto it = std::find(L.begin(), L.end(), d);``)."""
     fn = w.index.function(name)
     if fn is None or fn.returns.split()[-1] != "bool" or w.depth > 12:
         return None
+    zero = _zero_dim_loop(fn)
+    if zero is not None:
+        tensor = env.get(_strip(args[0])) if len(args) == 1 else None
+        return ("zero-dim", tensor.name, zero) if isinstance(tensor, T) else None
     body = list(statements(fn.body, fn.body_offset))
     try:
         bindings = _bind(w, fn, args, env)
@@ -2683,6 +2830,21 @@ def _guard_function(w: Walk, name: str, args: list[str], env: dict) -> tuple | N
         return _guard(w, cond, bindings)
     finally:
         w.depth -= 1
+
+
+def _zero_dim_loop(fn: Function) -> int | None:
+    """``fn(x)``: true when one of x's dims before its rank + stop is 0 (``n = x->GetViewShape().
+    GetDimNum(); for (i = 0; i < n - 1; i++) { if (x->GetViewShape().GetDim(i) == 0) { return true; } }
+    return false;``): stop (0 or -1); None for any other body."""
+    if len(fn.params) != 1:
+        return None
+    x = re.escape(fn.params[0])
+    body = re.sub(r"\s+", " ", fn.body).strip()
+    m = re.fullmatch(
+        rf"auto (\w+) = {x}->GetViewShape\(\)\.GetDimNum\(\); "
+        rf"for ?\((?:int64_t|size_t|uint64_t|int) (\w+) = 0; \2 < (?:static_cast<int64_t>\()?\(?\1( - 1)?\)?\)?; \2\+\+\) ?{{ "
+        rf"if ?\({x}->GetViewShape\(\)\.GetDim\(\2\) == 0\) ?{{ return true; }} }} return false;", body)
+    return None if m is None else (-1 if m.group(3) else 0)
 
 
 _DCLASS_NAMES = ("complex", "floating", "integral", "integral_bool")
@@ -2826,8 +2988,8 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                              for s in _flatten(stmt.then + stmt.orelse)):
         test = _value_test(w, stmt.cond, env)
         g = None if test is None else ("value", test)
-    if g is None:
-        return False
+    if g is None or (_has_atom(g, "empty") and not _plain_exit(stmt)):
+        return False   # an empty tensor's branch computing something is the empty return's to read
     ended, changed = [], []
     for branch, guard in ((stmt.then, g), (stmt.orelse, ("not", g))):
         if not branch:
@@ -2843,6 +3005,14 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                     raise Unreadable(f"a data-dependent branch on {stmt.cond.strip()!r} returning a value") \
                         from None
                 w.pending.append((tuple(w.guards[w.fn_guards:]), d))
+            if end.value is True and w.depth == w.api_depth and \
+                    not any(re.search(r"\bl0op::", s.text) for s in _flatten(branch)):
+                # the API returning success without running a kernel: the calls taking it keep the
+                # statuses read, their values are not judged
+                path, line = _cite(src, stmt.offset)
+                w.events.append(Event("unread-values", "", _guarded_args(w, "unread", ()), None, path, line,
+                                      " ".join(f"a branch on {stmt.cond.strip()!r} that returns success "
+                                               f"before the kernel".split())[:160]))
             ended.append(guard)
         except _Stop as stop:
             if stop.empty:
@@ -2860,6 +3030,13 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     if both:   # a tensor set on both sides from one (``if (C) x = Cast(y, D); else x = y;``): its dtype a
         # choice on the guard, its shape that tensor's
         (g0, l0), (_, l1) = changed
+        for k in made:   # kernels of one shape on both sides (``r = A(x, dims) ... else r = B(x, dims)``)
+            shapes = {v[2] if isinstance(v, tuple) and v[:1] == ("tensor-dtype",) and len(v) == 3 else None
+                      for v in (l0.get(k), l1.get(k))}
+            if len(shapes) == 1 and None not in shapes:
+                d0, d1 = l0[k][1], l1[k][1]
+                env[k] = ("tensor-dtype", ("if", g0, d0, d1) if d0 and d1 else None, shapes.pop())
+                both_set.add(k)
         for k in set(l0) & set(l1) - made:
             if env.get(k) == l0[k] == l1[k]:
                 continue
@@ -2907,6 +3084,29 @@ def _returned(w: Walk, value: Any) -> Any:
         g = guards[0] if len(guards) == 1 else ("and", *guards)
         d = ("if", g, e, d)
     return ("dexpr", d)
+
+
+def _every_dim_if_empty(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
+    """``if (dims->Size() == 0) { ...; dims = <an int array of every dim of t>; }`` on the API's int
+    array ``dims``, the block assigning nothing else the walk holds: ("every-if-empty", dims, t)."""
+    m = re.fullmatch(r"\s*(\w+)\s*->\s*Size\(\)\s*==\s*0\s*", stmt.cond)
+    held = env.get(m.group(1)) if m else None
+    if stmt.orelse or not isinstance(held, T) or "IntArray" not in w.ptypes.get(held.name, ""):
+        return False
+    name, made = m.group(1), None
+    if re.search(r"ACLNN_ERR|OP_CHECK|CHECK_RET|\breturn\b", "".join(s.text for s in _flatten(stmt.then))):
+        return False   # a branch that checks or returns is more than the dims' replacement
+    for s in _flatten(stmt.then):
+        a = re.match(r"([A-Za-z_]\w*)\s*(?:[-+*/%|&^]|<<|>>)?=(?!=)\s*(.*)", s.text.strip(), re.S)
+        if s.kind != "decl" or not a or a.group(1) not in env:
+            continue   # a local of the block
+        if a.group(1) != name or made is not None:
+            return False
+        made = _dims_local(w, src, s, a.group(2).rstrip(";"), env)
+    if not (isinstance(made, tuple) and made[:1] == ("all-dims",)):
+        return False
+    env[name] = ("every-if-empty", held.name, made[1])
+    return True
 
 
 def _forget_assigned(stmt: Stmt, env: dict) -> None:
@@ -3325,6 +3525,27 @@ def _unknown_call(w: Walk, short: str, text: str) -> None:
             raise Unreadable(f"the call {short} of the checking function {callee}")
 
 
+def _reachable_after(fn: Function, stmt: Stmt) -> str:
+    """The text of ``fn`` after ``stmt`` that the walk can reach from it: up to the end of its block
+    when that block ends in a return (``if (IsRegBase()) { ...; return true; }``), else to the end
+    of the function."""
+    start = stmt.offset - fn.body_offset + len(stmt.text)
+    body, depth, i = fn.body, 0, stmt.offset - fn.body_offset
+    while i > 0:   # the brace opening the block holding the statement
+        i -= 1
+        if body[i] == "}":
+            depth += 1
+        elif body[i] == "{":
+            if depth == 0:
+                break
+            depth -= 1
+    close = match_close(body, i, "{", "}") if i > 0 and body[i] == "{" else -1
+    if close > start and re.search(r"(?:^|[;{}])\s*return\b[^;{}]*;\s*$", body[start:close]) and \
+            not re.search(r"\b(?:break|continue|goto)\b", body[start:close]):
+        return body[start:close]
+    return body[start:]
+
+
 def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> None:
     """A shape or rank local that the rest of its function changes (SetDim, an assignment, an output
     argument of a call other than a checked BroadcastInferShape) is not held: it becomes opaque."""
@@ -3335,7 +3556,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     if fn is None:
         env[name] = Opaque(name)
         return
-    rest = fn.body[stmt.offset - fn.body_offset + len(stmt.text):]
+    rest = _reachable_after(fn, stmt)
     if value[0] == "lin":   # the rank-0 branches _rank0_branch reads
         rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*(?:-?\s*\d+|true|false)|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
@@ -3411,6 +3632,12 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*(?:GetViewShape\(\)\s*\.\s*GetShapeSize|Numel)\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):   # opbase Shape::GetShapeSize, aclTensor::Numel: the element count
         return ("numel", env[m.group(1)].name)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetShapeSize\(\)", expr)
+    held = env.get(m.group(1)) if m else None
+    if isinstance(held, tuple) and held[:1] == ("shape-of",):
+        return ("numel", held[1])
+    if isinstance(held, tuple) and held[:1] == ("bshape",):   # the element count of a broadcast shape
+        return ("bnumel", tuple(held[1]))
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:->\s*GetViewShape\(\)\s*\.|->)\s*GetDimNum\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("lin", env[m.group(1)].name, 1, 0, 0)
@@ -3507,9 +3734,70 @@ def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
     return "broadcast_equals", _args(param=param, of=list(other[1]))
 
 
+def _built_shape(w: Walk, src: SourceFile, stmt: Stmt, name: str, env: dict) -> tuple[list, Any] | None:
+    """A shape local built in the function before ``stmt`` from nothing (``op::Shape s;``) by
+    ``s.SetDimNum(n)``, ``s.SetDim(i, v)``, ``s.AppendDim(v)`` alone, each v a constant or a dim of an
+    API tensor, and at most a last loop ``for (i = k; i < t.GetDimNum(); i++) { s.AppendDim(c); }``
+    once s holds k dims: (its dims, each an int or [tensor, scale, offset]; the fill [c, tensor] or
+    None); None otherwise."""
+    fn = _enclosing_function(src, stmt.offset)
+    if fn is None or not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return None
+    before = fn.body[:max(stmt.offset - fn.body_offset, 0)]
+    n = re.escape(name)
+    if len(re.findall(rf"(?:op|gert)::Shape\s+{n}\s*;", before)) != 1:
+        return None
+    fill, fills = None, list(re.finditer(
+        rf"for\s*\(\s*(?:size_t|u?int(?:64|32)_t|int)\s+(\w+)\s*=\s*(\d+)\s*;\s*\1\s*<\s*([^;]+?)\s*;\s*\1\s*\+\+\s*\)"
+        rf"\s*\{{\s*{n}\s*\.\s*AppendDim\(\s*([^;()]+?)\s*\)\s*;\s*\}}", before))
+    if len(fills) > 1:
+        return None
+    if fills:   # the fill loop: last, starting where the dims built before it end
+        f = fills[0]
+        rank = _shape_value(w, f.group(3), env)
+        value = _int_constant(w, f.group(4))
+        if not (_lin(rank) and rank[2:] == (1, 0, 0) and value is not None) or \
+                re.search(rf"\b{n}\b", before[f.end():]):
+            return None
+        fill, start = [value, rank[1]], int(f.group(2))
+        before = before[:f.start()]
+    dims: list = []
+    for use in re.finditer(rf"\b{n}\b(?!\s*;)", before):
+        m = re.match(rf"{n}\s*\.\s*(SetDimNum|SetDim|AppendDim)\s*\(([^;]*)\)\s*;", before[use.start():])
+        args = [_int_constant(w, a) if _int_constant(w, a) is not None else _dim_value(w, a.strip(), env)
+                for a in split_args(m.group(2))] if m else [None]
+        if None in args:
+            return None
+        if m.group(1) == "SetDimNum" and len(args) == 1 and _is_int(args[0]):
+            dims = (dims + [0] * args[0])[:args[0]]
+        elif m.group(1) == "SetDim" and len(args) == 2 and _is_int(args[0]) and 0 <= args[0] < len(dims):
+            dims[args[0]] = args[1]
+        elif m.group(1) == "AppendDim" and len(args) == 1:
+            dims.append(args[0])
+        else:
+            return None
+    if fill is not None and len(dims) != start:
+        return None
+    return [d if _is_int(d) else list(d[1:]) for d in dims], fill
+
+
+def _int_constant(w: Walk, text: str) -> int | None:
+    t = text.strip()
+    if re.fullmatch(r"-?\d+", t):
+        return int(t)
+    return w.index.constant(t) if re.fullmatch(r"[A-Za-z_][\w:]*", t) else None
+
+
 def _m_shape_expected(w, src, stmt, env, fail, args):
     name = _tensor(env, args[0])
     other = _shape_of(w, args[1], env)
+    built = _built_shape(w, src, stmt, args[1].strip(), env) if other is None else None
+    if built is not None:
+        shape = tuple(d if _is_int(d) else tuple(d) for d in built[0])
+        _check(w, src, stmt.offset, "shape_is", _args(param=name, shape=shape,
+                                                      **({"fill": tuple(built[1])} if built[1] else {})),
+               _fail_status(args[2], fail), stmt.text)
+        return
     if other is None:
         raise Unreadable(f"the expected shape {args[1].strip()!r}")
     template, targs = _shape_compare(name, other)
@@ -3791,6 +4079,12 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
         bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
                   "!=": dict(min=n, max=n)}[op]
         return "rank_range", _args(param=lx[1], **bounds)
+    ly = _lin(y)
+    if lx and ly and op == "!=" and lx[1] != ly[1] and lx[2:4] == ly[2:4] == (1, 0) and (lx[4] == 0 or ly[4] == 0):
+        # two tensors' ranks differ (one of them counted as ly[4] / lx[4] at rank 0)
+        (mine, other) = (lx, ly) if lx[4] == 0 else (ly, lx)
+        return "ranks_equal", _args(param=mine[1], other=other[1],
+                                    **({"other_rank0": other[4]} if other[4] != 0 else {}))
     return None
 
 
@@ -3915,6 +4209,69 @@ def _copy_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
     return True
 
 
+def _batch_broadcast_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
+    """The batch dims of two matrices checked broadcastable, right-aligned (aclnn_cdist.cpp:196-218):
+    ``for (i = 0; i < maxRank - K; i++) { d1 = (r1 < maxRank) ? ((i < maxRank - minRank) ? 1 :
+    a->GetViewShape().GetDim(i - maxRank + minRank)) : a->GetViewShape().GetDim(i); d2 = (the same of
+    b); if (d1 != d2) { if (d1 != 1 && d2 != 1) { log; return ERR; } } ... }`` with r1, r2 the ranks
+    of a and b, maxRank and minRank their max and min: ``broadcastable`` of the shapes without their
+    last K dims."""
+    t = re.sub(r"\s+", " ", stmt.text.strip())
+    head = re.match(r"for ?\((?:int64_t|size_t|int) (\w+) = 0; \1 < (?:static_cast<int64_t>)?\((\w+) - (\w+)\); "
+                    r"\1\+\+\) ?\{ (.*) \}$", t)
+    if not head:
+        return False
+    i, mx, k, body = (head.group(n) for n in (1, 2, 3, 4))
+    ie, mxe = re.escape(i), re.escape(mx)
+    side = (rf"int64_t (\w+) = \((\w+) < {mxe}\) \? \(\({ie} < {mxe} - (\w+)\) \? 1 : "
+            rf"(\w+)->GetViewShape\(\)\.GetDim\({ie} - {mxe} \+ \3\)\) : \4->GetViewShape\(\)\.GetDim\({ie}\); ")
+    m = re.match(side + side.replace("\\3", "\\7").replace("\\4", "\\8")
+                 .replace("(\\w+) < ", "(\\w+) < ", 1) + r"if ?\((\w+) != (\w+)\) ?\{ if ?\((\w+) != 1 && (\w+) != 1\) ?\{ "
+                 r"(?:OP_LOGE\([^;]*\); )?return (ACLNN_ERR_PARAM_\w+); (?://[^}]*)?\} \}", body)
+    if not m:
+        return False
+    d1, r1, mn, a, d2, r2, mn2, b = (m.group(n) for n in range(1, 9))
+    if mn2 != mn or (m.group(9), m.group(10)) != (d1, d2) or (m.group(11), m.group(12)) != (d1, d2):
+        return False
+    rest = body[m.end():]
+    if re.search(r"\breturn\b|ACLNN_ERR|OP_CHECK|CHECK_RET", rest):
+        return False
+    encl = re.sub(r"\s+", " ", _enclosing_body(src, stmt.offset))
+    ranks = {}
+    for r, x in ((r1, a), (r2, b)):
+        if not re.search(rf"\b{re.escape(r)} = {re.escape(x)}->GetViewShape\(\)\.GetDimNum\(\);", encl):
+            return False
+    if not (re.search(rf"\b{mxe} = std::max\({re.escape(r1)}, {re.escape(r2)}\);", encl)
+            and re.search(rf"\b{re.escape(mn)} = std::min\({re.escape(r1)}, {re.escape(r2)}\);", encl)):
+        return False
+    tensors = [_shape_like(env.get(x)) for x in (a, b)]
+    try:
+        drop = _value(w, k, env)
+    except Unreadable:
+        return False
+    if None in tensors or not isinstance(drop, int) or isinstance(drop, bool) or drop < 0:
+        return False
+    _check(w, src, stmt.offset, "broadcastable", _args(param=tensors[0], other=tensors[1], drop_last=drop),
+           _status_of(m.group(13)), stmt.text)
+    _forget_in_text(rest, env)   # what the loop builds beside the check is not held
+    return True
+
+
+def _negative_dim_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
+    """``for (i = 0; i < x->GetViewShape().GetDimNum(); i++) { if (x->GetViewShape().GetDim(i) < 0)
+    { log; return ERR; } }``: ``dims_nonnegative`` of x."""
+    m = re.fullmatch(
+        r"for ?\((?:size_t|int64_t|uint64_t|int) (\w+) = 0; \1 < (\w+)->GetViewShape\(\)\.GetDimNum\(\); \1\+\+\) ?\{ "
+        r"if ?\(\2->GetViewShape\(\)\.GetDim\(\1\) < 0\) ?\{ (?:OP_LOGE\([^;]*\); )?(return [^;]+;) \} \}",
+        re.sub(r"\s+", " ", stmt.text.strip()))
+    held = env.get(m.group(2)) if m else None
+    if not isinstance(held, T):
+        return False
+    _check(w, src, stmt.offset, "dims_nonnegative", _args(param=held.name), _fail_status(m.group(3), fail),
+           stmt.text)
+    return True
+
+
 def _numel_loop(w: Walk, stmt: Stmt, env: dict) -> bool:
     """``for (size_t i = 0; i < shape.GetDimNum(); i++) { n *= shape.GetDim(i); }`` with ``n`` 1
     before it and ``shape`` a tensor's view shape: ``n`` holds the tensor's element count."""
@@ -4024,6 +4381,27 @@ def _rank_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | 
     if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0 and other == r and _is_int(c)):
         return None
     return ("lin", lr[1], 1, 0, c)
+
+
+def _wrapped_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | None:
+    """``d < 0 ? n + d : d`` with d an integer argument and n a tensor's rank counted 1 at rank 0:
+    ("wrapped-dim-max1", d, tensor)."""
+    cmp = _compare_split(_strip(cond))
+    if cmp is None or cmp[1] != "<" or cmp[2].strip() != "0":
+        return None
+    d = env.get(cmp[0].strip())
+    if not (isinstance(d, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)", w.ptypes.get(d.name, "").strip())):
+        return None
+    if _strip(branches[1]) != cmp[0].strip():
+        return None
+    m = re.fullmatch(rf"(\w+)\s*\+\s*{re.escape(cmp[0].strip())}", _strip(branches[0]))
+    try:
+        rank = _lin(_value(w, m.group(1), env)) if m else None
+    except Unreadable:
+        return None
+    if rank is None or rank[2:] != (1, 0, 1):
+        return None
+    return ("wrapped-dim-max1", d.name, rank[1])
 
 
 def _flag_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:

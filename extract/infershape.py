@@ -200,11 +200,16 @@ def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) 
         data, axes_i, keep_expr = inputs[0], _axes_param(fn, inputs[1]), attrs[0]
         noop = (_flag(fn, attrs[1]) if len(attrs) == 2 else None) if infer.noop == "attr" else infer.noop
         dim_expr = None
+        every = _every_dim_when_empty(fn, src, inputs[1], data)
+        if axes_i is None and every is not None:
+            axes_i, noop = every, False   # the dims tensor is never empty: empty dims are every dim
     elif infer.dims_from == "attr" and len(inputs) == 1 and len(attrs) == 2:
         data, axes_i, keep_expr, noop, dim_expr = inputs[0], _int_param(fn, attrs[0]), attrs[1], False, attrs[0]
     else:
         return None
-    after, one_element = _after_inference(fn.body[close:], data, outs, keep_expr, dim_expr)
+    axes_array = fn.params[axes_i] if axes_i is not None and "aclIntArray" in fn.param_types[axes_i] else None
+    after, one_element = _after_inference(fn.body[close:], data, outs, keep_expr, dim_expr,
+                                          axes_array if noop is True else None)
     if after is None or any(re.search(rf"\b{re.escape(o)}\s*(?:->\s*Set\w*Shape|=(?!=))", after) for o in outs):
         return None   # a result's shape changed after the inference
     if not _returns(fn, src, outs, data):
@@ -215,12 +220,28 @@ def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) 
     return KernelReduceShape(data_i, axes_i, keep, noop, infer.path, infer.line, one_element)
 
 
-def _after_inference(after: str, data: str, outs: list[str], keep: str, dim: str | None) -> tuple[str | None, bool]:
+def _after_inference(after: str, data: str, outs: list[str], keep: str, dim: str | None,
+                     axes: str | None = None) -> tuple[str | None, bool]:
     """The text after the inference without two blocks of the arg kernels (argmax_with_value.cpp:48-64),
     and whether one was there: results of a rank-1 input of rank 1 made rank 0 (one element for one
     element), and under ``keep`` every result set to the input's shape with the wrapped dim as 1 (what
-    the inference gave under keepdim)."""
+    the inference gave under keepdim). With ``axes`` (the int array the dims tensor holds, for an
+    inference that keeps the shape of empty dims), also the reduce kernels' block setting, under
+    ``keep``, the input's shape with every wrapped dim of ``axes`` as 1 (reduce_sum_op.cpp:118-127):
+    what the inference gave, so it is dropped and changes nothing."""
     x, o = re.escape(data), "|".join(re.escape(n) for n in outs)
+    if axes is not None and len(outs) == 1:
+        a, k = re.escape(axes), re.escape(keep)
+        keep_axes = re.compile(
+            rf"op::Shape (\w+) = {x}->GetViewShape\(\);\s*auto (\w+) = {a}->Size\(\);\s*"
+            rf"size_t (\w+) = \1\.GetDimNum\(\);\s*if \({k}\) \{{\s*"
+            rf"for \(uint64_t (\w+) = 0; \4 < \2; \4\+\+\) \{{\s*"
+            rf"int64_t (\w+) = static_cast<int64_t>\(\(\*{a}\)\[\4\]\);\s*"
+            rf"int64_t (\w+) = \5 >= 0 \? \5 : \5 \+ \3;\s*\1\.SetDim\(\6, 1\);\s*\}}\s*"
+            rf"{o}->SetViewShape\(\1\);\s*\}}")
+        m = keep_axes.search(after)
+        if m:
+            after = after[:m.start()] + after[m.end():]
     made_scalar = re.compile(
         rf"if\s*\(\s*{x}->GetViewShape\(\)\.GetDimNum\(\) == 1 && (?:{o})->GetViewShape\(\)\.GetDimNum\(\) == 1\s*\)"
         rf"\s*\{{((?:\s*(?:{o})\s*=\s*executor->AllocTensor\(op::Shape\(\{{\}}\)[^;]*\);)+)\s*\}}")
@@ -263,10 +284,33 @@ def _axes_param(fn: Function, name: str) -> int | None:
         t = fn.param_types[fn.params.index(name)]
         return fn.params.index(name) if "aclTensor" in t or "aclIntArray" in t else None
     sets = re.findall(rf"\b{re.escape(name)}\s*=(?!=)\s*([^;]+);", fn.body)
-    m = re.fullmatch(r"executor\s*->\s*ConvertToTensor\(\s*(\w+)\s*,[^()]*\)", sets[0].strip()) \
+    m = re.fullmatch(r"executor\s*->\s*ConvertToTensor\(\s*(\w+)\s*,(?:[^()]|\([^()]*\))*\)", sets[0].strip()) \
         if len(sets) == 1 else None
     if m and m.group(1) in fn.params and "aclIntArray" in fn.param_types[fn.params.index(m.group(1))]:
         return fn.params.index(m.group(1))
+    return None
+
+
+def _every_dim_when_empty(fn: Function, src: SourceFile, name: str, data: str) -> int | None:
+    """The int array parameter ``name`` is made from by a helper of the file that converts it to a
+    tensor, or, when it is empty, every dim of ``data`` (reduce_nansum.cpp:56-66)."""
+    sets = re.findall(rf"\b{re.escape(name)}\s*=(?!=)\s*([^;]+);", fn.body)
+    m = re.fullmatch(r"(\w+)\(\s*(\w+)\s*,\s*(\w+)\s*,\s*executor\s*\)", sets[0].strip()) if len(sets) == 1 else None
+    helper = src.functions.get(m.group(1)) if m else None
+    if helper is None or len(helper.params) != 3 or m.group(2) != data or _int_array_param(fn, m.group(3)) is None:
+        return None
+    x, dim = (re.escape(p) for p in helper.params[:2])
+    body = re.sub(r"\s+", " ", helper.body).strip()
+    every = (rf"if \({dim}->Size\(\) == 0\) {{ FVector<int64_t> (\w+); "
+             rf"for \(size_t (\w+) = 0; \2 < {x}->GetViewShape\(\)\.GetDimNum\(\); \2\+\+\) {{ \1\.emplace_back\(\2\); }} "
+             rf"return executor->ConvertToTensor\(\1\.data\(\), \1\.size\(\), (?:op::)?DataType::DT_INT64\); }} "
+             rf"return executor->ConvertToTensor\({dim}, (?:op::)?DataType::DT_INT64\);")
+    return _int_array_param(fn, m.group(3)) if re.fullmatch(every, body) else None
+
+
+def _int_array_param(fn: Function, name: str) -> int | None:
+    if name in fn.params and "aclIntArray" in fn.param_types[fn.params.index(name)]:
+        return fn.params.index(name)
     return None
 
 

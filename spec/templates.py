@@ -162,8 +162,14 @@ def broadcast_shape(x: tuple[int, ...], y: tuple[int, ...]) -> tuple[int, ...] |
 
 
 def _broadcastable(call: CallView, a: Mapping) -> bool:
+    """The two shapes do not broadcast; with ``drop_last`` K, their shapes without the last K dims
+    (a batch of matrices)."""
     x, y = call.tensor(a["param"]), call.tensor(a["other"])
-    return x is not None and y is not None and broadcast_shape(x.shape, y.shape) is None
+    if x is None or y is None:
+        return False
+    k = a.get("drop_last", 0)
+    xs, ys = tuple(x.shape)[:max(len(x.shape) - k, 0)], tuple(y.shape)[:max(len(y.shape) - k, 0)]
+    return broadcast_shape(xs, ys) is None
 
 
 def _broadcast_of(call: CallView, names) -> tuple[int, ...] | None | bool:
@@ -528,7 +534,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     there), ``["no-dims", attr]`` (an integer array absent or empty), ``["value", t]`` (value_test t),
     ``["format-same", a, b]`` (equal storage formats), ``["pair-in", [e1, e2], [[d1, d2], ...], where]``
     (the two dtypes one of the pairs), ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
-    with n), ``["dims", a, op, b]`` (a comparison of dims_compare),
+    with n), ``["dims", a, op, b]`` (a comparison of dims_compare), ``["zero-dim", tensor, stop]`` (one
+    of its dims before rank + stop is 0; stop <= 0),
     ``["not", g]``, ``["and", g...]``,
     ``["or", g...]``; None when a tensor it reads is null or absent."""
     op = g[0]
@@ -565,6 +572,9 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "dims":   # ["dims", a, op, b]: dims_compare's comparison holds (None where a dim is unknown)
         args = {"a": g[1], "op": g[2], "b": g[3]}
         return _dims_compare(call, args) if _dims_known(call, args) else None
+    if op == "zero-dim":   # ["zero-dim", tensor, stop]: a dim among its first rank + stop is 0
+        t = call.tensor(g[1])
+        return None if t is None else 0 in tuple(t.shape)[:max(len(t.shape) + g[2], 0)]
     if op == "value":   # a test of the call's scalar and float argument values (value_test)
         return value_test(call, g[1])
     if op == "no-dims":   # the integer array names no dim: absent (null) or empty
@@ -699,9 +709,12 @@ def _split_shape(call: CallView, a: Mapping) -> bool:
 
 
 def _ranks_equal(call: CallView, a: Mapping) -> bool:
-    """``param``'s rank is not ``other``'s."""
+    """``param``'s rank is not ``other``'s (counted as ``other_rank0`` when it is 0, where given)."""
     t, o = call.tensor(a["param"]), call.tensor(a["other"])
-    return t is not None and o is not None and len(t.shape) != len(o.shape)
+    if t is None or o is None:
+        return False
+    other = len(o.shape) if o.shape or "other_rank0" not in a else a["other_rank0"]
+    return len(t.shape) != other
 
 
 TEMPLATES["ranks_equal"] = _ranks_equal
@@ -718,12 +731,16 @@ CATEGORIES.update({"reduced_shape": "shape", "attr_dims_nonzero": "attr"})
 
 
 def dim_size(call: CallView, ref: Any) -> int | None:
-    """The size of dim scale*rank + offset of a tensor's view shape (``[tensor, scale, offset]``), or
-    its element count (``["numel", tensor]``); None when the tensor is absent or the dim outside its
-    rank."""
+    """The size of dim scale*rank + offset of a tensor's view shape (``[tensor, scale, offset]``), its
+    element count (``["numel", tensor]``), or the element count of several tensors' broadcast shape
+    (``["bnumel", [tensor...]]``); None when a tensor is absent, the dim outside its rank, or the
+    tensors do not broadcast."""
     if len(ref) == 2 and ref[0] == "numel":
         t = call.tensor(ref[1])
         return None if t is None else int(np.prod(t.shape, dtype=np.int64))
+    if len(ref) == 2 and ref[0] == "bnumel":   # the element count of the named tensors' broadcast shape
+        shape = _broadcast_of(call, ref[1])
+        return int(np.prod(shape, dtype=np.int64)) if isinstance(shape, tuple) else None
     t = call.tensor(ref[0])
     if t is None:
         return None
@@ -761,3 +778,68 @@ def _dims_compare(call: CallView, a: Mapping) -> bool:
 TEMPLATES["dims_compare"] = _dims_compare
 REQUIRED_ARGS["dims_compare"] = ("a", "op", "b")
 CATEGORIES["dims_compare"] = "shape"
+
+
+def _dims_nonnegative(call: CallView, a: Mapping) -> bool:
+    """A dim of ``param``'s view shape is negative (a loop over its dims rejecting one below 0)."""
+    t = call.tensor(a["param"])
+    return t is not None and any(d < 0 for d in t.shape)
+
+
+TEMPLATES["dims_nonnegative"] = _dims_nonnegative
+REQUIRED_ARGS["dims_nonnegative"] = ("param",)
+CATEGORIES["dims_nonnegative"] = "shape"
+
+
+def _attr_shape_broadcast(call: CallView, a: Mapping) -> bool:
+    """``param``'s shape does not expand to the integer array ``attr`` read as a shape: the array is
+    shorter than its rank, or one of its dims, aligned to the right, is neither the array's element
+    there nor 1."""
+    t, size = call.tensor(a["param"]), _int_values(call.attrs.get(a["attr"]))
+    if t is None or size is None:
+        return False
+    if len(size) < len(t.shape):
+        return True
+    offset = len(size) - len(t.shape)
+    return any(d != size[offset + i] and d != 1 for i, d in enumerate(t.shape))
+
+
+def _shape_is_attr(call: CallView, a: Mapping) -> bool:
+    """``param``'s view shape is not the integer array ``attr``."""
+    t, size = call.tensor(a["param"]), _int_values(call.attrs.get(a["attr"]))
+    return t is not None and size is not None and tuple(t.shape) != tuple(size)
+
+
+TEMPLATES.update({"attr_shape_broadcast": _attr_shape_broadcast, "shape_is_attr": _shape_is_attr})
+REQUIRED_ARGS.update({"attr_shape_broadcast": ("param", "attr"), "shape_is_attr": ("param", "attr")})
+CATEGORIES.update({"attr_shape_broadcast": "shape", "shape_is_attr": "shape"})
+
+
+def built_shape(call: CallView, a: Mapping) -> tuple[int, ...] | None:
+    """The shape ``shape`` names: each dim an integer or a dim of a tensor ([tensor, scale, offset],
+    as dims_compare's), then with ``fill`` [value, tensor] that value until the shape has that
+    tensor's rank; None when a named dim or tensor is not in this call."""
+    dims = []
+    for d in a["shape"]:
+        size = d if isinstance(d, int) else dim_size(call, d)
+        if size is None:
+            return None
+        dims.append(size)
+    if "fill" in a:
+        value, tensor = a["fill"]
+        t = call.tensor(tensor)
+        if t is None:
+            return None
+        dims += [value] * max(len(t.shape) - len(dims), 0)
+    return tuple(dims)
+
+
+def _shape_is(call: CallView, a: Mapping) -> bool:
+    """``param``'s view shape is not the shape ``shape`` (and ``fill``) builds."""
+    t, shape = call.tensor(a["param"]), built_shape(call, a)
+    return t is not None and shape is not None and tuple(t.shape) != shape
+
+
+TEMPLATES["shape_is"] = _shape_is
+REQUIRED_ARGS["shape_is"] = ("param", "shape")
+CATEGORIES["shape_is"] = "shape"

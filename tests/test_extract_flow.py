@@ -138,9 +138,10 @@ def test_a_success_return_on_an_unread_condition_after_the_empty_return_leaves_t
 
 def test_a_branch_on_contiguity_that_returns_leaves_the_checks_after_it_to_the_other_calls():
     events = _walk(AFTER % "if (IsContiguous(self) && IsContiguous(out)) { return ACLNN_SUCCESS; }", NAMES)
-    assert [e.kind for e in events] == ["check", "empty", "check"]
-    assert events[2].template == "broadcastable"
-    assert dict(events[2].args)["when"] == (
+    # the calls returning without a kernel: statuses read, values not judged
+    assert [e.kind for e in events] == ["check", "empty", "unread-values", "check"]
+    assert events[3].template == "broadcastable"
+    assert dict(events[3].args)["when"] == (
         "and", ("not", ("empty", ("other", "self"), True)),
         ("not", ("and", ("contiguous", ("self",)), ("contiguous", ("out",)))))
     # a local's contiguity is no guard the templates can evaluate: unread
@@ -539,3 +540,77 @@ def test_formats_found_in_a_list_and_a_rank_equal_to_another_tensors_are_read():
 def test_a_true_branch_whose_else_does_more_than_fail_stays_unread():
     events = _walk(FORMAT_LIST % "CHECK_RET(other != nullptr, false);\n        return false;", NAMES)
     assert events[0].kind == "unread"
+
+
+FORMAT_LOCAL = """
+static const std::initializer_list<op::Format> FORMAT_SUPPORT_LIST = {
+    op::Format::FORMAT_ND, op::Format::FORMAT_NCHW, op::Format::FORMAT_NCDHW};
+
+static bool CheckFormatValid(const aclTensor* self, const aclTensor* out)
+{
+    op::Format selfFormat = self->GetStorageFormat();
+    op::Format outFormat = out->GetStorageFormat();
+    auto findSelfFormat = std::find(FORMAT_SUPPORT_LIST.begin(), FORMAT_SUPPORT_LIST.end(), selfFormat);
+    auto findOutFormat = std::find(FORMAT_SUPPORT_LIST.begin(), FORMAT_SUPPORT_LIST.end(), outFormat);
+    bool formatValid = findSelfFormat != FORMAT_SUPPORT_LIST.end() && findOutFormat != FORMAT_SUPPORT_LIST.end();
+    %s
+    if (!formatValid) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "format invalid.");
+    }
+    return formatValid;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckFormatValid(self, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_check_returning_a_condition_held_in_a_local_fails_where_it_does_not_hold():
+    # the branch that only logs is no check; the returned local's conjuncts are the checks
+    events = _walk(FORMAT_LOCAL % "", NAMES)
+    assert [(e.template, dict(e.args), e.status) for e in events] == [
+        ("format_in", {"param": "self", "formats": ("ND", "NCHW", "NCDHW")}, 161002),
+        ("format_in", {"param": "out", "formats": ("ND", "NCHW", "NCDHW")}, 161002)]
+
+
+def test_a_check_returning_a_local_set_twice_is_unread():
+    events = _walk(FORMAT_LOCAL % "formatValid = formatValid && self->GetViewShape().GetDim(0) > 2;", NAMES)
+    assert events[-1].kind == "unread"
+
+
+def test_a_check_returning_a_local_false_on_the_product_fails_every_call():
+    # ``valid && IsRegBase()`` is false where the product is no regbase one
+    events = _walk(FORMAT_LOCAL % "formatValid = formatValid && IsRegBase();", NAMES)
+    assert [(e.template, e.status) for e in events] == [("product", 161002)]
+
+
+BOTH_SIDES = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    if (IsNonContiguousSupport(self)) {
+        auto selfView = l0op::Contiguous(self, uniqueExecutor.get());
+        CHECK_RET(selfView != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        OP_CHECK_SHAPE_NOT_EQUAL(out, self, return ACLNN_ERR_PARAM_INVALID);
+    } else {
+        auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+        CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        OP_CHECK_SHAPE_NOT_EQUAL(out, %s, return ACLNN_ERR_PARAM_INVALID);
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("other,read", [("self", True), ("other", False)])
+def test_a_branch_whose_sides_make_the_same_checks_holds_them_for_every_call(other, read):
+    events = _walk(BOTH_SIDES % other, NAMES)
+    if read:   # the condition unread, but either side checks the same: one unguarded rule
+        assert [(e.template, dict(e.args)) for e in events] == [("shapes_equal", {"param": "out", "other": "self"})]
+    else:
+        assert events[-1].kind == "unread" and "holding checks" in events[-1].text

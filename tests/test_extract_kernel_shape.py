@@ -202,6 +202,101 @@ def test_a_kernel_changing_its_output_after_the_inference_is_not_read(tmp_path, 
     assert _kernel_shape(_checkout(tmp_path, kernel=KERNEL % after)) is None
 
 
+KEEP_AXES = """op::Shape outShape = self->GetViewShape();
+    auto count = dim->Size();
+    size_t dimNum = outShape.GetDimNum();
+    if (keepDim) {
+        for (uint64_t i = 0; i < count; i++) {
+            int64_t dimIndex = static_cast<int64_t>((*dim)[i]);
+            int64_t dimNew = dimIndex >= 0 ? dimIndex : dimIndex + dimNum;
+            outShape.SetDim(dimNew, %s);
+        }
+        snipOut->SetViewShape(outShape);
+    }"""
+
+
+def test_a_keepdim_block_setting_the_inferred_shape_again_is_read_through(tmp_path):
+    # every named dim set to 1 under keepdim: what the inference gave, empty dims keeping the shape
+    ks = _kernel_shape(_checkout(tmp_path, kernel=KERNEL % (KEEP_AXES % "1")))
+    assert (ks.data, ks.axes, ks.keepdim, ks.noop) == (0, 1, 2, True)
+
+
+@pytest.mark.parametrize("infer,block", [
+    (COMMON_FORM % "", KEEP_AXES % "2"),        # another shape than the inference's
+    (COMMON_FORM % ", false", KEEP_AXES % "1"),  # empty dims reduce every dim there, not here
+])
+def test_a_keepdim_block_giving_another_shape_is_not_read(tmp_path, infer, block):
+    assert _kernel_shape(_checkout(tmp_path, infer=infer, kernel=KERNEL % block)) is None
+
+
+DIMS_HELPER = """
+static const aclTensor* GenerateDimTensor(const aclTensor* self, const aclIntArray* dim, aclOpExecutor* executor)
+{
+    if (dim->Size() == 0) {
+        FVector<int64_t> dimVector;
+        for (size_t i = 0; i < self->GetViewShape().GetDimNum(); i%s) {
+            dimVector.emplace_back(i);
+        }
+        return executor->ConvertToTensor(dimVector.data(), dimVector.size(), DataType::DT_INT64);
+    }
+    return executor->ConvertToTensor(dim, DataType::DT_INT64);
+}
+"""
+
+
+@pytest.mark.parametrize("step,read", [("++", True), ("+= 2", False)])
+def test_dims_made_every_dim_when_empty_by_a_helper_never_keep_the_shape(tmp_path, step, read):
+    kernel = KERNEL.replace("namespace l0op {", "namespace l0op {" + DIMS_HELPER % step).replace(
+        "auto dimList = executor->ConvertToTensor(dim, op::DataType::DT_INT64);",
+        "auto dimList = GenerateDimTensor(self, dim, executor);") % ""
+    ks = _kernel_shape(_checkout(tmp_path, kernel=kernel))
+    assert (ks is not None and (ks.axes, ks.noop) == (1, False)) if read else ks is None
+
+
+EVERY_IF_EMPTY = """if (dims->Size() == 0) {
+        op::Shape shape = self->GetViewShape();
+        size_t dimCount = shape.GetDimNum();
+        int64_t appendDim[dimCount];
+        for (uint64_t i = 0; i < dimCount; i++) {
+            appendDim[i] = %s;
+        }
+        dims = uniqueExecutor.get()->AllocIntArray(appendDim, dimCount);
+    }
+    auto reduceDims = dims;"""
+
+
+def test_empty_dims_replaced_by_every_dim_reduce_every_dim(tmp_path):
+    events = _walk(_checkout(tmp_path), dims=EVERY_IF_EMPTY % "i")
+    # the kernel keeps the shape of empty dims, but its dims are never empty here: no noop exemption
+    assert dict(events[-1].args) == {"param": "out", "of": "self", "dims": "dims", "keepdim": "keepDim",
+                                     "scalar_same": True}
+
+
+@pytest.mark.parametrize("dims", [
+    EVERY_IF_EMPTY % "0",                                            # other dims than every dim
+    EVERY_IF_EMPTY.replace("int64_t appendDim", "CHECK_RET(out != nullptr, ACLNN_ERR_PARAM_NULLPTR);\n"
+                           "        int64_t appendDim") % "i",        # a check inside the branch
+])
+def test_empty_dims_replaced_otherwise_leave_the_check_unread(tmp_path, dims):
+    events = _walk(_checkout(tmp_path), dims=dims)
+    assert events[-1].kind == "unread"
+
+
+@pytest.mark.parametrize("other,read", [("selfCast", True), ("out", False)])
+def test_kernels_of_one_shape_on_both_sides_of_a_dtype_branch_keep_it(tmp_path, other, read):
+    one = "auto snipResult = l0op::ReduceSnip(selfCast, reduceDims, %s, uniqueExecutor.get());"
+    both = ("const aclTensor* snipResult = nullptr;\n    if (out->GetDataType() == op::DataType::DT_BOOL) {\n"
+            "        snipResult = l0op::ReduceSnip(selfCast, reduceDims, keepDim, uniqueExecutor.get());\n"
+            "    } else {\n"
+            f"        snipResult = l0op::ReduceSnip({other}, reduceDims, keepDim, uniqueExecutor.get());\n    }}")
+    src = read_source("snippet.cpp", API.replace(one, both) % "auto reduceDims = dims;")
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    check = read_source("aclnn_check.h", CHECK_HEADER)
+    events = walk_api(Index(src, [check], [], KernelIndex(_checkout(tmp_path))), fn,
+                      {p: T(n) for p, n in zip(fn.params, NAMES)}, "atlas-a2")
+    assert (events[-1].template == "reduced_shape") if read else events[-1].kind == "unread"
+
+
 # ---- the walk: the reduced-shape rule, with the one-element exemption ----
 
 def test_the_shape_or_scalar_check_of_a_reduction_kernel_is_the_reduced_shape_rule(tmp_path):

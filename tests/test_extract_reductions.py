@@ -375,6 +375,7 @@ DIMS_NAMES = ["self", "other", "n", "out", "workspaceSize", "executor"]
     ("lastDim != 3", ("self", 1, -1), "!=", 3),
     ("2 > lastDim", ("self", 1, -1), "<", 2),
     ("out->GetViewShape().GetDim(1) != n", ("out", 0, 1), "!=", "n"),
+    ("selfShape.GetShapeSize() != 3", ("numel", "self"), "!=", 3),   # the element count of a shape local
 ])
 def test_a_comparison_of_dim_sizes_is_a_dims_compare_rule(cond, a, op, b):
     events = _walk(DIMS % cond, DIMS_NAMES)
@@ -383,7 +384,7 @@ def test_a_comparison_of_dim_sizes_is_a_dims_compare_rule(cond, a, op, b):
 
 
 @pytest.mark.parametrize("cond", ["selfShape.GetDim(n) != 3",            # an index the reader cannot hold
-                                  "selfShape.GetShapeSize() != 3"])     # no single dim
+                                  "selfShape.GetDim(0) * n != 3"])      # a product of sizes
 def test_a_dim_comparison_read_otherwise_is_unread(cond):
     assert _kinds(_walk(DIMS % cond, DIMS_NAMES)) == [("unread", "")]
 

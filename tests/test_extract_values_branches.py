@@ -255,7 +255,7 @@ static bool CheckBatchDimNum(const aclTensor* x)
 {
     auto xDimNum = x->GetViewShape().GetDimNum();
     for (int64_t i = 0; i < static_cast<int64_t>(xDimNum - 1); i++) {
-        if (x->GetViewShape().GetDim(i) == 0) {
+        if (x->GetViewShape().GetDim(i) == %(size)s) {
             return true;
         }
     }
@@ -274,27 +274,36 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x1, const aclTensor* x2, 
     }
     auto x1Contiguous = l0op::Contiguous(x1, uniqueExecutor.get());
     CHECK_RET(x1Contiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
-    %s
+    %(after)s
     return ACLNN_SUCCESS;
 }
 """
 NEUTRAL_NAMES = ["x1", "x2", "out", "workspaceSize", "executor"]
+UNREAD_SIZE = "7"   # a batch dim of 7: a condition the reader does not read
+CHECK_AFTER = "OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);"
 
 
 def test_a_success_return_on_an_unread_condition_with_no_check_after_it_leaves_values_unjudged():
-    events = _walk(NEUTRAL % "", NEUTRAL_NAMES)
+    events = _walk(NEUTRAL % {"size": UNREAD_SIZE, "after": ""}, NEUTRAL_NAMES)
     assert [e.kind for e in events] == ["check", "unread-values"]
 
 
 def test_a_success_return_on_an_unread_condition_before_a_parameter_check_stays_unread():
-    events = _walk(NEUTRAL % "OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);", NEUTRAL_NAMES)
+    events = _walk(NEUTRAL % {"size": UNREAD_SIZE, "after": CHECK_AFTER}, NEUTRAL_NAMES)
     assert [e.kind for e in events] == ["check", "unread"]
+
+
+def test_a_success_return_on_a_read_condition_guards_the_checks_after_it_and_leaves_its_values_unjudged():
+    events = _walk(NEUTRAL % {"size": "0", "after": CHECK_AFTER}, NEUTRAL_NAMES)
+    zero_batch = ["or", ["zero-dim", "x1", -1], ["zero-dim", "x2", -1]]
+    assert [(e.kind, json.loads(json.dumps(e.args_dict().get("when")))) for e in events] == [
+        ("check", None), ("unread-values", zero_batch), ("check", ["not", zero_batch])]
 
 
 def test_a_values_unread_rule_keeps_statuses_and_drops_value_judging(tmp_path):
     from aclnn_conformance.extract.build import _code_rules
     from aclnn_conformance.spec.products import PRODUCT_IDS
-    events = _walk(NEUTRAL % "", NEUTRAL_NAMES)
+    events = _walk(NEUTRAL % {"size": UNREAD_SIZE, "after": ""}, NEUTRAL_NAMES)
     cite = lambda path, line: {"repository": "r", "commit": "c" * 40, "path": path, "line": line}  # noqa: E731
     rules, _ = _code_rules("XSNIP", {p: events for p in PRODUCT_IDS}, cite, [])
     assert [(r["kind"], r["template"]) for r in rules] == [("check", "null"), ("value", "unread")]

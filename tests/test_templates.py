@@ -182,3 +182,15 @@ def test_ranks_equal_by_hand():
     assert rule(call(self=("FLOAT", (2, 3), "ND"), out=("FLOAT", (2, 3, 1), "ND")))
     assert rule(call(self=("FLOAT", (), "ND"), out=("FLOAT", (1,), "ND")))
     assert not rule(call(self=F32))   # out absent: nothing to compare
+    counted = predicate("ranks_equal", {"param": "out", "other": "self", "other_rank0": 1})
+    assert not counted(call(self=("FLOAT", (), "ND"), out=("FLOAT", (1,), "ND")))   # rank 0 counted as 1
+    assert counted(call(self=("FLOAT", (), "ND"), out=("FLOAT", (), "ND")))
+    assert counted(call(self=("FLOAT", (2,), "ND"), out=("FLOAT", (2, 1), "ND")))
+
+
+def test_dims_compare_of_a_broadcast_element_count_by_hand():
+    rule = predicate("dims_compare", {"a": ["numel", "out"], "op": "!=", "b": ["bnumel", ["self", "other"]]})
+    assert not rule(call(self=("FLOAT", (2, 1), "ND"), other=("FLOAT", (3,), "ND"), out=("FLOAT", (6,), "ND")))
+    assert rule(call(self=("FLOAT", (2, 1), "ND"), other=("FLOAT", (3,), "ND"), out=("FLOAT", (2, 1), "ND")))
+    # tensors that do not broadcast: the broadcast rule's call, not decided here
+    assert not rule(call(self=("FLOAT", (2,), "ND"), other=("FLOAT", (3,), "ND"), out=("FLOAT", (7,), "ND")))

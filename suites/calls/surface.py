@@ -196,11 +196,14 @@ def reshaped_outputs(key: str, case: Case) -> Case:
     """``case`` with each tensor a code-read ``reduced_shape`` or ``split_shape`` rule shapes given
     that shape (the reduction of its source over the call's dims; its source split along the dim an
     attribute names), each dim an ``attr_dim_divisible`` rule names made a multiple of its parts (in
-    every tensor of its source's shape), and a tensor a ``ranks_equal`` rule ties to another given
-    that one's shape where their ranks differ, so that the call is valid."""
-    from aclnn_conformance.spec.templates import reduced_shape
-    first = ("ranks_equal", "attr_dim_divisible")   # ranks and split dims before the shapes built on them
-    rules = [r for r in code_checks(key) if r["template"] in first + ("reduced_shape", "split_shape")]
+    every tensor of its source's shape), a tensor a ``ranks_equal`` rule ties to another given
+    that one's shape where their ranks differ, an integer array a tensor must expand to
+    (``attr_shape_broadcast``) made its shape, and a tensor given the shape a ``shape_is_attr`` or
+    ``shape_is`` rule names, so that the call is valid."""
+    from aclnn_conformance.spec.templates import built_shape, predicate, reduced_shape, view_of_case
+    first = ("ranks_equal", "attr_dim_divisible", "attr_shape_broadcast")   # before the shapes built on them
+    rules = [r for r in code_checks(key) if r["template"] in first + ("reduced_shape", "split_shape",
+                                                                       "shape_is_attr", "shape_is")]
     for r in sorted(rules, key=lambda r: r["template"] not in first):
         a = r["args"]
         if "when" in a and not _guard_holds(case, a["when"]):
@@ -208,11 +211,26 @@ def reshaped_outputs(key: str, case: Case) -> Case:
         if r["template"] == "attr_dim_divisible":
             case = _divisible_dim(case, a)
             continue
+        if r["template"] == "attr_shape_broadcast":   # an array the tensor does not expand to made its shape
+            if predicate("attr_shape_broadcast", a)(view_of_case(case)):
+                case = case.with_attrs(**{a["attr"]: list(case.tensors[a["param"]].desc.shape)})
+            continue
+        if r["template"] == "shape_is":   # the tensor given the shape the rule builds
+            t, shape = case.tensors.get(a["param"]), built_shape(view_of_case(case), a)
+            if t is not None and shape is not None and tuple(t.desc.shape) != shape:
+                case = case.with_tensor(a["param"], tensor_arg(t.desc.dtype.name, shape, t.desc.format.name))
+            continue
+        if r["template"] == "shape_is_attr":   # the tensor given the array as its shape
+            t, size = case.tensors.get(a["param"]), case.attrs.get(a["attr"])
+            if t is not None and isinstance(size, (list, tuple)) and all(
+                    isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in size):
+                case = case.with_tensor(a["param"], tensor_arg(t.desc.dtype.name, tuple(size), t.desc.format.name))
+            continue
         if r["template"] == "ranks_equal":   # the tensor given the other's shape where their ranks differ
             t, o = case.tensors.get(a["param"]), case.tensors.get(a["other"])
-            if t is not None and o is not None and len(t.desc.shape) != len(o.desc.shape):
-                case = case.with_tensor(a["param"], tensor_arg(t.desc.dtype.name, tuple(o.desc.shape),
-                                                               t.desc.format.name))
+            if t is not None and o is not None and predicate("ranks_equal", a)(view_of_case(case)):
+                shape = tuple(o.desc.shape) if o.desc.shape or "other_rank0" not in a else (1,) * a["other_rank0"]
+                case = case.with_tensor(a["param"], tensor_arg(t.desc.dtype.name, shape, t.desc.format.name))
             continue
         src, out = case.tensors.get(a["of"]), case.tensors.get(a["param"])
         if src is None or out is None:
@@ -227,7 +245,29 @@ def reshaped_outputs(key: str, case: Case) -> Case:
             shape = reduced_shape(tuple(src.desc.shape), dims, flag(a.get("keepdim", False)),
                                   flag(a.get("noop", False)))
         if shape is not None and shape != tuple(out.desc.shape):
-            case = case.with_tensor(a["param"], tensor_arg(out.desc.dtype.name, shape, out.desc.format.name))
+            case = _reshaped(key, case, a["param"], shape)
+    return case
+
+
+def _reshaped(key: str, case: Case, name: str, shape: tuple[int, ...]) -> Case:
+    """``case`` with tensor ``name`` given ``shape``, and so every tensor a code-read ``shapes_equal``
+    rule ties to it that had its old shape (``gelu`` to ``gradOutput``)."""
+    old = tuple(case.tensors[name].desc.shape)
+    tied, todo = {name}, [name]
+    while todo:
+        n = todo.pop()
+        for r in code_checks(key):
+            if r["template"] != "shapes_equal" or "when" in r["args"]:
+                continue
+            pair = {r["args"]["param"], r["args"]["other"]}
+            for m in pair - {n} if n in pair else ():
+                t = case.tensors.get(m)
+                if m not in tied and t is not None and tuple(t.desc.shape) == old:
+                    tied.add(m)
+                    todo.append(m)
+    for n in sorted(tied):
+        t = case.tensors[n]
+        case = case.with_tensor(n, tensor_arg(t.desc.dtype.name, shape, t.desc.format.name))
     return case
 
 

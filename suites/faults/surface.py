@@ -113,7 +113,10 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         def clash(c: Case) -> Case:
             shape = c.tensors[a["param"]].desc.shape
             return _with_shape(c, a["param"], (shape[0] + 1,) + shape[1:] if shape else (3,))
-        return [clash]
+        def batch_clash(c: Case) -> Case:   # a leading batch dim of 2 against one of 3
+            x, y = (tuple(c.tensors[n].desc.shape) for n in (a["param"], a["other"]))
+            return _with_shape(_with_shape(c, a["param"], (2,) + x), a["other"], (3,) + y)
+        return [batch_clash] if a.get("drop_last") else [clash]
     if t == "scalar_test":
         return _value_test_candidates(a["test"])
     if t == "dims_compare":   # the compared dim of either tensor made 1 larger, or made equal
@@ -132,11 +135,41 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
     if t in ("reduced_shape", "split_shape"):   # the output given its source's shape, one dim more
         return [lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape) + (2,)),
                 lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape))]
-    if t == "ranks_equal":   # one dim more than the other tensor
-        return [lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["other"]].desc.shape) + (1,))]
+    if t == "ranks_equal":   # one dim more than the other tensor (than its rank-0 count, where given)
+        def longer(c: Case) -> Case:
+            other = tuple(c.tensors[a["other"]].desc.shape)
+            base = other if other or "other_rank0" not in a else (1,) * a["other_rank0"]
+            return _with_shape(c, a["param"], base + (1,))
+        return [longer]
     if t == "attr_dim_divisible":   # the named dim one past a multiple of the parts, in its shape's tensors
         return [lambda c: _with_split_dim(c, a)]
+    if t == "attr_shape_broadcast":   # the array one element short, or its last element clashing
+        return [lambda c, clash=clash: _with_expand_size(c, a, clash) for clash in (False, True)]
+    if t == "shape_is":   # one dim more than the shape built
+        def longer(c: Case) -> Case:
+            from aclnn_conformance.spec.templates import built_shape, view_of_case
+            shape = built_shape(view_of_case(c), a)
+            if shape is None:
+                raise ValueError("the built shape names a dim outside its tensor")
+            return _with_shape(c, a["param"], shape + (2,))
+        return [longer]
+    if t == "shape_is_attr":   # the tensor one dim longer than the array
+        return [lambda c: _with_shape(c, a["param"], tuple(c.attrs.get(a["attr"]) or ()) + (2,))]
     return []
+
+
+def _with_expand_size(case: Case, a: dict, clash: bool) -> Case:
+    """``case`` with the integer array ``attr`` made ``param``'s shape without its first dim, or with its
+    last dim one larger where that dim is not 1; every tensor of the old array's shape given the new."""
+    shape = tuple(case.tensors[a["param"]].desc.shape)
+    if not shape or (clash and shape[-1] == 1):
+        return case
+    size = shape[:-1] + (shape[-1] + 1,) if clash else shape[1:]
+    old = tuple(case.attrs.get(a["attr"]) or ())
+    for name, t in case.tensors.items():
+        if t is not None and tuple(t.desc.shape) == old and name != a["param"]:
+            case = _with_shape(case, name, size)
+    return case.with_attrs(**{a["attr"]: list(size)})
 
 
 def _with_split_dim(case: Case, a: dict) -> Case:
@@ -165,6 +198,8 @@ def _with_rank_bound(case: Case, args: dict, key: str, step: int) -> Case:
 def _with_dim(case: Case, ref, args: dict, grow: int) -> Case:
     """``case`` with dim scale*rank + offset of the tensor ``ref`` names resized: one larger
     (``grow``), or to the size it is compared with (the other side's, or the integer)."""
+    if ref[0] == "bnumel":
+        raise ValueError("a broadcast's element count is changed through the tensor compared with it")
     if ref[0] == "numel":   # an element count: its last dim changed (the rank kept)
         name = ref[1]
         shape = list(case.tensors[name].desc.shape)
