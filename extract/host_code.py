@@ -3604,7 +3604,9 @@ def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
     scale*rank + offset of t's view shape."""
     m = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\((.+)\)", expr, re.S)
     if not m or match_close(expr, expr.rindex("GetDim") + len("GetDim")) != len(expr) - 1:
-        return None
+        m = re.fullmatch(r"(.+?)\s*\[([^\[\]]+)\]", expr, re.S)   # ``shape[i]``: Shape::operator[]
+        if not m:
+            return None
     holder = _strip(m.group(1))
     mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", holder)
     shape = ("shape-of", env[mv.group(1)].name) if mv and isinstance(env.get(mv.group(1)), T) else env.get(holder)
@@ -3735,9 +3737,9 @@ def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
 
 
 def _built_shape(w: Walk, src: SourceFile, stmt: Stmt, name: str, env: dict) -> tuple[list, Any] | None:
-    """A shape local built in the function before ``stmt`` from nothing (``op::Shape s;``) by
-    ``s.SetDimNum(n)``, ``s.SetDim(i, v)``, ``s.AppendDim(v)`` alone, each v a constant or a dim of an
-    API tensor, and at most a last loop ``for (i = k; i < t.GetDimNum(); i++) { s.AppendDim(c); }``
+    """A shape local built in the function before ``stmt`` from its dims (``op::Shape s = {a, b};``) or
+    from nothing (``op::Shape s;``) by ``s.SetDimNum(n)``, ``s.SetDim(i, v)``, ``s.AppendDim(v)`` alone,
+    each dim a constant or a dim of an API tensor, and at most a last loop ``for (i = k; i < t.GetDimNum(); i++) { s.AppendDim(c); }``
     once s holds k dims: (its dims, each an int or [tensor, scale, offset]; the fill [c, tensor] or
     None); None otherwise."""
     fn = _enclosing_function(src, stmt.offset)
@@ -3745,6 +3747,13 @@ def _built_shape(w: Walk, src: SourceFile, stmt: Stmt, name: str, env: dict) -> 
         return None
     before = fn.body[:max(stmt.offset - fn.body_offset, 0)]
     n = re.escape(name)
+    init = re.findall(rf"(?:op|gert)::Shape\s+{n}\s*=\s*\{{([^;{{}}]*)\}}\s*;", before)
+    compared = re.sub(rf"OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE\(\s*\w+\s*,\s*{n}\s*,|ToString\(\s*{n}\s*\)",
+                      "", before)
+    if len(init) == 1 and len(re.findall(rf"\b{n}\b", compared)) == 1:   # ``op::Shape s = {a, b};``, only compared after
+        dims = [_int_constant(w, a) if _int_constant(w, a) is not None else _dim_value(w, a.strip(), env)
+                for a in split_args(init[0])]
+        return None if None in dims else ([d if _is_int(d) else list(d[1:]) for d in dims], None)
     if len(re.findall(rf"(?:op|gert)::Shape\s+{n}\s*;", before)) != 1:
         return None
     fill, fills = None, list(re.finditer(

@@ -323,3 +323,37 @@ def test_a_gradient_half_of_its_input_along_a_wrapped_dim_is_read_whole(factor, 
     assert [(e.kind, e.template) for e in events] == [
         ("unread", ""), ("check", "attr_dim_divisible"), ("check", "split_shape")]
     assert dict(events[2].args) == {"param": "gradOutput", "of": "self", "attr": "dim", "by": 2}
+
+
+CHANNELS = """
+static bool CheckShape(const aclTensor* input, aclTensor* mean, aclTensor* invstd)
+{
+    if (input->GetViewShape()[1] == 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Channel size of input should not be zero.");
+        return false;
+    }
+    op::Shape expectShape = {input->GetViewShape()[1]};
+    %s
+    OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(mean, expectShape, return false);
+    OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE(invstd, expectShape, return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* input, aclTensor* mean, aclTensor* invstd,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShape(input, mean, invstd), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("between,read", [("", True), ("expectShape.AppendDim(1);", False)])
+def test_a_shape_initialised_with_a_dim_and_only_compared_is_shape_is(between, read):
+    events = _walk_text(CHANNELS % between, ["input", "mean", "invstd", "workspaceSize", "executor"])
+    assert (events[0].template, dict(events[0].args)) == ("dims_compare", {"a": ("input", 0, 1), "op": "==", "b": 0})
+    if read:
+        assert [(e.template, dict(e.args)) for e in events[1:]] == [
+            ("shape_is", {"param": p, "shape": (("input", 0, 1),)}) for p in ("mean", "invstd")]
+    else:   # changed after its initialisation: unread
+        assert events[-1].kind == "unread"
