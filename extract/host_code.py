@@ -142,7 +142,15 @@ class Index:
         for src in (self.own, *self.common):
             if name in src.constants:
                 return src.constants[name]
-        return _defined_constant(name, (self.own, *self.headers))
+        found = _defined_constant(name, (self.own, *self.headers))
+        return STANDARD_LIMITS.get(name) if found is None else found
+
+
+# <cstdint> and <climits> limits the host code compares with (int 32 bits, the ABI the op_api builds for)
+STANDARD_LIMITS = {"INT8_MIN": -2**7, "INT8_MAX": 2**7 - 1, "UINT8_MAX": 2**8 - 1,
+                   "INT16_MIN": -2**15, "INT16_MAX": 2**15 - 1, "UINT16_MAX": 2**16 - 1,
+                   "INT32_MIN": -2**31, "INT32_MAX": 2**31 - 1, "UINT32_MAX": 2**32 - 1,
+                   "INT64_MIN": -2**63, "INT64_MAX": 2**63 - 1, "INT_MIN": -2**31, "INT_MAX": 2**31 - 1}
 
 
 class KernelIndex:
@@ -2225,6 +2233,10 @@ def _value_test(w: Walk, cond: str, env: dict) -> tuple | None:
         held = _number_read(w, x, env)
         if held is not None and _NUMBER.fullmatch(_strip(y)):
             return ("cmp", *held, o, float(_strip(y).rstrip("fFlL")))
+        limit = w.index.constant(_strip(y)) if held is not None and re.fullmatch(r"[A-Z_][A-Z0-9_]*", _strip(y)) \
+            else None
+        if limit is not None and abs(limit) <= 2 ** 53:   # a named integer constant, exact as a float
+            return ("cmp", *held, o, float(limit))
         other = _number_read(w, y, env) if held is not None else None
         if other is not None and other[1] == held[1]:   # two values read alike: compared as they are held
             return ("cmp", *held, o, ("arg", *other))

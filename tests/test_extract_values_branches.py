@@ -718,3 +718,40 @@ def test_an_element_count_taken_when_not_null_is_read_after_the_null_checks():
     events = _walk(COUNTS % "OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);",
                    ["self", "noise", "workspaceSize", "executor"])
     assert [e.kind for e in events] == ["check", "unread"]
+
+
+INT32_RANGE = """
+static DataType GetPromoteDType(const aclTensor *self, const aclScalar *other) {
+  auto promoteType = DataType::DT_UNDEFINED;
+  if (other->GetDataType() == DataType::DT_INT64) {
+    int64_t v = other->ToInt64();
+    if (v >= %s && v <= INT32_MAX) {
+      promoteType = PromoteType(self->GetDataType(), DataType::DT_INT32);
+    } else {
+      promoteType = PromoteType(self->GetDataType(), DataType::DT_INT64);
+    }
+  } else {
+    promoteType = PromoteType(self->GetDataType(), other->GetDataType());
+  }
+  return promoteType;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclScalar* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+  auto promoteType = GetPromoteDType(self, other);
+  OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, out->GetDataType(), return ACLNN_ERR_PARAM_INVALID);
+  return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("low,read", [("INT32_MIN", True), ("SOME_LIMIT", False)])
+def test_a_scalar_compared_with_a_standard_integer_limit_is_a_value_test(low, read):
+    events = _walk(INT32_RANGE % low, ["self", "other", "out", "workspaceSize", "executor"])
+    if not read:   # a name neither the checkout nor <cstdint> defines: unread
+        assert events[-1].kind == "unread"
+        return
+    text = json.dumps(events[-1].args_dict())
+    assert events[-1].template == "castable" and '["cmp", "other", "int64", ">=", -2147483648.0]' in text
+    assert '["cmp", "other", "int64", "<=", 2147483647.0]' in text
