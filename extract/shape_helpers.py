@@ -84,7 +84,8 @@ _PAST_RANK = "a dim read past the rank of a rank-0 tensor (its value is not in t
 def split_halves(fn: Function, function_of: Callable[[str], Function | None],
                  constant_of: Callable[[str], int | None]) -> HelperRead | None:
     """GeGlu's shape check ``(self, dim, out, outGelu)`` (ops-nn activation/ge_glu_v2/op_host/op_api/
-    aclnn_geglu.cpp:75-155): the three tensors of at most ``max_dims`` dims; dim in [-n, n-1] with n
+    aclnn_geglu.cpp:75-155): the three tensors of at most the dims the max-dim constant names; dim in
+    [-n, n-1] with n
     max(rank, 1); then, at d = dim wrapped by n, self's size even and out's and outGelu's half of it,
     both of self's rank (n), every other dim self's: each output is self split in two along d."""
     if len(fn.params) != 4:
