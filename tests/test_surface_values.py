@@ -401,3 +401,15 @@ def test_value_cases_of_an_extracted_operator_take_its_inputs_dtype_and_the_full
     assert dtypes("is_finite", "full")["values-FLOAT16"] == {"self": "FLOAT16", "out": "BOOL"}
     # an output the code ties to its input (aclnnSign: result's dtype is self's) follows it
     assert dtypes("sign", "full")["values-FLOAT16"] == {"self": "FLOAT16", "result": "FLOAT16"}
+
+
+def test_the_native_steps_control_computes_integer_calls_as_float32_steps_do():
+    """Native steps model an fp16/bf16 device; on an integer compute dtype (aclnnHardsigmoid's INT32
+    calls: x / 6 truncated step by step would give 0 for 3) they are no rounding model, and the
+    control computes those calls in float32 steps: it raises no false alarm in the full tier."""
+    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
+    from aclnn_conformance.reports.mutate import mutate
+    control = next(c for c in getattr(MUTANT_SETS, "hardsigmoid").controls if c.kind == "native-steps-control")
+    doc = mutate(tier="full", mutants=[control], products=("ascend950",))
+    assert doc["summary"]["false_alarms"] == 0 and doc["passed"], doc["summary"]
+    assert doc["mutants"][0]["cases_run"] > 0

@@ -16,7 +16,8 @@ oracle with one defect; a control computes correctly but otherwise than the orac
 - controls ``faithful`` (transcendental: the other faithful neighbour for a pseudo-random half),
   ``float32-steps`` (rounded: every operation rounded in float32, one cast at the end; divisions
   and square roots the other faithful neighbour for a pseudo-random half) and ``native-steps``
-  (rounded, fp16/bf16 calls: every operation rounded in the compute dtype itself).
+  (rounded, fp16/bf16 calls: every operation rounded in the compute dtype itself; a call of an
+  integer compute dtype, which no step rounding models, as float32 steps).
 
 The backend and the defect kinds are in backends/mutants/surface_kinds.py (shared with the
 reductions' sets, backends/mutants/surface_reductions.py, which a reduction's entry gets instead).
@@ -73,7 +74,9 @@ class StepsControl(SurfaceBackend):
         out_dtype = case.tensor(entry.output).storage.dtype
         compute = compute_dtype(case, entry)
         env, shape = inputs(case, entry, compute)
-        steps = compute if self.native else np.dtype(np.float32)
+        # native steps model an fp16/bf16 device; an integer compute dtype is no rounding model, so
+        # those calls are computed as the float32-steps control does (also a correct variant)
+        steps = compute if self.native and np.dtype(compute).kind == "f" else np.dtype(np.float32)
         cast = {k: (v.astype(steps) if isinstance(v, np.ndarray) and v.dtype.kind == "f" else v)
                 for k, v in env.items()}
         out_shape = tuple(case.tensor(entry.output).desc.shape)
