@@ -204,17 +204,17 @@ def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) 
         if axes_i is None and every is not None:
             axes_i, noop = every, False   # the dims tensor is never empty: empty dims are every dim
     elif infer.dims_from == "attr" and len(inputs) == 1 and len(attrs) == 2:
-        data, axes_i, keep_expr, noop, dim_expr = inputs[0], _int_param(fn, attrs[0]), attrs[1], False, attrs[0]
+        data, axes_i, keep_expr, noop, dim_expr = inputs[0], _param(fn, attrs[0], _INT), attrs[1], False, attrs[0]
     else:
         return None
-    axes_array = fn.params[axes_i] if axes_i is not None and "aclIntArray" in fn.param_types[axes_i] else None
+    axes_array = fn.params[axes_i] if axes_i is not None and re.search(_INT_ARRAY, fn.param_types[axes_i]) else None
     after, one_element = _after_inference(fn.body[close:], data, outs, keep_expr, dim_expr,
                                           axes_array if noop is True else None)
     if after is None or any(re.search(rf"\b{re.escape(o)}\s*(?:->\s*Set\w*Shape|=(?!=))", after) for o in outs):
         return None   # a result's shape changed after the inference
     if not _returns(fn, src, outs, data):
         return None
-    data_i, keep = _tensor_param(fn, data), _flag(fn, keep_expr)
+    data_i, keep = _param(fn, data, _TENSOR), _flag(fn, keep_expr)
     if None in (data_i, axes_i, keep, noop):
         return None
     return KernelReduceShape(data_i, axes_i, keep, noop, infer.path, infer.line, one_element)
@@ -265,16 +265,14 @@ def _after_inference(after: str, data: str, outs: list[str], keep: str, dim: str
     return after, found
 
 
-def _int_param(fn: Function, name: str) -> int | None:
-    if name in fn.params and re.search(r"int64_t|int32_t", fn.param_types[fn.params.index(name)]):
+def _param(fn: Function, name: str, ctype: str) -> int | None:
+    """The index of parameter ``name`` when its C type matches ``ctype`` (a regular expression)."""
+    if name in fn.params and re.search(ctype, fn.param_types[fn.params.index(name)]):
         return fn.params.index(name)
     return None
 
 
-def _tensor_param(fn: Function, name: str) -> int | None:
-    if name in fn.params and "aclTensor" in fn.param_types[fn.params.index(name)]:
-        return fn.params.index(name)
-    return None
+_INT, _TENSOR, _INT_ARRAY = r"int64_t|int32_t", r"aclTensor", r"aclIntArray"
 
 
 def _axes_param(fn: Function, name: str) -> int | None:
@@ -297,7 +295,7 @@ def _every_dim_when_empty(fn: Function, src: SourceFile, name: str, data: str) -
     sets = re.findall(rf"\b{re.escape(name)}\s*=(?!=)\s*([^;]+);", fn.body)
     m = re.fullmatch(r"(\w+)\(\s*(\w+)\s*,\s*(\w+)\s*,\s*executor\s*\)", sets[0].strip()) if len(sets) == 1 else None
     helper = src.functions.get(m.group(1)) if m else None
-    if helper is None or len(helper.params) != 3 or m.group(2) != data or _int_array_param(fn, m.group(3)) is None:
+    if helper is None or len(helper.params) != 3 or m.group(2) != data or _param(fn, m.group(3), _INT_ARRAY) is None:
         return None
     x, dim = (re.escape(p) for p in helper.params[:2])
     body = re.sub(r"\s+", " ", helper.body).strip()
@@ -305,13 +303,8 @@ def _every_dim_when_empty(fn: Function, src: SourceFile, name: str, data: str) -
              rf"for \(size_t (\w+) = 0; \2 < {x}->GetViewShape\(\)\.GetDimNum\(\); \2\+\+\) {{ \1\.emplace_back\(\2\); }} "
              rf"return executor->ConvertToTensor\(\1\.data\(\), \1\.size\(\), (?:op::)?DataType::DT_INT64\); }} "
              rf"return executor->ConvertToTensor\({dim}, (?:op::)?DataType::DT_INT64\);")
-    return _int_array_param(fn, m.group(3)) if re.fullmatch(every, body) else None
+    return _param(fn, m.group(3), _INT_ARRAY) if re.fullmatch(every, body) else None
 
-
-def _int_array_param(fn: Function, name: str) -> int | None:
-    if name in fn.params and "aclIntArray" in fn.param_types[fn.params.index(name)]:
-        return fn.params.index(name)
-    return None
 
 
 def _flag(fn: Function, expr: str) -> int | bool | None:
