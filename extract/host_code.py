@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
-from aclnn_conformance.extract.shape_helpers import expand_to_size, split_half_of, split_halves
+from aclnn_conformance.extract.shape_helpers import (expand_to_size, split_half_of, split_halves,
+                                                     wraps_dim_by_rank)
 from aclnn_conformance.extract.cpp import (Function, SourceFile, Stmt, match_close, read_source, split_args,
                                            statements)
 from aclnn_conformance.spec.enums import Status
@@ -771,6 +772,8 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
     if tensor is None:
         return None
     dims = env.get(_strip(args[ks.axes]))
+    if ks.wrapped_dim and not (isinstance(dims, tuple) and dims[:1] == ("wrapped-dim-max1",)):
+        return None   # the kernel indexes the shape by the dim as given: a negative one is not read
     if isinstance(dims, T) and ("IntArray" in w.ptypes.get(dims.name, "")
                                 or re.search(r"int(?:64|32)_t", w.ptypes.get(dims.name, ""))
                                 and re.search(r"int(?:64|32)_t", fn.param_types[ks.axes])):
@@ -779,6 +782,9 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
         dims = None
     elif isinstance(dims, tuple) and dims[:1] == ("dims-of",):
         dims = dims[1]
+    elif isinstance(dims, tuple) and dims[:1] == ("wrapped-dim-max1",) and dims[2] == tensor \
+            and re.search(r"int(?:64|32)_t", fn.param_types[ks.axes]):
+        dims = dims[1]   # the API's one int, wrapped as the reduction wraps it (by max(rank, 1))
     elif isinstance(dims, tuple) and dims[:1] == ("every-if-empty",) and dims[2] == tensor:
         dims, ks = dims[1], replace(ks, noop=False)   # never empty: empty reduces every dim
     else:
@@ -1335,7 +1341,7 @@ def _scalar_same_check(w: Walk, src: SourceFile, stmt: Stmt, cond: str, env: dic
     fn = w.index.function(call[0])
     if fn is None or not _shape_or_scalar_body(fn):
         return False
-    held = [env.get(_strip(a)) for a in call[1]]
+    held = [_known_side(w, src, stmt, env.get(_strip(a))) for a in call[1]]
     shapes = [h[2] if isinstance(h, tuple) and h[:1] == ("tensor-dtype",) and len(h) == 3
               and isinstance(h[2], tuple) and h[2][:1] == ("rshape",) else None for h in held]
     for mine, other in ((0, 1), (1, 0)):
@@ -1346,6 +1352,19 @@ def _scalar_same_check(w: Walk, src: SourceFile, stmt: Stmt, cond: str, env: dic
                          **({"noop": noop} if noop is not False else {})), code, stmt.text)
             return True
     raise Unreadable(f"the shape of a kernel's result the reader does not know: {cond}")
+
+
+def _known_side(w: Walk, src: SourceFile, stmt: Stmt, held: Any) -> Any:
+    """A kernel's result whose shape a branch left known on one side only (``("shape-unless", g,
+    known, cond)``): the check reading it is unread for the calls taking the other side (guard g),
+    and reads the known side's result for the rest. Anything else as it is."""
+    if not (isinstance(held, tuple) and held[:1] == ("shape-unless",)):
+        return held
+    path, line = _cite(src, stmt.offset)
+    w.events.append(Event("unread", "", _guarded_args(w, "unread", (("when", held[1]),)), None, path, line,
+                          f"the shape of a kernel's result on the side of a branch on {held[3]!r} "
+                          f"that reshapes it: {stmt.text.strip()}"[:160]))
+    return held[2]
 
 
 def _shape_or_scalar_body(fn: Function) -> bool:
@@ -1465,7 +1484,8 @@ def _kernel_made(held: Any) -> bool:
     """A local holding what a kernel call (``l0op::K(...)``, not a Cast) returned: a null result is
     that kernel's failure (its infer-shape and checks are read for no API, like the tiling), whatever
     status the op_api names for it (ACLNN_ERR_INNER_NULLPTR mostly, ACLNN_ERR_PARAM_NULLPTR in some)."""
-    if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("kernel-result",), ("tensor-tuple",)):
+    if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("kernel-result",), ("tensor-tuple",),
+                                                 ("shape-unless",)):
         return True
     if not isinstance(held, Opaque):
         return False
@@ -1852,7 +1872,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         if fn is not None:
             _call_fn(w, fn, call[1], env, fail=code)
             return
-    if _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
+    if _rank0_branch(w, stmt, env) or _run_guarded_if(w, src, stmt, env, fail, top) or \
+            _run_nonnull_branch(w, src, stmt, env, fail, top):
         return
     if all(s.kind == "call" and re.fullmatch(r"OP_LOG\w*\s*\(.*\)\s*;?", s.text.strip(), re.S)
            for s in _flatten(stmt.then + stmt.orelse)):
@@ -1865,7 +1886,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
-    if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env):
+    if _every_dim_if_empty(w, src, stmt, env):
         return
     _forget_assigned(stmt, env)
     # a branch of the compute path: nothing is checked there
@@ -1995,6 +2016,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
                 return result
             raise Unreadable(f"the list {call[0]}(...) returns on this product")
     if call and match_close(expr, expr.index("(")) == len(expr) - 1:
+        got = _dim_wrap_value(w, call, env)
+        if got is not None:
+            return got
         got = _one_return_value(w, call, env)
         if got is not None:
             return got
@@ -2002,6 +2026,22 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     if got is not None:
         return got
     raise Unreadable(f"the value of {expr!r}")
+
+
+def _dim_wrap_value(w: Walk, call: tuple[str, list[str]], env: dict) -> tuple | None:
+    """``f(d, t->GetViewShape().GetDimNum())`` with f a dim wrap by max(rank, 1) (shape_helpers
+    ``wraps_dim_by_rank``) and d the API's integer argument: ("wrapped-dim-max1", d, t)."""
+    fn = w.index.function(call[0])
+    if fn is None or len(call[1]) != 2 or wraps_dim_by_rank(fn) is None:
+        return None
+    d = env.get(_strip(call[1][0]))
+    if not (isinstance(d, T) and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)", w.ptypes.get(d.name, "").strip())):
+        return None
+    try:
+        rank = _lin(_value(w, call[1][1], env))
+    except Unreadable:
+        return None
+    return ("wrapped-dim-max1", d.name, rank[1]) if rank and rank[2:] in ((1, 0, 0), (1, 0, 1)) else None
 
 
 def _one_return_value(w: Walk, call: tuple[str, list[str]], env: dict) -> Any:
@@ -2668,6 +2708,9 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
     shape_guard = _shape_guard(cond, env)
     if shape_guard is not None:
         return shape_guard
+    rank_compare = _rank_compare(w, cond, env)
+    if rank_compare is not None:
+        return rank_compare
     if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
         return env[cond][1]
     fm = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)\s*([!=]=)\s*(\w+)\s*->\s*GetStorageFormat\(\)", cond)
@@ -2776,6 +2819,24 @@ def _same_checks_both_sides(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fai
 
 def _has_atom(g: Any, name: str) -> bool:
     return isinstance(g, tuple) and bool(g) and (g[0] == name or any(_has_atom(x, name) for x in g[1:]))
+
+
+def _rank_compare(w: Walk, cond: str, env: dict) -> tuple | None:
+    """An API tensor's rank (``x->GetViewShape().GetDimNum()`` or a local holding it) compared with a
+    constant: ("rank-zero", t) for ``== 0`` (negated for ``!= 0``), else ("rank", t, op, n)."""
+    rm = re.fullmatch(r"(.+?)\s*(==|!=|<=|>=|<|>)\s*([\w:]+)", cond, re.S)
+    if rm is None or not re.fullmatch(r"\w+|\w+(?:\s*->\s*GetViewShape\(\))?\s*\.\s*GetDimNum\(\)", rm.group(1).strip()):
+        return None
+    try:
+        rank, bound = _lin(_value(w, rm.group(1), env)), _value(w, rm.group(3), env)
+    except Unreadable:
+        return None
+    if rank is None or rank[2:] != (1, 0, 0) or not isinstance(rank[1], str) or \
+            not isinstance(bound, int) or isinstance(bound, bool):
+        return None
+    if bound == 0 and rm.group(2) in ("==", "!="):
+        return ("rank-zero", rank[1]) if rm.group(2) == "==" else ("not", ("rank-zero", rank[1]))
+    return ("rank", rank[1], rm.group(2), bound)
 
 
 def _plain_exit(stmt: Stmt) -> bool:
@@ -3002,10 +3063,11 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         g = None if test is None else ("value", test)
     if g is None or (_has_atom(g, "empty") and not _plain_exit(stmt)):
         return False   # an empty tensor's branch computing something is the empty return's to read
-    ended, changed = [], []
+    ended, changed, partly = [], [], []
     for branch, guard in ((stmt.then, g), (stmt.orelse, ("not", g))):
         if not branch:
             continue
+        mark = len(w.guards)
         w.guards.append(guard)
         local = dict(env)
         try:
@@ -3032,9 +3094,18 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                     from None
             raise
         finally:
-            w.guards.pop()
+            # a return inside the branch (``if (E) return ...;``) left the rest of it to the calls
+            # not taking that return (guard ("not", E)): after the branch, the calls that returned
+            # there are those taking the branch and E
+            inner = w.guards[mark + 1:]
+            del w.guards[mark:]
         if guard not in ended:
             changed.append((guard, local))
+            if inner:
+                if not all(isinstance(x, tuple) and x[:1] == ("not",) for x in inner):
+                    raise Unreadable(f"a return inside a branch on {stmt.cond.strip()!r}")
+                returned = [x[1] for x in inner]
+                partly.append(("and", guard, returned[0] if len(returned) == 1 else ("or", *returned)))
     both = len(changed) == 2
     made = {k for k in env if (both or _kernel_made(env[k])) and all(
         _kernel_made(local.get(k)) for _, local in changed)}
@@ -3043,11 +3114,18 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         # choice on the guard, its shape that tensor's
         (g0, l0), (_, l1) = changed
         for k in made:   # kernels of one shape on both sides (``r = A(x, dims) ... else r = B(x, dims)``)
-            shapes = {v[2] if isinstance(v, tuple) and v[:1] == ("tensor-dtype",) and len(v) == 3 else None
-                      for v in (l0.get(k), l1.get(k))}
-            if len(shapes) == 1 and None not in shapes:
+            values = (l0.get(k), l1.get(k))
+            shapes = [v[2] if isinstance(v, tuple) and v[:1] == ("tensor-dtype",) and len(v) == 3 else None
+                      for v in values]
+            if shapes[0] is not None and shapes[0] == shapes[1]:
                 d0, d1 = l0[k][1], l1[k][1]
-                env[k] = ("tensor-dtype", ("if", g0, d0, d1) if d0 and d1 else None, shapes.pop())
+                env[k] = ("tensor-dtype", ("if", g0, d0, d1) if d0 and d1 else None, shapes[0])
+                both_set.add(k)
+            elif (shapes[0] is None) != (shapes[1] is None):
+                # its shape known on one side only: a check of it holds for the calls taking that
+                # side and is unread for the others (``if (rank 8) { r = Reshape(K(..)) } else r = K(..)``)
+                side = 0 if shapes[0] is not None else 1
+                env[k] = ("shape-unless", changed[1 - side][0], values[side], stmt.cond.strip())
                 both_set.add(k)
         for k in set(l0) & set(l1) - made:
             if env.get(k) == l0[k] == l1[k]:
@@ -3068,7 +3146,9 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             if k in env and env[k] != v:
                 tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
                 if tnew is not None and told is not None:   # a tensor of the compute path: its dtype a choice
-                    env[k] = ("tensor-dtype", ("if", guard, tnew, told))
+                    like = _shape_like(v)   # and its shape an API tensor's when both sides have it
+                    env[k] = ("tensor-dtype", ("if", guard, tnew, told), ("like", like)) \
+                        if like is not None and like == _shape_like(env[k]) else ("tensor-dtype", ("if", guard, tnew, told))
                     continue
                 new, old = _dexpr(v), _dexpr(env[k])
                 if new is None or old is None:   # unknown after the branch: a check on it is unread
@@ -3081,6 +3161,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         raise _End(True)
     if ended:
         w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
+    w.guards.extend(("not", p) for p in partly)   # popped when the function ends (_run_function)
     return True
 
 

@@ -37,6 +37,7 @@ class ReduceInfer:
     line: int
     dims_from: str = "input"   # "input": a tensor input 1; "attr": the int attribute 0
     outputs: int = 1
+    keep_attr: bool = True     # False: the inference never keeps a dim (the l0op's keepdim block does)
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class KernelReduceShape:
     path: str
     line: int
     one_element: bool = False   # known only up to one-element shapes ([1] for [])
+    wrapped_dim: bool = False   # its keepdim block indexes the shape by the dim as given: read only
+                                # for a dim the caller has wrapped already
 
 
 class InferShapeIndex:
@@ -89,7 +92,7 @@ class InferShapeIndex:
 
 
 def _reduce_infer(index: InferShapeIndex, src: SourceFile, fn: Function) -> ReduceInfer | None:
-    arg = _arg_with_value_infer(index, fn)
+    arg = _arg_with_value_infer(index, fn) or _arg_infer(index, fn)
     if arg is not None:
         return arg
     body = re.sub(r"\s+", " ", fn.body).strip()
@@ -174,6 +177,34 @@ def _arg_with_value_infer(index: InferShapeIndex, fn: Function) -> ReduceInfer |
     return ReduceInfer(False, helper.path, helper.line, dims_from="attr", outputs=2)
 
 
+def _arg_infer(index: InferShapeIndex, fn: Function) -> ReduceInfer | None:
+    """``x = GetInputShape(..)``, one output, and a helper giving it the reduction of x over the one
+    dim input 1 holds, never kept (ops-math math/arg_max_with_value/op_host/arg_common_base_infershape.
+    cpp:23-39, 71-83): a rank of at most 1 gives rank 0, which is that reduction too."""
+    b = re.sub(r"\s+", " ", re.sub(r"(^|[;{}])\s*OP_LOG\w*\([^;]*\);", r"\1", fn.body))
+    x = re.search(r"auto (\w+) = context->GetInputShape\(\w+\);", b)
+    outs = re.findall(r"auto (\w+) = context->GetOutputShape\(\w+\);", b)
+    call = re.search(r"return (\w+)\(context, (\w+), (\w+)\);$", b.strip())
+    if not (x and len(outs) == 1 and call and call.group(2) == x.group(1) and call.group(3) == outs[0]):
+        return None
+    helper = index.function(call.group(1))
+    if helper is None or len(helper.params) != 3:
+        return None
+    _, hx, ho = (re.escape(p) for p in helper.params)
+    h = re.sub(r"\s+", " ", re.sub(r"(^|[;{}])\s*OP_LOG\w*\([^;]*\);", r"\1", helper.body)).strip()
+
+    def reduce(group: str, ctype: str) -> str:   # the dims' data of one dtype, reduced without keeping
+        return (rf"auto\* (?P<{group}>\w+) = context->GetInputTensor\(\w+\)->GetData<{ctype}>\(\); "
+                rf"return (?:\w+::)*ReduceDimsWithoutKeepDims<{ctype}>\({hx}, (?P={group}), 1, {ho}\);")
+    by_int32, by_int64 = reduce("d32", "int32_t"), reduce("d64", "int64_t")
+    whole = (rf"int64_t (?P<rank>\w+) = {hx}->GetDimNum\(\); if \((?P=rank) <= 1\) {{ {ho}->SetDimNum\(0\); "
+             rf"return (?:ge::)?GRAPH_SUCCESS; }} auto (?P<dt>\w+) = context->GetInputTensor\(\w+\)->GetDataType\(\); "
+             rf"if \((?P=dt) == (?:ge::)?DT_INT32\) {{ {by_int32} }} {by_int64}")
+    if not re.fullmatch(whole, h):
+        return None
+    return ReduceInfer(False, helper.path, helper.line, outputs=1, keep_attr=False)
+
+
 def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) -> KernelReduceShape | None:
     """``fn`` (an l0op function) returns what its one INFER_SHAPE gives a reduction's output (or a
     tuple of its outputs), with their shapes unchanged after (but for the blocks ``_after_inference``
@@ -189,6 +220,8 @@ def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) 
     infer = infers.reduce_infer(args[0].strip())
     parts = {}
     for arg in args[1:]:
+        if arg.strip() == "OP_EMPTY_ARG":
+            continue
         m = re.fullmatch(r"OP_(INPUT|OUTPUT|ATTR)\((.*)\)", arg.strip(), re.S)
         if not m:
             return None
@@ -196,6 +229,23 @@ def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) 
     inputs, outs, attrs = parts.get("INPUT", []), parts.get("OUTPUT", []), parts.get("ATTR", [])
     if infer is None or len(outs) != infer.outputs:
         return None
+    wrapped_dim = False
+    if infer.dims_from == "input" and not infer.keep_attr:
+        if len(inputs) != 2 or attrs:
+            return None
+        data, axes_i, noop = inputs[0], _int_scalar_tensor_param(fn, inputs[1]), False
+        kept = _keep_block(fn.body[close:], data, outs, fn.params[axes_i] if axes_i is not None else "")
+        if kept is None:
+            return None
+        keep_expr, wrapped_dim, after = kept
+        if any(re.search(rf"\b{re.escape(o)}\s*(?:->\s*Set\w*Shape|=(?!=))", after) for o in outs) \
+                or not _returns(fn, src, outs, data):
+            return None
+        data_i, keep = _param(fn, data, _TENSOR), _flag(fn, keep_expr)
+        if None in (data_i, axes_i, keep):
+            return None
+        # a rank-0 input: the block indexes a dim it does not have, so only one element is known
+        return KernelReduceShape(data_i, axes_i, keep, False, infer.path, infer.line, True, wrapped_dim)
     if infer.dims_from == "input" and len(inputs) == 2 and len(attrs) in (1, 2):
         data, axes_i, keep_expr = inputs[0], _axes_param(fn, inputs[1]), attrs[0]
         noop = (_flag(fn, attrs[1]) if len(attrs) == 2 else None) if infer.noop == "attr" else infer.noop
@@ -263,6 +313,38 @@ def _after_inference(after: str, data: str, outs: list[str], keep: str, dim: str
                 return None, False
             after, found = after[:m.start()] + after[m.end():], True
     return after, found
+
+
+def _keep_block(after: str, data: str, outs: list[str], dim: str) -> tuple[str, bool, str] | None:
+    """The l0op's keepdim block after an inference that never keeps a dim (argmax_v2.cpp:89-94,
+    argmin.cpp): under a bool, the input's shape with the dim as 1 set as every result's shape.
+    (the bool's name, whether the dim is used as given (not wrapped there), the text without the
+    block); None when the block is not there or differs."""
+    x, o, d = re.escape(data), "|".join(re.escape(n) for n in outs), re.escape(dim)
+    sets = rf"((?:\s*(?:{o})->Set(?:View|Storage|Original)Shape\(\2\);)+)"
+    as_given = re.compile(rf"if \((\w+)\) \{{\s*op::Shape (\w+) = {x}->GetViewShape\(\);\s*\2\.SetDim\({d}, 1\);"
+                          rf"{sets}\s*\}}")
+    wrapped = re.compile(
+        rf"if \((\w+)\) \{{\s*op::Shape (\w+) = {x}->GetViewShape\(\);\s*(?:size_t|int64_t) (\w+) = {d};\s*"
+        rf"if \({d} < 0\) \{{\s*\3 = \2\.GetDimNum\(\) \+ {d};\s*\}}\s*\2\.SetDim\(\3, 1\);"
+        rf"((?:\s*(?:{o})->Set(?:View|Storage|Original)Shape\(\2\);)+)\s*\}}")
+    for pattern, given in ((as_given, True), (wrapped, False)):
+        found = list(pattern.finditer(after))
+        if len(found) == 1:
+            m = found[0]
+            if not all(re.search(rf"\b{re.escape(n)}->SetViewShape\(", m.group(0)) for n in outs):
+                return None
+            return m.group(1), given, after[:m.start()] + after[m.end():]
+    return None
+
+
+def _int_scalar_tensor_param(fn: Function, name: str) -> int | None:
+    """The int parameter a one-element tensor is made from once in ``fn`` (``auto dimTensor =
+    executor->ConvertToTensor(executor->AllocScalar(dim), op::DataType::DT_INT64)``)."""
+    sets = re.findall(rf"\b{re.escape(name)}\s*=(?!=)\s*([^;]+);", fn.body)
+    m = re.fullmatch(r"executor\s*->\s*ConvertToTensor\(\s*executor\s*->\s*AllocScalar\(\s*(\w+)\s*\)\s*,"
+                     r"\s*(?:op::)?DataType::DT_INT64\s*\)", sets[0].strip()) if len(sets) == 1 else None
+    return _param(fn, m.group(1), _INT) if m else None
 
 
 def _param(fn: Function, name: str, ctype: str) -> int | None:

@@ -13,7 +13,9 @@ checks at once fail exactly the calls those checks fail.
   accept too, so it adds no rule.
 - ``split_halves`` (GeGlu's shape check) and ``split_half_of`` (GeGluBackward's dims check): an output
   is its input split in two along a wrapped dim (``attr_dim_divisible``, ``split_shape``); a rank-0
-  input, whose dim the code reads past its rank, is left unread."""
+  input, whose dim the code reads past its rank, is left unread.
+- ``wraps_dim_by_rank(dim, rank)``: dim wrapped by max(rank, 1), for the walk to take the call as the
+  API's integer argument's wrapped dim."""
 from __future__ import annotations
 
 import re
@@ -169,3 +171,15 @@ def split_half_of(fn: Function, constant_of: Callable[[str], int | None]) -> Hel
         rules=(("attr_dim_divisible", {"attr": attr, "tensor": self_, "by": 2}),
                ("split_shape", {"param": grad, "of": self_, "attr": attr, "by": 2})),
         wraps=((split, self_),), ranks=((rank, self_),), unread=(_PAST_RANK, self_))
+
+
+def wraps_dim_by_rank(fn: Function) -> tuple[str, str] | None:
+    """``(dim, rank)`` for ``int64_t f(int64_t dim, int64_t rank)`` whose body counts a rank of 0 as 1
+    and adds it to a negative dim (ops-math math/arg_max_v2/op_api/aclnn_argmax.cpp:146-155 ``DimWrap``):
+    the result is dim wrapped by max(rank, 1). None for any other body."""
+    if len(fn.params) != 2 or not all(re.search(r"\bint(?:64_t)?\b", t) for t in fn.param_types):
+        return None
+    d, n = (re.escape(p) for p in fn.params)
+    pattern = (rf"if \( ?{n} <= 0 ?\) {{ {n} = 1; }} if \( ?{d} < 0 ?\) {{ {d} (?:\+= {n}|= {d} \+ {n}); }} "
+               rf"return {d};")
+    return (fn.params[0], fn.params[1]) if re.fullmatch(pattern, _normalised(fn)) else None

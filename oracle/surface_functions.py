@@ -232,24 +232,36 @@ def _eval(node: ast.expr, env: Mapping[str, Any], like: np.dtype) -> Any:
     raise ValueError(f"cannot evaluate {ast.unparse(node)}")
 
 
+def _widens(value: Any, like: np.dtype) -> bool:
+    """Whether an operand is widened to the evaluation type (float inputs to float64)."""
+    return isinstance(value, np.ndarray) and value.dtype != like and like == np.dtype(np.float64) \
+        and value.dtype.kind in "fV" and value.dtype != np.dtype(np.bool_)
+
+
 def _in(value: Any, like: np.dtype) -> Any:
     """An operand in the evaluation type (float inputs widened to float64 as they are read)."""
-    if isinstance(value, np.ndarray) and value.dtype != like and like == np.dtype(np.float64) \
-            and value.dtype.kind in "fV" and value.dtype != np.dtype(np.bool_):
-        return value.astype(like)
-    return value
+    return value.astype(like) if _widens(value, like) else value
 
 
 def _blocks(env: Mapping[str, Any], shape: tuple[int, ...], like: np.dtype):
     """Slices of the flattened broadcast shape, and the environment restricted to each (widened
-    block by block, so that the float64 copies stay in cache)."""
+    block by block into one reused buffer per operand, so that the float64 copies stay in cache
+    and no block allocates; each block is consumed before the next is yielded)."""
     size = int(np.prod(shape, dtype=np.int64))
     arrays = {k: np.broadcast_to(v, shape).reshape(-1) if isinstance(v, np.ndarray) and v.ndim
               else v for k, v in env.items()}
+    widened = {k: np.empty(min(BLOCK, size), like) for k, v in arrays.items()
+               if isinstance(v, np.ndarray) and v.ndim and _widens(v, like)}
     for start in range(0, size, BLOCK):
         stop = min(start + BLOCK, size)
-        yield slice(start, stop), {k: _in(v[start:stop], like) if isinstance(v, np.ndarray) and v.ndim
-                                   else v for k, v in arrays.items()}
+        part = {}
+        for k, v in arrays.items():
+            if k in widened:
+                part[k] = widened[k][:stop - start]
+                np.copyto(part[k], v[start:stop])
+            else:
+                part[k] = v[start:stop] if isinstance(v, np.ndarray) and v.ndim else v
+        yield slice(start, stop), part
 
 
 def evaluate_values(expression: str, env: Mapping[str, Any], shape: tuple[int, ...],
@@ -267,8 +279,9 @@ def evaluate_values(expression: str, env: Mapping[str, Any], shape: tuple[int, .
             return np.array(value if result_dtype is None else value.astype(result_dtype))
         out = None
         for part, part_env in _blocks(env, shape, like):
-            value = np.broadcast_to(np.asarray(_eval(tree, part_env, like)),
-                                    (part.stop - part.start,))
+            value = np.asarray(_eval(tree, part_env, like))
+            if value.shape != (part.stop - part.start,):
+                value = np.broadcast_to(value, (part.stop - part.start,))
             if out is None:
                 out = np.empty(size, dtype=result_dtype or value.dtype)
             out[part] = value

@@ -8,6 +8,24 @@ from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, T, walk_api
 
 
+# the shape-or-one-element check of ops-math common/inc/op_api/aclnn_check.h, which op_api files include
+CHECK_HEADER = """
+static bool CheckShapeAndScalarSame(const aclTensor* t0, const aclTensor* t1)
+{
+    auto const& t0Shape = t0->GetViewShape();
+    auto const& t1Shape = t1->GetViewShape();
+    if (t0Shape == t1Shape) {
+        return true;
+    }
+    if (t0Shape.GetShapeSize() == 1 && t1Shape.GetShapeSize() == 1) {
+        return true;
+    }
+    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The tensor's shape is not equal.");
+    return false;
+}
+"""
+
+
 def walk(body: str, names: list[str], product: str = "atlas-a2") -> list:
     src = read_source("snippet.cpp", body)
     fn = [f for f in src.functions.values() if f.name.endswith("GetWorkspaceSize")][0]

@@ -480,9 +480,19 @@ def test_a_rank_0_tensor_accepting_some_dims_before_the_range_check(snippet):
     assert not rejected((2, 3), 1) and not rejected((2, 3), -2) and rejected((2, 3), 2) and rejected((2, 3), -3)
 
 
-def test_a_rank_0_branch_on_something_else_stays_unread():
+def test_a_rank_0_branch_returning_on_something_else_leaves_the_range_check_to_the_other_calls():
+    """``if (rank 0) { if (empty) return true; }``: the range check after it holds for every call but
+    the rank-0 empty ones (there are none); it is not read as accepting dims at rank 0."""
     events = _walk(RANK0_DIMS % "self->IsEmpty()", RANK0_NAMES)
-    assert events[-1].kind == "unread"
+    assert [e.template for e in events] == ["attr_in_rank_range", "attr_in_rank_range"]
+    assert all(dict(e.args)["when"] == ("not", ("and", ("rank-zero", "self"), ("empty", ("self",), True)))
+               for e in events)
+    rules = [predicate(e.template, e.args_dict()) for e in events]
+
+    def rejected(shape: tuple[int, ...], dim: int) -> bool:
+        return any(r(CallView({"self": _tensor("FLOAT", shape)}, {"dim": dim}, frozenset())) for r in rules)
+    assert rejected((), 0) and rejected((), -1)       # rank 0: no dim is in range
+    assert not rejected((2, 3), 1) and not rejected((2, 3), -2) and rejected((2, 3), 2)
 
 
 ONE_RETURN = """

@@ -10,6 +10,7 @@ from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
 from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
 from aclnn_conformance.spec.templates import CallView, TensorView, predicate
+from snippet_walk import CHECK_HEADER
 
 COMMON_INFER = """
 namespace Ops { namespace Math {
@@ -87,22 +88,6 @@ const aclTensor* ReduceSnip(const aclTensor* self, const aclIntArray* dim, bool 
     %s
     return ReduceSnipAiCore(self, dimList, keepDim, noopWithEmptyAxes, snipOut, executor);
 }
-}
-"""
-
-CHECK_HEADER = """
-static bool CheckShapeAndScalarSame(const aclTensor* t0, const aclTensor* t1)
-{
-    auto const& t0Shape = t0->GetViewShape();
-    auto const& t1Shape = t1->GetViewShape();
-    if (t0Shape == t1Shape) {
-        return true;
-    }
-    if (t0Shape.GetShapeSize() == 1 && t1Shape.GetShapeSize() == 1) {
-        return true;
-    }
-    OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The tensor's shape is not equal.");
-    return false;
 }
 """
 

@@ -15,7 +15,7 @@ import pytest
 
 from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
-from aclnn_conformance.spec.templates import CallView, guard_holds, predicate
+from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds, predicate
 from snippet_walk import rules as _rules, walk as _walk
 
 
@@ -197,9 +197,25 @@ def test_an_empty_return_in_check_params_behind_a_product_test_guards_the_checks
     assert "when" not in events[1].args_dict()
 
 
-def test_an_empty_test_anded_with_a_data_condition_stays_unread():
-    events = _walk(SOFTMAX % "out->GetViewShape().GetDimNum() == 2", SOFTMAX_NAMES)
+def test_an_empty_test_anded_with_a_condition_not_read_stays_unread():
+    events = _walk(SOFTMAX % "out->GetViewFormat() == 2", SOFTMAX_NAMES)
     assert events[-1].kind == "unread"
+
+
+def test_an_empty_test_anded_with_a_rank_test_guards_the_check_after_it():
+    """CheckParams returning success for the empty calls whose out has rank 2: the shape check holds
+    for every other call."""
+    events = _walk(SOFTMAX % "out->GetViewShape().GetDimNum() == 2", SOFTMAX_NAMES)
+    assert [(e.kind, e.template) for e in events] == [("check", "null"), ("check", "shapes_equal"),
+                                                      ("empty", "empty")]
+    shape = predicate(events[1].template, events[1].args_dict())
+
+    def call(grad: tuple[int, ...], out: tuple[int, ...]) -> CallView:
+        return CallView({"gradOutput": TensorView("FLOAT", grad, "ND"), "output": TensorView("FLOAT", (2, 3), "ND"),
+                         "out": TensorView("FLOAT", out, "ND")}, {}, frozenset())
+    assert not shape(call((0, 3), (4, 5)))         # empty, out of rank 2: returned before the check
+    assert shape(call((0, 3, 1), (4, 5, 6)))       # empty, out of rank 3: checked
+    assert shape(call((2, 3), (4, 5)))             # not empty: checked
 
 
 DTYPE_HELPER = """

@@ -209,6 +209,29 @@ def test_special_functions_against_the_math_module():
     assert edges[0] == np.inf and edges[1] == -np.inf and np.isnan(edges[2:]).all()
 
 
+def test_a_blocked_evaluation_equals_the_whole_one(monkeypatch):
+    """Past BLOCK elements the operands are widened block by block into reused buffers: the values
+    and bounds are those of one evaluation of the whole, for float16 and float32 operands, a
+    broadcast row and a scalar."""
+    from aclnn_conformance.oracle import surface_functions as functions
+    rng = np.random.default_rng(11)
+    env = {"self": rng.standard_normal((6, 40)).astype(np.float16),
+           "other": rng.uniform(0.5, 4.0, (1, 40)).astype(np.float32), "alpha": 1.5}
+    expression = "tanh(self) + alpha * sqrt(other) / (self * self + 1)"
+    whole = functions.evaluate_values(expression, env, (6, 40))
+    whole_bound = functions.evaluate_bound("sqrt(other) * self + alpha", env, (6, 40),
+                                           np.dtype(np.float32), np.dtype(np.float32))
+    monkeypatch.setattr(functions, "BLOCK", 7)     # 35 blocks, the last one short
+    blocked = functions.evaluate_values(expression, env, (6, 40))
+    narrowed = functions.evaluate_values(expression, env, (6, 40), result_dtype=np.dtype(np.float32))
+    blocked_bound = functions.evaluate_bound("sqrt(other) * self + alpha", env, (6, 40),
+                                             np.dtype(np.float32), np.dtype(np.float32))
+    np.testing.assert_array_equal(blocked, whole)
+    np.testing.assert_array_equal(narrowed, whole.astype(np.float32))
+    for got, want in zip(blocked_bound.__dict__.values(), whole_bound.__dict__.values()):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_the_bound_is_zero_for_one_rounding_and_grows_with_the_formula():
     rng = np.random.default_rng(2)
     x, y, z = (rng.standard_normal(200) for _ in range(3))
