@@ -651,13 +651,19 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
             raise Unreadable("a statement with checks")
         return
     name, rhs = m.group(1), m.group(2).strip()
+    built = _brace_shape(w, text, rhs, env)
+    if built is not None:
+        env[name] = built
+        _forget_if_mutated(src, stmt, env, name)
+        return
     string = _string_local(w, text, env)
     if string is not None:
         env[string[0]] = string[1]
         return
     for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
                  lambda: _kernel_result(w, rhs, env), lambda: _made_local(w, rhs, env, name),
-                 lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env)):
+                 lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
+                 lambda: _choice_like(w, rhs, env)):
         held = read()
         if held is not None:
             env[name] = held
@@ -680,6 +686,21 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         env[name] = _dtype_or_opaque(w, rhs, env)
     if not _split_shape(w, src, stmt, env, name):
         _forget_if_mutated(src, stmt, env, name)
+
+
+def _brace_shape(w: Walk, text: str, rhs: str, env: dict) -> tuple | None:
+    """``op::Shape s = {a, b};`` with each dim a constant or a dim of an API tensor: ("built-shape",
+    dims), each dim an int or (tensor, scale, offset) as ``shape_is`` takes them; None otherwise."""
+    if not re.match(r"(?:const\s+)?(?:op|gert)::Shape\s", text) or not (rhs.startswith("{") and rhs.endswith("}")) \
+            or rhs.count("{") != 1 or rhs.count("}") != 1:
+        return None
+    dims = []
+    for a in split_args(rhs[1:-1]):
+        d = _int_constant(w, a) if _int_constant(w, a) is not None else _dim_value(w, _strip(a), env)
+        if d is None:
+            return None
+        dims.append(d if _is_int(d) else tuple(d[1:]))
+    return ("built-shape", tuple(dims)) if dims else None
 
 
 def _split_shape(w: Walk, src: SourceFile, stmt: Stmt, env: dict, name: str) -> bool:
@@ -729,11 +750,12 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         d = _tensor_dtype(w, args[0], env)
         return None if d is None else ("tensor-dtype", d)
     if call[0] == "l0op::Cast" and len(args) == 3:
+        like = _shape_like(env.get(_strip(args[0])))
         try:
             dst = _dexpr_of(w, args[1], env)
-        except Unreadable:
-            return None
-        return ("cast-of", _tensor_dtype(w, args[0], env), dst, _shape_like(env.get(_strip(args[0]))))
+        except Unreadable:   # a dtype not read: the cast still keeps its source's shape
+            return None if like is None else ("cast-of", _tensor_dtype(w, args[0], env), None, like)
+        return ("cast-of", _tensor_dtype(w, args[0], env), dst, like)
     fn = w.index.kernels.function(call[0], len(args)) if w.index.kernels is not None else None
     if fn is None or len(fn.params) < len(args):
         return None
@@ -782,6 +804,8 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
         dims = None
     elif isinstance(dims, tuple) and dims[:1] == ("dims-of",):
         dims = dims[1]
+    elif isinstance(dims, tuple) and dims[:1] == ("dims-from",) and dims[1] == tensor:
+        dims = ("from", dims[2])   # the tensor's dims from k on
     elif isinstance(dims, tuple) and dims[:1] == ("wrapped-dim-max1",) and dims[2] == tensor \
             and re.search(r"int(?:64|32)_t", fn.param_types[ks.axes]):
         dims = dims[1]   # the API's one int, wrapped as the reduction wraps it (by max(rank, 1))
@@ -1341,9 +1365,24 @@ def _scalar_same_check(w: Walk, src: SourceFile, stmt: Stmt, cond: str, env: dic
     fn = w.index.function(call[0])
     if fn is None or not _shape_or_scalar_body(fn):
         return False
+    chosen = [h for h in (env.get(_strip(a)) for a in call[1]) if isinstance(h, tuple) and h[:1] == ("shape-choice",)]
+    if len(chosen) == 1:   # each side's kernel checked for the calls taking that side
+        _, g, then, orelse, _ = chosen[0]
+        for guard, value in ((g, then), (("not", g), orelse)):
+            w.guards.append(guard)
+            try:
+                _scalar_same_check(w, src, stmt, cond, {**env, **{_strip(a): value for a in call[1]
+                                                                   if env.get(_strip(a)) is chosen[0]}}, code)
+            finally:
+                w.guards.pop()
+        return True
     held = [_known_side(w, src, stmt, env.get(_strip(a))) for a in call[1]]
     shapes = [h[2] if isinstance(h, tuple) and h[:1] == ("tensor-dtype",) and len(h) == 3
               and isinstance(h[2], tuple) and h[2][:1] == ("rshape",) else None for h in held]
+    if all(isinstance(h, T) for h in held):   # two of the API's tensors: their shapes, or one element each
+        _check(w, src, stmt.offset, "shapes_equal_or_single", _args(param=held[0].name, other=held[1].name),
+               code, stmt.text)
+        return True
     for mine, other in ((0, 1), (1, 0)):
         if shapes[mine] is not None and isinstance(held[other], T):
             _, tensor, dims, keepdim, noop = shapes[mine][:5]   # one-element only: the check exempts it
@@ -1419,7 +1458,20 @@ def _all_dims_of(body: str, arr: str, count: str) -> str | None:
     return tensor if tensor and loop and len(writes) == 1 else None
 
 
-_ALLOC_DIMS = r"(?:\w+(?:\.get\(\))?\s*->\s*)?AllocIntArray\(\s*(\w+)\s*,\s*(\w+)\s*\)"
+def _dims_from_of(body: str, vec: str, count: str, start: int) -> str | None:
+    """``vec`` holds start .. n-1 for ``count`` set to a tensor's rank in ``body`` (``for (i = start; i <
+    dimNum; i++) { vec.push_back(i); }``, nothing else put in it): that tensor."""
+    c, v = re.escape(count), re.escape(vec)
+    m = re.search(rf"\b{c}\s*=\s*(\w+)\s*->\s*GetViewShape\(\)\s*\.\s*GetDimNum\(\)\s*;", body)
+    loop = re.search(rf"for\s*\(\s*(?:u?int(?:64|32)_t|size_t|int)\s+(\w+)\s*=\s*{start}\s*;\s*\1\s*<\s*{c}\s*;"
+                     rf"\s*\1\s*\+\+\s*\)\s*\{{\s*{v}\s*\.\s*(?:push_back|emplace_back)\(\s*\1\s*\)\s*;\s*\}}", body)
+    puts = re.findall(rf"\b{v}\s*(?:\.\s*(?:push_back|emplace_back|insert|resize|assign)\s*\(|\[|=(?!=))", body)
+    declared = re.search(rf"std::vector<int64_t>\s+{v}\s*(?:=\s*\{{\s*\}})?\s*;", body)
+    return m.group(1) if m and loop and declared and len(puts) == 1 + bool(re.search(rf"{v}\s*=\s*\{{", body)) \
+        else None
+
+
+_ALLOC_DIMS = r"(?:\w+(?:\.get\(\))?\s*->\s*)?AllocIntArray\(\s*(\w+)(?:\s*\.\s*data\(\))?\s*,\s*(\w+)\s*\)"
 _CONVERT = r"(?:\w+(?:\.get\(\))?\s*->\s*)?ConvertToTensor\((.*)\)"
 
 
@@ -1429,9 +1481,21 @@ def _dims_local(w: Walk, src: SourceFile, stmt: Stmt, rhs: str, env: dict) -> tu
     ("dims-of", name) for a tensor made of the API's int array or its one int."""
     rhs = _strip(rhs)
     m = re.fullmatch(_ALLOC_DIMS, rhs)
+    if m and m.group(2) == "1":   # ``int64_t a[1] = {dim}; AllocIntArray(a, 1)``: the API's one int as dims
+        body = _enclosing_body(src, stmt.offset)
+        one = re.findall(rf"int64_t\s+{re.escape(m.group(1))}\s*\[\s*1\s*\]\s*=\s*\{{\s*(\w+)\s*\}}\s*;", body)
+        v = env.get(one[0]) if len(one) == 1 else None
+        written = re.findall(rf"\b{re.escape(m.group(1))}\s*(?:\[[^\]]*\]\s*)?=(?!=)", body)
+        if isinstance(v, T) and len(written) == 1 and re.search(r"int64_t|int32_t", w.ptypes.get(v.name, "")):
+            return ("dims-of", v.name)
+        return None
     if m:
         t = _all_dims_of(_enclosing_body(src, stmt.offset), m.group(1), m.group(2))
         return ("all-dims", env[t].name) if t and isinstance(env.get(t), T) else None
+    m = re.fullmatch(r"(?:op::)?aclCreateIntArray\(\s*(\w+)\s*\.\s*data\(\)\s*,\s*(\w+)\s*-\s*(\d+)\s*\)", rhs)
+    if m:   # the dims k .. rank-1 of a tensor, pushed in a loop (aclnn_global_average_pool.cpp:153-158)
+        t = _dims_from_of(_enclosing_body(src, stmt.offset), m.group(1), m.group(2), int(m.group(3)))
+        return ("dims-from", env[t].name, int(m.group(3))) if t and isinstance(env.get(t), T) else None
     m = re.fullmatch(_CONVERT, rhs, re.S)
     if m:
         args = [a.strip() for a in split_args(m.group(1))]
@@ -1449,12 +1513,28 @@ def _dims_local(w: Walk, src: SourceFile, stmt: Stmt, rhs: str, env: dict) -> tu
     if fn is None or len(fn.params) != len(call[1]):
         return None
     back = re.findall(r"\breturn\s+(\w+)\s*;", fn.body)
-    sets = re.findall(rf"\b{back[0]}\s*=\s*({_ALLOC_DIMS})\s*;", fn.body) if len(back) == 1 else []
+    sets = re.findall(rf"\b{back[0]}\s*=\s*({_ALLOC_DIMS})\s*;", fn.body) if len(back) == 1 else \
+        re.findall(rf"\breturn\s+({_ALLOC_DIMS})\s*;", fn.body) if not back else []   # returned as made
     if len(sets) != 1 or re.search(r"ACLNN_ERR_PARAM|OP_CHECK|CHECK_RET", fn.body):
         return None
     t = _all_dims_of(fn.body, sets[0][1], sets[0][2])
     arg = call[1][fn.params.index(t)].strip() if t in fn.params else None
     return ("all-dims", env[arg].name) if arg and isinstance(env.get(arg), T) else None
+
+
+def _choice_like(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``C ? A : B`` choosing between tensors of the compute path with one API tensor's shape (``self
+    is BOOL ? Cast(x, UINT8) : x``): ("like", that tensor); its dtype is not held."""
+    q = _split_top(_strip(rhs), "?")
+    branches = _split_colon(q[1]) if len(q) == 2 else []
+    if len(branches) != 2:
+        return None
+    likes = set()
+    for b in branches:
+        b = _strip(b)
+        held = env.get(b) if re.fullmatch(r"[A-Za-z_]\w*", b) else _kernel_result(w, b, env)
+        likes.add(_shape_like(held))
+    return ("like", likes.pop()) if len(likes) == 1 and None not in likes else None
 
 
 def _lambda_like(rhs: str, env: dict) -> tuple | None:
@@ -1485,7 +1565,7 @@ def _kernel_made(held: Any) -> bool:
     that kernel's failure (its infer-shape and checks are read for no API, like the tiling), whatever
     status the op_api names for it (ACLNN_ERR_INNER_NULLPTR mostly, ACLNN_ERR_PARAM_NULLPTR in some)."""
     if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("kernel-result",), ("tensor-tuple",),
-                                                 ("shape-unless",)):
+                                                 ("shape-unless",), ("shape-choice",)):
         return True
     if not isinstance(held, Opaque):
         return False
@@ -1511,6 +1591,9 @@ def _check_ret_false(w: Walk, cond: str, env: dict, fail: int) -> bool:
 
 
 _CONTIGUOUS = re.compile(r"(?:l0op::)?Contiguous\(\s*(\w+)\s*,[^()]*(?:\([^()]*\))?[^()]*\)")
+# ``executor->CreateView(t, t->GetViewShape(), ...)``: a view of an API tensor with its own view shape
+_SAME_VIEW = re.compile(r"(?:\w+(?:\.get\(\))?\s*->\s*)?CreateView\(\s*(\w+)\s*,\s*\1\s*->\s*GetViewShape\(\)\s*,"
+                        r"[^;]*\)", re.S)
 
 
 def _contiguous_null_check(cond: str, env: dict) -> bool:
@@ -1872,8 +1955,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         if fn is not None:
             _call_fn(w, fn, call[1], env, fail=code)
             return
-    if _rank0_branch(w, stmt, env) or _run_guarded_if(w, src, stmt, env, fail, top) or \
-            _run_nonnull_branch(w, src, stmt, env, fail, top):
+    if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env) or \
+            _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
         return
     if all(s.kind == "call" and re.fullmatch(r"OP_LOG\w*\s*\(.*\)\s*;?", s.text.strip(), re.S)
            for s in _flatten(stmt.then + stmt.orelse)):
@@ -1886,8 +1969,6 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
-    if _every_dim_if_empty(w, src, stmt, env):
-        return
     _forget_assigned(stmt, env)
     # a branch of the compute path: nothing is checked there
 
@@ -1998,9 +2079,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         return ("dtype-of", env[m.group(1)][1])
     if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][:1] in (("tensor-dtype",), ("cast-of",)):
         return ("dexpr", _tensor_dtype(w, m.group(1), env))
-    cm = _CONTIGUOUS.fullmatch(expr)
-    if cm and isinstance(env.get(cm.group(1)), T):   # a contiguous copy keeps the argument's dtype
-        return ("copy-of", env[cm.group(1)].name)
+    cm = _CONTIGUOUS.fullmatch(expr) or _SAME_VIEW.fullmatch(expr)
+    if cm and isinstance(env.get(cm.group(1)), T):   # a contiguous copy (or a view of the same shape)
+        return ("copy-of", env[cm.group(1)].name)     # keeps the argument's dtype and view shape
     got = _shape_value(w, expr, env)
     if got is not None:
         return got
@@ -2336,6 +2417,16 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
     if test is not None and _has_compare(test):   # a condition on scalar values: one rule
         _check(w, src, offset, "scalar_test", _args(test=test), code, text)
         return
+    raw = _raw_dim_size_zero(w, cond, env)
+    if raw is not None:   # a dim read at the integer argument as given: a negative one is not read
+        attr, tensor = raw
+        path, line = _cite(src, offset)
+        w.events.append(Event("unread", "", _guarded_args(w, "unread", (("when", (
+            "or", ("value", ("cmp", attr, "int", "<", 0.0)), ("rank-zero", tensor))),)), None, path, line,
+            f"a dim of {tensor} read at {attr} not wrapped (a negative {attr}, or rank 0, reads outside the "
+            f"shape): {text}"[:160]))
+        _check(w, src, offset, "attr_dims_nonzero", _args(attr=attr, tensor=tensor), code, text)
+        return
     if cond.startswith("!(") and match_close(cond, 1) == len(cond) - 1:
         inner = _strip(cond[2:-1])
         if inner.startswith("!") and not inner.startswith("!="):
@@ -2373,7 +2464,12 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                                or _dims_conjunction(w, src, offset, data, env, code, text)):
             return
         if len(data) != 1:
-            raise Unreadable(f"the condition {cond!r}")
+            g = _guard(w, " && ".join(data), env)
+            rule = _guard_atom(g) if g is not None and g[0] == "and" else None
+            if rule is None:
+                raise Unreadable(f"the condition {cond!r}")
+            _check(w, src, offset, rule[0], rule[1], code, text)   # one part the rule, the others its when
+            return
         cond = data[0]
     b = _product_bool(w, cond, env)
     if b is False:
@@ -2711,6 +2807,19 @@ def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
     rank_compare = _rank_compare(w, cond, env)
     if rank_compare is not None:
         return rank_compare
+    nm = re.fullmatch(r"(\w+)\s*(?:->\s*Size\(\)\s*)?(==|!=)\s*0", cond)
+    held = env.get(nm.group(1)) if nm else None
+    if isinstance(held, Opaque) and re.fullmatch(r"\w+\s*->\s*Size\(\)", held.text.strip()) and \
+            not re.search(r"->\s*Size", nm.group(0)):   # a local holding the array's size
+        held = env.get(held.text.split("->")[0].strip())
+    elif nm and not re.search(r"->\s*Size", nm.group(0)):
+        held = None
+    if isinstance(held, T) and "IntArray" in w.ptypes.get(held.name, ""):
+        g = ("no-dims", held.name)   # an integer array naming no dim
+        return g if nm.group(2) == "==" else ("not", g)
+    lm = re.fullmatch(r"(\w+)\s*->\s*Size\(\)\s*(==|!=|<=|>=|<|>)\s*(\d+)", cond)
+    if lm and isinstance(env.get(lm.group(1)), T) and "IntArray" in w.ptypes.get(env[lm.group(1)].name, ""):
+        return ("attr-len", env[lm.group(1)].name, lm.group(2), int(lm.group(3)))   # the array's length
     if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
         return env[cond][1]
     fm = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)\s*([!=]=)\s*(\w+)\s*->\s*GetStorageFormat\(\)", cond)
@@ -2981,6 +3090,8 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
                     return None
                 return r[0], tuple(sorted(r[1] + (("when", when),)))
         return None
+    if g[0] == "empty":   # the named tensors empty (any of them, or all)
+        return "empty", _args(params=tuple(g[1]), any=g[2])
     if g[0] == "in" and g[2] == ("UNDEFINED",) and _computed(g[1]):
         e = g[1]
         if e[0] == "promote" and e[1][0] == e[2][0] == "of":   # the plain form _atom reads
@@ -3053,14 +3164,28 @@ def _guarded_args(w: Walk, template: str, args: tuple) -> tuple:
 def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
     """``if (G) {...} else {...}`` with G on the call's dtypes: each branch's checks under its guard;
     a branch that returns leaves the rest of the function to the calls not taking it. G may also be
-    a test of the call's bool and scalar argument values (``if (scaleFromBlob)``) when neither branch
-    returns (a success return skipping the kernel leaves the values to _status_neutral_return)."""
+    a test of the call's bool and scalar argument values (``if (scaleFromBlob)``), or a conjunction of
+    guards and such tests, when neither branch returns success, or in GetWorkspaceSize itself (the
+    calls returning success there keep their statuses, their values are not judged); elsewhere a
+    success return skipping the kernel leaves the values to _status_neutral_return. A kernel's result
+    whose shape differs between the sides is held per side (a check of it made under each guard), or
+    known on one side only (a check of it unread for the other side's calls)."""
     g = _guard(w, _without_true_product_terms(w, stmt.cond, env), env)
     success = {"return true", *(f"return {n}" for n in SUCCESS_NAMES)}
-    if g is None and not any(s.kind == "return" and s.text.strip().rstrip(";").strip() in success
-                             for s in _flatten(stmt.then + stmt.orelse)):
+    returns_success = any(s.kind == "return" and s.text.strip().rstrip(";").strip() in success
+                          for s in _flatten(stmt.then + stmt.orelse))
+    by_value = False
+    if g is None and (not returns_success or w.depth == w.api_depth):
+        # a success return on a value test in GetWorkspaceSize itself: the calls taking it succeed,
+        # their values are not judged (whatever that side computes)
         test = _value_test(w, stmt.cond, env)
-        g = None if test is None else ("value", test)
+        g, by_value = (None, False) if test is None else (("value", test), returns_success)
+        if g is None:   # a conjunction of guards and value tests (``dimSize == 0 && noop == true``)
+            parts = _split_top(_strip(stmt.cond), "&&")
+            atoms = [_guard(w, p, env) or (("value", t) if (t := _value_test(w, p, env)) is not None else None)
+                     for p in parts] if len(parts) > 1 else [None]
+            if None not in atoms:
+                g, by_value = ("and", *atoms), returns_success
     if g is None or (_has_atom(g, "empty") and not _plain_exit(stmt)):
         return False   # an empty tensor's branch computing something is the empty return's to read
     ended, changed, partly = [], [], []
@@ -3080,7 +3205,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                         from None
                 w.pending.append((tuple(w.guards[w.fn_guards:]), d))
             if end.value is True and w.depth == w.api_depth and \
-                    not any(re.search(r"\bl0op::", s.text) for s in _flatten(branch)):
+                    (by_value or not any(re.search(r"\bl0op::", s.text) for s in _flatten(branch))):
                 # the API returning success without running a kernel: the calls taking it keep the
                 # statuses read, their values are not judged
                 path, line = _cite(src, stmt.offset)
@@ -3121,6 +3246,10 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 d0, d1 = l0[k][1], l1[k][1]
                 env[k] = ("tensor-dtype", ("if", g0, d0, d1) if d0 and d1 else None, shapes[0])
                 both_set.add(k)
+            elif shapes[0] is not None and shapes[1] is not None:
+                # a kernel of another shape on each side: a check of it is made per side, under its guard
+                env[k] = ("shape-choice", g0, values[0], values[1], stmt.cond.strip())
+                both_set.add(k)
             elif (shapes[0] is None) != (shapes[1] is None):
                 # its shape known on one side only: a check of it holds for the calls taking that
                 # side and is unread for the others (``if (rank 8) { r = Reshape(K(..)) } else r = K(..)``)
@@ -3136,6 +3265,9 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 shape = ("like", like.pop())
                 env[k] = ("tensor-dtype", ("if", g0, d0, d1), shape) if d0 and d1 else shape
                 both_set.add(k)
+    if ended and len(changed) == 1:   # the other side returned: the rest runs on this side's values
+        env.update(changed[0][1])
+        changed = []
     for guard, local in changed:   # a dtype assigned in a branch: a choice on the branch's guard after it
         for k, v in local.items():
             if k in both_set:
@@ -3187,8 +3319,11 @@ def _every_dim_if_empty(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool
     if stmt.orelse or not isinstance(held, T) or "IntArray" not in w.ptypes.get(held.name, ""):
         return False
     name, made = m.group(1), None
-    if re.search(r"ACLNN_ERR|OP_CHECK|CHECK_RET|\breturn\b", "".join(s.text for s in _flatten(stmt.then))):
-        return False   # a branch that checks or returns is more than the dims' replacement
+    inner_null = re.compile(r"CHECK_RET\(\s*\w+\s*!=\s*nullptr\s*,\s*ACLNN_ERR_INNER_\w+\s*\);?")
+    if re.search(r"ACLNN_ERR|OP_CHECK|CHECK_RET|\breturn\b",
+                 "".join(s.text for s in _flatten(stmt.then) if not inner_null.fullmatch(s.text.strip()))):
+        return False   # a branch that checks or returns is more than the dims' replacement (an inner
+        # status on a null result is the compute path's)
     for s in _flatten(stmt.then):
         a = re.match(r"([A-Za-z_]\w*)\s*(?:[-+*/%|&^]|<<|>>)?=(?!=)\s*(.*)", s.text.strip(), re.S)
         if s.kind != "decl" or not a or a.group(1) not in env:
@@ -3643,7 +3778,8 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     """A shape or rank local that the rest of its function changes (SetDim, an assignment, an output
     argument of a call other than a checked BroadcastInferShape) is not held: it becomes opaque."""
     value = env.get(name)
-    if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin", "rshape")):
+    if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin", "rshape",
+                                                                 "built-shape", "bshape-built")):
         return
     fn = _enclosing_function(src, stmt.offset)
     if fn is None:
@@ -3671,6 +3807,23 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         changed = changed or m
     if changed:
         env[name] = Opaque(name)
+
+
+def _raw_dim_size_zero(w: Walk, cond: str, env: dict) -> tuple[str, str] | None:
+    """``s.GetDim((size_t)d) == 0`` (or ``t->GetViewShape().GetDim(d)``) with s a tensor's view shape and
+    d the API's integer argument used as given: (d, tensor)."""
+    m = re.fullmatch(r"(.+?)\s*\.\s*GetDim\(\s*(?:\(\s*(?:size_t|uint64_t)\s*\)|static_cast<\s*(?:size_t|uint64_t)\s*>)?"
+                     r"\s*\(?\s*(\w+)\s*\)?\s*\)\s*==\s*0", _strip(cond))
+    if not m:
+        return None
+    holder = _strip(m.group(1))
+    mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", holder)
+    shape = ("shape-of", env[mv.group(1)].name) if mv and isinstance(env.get(mv.group(1)), T) else env.get(holder)
+    d = env.get(m.group(2))
+    if not (isinstance(shape, tuple) and shape[:1] == ("shape-of",) and isinstance(d, T)
+            and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)", w.ptypes.get(d.name, "").strip())):
+        return None
+    return d.name, shape[1]
 
 
 def _wrapped_dim_size(w: Walk, expr: str, env: dict) -> tuple[str, str] | None:
@@ -3747,7 +3900,8 @@ def _shape_of(w: Walk, expr: str, env: dict) -> Any:
         v = _value(w, expr, env)
     except Unreadable:
         return None
-    return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape", "rshape", "split-shape") else None
+    return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape", "rshape", "split-shape",
+                                                        "built-shape", "bshape-built") else None
 
 
 def _infer_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, cond: str, code: int) -> bool:
@@ -3764,11 +3918,22 @@ def _infer_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, cond: str,
 
 
 def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: int) -> None:
-    names = []
-    for x in (a, b):
-        v = _shape_of(w, x, env)
-        if v is None:
+    values = [_shape_of(w, x, env) for x in (a, b)]
+    for x, v in zip((a, b), values):
+        if v is None or v[0] in ("bshape-built", "rshape", "split-shape"):
             raise Unreadable(f"the broadcast of {x.strip()!r}")
+    kinds = sorted(v[0] for v in values)
+    if kinds == ["built-shape", "shape-of"]:   # a tensor with a shape built of dims (aclnnAddr's outer shape)
+        tensor, built = sorted(values, key=lambda v: v[0] != "shape-of")
+        _check(w, src, stmt.offset, "broadcastable_shape", _args(param=tensor[1], shape=built[1]), code, stmt.text)
+        if out is not None:
+            env[out] = ("bshape-built", tensor[1], built[1])
+            _forget_if_mutated(src, stmt, env, out)
+        return
+    if "built-shape" in kinds:
+        raise Unreadable(f"the broadcast of {a.strip()!r} and {b.strip()!r}")
+    names = []
+    for v in values:
         names += [v[1]] if v[0] == "shape-of" else list(v[1])
     if len(names) == 2:
         _check(w, src, stmt.offset, "broadcastable", _args(param=names[0], other=names[1]), code, stmt.text)
@@ -3818,6 +3983,8 @@ def _m_broadcast_infer(w, src, stmt, env, fail, args):
 
 
 def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
+    if other[0] == "built-shape":
+        return "shape_is", _args(param=param, shape=other[1])
     if other[0] == "rshape":
         _, tensor, dims, keepdim, noop = other
         return "reduced_shape", _args(param=param, of=tensor, dims=dims, keepdim=keepdim,
@@ -3967,6 +4134,11 @@ def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] |
                     _args(param=_tensor(env, fx.group(1)), formats=[lit.group(1)]))
     if len(parts) == 2:
         a, b = _shape_of(w, parts[0], env), _shape_of(w, parts[1], env)
+        if a is not None and b is not None and sorted((a[0], b[0])) == ["bshape-built", "built-shape"]:
+            expanded, built = (a, b) if a[0] == "bshape-built" else (b, a)
+            # the broadcast of t with a built shape differs from that shape: t does not expand to it
+            return ("expands_to_shape", _args(param=expanded[1], shape=expanded[2])) \
+                if expanded[2] == built[1] else None
         if a is not None and b is not None:
             if a[0] == "bshape" and b[0] == "bshape":
                 return None

@@ -18,7 +18,7 @@ blocks ``_after_inference`` names, is not read."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aclnn_conformance.extract.cpp import Function, SourceFile, match_close, read_source, split_args
@@ -210,6 +210,8 @@ def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) 
     tuple of its outputs), with their shapes unchanged after (but for the blocks ``_after_inference``
     reads); a rank-0 input returned as it is (its reduction is itself)."""
     calls = list(re.finditer(r"\bINFER_SHAPE\(", fn.body))
+    if not calls:
+        return _own_infer_kernel(fn, src)
     if len(calls) != 1:
         return None
     start = calls[0].end() - 1
@@ -313,6 +315,65 @@ def _after_inference(after: str, data: str, outs: list[str], keep: str, dim: str
                 return None, False
             after, found = after[:m.start()] + after[m.end():], True
     return after, found
+
+
+def _strip_logs(body: str) -> str:
+    """A body without its log statements, its whitespace one space."""
+    return re.sub(r"\s+", " ", re.sub(r"(^|[;{}])\s*OP_LOG\w*\((?:[^;\"]|\"(?:[^\"\\\\]|\\\\.)*\")*\);", r"\1",
+                                     body)).strip()
+
+
+def _own_infer_kernel(fn: Function, src: SourceFile) -> KernelReduceShape | None:
+    """An l0op that infers its result's shape itself (ops-math math/reduce_mean/op_api/reduce_mean.cpp:
+    141-186): ``op::Shape r; if (!H(x->GetViewShape(), dims, keepDim, r)) { return nullptr; }``, a rank-0
+    input returned as it is, with a noop flag empty dims returning the input too, and the result
+    allocated with shape r and returned; H a helper of the file reducing over the dims (every dim for
+    none, each wrapped by max(rank, 1), a repeated one refused), a reduced dim kept as 1 with keepDim."""
+    b = _strip_logs(fn.body)
+    x, d, k = (rf"(?P<{n}>\w+)" for n in ("x", "d", "k"))
+    head = re.match(rf"op::Shape (?P<r>\w+); if \(!(?P<h>\w+)\({x}->GetViewShape\(\), {d}, {k}, (?P=r)\)\) "
+                    rf"{{ return nullptr; }} if \((?P=x)->GetViewShape\(\)\.GetDimNum\(\) == 0\) {{ return (?P=x); }} "
+                    rf"(?:if \((?P=d)->Size\(\) == 0 && (?P<n>\w+)\) {{ return (?P=x); }} )?"
+                    rf"auto (?P<o>\w+) = executor->AllocTensor\((?P=r), (?P=x)->GetDataType\(\)\);", b)
+    helper = src.functions.get(head.group("h")) if head else None
+    if helper is None or not _reduces_over_dims(helper, src):
+        return None
+    if head.group("n"):   # the noop return, read above, is no return of the result
+        noop_return = (rf"if\s*\(\s*{re.escape(head.group('d'))}\s*->\s*Size\(\)\s*==\s*0\s*&&\s*"
+                       rf"{re.escape(head.group('n'))}\s*\)\s*\{{\s*return\s+{re.escape(head.group('x'))}\s*;\s*\}}")
+        fn = replace(fn, body=re.sub(noop_return, "", fn.body, count=1))
+    if not _returns(fn, src, [head.group("o")], head.group("x")):
+        return None
+    if re.search(rf"\b{re.escape(head.group('o'))}\s*(?:->\s*Set\w*Shape|=(?!=))", b[head.end():]):
+        return None
+    data_i, axes_i = _param(fn, head.group("x"), _TENSOR), _param(fn, head.group("d"), _INT_ARRAY)
+    keep = _flag(fn, head.group("k"))
+    noop = _flag(fn, head.group("n")) if head.group("n") else False
+    if None in (data_i, axes_i, keep, noop):
+        return None
+    return KernelReduceShape(data_i, axes_i, keep, noop, helper.path, helper.line)
+
+
+def _reduces_over_dims(helper: Function, src: SourceFile) -> bool:
+    """``H(shape, dims, keepDims, out)``: a mask of the dims (every dim for none; each wrapped by a dim
+    wrap of the file, a repeated one refused), then out given each dim of shape not in the mask, and
+    a 1 for each in it with keepDims."""
+    from aclnn_conformance.extract.shape_helpers import wraps_dim_by_rank
+    if len(helper.params) != 4:
+        return False
+    sh, dm, kp, out = (re.escape(p) for p in helper.params)
+    m, i = r"(?P<m>\w+)", r"(?P<i>\w+)"
+    pattern = (
+        rf"uint64_t {m}\[(?P<len>\w+)\] = \{{0\}}; if \({dm}->Size\(\) == 0\) {{ for \(size_t {i} = 0; (?P=i) < (?P=len); "
+        rf"(?P=i)\+\+\) {{ (?P=m)\[(?P=i)\] = 1; }} }} else {{ for \(size_t (?P<j>\w+) = 0; (?P=j) < {dm}->Size\(\); "
+        rf"(?P=j)\+\+\) {{ int64_t (?P<ix>\w+) = (?P<wrap>\w+)\({dm}->operator\[\]\((?P=j)\), {sh}\.GetDimNum\(\)\); "
+        rf"if \((?P=m)\[(?P=ix)\] == 1\) {{ return false; }} (?P=m)\[(?P=ix)\] = 1; }} }} "
+        rf"for \(size_t (?P<l>\w+) = 0; (?P=l) < {sh}\.GetDimNum\(\); (?P=l)\+\+\) {{ if \({kp}\) {{ "
+        rf"if \((?P=m)\[(?P=l)\] == 0\) {{ {out}\.AppendDim\({sh}\.GetDim\((?P=l)\)\); }} else {{ {out}\.AppendDim\(1\); }} "
+        rf"}} else {{ if \((?P=m)\[(?P=l)\] == 0\) {{ {out}\.AppendDim\({sh}\.GetDim\((?P=l)\)\); }} }} }} return true;")
+    found = re.fullmatch(pattern, _strip_logs(helper.body))
+    wrap = src.functions.get(found.group("wrap")) if found else None
+    return wrap is not None and wraps_dim_by_rank(wrap) is not None
 
 
 def _keep_block(after: str, data: str, outs: list[str], dim: str) -> tuple[str, bool, str] | None:

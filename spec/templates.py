@@ -536,7 +536,7 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     (the two dtypes one of the pairs), ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
     with n), ``["dims", a, op, b]`` (a comparison of dims_compare), ``["zero-dim", tensor, stop]`` (one
     of its dims before rank + stop is 0; stop <= 0),
-    ``["not", g]``, ``["and", g...]``,
+    ``["attr-len", attr, op, n]`` (an integer array's length compared with n), ``["not", g]``, ``["and", g...]``,
     ``["or", g...]``; None when a tensor it reads is null or absent."""
     op = g[0]
     if op == "in":
@@ -580,6 +580,9 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "no-dims":   # the integer array names no dim: absent (null) or empty
         value = call.attrs.get(g[1])
         return value is None or (isinstance(value, (list, tuple)) and len(value) == 0)
+    if op == "attr-len":   # ["attr-len", attr, op, n]: the integer array's length compares with n
+        value = call.attrs.get(g[1])
+        return None if not isinstance(value, (list, tuple)) else _COMPARE[g[2]](len(value), g[3])
     if op == "not":
         v = guard_holds(call, g[1])
         return None if v is None else not v
@@ -655,6 +658,16 @@ def _flag(call: CallView, value: Any) -> bool:
     return value if isinstance(value, bool) else bool(call.attrs.get(value))
 
 
+def rule_dims(attrs: Mapping[str, Any], dims: Any, rank: int) -> Any:
+    """The dims a ``reduced_shape`` rule names: the integer array attribute ``dims``, None (every
+    dim), or ``["from", k]``: the dims k .. rank-1 of the tensor reduced (none below rank k + 1)."""
+    if dims is None:
+        return None
+    if isinstance(dims, (list, tuple)) and len(dims) == 2 and dims[0] == "from":
+        return list(range(dims[1], rank))
+    return attrs.get(dims)
+
+
 def _reduced_shape(call: CallView, a: Mapping) -> bool:
     """``param``'s view shape is not the reduction of ``of``'s over the attribute ``dims`` (None: every
     dim; ``keepdim``, ``noop``: bool attributes or literals), as the host code's infer-shape helper or
@@ -662,7 +675,7 @@ def _reduced_shape(call: CallView, a: Mapping) -> bool:
     t, out = call.tensor(a["of"]), call.tensor(a["param"])
     if t is None or out is None:
         return False
-    expected = reduced_shape(t.shape, call.attrs.get(a["dims"]) if a["dims"] is not None else None,
+    expected = reduced_shape(t.shape, rule_dims(call.attrs, a["dims"], len(t.shape)),
                              _flag(call, a.get("keepdim", False)), _flag(call, a.get("noop", False)))
     if expected is None or tuple(out.shape) == expected:
         return False
@@ -843,3 +856,24 @@ def _shape_is(call: CallView, a: Mapping) -> bool:
 TEMPLATES["shape_is"] = _shape_is
 REQUIRED_ARGS["shape_is"] = ("param", "shape")
 CATEGORIES["shape_is"] = "shape"
+
+
+def _broadcastable_shape(call: CallView, a: Mapping) -> bool:
+    """``param``'s view shape and the shape ``shape`` builds do not broadcast."""
+    t, shape = call.tensor(a["param"]), built_shape(call, a)
+    return t is not None and shape is not None and broadcast_shape(tuple(t.shape), shape) is None
+
+
+def _expands_to_shape(call: CallView, a: Mapping) -> bool:
+    """The broadcast of ``param``'s view shape with the shape ``shape`` builds is not that shape:
+    ``param`` has more dims, or one of its dims, aligned to the right, is neither the built one nor 1
+    (calls that do not broadcast at all are the ``broadcastable_shape`` rule's)."""
+    t, shape = call.tensor(a["param"]), built_shape(call, a)
+    if t is None or shape is None:
+        return False
+    return broadcast_shape(tuple(t.shape), shape) not in (None, shape)
+
+
+TEMPLATES.update({"broadcastable_shape": _broadcastable_shape, "expands_to_shape": _expands_to_shape})
+REQUIRED_ARGS.update({"broadcastable_shape": ("param", "shape"), "expands_to_shape": ("param", "shape")})
+CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})

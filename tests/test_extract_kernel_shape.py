@@ -9,7 +9,7 @@ import pytest
 from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
 from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
-from aclnn_conformance.spec.templates import CallView, TensorView, predicate
+from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds, predicate
 from snippet_walk import CHECK_HEADER
 
 COMMON_INFER = """
@@ -268,7 +268,9 @@ def test_empty_dims_replaced_otherwise_leave_the_check_unread(tmp_path, dims):
 
 
 @pytest.mark.parametrize("other,read", [("selfCast", True), ("out", False)])
-def test_kernels_of_one_shape_on_both_sides_of_a_dtype_branch_keep_it(tmp_path, other, read):
+def test_kernels_on_both_sides_of_a_dtype_branch_are_checked_per_side(tmp_path, other, read):
+    """One shape on both sides: one rule; another shape on each side: one rule per side, under the
+    branch's dtype guard."""
     one = "auto snipResult = l0op::ReduceSnip(selfCast, reduceDims, %s, uniqueExecutor.get());"
     both = ("const aclTensor* snipResult = nullptr;\n    if (out->GetDataType() == op::DataType::DT_BOOL) {\n"
             "        snipResult = l0op::ReduceSnip(selfCast, reduceDims, keepDim, uniqueExecutor.get());\n"
@@ -279,7 +281,11 @@ def test_kernels_of_one_shape_on_both_sides_of_a_dtype_branch_keep_it(tmp_path, 
     check = read_source("aclnn_check.h", CHECK_HEADER)
     events = walk_api(Index(src, [check], [], KernelIndex(_checkout(tmp_path))), fn,
                       {p: T(n) for p, n in zip(fn.params, NAMES)}, "atlas-a2")
-    assert (events[-1].template == "reduced_shape") if read else events[-1].kind == "unread"
+    if read:
+        assert events[-1].template == "reduced_shape" and "when" not in dict(events[-1].args)
+        return
+    sides = [dict(e.args) for e in events if e.template == "reduced_shape"]
+    assert [(a["of"], a["when"][0]) for a in sides] == [("self", "in"), ("out", "not")]
 
 
 # ---- the walk: the reduced-shape rule, with the one-element exemption ----
@@ -589,3 +595,335 @@ def test_one_int_made_a_tensor_of_dims_is_the_reduction_over_that_dim(tmp_path):
     assert [(e.kind, e.template) for e in events] == [("check", "reduced_shape")]
     assert dict(events[0].args) == {"param": "out", "of": "self", "dims": "dims", "keepdim": "keepDim",
                                     "noop": True, "scalar_same": True}
+
+
+NOOP_API = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dims, bool keepDim,
+                                      bool noopWithEmptyAxes, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    op::Shape shape = self->GetViewShape();
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    const aclTensor* snipOut = nullptr;
+    if (dims->Size() == 0) {
+        if (noopWithEmptyAxes == false) {
+            size_t dimNum = shape.GetDimNum();
+            std::vector<int64_t> appendDim(dimNum);
+            for (size_t i = 0; i < dimNum; i++) {
+                appendDim[i] = i;
+            }
+            dims = uniqueExecutor.get()->AllocIntArray(appendDim.data(), dimNum);
+            snipOut = %s;
+        } else {
+            auto viewCopyResult = l0op::ViewCopy(selfContiguous, out, uniqueExecutor.get());
+            *workspaceSize = uniqueExecutor->GetWorkspaceSize();
+            uniqueExecutor.ReleaseTo(executor);
+            return ACLNN_SUCCESS;
+        }
+    } else {
+        snipOut = l0op::ReduceSnip(selfContiguous, dims, keepDim, uniqueExecutor.get());
+    }
+    CHECK_RET(snipOut != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    CHECK_RET(CheckShapeAndScalarSame(snipOut, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+NOOP_NAMES = ["self", "dims", "keepDim", "noopWithEmptyAxes", "out", "workspaceSize", "executor"]
+EVERY_DIM_KERNEL = "l0op::ReduceSnip(selfContiguous, dims, keepDim, uniqueExecutor.get())"
+
+
+def _noop_walk(root, every_dim_kernel: str = EVERY_DIM_KERNEL) -> list:
+    src = read_source("snippet.cpp", NOOP_API % every_dim_kernel)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    check = read_source("aclnn_check.h", CHECK_HEADER)
+    return walk_api(Index(src, [check], [], KernelIndex(root)), fn,
+                    {p: T(n) for p, n in zip(fn.params, NOOP_NAMES)}, "atlas-a2")
+
+
+def test_each_side_of_a_no_dims_branch_checks_its_own_kernels_shape(tmp_path):
+    """ReduceLogSum's form (ops-math math/reduce_log_sum/op_api/aclnn_reduce_log_sum.cpp:182-205): no
+    dims and no noop reduce every dim; no dims and noop copy the input and return (values not
+    judged); dims named reduce them. One reduced_shape rule per side, under its guard."""
+    events = _noop_walk(_checkout(tmp_path))
+    assert [(e.kind, e.template) for e in events] == [("unread-values", ""), ("check", "reduced_shape"),
+                                                      ("check", "reduced_shape")]
+    assert [dict(e.args)["dims"] for e in events[1:]] == [None, "dims"]
+    rules = [predicate(e.template, e.args_dict()) for e in events[1:]]
+
+    def violated(dims, noop: bool, out: tuple[int, ...]) -> bool:
+        call = CallView({"self": TensorView("FLOAT", (2, 3), "ND"), "out": TensorView("FLOAT", out, "ND")},
+                        {"dims": dims, "keepDim": False, "noopWithEmptyAxes": noop}, frozenset())
+        return any(r(call) for r in rules)
+    assert not violated([], False, ()) and violated([], False, (2, 3))      # every dim reduced
+    assert not violated([], True, (2, 3)) and not violated([], True, (5,))  # returned before the check
+    assert not violated([1], False, (2,)) and violated([1], False, (3,))    # the named dim reduced
+    values_when = dict(events[0].args)["when"]
+    base = {"self": TensorView("FLOAT", (2, 3), "ND"), "out": TensorView("FLOAT", (2, 3), "ND")}
+    assert guard_holds(CallView(base, {"dims": [], "noopWithEmptyAxes": True}, frozenset()), values_when)
+    assert not guard_holds(CallView(base, {"dims": [], "noopWithEmptyAxes": False}, frozenset()), values_when)
+
+
+def test_a_side_whose_kernel_is_not_read_leaves_its_calls_unread(tmp_path):
+    events = _noop_walk(_checkout(tmp_path), every_dim_kernel="SomethingElse(selfContiguous, dims)")
+    assert not any(e.template == "reduced_shape" and dict(e.args)["dims"] is None for e in events)
+    assert any(e.kind == "unread" for e in events)
+
+
+VIEW_API = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dims, bool keepDim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    op::DataType promoteType = PickType(self);
+    if (SupportsViews(self, promoteType, dims)) {
+        auto selfView = uniqueExecutor.get()->CreateView(self, self->%s(), self->GetStorageShape(),
+                                                         self->GetViewStrides(), self->GetViewOffset());
+        auto snipOut = l0op::ReduceSnip(selfView, dims, keepDim, uniqueExecutor.get());
+        CHECK_RET(CheckShapeAndScalarSame(snipOut, out), ACLNN_ERR_PARAM_INVALID);
+    } else {
+        auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+        auto selfCast = l0op::Cast(selfContiguous, promoteType, uniqueExecutor.get());
+        auto snipOut = l0op::ReduceSnip(selfCast, dims, keepDim, uniqueExecutor.get());
+        CHECK_RET(CheckShapeAndScalarSame(snipOut, out), ACLNN_ERR_PARAM_INVALID);
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("view_shape,read", [("GetViewShape", True), ("GetStorageShape", False)])
+def test_a_view_of_the_same_shape_and_a_cast_to_an_unread_dtype_keep_the_tensors_shape(tmp_path, view_shape, read):
+    """aclnnReduceSum's two sides (ops-math math/reduce_sum/op_api/aclnn_reduce_sum.cpp:270-301): a view
+    made with the tensor's own view shape, or a contiguous copy cast to a dtype the reader does not
+    know; both reduce the same shape, so one rule holds on either side of the unread condition."""
+    src = read_source("snippet.cpp", VIEW_API % view_shape)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    check = read_source("aclnn_check.h", CHECK_HEADER)
+    events = walk_api(Index(src, [check], [], KernelIndex(_checkout(tmp_path))), fn,
+                      {p: T(n) for p, n in zip(fn.params, NAMES)}, "atlas-a2")
+    if read:
+        assert [(e.kind, e.template) for e in events] == [("check", "reduced_shape")]
+        assert dict(events[0].args) == {"param": "out", "of": "self", "dims": "dims", "keepdim": "keepDim",
+                                        "noop": True, "scalar_same": True}
+    else:
+        assert events[-1].kind == "unread"
+
+
+OWN_INFER_KERNEL = """
+namespace l0op {
+OP_TYPE_REGISTER(SnipMean);
+static int64_t WrapDim(int64_t dim, int64_t rank)
+{
+    if (rank <= 0) {
+        rank = %s;
+    }
+    if (dim < 0) {
+        dim += rank;
+    }
+    return dim;
+}
+
+constexpr size_t MAX_MASK_LEN = 64;
+
+bool SnipMeanInferShape(const op::Shape& self_shape, const aclIntArray* dim, bool keep_dims, op::Shape& reduce_shape)
+{
+    uint64_t mask[MAX_MASK_LEN] = {0};
+    if (dim->Size() == 0) {
+        for (size_t i = 0; i < MAX_MASK_LEN; i++) {
+            mask[i] = 1;
+        }
+    } else {
+        for (size_t i = 0; i < dim->Size(); i++) {
+            int64_t index = WrapDim(dim->operator[](i), self_shape.GetDimNum());
+            if (mask[index] == 1) {
+                OP_LOGE(ACL_ERROR_INVALID_PARAM, "dim value[%%ld] repeat", dim->operator[](i));
+                return false;
+            }
+            mask[index] = 1;
+        }
+    }
+    for (size_t i = 0; i < self_shape.GetDimNum(); i++) {
+        if (keep_dims) {
+            if (mask[i] == 0) {
+                reduce_shape.AppendDim(self_shape.GetDim(i));
+            } else {
+                reduce_shape.AppendDim(%s);
+            }
+        } else {
+            if (mask[i] == 0) {
+                reduce_shape.AppendDim(self_shape.GetDim(i));
+            }
+        }
+    }
+    return true;
+}
+
+static const aclTensor* SnipMeanAiCore(const aclTensor* self, const aclIntArray* dim, const aclTensor* meanOut,
+                                       aclOpExecutor* executor)
+{
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SnipMean, OP_INPUT(self), OP_OUTPUT(meanOut));
+    OP_CHECK_ADD_TO_LAUNCHER_LIST_AICORE(ret != ACLNN_SUCCESS, return nullptr, "failed.");
+    return meanOut;
+}
+
+const aclTensor* SnipMean(const aclTensor* self, const aclIntArray* dim, bool keepDim, bool noopWithEmptyAxes,
+                          aclOpExecutor* executor)
+{
+    op::Shape reduceShape;
+    if (!SnipMeanInferShape(self->GetViewShape(), dim, keepDim, reduceShape)) {
+        return nullptr;
+    }
+    if (self->GetViewShape().GetDimNum() == 0) {
+        return self;
+    }
+    if (dim->Size() == 0 && noopWithEmptyAxes) {
+        return self;
+    }
+    auto meanOut = executor->AllocTensor(reduceShape, self->GetDataType());
+    return SnipMeanAiCore(self, dim, meanOut, executor);
+}
+}
+"""
+
+
+def _own_infer_shape(tmp_path, rank0: str = "1", kept: str = "1"):
+    (tmp_path / "math" / "snip_mean" / "op_api").mkdir(parents=True)
+    (tmp_path / "math" / "snip_mean" / "op_api" / "snip_mean.cpp").write_text(OWN_INFER_KERNEL % (rank0, kept))
+    kernels = KernelIndex(tmp_path)
+    return kernel_reduce_shape(kernels.function("SnipMean", 5), kernels.source_of("SnipMean"), kernels.infers)
+
+
+def test_a_kernel_inferring_its_shape_itself_is_a_reduction_with_its_noop_return(tmp_path):
+    """ReduceMean's own inference (ops-math math/reduce_mean/op_api/reduce_mean.cpp:41-72, 165-186):
+    empty dims reduce every dim, or with the noop flag return the input."""
+    ks = _own_infer_shape(tmp_path)
+    assert (ks.data, ks.axes, ks.keepdim, ks.noop, ks.one_element) == (0, 1, 2, 3, False)
+
+
+@pytest.mark.parametrize("rank0,kept", [("2", "1"), ("1", "2")])
+def test_an_own_inference_read_otherwise_is_not_read(tmp_path, rank0, kept):
+    """A dim wrap counting rank 0 as 2, or a reduced dim kept as 2: no reduction read."""
+    assert _own_infer_shape(tmp_path, rank0, kept) is None
+
+
+POOL_API = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    std::vector<int64_t> dimVector = {};
+    int64_t dimNum = self->GetViewShape().GetDimNum();
+    for (int64_t i = %s; i < dimNum; i++) {
+        dimVector.push_back(i);
+    }
+    const aclIntArray* dims = aclCreateIntArray(dimVector.data(), dimNum - 2);
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    auto meanOut = l0op::SnipMean(selfContiguous, dims, true, false, uniqueExecutor.get());
+    CHECK_RET(CheckShapeAndScalarSame(meanOut, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("start,read", [("2", True), ("1", False)])
+def test_the_dims_from_two_on_pushed_in_a_loop_are_the_reduction_over_them(tmp_path, start, read):
+    """aclnnGlobalAveragePool (ops-math math/reduce_mean/op_api/aclnn_global_average_pool.cpp:153-167):
+    the mean over dims 2 .. rank-1, kept."""
+    _own_infer_shape(tmp_path)
+    src = read_source("snippet.cpp", POOL_API % start)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    check = read_source("aclnn_check.h", CHECK_HEADER)
+    events = walk_api(Index(src, [check], [], KernelIndex(tmp_path)), fn,
+                      {p: T(n) for p, n in zip(fn.params, ["self", "out", "workspaceSize", "executor"])}, "atlas-a2")
+    if not read:   # a loop from 1 with a count of rank - 2: not the dims it names
+        assert events[-1].kind == "unread"
+        return
+    assert [e.template for e in events] == ["reduced_shape"]
+    rule = predicate("reduced_shape", events[0].args_dict())
+    call = lambda out: CallView({"self": TensorView("FLOAT", (2, 3, 4, 5), "ND"),   # noqa: E731
+                                 "out": TensorView("FLOAT", out, "ND")}, {}, frozenset())
+    assert not rule(call((2, 3, 1, 1))) and rule(call((2, 1, 1, 1))) and rule(call((2, 3)))
+
+
+ALL_DIMS_HELPER = """
+static const aclIntArray* AllDimsOf(const aclTensor* self, aclOpExecutor* executor)
+{
+    auto input_shape = self->GetViewShape();
+    const size_t input_dim_num = input_shape.GetDimNum();
+    std::vector<int64_t> dims(input_dim_num);
+    for (size_t idx = 0; idx < input_dim_num; idx++) {
+        dims[idx] = idx;
+    }
+    return executor->AllocIntArray(dims.data(), input_dim_num);
+}
+"""
+ALL_DIMS_IF_EMPTY = """if (dims->Size() == 0) {
+        dims = AllDimsOf(self, uniqueExecutor.get());
+        CHECK_RET(dims != nullptr, ACLNN_ERR_%s);
+    }
+    auto reduceDims = dims;"""
+LAMBDA_CAST = API[API.index("    auto selfCast = [&"):API.index("    }();") + len("    }();")]
+
+
+def _walk_with(root, api: str) -> list:
+    src = read_source("snippet.cpp", ALL_DIMS_HELPER + api)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    check = read_source("aclnn_check.h", CHECK_HEADER)
+    return walk_api(Index(src, [check], [], KernelIndex(root)), fn, {p: T(n) for p, n in zip(fn.params, NAMES)},
+                    "atlas-a2")
+
+
+@pytest.mark.parametrize("status,read", [("INNER_NULLPTR", True), ("PARAM_NULLPTR", False)])
+def test_every_dim_from_a_helper_returning_the_array_it_makes(tmp_path, status, read):
+    """aclnnAny (ops-math math/reduce_any/op_api/aclnn_any.cpp:53-62, 165-168): empty dims replaced by a
+    helper's array of every dim, its null result an inner status (a parameter status is a check)."""
+    events = _walk_with(_checkout(tmp_path), API % (ALL_DIMS_IF_EMPTY % status, "keepDim"))
+    if read:
+        assert dict(events[-1].args) == {"param": "out", "of": "self", "dims": "dims", "keepdim": "keepDim",
+                                         "scalar_same": True}
+    else:
+        assert not any(e.template == "reduced_shape" for e in events)
+
+
+@pytest.mark.parametrize("other,read", [("selfContiguous", True), ("out", False)])
+def test_a_choice_between_a_cast_and_its_source_keeps_the_sources_shape(tmp_path, other, read):
+    """aclnnAminmaxAll (ops-math math/reduce_min/op_api/aclnn_aminmax_all.cpp:137-138): a bool input
+    cast to UINT8, else the input itself."""
+    choice = ("    auto selfCast = self->GetDataType() == op::DataType::DT_BOOL ?\n"
+              "        l0op::Cast(selfContiguous, op::DataType::DT_UINT8, uniqueExecutor.get()) : " + other + ";")
+    events = _walk_with(_checkout(tmp_path), API.replace(LAMBDA_CAST, choice) % ("auto reduceDims = dims;", "keepDim"))
+    assert (events[-1].template == "reduced_shape") if read else (events[-1].kind == "unread")
+
+
+ONE_INT_API = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, bool keepDim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    int64_t appendDim[1] = {dim};
+    %s
+    auto dimArray = uniqueExecutor.get()->AllocIntArray(appendDim, 1);
+    auto snipResult = l0op::ReduceSnip(selfContiguous, dimArray, keepDim, uniqueExecutor.get());
+    CHECK_RET(CheckShapeAndScalarSame(snipResult, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("between,read", [("", True), ("appendDim[0] = 0;", False)])
+def test_an_array_of_the_apis_one_int_is_the_reduction_over_that_dim(tmp_path, between, read):
+    """aclnnAminmaxDim (ops-math math/reduce_min/op_api/aclnn_aminmax_dim.cpp:160-165); the array
+    written again before the kernel is not read."""
+    src = read_source("snippet.cpp", ONE_INT_API % between)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    check = read_source("aclnn_check.h", CHECK_HEADER)
+    events = walk_api(Index(src, [check], [], KernelIndex(_checkout(tmp_path))), fn,
+                      {p: T(n) for p, n in zip(fn.params, ["self", "dim", "keepDim", "out", "workspaceSize",
+                                                            "executor"])}, "atlas-a2")
+    if read:
+        assert dict(events[-1].args) == {"param": "out", "of": "self", "dims": "dim", "keepdim": "keepDim",
+                                         "noop": True, "scalar_same": True}
+    else:
+        assert events[-1].kind == "unread"

@@ -350,8 +350,14 @@ def test_a_return_when_no_dims_are_named_guards_the_checks_after_it(cond):
     assert args["noop"] is True and args["when"] == ("not", ("no-dims", "dim"))
 
 
-def test_a_return_on_another_size_of_the_dims_is_unread():
-    assert _kinds(_walk(NO_DIMS % "dim->Size() == 1")) == [("unread", "")]
+def test_a_return_on_another_length_of_the_dims_guards_the_checks_after_it_by_that_length():
+    events = _walk(NO_DIMS % "dim->Size() == 1")
+    assert _kinds(events) == [("check", "reduced_shape")]
+    assert dict(events[0].args)["when"] == ("not", ("attr-len", "dim", "==", 1))
+
+
+def test_a_return_on_a_size_compared_with_something_else_is_unread():
+    assert _kinds(_walk(NO_DIMS % "dim->Size() == self->GetViewShape().GetDimNum()")) == [("unread", "")]
 
 
 DIMS = """
@@ -545,3 +551,46 @@ def test_a_parameter_list_splits_at_commas_outside_template_brackets():
     fn = src.functions["F"]
     assert fn.params == ("dims", "m", "k")
     assert fn.param_types[0] == "const op::FVector<int64_t, op::MAX_DIM_NUM>&"
+
+
+RAW_DIM = """
+static bool CheckDimValid(const aclTensor *self, const int64_t dim, const int64_t other)
+{
+    auto selfViewShape = self->GetViewShape();
+    if (selfViewShape.GetDim((size_t)%s) == 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Expected reduction dim %%ld to have non-zero size.", dim);
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, bool keepDim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    int64_t other = dim + 1;
+    CHECK_RET(CheckDimValid(self, dim, other), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+RAW_NAMES = ["self", "dim", "keepDim", "out", "workspaceSize", "executor"]
+
+
+def test_a_dim_size_read_at_the_integer_argument_as_given_is_unread_where_it_reads_outside():
+    """aclnnAminmaxDim (ops-math math/reduce_min/op_api/aclnn_aminmax_dim.cpp:95-98): GetDim((size_t)dim)
+    of a negative dim, or of a rank-0 tensor, reads outside the shape: those calls are not judged; the
+    others get the non-empty reduced dim rule."""
+    from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds, predicate
+    events = _walk(RAW_DIM % "dim", RAW_NAMES)
+    assert _kinds(events) == [("unread", ""), ("check", "attr_dims_nonzero")]
+    when = dict(events[0].args)["when"]
+    call = lambda shape, dim: CallView({"self": TensorView("FLOAT", shape, "ND")}, {"dim": dim},  # noqa: E731
+                                       frozenset())
+    assert guard_holds(call((2, 3), -1), when) and guard_holds(call((), 0), when)
+    assert not guard_holds(call((2, 3), 1), when)
+    rule = predicate(events[1].template, events[1].args_dict())
+    assert rule(call((2, 0), 1)) and not rule(call((2, 3), 1))
+
+
+def test_a_dim_size_read_at_a_local_is_unread():
+    events = _walk(RAW_DIM % "other", RAW_NAMES)
+    assert events[-1].kind == "unread" and "when" not in dict(events[-1].args)

@@ -16,7 +16,7 @@ import pytest
 from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
 from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds, predicate
-from snippet_walk import rules as _rules, walk as _walk
+from snippet_walk import CHECK_HEADER, rules as _rules, walk as _walk
 
 
 FLOAT_ARG = """
@@ -394,7 +394,11 @@ def test_an_element_count_loop_against_an_integer_argument_is_a_dims_compare():
     events = _walk(NUMEL % "outShape.GetDim(idx)", NUMEL_NAMES)
     assert [(e.kind, e.template, e.status) for e in events] == [
         ("check", "null", 561103), ("check", "null", 561103),         # the inner status CheckNotNull returns
-        ("check", "dims_compare", 161002), ("unread-values", "", None)]
+        ("check", "dims_compare", 161002), ("unread-values", "", None), ("unread-values", "", None)]
+    # the success returns on steps 0 and 1 leave those calls' values unjudged, each under its test
+    assert [dict(e.args)["when"] for e in events[3:]] == [
+        ("value", ("cmp", "steps", "int", "==", 0.0)),
+        ("and", ("not", ("value", ("cmp", "steps", "int", "==", 0.0))), ("value", ("cmp", "steps", "int", "==", 1.0)))]
     args = json.loads(json.dumps(events[2].args_dict()))
     assert args == {"a": ["numel", "out"], "op": "!=", "b": "steps"}
     rule = predicate("dims_compare", args)
@@ -771,3 +775,74 @@ def test_a_scalar_compared_with_a_standard_integer_limit_is_a_value_test(low, re
     text = json.dumps(events[-1].args_dict())
     assert events[-1].template == "castable" and '["cmp", "other", "int64", ">=", -2147483648.0]' in text
     assert '["cmp", "other", "int64", "<=", 2147483647.0]' in text
+
+
+NOOP_COPY = CHECK_HEADER + """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool noopWithEmptyAxes,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    uint64_t dimSize = dim->Size();
+    if (dimSize == 0 && %s) {
+        CHECK_RET(CheckShapeAndScalarSame(self, out), ACLNN_ERR_PARAM_INVALID);
+        auto result = l0op::ViewCopy(self, out, uniqueExecutor.get());
+        *workspaceSize = 0;
+        return ACLNN_SUCCESS;
+    }
+    OP_CHECK_DTYPE_NOT_SAME(self, out, return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+NOOP_NAMES = ["self", "dim", "noopWithEmptyAxes", "out", "workspaceSize", "executor"]
+
+
+def test_a_conjunction_of_no_dims_and_a_flag_guards_its_copy_and_the_checks_after():
+    """aclnnMeanV2 (ops-math math/reduce_mean/op_api/aclnn_mean.cpp:339-347): no dims with the noop flag
+    check self against out (shapes, or one element each), copy and return; the rest check the others."""
+    events = _walk(NOOP_COPY % "noopWithEmptyAxes == true", NOOP_NAMES)
+    assert [(e.kind, e.template) for e in events] == [("check", "shapes_equal_or_single"), ("unread-values", ""),
+                                                      ("check", "dtypes_equal")]
+    g = ("and", ("no-dims", "dim"), ("value", ("flag", "noopWithEmptyAxes")))
+    assert dict(events[0].args)["when"] == g and dict(events[1].args)["when"] == g
+    assert dict(events[2].args)["when"] == ("not", g)
+
+    def call(dims, noop):
+        return CallView({"self": TensorView("FLOAT", (2, 3), "ND"), "out": TensorView("FLOAT16", (3,), "ND")},
+                        {"dim": dims, "noopWithEmptyAxes": noop}, frozenset())
+    shape_rule, dtype_rule = (predicate(e.template, e.args_dict()) for e in (events[0], events[2]))
+    assert shape_rule(call([], True)) and not dtype_rule(call([], True))      # copied: shapes checked only
+    assert not shape_rule(call([], False)) and dtype_rule(call([], False))
+    assert not shape_rule(call([0], True)) and dtype_rule(call([0], True))
+
+
+def test_a_conjunction_with_a_part_not_read_stays_unread():
+    events = _walk(NOOP_COPY % "IsSpecial(self)", NOOP_NAMES)
+    assert events[-1].kind == "unread"
+
+
+LEN_EMPTY = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    if (dim->Size() %s 1 && self->IsEmpty()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Expected self to be not empty tensor.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("op", ["!=", ">"])
+def test_an_empty_tensor_refused_for_some_lengths_of_an_integer_array(op):
+    """aclnnAminmax (ops-math math/reduce_min/op_api/aclnn_aminmax.cpp:89-92): with no one dim named,
+    self must not be empty: the ``empty`` rule under the array's length."""
+    events = _walk(LEN_EMPTY % op, ["self", "dim", "out", "workspaceSize", "executor"])
+    assert [(e.kind, e.template) for e in events] == [("check", "empty")]
+    assert dict(events[0].args) == {"params": ("self",), "any": True, "when": ("attr-len", "dim", op, 1)}
+    rule = predicate("empty", events[0].args_dict())
+
+    def call(dims, shape):
+        return CallView({"self": TensorView("FLOAT", shape, "ND")}, {"dim": dims}, frozenset())
+    assert rule(call([0, 1], (0, 3))) and not rule(call([0, 1], (2, 3)))
+    assert rule(call([], (0, 3))) is (op == "!=") and not rule(call([1], (0, 3)))

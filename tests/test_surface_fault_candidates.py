@@ -41,3 +41,32 @@ def test_a_string_candidate_is_no_accepted_word():
     made = [build(_call((2,), approximate="tanh")) for build in _candidates({"template": "string_in", "args": args})]
     assert [c.attrs["approximate"] for c in made] == ["tanhx", ""]
     assert all(predicate("string_in", args)(view_of_case(c)) for c in made)
+
+
+OUTER = {"param": "self", "shape": [["vec1", 0, 0], ["vec2", 0, 0]]}
+
+
+def _outer(self_shape: tuple[int, ...], n: int, m: int) -> Case:
+    return Case(op="snip", case_id="base", tensors={"self": tensor_arg("FLOAT", self_shape),
+                                                    "vec1": tensor_arg("FLOAT", (n,)),
+                                                    "vec2": tensor_arg("FLOAT", (m,))}, attrs={})
+
+
+@pytest.mark.parametrize("template, n, m, shapes", [
+    ("broadcastable_shape", 3, 4, [(4, 4)]),      # the first dim not 1 met by one more
+    ("broadcastable_shape", 1, 0, [(1, 2)]),      # a 0 met by 2 (1 would broadcast with it)
+    ("expands_to_shape", 3, 4, [(2, 3, 4)]),      # one leading dim more
+])
+def test_a_built_shape_candidate_breaks_its_rule_only(template, n, m, shapes):
+    args, base = dict(OUTER), _outer((n, m), n, m)
+    assert not predicate(template, args)(view_of_case(base))
+    made = [build(base) for build in _candidates({"template": template, "args": args})]
+    assert [tuple(c.tensors["self"].desc.shape) for c in made] == shapes
+    assert all(predicate(template, args)(view_of_case(c)) for c in made)
+    if template == "expands_to_shape":   # it still broadcasts: the other rule does not take it
+        assert not any(predicate("broadcastable_shape", args)(view_of_case(c)) for c in made)
+
+
+def test_a_built_shape_of_ones_has_no_clash():
+    with pytest.raises(ValueError):
+        [build(_outer((1, 1), 1, 1)) for build in _candidates({"template": "broadcastable_shape", "args": OUTER})]

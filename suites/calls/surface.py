@@ -199,11 +199,13 @@ def reshaped_outputs(key: str, case: Case) -> Case:
     every tensor of its source's shape), a tensor a ``ranks_equal`` rule ties to another given
     that one's shape where their ranks differ, an integer array a tensor must expand to
     (``attr_shape_broadcast``) made its shape, and a tensor given the shape a ``shape_is_attr`` or
-    ``shape_is`` rule names, so that the call is valid."""
-    from aclnn_conformance.spec.templates import built_shape, predicate, reduced_shape, view_of_case
+    ``shape_is`` rule names (or a ``broadcastable_shape`` or ``expands_to_shape`` rule, where it does
+    not expand to it), so that the call is valid."""
+    from aclnn_conformance.spec.templates import built_shape, predicate, reduced_shape, rule_dims, view_of_case
     first = ("ranks_equal", "attr_dim_divisible", "attr_shape_broadcast")   # before the shapes built on them
     rules = [r for r in code_checks(key) if r["template"] in first + ("reduced_shape", "split_shape",
-                                                                       "shape_is_attr", "shape_is")]
+                                                                       "shape_is_attr", "shape_is",
+                                                                       "broadcastable_shape", "expands_to_shape")]
     for r in sorted(rules, key=lambda r: r["template"] not in first):
         a = r["args"]
         if "when" in a and not _guard_holds(case, a["when"]):
@@ -215,9 +217,11 @@ def reshaped_outputs(key: str, case: Case) -> Case:
             if predicate("attr_shape_broadcast", a)(view_of_case(case)):
                 case = case.with_attrs(**{a["attr"]: list(case.tensors[a["param"]].desc.shape)})
             continue
-        if r["template"] == "shape_is":   # the tensor given the shape the rule builds
+        if r["template"] in ("shape_is", "broadcastable_shape", "expands_to_shape"):
+            # the tensor given the shape the rule builds (where it does not already broadcast to it)
             t, shape = case.tensors.get(a["param"]), built_shape(view_of_case(case), a)
-            if t is not None and shape is not None and tuple(t.desc.shape) != shape:
+            if t is not None and shape is not None and tuple(t.desc.shape) != shape and \
+                    (r["template"] == "shape_is" or predicate(r["template"], a)(view_of_case(case))):
                 case = case.with_tensor(a["param"], tensor_arg(t.desc.dtype.name, shape, t.desc.format.name))
             continue
         if r["template"] == "shape_is_attr":   # the tensor given the array as its shape
@@ -241,7 +245,7 @@ def reshaped_outputs(key: str, case: Case) -> Case:
                                                  for i, n in enumerate(src.desc.shape))
         else:
             flag = lambda v: v if isinstance(v, bool) else bool(case.attrs.get(v))   # noqa: E731
-            dims = case.attrs.get(a["dims"]) if a["dims"] is not None else None
+            dims = rule_dims(case.attrs, a["dims"], len(src.desc.shape))
             shape = reduced_shape(tuple(src.desc.shape), dims, flag(a.get("keepdim", False)),
                                   flag(a.get("noop", False)))
         if shape is not None and shape != tuple(out.desc.shape):
