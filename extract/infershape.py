@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aclnn_conformance.extract.cpp import Function, SourceFile, match_close, read_source, split_args
+from aclnn_conformance.extract.shape_helpers import normalised, wraps_dim_by_rank
 
 _COMMON = "common/inc/op_host/infershape_reduce_util.h"
 
@@ -181,7 +182,7 @@ def _arg_infer(index: InferShapeIndex, fn: Function) -> ReduceInfer | None:
     """``x = GetInputShape(..)``, one output, and a helper giving it the reduction of x over the one
     dim input 1 holds, never kept (ops-math math/arg_max_with_value/op_host/arg_common_base_infershape.
     cpp:23-39, 71-83): a rank of at most 1 gives rank 0, which is that reduction too."""
-    b = re.sub(r"\s+", " ", re.sub(r"(^|[;{}])\s*OP_LOG\w*\([^;]*\);", r"\1", fn.body))
+    b = normalised(fn)
     x = re.search(r"auto (\w+) = context->GetInputShape\(\w+\);", b)
     outs = re.findall(r"auto (\w+) = context->GetOutputShape\(\w+\);", b)
     call = re.search(r"return (\w+)\(context, (\w+), (\w+)\);$", b.strip())
@@ -191,7 +192,7 @@ def _arg_infer(index: InferShapeIndex, fn: Function) -> ReduceInfer | None:
     if helper is None or len(helper.params) != 3:
         return None
     _, hx, ho = (re.escape(p) for p in helper.params)
-    h = re.sub(r"\s+", " ", re.sub(r"(^|[;{}])\s*OP_LOG\w*\([^;]*\);", r"\1", helper.body)).strip()
+    h = normalised(helper)
 
     def reduce(group: str, ctype: str) -> str:   # the dims' data of one dtype, reduced without keeping
         return (rf"auto\* (?P<{group}>\w+) = context->GetInputTensor\(\w+\)->GetData<{ctype}>\(\); "
@@ -317,19 +318,13 @@ def _after_inference(after: str, data: str, outs: list[str], keep: str, dim: str
     return after, found
 
 
-def _strip_logs(body: str) -> str:
-    """A body without its log statements, its whitespace one space."""
-    return re.sub(r"\s+", " ", re.sub(r"(^|[;{}])\s*OP_LOG\w*\((?:[^;\"]|\"(?:[^\"\\\\]|\\\\.)*\")*\);", r"\1",
-                                     body)).strip()
-
-
 def _own_infer_kernel(fn: Function, src: SourceFile) -> KernelReduceShape | None:
     """An l0op that infers its result's shape itself (ops-math math/reduce_mean/op_api/reduce_mean.cpp:
     141-186): ``op::Shape r; if (!H(x->GetViewShape(), dims, keepDim, r)) { return nullptr; }``, a rank-0
     input returned as it is, with a noop flag empty dims returning the input too, and the result
     allocated with shape r and returned; H a helper of the file reducing over the dims (every dim for
     none, each wrapped by max(rank, 1), a repeated one refused), a reduced dim kept as 1 with keepDim."""
-    b = _strip_logs(fn.body)
+    b = normalised(fn)
     x, d, k = (rf"(?P<{n}>\w+)" for n in ("x", "d", "k"))
     head = re.match(rf"op::Shape (?P<r>\w+); if \(!(?P<h>\w+)\({x}->GetViewShape\(\), {d}, {k}, (?P=r)\)\) "
                     rf"{{ return nullptr; }} if \((?P=x)->GetViewShape\(\)\.GetDimNum\(\) == 0\) {{ return (?P=x); }} "
@@ -358,7 +353,6 @@ def _reduces_over_dims(helper: Function, src: SourceFile) -> bool:
     """``H(shape, dims, keepDims, out)``: a mask of the dims (every dim for none; each wrapped by a dim
     wrap of the file, a repeated one refused), then out given each dim of shape not in the mask, and
     a 1 for each in it with keepDims."""
-    from aclnn_conformance.extract.shape_helpers import wraps_dim_by_rank
     if len(helper.params) != 4:
         return False
     sh, dm, kp, out = (re.escape(p) for p in helper.params)
@@ -371,7 +365,7 @@ def _reduces_over_dims(helper: Function, src: SourceFile) -> bool:
         rf"for \(size_t (?P<l>\w+) = 0; (?P=l) < {sh}\.GetDimNum\(\); (?P=l)\+\+\) {{ if \({kp}\) {{ "
         rf"if \((?P=m)\[(?P=l)\] == 0\) {{ {out}\.AppendDim\({sh}\.GetDim\((?P=l)\)\); }} else {{ {out}\.AppendDim\(1\); }} "
         rf"}} else {{ if \((?P=m)\[(?P=l)\] == 0\) {{ {out}\.AppendDim\({sh}\.GetDim\((?P=l)\)\); }} }} }} return true;")
-    found = re.fullmatch(pattern, _strip_logs(helper.body))
+    found = re.fullmatch(pattern, normalised(helper))
     wrap = src.functions.get(found.group("wrap")) if found else None
     return wrap is not None and wraps_dim_by_rank(wrap) is not None
 

@@ -41,7 +41,7 @@ class HelperRead:
     unread_at: int = 0   # the index in ``rules`` the unread construct stands at
 
 
-def _normalised(fn: Function) -> str:
+def normalised(fn: Function) -> str:
     """The body without log statements (a log inside a check macro's arguments becomes ``LOG``), its
     whitespace one space."""
     body = _LOG.sub(r"\1", fn.body)
@@ -73,7 +73,7 @@ def expand_to_size(fn: Function) -> HelperRead | None:
         rf"\8\.SetDim\(\7 \+ \9, \1\.GetDim\(\7 \+ \9\)\); }} "
         rf"for \(size_t {w} = 0; \10 < \7; \10\+\+\) {{ \8\.SetDim\(\10, \1\.GetDim\(\10\)\); }} "
         rf"if \(\3 != \8\) {{ return false; }} return true;")
-    if not re.fullmatch(pattern, _normalised(fn)):
+    if not re.fullmatch(pattern, normalised(fn)):
         return None
     self_, size, out = fn.params
     return HelperRead(rules=(("attr_shape_broadcast", {"param": self_, "attr": size}),
@@ -104,7 +104,7 @@ def split_halves(fn: Function, function_of: Callable[[str], Function | None],
         rf"int64_t {w} = {a}->GetViewShape\(\)\.GetDimNum\(\); int64_t {w} = {b}->GetViewShape\(\)\.GetDimNum\(\); "
         rf"OP_CHECK\(\5 == \6 && \5 == \2, LOG, return false\); "
         rf"return {w}\({x}, {a}, {b}, \2, \3, {d}\);")
-    m = re.fullmatch(pattern, _normalised(fn))
+    m = re.fullmatch(pattern, normalised(fn))
     if not m:
         return None
     slices, others, max_dims = function_of(m.group(4)), function_of(m.group(7)), constant_of(m.group(1))
@@ -132,7 +132,7 @@ def _half_slices(fn: Function) -> bool:
         rf"auto (\w+) = {b}->GetViewShape\(\)\.GetDim\({d}\); const int64_t (\w+) = 2; "
         rf"OP_CHECK\(\1 % \4 == 0, LOG, return false\); "
         rf"if \(\2 != \1 / \4\) {{ return false; }} if \(\3 != \1 / \4\) {{ return false; }} return true;",
-        _normalised(fn)))
+        normalised(fn)))
 
 
 def _other_dims_equal(fn: Function) -> bool:
@@ -144,7 +144,7 @@ def _other_dims_equal(fn: Function) -> bool:
         rf"for \(int64_t (\w+) = 0; \1 < {n}; \1\+\+\) {{ if \(\1 == {d}\) {{ continue; }} "
         rf"OP_CHECK\( ?{x}->GetViewShape\(\)\.GetDim\(\1\) == {a}->GetViewShape\(\)\.GetDim\(\1\) && "
         rf"{a}->GetViewShape\(\)\.GetDim\(\1\) == {b}->GetViewShape\(\)\.GetDim\(\1\), LOG, return false\); }} "
-        rf"return true;", _normalised(fn)))
+        rf"return true;", normalised(fn)))
 
 
 def split_half_of(fn: Function, constant_of: Callable[[str], int | None]) -> HelperRead | None:
@@ -162,7 +162,7 @@ def split_half_of(fn: Function, constant_of: Callable[[str], int | None]) -> Hel
         rf"{{ return false; }} "
         rf"for \(size_t (\w+) = {d} \+ 1; \3 < {n}; \+\+\3\) {{ if \({g}->GetViewShape\(\)\.GetDim\(\3\) != "
         rf"{x}->GetViewShape\(\)\.GetDim\(\3\)\) {{ return false; }} }} return true;")
-    m = re.fullmatch(pattern, _normalised(fn))
+    m = re.fullmatch(pattern, normalised(fn))
     if not m or constant_of(m.group(2)) != 2:
         return None
     grad, self_, split, rank = fn.params
@@ -182,4 +182,4 @@ def wraps_dim_by_rank(fn: Function) -> tuple[str, str] | None:
     d, n = (re.escape(p) for p in fn.params)
     pattern = (rf"if \( ?{n} <= 0 ?\) {{ {n} = 1; }} if \( ?{d} < 0 ?\) {{ {d} (?:\+= {n}|= {d} \+ {n}); }} "
                rf"return {d};")
-    return (fn.params[0], fn.params[1]) if re.fullmatch(pattern, _normalised(fn)) else None
+    return (fn.params[0], fn.params[1]) if re.fullmatch(pattern, normalised(fn)) else None
