@@ -146,33 +146,30 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
     if t == "attr_shape_broadcast":   # the array one element short, or its last element clashing
         return [lambda c, clash=clash: _with_expand_size(c, a, clash) for clash in (False, True)]
     if t == "shape_is":   # one dim more than the shape built
-        def longer(c: Case) -> Case:
-            from aclnn_conformance.spec.templates import built_shape, view_of_case
-            shape = built_shape(view_of_case(c), a)
-            if shape is None:
-                raise ValueError("the built shape names a dim outside its tensor")
-            return _with_shape(c, a["param"], shape + (2,))
-        return [longer]
+        return [lambda c: _with_shape(c, a["param"], _built(c, a) + (2,))]
     if t in ("broadcastable_shape", "expands_to_shape"):
-        def built(c: Case) -> tuple[int, ...]:
-            from aclnn_conformance.spec.templates import built_shape, view_of_case
-            shape = built_shape(view_of_case(c), a)
-            if shape is None:
-                raise ValueError("the built shape names a dim outside its tensor")
-            return shape
-
         def clash(c: Case) -> Case:   # a dim of the built shape that is not 1 met by another size
-            shape = built(c)
+            shape = _built(c, a)
             i = next((i for i, d in enumerate(shape) if d != 1), None)
             if i is None:
                 raise ValueError("every dim of the built shape is 1: any size broadcasts with it")
             return _with_shape(c, a["param"], shape[:i] + (shape[i] + 1 if shape[i] else 2,) + shape[i + 1:])
         if t == "broadcastable_shape":
             return [clash]
-        return [lambda c: _with_shape(c, a["param"], (2,) + built(c))]   # one leading dim more
+        return [lambda c: _with_shape(c, a["param"], (2,) + _built(c, a))]   # one leading dim more
     if t == "shape_is_attr":   # the tensor one dim longer than the array
         return [lambda c: _with_shape(c, a["param"], tuple(c.attrs.get(a["attr"]) or ()) + (2,))]
     return []
+
+
+def _built(case: Case, a: dict) -> tuple[int, ...]:
+    """The shape a rule's ``shape`` (and ``fill``) builds for ``case``; ValueError (no candidate)
+    when it names a dim outside its tensor."""
+    from aclnn_conformance.spec.templates import built_shape, view_of_case
+    shape = built_shape(view_of_case(case), a)
+    if shape is None:
+        raise ValueError("the built shape names a dim outside its tensor")
+    return shape
 
 
 def _with_expand_size(case: Case, a: dict, clash: bool) -> Case:
