@@ -3809,6 +3809,13 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         env[name] = Opaque(name)
 
 
+def _view_shape_held(holder: str, env: dict) -> Any:
+    """What ``t->GetViewShape()`` of an API tensor (("shape-of", t)) or a shape local holds."""
+    holder = _strip(holder)
+    mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", holder)
+    return ("shape-of", env[mv.group(1)].name) if mv and isinstance(env.get(mv.group(1)), T) else env.get(holder)
+
+
 def _raw_dim_size_zero(w: Walk, cond: str, env: dict) -> tuple[str, str] | None:
     """``s.GetDim((size_t)d) == 0`` (or ``t->GetViewShape().GetDim(d)``) with s a tensor's view shape and
     d the API's integer argument used as given: (d, tensor)."""
@@ -3816,9 +3823,7 @@ def _raw_dim_size_zero(w: Walk, cond: str, env: dict) -> tuple[str, str] | None:
                      r"\s*\(?\s*(\w+)\s*\)?\s*\)\s*==\s*0", _strip(cond))
     if not m:
         return None
-    holder = _strip(m.group(1))
-    mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", holder)
-    shape = ("shape-of", env[mv.group(1)].name) if mv and isinstance(env.get(mv.group(1)), T) else env.get(holder)
+    shape = _view_shape_held(m.group(1), env)
     d = env.get(m.group(2))
     if not (isinstance(shape, tuple) and shape[:1] == ("shape-of",) and isinstance(d, T)
             and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)", w.ptypes.get(d.name, "").strip())):
@@ -3853,9 +3858,7 @@ def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
         m = re.fullmatch(r"(.+?)\s*\[([^\[\]]+)\]", expr, re.S)   # ``shape[i]``: Shape::operator[]
         if not m:
             return None
-    holder = _strip(m.group(1))
-    mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", holder)
-    shape = ("shape-of", env[mv.group(1)].name) if mv and isinstance(env.get(mv.group(1)), T) else env.get(holder)
+    shape = _view_shape_held(m.group(1), env)
     if not (isinstance(shape, tuple) and shape[:1] == ("shape-of",)):
         return None
     try:
