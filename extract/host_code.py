@@ -17,6 +17,7 @@ from aclnn_conformance.extract.shape_helpers import (expand_to_size, split_half_
 from aclnn_conformance.extract.cpp import (Function, SourceFile, Stmt, match_close, read_source, split_args,
                                            statements)
 from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.templates import int_leaves as templates_int_leaves, int_op
 
 # product id -> (SocVersion, NpuArch) as opbase's platform.h names them
 PRODUCT_PLATFORM: dict[str, tuple[str, str]] = {
@@ -2021,6 +2022,8 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
                 return _rank_choice(w, q[0], branches, env)
             if decided is None and _wrapped_choice(w, q[0], branches, env) is not None:
                 return _wrapped_choice(w, q[0], branches, env)
+            if decided is None and _int_choice(w, q[0], branches, env) is not None:
+                return _int_choice(w, q[0], branches, env)
             if decided is None:
                 return _data_choice(w, q[0], branches, env)
             return _value(w, branches[0] if decided else branches[1], env)
@@ -2553,7 +2556,7 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
     got = _shape_atom(w, body, neg, env) or _dims_atom(w, body, neg, env) or _int_atom(w, body, neg, env) \
-        or _flag_atom(w, body, neg, env)
+        or _flag_atom(w, body, neg, env) or _iexpr_atom(w, body, neg, env)
     if got is not None:
         return got
     raise Unreadable(f"the condition {cond!r}")
@@ -4171,8 +4174,8 @@ def _lin(v: Any) -> tuple | None:
 
 
 def _binary_split(expr: str) -> tuple[str, str, str] | None:
-    """The last top-level binary + or - (left-associative), else the last * ; None if none."""
-    for ops in ("+-", "*"):
+    """The last top-level binary + or - (left-associative), else the last *, / or % ; None if none."""
+    for ops in ("+-", "*/%"):
         depth, found = 0, None
         for i, c in enumerate(expr):
             if c in "([{":
@@ -4201,14 +4204,98 @@ def _arith(w: Walk, expr: str, env: dict) -> Any:
         if len(two) != 2:
             return None
         a, b = _value(w, two[0], env), _value(w, two[1], env)
-        return _minmax(m.group(1), a, b)
+        try:
+            return _minmax(m.group(1), a, b)
+        except Unreadable:
+            ea, eb = _iexpr_of(w, a), _iexpr_of(w, b)
+            if ea is None or eb is None:
+                raise
+            return ("iexpr", (m.group(1), ea, eb))
     if expr.startswith("-") and not expr.startswith("->"):
         inner = _value(w, expr[1:], env)
-        return _scale(inner, -1)
+        try:
+            return _scale(inner, -1)
+        except Unreadable:
+            held = _iexpr_of(w, inner)
+            if held is None:
+                raise
+            return ("iexpr", ("-", 0, held))
     split = _binary_split(expr)
     if split is None:
         return None
     a, op, b = _value(w, split[0], env), split[1], _value(w, split[2], env)
+    try:
+        return _linear_arith(a, op, b, expr)
+    except Unreadable:
+        ea, eb = _iexpr_of(w, a), _iexpr_of(w, b)
+        if ea is None or eb is None:
+            raise
+        return ("iexpr", (op, ea, eb))
+
+
+def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
+    """A condition over integers (comparisons joined by ``&&``, ``||``, ``!``) as a spec.templates
+    integer test; None when a part is no comparison of integers the walker knows."""
+    cond = _strip(cond)
+    for op, head in (("||", "or"), ("&&", "and")):
+        parts = _split_top(cond, op)
+        if len(parts) > 1:
+            tests = [_int_test(w, p, env) for p in parts]
+            return None if None in tests else (head, *tests)
+    if cond.startswith("!") and not cond.startswith("!="):
+        inner = _int_test(w, cond[1:], env)
+        return None if inner is None else ("not", inner)
+    cmp = _compare_split(cond)
+    if cmp is None:
+        return None
+    try:
+        x, y = _iexpr_of(w, _value(w, cmp[0], env)), _iexpr_of(w, _value(w, cmp[2], env))
+    except Unreadable:
+        return None
+    return None if x is None or y is None else (cmp[1], x, y)
+
+
+def _iexpr_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """A comparison of integers no narrower atom reads (a dim's size in arithmetic, a quotient, a
+    remainder, attributes combined): ``int_test``, violated when the comparison holds."""
+    test = _int_test(w, body, env) if _compare_split(body) is not None else None
+    if test is None or not templates_int_leaves(test):
+        return None
+    return "int_test", _args(test=("not", test) if neg else test)
+
+
+def _iexpr_of(w: Walk, v: Any) -> Any:
+    """A held integer as a spec.templates integer expression (an int, a rank-linear integer, a dim
+    size, an element count, an integer argument, an expression); None for anything else."""
+    if _is_int(v):
+        return v
+    if isinstance(v, T):
+        return ("attr", v.name) if _INT_TYPE.fullmatch(w.ptypes.get(v.name, "").strip()) else None
+    if not isinstance(v, tuple) or not v:
+        return None
+    if v[0] == "iexpr":
+        return v[1]
+    if v[0] == "dim":
+        return ("dim", v[1], v[2], v[3])
+    if v[0] == "numel":
+        return ("numel", v[1])
+    if v[0] == "lin":
+        _, t, k, c, c0 = v
+        line = c if k == 0 else ("+", ("*", k, ("rank", t)), c) if c else ("*", k, ("rank", t))
+        line = ("rank", t) if line == ("*", 1, ("rank", t)) else line
+        return line if c0 == c else ("?", ("==", ("rank", t), 0), c0, line)
+    return None
+
+
+_INT_TYPE = re.compile(r"(?:const\s+)?(?:u?int(?:64|32|16|8)?_t|int|long)")
+
+
+def _linear_arith(a: Any, op: str, b: Any, expr: str) -> Any:
+    """``a op b`` over integers and rank-linear integers ("lin"); Unreadable when it is not such."""
+    if op in "/%":
+        if _is_int(a) and _is_int(b) and b != 0:
+            return int_op(op, a, b)
+        raise Unreadable(f"the quotient {expr!r}")
     if op == "*":
         if _is_int(a) and (_is_int(b) or _lin(b)):
             return _scale(b, a)
@@ -4658,6 +4745,18 @@ def _rank_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | 
     if not (lr and lr[2] == 1 and lr[3] == 0 and lr[4] == 0 and zero == 0 and other == r and _is_int(c)):
         return None
     return ("lin", lr[1], 1, 0, c)
+
+
+def _int_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | None:
+    """``test ? a : b`` over integers: ("iexpr", ["?", test, a, b])."""
+    test = _int_test(w, cond, env)
+    if test is None:
+        return None
+    try:
+        a, b = (_iexpr_of(w, _value(w, x, env)) for x in branches)
+    except Unreadable:
+        return None
+    return None if a is None or b is None else ("iexpr", ("?", test, a, b))
 
 
 def _wrapped_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | None:

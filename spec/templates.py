@@ -829,12 +829,12 @@ CATEGORIES.update({"attr_shape_broadcast": "shape", "shape_is_attr": "shape"})
 
 
 def built_shape(call: CallView, a: Mapping) -> tuple[int, ...] | None:
-    """The shape ``shape`` names: each dim an integer or a dim of a tensor ([tensor, scale, offset],
-    as dims_compare's), then with ``fill`` [value, tensor] that value until the shape has that
+    """The shape ``shape`` names: each dim an integer, a dim of a tensor ([tensor, scale, offset],
+    as dims_compare's) or ["expr", E] (an integer expression, ``int_value``), then with ``fill`` [value, tensor] that value until the shape has that
     tensor's rank; None when a named dim or tensor is not in this call."""
     dims = []
     for d in a["shape"]:
-        size = d if isinstance(d, int) else dim_size(call, d)
+        size = d if isinstance(d, int) else int_value(call, d[1]) if d[0] == "expr" else dim_size(call, d)
         if size is None:
             return None
         dims.append(size)
@@ -877,3 +877,90 @@ def _expands_to_shape(call: CallView, a: Mapping) -> bool:
 TEMPLATES.update({"broadcastable_shape": _broadcastable_shape, "expands_to_shape": _expands_to_shape})
 REQUIRED_ARGS.update({"broadcastable_shape": ("param", "shape"), "expands_to_shape": ("param", "shape")})
 CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
+
+
+# ---- integer expressions of the host code over dims, ranks and integer attributes ----
+# An expression is an integer, ["attr", name], ["rank", tensor], ["dim", tensor, scale, offset] (the
+# size of dim scale*rank + offset), ["numel", tensor], [op, a, b] for op in + - * / % min max (/ and %
+# as C's int64 division: truncated toward zero, the remainder taking the dividend's sign), or
+# ["?", test, a, b]. A test is [cmp, a, b] for cmp in == != < <= > >=, ["and", t...], ["or", t...] or
+# ["not", t]. A value the call does not give (an absent attribute or tensor, a dim outside its rank, a
+# division by zero) is None, and a test reading it does not decide.
+
+def _c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+_INT_OPS: dict[str, Callable[[int, int], int]] = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "min": min, "max": max,
+    "/": _c_div, "%": lambda a, b: a - _c_div(a, b) * b}
+
+
+def int_op(op: str, a: int, b: int) -> int | None:
+    """``a op b`` as the host code's int64 arithmetic computes it; None for a division by zero."""
+    return None if op in ("/", "%") and b == 0 else _INT_OPS[op](a, b)
+
+
+def int_value(call: CallView, e: Any) -> int | None:
+    """The value of the integer expression ``e`` for ``call``; None where the call does not give it."""
+    if isinstance(e, bool):
+        return None
+    if isinstance(e, int):
+        return e
+    head = e[0]
+    if head == "attr":
+        v = call.attrs.get(e[1])
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    if head == "rank":
+        t = call.tensor(e[1])
+        return None if t is None else len(t.shape)
+    if head == "dim":
+        return dim_size(call, list(e[1:]))
+    if head == "numel":
+        return dim_size(call, ["numel", e[1]])
+    if head == "?":
+        held = int_holds(call, e[1])
+        return None if held is None else int_value(call, e[2] if held else e[3])
+    a, b = int_value(call, e[1]), int_value(call, e[2])
+    return None if a is None or b is None else int_op(head, a, b)
+
+
+def int_holds(call: CallView, t: Any) -> bool | None:
+    """Whether the integer test ``t`` holds for ``call``; None when a value it reads is not given."""
+    head = t[0]
+    if head == "not":
+        held = int_holds(call, t[1])
+        return None if held is None else not held
+    if head in ("and", "or"):
+        held = [int_holds(call, x) for x in t[1:]]
+        decided = [h for h in held if h is not None]
+        if head == "and" and False in decided or head == "or" and True in decided:
+            return head == "or"   # C's short circuit decides without the unknown operands
+        return None if len(decided) < len(held) else head == "and"
+    a, b = int_value(call, t[1]), int_value(call, t[2])
+    return None if a is None or b is None else bool(_COMPARE[head](a, b))
+
+
+def _int_test(call: CallView, a: Mapping) -> bool:
+    """The host code's failing integer test ``test`` holds for the call (a test the call's values do
+    not decide does not hold)."""
+    return int_holds(call, a["test"]) is True
+
+
+def int_leaves(e: Any) -> list[tuple]:
+    """The attributes and tensor dims an integer expression or test reads: ("attr", name),
+    ("dim", tensor, scale, offset), ("rank", tensor) or ("numel", tensor), in order, without repeats."""
+    out: list[tuple] = []
+    if isinstance(e, (list, tuple)) and e:
+        if e[0] in ("attr", "dim", "rank", "numel"):
+            out.append(tuple(e))
+        else:
+            for x in e[1:]:
+                out += [leaf for leaf in int_leaves(x) if leaf not in out]
+    return out
+
+
+TEMPLATES["int_test"] = _int_test
+REQUIRED_ARGS["int_test"] = ("test",)
+CATEGORIES["int_test"] = "shape"

@@ -6,6 +6,7 @@ import pytest
 
 from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, T, walk_api
+from aclnn_conformance.spec.templates import CallView, TensorView, predicate
 
 NAMES = ["self", "out", "workspaceSize", "executor"]
 
@@ -228,8 +229,12 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTen
 
 def test_a_rank_refused_at_zero_is_a_rank_of_at_least_one():
     """ops-math aclnn_cummax.cpp CheckDimValid: ``dimNum == 0`` fails; a rank equal to another number
-    is no range and stays unread."""
+    is no range: an integer test refusing that one rank."""
     events = _ptypes_walk(RANK_ZERO % "0")
     assert [(e.template, dict(e.args), e.status) for e in events] == [
         ("rank_range", {"param": "self", "min": 1}, 161002)]
-    assert _kinds(_ptypes_walk(RANK_ZERO % "2"))[-1] == ("unread", "")
+    [event] = _ptypes_walk(RANK_ZERO % "2")
+    assert (event.template, event.args_dict()["test"]) == ("int_test", ["==", ("rank", "self"), 2])
+    refused = predicate("int_test", event.args_dict())
+    assert [refused(CallView({"self": TensorView("FLOAT", (3,) * r, "ND")}, {}, frozenset()))
+            for r in range(4)] == [False, False, True, False]

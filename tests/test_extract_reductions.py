@@ -8,6 +8,7 @@ import pytest
 
 from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, T, walk_api
+from aclnn_conformance.spec.templates import CallView, TensorView, predicate
 
 POS_DIM = """
 static inline uint64_t GetPosDim(int64_t dim, int64_t dimNum)
@@ -390,9 +391,17 @@ def test_a_comparison_of_dim_sizes_is_a_dims_compare_rule(cond, a, op, b):
 
 
 @pytest.mark.parametrize("cond", ["selfShape.GetDim(n) != 3",            # an index the reader cannot hold
-                                  "selfShape.GetDim(0) * n != 3"])      # a product of sizes
+                                  "selfShape.GetDim(0) * 0.5 != 3"])    # a float in the arithmetic
 def test_a_dim_comparison_read_otherwise_is_unread(cond):
     assert _kinds(_walk(DIMS % cond, DIMS_NAMES)) == [("unread", "")]
+
+
+def test_a_product_of_a_dim_and_an_argument_is_an_integer_test():
+    [event] = _walk(DIMS % "selfShape.GetDim(0) * n != 3", DIMS_NAMES)
+    assert event.template == "int_test"
+    refused = predicate("int_test", event.args_dict())
+    call = lambda d0, n: CallView({"self": TensorView("FLOAT", (d0, 2), "ND")}, {"n": n}, frozenset())  # noqa: E731
+    assert not refused(call(3, 1)) and refused(call(3, 2)) and not refused(call(1, 3))
 
 
 def _call(self_shape, out_shape, **attrs):

@@ -9,6 +9,7 @@ import pytest
 from aclnn_conformance.extract.build import extract_checkout, open_checkout
 from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, T, walk_api
+from aclnn_conformance.spec.templates import CallView, TensorView, predicate
 
 FIXTURE = Path(__file__).parent / "fixtures" / "vendor_style"
 
@@ -241,7 +242,12 @@ def test_rank_comparisons_a_string_null_a_bool_flag_and_integer_attribute_values
         ("null", {"param": "approximate"}), ("attr_is", {"attr": "keep", "value": True}),
         ("attr_is", {"attr": "reduction", "value": 3}), ("attr_range", {"attr": "reduction", "min": 1, "max": 1})]
     events = _walk(FLAG_SNIPPET % "if (reduction == selfDim) { return false; }", "", names)
-    assert events[-1].kind == "unread"       # an attribute equal to a rank: no template says it
+    assert events[-1].template == "int_test"       # an attribute equal to a rank (2, checked above)
+    refused = predicate("int_test", events[-1].args_dict())
+    call = lambda r: CallView({"self": TensorView("FLOAT", (3, 3), "ND")}, {"reduction": r}, frozenset())  # noqa: E731
+    assert refused(call(2)) and not refused(call(1))
+    events = _walk(FLAG_SNIPPET % "if (reduction == GetReductionLimit()) { return false; }", "", names)
+    assert events[-1].kind == "unread"       # a value of an unknown function
 
 
 OPTIONAL_SNIPPET = """

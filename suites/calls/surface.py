@@ -128,28 +128,39 @@ def build_call(key: str, dtypes: dict[str, str], shape: tuple[int, ...], case_id
 
 def with_dims_agreeing(key: str, case: Case) -> Case:
     """``case`` changed, one dim or integer attribute at a time, so that no code-read ``dims_compare``
-    rule rejects it: a dim made the size it is compared with (or one more or less), alone or with
-    the tensors of its shape, or the attribute made the dim's size; a change is kept only when it
-    breaks no shape rule that held. A rule no such change satisfies is left violated (the call is
+    or ``int_test`` rule rejects it: a dim made the size it is compared with (or one more or less),
+    alone or with the tensors of its shape, or the attribute made the dim's size; for an integer
+    test, each change ``int_test_changes`` lists; a change is kept only when it breaks no shape rule
+    that held. A rule no such change satisfies is left violated (the call is
     then not valid)."""
     from aclnn_conformance.spec.templates import predicate, view_of_case
     shaping = [r for r in code_checks(key)
-               if r["template"] in ("dims_compare", "shapes_equal", "broadcast_equals", "reduced_shape")]
+               if r["template"] in ("dims_compare", "shapes_equal", "broadcast_equals", "reduced_shape", "int_test")]
 
     def broken(c: Case) -> set[str]:
         return {r["id"] for r in shaping
                 if ("when" not in r["args"] or _guard_holds(c, r["args"]["when"]))
                 and predicate(r["template"], r["args"])(view_of_case(c))}
 
-    for r in [r for r in shaping if r["template"] == "dims_compare"]:
+    for r in [r for r in shaping if r["template"] in ("dims_compare", "int_test")]:
         now = broken(case)
         if r["id"] not in now:
             continue
-        for candidate in _dims_fixes(case, r["args"]):
+        for candidate in _dims_fixes(case, r["args"]) if r["template"] == "dims_compare" else \
+                _changed(case, int_test_changes(r["args"]["test"])):
             if candidate is not None and broken(candidate) <= now - {r["id"]}:
                 case = candidate   # this rule satisfied, and none broken that held before
                 break
     return case
+
+
+def _changed(case: Case, changes: list[Callable[[Case], Case]]):
+    """``case`` under each change that applies to it, in order."""
+    for change in changes:
+        try:
+            yield change(case)
+        except (KeyError, TypeError, ValueError):
+            continue
 
 
 def _dims_fixes(case: Case, a: dict):
@@ -190,6 +201,49 @@ def _dims_fixes(case: Case, a: dict):
         elif isinstance(other, (list, tuple)) and size(other) is not None:
             for n in (mine, mine + 1, mine - 1):
                 yield resized(other, n, along)
+
+
+INT_TEST_SIZES = (1, 2, 3, 4, 7, 8, 9, 16, 17)
+
+
+def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
+    """One value or dim the integer test reads changed at a time: an attribute to a neighbour of
+    its value, 0, -1 or a small size; a dim (alone, then in every tensor of its shape) to a small
+    size; a tensor one dim longer or shorter (a fault keeps the first that decides; a valid call the first that satisfies)."""
+    from aclnn_conformance.spec.templates import int_leaves
+    out: list[Callable[[Case], Case]] = []
+    for leaf in int_leaves(test):
+        if leaf[0] == "attr":
+            out += [lambda c, n=leaf[1], step=step: c.with_attrs(**{n: c.attrs[n] + step}) for step in (1, -1)]
+            out += [lambda c, n=leaf[1], v=v: c.with_attrs(**{n: v}) for v in (0, -1) + INT_TEST_SIZES]
+        elif leaf[0] == "dim":
+            out += [lambda c, ref=leaf[1:], n=n, along=along: _with_dim_size(c, ref, n, along)
+                    for along in (False, True) for n in INT_TEST_SIZES]
+        elif leaf[0] in ("rank", "numel"):
+            out += [lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape) + (2,)),
+                    lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape)[1:])]
+    return out
+
+
+def _with_dim_size(case: Case, ref, n: int, along: bool) -> Case:
+    """``case`` with dim scale*rank + offset of tensor ``ref[0]`` made ``n`` (``along``: in every
+    tensor of the same shape too)."""
+    name, scale, offset = ref
+    old = tuple(case.tensors[name].desc.shape)
+    index = scale * len(old) + offset
+    if not 0 <= index < len(old):
+        raise ValueError("the dim is outside the tensor's rank")
+    new = old[:index] + (n,) + old[index + 1:]
+    for other, arg in case.tensors.items():
+        if arg is not None and (other == name or along and tuple(arg.desc.shape) == old):
+            case = with_shape(case, other, new)
+    return case
+
+
+def with_shape(case: Case, name: str, shape: tuple[int, ...]) -> Case:
+    """``case`` with tensor ``name`` given ``shape`` (its dtype and format kept)."""
+    arg = case.tensors[name]
+    return case.with_tensor(name, tensor_arg(arg.desc.dtype.name, shape, arg.desc.format.name))
 
 
 def reshaped_outputs(key: str, case: Case) -> Case:

@@ -13,7 +13,8 @@ from aclnn_conformance.spec.dtype_promotion import can_cast, promote_type
 from aclnn_conformance.spec.faults import Fault
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.suites.calls.surface import (PREFERRED, PerOperator, base_call, decides_somewhere,
-                                                    has_storage, tensor_arg)
+                                                    has_storage, int_test_changes, tensor_arg,
+                                                    with_shape)
 
 FAULT_DTYPES = PREFERRED + ("HIFLOAT8", "FLOAT8_E4M3FN")
 PRIVATE = "FRACTAL_NZ"
@@ -41,11 +42,6 @@ def _with_shape_all(case: Case, shape: tuple[int, ...]) -> Case:
         if arg is not None:
             case = case.with_tensor(name, tensor_arg(arg.desc.dtype.name, shape, arg.desc.format.name))
     return case
-
-
-def _with_shape(case: Case, name: str, shape: tuple[int, ...]) -> Case:
-    arg = case.tensors[name]
-    return case.with_tensor(name, tensor_arg(arg.desc.dtype.name, shape, arg.desc.format.name))
 
 
 def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
@@ -96,26 +92,26 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         out = []
         if "max" in a:
             out.append(lambda c: _with_shape_all(c, (1,) * (a["max"] + 1)))
-            out.append(lambda c: _with_shape(c, a["param"], (1,) * (a["max"] + 1)))
+            out.append(lambda c: with_shape(c, a["param"], (1,) * (a["max"] + 1)))
         if a.get("min", 0) > 0:
             out.append(lambda c: _with_shape_all(c, (2,) * (a["min"] - 1)))
-            out.append(lambda c: _with_shape(c, a["param"], (2,) * (a["min"] - 1)))
+            out.append(lambda c: with_shape(c, a["param"], (2,) * (a["min"] - 1)))
         return out
     if t == "shapes_equal":
         def one_dim(c: Case) -> Case:
             shape = c.tensors[a["param"]].desc.shape
-            return _with_shape(c, a["param"], (1,) + shape[1:] if shape else (2,))
+            return with_shape(c, a["param"], (1,) + shape[1:] if shape else (2,))
         def longer(c: Case) -> Case:
             shape = c.tensors[a["param"]].desc.shape
-            return _with_shape(c, a["param"], (shape[0] + 1,) + shape[1:] if shape else (2,))
+            return with_shape(c, a["param"], (shape[0] + 1,) + shape[1:] if shape else (2,))
         return [one_dim, longer]
     if t == "broadcastable":
         def clash(c: Case) -> Case:
             shape = c.tensors[a["param"]].desc.shape
-            return _with_shape(c, a["param"], (shape[0] + 1,) + shape[1:] if shape else (3,))
+            return with_shape(c, a["param"], (shape[0] + 1,) + shape[1:] if shape else (3,))
         def batch_clash(c: Case) -> Case:   # a leading batch dim of 2 against one of 3
             x, y = (tuple(c.tensors[n].desc.shape) for n in (a["param"], a["other"]))
-            return _with_shape(_with_shape(c, a["param"], (2,) + x), a["other"], (3,) + y)
+            return with_shape(with_shape(c, a["param"], (2,) + x), a["other"], (3,) + y)
         return [batch_clash] if a.get("drop_last") else [clash]
     if t == "scalar_test":
         return _value_test_candidates(a["test"])
@@ -133,32 +129,34 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         bad += [a["max"] + 1] if "max" in a else []
         return [lambda c, v=v: c.with_attrs(**{a["attr"]: v}) for v in bad]
     if t in ("reduced_shape", "split_shape"):   # the output given its source's shape, one dim more
-        return [lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape) + (2,)),
-                lambda c: _with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape))]
+        return [lambda c: with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape) + (2,)),
+                lambda c: with_shape(c, a["param"], tuple(c.tensors[a["of"]].desc.shape))]
     if t == "ranks_equal":   # one dim more than the other tensor (than its rank-0 count, where given)
         def longer(c: Case) -> Case:
             other = tuple(c.tensors[a["other"]].desc.shape)
             base = other if other or "other_rank0" not in a else (1,) * a["other_rank0"]
-            return _with_shape(c, a["param"], base + (1,))
+            return with_shape(c, a["param"], base + (1,))
         return [longer]
     if t == "attr_dim_divisible":   # the named dim one past a multiple of the parts, in its shape's tensors
         return [lambda c: _with_split_dim(c, a)]
     if t == "attr_shape_broadcast":   # the array one element short, or its last element clashing
         return [lambda c, clash=clash: _with_expand_size(c, a, clash) for clash in (False, True)]
     if t == "shape_is":   # one dim more than the shape built
-        return [lambda c: _with_shape(c, a["param"], _built(c, a) + (2,))]
+        return [lambda c: with_shape(c, a["param"], _built(c, a) + (2,))]
     if t in ("broadcastable_shape", "expands_to_shape"):
         def clash(c: Case) -> Case:   # a dim of the built shape that is not 1 met by another size
             shape = _built(c, a)
             i = next((i for i, d in enumerate(shape) if d != 1), None)
             if i is None:
                 raise ValueError("every dim of the built shape is 1: any size broadcasts with it")
-            return _with_shape(c, a["param"], shape[:i] + (shape[i] + 1 if shape[i] else 2,) + shape[i + 1:])
+            return with_shape(c, a["param"], shape[:i] + (shape[i] + 1 if shape[i] else 2,) + shape[i + 1:])
         if t == "broadcastable_shape":
             return [clash]
-        return [lambda c: _with_shape(c, a["param"], (2,) + _built(c, a))]   # one leading dim more
+        return [lambda c: with_shape(c, a["param"], (2,) + _built(c, a))]   # one leading dim more
+    if t == "int_test":   # each attribute and dim the test reads set to small sizes and to neighbours of its own
+        return int_test_changes(a["test"])
     if t == "shape_is_attr":   # the tensor one dim longer than the array
-        return [lambda c: _with_shape(c, a["param"], tuple(c.attrs.get(a["attr"]) or ()) + (2,))]
+        return [lambda c: with_shape(c, a["param"], tuple(c.attrs.get(a["attr"]) or ()) + (2,))]
     return []
 
 
@@ -182,7 +180,7 @@ def _with_expand_size(case: Case, a: dict, clash: bool) -> Case:
     old = tuple(case.attrs.get(a["attr"]) or ())
     for name, t in case.tensors.items():
         if t is not None and tuple(t.desc.shape) == old and name != a["param"]:
-            case = _with_shape(case, name, size)
+            case = with_shape(case, name, size)
     return case.with_attrs(**{a["attr"]: list(size)})
 
 
@@ -195,7 +193,7 @@ def _with_split_dim(case: Case, a: dict) -> Case:
     new = tuple(a["by"] * max(1, n // a["by"]) + 1 if i == d else n for i, n in enumerate(shape))
     for name, arg in case.tensors.items():
         if arg is not None and tuple(arg.desc.shape) == shape:
-            case = _with_shape(case, name, new)
+            case = with_shape(case, name, new)
     return case
 
 
@@ -241,7 +239,7 @@ def _with_dim(case: Case, ref, args: dict, grow: int) -> Case:
         else:
             from aclnn_conformance.spec.templates import dim_size, view_of_case
             shape[index] = dim_size(view_of_case(case), other)
-    return _with_shape(case, name, tuple(shape))
+    return with_shape(case, name, tuple(shape))
 
 
 def _value_test_candidates(test: list) -> list[Callable[[Case], Case]]:

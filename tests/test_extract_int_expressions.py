@@ -1,0 +1,121 @@
+"""The extractor on integer arithmetic the narrower atoms do not read (snippet style, as the vendor
+writes it): a dim's size rounded up to bytes and taken modulo an integer argument, an axis wrapped by
+a ternary and added to a count, a count chosen by a ternary. Each is read into an ``int_test`` rule
+whose expression keeps C's int64 arithmetic (division truncated toward zero, the remainder taking
+the dividend's sign); variants the reader cannot know stay unread. Expected values are computed by
+hand from the C code."""
+from __future__ import annotations
+
+import pytest
+
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.templates import CallView, TensorView, int_holds, int_value, predicate, view_of_case
+from aclnn_conformance.suites.calls.surface import int_test_changes, tensor_arg
+from snippet_walk import rules as _rules, walk as _walk
+
+PACKED = """
+static bool CheckValue(const aclTensor* self, int64_t size, const aclTensor* out)
+{
+    int64_t selfDim = self->GetViewShape().GetDim(0);
+    int64_t ysize = (selfDim + 7) / 8;
+    if (%s) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The number of packed bytes cannot be divided by size.");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t size, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckValue(self, size, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+PACKED_NAMES = ["self", "size", "out", "workspaceSize", "executor"]
+
+AXES = """
+static bool CheckAxes(const aclTensor* x, int64_t axis, int64_t numAxes)
+{
+    int64_t xRank = static_cast<int64_t>(x->GetViewShape().GetDimNum());
+    int64_t newAxis = axis >= 0 ? axis : xRank + axis;
+    int64_t scaleLen = numAxes == -1L ? xRank - newAxis : numAxes;
+    if ((scaleLen + newAxis) > xRank || scaleLen <= 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the axes do not fit the rank.");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x, int64_t axis, int64_t numAxes, aclTensor* y,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckAxes(x, axis, numAxes), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+AXES_NAMES = ["x", "axis", "numAxes", "y", "workspaceSize", "executor"]
+
+
+def _call(shape: tuple[int, ...], name: str = "self", **attrs) -> CallView:
+    return CallView({name: TensorView("FLOAT", shape, "ND")}, attrs, frozenset())
+
+
+def test_packed_bytes_modulo_an_argument_is_an_int_test():
+    events = _walk(PACKED % "ysize % size != 0", PACKED_NAMES)
+    [(kind, template, args, status)] = _rules(events)
+    assert (kind, template, status) == ("check", "int_test", 161002)
+    assert args["test"] == ["!=", ["%", ["/", ["+", ["dim", "self", 0, 0], 7], 8], ["attr", "size"]], 0]
+    rule = predicate("int_test", args)
+    # 17 elements: (17 + 7) / 8 = 3 bytes; 3 % 2 = 1 refused, 3 % 3 = 0 and 3 % 1 = 0 accepted
+    assert rule(_call((17,), size=2))
+    assert not rule(_call((17,), size=3)) and not rule(_call((17,), size=1))
+    # 9 elements: 2 bytes, 2 % 2 = 0; 8 elements: 1 byte, 1 % 2 = 1
+    assert not rule(_call((9,), size=2)) and rule(_call((8,), size=2))
+    # a rank-0 self has no dim 0, a size of 0 divides nothing: the test does not decide either
+    assert not rule(_call((), size=2)) and not rule(_call((17,), size=0))
+
+
+def test_c_division_truncates_toward_zero_and_the_remainder_takes_the_dividends_sign():
+    call = _call((3,))
+    assert int_value(call, ["/", -7, 2]) == -3 and int_value(call, ["%", -7, 2]) == -1
+    assert int_value(call, ["/", 7, -2]) == -3 and int_value(call, ["%", 7, -2]) == 1
+    assert int_value(call, ["/", 7, 0]) is None and int_value(call, ["attr", "absent"]) is None
+    assert int_value(call, ["?", [">", ["rank", "self"], 0], ["dim", "self", 1, -1], 0]) == 3
+    # C's && and || decide on a known operand whatever the other
+    unknown = ["==", ["dim", "self", 0, 5], 1]
+    assert int_holds(call, ["and", ["==", 1, 2], unknown]) is False
+    assert int_holds(call, ["or", ["==", 1, 1], unknown]) is True
+    assert int_holds(call, ["and", ["==", 1, 1], unknown]) is None
+
+
+def test_an_axis_wrapped_by_a_ternary_and_a_count_chosen_by_one_are_read():
+    events = _walk(AXES, AXES_NAMES)
+    assert [e.template for e in events] == ["int_test", "int_test"]
+    over, empty = (predicate("int_test", a) for _, _, a, _ in _rules(events))
+    call = lambda rank, axis, n: _call((2,) * rank, "x", axis=axis, numAxes=n)   # noqa: E731
+    # rank 3, axis -1 -> 2; numAxes 2: 2 + 2 > 3 refused; numAxes 1: 3 > 3 no
+    assert over(call(3, -1, 2)) and not over(call(3, -1, 1))
+    # numAxes -1: the count is rank - newAxis, never past the rank
+    assert not over(call(3, -3, -1)) and not over(call(3, 1, -1))
+    # axis 3 at rank 3 with numAxes -1: a count of 0 is refused by the second part
+    assert empty(call(3, 3, -1)) and not empty(call(3, 2, -1))
+    assert empty(call(2, 0, 0)) and empty(call(2, 0, -2))
+
+
+@pytest.mark.parametrize("cond", ["ysize % GetBlockSize() != 0", "ysize * 0.5 != size"])
+def test_an_unknown_call_or_a_float_in_the_arithmetic_stays_unread(cond):
+    events = _walk(PACKED % cond, PACKED_NAMES)
+    assert [e.kind for e in events] == ["unread"]
+
+
+def test_each_int_test_change_is_tried_and_one_breaks_a_valid_call():
+    args = {"test": ["!=", ["%", ["/", ["+", ["dim", "self", 0, 0], 7], 8], ["attr", "size"]], 0]}
+    rule = predicate("int_test", args)
+    base = Case(op="snip", case_id="base", tensors={"self": tensor_arg("FLOAT", (16,))}, attrs={"size": 2})
+    assert not rule(view_of_case(base))
+    made = [change(base) for change in int_test_changes(args["test"])]
+    broken = [c for c in made if rule(view_of_case(c))]
+    # size 3 against 2 bytes, and 17 elements (3 bytes) against size 2, are among them
+    assert any(c.attrs["size"] == 3 for c in broken)
+    assert any(c.tensors["self"].desc.shape == (17,) for c in broken)
