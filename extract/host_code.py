@@ -582,6 +582,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         return
     if IGNORED_CALLS.match(text) or text.startswith(("(void)", "static_cast<void>")):
         return
+    if _set_dim(w, stmt, env):
+        return
     mac = _macro(text) if stmt.kind == "call" else None
     if mac:
         name, args = mac
@@ -641,6 +643,14 @@ def _is_checker(fn: Function) -> bool:
 
 def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
     text = stmt.text.strip()
+    compound = re.fullmatch(r"([A-Za-z_]\w*)\s*([-+*/%]|<<|>>|[|&^])=\s*(.+?);?", text, re.S)
+    if compound and compound.group(1) in env:   # ``x += e``: x = x + (e), unknown when not arithmetic read
+        name, op, rhs = compound.groups()
+        try:
+            env[name] = _value(w, f"{name} {op} ({rhs})", env) if op in "+-*/%" else Opaque(text)
+        except Unreadable:
+            env[name] = Opaque(text)
+        return
     m = re.match(r"(?:(?:static|const|constexpr|auto|std::[\w:<>]+|op::\w+|[\w:]+)[\s\*&]+)*"
                  r"([A-Za-z_]\w*)\s*=\s*(.+)$", text, re.S)
     if not m and _string_local(w, text, env) is not None:   # std::string mode(approximate);
@@ -690,10 +700,13 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
 
 
 def _brace_shape(w: Walk, text: str, rhs: str, env: dict) -> tuple | None:
-    """``op::Shape s = {a, b};`` with each dim a constant or a dim of an API tensor: ("built-shape",
-    dims), each dim an int or (tensor, scale, offset) as ``shape_is`` takes them; None otherwise."""
-    if not re.match(r"(?:const\s+)?(?:op|gert)::Shape\s", text) or not (rhs.startswith("{") and rhs.endswith("}")) \
-            or rhs.count("{") != 1 or rhs.count("}") != 1:
+    """``op::Shape s = {a, b};`` (or ``auto s = op::Shape{a, b};``) with each dim a constant or a dim
+    of an API tensor: ("built-shape", dims), each dim an int or (tensor, scale, offset) as
+    ``shape_is`` takes them; None otherwise."""
+    typed = re.fullmatch(r"(?:op|gert)::Shape\s*(\{.*\})", rhs, re.S)   # ``auto s = op::Shape{0};``
+    rhs = typed.group(1) if typed else rhs
+    if not (typed or re.match(r"(?:const\s+)?(?:op|gert)::Shape\s", text)) or \
+            not (rhs.startswith("{") and rhs.endswith("}")) or rhs.count("{") != 1 or rhs.count("}") != 1:
         return None
     dims = []
     for a in split_args(rhs[1:-1]):
@@ -3285,6 +3298,10 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                     env[k] = ("tensor-dtype", ("if", guard, tnew, told), ("like", like)) \
                         if like is not None and like == _shape_like(env[k]) else ("tensor-dtype", ("if", guard, tnew, told))
                     continue
+                choice = _int_or_shape_choice(w, guard, v, env[k])
+                if choice is not None:
+                    env[k] = choice
+                    continue
                 new, old = _dexpr(v), _dexpr(env[k])
                 if new is None or old is None:   # unknown after the branch: a check on it is unread
                     env[k] = Opaque(f"{k}, assigned in a branch on {stmt.cond.strip()}")
@@ -3298,6 +3315,18 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
     w.guards.extend(("not", p) for p in partly)   # popped when the function ends (_run_function)
     return True
+
+
+def _int_or_shape_choice(w: Walk, guard: Any, new: Any, old: Any) -> tuple | None:
+    """A shape or an integer a guarded branch set: the choice of its new value and the one from
+    before on the branch's guard; None when either is no shape or integer the walk knows."""
+    s_new, s_old = _shape_expr_of(new), _shape_expr_of(old)
+    if s_new is not None and s_old is not None:
+        return ("shape-expr", ("?", ("guard", guard), s_new, s_old))
+    i_new, i_old = _iexpr_of(w, new), _iexpr_of(w, old)
+    if i_new is not None and i_old is not None:
+        return ("iexpr", ("?", ("guard", guard), i_new, i_old))
+    return None
 
 
 def _returned(w: Walk, value: Any) -> Any:
@@ -3793,6 +3822,12 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*(?:-?\s*\d+|true|false)|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
+    if value[0] in ("shape-of", "built-shape", "shape-expr"):   # set in order, in branches the walk merges
+        start = stmt.offset - fn.body_offset + len(stmt.text)
+        for s in _in_order_mutations(statements(fn.body, fn.body_offset), name):
+            at = s.offset - fn.body_offset - start
+            if 0 <= at and at + len(s.text) <= len(rest) and rest[at:at + len(s.text)] == s.text:
+                rest = rest[:at] + " " * len(s.text) + rest[at + len(s.text):]
     for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=(?!=)[^;{{}}]*;", rest):
         if rest[:m.start()].count("{") == rest[:m.start()].count("}"):   # read in order, where it stands
             rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]
@@ -3810,6 +3845,19 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         changed = changed or m
     if changed:
         env[name] = Opaque(name)
+
+
+def _in_order_mutations(stmts: tuple[Stmt, ...], name: str) -> list[Stmt]:
+    """The statements ``name.SetDim(i, v);`` and ``name = e;`` standing in plain blocks and if/else
+    branches (no loop or switch around them): the walk runs each where it stands."""
+    n, out = re.escape(name), []
+    for s in stmts:
+        if s.kind in ("if", "block"):
+            out += _in_order_mutations(s.then + s.orelse, name)
+        elif s.kind in ("call", "decl") and re.fullmatch(rf"{n}\s*\.\s*SetDim\s*\([^;{{}}]*\)\s*;?", s.text.strip()) or \
+                s.kind == "decl" and re.fullmatch(rf"{n}\s*=(?!=)[^;{{}}]*;?", s.text.strip()):
+            out.append(s)
+    return out
 
 
 def _view_shape_held(holder: str, env: dict) -> Any:
@@ -3999,6 +4047,8 @@ def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
         return "shapes_equal", _args(param=param, other=other[1])
     if other[0] == "split-shape":
         return "split_shape", _args(param=param, of=other[1], attr=other[2], by=other[3])
+    if other[0] == "shape-expr":
+        return "shape_expr_is", _args(param=param, shape=other[1])
     return "broadcast_equals", _args(param=param, of=list(other[1]))
 
 
@@ -4140,6 +4190,9 @@ def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] |
                     _args(param=_tensor(env, fx.group(1)), formats=[lit.group(1)]))
     if len(parts) == 2:
         a, b = _shape_of(w, parts[0], env), _shape_of(w, parts[1], env)
+        if a is not None and a[0] == "shape-of" and b is None:   # a shape a branch or SetDim built
+            held = env.get(_strip(parts[1]))
+            return _shape_compare(a[1], held) if isinstance(held, tuple) and held[:1] == ("shape-expr",) else None
         if a is not None and b is not None and sorted((a[0], b[0])) == ["bshape-built", "built-shape"]:
             expanded, built = (a, b) if a[0] == "bshape-built" else (b, a)
             # the broadcast of t with a built shape differs from that shape: t does not expand to it
@@ -4264,6 +4317,35 @@ def _iexpr_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] |
     return "int_test", _args(test=("not", test) if neg else test)
 
 
+def _shape_expr_of(v: Any) -> Any:
+    """A held shape as a spec.templates shape expression: an API tensor's view shape, a shape built
+    of constants and dims, an expression; None for anything else."""
+    if not isinstance(v, tuple) or not v:
+        return None
+    if v[0] == "shape-of":
+        return ("like", v[1])
+    if v[0] == "built-shape":
+        return ("dims", tuple(d if _is_int(d) else ("dim", *d) for d in v[1]))
+    return v[1] if v[0] == "shape-expr" else None
+
+
+def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``s.SetDim(i, v);`` on a shape local the walk holds: s becomes that shape with dim i made v
+    (unknown when i or v is not an integer the walk knows)."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*SetDim\s*\((.*)\)\s*;?", stmt.text.strip(), re.S)
+    shape = _shape_expr_of(env.get(m.group(1))) if m else None
+    if shape is None:
+        return False
+    two = split_args(m.group(2))
+    try:
+        index, size = (_iexpr_of(w, _value(w, x, env)) for x in two) if len(two) == 2 else (None, None)
+    except Unreadable:
+        index = size = None
+    env[m.group(1)] = Opaque(stmt.text.strip()) if index is None or size is None else \
+        ("shape-expr", ("set", shape, index, size))
+    return True
+
+
 def _iexpr_of(w: Walk, v: Any) -> Any:
     """A held integer as a spec.templates integer expression (an int, a rank-linear integer, a dim
     size, an element count, an integer argument, an expression); None for anything else."""
@@ -4281,8 +4363,8 @@ def _iexpr_of(w: Walk, v: Any) -> Any:
         return ("numel", v[1])
     if v[0] == "lin":
         _, t, k, c, c0 = v
-        line = c if k == 0 else ("+", ("*", k, ("rank", t)), c) if c else ("*", k, ("rank", t))
-        line = ("rank", t) if line == ("*", 1, ("rank", t)) else line
+        scaled = ("rank", t) if k == 1 else ("*", k, ("rank", t))
+        line = c if k == 0 else ("+", scaled, c) if c else scaled
         return line if c0 == c else ("?", ("==", ("rank", t), 0), c0, line)
     return None
 

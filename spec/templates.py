@@ -883,9 +883,11 @@ CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 # An expression is an integer, ["attr", name], ["rank", tensor], ["dim", tensor, scale, offset] (the
 # size of dim scale*rank + offset), ["numel", tensor], [op, a, b] for op in + - * / % min max (/ and %
 # as C's int64 division: truncated toward zero, the remainder taking the dividend's sign), or
-# ["?", test, a, b]. A test is [cmp, a, b] for cmp in == != < <= > >=, ["and", t...], ["or", t...] or
-# ["not", t]. A value the call does not give (an absent attribute or tensor, a dim outside its rank, a
-# division by zero) is None, and a test reading it does not decide.
+# ["?", test, a, b], or ["sdim", S, i] (dim i of a shape expression S, ``shape_value``). A test is
+# [cmp, a, b] for cmp in == != < <= > >=, ["and", t...], ["or", t...], ["not", t], ["same-shape",
+# S1, S2] or ["guard", g] (a ``guard_holds`` condition). A value the call does not give (an absent
+# attribute or tensor, a dim outside its rank, a division by zero) is None, and a test reading it
+# does not decide.
 
 def _c_div(a: int, b: int) -> int:
     q = abs(a) // abs(b)
@@ -922,6 +924,9 @@ def int_value(call: CallView, e: Any) -> int | None:
     if head == "?":
         held = int_holds(call, e[1])
         return None if held is None else int_value(call, e[2] if held else e[3])
+    if head == "sdim":   # a dim of a shape expression
+        shape, index = shape_value(call, e[1]), int_value(call, e[2])
+        return None if shape is None or index is None or not 0 <= index < len(shape) else shape[index]
     a, b = int_value(call, e[1]), int_value(call, e[2])
     return None if a is None or b is None else int_op(head, a, b)
 
@@ -929,6 +934,11 @@ def int_value(call: CallView, e: Any) -> int | None:
 def int_holds(call: CallView, t: Any) -> bool | None:
     """Whether the integer test ``t`` holds for ``call``; None when a value it reads is not given."""
     head = t[0]
+    if head == "guard":   # a branch's condition on dtypes, contiguity or argument values
+        return guard_holds(call, t[1])
+    if head == "same-shape":
+        x, y = shape_value(call, t[1]), shape_value(call, t[2])
+        return None if x is None or y is None else x == y
     if head == "not":
         held = int_holds(call, t[1])
         return None if held is None else not held
@@ -940,6 +950,34 @@ def int_holds(call: CallView, t: Any) -> bool | None:
         return None if len(decided) < len(held) else head == "and"
     a, b = int_value(call, t[1]), int_value(call, t[2])
     return None if a is None or b is None else bool(_COMPARE[head](a, b))
+
+
+def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
+    """The shape the shape expression ``e`` builds for ``call``: ["like", tensor] (its view shape),
+    ["dims", [E...]] (each dim an integer expression), ["set", S, i, E] (S with dim i made E, as
+    Shape::SetDim), ["?", test, S1, S2]; None where the call does not give it (a dim index outside
+    the shape included)."""
+    head = e[0]
+    if head == "like":
+        t = call.tensor(e[1])
+        return None if t is None else tuple(t.shape)
+    if head == "dims":
+        dims = [int_value(call, d) for d in e[1]]
+        return None if None in dims else tuple(dims)
+    if head == "set":
+        shape, index, size = shape_value(call, e[1]), int_value(call, e[2]), int_value(call, e[3])
+        if shape is None or index is None or size is None or not 0 <= index < len(shape):
+            return None
+        return shape[:index] + (size,) + shape[index + 1:]
+    held = int_holds(call, e[1])   # "?"
+    return None if held is None else shape_value(call, e[2] if held else e[3])
+
+
+def _shape_expr_is(call: CallView, a: Mapping) -> bool:
+    """``param``'s view shape is not the shape the expression ``shape`` builds (``shape_value``; a
+    shape the call does not give does not decide)."""
+    t, shape = call.tensor(a["param"]), shape_value(call, a["shape"])
+    return t is not None and shape is not None and tuple(t.shape) != shape
 
 
 def _int_test(call: CallView, a: Mapping) -> bool:
@@ -955,12 +993,16 @@ def int_leaves(e: Any) -> list[tuple]:
     if isinstance(e, (list, tuple)) and e:
         if e[0] in ("attr", "dim", "rank", "numel"):
             out.append(tuple(e))
+        elif e[0] == "like":   # a tensor's whole shape: its rank stands for it
+            out.append(("rank", e[1]))
+        elif e[0] == "guard":   # no integers
+            pass
         else:
             for x in e[1:]:
                 out += [leaf for leaf in int_leaves(x) if leaf not in out]
     return out
 
 
-TEMPLATES["int_test"] = _int_test
-REQUIRED_ARGS["int_test"] = ("test",)
-CATEGORIES["int_test"] = "shape"
+TEMPLATES.update({"int_test": _int_test, "shape_expr_is": _shape_expr_is})
+REQUIRED_ARGS.update({"int_test": ("test",), "shape_expr_is": ("param", "shape")})
+CATEGORIES.update({"int_test": "shape", "shape_expr_is": "shape"})
