@@ -370,7 +370,16 @@ def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, st
         template, args = atom
     elif w.guards:
         args = _guarded_args(w, template, args)
+    _decided(args)
     w.events.append(Event("check", template, args, status, path, line, " ".join(text.split())[:160]))
+
+
+def _decided(args: Any) -> None:
+    """No rule carries a dtype chosen on an undecided condition (spec.templates has no reading of it)."""
+    if isinstance(args, tuple) and args[:1] == ("undecided",):
+        raise Unreadable(f"a dtype chosen on the condition {args[1]!r}")
+    for x in args if isinstance(args, tuple) else ():
+        _decided(x)
 
 
 def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fail: int | None,
@@ -2493,8 +2502,58 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
     if b is True:
         _check(w, src, offset, "product", (), code, text)
         return
+    if _undecided_check(w, src, offset, cond, env, code, text):
+        return
     template, args = _dtype_atom(w, cond, env) or _atom(w, cond, env)
     _check(w, src, offset, template, args, code, text)
+
+
+def _undecided_check(w: Walk, src: SourceFile, offset: int, cond: str, env: dict, code: int, text: str) -> bool:
+    """A failure condition on a dtype chosen on one undecided condition U (``U ? a : b``): g_a, the
+    condition with a chosen, and g_b, with b. The call fails when both hold (the rule of g_a, g_b its
+    when), passes when neither does, and is not judged when one does (an unread rule, that its
+    ``when``). False when ``cond`` reads no such dtype."""
+    g = _guard(w, cond, env, undecided=True)
+    if g is None or not _has_atom(g, "undecided"):
+        return False
+    atoms = set(_undecided_atoms(g))
+    if len(atoms) != 1:
+        raise Unreadable(f"the condition {cond!r} on dtypes chosen on {len(atoms)} undecided conditions")
+    atom = atoms.pop()
+    ga, gb = _decide(g, atom, True), _decide(g, atom, False)
+    if ga == gb:   # the same either way
+        rule = _guard_atom(ga)
+    else:
+        rule = _guard_atom(("and", ga, gb))
+        path, line = _cite(src, offset)
+        w.events.append(Event("unread", "", _guarded_args(w, "unread", (("when", (
+            "or", ("and", ga, ("not", gb)), ("and", ("not", ga), gb))),)), None, path, line,
+            " ".join(f"a dtype chosen on {atom[1]!r}, the check's answer differing between its "
+                     f"choices: {text}".split())[:160]))
+    if rule is None:
+        raise Unreadable(f"the condition {cond!r}")
+    _check(w, src, offset, rule[0], rule[1], code, text)
+    return True
+
+
+def _undecided_atoms(e: Any) -> list[tuple]:
+    """The undecided conditions (("undecided", text)) ``e`` chooses on."""
+    if not isinstance(e, tuple):
+        return []
+    if e[:1] == ("undecided",):
+        return [e]
+    return [a for x in e for a in _undecided_atoms(x)]
+
+
+def _decide(e: Any, atom: tuple, holds: bool) -> Any:
+    """``e`` with each choice on ``atom`` taken as ``holds`` says; a choice between two equal dtypes
+    made that dtype."""
+    if not isinstance(e, tuple):
+        return e
+    if e[:2] == ("if", atom):
+        return _decide(e[2] if holds else e[3], atom, holds)
+    out = tuple(_decide(x, atom, holds) for x in e)
+    return out[2] if out[:1] == ("if",) and len(out) == 4 and out[2] == out[3] else out
 
 
 def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
@@ -2802,20 +2861,26 @@ def _promote_expr(w: Walk, two: list[str], env: dict, expr: str) -> tuple:
 
 
 def _data_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple:
-    """``cond ? a : b`` with ``cond`` on computed dtypes and both branches dtypes."""
-    g = _guard(w, cond, env)
-    if g is None:
-        raise Unreadable(f"a choice on the call's data ({cond.strip()!r})")
+    """``cond ? a : b`` with both branches dtypes: a choice on ``cond`` as a guard when it is one on
+    computed dtypes, else on ("undecided", cond) (a scalar's value: IsDoubleEqual of it), which no rule
+    carries (_undecided_check reads a check whose answer is the same either way)."""
     try:
         a, b = _dexpr_of(w, branches[0], env), _dexpr_of(w, branches[1], env)
     except Unreadable:
         raise Unreadable(f"a choice on the call's data ({cond.strip()!r})") from None
-    return ("dexpr", ("if", g, a, b))
+    g = _guard(w, cond, env)
+    return ("dexpr", ("if", ("undecided", " ".join(cond.split())) if g is None else g, a, b))
 
 
-def _guard(w: Walk, cond: str, env: dict) -> tuple | None:
+def _guard(w: Walk, cond: str, env: dict, undecided: bool = False) -> tuple | None:
     """A condition on the dtypes of the call (computed or of tensors), or on a tensor being empty or of
-    rank 0, as a guard; None otherwise."""
+    rank 0, as a guard; None otherwise, and when it reads a dtype chosen on an undecided condition
+    (unless ``undecided``: _undecided_check's reading)."""
+    g = _guard_read(w, cond, env)
+    return g if undecided or g is None or not _has_atom(g, "undecided") else None
+
+
+def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
     cond = _strip(cond)
     shape_guard = _shape_guard(cond, env)
     if shape_guard is not None:
@@ -3170,6 +3235,7 @@ def _m_cast_expr(w, src, stmt, env, fail, args):
 
 
 def _guarded_args(w: Walk, template: str, args: tuple) -> tuple:
+    _decided(args)
     if template == "product":
         raise Unreadable("a failure of every call taking a data-dependent branch")
     guards = list(w.guards) + [v for k, v in args if k == "when"]

@@ -846,3 +846,81 @@ def test_an_empty_tensor_refused_for_some_lengths_of_an_integer_array(op):
         return CallView({"self": TensorView("FLOAT", shape, "ND")}, {"dim": dims}, frozenset())
     assert rule(call([0, 1], (0, 3))) and not rule(call([0, 1], (2, 3)))
     assert rule(call([], (0, 3))) is (op == "!=") and not rule(call([1], (0, 3)))
+
+
+VALUE_CHOSEN = """
+static inline bool IsDoubleEqual(double a, double b)
+{
+    if (std::abs(a - b) <= std::numeric_limits<float>::epsilon()) {
+        return true;
+    }
+    return false;
+}
+
+static bool CheckPromoteType(const aclTensor* self, const aclScalar* other, const aclTensor* out,
+                             DataType& promoteType)
+{
+    promoteType = PromoteType(self->GetDataType(), other->GetDataType());
+    if (%s) {
+        double afterCast = static_cast<double>(other->ToFloat());
+        promoteType = IsDoubleEqual(afterCast, other->ToDouble()) ? self->GetDataType() : promoteType;
+    }
+    if (promoteType == DataType::DT_UNDEFINED) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Self dtype %%s and other dtype %%s can not promote dtype.",
+                ToString(self->GetDataType()).GetString(), ToString(other->GetDataType()).GetString());
+        return false;
+    }
+    %s
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclScalar* other, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    DataType promoteType;
+    CHECK_RET(CheckPromoteType(self, other, out, promoteType), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+VALUE_NAMES = ["self", "other", "out", "workspaceSize", "executor"]
+DOUBLE_OTHER = "other->GetDataType() == DataType::DT_DOUBLE"
+
+
+def _dtypes(**dtypes) -> CallView:
+    return CallView({n: TensorView(d, (2,), "ND") for n, d in dtypes.items()}, {}, frozenset())
+
+
+def test_a_dtype_chosen_on_a_scalar_value_is_checked_where_both_choices_answer_alike():
+    # promoteType is self's dtype or PromoteType(self, other), as other's value says: the check fails
+    # when both are undefined; self's dtype is floating there, so neither is, and no call is left unread
+    double_floating = ["and", ["in", ["of", "other"], ["DOUBLE"]], ["in", ["of", "self"], ["floating"]]]
+    events = _walk(VALUE_CHOSEN % (f"{DOUBLE_OTHER} && IsFloatingType(self->GetDataType())", ""), VALUE_NAMES)
+    promoted = ["promote", ["of", "self"], ["of", "other"]]
+    chose_self = ["in", ["if", double_floating, ["of", "self"], promoted], ["UNDEFINED"]]
+    chose_promoted = ["in", promoted, ["UNDEFINED"]]
+    assert _rules(events) == [
+        ("unread", "", {"when": ["or", ["and", chose_self, ["not", chose_promoted]],
+                                 ["and", ["not", chose_self], chose_promoted]]}, None),
+        ("check", "promotable", {"expr": ["if", double_floating, ["of", "self"], promoted], "other": "self",
+                                 "param": "other", "when": chose_promoted}, 161002)]
+    differ, rule = events[0].args_dict()["when"], predicate("promotable", events[1].args_dict())
+    for self_dtype, other_dtype, fails in (("FLOAT", "UINT32", True), ("INT8", "UINT64", True),
+                                           ("FLOAT", "DOUBLE", False), ("BF16", "DOUBLE", False),
+                                           ("INT32", "DOUBLE", False), ("UINT32", "DOUBLE", True)):
+        call = _dtypes(self=self_dtype, other=other_dtype)
+        assert guard_holds(call, differ) is False and rule(call) is fails
+
+
+def test_a_dtype_chosen_on_a_scalar_value_leaves_unread_the_calls_whose_choices_answer_differently():
+    # with any self dtype taking the choice, UINT32 self and a DOUBLE scalar: UINT32 is defined, its
+    # promotion with DOUBLE is not: whether the call fails depends on the value, not judged
+    events = _walk(VALUE_CHOSEN % (DOUBLE_OTHER, ""), VALUE_NAMES)
+    differ, rule = events[0].args_dict()["when"], predicate("promotable", events[1].args_dict())
+    assert events[0].kind == "unread"
+    assert guard_holds(_dtypes(self="UINT32", other="DOUBLE"), differ) is True
+    assert guard_holds(_dtypes(self="FLOAT", other="DOUBLE"), differ) is False
+    assert rule(_dtypes(self="FLOAT", other="UINT64")) and not rule(_dtypes(self="UINT32", other="DOUBLE"))
+    # a check carrying the chosen dtype itself (no rule reads the undecided choice) stays unread
+    events = _walk(VALUE_CHOSEN % (DOUBLE_OTHER, "OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, "
+                                   "out->GetDataType(), return false);"), VALUE_NAMES)
+    assert events[-1].kind == "unread" and "IsDoubleEqual" in events[-1].text
