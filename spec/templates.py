@@ -614,6 +614,9 @@ def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bo
     missing = [k for k in REQUIRED_ARGS[template] if k not in args]
     if template in ("dtype_in", "dtype_not_in") and "sets" not in args and "dtypes" not in args:
         missing.append("sets or dtypes")
+    if template in ("shape_is", "broadcastable_shape", "expands_to_shape") and "shape" not in args \
+            and "shape_expr" not in args:
+        missing.append("shape or shape_expr")
     if missing:
         raise TemplateError(f"template {template} needs {', '.join(missing)}")
     fn = TEMPLATES[template]
@@ -828,10 +831,36 @@ REQUIRED_ARGS.update({"attr_shape_broadcast": ("param", "attr"), "shape_is_attr"
 CATEGORIES.update({"attr_shape_broadcast": "shape", "shape_is_attr": "shape"})
 
 
+def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
+    """A shape the host code computes from the call's shapes, as a list expression: ``["of", tensor]``
+    (its view shape), ``["set-dim", e, index, size]`` (e with one dim set to ``size``, an integer or a
+    dim [tensor, scale, offset]; a negative index counted from the end: opbase Shape::SetDim of
+    ``GetDimNum() - k``), ``["broadcast", e1, e2]`` (opbase BroadcastInferShape); None when a tensor is
+    null or absent, a dim outside its shape, or the shapes do not broadcast."""
+    op = e[0]
+    if op == "of":
+        t = call.tensor(e[1])
+        return None if t is None else tuple(t.shape)
+    if op == "set-dim":
+        shape = shape_value(call, e[1])
+        size = e[3] if isinstance(e[3], int) else dim_size(call, e[3])
+        if shape is None or size is None:
+            return None
+        index = e[2] + len(shape) if e[2] < 0 else e[2]
+        return shape[:index] + (size,) + shape[index + 1:] if 0 <= index < len(shape) else None
+    if op == "broadcast":
+        x, y = shape_value(call, e[1]), shape_value(call, e[2])
+        return None if x is None or y is None else broadcast_shape(x, y)
+    raise TemplateError(f"unknown shape expression {e!r}")
+
+
 def built_shape(call: CallView, a: Mapping) -> tuple[int, ...] | None:
     """The shape ``shape`` names: each dim an integer or a dim of a tensor ([tensor, scale, offset],
     as dims_compare's), then with ``fill`` [value, tensor] that value until the shape has that
-    tensor's rank; None when a named dim or tensor is not in this call."""
+    tensor's rank; or the shape ``shape_expr`` computes (``shape_value``); None when a named dim or
+    tensor is not in this call."""
+    if "shape_expr" in a:
+        return shape_value(call, a["shape_expr"])
     dims = []
     for d in a["shape"]:
         size = d if isinstance(d, int) else dim_size(call, d)
@@ -848,18 +877,21 @@ def built_shape(call: CallView, a: Mapping) -> tuple[int, ...] | None:
 
 
 def _shape_is(call: CallView, a: Mapping) -> bool:
-    """``param``'s view shape is not the shape ``shape`` (and ``fill``) builds."""
+    """``param``'s view shape is not the shape ``shape`` (and ``fill``) builds, or ``shape_expr``
+    computes (when that shape exists: shapes that do not broadcast are a ``broadcastable_shape``
+    rule's)."""
     t, shape = call.tensor(a["param"]), built_shape(call, a)
     return t is not None and shape is not None and tuple(t.shape) != shape
 
 
 TEMPLATES["shape_is"] = _shape_is
-REQUIRED_ARGS["shape_is"] = ("param", "shape")
+REQUIRED_ARGS["shape_is"] = ("param",)   # and ``shape`` or ``shape_expr`` (predicate checks)
 CATEGORIES["shape_is"] = "shape"
 
 
 def _broadcastable_shape(call: CallView, a: Mapping) -> bool:
-    """``param``'s view shape and the shape ``shape`` builds do not broadcast."""
+    """``param``'s view shape and the shape ``shape`` builds (or ``shape_expr`` computes) do not
+    broadcast."""
     t, shape = call.tensor(a["param"]), built_shape(call, a)
     return t is not None and shape is not None and broadcast_shape(tuple(t.shape), shape) is None
 
@@ -875,5 +907,5 @@ def _expands_to_shape(call: CallView, a: Mapping) -> bool:
 
 
 TEMPLATES.update({"broadcastable_shape": _broadcastable_shape, "expands_to_shape": _expands_to_shape})
-REQUIRED_ARGS.update({"broadcastable_shape": ("param", "shape"), "expands_to_shape": ("param", "shape")})
+REQUIRED_ARGS.update({"broadcastable_shape": ("param",), "expands_to_shape": ("param",)})   # and a shape
 CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
