@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
-from aclnn_conformance.extract.shape_helpers import (expand_to_size, split_half_of, split_halves,
+from aclnn_conformance.extract.shape_helpers import (expand_to_size, normalised, split_half_of, split_halves,
                                                      wraps_dim_by_rank)
 from aclnn_conformance.extract.cpp import (Function, SourceFile, Stmt, match_close, read_source, split_args,
                                            statements)
@@ -508,8 +508,9 @@ def _checks_params(w: Walk | None, text: str, depth: int = 0) -> bool:
         return False
     for callee in set(re.findall(r"([A-Za-z_][\w:]*)\s*\(", text)):
         fn = w.index.function(callee)
-        # a status named in a log (OP_LOGE(ACLNN_ERR_PARAM_INVALID, ...)) is no failure by itself
-        if fn is not None and _checks_params(w, re.sub(r"\bOP_LOG\w*\s*\([^;]*\)\s*;", "", fn.body), depth + 1):
+        # a status named in a log (OP_LOGE(ACLNN_ERR_PARAM_INVALID, ...)) is no failure by itself; the
+        # log alone is dropped, a check's return after it inside the macro's arguments is kept
+        if fn is not None and _checks_params(w, normalised(fn), depth + 1):
             return True
     return False
 
@@ -749,6 +750,48 @@ def _split_shape(w: Walk, src: SourceFile, stmt: Stmt, env: dict, name: str) -> 
         return False
     env[name] = ("split-shape", value[1], held[1], by)
     return True
+
+
+def _expr_rank_tensor(expr: tuple) -> str | None:
+    """The tensor whose rank a shape expression has, when it is one tensor's shape with dims set."""
+    while expr[0] == "set-dim":
+        expr = expr[1]
+    return expr[1] if expr[0] == "of" else None
+
+
+def _expr_min_rank(w: Walk, expr: tuple) -> int:
+    """The least rank the shape expression has on every call reaching this point (its tensors' ranks
+    refused below a bound by earlier checks; a broadcast has the larger rank of its two, a choice the
+    smaller)."""
+    if expr[0] == "of":
+        return _min_rank_checked(w, expr[1])
+    if expr[0] == "set-dim":
+        return _expr_min_rank(w, expr[1])
+    if expr[0] == "dims":
+        return len(expr[1])
+    if expr[0] == "?":   # either side
+        return min(_expr_min_rank(w, expr[2]), _expr_min_rank(w, expr[3]))
+    return max(_expr_min_rank(w, expr[1]), _expr_min_rank(w, expr[2]))   # a broadcast
+
+
+def _set_dim_index(w: Walk, text: str, name: str, expr: tuple, env: dict) -> int | None:
+    """The dim ``s.SetDim`` names, as ``shape_value`` counts it (negative: from the end): a constant,
+    ``s.GetDimNum() - k``, or ``rank - k`` with rank that of the tensor whose rank s has."""
+    m = re.fullmatch(rf"(?:static_cast<\s*size_t\s*>\s*)?\(?\s*{re.escape(name)}\s*\.\s*GetDimNum\(\)\s*-\s*(\d+)\s*\)?",
+                     _strip(text))
+    if m:
+        return -int(m.group(1)) if int(m.group(1)) > 0 else None
+    constant = _int_constant(w, text)
+    if constant is not None:
+        return constant if constant >= 0 else None
+    try:
+        index = _value(w, text, env)
+    except Unreadable:
+        return None
+    li = _lin(index)
+    if li and li[1] == _expr_rank_tensor(expr) and li[2] == 1 and li[3] < 0:
+        return li[3]
+    return None
 
 
 # ops-math math/cast/op_api/cast.cpp:276-279: l0op::Cast falls back to AICPU for any pair of these
@@ -3877,7 +3920,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     argument of a call other than a checked BroadcastInferShape) is not held: it becomes opaque."""
     value = env.get(name)
     if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin", "rshape",
-                                                                 "built-shape", "bshape-built")):
+                                                                 "built-shape", "bshape-built", "shape-expr")):
         return
     fn = _enclosing_function(src, stmt.offset)
     if fn is None:
@@ -3888,7 +3931,8 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*(?:-?\s*\d+|true|false)|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
-    if value[0] in ("shape-of", "built-shape", "shape-expr"):   # set in order, in branches the walk merges
+    if value[0] in ("shape-of", "built-shape", "shape-expr") and \
+            not re.search(rf"&\s*{n}\s*=", stmt.text):   # set in order, in branches the walk merges (no reference)
         start = stmt.offset - fn.body_offset + len(stmt.text)
         for s in _in_order_mutations(statements(fn.body, fn.body_offset), name):
             at = s.offset - fn.body_offset - start
@@ -3962,8 +4006,14 @@ def _wrapped_dim_size(w: Walk, expr: str, env: dict) -> tuple[str, str] | None:
 
 def _rank_one_checked(w: Walk, tensor: str) -> bool:
     """An unguarded check read before refuses every call where ``tensor`` has rank 0."""
-    return any(e.kind == "check" and e.template == "rank_range" and e.args_dict().get("param") == tensor
-               and (e.args_dict().get("min") or 0) >= 1 and "when" not in e.args_dict() for e in w.events)
+    return _min_rank_checked(w, tensor) >= 1
+
+
+def _min_rank_checked(w: Walk, tensor: str) -> int:
+    """The least rank of ``tensor`` on the calls that pass the unguarded checks read before (0 when
+    none bounds it)."""
+    return max([e.args_dict().get("min") or 0 for e in w.events if e.kind == "check" and e.template == "rank_range"
+                and e.args_dict().get("param") == tensor and "when" not in e.args_dict()], default=0)
 
 
 def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
@@ -4021,7 +4071,7 @@ def _shape_of(w: Walk, expr: str, env: dict) -> Any:
     except Unreadable:
         return None
     return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape", "rshape", "split-shape",
-                                                        "built-shape", "bshape-built") else None
+                                                        "built-shape", "bshape-built", "shape-expr") else None
 
 
 def _infer_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, cond: str, code: int) -> bool:
@@ -4043,6 +4093,16 @@ def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: i
         if v is None or v[0] in ("bshape-built", "rshape", "split-shape"):
             raise Unreadable(f"the broadcast of {x.strip()!r}")
     kinds = sorted(v[0] for v in values)
+    if kinds == ["shape-expr", "shape-of"]:   # a tensor with a shape computed from tensors' shapes
+        tensor, held = sorted(values, key=lambda v: v[0] != "shape-of")
+        _check(w, src, stmt.offset, "broadcastable_shape", _args(param=tensor[1], shape_expr=held[1]), code,
+               stmt.text)
+        if out is not None:
+            env[out] = ("shape-expr", ("broadcast", *(_shape_expr_of(v) for v in values)))
+            _forget_if_mutated(src, stmt, env, out)
+        return
+    if "shape-expr" in kinds:
+        raise Unreadable(f"the broadcast of {a.strip()!r} and {b.strip()!r}")
     if kinds == ["built-shape", "shape-of"]:   # a tensor with a shape built of dims (aclnnAddr's outer shape)
         tensor, built = sorted(values, key=lambda v: v[0] != "shape-of")
         _check(w, src, stmt.offset, "broadcastable_shape", _args(param=tensor[1], shape=built[1]), code, stmt.text)
@@ -4073,7 +4133,7 @@ def _dropped_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: li
     out, names = args[2].strip(), []
     for x in args[:2]:
         v = _shape_of(w, x, env)
-        if v is None:
+        if v is None or v[0] not in ("shape-of", "bshape"):
             env[out] = Opaque(f"{out}, the broadcast of {x.strip()}")
             return True
         names += [v[1]] if v[0] == "shape-of" else list(v[1])
@@ -4105,6 +4165,8 @@ def _m_broadcast_infer(w, src, stmt, env, fail, args):
 def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
     if other[0] == "built-shape":
         return "shape_is", _args(param=param, shape=other[1])
+    if other[0] == "shape-expr":
+        return "shape_is", _args(param=param, shape_expr=other[1])
     if other[0] == "rshape":
         _, tensor, dims, keepdim, noop = other
         return "reduced_shape", _args(param=param, of=tensor, dims=dims, keepdim=keepdim,
@@ -4256,9 +4318,6 @@ def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] |
                     _args(param=_tensor(env, fx.group(1)), formats=[lit.group(1)]))
     if len(parts) == 2:
         a, b = _shape_of(w, parts[0], env), _shape_of(w, parts[1], env)
-        if a is not None and a[0] == "shape-of" and b is None:   # a shape a branch or SetDim built
-            held = env.get(_strip(parts[1]))
-            return _shape_compare(a[1], held) if isinstance(held, tuple) and held[:1] == ("shape-expr",) else None
         if a is not None and b is not None and sorted((a[0], b[0])) == ["bshape-built", "built-shape"]:
             expanded, built = (a, b) if a[0] == "bshape-built" else (b, a)
             # the broadcast of t with a built shape differs from that shape: t does not expand to it
@@ -4389,26 +4448,31 @@ def _shape_expr_of(v: Any) -> Any:
     if not isinstance(v, tuple) or not v:
         return None
     if v[0] == "shape-of":
-        return ("like", v[1])
+        return ("of", v[1])
     if v[0] == "built-shape":
         return ("dims", tuple(d if _is_int(d) else ("dim", *d) for d in v[1]))
     return v[1] if v[0] == "shape-expr" else None
 
 
 def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
-    """``s.SetDim(i, v);`` on a shape local the walk holds: s becomes that shape with dim i made v
-    (unknown when i or v is not an integer the walk knows)."""
+    """``s.SetDim(i, v);`` on a shape local the walk holds, i a constant, ``s.GetDimNum() - k`` or
+    ``rank - k`` of the tensor whose rank s has, inside the rank earlier checks leave s, and v an
+    integer the walk knows: s becomes that shape with dim i made v; unknown otherwise."""
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*SetDim\s*\((.*)\)\s*;?", stmt.text.strip(), re.S)
     shape = _shape_expr_of(env.get(m.group(1))) if m else None
     if shape is None:
         return False
-    two = split_args(m.group(2))
-    try:
-        index, size = (_iexpr_of(w, _value(w, x, env)) for x in two) if len(two) == 2 else (None, None)
-    except Unreadable:
-        index = size = None
-    env[m.group(1)] = Opaque(stmt.text.strip()) if index is None or size is None else \
-        ("shape-expr", ("set", shape, index, size))
+    two, index, size = split_args(m.group(2)), None, None
+    if len(two) == 2:
+        index = _set_dim_index(w, two[0], m.group(1), shape, env)
+        try:
+            size = _iexpr_of(w, _value(w, two[1], env))
+        except Unreadable:
+            size = None
+    if index is None or size is None or _expr_min_rank(w, shape) < (-index if index < 0 else index + 1):
+        env[m.group(1)] = Opaque(stmt.text.strip())
+    else:
+        env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
     return True
 
 
@@ -4633,7 +4697,7 @@ def _rank0_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
 _VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", "broadcastable", "rank_range",
                     "private_format", "formats_equal", "attr_in_rank_range", "attr_range", "broadcast_equals",
                     "broadcastable_all", "shapes_equal_or_single", "castable", "promotable", "attr_is",
-                    "format_in", "format_not_in", "string_in"}
+                    "format_in", "format_not_in", "string_in", "shape_is", "broadcastable_shape", "expands_to_shape"}
 
 
 def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
@@ -5027,6 +5091,7 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
         del w.events[mark:]
         raise Unreadable(f"a branch on {stmt.cond.strip()!r} that returns") from None
     _only_null_vacuous(w, mark, guard)
+    _forget_assigned(stmt, env)   # the branch ran on a copy: what it assigns is unknown after it
     return True
 
 

@@ -614,6 +614,9 @@ def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bo
     missing = [k for k in REQUIRED_ARGS[template] if k not in args]
     if template in ("dtype_in", "dtype_not_in") and "sets" not in args and "dtypes" not in args:
         missing.append("sets or dtypes")
+    if template in ("shape_is", "broadcastable_shape", "expands_to_shape") and "shape" not in args \
+            and "shape_expr" not in args:
+        missing.append("shape or shape_expr")
     if missing:
         raise TemplateError(f"template {template} needs {', '.join(missing)}")
     fn = TEMPLATES[template]
@@ -829,12 +832,15 @@ CATEGORIES.update({"attr_shape_broadcast": "shape", "shape_is_attr": "shape"})
 
 
 def built_shape(call: CallView, a: Mapping) -> tuple[int, ...] | None:
-    """The shape ``shape`` names: each dim an integer, a dim of a tensor ([tensor, scale, offset],
-    as dims_compare's) or ["expr", E] (an integer expression, ``int_value``), then with ``fill`` [value, tensor] that value until the shape has that
-    tensor's rank; None when a named dim or tensor is not in this call."""
+    """The shape ``shape`` names: each dim an integer or a dim of a tensor ([tensor, scale, offset],
+    as dims_compare's), then with ``fill`` [value, tensor] that value until the shape has that
+    tensor's rank; or the shape ``shape_expr`` computes (``shape_value``); None when a named dim or
+    tensor is not in this call."""
+    if "shape_expr" in a:
+        return shape_value(call, a["shape_expr"])
     dims = []
     for d in a["shape"]:
-        size = d if isinstance(d, int) else int_value(call, d[1]) if d[0] == "expr" else dim_size(call, d)
+        size = d if isinstance(d, int) else dim_size(call, d)
         if size is None:
             return None
         dims.append(size)
@@ -848,18 +854,21 @@ def built_shape(call: CallView, a: Mapping) -> tuple[int, ...] | None:
 
 
 def _shape_is(call: CallView, a: Mapping) -> bool:
-    """``param``'s view shape is not the shape ``shape`` (and ``fill``) builds."""
+    """``param``'s view shape is not the shape ``shape`` (and ``fill``) builds, or ``shape_expr``
+    computes (when that shape exists: shapes that do not broadcast are a ``broadcastable_shape``
+    rule's)."""
     t, shape = call.tensor(a["param"]), built_shape(call, a)
     return t is not None and shape is not None and tuple(t.shape) != shape
 
 
 TEMPLATES["shape_is"] = _shape_is
-REQUIRED_ARGS["shape_is"] = ("param", "shape")
+REQUIRED_ARGS["shape_is"] = ("param",)   # and ``shape`` or ``shape_expr`` (predicate checks)
 CATEGORIES["shape_is"] = "shape"
 
 
 def _broadcastable_shape(call: CallView, a: Mapping) -> bool:
-    """``param``'s view shape and the shape ``shape`` builds do not broadcast."""
+    """``param``'s view shape and the shape ``shape`` builds (or ``shape_expr`` computes) do not
+    broadcast."""
     t, shape = call.tensor(a["param"]), built_shape(call, a)
     return t is not None and shape is not None and broadcast_shape(tuple(t.shape), shape) is None
 
@@ -875,7 +884,7 @@ def _expands_to_shape(call: CallView, a: Mapping) -> bool:
 
 
 TEMPLATES.update({"broadcastable_shape": _broadcastable_shape, "expands_to_shape": _expands_to_shape})
-REQUIRED_ARGS.update({"broadcastable_shape": ("param", "shape"), "expands_to_shape": ("param", "shape")})
+REQUIRED_ARGS.update({"broadcastable_shape": ("param",), "expands_to_shape": ("param",)})   # and a shape
 CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 
 
@@ -953,31 +962,33 @@ def int_holds(call: CallView, t: Any) -> bool | None:
 
 
 def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
-    """The shape the shape expression ``e`` builds for ``call``: ["like", tensor] (its view shape),
-    ["dims", [E...]] (each dim an integer expression), ["set", S, i, E] (S with dim i made E, as
-    Shape::SetDim), ["?", test, S1, S2]; None where the call does not give it (a dim index outside
-    the shape included)."""
+    """The shape a shape expression builds for ``call``: ["of", tensor] (its view shape), ["dims",
+    [E...]] (each dim an integer expression), ["set-dim", S, i, E] (S with dim i made E, as opbase
+    Shape::SetDim; an integer i below 0 counts from the end, as ``GetDimNum() - k``),
+    ["broadcast", S1, S2] (opbase BroadcastInferShape), ["?", test, S1, S2]; None where the call does
+    not give it (a null or absent tensor, a dim index outside the shape, shapes that do not broadcast)."""
     head = e[0]
-    if head == "like":
+    if head == "of":
         t = call.tensor(e[1])
         return None if t is None else tuple(t.shape)
     if head == "dims":
         dims = [int_value(call, d) for d in e[1]]
         return None if None in dims else tuple(dims)
-    if head == "set":
-        shape, index, size = shape_value(call, e[1]), int_value(call, e[2]), int_value(call, e[3])
-        if shape is None or index is None or size is None or not 0 <= index < len(shape):
+    if head == "set-dim":
+        shape, size = shape_value(call, e[1]), int_value(call, e[3])
+        if shape is None or size is None:
+            return None
+        index = e[2] + len(shape) if isinstance(e[2], int) and e[2] < 0 else int_value(call, e[2])
+        if index is None or not 0 <= index < len(shape):
             return None
         return shape[:index] + (size,) + shape[index + 1:]
-    held = int_holds(call, e[1])   # "?"
-    return None if held is None else shape_value(call, e[2] if held else e[3])
-
-
-def _shape_expr_is(call: CallView, a: Mapping) -> bool:
-    """``param``'s view shape is not the shape the expression ``shape`` builds (``shape_value``; a
-    shape the call does not give does not decide)."""
-    t, shape = call.tensor(a["param"]), shape_value(call, a["shape"])
-    return t is not None and shape is not None and tuple(t.shape) != shape
+    if head == "broadcast":
+        x, y = shape_value(call, e[1]), shape_value(call, e[2])
+        return None if x is None or y is None else broadcast_shape(x, y)
+    if head == "?":
+        held = int_holds(call, e[1])
+        return None if held is None else shape_value(call, e[2] if held else e[3])
+    raise TemplateError(f"unknown shape expression {e!r}")
 
 
 def _int_test(call: CallView, a: Mapping) -> bool:
@@ -993,7 +1004,7 @@ def int_leaves(e: Any) -> list[tuple]:
     if isinstance(e, (list, tuple)) and e:
         if e[0] in ("attr", "dim", "rank", "numel"):
             out.append(tuple(e))
-        elif e[0] == "like":   # a tensor's whole shape: its rank stands for it
+        elif e[0] == "of":   # a tensor's whole shape: its rank stands for it
             out.append(("rank", e[1]))
         elif e[0] == "guard":   # no integers
             pass
@@ -1003,6 +1014,6 @@ def int_leaves(e: Any) -> list[tuple]:
     return out
 
 
-TEMPLATES.update({"int_test": _int_test, "shape_expr_is": _shape_expr_is})
-REQUIRED_ARGS.update({"int_test": ("test",), "shape_expr_is": ("param", "shape")})
-CATEGORIES.update({"int_test": "shape", "shape_expr_is": "shape"})
+TEMPLATES["int_test"] = _int_test
+REQUIRED_ARGS["int_test"] = ("test",)
+CATEGORIES["int_test"] = "shape"

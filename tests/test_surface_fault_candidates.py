@@ -70,3 +70,17 @@ def test_a_built_shape_candidate_breaks_its_rule_only(template, n, m, shapes):
 def test_a_built_shape_of_ones_has_no_clash():
     with pytest.raises(ValueError):
         [build(_outer((1, 1), 1, 1)) for build in _candidates({"template": "broadcastable_shape", "args": OUTER})]
+
+
+SOLVE = {"param": "A", "shape_expr": ["set-dim", ["of", "self"], -1, ["dim", "self", 1, -2]]}
+
+
+def test_a_computed_shape_candidate_clashes_in_a_leading_batch_dim():
+    """A (2, 2) against b (2, 3) made (2, 2): A given a batch dim of 2, b one of 3, their matrices kept."""
+    base = Case(op="snip", case_id="base", tensors={"self": tensor_arg("FLOAT", (2, 3)),
+                                                    "A": tensor_arg("FLOAT", (2, 2))}, attrs={})
+    assert not predicate("broadcastable_shape", SOLVE)(view_of_case(base))
+    made = [build(base) for build in _candidates({"template": "broadcastable_shape", "args": SOLVE})]
+    assert [(tuple(c.tensors["A"].desc.shape), tuple(c.tensors["self"].desc.shape)) for c in made] == \
+        [((3, 2), (2, 3)), ((2, 2, 2), (3, 2, 3))]
+    assert all(predicate("broadcastable_shape", SOLVE)(view_of_case(c)) for c in made)

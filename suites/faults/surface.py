@@ -150,6 +150,8 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
             if i is None:
                 raise ValueError("every dim of the built shape is 1: any size broadcasts with it")
             return with_shape(c, a["param"], shape[:i] + (shape[i] + 1 if shape[i] else 2,) + shape[i + 1:])
+        if t == "broadcastable_shape" and "shape_expr" in a:
+            return [clash, lambda c: _batch_clash_expr(c, a)]
         if t == "broadcastable_shape":
             return [clash]
         return [lambda c: with_shape(c, a["param"], (2,) + _built(c, a))]   # one leading dim more
@@ -158,6 +160,23 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
     if t == "shape_is_attr":   # the tensor one dim longer than the array
         return [lambda c: with_shape(c, a["param"], tuple(c.attrs.get(a["attr"]) or ()) + (2,))]
     return []
+
+
+def _batch_clash_expr(case: Case, a: dict) -> Case:
+    """``case`` with a leading batch dim of 2 on ``param`` and of 3 on each other tensor the rule's
+    ``shape_expr`` reads (their shapes otherwise kept: the dims compared between them still agree)."""
+    names: set[str] = set()
+
+    def read(e) -> None:   # the tensors whose shapes the expression starts from
+        if e[0] == "of":
+            names.add(e[1])
+        for x in e[1:2] if e[0] == "set-dim" else e[1:3] if e[0] == "broadcast" else e[2:4] if e[0] == "?" else ():
+            read(x)
+    read(a["shape_expr"])
+    case = with_shape(case, a["param"], (2,) + tuple(case.tensors[a["param"]].desc.shape))
+    for name in sorted(names - {a["param"]}):
+        case = with_shape(case, name, (3,) + tuple(case.tensors[name].desc.shape))
+    return case
 
 
 def _built(case: Case, a: dict) -> tuple[int, ...]:
