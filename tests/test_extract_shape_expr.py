@@ -174,3 +174,99 @@ def test_a_local_assigned_in_a_null_guarded_branch_is_unknown_after_it():
     assert kept[-1] == ("check", "dtype_in", {"dtypes": ["FLOAT"], "list": "snippet.cpp:1", "param": "self"}, 161002)
     events = walk(src + NULL_GUARDED_LOCAL % "checked = out;", ["self", "out", "workspaceSize", "executor"])
     assert events[0].template == "dtypes_equal" and events[-1].kind == "unread"
+
+
+# aclnnLinalgQr's CheckShape (ops-math math/qr/op_api/aclnn_linalg_qr.cpp:58-98): Q's shape by mode
+QR = """
+static bool CheckShape(const aclTensor* self, int64_t mode, const aclTensor* Q)
+{
+    op::Shape selfShape = self->GetViewShape();
+    auto dimNum = selfShape.GetDimNum();
+    OP_CHECK_MIN_DIM(self, %(min_rank)s, return false);
+    auto m = selfShape.GetDim(dimNum - 2);
+    auto n = selfShape.GetDim(dimNum - 1);
+    auto k = std::min(m, n);
+    auto emptyShape = op::Shape{0};
+    auto qShape = selfShape;
+    if (mode == 2) {
+        qShape = emptyShape;
+    } else if (mode == 1) {
+        qShape.SetDim(dimNum - 1, m);
+    } else {
+        %(reduced)s
+    }
+    OP_CHECK(Q->GetViewShape() == qShape, OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Q's shape is wrong."), return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t mode, aclTensor* Q,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShape(self, mode, Q), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+QR_NAMES = ["self", "mode", "Q", "workspaceSize", "executor"]
+
+
+def _qr(min_rank: str = "2", reduced: str = "qShape.SetDim(dimNum - 1, k);") -> list:
+    return walk(QR % {"min_rank": min_rank, "reduced": reduced}, QR_NAMES)
+
+
+def test_a_shape_set_differently_by_the_branches_on_an_argument_is_a_choice_of_shapes():
+    events = _qr()
+    assert [e.template for e in events] == ["rank_range", "shape_is"]
+    q_wrong = predicate("shape_is", events[1].args_dict())
+
+    def call(self_shape, mode, q_shape):
+        return CallView({"self": TensorView("FLOAT", self_shape, "ND"), "Q": TensorView("FLOAT", q_shape, "ND")},
+                        {"mode": mode}, frozenset())
+    # self (4, 5, 3): m = 5, n = 3, k = 3; reduced Q (4, 5, 3), complete Q (4, 5, 5), r-mode Q (0,)
+    for mode, right in ((0, (4, 5, 3)), (1, (4, 5, 5)), (2, (0,))):
+        assert not q_wrong(call((4, 5, 3), mode, right)), mode
+        assert all(q_wrong(call((4, 5, 3), mode, other)) for other in {(4, 5, 3), (4, 5, 5), (0,)} - {right}), mode
+    # a wide matrix: m = 2, n = 6, k = 2, so the reduced Q is (2, 2)
+    assert not q_wrong(call((2, 6), 0, (2, 2))) and q_wrong(call((2, 6), 0, (2, 6)))
+
+
+@pytest.mark.parametrize("min_rank,reduced", [
+    ("2", "qShape.SetDim(dimNum - 3, k);"),                      # rank 2 passes: dim rank - 3 may not exist
+    ("2", "for (size_t i = 0; i < dimNum; i++) { qShape.SetDim(i, k); }"),   # set in a loop
+    ("2", "qShape.SetDim(dimNum - 1, GetBlockSize(k));"),        # a size the reader does not know
+])
+def test_a_shape_set_where_the_reader_cannot_follow_stays_unread(min_rank, reduced):
+    events = _qr(min_rank, reduced)
+    assert events[-1].kind == "unread"
+    assert not any(e.template == "shape_is" for e in events)
+
+
+LIMIT = """
+static bool CheckSize(int64_t mode, int64_t size)
+{
+    int64_t limit = 4;
+    if (mode == 1) {
+        limit += 4;
+    }
+    if (size > limit) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "size is too large.");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t mode, int64_t size,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckSize(mode, size), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_an_integer_a_branch_adds_to_is_a_choice_on_the_branch():
+    [event] = walk(LIMIT, ["self", "mode", "size", "workspaceSize", "executor"])
+    too_large = predicate(event.template, event.args_dict())
+    call = lambda mode, size: CallView({}, {"mode": mode, "size": size}, frozenset())   # noqa: E731
+    # the limit is 8 for mode 1, 4 otherwise
+    assert not too_large(call(1, 8)) and too_large(call(1, 9))
+    assert not too_large(call(0, 4)) and too_large(call(0, 5)) and too_large(call(2, 6))
