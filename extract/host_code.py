@@ -4701,13 +4701,16 @@ _VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", 
 
 
 def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
-    """``if (x == nullptr) { return true; }`` on an API parameter: the rest runs only when x is given."""
+    """``if (x == nullptr) { return true; }`` (or ``if (!x)`` on a pointer) on an API parameter: the
+    rest runs only when x is given."""
     if stmt.kind != "if" or not _returns_success_only(stmt):
         return None
-    m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", _strip(stmt.cond))
+    m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)|!\s*(\w+)", _strip(stmt.cond))
     if not m:
         return None
-    v = env.get(m.group(1) or m.group(2))
+    v = env.get(m.group(1) or m.group(2) or m.group(3))
+    if m.group(3) and not (isinstance(v, T) and "*" in w.ptypes.get(v.name, "")):
+        return None   # ``!x`` on a pointer argument only (not a bool)
     return v.name if isinstance(v, T) else None
 
 
@@ -5079,7 +5082,7 @@ def _drop_nonnull(w: Walk, conds: list[str], env: dict) -> list[str]:
 def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
     """``if (p != nullptr) { checks }`` without else: its checks, when each names p in a template a
     null p does not violate (so that they hold whatever p is); unread otherwise."""
-    guard = _nonnull_param(stmt.cond, env)
+    guard = _nonnull_param(stmt.cond, env, w)   # ``p != nullptr``, or the pointer alone (``if (weights)``)
     if guard is None or stmt.orelse:
         return False
     if _nonnull_count(w, stmt, env, guard):

@@ -284,6 +284,41 @@ def test_checks_of_an_optional_argument_under_its_non_null_condition():
     assert [e.kind for e in events] == ["check", "unread"]              # a branch that returns
 
 
+BARE_POINTER = """
+static bool CheckWeights(const aclTensor* self, const aclTensor* weights, bool flag)
+{
+    if (weights) {
+        OP_CHECK_DTYPE_NOT_SUPPORT(weights, WEIGHTS_DTYPES, return false);
+    }
+    if (%s) {
+        return true;
+    }
+    OP_CHECK_SHAPE_NOT_EQUAL(self, weights, return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* weights, bool flag,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckWeights(self, weights, flag), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_pointer_tested_alone_guards_the_checks_of_an_optional_argument():
+    """aclnnBincount's optional weights (ops-math math/bincount/op_api/aclnn_bincount.cpp:51-94)."""
+    names = ["self", "weights", "flag", "workspaceSize", "executor"]
+    header = "static const std::initializer_list<op::DataType> WEIGHTS_DTYPES = {op::DataType::DT_FLOAT};\n"
+    events = _walk(header + BARE_POINTER % "!weights", "", names)
+    assert [(e.template, e.args_dict()) for e in events] == [
+        ("dtype_in", {"param": "weights", "dtypes": ["FLOAT"], "list": "snippet.cpp:1"}),
+        ("shapes_equal", {"param": "self", "other": "weights"})]
+    # ``!flag`` on a bool is no null guard but a test of its value: the check after it holds when it is true
+    events = _walk(header + BARE_POINTER % "!flag", "", names)
+    assert events[-1].args_dict()["when"] == ["not", ("value", ("not", ("flag", "flag")))]
+
+
 def test_a_storage_or_view_format_against_a_literal_or_another_tensors():
     # aclCreateTensor gives the view and the storage its one format: the two read alike
     line = """if (self->GetStorageFormat() != Format::FORMAT_ND) { return ACLNN_ERR_PARAM_INVALID; }
