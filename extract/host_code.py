@@ -682,7 +682,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         env[string[0]] = string[1]
         return
     for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
-                 lambda: _kernel_result(w, rhs, env), lambda: _made_local(w, rhs, env, name),
+                 lambda: _kernel_result(w, rhs, env), lambda: _broadcast_to_helper(w, rhs, env),
+                 lambda: _made_local(w, rhs, env, name),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
                  lambda: _choice_like(w, rhs, env)):
         held = read()
@@ -1404,6 +1405,43 @@ def _compute_helper(w: Walk, name: str) -> bool:
     return not _checks_params(w, _compute_only(fn.body)) and not re.search(r"CHECK_RET|OP_CHECK", fn.body)
 
 
+def _broadcast_to_helper(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``H(shape, t, executor)``, H a helper of the file allocating a tensor of ``shape`` with t's dtype
+    and returning ``l0op::BroadcastTo(t, that tensor, ...)`` (which returns its second argument, ops-math
+    conversion/broadcast_to/op_api/broadcast_to.cpp:86-92): ("tensor-dtype", t's dtype, that shape)."""
+    call = _macro(_strip(rhs))
+    fn = w.index.function(call[0]) if call and match_close(_strip(rhs), _strip(rhs).index("(")) == \
+        len(_strip(rhs)) - 1 else None
+    if fn is None or len(call[1]) != len(fn.params):
+        return None
+    body = normalised(fn)
+    alloc = re.search(r"\b(\w+)\s*=\s*\w+\s*->\s*AllocTensor\(\s*(\w+)\s*,\s*(\w+)\s*->\s*GetDataType\(\)\s*\)", body)
+    if not alloc or alloc.group(2) not in fn.params or alloc.group(3) not in fn.params:
+        return None
+    dst, src = alloc.group(1), alloc.group(3)
+    made = rf"l0op::BroadcastTo\(\s*{src}\s*,\s*{dst}\s*,[^;]*\)"
+    returned = re.findall(r"\breturn\b([^;]*);", body)
+    local = re.search(rf"\b(\w+)\s*=\s*{made}\s*;", body)
+    if len(returned) != 1 or not re.fullmatch(
+            rf"\s*(?:const_cast<[^>]*>\s*\(\s*)?(?:{local.group(1) if local else made}|{made})\s*\)?\s*",
+            returned[0]):
+        return None
+    shape = _shape_expr_at(w, call[1][fn.params.index(alloc.group(2))], env)
+    dtype = _tensor_dtype(w, call[1][fn.params.index(src)], env)
+    if shape is None or dtype is None:
+        return None
+    return ("tensor-dtype", dtype, ("like", shape[1]) if shape[0] == "of" else ("shape-expr", shape))
+
+
+def _tensor_shape_expr(held: Any) -> tuple | None:
+    """The shape expression of a tensor of the compute path whose view shape the walk knows."""
+    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 and \
+            isinstance(held[2], tuple) and held[2][:1] == ("shape-expr",):
+        return held[2][1]
+    like = _shape_like(held)
+    return None if like is None else ("of", like)
+
+
 def _made_local(w: Walk, rhs: str, env: dict, name: str) -> tuple | None:
     """``std::get<k>(r)`` of a kernel's result, or what a compute helper returns: a kernel result."""
     m = re.fullmatch(r"std::get<(\d+)>\(\s*(\w+)\s*\)", _strip(rhs))
@@ -1910,8 +1948,10 @@ def _error_exit(stmts: tuple[Stmt, ...], fail: int | None) -> int | None:
     if not stmts:
         return None
     *logs, last = stmts
-    if any(not (s.kind == "call" and IGNORED_CALLS.match(s.text.strip())) for s in logs):
-        return None
+    if any(not (s.kind == "call" and IGNORED_CALLS.match(s.text.strip()) or
+                s.kind == "if" and all(x.kind == "call" and IGNORED_CALLS.match(x.text.strip())
+                                       for x in _flatten(s.then + s.orelse))) for s in logs):
+        return None   # a log, or a branch choosing between logs
     if last.kind != "return":
         return None
     try:
@@ -2985,7 +3025,7 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
             try:
                 a, b = _dexpr_of(w, parts[0], env), _dexpr_of(w, parts[1], env)
             except Unreadable:
-                return None
+                return _int_guard(w, cond, env)
             if b[0] != "dtype":
                 if a[0] != "dtype":
                     g = ("same", a, b)   # two dtypes of the call compared
@@ -3015,7 +3055,16 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
         except Unreadable:
             return None
         return _guard_function(w, call[0], args, env)
-    return None
+    return _int_guard(w, cond, env)
+
+
+def _int_guard(w: Walk, cond: str, env: dict) -> tuple | None:
+    """A comparison of integers or of two shapes the walk knows, as a guard (``["int", test]``); a
+    test of the call's argument values alone is the value test's (``_value_test``)."""
+    if _value_test(w, cond, env) is not None:
+        return None
+    test = _int_test(w, cond, env)
+    return None if test is None or not templates_int_leaves(test) else ("int", test)
 
 
 def _same_checks_both_sides(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
@@ -3404,8 +3453,11 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
                 if tnew is not None and told is not None:   # a tensor of the compute path: its dtype a choice
                     like = _shape_like(v)   # and its shape an API tensor's when both sides have it
+                    shapes = (_tensor_shape_expr(v), _tensor_shape_expr(env[k]))   # or a choice of two known
                     env[k] = ("tensor-dtype", ("if", guard, tnew, told), ("like", like)) \
-                        if like is not None and like == _shape_like(env[k]) else ("tensor-dtype", ("if", guard, tnew, told))
+                        if like is not None and like == _shape_like(env[k]) else \
+                        ("tensor-dtype", ("if", guard, tnew, told), ("shape-expr", ("?", ("guard", guard), *shapes))) \
+                        if None not in shapes else ("tensor-dtype", ("if", guard, tnew, told))
                     continue
                 choice = _int_or_shape_choice(w, guard, v, env[k])
                 if choice is not None:
@@ -3971,10 +4023,19 @@ def _in_order_mutations(stmts: tuple[Stmt, ...], name: str) -> list[Stmt]:
 
 
 def _view_shape_held(holder: str, env: dict) -> Any:
-    """What ``t->GetViewShape()`` of an API tensor (("shape-of", t)) or a shape local holds."""
+    """What ``t->GetViewShape()`` holds (("shape-of", t) for an API tensor or a tensor with one's view
+    shape: a contiguous copy, a cast; ("shape-expr", S) for a tensor whose shape the walk built), or
+    a shape local."""
     holder = _strip(holder)
     mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", holder)
-    return ("shape-of", env[mv.group(1)].name) if mv and isinstance(env.get(mv.group(1)), T) else env.get(holder)
+    if not mv:
+        return env.get(holder)
+    held = env.get(mv.group(1))
+    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 and \
+            isinstance(held[2], tuple) and held[2][:1] == ("shape-expr",):
+        return held[2]
+    like = _shape_like(held)
+    return None if like is None else ("shape-of", like)
 
 
 def _raw_dim_size_zero(w: Walk, cond: str, env: dict) -> tuple[str, str] | None:
@@ -4026,18 +4087,19 @@ def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
         if not m:
             return None
     shape = _view_shape_held(m.group(1), env)
-    if not (isinstance(shape, tuple) and shape[:1] == ("shape-of",)):
+    if not (isinstance(shape, tuple) and shape[:1] in (("shape-of",), ("shape-expr",))):
         return None
     try:
         index = _value(w, m.group(2), env)
     except Unreadable:
         return None
-    if _is_int(index):
+    if _is_int(index) and shape[0] == "shape-of":
         return ("dim", shape[1], 0, index)
     li = _lin(index)
-    if li and li[1] == shape[1] and li[4] == li[3]:   # no other value at rank 0
+    if li and shape[0] == "shape-of" and li[1] == shape[1] and li[4] == li[3]:   # no other value at rank 0
         return ("dim", shape[1], li[2], li[3])
-    return None
+    at = _iexpr_of(w, index)   # a dim at an index the walk computes: read where it is inside the shape
+    return None if at is None else ("iexpr", ("sdim", _shape_expr_of(shape), at))
 
 
 def _shape_value(w: Walk, expr: str, env: dict) -> Any:
@@ -4059,6 +4121,11 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:->\s*GetViewShape\(\)\s*\.|->)\s*GetDimNum\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("lin", env[m.group(1)].name, 1, 0, 0)
+    held = _view_shape_held(f"{m.group(1)}->GetViewShape()", env) if m else None
+    if isinstance(held, tuple) and held[:1] == ("shape-of",):   # a copy or cast of an API tensor
+        return ("lin", held[1], 1, 0, 0)
+    if isinstance(held, tuple) and held[:1] == ("shape-expr",):
+        return ("iexpr", ("srank", held[1]))
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetDimNum\(\)", expr)
     if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][0] == "shape-of":
         return ("lin", env[m.group(1)][1], 1, 0, 0)
@@ -4426,11 +4493,23 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
     cmp = _compare_split(cond)
     if cmp is None:
         return None
+    shapes = [_shape_expr_at(w, x, env) for x in (cmp[0], cmp[2])] if cmp[1] in ("==", "!=") else [None]
+    if None not in shapes:   # two shapes compared
+        same = ("same-shape", *shapes)
+        return same if cmp[1] == "==" else ("not", same)
     try:
         x, y = _iexpr_of(w, _value(w, cmp[0], env)), _iexpr_of(w, _value(w, cmp[2], env))
     except Unreadable:
         return None
     return None if x is None or y is None else (cmp[1], x, y)
+
+
+def _shape_expr_at(w: Walk, expr: str, env: dict) -> Any:
+    """The shape expression ``expr`` holds: a shape local, or the view shape of an API tensor, of a
+    copy of one or of a tensor whose shape the walk knows (``t->GetViewShape()``); None otherwise."""
+    if re.fullmatch(r"[A-Za-z_]\w*(?:\s*->\s*GetViewShape\(\))?", _strip(expr)):
+        return _shape_expr_of(_view_shape_held(expr, env))
+    return None
 
 
 def _iexpr_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:

@@ -47,7 +47,7 @@ from aclnn_conformance.spec.params import Param
 from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
                                           Erratum, Expect, OpSpec, Rule)
-from aclnn_conformance.spec.templates import predicate, view_of_case
+from aclnn_conformance.spec.templates import predicate, undecided_predicate, view_of_case
 
 SCHEMA = "aclnn-conformance/operator-data/1"
 KNOWN_BY = ("code", "doc", "unread")
@@ -99,12 +99,14 @@ def _rule(key: str, r: Mapping[str, Any], where: str) -> Rule:
         raise OperatorDataError(f"{where}: rule {r.get('id')} known_by {r.get('known_by')!r}; "
                                 f"valid: {', '.join(KNOWN_BY)}")
     pred = predicate(r["template"], r.get("args", {}))
+    open_on = undecided_predicate(r["template"], r.get("args", {}))
     cites = "; ".join(f"{c['repository']}@{c['commit'][:8]} {c['path']}:{c['line']}"
                       for c in r.get("citations", []))
     return Rule(id=r["id"], op=key, kind=r["kind"], category=r["category"], text=r.get("text", ""),
                 source=f"{r['known_by']}: {cites}",
                 expect={prof: _expect(e) for prof, e in r.get("expect", {}).items()},
                 violated=lambda case, pred=pred: pred(view_of_case(case)),
+                undecided=None if open_on is None else lambda case, f=open_on: f(view_of_case(case)),
                 step=r.get("step", "") if r["kind"] == "check" else "",
                 note=f"template {r['template']} {json.dumps(r.get('args', {}), ensure_ascii=False)}")
 

@@ -536,9 +536,12 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     (the two dtypes one of the pairs), ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
     with n), ``["dims", a, op, b]`` (a comparison of dims_compare), ``["zero-dim", tensor, stop]`` (one
     of its dims before rank + stop is 0; stop <= 0),
-    ``["attr-len", attr, op, n]`` (an integer array's length compared with n), ``["not", g]``, ``["and", g...]``,
-    ``["or", g...]``; None when a tensor it reads is null or absent."""
+    ``["attr-len", attr, op, n]`` (an integer array's length compared with n), ``["int", t]`` (the
+    integer test t, ``int_holds``), ``["not", g]``, ``["and", g...]``, ``["or", g...]``; None when a
+    tensor it reads is null or absent."""
     op = g[0]
+    if op == "int":
+        return int_holds(call, g[1])
     if op == "in":
         x = dtype_value(call, g[1])
         if x is None:
@@ -625,6 +628,15 @@ def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bo
         when = frozen["when"]
         return lambda call: bool(guard_holds(call, when)) and fn(call, frozen)
     return lambda call: fn(call, frozen)
+
+
+def undecided_predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bool] | None:
+    """``call -> the rule cannot decide it`` for the templates whose reading may leave a call open
+    (an integer test reading a dim at an index outside the shape); None for the others."""
+    if template != "int_test":
+        return None
+    test, when = args["test"], args.get("when")
+    return lambda call: (when is None or bool(guard_holds(call, when))) and int_holds(call, test) is None
 
 
 def dtype_names() -> set[str]:
@@ -892,7 +904,8 @@ CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 # An expression is an integer, ["attr", name], ["rank", tensor], ["dim", tensor, scale, offset] (the
 # size of dim scale*rank + offset), ["numel", tensor], [op, a, b] for op in + - * / % min max (/ and %
 # as C's int64 division: truncated toward zero, the remainder taking the dividend's sign), or
-# ["?", test, a, b], or ["sdim", S, i] (dim i of a shape expression S, ``shape_value``). A test is
+# ["?", test, a, b], ["sdim", S, i] (dim i of a shape expression S, ``shape_value``) or ["srank", S]
+# (its rank). A test is
 # [cmp, a, b] for cmp in == != < <= > >=, ["and", t...], ["or", t...], ["not", t], ["same-shape",
 # S1, S2] or ["guard", g] (a ``guard_holds`` condition). A value the call does not give (an absent
 # attribute or tensor, a dim outside its rank, a division by zero) is None, and a test reading it
@@ -933,6 +946,9 @@ def int_value(call: CallView, e: Any) -> int | None:
     if head == "?":
         held = int_holds(call, e[1])
         return None if held is None else int_value(call, e[2] if held else e[3])
+    if head == "srank":   # the rank of a shape expression
+        shape = shape_value(call, e[1])
+        return None if shape is None else len(shape)
     if head == "sdim":   # a dim of a shape expression
         shape, index = shape_value(call, e[1]), int_value(call, e[2])
         return None if shape is None or index is None or not 0 <= index < len(shape) else shape[index]
@@ -993,7 +1009,7 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
 
 def _int_test(call: CallView, a: Mapping) -> bool:
     """The host code's failing integer test ``test`` holds for the call (a test the call's values do
-    not decide does not hold)."""
+    not decide does not hold: ``undecided_predicate`` leaves that call not judged)."""
     return int_holds(call, a["test"]) is True
 
 

@@ -221,10 +221,14 @@ def test_a_helper_choosing_its_list_by_the_product_on_cast_results():
         assert rule(_cast_call("BF16", "BF16")) == bf16, product
 
 
-def test_a_tensor_assigned_otherwise_in_the_branch_stays_unread():
-    body = AICORE.replace("l0op::Reshape(weightCasted, shape,", "l0op::Reshape(selfCasted, shape,")
+def test_a_tensor_a_branch_makes_by_a_kernel_of_unknown_dtype_stays_unread():
+    body = AICORE.replace("l0op::Reshape(weightCasted, shape,", "l0op::Tile(weightCasted, shape,")
     events = _walk(body, AICORE_NAMES)
     assert events[-1].kind == "unread"
+    # reshaped from the other cast instead: the same promoted dtype on both sides, read
+    events = _walk(AICORE.replace("l0op::Reshape(weightCasted, shape,", "l0op::Reshape(selfCasted, shape,"),
+                   AICORE_NAMES)
+    assert [e.kind for e in events] == ["check", "check"]
 
 
 FLAG_BRANCH = """

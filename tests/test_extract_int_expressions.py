@@ -119,3 +119,16 @@ def test_each_int_test_change_is_tried_and_one_breaks_a_valid_call():
     # size 3 against 2 bytes, and 17 elements (3 bytes) against size 2, are among them
     assert any(c.attrs["size"] == 3 for c in broken)
     assert any(c.tensors["self"].desc.shape == (17,) for c in broken)
+
+
+def test_a_call_the_integer_test_cannot_decide_is_not_judged():
+    """aclnnSignBitsPack reads self's dim 0 before it checks self's rank (aclnn_sign_bits_pack.cpp:130-137,
+    then :103): a rank-0 self reaches the packed-bytes test with no dim 0, and is not judged there."""
+    from aclnn_conformance.spec import op_spec
+    from aclnn_conformance.spec.rules import expected_outcome
+    from aclnn_conformance.suites.calls.surface import base_call
+    spec, base = op_spec("sign_bits_pack"), base_call("sign_bits_pack")
+    assert expected_outcome(spec, base, "atlas-a2", "cann").kind == "success"
+    rank0 = base.with_tensor("self", tensor_arg("FLOAT", ()))
+    got = expected_outcome(spec, rank0, "atlas-a2", "cann")
+    assert got.kind == "not_judged" and spec.rule(got.rule_id).note.startswith("template int_test")

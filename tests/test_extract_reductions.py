@@ -390,10 +390,21 @@ def test_a_comparison_of_dim_sizes_is_a_dims_compare_rule(cond, a, op, b):
     assert dict(events[0].args) == {"a": a, "op": op, "b": b}
 
 
-@pytest.mark.parametrize("cond", ["selfShape.GetDim(n) != 3",            # an index the reader cannot hold
+@pytest.mark.parametrize("cond", ["selfShape.GetDim(GetCoreNum()) != 3",   # an index the reader cannot hold
                                   "selfShape.GetDim(0) * 0.5 != 3"])    # a float in the arithmetic
 def test_a_dim_comparison_read_otherwise_is_unread(cond):
     assert _kinds(_walk(DIMS % cond, DIMS_NAMES)) == [("unread", "")]
+
+
+def test_a_dim_at_an_argument_is_an_integer_test_not_judged_outside_the_shape():
+    from aclnn_conformance.spec.templates import undecided_predicate
+    [event] = _walk(DIMS % "selfShape.GetDim(n) != 3", DIMS_NAMES)
+    assert event.template == "int_test"
+    refused, open_on = predicate("int_test", event.args_dict()), undecided_predicate("int_test", event.args_dict())
+    call = lambda n: CallView({"self": TensorView("FLOAT", (3, 2), "ND")}, {"n": n}, frozenset())  # noqa: E731
+    assert not refused(call(0)) and refused(call(1))
+    # GetDim of -1 or 2 reads outside a rank-2 shape: the call is not judged, never taken as passing
+    assert open_on(call(-1)) and open_on(call(2)) and not open_on(call(0)) and not open_on(call(1))
 
 
 def test_a_product_of_a_dim_and_an_argument_is_an_integer_test():

@@ -270,3 +270,71 @@ def test_an_integer_a_branch_adds_to_is_a_choice_on_the_branch():
     # the limit is 8 for mode 1, 4 otherwise
     assert not too_large(call(1, 8)) and too_large(call(1, 9))
     assert not too_large(call(0, 4)) and too_large(call(0, 5)) and too_large(call(2, 6))
+
+
+# aclnnLinalgCross's dim check (ops-math math/cross/op_api/aclnn_linalg_cross.cpp:123-191): the dim of
+# self, or of self broadcast to out's shape when the shapes differ, must have size 3
+CROSS = """
+inline static aclTensor* BroadcastTensor(const op::Shape dstShape, const aclTensor* src, aclOpExecutor* executor)
+{
+    auto dstTensor = executor->AllocTensor(dstShape, src->GetDataType());
+    op::FVector<int64_t, op::MAX_DIM_NUM> broadcastDims = op::ToShapeVector(dstShape);
+    auto shape = executor->ConvertToTensor(broadcastDims.data(), broadcastDims.size(), op::DataType::DT_INT64);
+    auto result = l0op::%(kernel)s(src, dstTensor, shape, executor);
+    return const_cast<aclTensor*>(result);
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* other, int64_t dim, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    auto otherContiguous = l0op::Contiguous(other, uniqueExecutor.get());
+    CHECK_RET(otherContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor* selfBroadCast = selfContiguous;
+    auto dimInner = dim;
+    if (selfContiguous->GetViewShape() != otherContiguous->GetViewShape()) {
+        selfBroadCast = BroadcastTensor(out->GetViewShape(), selfContiguous, uniqueExecutor.get());
+        CHECK_RET(selfBroadCast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        if (dimInner >= 0 && self->GetViewShape().GetDimNum() < other->GetViewShape().GetDimNum()) {
+            dimInner += (other->GetViewShape().GetDimNum() - self->GetViewShape().GetDimNum());
+        }
+    }
+    if (dimInner < 0) {
+        dimInner += selfBroadCast->GetViewShape().GetDimNum();
+    }
+    if (selfBroadCast->GetViewShape().GetDim(dimInner) != 3) {
+        if (dim < 0) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dimension %%ld does not have size 3.", dim);
+        } else {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dimension %%ld does not have size 3.", dimInner);
+        }
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+CROSS_NAMES = ["self", "other", "dim", "out", "workspaceSize", "executor"]
+
+
+def test_a_dim_of_a_tensor_broadcast_on_a_shape_branch_at_an_index_the_branches_move():
+    [event] = walk(CROSS % {"kernel": "BroadcastTo"}, CROSS_NAMES)
+    assert (event.template, event.status) == ("int_test", 161002)
+    not_three = predicate("int_test", event.args_dict())
+
+    def call(self_shape, other_shape, out_shape, dim):
+        return CallView({n: TensorView("FLOAT", s, "ND") for n, s in
+                         (("self", self_shape), ("other", other_shape), ("out", out_shape))}, {"dim": dim}, frozenset())
+    # equal shapes: self's own dim, a negative one wrapped by its rank
+    assert not not_three(call((2, 3), (2, 3), (2, 3), 1)) and not not_three(call((2, 3), (2, 3), (2, 3), -1))
+    assert not_three(call((2, 3), (2, 3), (2, 3), 0))
+    # self (3,) against other (2, 3): self broadcast to out (2, 3), dim 0 moved past other's extra dim
+    assert not not_three(call((3,), (2, 3), (2, 3), 0)) and not not_three(call((3,), (2, 3), (2, 3), -1))
+    # self (2, 3) against other (3,): no move, out's dim 0 is 2
+    assert not_three(call((2, 3), (3,), (2, 3), 0)) and not not_three(call((2, 3), (3,), (2, 3), 1))
+
+
+def test_a_helper_allocating_its_result_for_another_kernel_leaves_the_dim_unread():
+    events = walk(CROSS % {"kernel": "Tile"}, CROSS_NAMES)
+    assert events[-1].kind == "unread" and not any(e.template == "int_test" for e in events)

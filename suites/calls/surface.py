@@ -128,30 +128,39 @@ def build_call(key: str, dtypes: dict[str, str], shape: tuple[int, ...], case_id
 
 def with_dims_agreeing(key: str, case: Case) -> Case:
     """``case`` changed, one dim or integer attribute at a time, so that no code-read ``dims_compare``
-    or ``int_test`` rule rejects it: a dim made the size it is compared with (or one more or less),
-    alone or with the tensors of its shape, or the attribute made the dim's size; for an integer
-    test, each change ``int_test_changes`` lists; a change is kept only when it breaks no shape rule
-    that held. A rule no such change satisfies is left violated (the call is
-    then not valid)."""
+    or ``int_test`` rule rejects it, and no ``shapes_equal`` rule: a dim made the size it is compared
+    with (or one more or less), alone or with the tensors of its shape, or the attribute made the
+    dim's size; for an integer test, each change ``int_test_changes`` lists; for two tensors of one
+    shape, either given the other's; a change is kept only when it breaks no shape rule that held.
+    A rule no such change satisfies is left violated (the call is then not valid)."""
     from aclnn_conformance.spec.templates import predicate, view_of_case
     shaping = [r for r in code_checks(key)
-               if r["template"] in ("dims_compare", "shapes_equal", "broadcast_equals", "reduced_shape", "int_test")]
+               if r["template"] in ("dims_compare", "shapes_equal", "broadcast_equals", "reduced_shape", "int_test",
+                                    "rank_range")]
 
     def broken(c: Case) -> set[str]:
         return {r["id"] for r in shaping
                 if ("when" not in r["args"] or _guard_holds(c, r["args"]["when"]))
                 and predicate(r["template"], r["args"])(view_of_case(c))}
 
-    for r in [r for r in shaping if r["template"] in ("dims_compare", "int_test")]:
+    for r in [r for r in shaping if r["template"] in ("dims_compare", "int_test", "shapes_equal")]:
         now = broken(case)
         if r["id"] not in now:
             continue
-        for candidate in _dims_fixes(case, r["args"]) if r["template"] == "dims_compare" else \
-                _changed(case, int_test_changes(r["args"]["test"])):
+        fixes = _dims_fixes(case, r["args"]) if r["template"] == "dims_compare" else \
+            _changed(case, int_test_changes(r["args"]["test"])) if r["template"] == "int_test" else \
+            _changed(case, _shape_taken(r["args"]))
+        for candidate in fixes:
             if candidate is not None and broken(candidate) <= now - {r["id"]}:
                 case = candidate   # this rule satisfied, and none broken that held before
                 break
     return case
+
+
+def _shape_taken(a: dict) -> list[Callable[[Case], Case]]:
+    """Each of two tensors a ``shapes_equal`` rule ties given the other's shape."""
+    return [lambda c, x=x, y=y: with_shape(c, x, tuple(c.tensors[y].desc.shape))
+            for x, y in ((a["param"], a["other"]), (a["other"], a["param"]))]
 
 
 def _changed(case: Case, changes: list[Callable[[Case], Case]]):
