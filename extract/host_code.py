@@ -2115,6 +2115,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     extra = _list_value(w, expr, env)
     if extra is not None:
         return extra
+    element = _array_element(w, expr, env)
+    if element is not None:
+        return element
     m = re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)", expr)
     if m:
         return ("dtype", m.group(1))
@@ -2495,6 +2498,16 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
             f"shape): {text}"[:160]))
         _check(w, src, offset, "attr_dims_nonzero", _args(attr=attr, tensor=tensor), code, text)
         return
+    at = _dim_at_expression(w, cond, env)
+    if at is not None:   # a dim read at a computed index: an index outside the shape is not read
+        test, index, tensor = at
+        path, line = _cite(src, offset)
+        w.events.append(Event("unread", "", _guarded_args(w, "unread", (("when", ("int", (
+            "or", ("<", index, 0), (">=", index, ("rank", tensor))))),)), None, path, line,
+            f"a dim of {tensor} read at an index outside its shape (a negative one, or past its "
+            f"rank): {text}"[:160]))
+        _check(w, src, offset, "int_test", _args(test=test), code, text)
+        return
     if cond.startswith("!(") and match_close(cond, 1) == len(cond) - 1:
         inner = _strip(cond[2:-1])
         if inner.startswith("!") and not inner.startswith("!="):
@@ -2534,6 +2547,9 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
         if len(data) != 1:
             g = _guard(w, " && ".join(data), env)
             rule = _guard_atom(g) if g is not None and g[0] == "and" else None
+            test = _int_test(w, " && ".join(data), env) if rule is None else None
+            if test is not None and templates_int_leaves(test):   # comparisons of integers, joined
+                rule = "int_test", _args(test=test)
             if rule is None:
                 raise Unreadable(f"the condition {cond!r}")
             _check(w, src, offset, rule[0], rule[1], code, text)   # one part the rule, the others its when
@@ -3871,6 +3887,41 @@ def _list_value(w: Walk, expr: str, env: dict) -> Any:
     return None
 
 
+def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``(*a)[i]`` with ``a`` the API's integer array and ``i`` a constant the guards the walk runs
+    under keep below the array's length: ("iexpr", ("elem", a, i)); Unreadable for an element those
+    guards do not keep in the array (aclIntArray's operator[] does not check); None for another
+    expression."""
+    m = re.fullmatch(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[(.+)\]", expr, re.S)
+    held = env.get(m.group(1)) if m else None
+    if not (isinstance(held, T) and "IntArray" in w.ptypes.get(held.name, "")):
+        return None
+    index = _value(w, m.group(2), env)
+    if not _is_int(index) or index < 0 or _least_length(w.guards, held.name) <= index:
+        raise Unreadable(f"{expr!r}, an element the code does not keep inside the array")
+    return ("iexpr", ("elem", held.name, index))
+
+
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+def _least_length(guards: list, attr: str) -> int:
+    """The least length of the integer array ``attr`` on the calls the guards hold for (0 when
+    none bounds it): an ``attr-len`` test, its negation, or an array naming a dim."""
+    least = 0
+    for g in guards:
+        neg = g[0] == "not"
+        atom = g[1] if neg else g
+        if atom[0] == "and" and not neg:
+            least = max(least, _least_length(list(atom[1:]), attr))
+        elif atom[0] == "no-dims" and neg and atom[1] == attr:
+            least = max(least, 1)
+        elif atom[0] == "attr-len" and atom[1] == attr:
+            op, n = _NEGATED[atom[2]] if neg else atom[2], atom[3]
+            least = max(least, {"==": n, ">=": n, ">": n + 1}.get(op, 0))
+    return least
+
+
 # ---- shapes, ranks and broadcast shapes ----
 # values: ("shape-of", tensor) a tensor's view shape; ("bshape", (tensors...)) the broadcast shape of
 # tensors whose broadcast was checked; ("lin", tensor, scale, offset, at_rank0) an integer that is
@@ -3990,6 +4041,29 @@ def _raw_dim_size_zero(w: Walk, cond: str, env: dict) -> tuple[str, str] | None:
             and re.fullmatch(r"(?:const\s+)?(?:u?int(?:64|32)_t|int)", w.ptypes.get(d.name, "").strip())):
         return None
     return d.name, shape[1]
+
+
+def _dim_at_expression(w: Walk, cond: str, env: dict) -> tuple[tuple, Any, str] | None:
+    """``s.GetDim(i) <cmp> v`` with s a tensor's view shape, i an integer expression the walk holds
+    (no constant and no rank-linear index: _dim_value reads those) and v an integer: (the integer
+    test, i, the tensor); None otherwise."""
+    cmp = _compare_split(_strip(cond))
+    m = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\((.+)\)", cmp[0], re.S) if cmp else None
+    if not m or match_close(cmp[0], cmp[0].rindex("GetDim") + len("GetDim")) != len(cmp[0]) - 1:
+        return None
+    shape = _view_shape_held(m.group(1), env)
+    if not (isinstance(shape, tuple) and shape[:1] == ("shape-of",)):
+        return None
+    try:
+        held, other = _value(w, m.group(2), env), _value(w, cmp[2], env)
+    except Unreadable:
+        return None
+    if not (isinstance(held, tuple) and held[:1] == ("iexpr",)):
+        return None
+    index, bound = held[1], _iexpr_of(w, other)
+    if bound is None:
+        return None
+    return (cmp[1], ("sdim", ("of", shape[1]), index), bound), index, shape[1]
 
 
 def _wrapped_dim_size(w: Walk, expr: str, env: dict) -> tuple[str, str] | None:
