@@ -1,8 +1,9 @@
 """The arg reductions' host code (ops-math math/arg_max_v2, math/arg_min): an inference that never
 keeps the dim and an l0op keepdim block after it, a dim wrapped by max(rank, 1) in a helper, and a
 branch that reshapes the kernel's result on rank-8 inputs. The kernel's shape is read for the calls
-taking the other side; the reshaping side stays unread (never a guess), and each construct read
-otherwise is not read."""
+taking the other side; the reshaping side is read where a helper pushes the reduced dims of the rank
+the branch fixes, and stays unread (never a guess) otherwise; each construct read otherwise is not
+read."""
 from __future__ import annotations
 
 import pytest
