@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
-from aclnn_conformance.extract.shape_helpers import (expand_to_size, normalised, split_half_of, split_halves,
-                                                     wraps_dim_by_rank)
+from aclnn_conformance.extract.shape_helpers import (expand_to_size, normalised, reduced_dims_fill, split_half_of,
+                                                     split_halves, wraps_dim_by_rank)
 from aclnn_conformance.extract.cpp import (Function, SourceFile, Stmt, match_close, read_source, split_args,
                                            statements)
 from aclnn_conformance.spec.enums import Status
@@ -623,6 +623,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         if fn is not None and _reduce_shape_call(w, fn, args, env):
             _forget_if_mutated(src, stmt, env, _strip(args[-1]))
             return
+        if fn is not None and _reduced_dims_call(w, fn, args, env):
+            return
         if fn is not None and _is_checker(fn) and not _warns_only(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
         _unknown_call(w, short, text)
@@ -683,7 +685,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         return
     for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
                  lambda: _kernel_result(w, rhs, env), lambda: _broadcast_to_helper(w, rhs, env),
-                 lambda: _made_local(w, rhs, env, name),
+                 lambda: _made_local(w, rhs, env, name), lambda: _vector_array(rhs, env),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
                  lambda: _choice_like(w, rhs, env)):
         held = read()
@@ -702,6 +704,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
             env[name] = reduced
             _forget_if_mutated(src, stmt, env, name)
             return
+        if fn is not None:   # a helper filling a vector with reduced dims: its value is read below
+            _reduced_dims_call(w, fn, call[1], env)
     try:
         env[name] = _value(w, rhs, env)
     except Unreadable:
@@ -814,7 +818,9 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         return None
     args = call[1]
     if call[0] == "l0op::Reshape" and len(args) == 3:   # a new shape, the same dtype (reshape.h:18-34)
-        d = _tensor_dtype(w, args[0], env)
+        d, shape = _tensor_dtype(w, args[0], env), env.get(_strip(args[1]))
+        if isinstance(shape, tuple) and shape[:1] == ("dims-vector",):
+            return ("tensor-dtype", d, shape[1])   # reshaped to the dims a helper computed
         return None if d is None else ("tensor-dtype", d)
     if call[0] == "l0op::Cast" and len(args) == 3:
         like = _shape_like(env.get(_strip(args[0])))
@@ -2155,6 +2161,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     extra = _list_value(w, expr, env)
     if extra is not None:
         return extra
+    element = _array_element(w, expr, env)
+    if element is not None:
+        return element
     m = re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)", expr)
     if m:
         return ("dtype", m.group(1))
@@ -2574,6 +2583,9 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
         if len(data) != 1:
             g = _guard(w, " && ".join(data), env)
             rule = _guard_atom(g) if g is not None and g[0] == "and" else None
+            test = _int_test(w, " && ".join(data), env) if rule is None else None
+            if test is not None and templates_int_leaves(test):   # comparisons of integers, joined
+                rule = "int_test", _args(test=test)
             if rule is None:
                 raise Unreadable(f"the condition {cond!r}")
             _check(w, src, offset, rule[0], rule[1], code, text)   # one part the rule, the others its when
@@ -3921,6 +3933,41 @@ def _list_value(w: Walk, expr: str, env: dict) -> Any:
             return ("list-size", len(lst.dtypes))
         raise Unreadable(f"the value of {expr!r}")
     return None
+
+
+def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``(*a)[i]`` with ``a`` the API's integer array and ``i`` a constant the guards the walk runs
+    under keep below the array's length: ("iexpr", ("elem", a, i)); Unreadable for an element those
+    guards do not keep in the array (aclIntArray's operator[] does not check); None for another
+    expression."""
+    m = re.fullmatch(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[(.+)\]", expr, re.S)
+    held = env.get(m.group(1)) if m else None
+    if not (isinstance(held, T) and "IntArray" in w.ptypes.get(held.name, "")):
+        return None
+    index = _value(w, m.group(2), env)
+    if not _is_int(index) or index < 0 or _least_length(w.guards, held.name) <= index:
+        raise Unreadable(f"{expr!r}, an element the code does not keep inside the array")
+    return ("iexpr", ("elem", held.name, index))
+
+
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+def _least_length(guards: list, attr: str) -> int:
+    """The least length of the integer array ``attr`` on the calls the guards hold for (0 when
+    none bounds it): an ``attr-len`` test, its negation, or an array naming a dim."""
+    least = 0
+    for g in guards:
+        neg = g[0] == "not"
+        atom = g[1] if neg else g
+        if atom[0] == "and" and not neg:
+            least = max(least, _least_length(list(atom[1:]), attr))
+        elif atom[0] == "no-dims" and neg and atom[1] == attr:
+            least = max(least, 1)
+        elif atom[0] == "attr-len" and atom[1] == attr:
+            op, n = _NEGATED[atom[2]] if neg else atom[2], atom[3]
+            least = max(least, {"==": n, ">=": n, ">": n + 1}.get(op, 0))
+    return least
 
 
 # ---- shapes, ranks and broadcast shapes ----
@@ -5506,6 +5553,56 @@ def _reduce_shape_value(w: Walk, fn: Function, args: list[str], env: dict) -> tu
         else:
             return None
     return ("rshape", tensor, dims.name, flags[0], flags[1])
+
+
+def _reduced_dims_call(w: Walk, fn: Function, args: list[str], env: dict) -> bool:
+    """``F(x, ..., outShape, d, keepdim)`` with F pushing into outShape x's dims but the one d names
+    (shape_helpers ``reduced_dims_fill``), called where the guards fix x's rank at the loop's bound and
+    earlier checks keep d inside that rank: outShape holds ("dims-vector", the reduced shape), the
+    helper's other reference arguments are unknown after it. False (nothing changed) otherwise."""
+    fill = reduced_dims_fill(fn, w.index.constant) if len(args) == len(fn.params) else None
+    if fill is None:
+        return False
+    arg = dict(zip(fn.params, (_strip(a) for a in args)))
+    tensor = _shape_like(env.get(arg[fill.of]))
+    dim, keep = env.get(arg[fill.dim]), env.get(arg[fill.keepdim])
+    if fill.wraps:   # the helper wraps the dim: the API's integer as given
+        attr = dim.name if isinstance(dim, T) and _INT_TYPE.fullmatch(w.ptypes.get(dim.name, "").strip()) else None
+    else:   # the dim as given: the API's integer wrapped by max(rank, 1), the rank here never 0
+        attr = dim[1] if isinstance(dim, tuple) and dim[:1] == ("wrapped-dim-max1",) and dim[2] == tensor else None
+    keepdim = keep.name if isinstance(keep, T) and w.ptypes.get(keep.name, "").replace("const", "").strip() == "bool" \
+        else keep if isinstance(keep, bool) else None
+    if tensor is None or attr is None or keepdim is None or not _rank_fixed(w.guards, tensor, fill.rank) \
+            or not _dim_range_checked(w, attr, tensor):
+        return False
+    for p, t in zip(fn.params, fn.param_types):
+        if "&" in t and "const" not in t:
+            env[arg[p]] = Opaque(f"{arg[p]}, set by {fn.name}")
+    env[arg[fill.out]] = ("dims-vector", ("rshape", tensor, attr, keepdim, False))
+    return True
+
+
+def _rank_fixed(guards: list, tensor: str, rank: int) -> bool:
+    """The guards the walk runs under hold only where ``tensor`` has rank ``rank``."""
+    return any(g == ("rank", tensor, "==", rank) or (g[0] == "and" and _rank_fixed(list(g[1:]), tensor, rank))
+               for g in guards)
+
+
+def _dim_range_checked(w: Walk, attr: str, tensor: str) -> bool:
+    """Unguarded checks read before refuse the integer argument ``attr`` below -rank and past rank - 1
+    of ``tensor`` (``attr_in_rank_range``)."""
+    bounds = {b for e in w.events if e.kind == "check" and e.template == "attr_in_rank_range"
+              for a in [e.args_dict()] if a.get("attr") == attr and a.get("tensor") == tensor and "when" not in a
+              for b, want in (("min", [-1, 0]), ("max", [1, -1])) if list(a.get(b) or ()) == want}
+    return bounds == {"min", "max"}
+
+
+def _vector_array(rhs: str, env: dict) -> tuple | None:
+    """``executor->AllocIntArray(v.data(), v.size())`` of a vector the walk holds dims of: those dims."""
+    m = re.fullmatch(r"(?:[\w.]+(?:\(\))?\s*->\s*)?AllocIntArray\(\s*(\w+)\s*\.\s*data\(\)\s*,\s*\1\s*\.\s*size\(\)\s*\)",
+                     rhs)
+    held = env.get(m.group(1)) if m else None
+    return held if isinstance(held, tuple) and held[:1] == ("dims-vector",) else None
 
 
 def _reduce_shape_call(w: Walk, fn: Function, args: list[str], env: dict) -> bool:

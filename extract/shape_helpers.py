@@ -183,3 +183,46 @@ def wraps_dim_by_rank(fn: Function) -> tuple[str, str] | None:
     pattern = (rf"if \( ?{n} <= 0 ?\) {{ {n} = 1; }} if \( ?{d} < 0 ?\) {{ {d} (?:\+= {n}|= {d} \+ {n}); }} "
                rf"return {d};")
     return (fn.params[0], fn.params[1]) if re.fullmatch(pattern, normalised(fn)) else None
+
+
+@dataclass(frozen=True)
+class ReducedDimsFill:
+    """A helper pushing into its vector parameter ``out`` the view-shape dims 0 .. rank-1 of its
+    tensor parameter ``of`` but the one ``dim`` names, that one as 1 when ``keepdim``: ``dim`` as
+    given (``wraps`` False: the caller passes it wrapped) or wrapped by the rank in the helper."""
+    of: str
+    out: str
+    dim: str
+    keepdim: str
+    rank: int
+    wraps: bool
+
+
+def reduced_dims_fill(fn: Function, constant_of: Callable[[str], int | None]) -> ReducedDimsFill | None:
+    """The loop of ops-math math/arg_max_v2/op_api/aclnn_argmax.cpp:122-128 (``i <= K``, the dim as
+    given) or math/arg_min/op_api/aclnn_argmin.cpp:163-175 (``i < K``, the dim wrapped by the rank
+    first), opening the body after its shape local, the vector written nowhere else; None for any
+    other body."""
+    body = normalised(fn)
+    number = lambda text: int(text) if text.isdigit() else constant_of(text)   # noqa: E731
+    a = re.search(r"for \(int64_t (\w+) = 0; \1 <= (\w+); \1\+\+\) \{ if \(\1 == (\w+) && (\w+)\) \{ "
+                  r"(\w+)\.push_back\(1\); \} else if \(\1 != \3\) \{ \5\.push_back\((\w+)\[\1\]\); \} \}", body)
+    b = re.search(r"int64_t (\w+) = (\w+); if \(\1 < 0\) \{ \1 = (\w+)\.GetDimNum\(\) \+ \2; \} "
+                  r"for \(size_t (\w+) = 0; \4 < (\w+); \4\+\+\) \{ if \(\4 != \(size_t\)\1\) \{ "
+                  r"(\w+)\.push_back\(\3\[\4\]\); \} else if \((\w+)\) \{ \6\.push_back\(1\); \} \}", body)
+    if a:
+        bound, dim, keepdim, out, shape = number(a.group(2)), a.group(3), a.group(4), a.group(5), a.group(6)
+        rank = None if bound is None else bound + 1
+    elif b:
+        bound, dim, keepdim, out, shape = number(b.group(5)), b.group(2), b.group(7), b.group(6), b.group(3)
+        rank = bound
+    else:
+        return None
+    # the body opens with the shape local, the loop (and the dim's wrap) right after it
+    held = re.fullmatch(rf"auto {shape} = (\w+)->GetViewShape\(\); ", body[:(a or b).start()])
+    params = dict(zip(fn.params, fn.param_types))
+    if rank is None or held is None or held.group(1) not in params or len(re.findall(rf"\b{shape} =", body)) != 1 \
+            or not {dim, keepdim, out} <= set(params) or len(re.findall(rf"\b{out}\b", body)) != 2 \
+            or "bool" not in params[keepdim] or "&" not in params[out] or "int64_t" not in params[dim]:
+        return None
+    return ReducedDimsFill(held.group(1), out, dim, keepdim, rank, wraps=b is not None)

@@ -901,15 +901,16 @@ CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 
 
 # ---- integer expressions of the host code over dims, ranks and integer attributes ----
-# An expression is an integer, ["attr", name], ["rank", tensor], ["dim", tensor, scale, offset] (the
-# size of dim scale*rank + offset), ["numel", tensor], [op, a, b] for op in + - * / % min max (/ and %
+# An expression is an integer, ["attr", name], ["elem", name, i] (element i of an integer-array
+# argument), ["rank", tensor], ["dim", tensor, scale, offset] (the size of dim scale*rank + offset),
+# ["numel", tensor], [op, a, b] for op in + - * / % min max (/ and %
 # as C's int64 division: truncated toward zero, the remainder taking the dividend's sign), or
 # ["?", test, a, b], ["sdim", S, i] (dim i of a shape expression S, ``shape_value``) or ["srank", S]
 # (its rank). A test is
 # [cmp, a, b] for cmp in == != < <= > >=, ["and", t...], ["or", t...], ["not", t], ["same-shape",
 # S1, S2] or ["guard", g] (a ``guard_holds`` condition). A value the call does not give (an absent
-# attribute or tensor, a dim outside its rank, a division by zero) is None, and a test reading it
-# does not decide.
+# attribute or tensor, an array shorter than the element read, a dim outside its rank, a division by
+# zero) is None, and a test reading it does not decide.
 
 def _c_div(a: int, b: int) -> int:
     q = abs(a) // abs(b)
@@ -936,6 +937,10 @@ def int_value(call: CallView, e: Any) -> int | None:
     if head == "attr":
         v = call.attrs.get(e[1])
         return v if isinstance(v, int) and not isinstance(v, bool) else None
+    if head == "elem":   # element i of an integer array: None for a null array or one of i elements or fewer
+        values = call.attrs.get(e[1])
+        values = _int_values(values) if isinstance(values, (list, tuple)) else None
+        return values[e[2]] if values is not None and 0 <= e[2] < len(values) else None
     if head == "rank":
         t = call.tensor(e[1])
         return None if t is None else len(t.shape)
@@ -1014,11 +1019,12 @@ def _int_test(call: CallView, a: Mapping) -> bool:
 
 
 def int_leaves(e: Any) -> list[tuple]:
-    """The attributes and tensor dims an integer expression or test reads: ("attr", name),
-    ("dim", tensor, scale, offset), ("rank", tensor) or ("numel", tensor), in order, without repeats."""
+    """The attributes and tensor dims an integer expression or test reads: ("attr", name), ("elem",
+    name, i), ("dim", tensor, scale, offset), ("rank", tensor) or ("numel", tensor), in order, without
+    repeats."""
     out: list[tuple] = []
     if isinstance(e, (list, tuple)) and e:
-        if e[0] in ("attr", "dim", "rank", "numel"):
+        if e[0] in ("attr", "elem", "dim", "rank", "numel"):
             out.append(tuple(e))
         elif e[0] == "of":   # a tensor's whole shape: its rank stands for it
             out.append(("rank", e[1]))

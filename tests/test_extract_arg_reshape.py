@@ -1,8 +1,9 @@
 """The arg reductions' host code (ops-math math/arg_max_v2, math/arg_min): an inference that never
 keeps the dim and an l0op keepdim block after it, a dim wrapped by max(rank, 1) in a helper, and a
 branch that reshapes the kernel's result on rank-8 inputs. The kernel's shape is read for the calls
-taking the other side; the reshaping side stays unread (never a guess), and each construct read
-otherwise is not read."""
+taking the other side; the reshaping side is read where a helper pushes the reduced dims of the rank
+the branch fixes, and stays unread (never a guess) otherwise; each construct read otherwise is not
+read."""
 from __future__ import annotations
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
 from aclnn_conformance.extract.infershape import kernel_reduce_shape
-from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds
+from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds, predicate
 from snippet_walk import CHECK_HEADER
 
 INFER = """
@@ -221,3 +222,114 @@ def test_a_dim_the_kernel_would_index_unwrapped_leaves_the_check_unread(tmp_path
 def test_a_kernel_that_wraps_the_dim_itself_takes_the_apis_dim_as_given(tmp_path):
     events = _walk(_checkout(tmp_path, WRAPPED), dim="dim")
     assert [e.template for e in events][-1] == "reduced_shape"
+
+
+# ---- the reshaping side: the result reshaped to the dims a helper pushes ----
+
+DIM_CHECK = """
+static bool CheckDim(const aclTensor* self, int64_t dim)
+{
+    int64_t rank = self->GetViewShape().GetDimNum();
+    int64_t low = rank * (-1);
+    int64_t high = rank - 1;
+    if (rank == 0) {
+        low = -1;
+        high = 0;
+    }
+    if (dim < low || dim > high) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dim out of range.");
+        return false;
+    }
+    return true;
+}
+"""
+
+# the dim as given (the caller wraps it), kept as 1 on keepdim
+FILL_AS_GIVEN = """
+static bool ComputeShape(const aclTensor* self, FVector<int64_t>& outShapeVector, int64_t& dim, const bool keepdim)
+{
+    auto selfShape = self->GetViewShape();
+    for (int64_t i = 0; i <= %s; i++) {
+        if (i == dim && keepdim) {
+            outShapeVector.push_back(1);
+        } else if (i != dim) {
+            outShapeVector.push_back(selfShape[i]);
+        }
+    }
+    dim = (dim >= 1 ? dim - 1 : dim);
+    return true;
+}
+"""
+
+# the dim wrapped by the rank inside the helper
+FILL_WRAPPING = """
+static bool ComputeShape(const aclTensor* self, FVector<int64_t>& outShapeVector, const int64_t dim,
+                         const bool keepdim)
+{
+    auto selfShape = self->GetViewShape();
+    int64_t realDim = dim;
+    if (realDim < 0) {
+        realDim = selfShape.GetDimNum() + dim;
+    }
+    for (size_t i = 0; i < %s; i++) {
+        if (i != (size_t)realDim) {
+            outShapeVector.push_back(selfShape[i]);
+        } else if (keepdim) {
+            outShapeVector.push_back(1);
+        }
+    }
+    return realDim;
+}
+"""
+
+
+def _walk_filled(root, fill: str, dim: str, checked: bool = True) -> list:
+    api = API % ("1", dim)
+    if checked:
+        api = api.replace("    auto uniqueExecutor = CREATE_EXECUTOR();\n",
+                          "    CHECK_RET(CheckDim(self, dim), ACLNN_ERR_PARAM_INVALID);\n"
+                          "    auto uniqueExecutor = CREATE_EXECUTOR();\n")
+    src = read_source("snippet.cpp", DIM_CHECK + fill + api)
+    fn = src.functions["aclnnArgSnipGetWorkspaceSize"]
+    check = read_source("aclnn_check.h", CHECK_HEADER)
+    return walk_api(Index(src, [check], [], KernelIndex(root)), fn, {p: T(n) for p, n in zip(fn.params, NAMES)},
+                    "atlas-a2")
+
+
+def _rank8(out: tuple[int, ...], dim: int, keepdim: bool, dtype: str = "DOUBLE") -> CallView:
+    return CallView(tensors={"self": TensorView(dtype, (2, 3, 1, 1, 1, 1, 4, 5), "ND"),
+                             "out": TensorView("INT64", out, "ND")},
+                    attrs={"dim": dim, "keepdim": keepdim}, null_outputs=frozenset())
+
+
+@pytest.mark.parametrize("fill,block,dim", [
+    (FILL_AS_GIVEN % "7", AS_GIVEN % "1", WRAP),    # the caller wraps by max(rank, 1): 8 here
+    (FILL_WRAPPING % "MAX_SUPPORT_DIMS_NUMS", WRAPPED, "dim"),
+])
+def test_the_reshaping_side_is_the_reduction_over_the_dim_when_the_helper_pushes_the_other_dims(
+        tmp_path, fill, block, dim):
+    events = _walk_filled(_checkout(tmp_path, block), fill, dim)
+    assert not any(e.kind == "unread" for e in events)   # only the empty calls' values stay unjudged
+    shapes = [e for e in events if e.template == "reduced_shape"]
+    assert shapes and all(dict(e.args)["dims"] == "dim" and dict(e.args)["keepdim"] == "keepdim" for e in shapes)
+
+    def refused(call: CallView) -> bool:
+        return any(predicate(e.template, dict(e.args))(call) for e in shapes)
+    # self (2, 3, 1, 1, 1, 1, 4, 5) reduced over dim 6 (or -2): (2, 3, 1, 1, 1, 1, 5), 4 kept as 1 on keepdim
+    assert not refused(_rank8((2, 3, 1, 1, 1, 1, 5), 6, False))
+    assert not refused(_rank8((2, 3, 1, 1, 1, 1, 5), -2, False))
+    assert not refused(_rank8((2, 3, 1, 1, 1, 1, 1, 5), -2, True))
+    assert refused(_rank8((2, 3, 1, 1, 1, 1, 4), 6, False))
+    # dim 0: (3, 1, 1, 1, 1, 4, 5); the same on the other side (FLOAT takes the kernel's own shape)
+    assert not refused(_rank8((3, 1, 1, 1, 1, 4, 5), 0, False))
+    assert refused(_rank8((2, 1, 1, 1, 1, 4, 5), 0, False, "FLOAT"))
+
+
+@pytest.mark.parametrize("fill,checked", [
+    (FILL_AS_GIVEN % "6", True),     # the loop pushes 7 dims of a rank-8 tensor: not its reduction
+    (FILL_AS_GIVEN % "7", False),    # no range check before: a dim past the rank pushes every dim
+    (FILL_AS_GIVEN.replace("outShapeVector.push_back(1);", "outShapeVector.push_back(2);") % "7", True),
+])
+def test_a_helper_read_otherwise_leaves_the_reshaping_side_unread(tmp_path, fill, checked):
+    events = _walk_filled(_checkout(tmp_path), fill, WRAP, checked)
+    assert any(e.kind == "unread" and "reshapes it" in e.text for e in events)

@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.templates import CallView, TensorView, int_holds, int_value, predicate, view_of_case
+from aclnn_conformance.spec.templates import (CallView, TensorView, guard_holds, int_holds, int_value, predicate,
+                                              undecided_predicate, view_of_case)
 from aclnn_conformance.suites.calls.surface import int_test_changes, tensor_arg
 from snippet_walk import rules as _rules, walk as _walk
 
@@ -132,3 +133,110 @@ def test_a_call_the_integer_test_cannot_decide_is_not_judged():
     rank0 = base.with_tensor("self", tensor_arg("FLOAT", ()))
     got = expected_outcome(spec, rank0, "atlas-a2", "cann")
     assert got.kind == "not_judged" and spec.rule(got.rule_id).note.startswith("template int_test")
+
+
+ONE_AXIS = """
+static bool CheckAxis(const aclTensor* x, const aclIntArray* axes)
+{
+    auto shape = x->GetViewShape();
+    auto rank = static_cast<int64_t>(shape.GetDimNum());
+%s
+    auto axis = (*axes)[0];
+    if (rank == 0 && axis != 0 && axis != -1) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "axis out of range for a scalar.");
+        return false;
+    }
+    if (rank == 0) {
+        return true;
+    }
+    if (axis >= rank || axis < (-rank)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "axis out of range.");
+        return false;
+    }
+    if (shape.GetDim(axis) == 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "the axis is empty.");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x, const aclIntArray* axes, aclTensor* y,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckAxis(x, axes), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+ONE_AXIS_NAMES = ["x", "axes", "y", "workspaceSize", "executor"]
+LENGTH_ONE = """    if (axes->Size() != 1) {
+        return true;
+    }"""
+
+
+def _judge(events, call: CallView) -> str:
+    """What the first event that applies says of the call: ``unread`` (an unread rule, or a check
+    that cannot decide it), ``refused`` or ``passes``."""
+    for kind, template, args, _ in _rules(events):
+        if kind == "unread" and ("when" not in args or guard_holds(call, args["when"])):
+            return "unread"
+        open_on = undecided_predicate(template, args) if kind == "check" else None
+        if open_on is not None and open_on(call):
+            return "unread"
+        if kind == "check" and predicate(template, args)(call):
+            return "refused"
+    return "passes"
+
+
+def test_an_element_of_an_integer_array_is_read_where_its_length_is_checked():
+    events = _walk(ONE_AXIS % LENGTH_ONE, ONE_AXIS_NAMES)
+    kinds = [(kind, template) for kind, template, _, _ in _rules(events)]
+    assert kinds == [("check", "int_test")] * 4
+    judge = lambda shape, axes: _judge(events, _call(shape, "x", axes=axes))   # noqa: E731
+    # rank 0: only 0 and -1 name its one dim; the rest of the function is not reached
+    assert judge((), [0]) == judge((), [-1]) == "passes"
+    assert judge((), [1]) == judge((), [-2]) == "refused"
+    # rank 2: axes in [-2, 1]
+    assert judge((2, 4), [2]) == judge((2, 4), [-3]) == "refused"
+    assert judge((2, 4), [1]) == judge((2, 0), [0]) == "passes"
+    # the dim named empty: refused; a negative axis reads GetDim at a converted index: not judged
+    assert judge((2, 0), [1]) == "refused"
+    assert judge((2, 0), [-1]) == judge((2, 4), [-2]) == "unread"
+    # any other length returns true before the element is read: none of the checks applies
+    assert judge((), [5, 7]) == judge((2, 0), []) == "passes"
+
+
+@pytest.mark.parametrize("guard", ["", "    if (axes->Size() > 1) {\n        return true;\n    }"])
+def test_an_element_the_code_does_not_keep_inside_the_array_stays_unread(guard):
+    # no length check, or one that lets an empty array through: (*axes)[0] may read past its end
+    events = _walk(ONE_AXIS % guard, ONE_AXIS_NAMES)
+    assert [e.kind for e in events] == ["unread"]
+
+
+def test_an_element_is_none_outside_the_array_and_an_integer_test_is_a_guard():
+    call = _call((3,), axes=[4, -1])
+    assert int_value(call, ["elem", "axes", 1]) == -1
+    assert int_value(call, ["elem", "axes", 2]) is None
+    assert int_value(_call((3,), axes=None), ["elem", "axes", 0]) is None
+    assert int_value(_call((3,), axes=5), ["elem", "axes", 0]) is None   # no array
+    assert guard_holds(call, ["int", [">", ["elem", "axes", 0], ["rank", "self"]]]) is True
+    assert guard_holds(call, ["int", ["<", ["elem", "axes", 3], 0]]) is None
+
+
+def test_an_element_change_is_tried_and_breaks_a_valid_call():
+    test = [">=", ["elem", "axes", 0], ["rank", "self"]]
+    rule = predicate("int_test", {"test": test})
+    base = Case(op="snip", case_id="base", tensors={"self": tensor_arg("FLOAT", (2, 4))}, attrs={"axes": [1]})
+    assert not rule(view_of_case(base))
+    made = [c for c in _changed_cases(base, int_test_changes(test))]
+    assert any(c.attrs["axes"] == [2] and rule(view_of_case(c)) for c in made)
+    # an array too short for the element: no change made of it
+    short = Case(op="snip", case_id="short", tensors={"self": tensor_arg("FLOAT", (2, 4))}, attrs={"axes": []})
+    assert not [c for c in _changed_cases(short, int_test_changes(test)) if c.attrs["axes"] != []]
+
+
+def _changed_cases(case: Case, changes):
+    for change in changes:
+        try:
+            yield change(case)
+        except (KeyError, TypeError, ValueError):
+            continue

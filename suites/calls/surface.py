@@ -216,8 +216,8 @@ INT_TEST_SIZES = (1, 2, 3, 4, 7, 8, 9, 16, 17)
 
 
 def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
-    """One value or dim the integer test reads changed at a time: an attribute to a neighbour of
-    its value, 0, -1 or a small size; a dim (alone, then in every tensor of its shape) to a small
+    """One value or dim the integer test reads changed at a time: an attribute (or an element of an
+    integer array) to a neighbour of its value, 0, -1 or a small size; a dim (alone, then in every tensor of its shape) to a small
     size; a tensor one dim longer or shorter (a fault keeps the first that decides; a valid call the first that satisfies)."""
     from aclnn_conformance.spec.templates import int_leaves
     out: list[Callable[[Case], Case]] = []
@@ -225,6 +225,10 @@ def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
         if leaf[0] == "attr":
             out += [lambda c, n=leaf[1], step=step: c.with_attrs(**{n: c.attrs[n] + step}) for step in (1, -1)]
             out += [lambda c, n=leaf[1], v=v: c.with_attrs(**{n: v}) for v in (0, -1) + INT_TEST_SIZES]
+        elif leaf[0] == "elem":
+            out += [lambda c, n=leaf[1], i=leaf[2], step=step: _with_element(c, n, i, step=step)
+                    for step in (1, -1)]
+            out += [lambda c, n=leaf[1], i=leaf[2], v=v: _with_element(c, n, i, v) for v in (0, -1) + INT_TEST_SIZES]
         elif leaf[0] == "dim":
             out += [lambda c, ref=leaf[1:], n=n, along=along: _with_dim_size(c, ref, n, along)
                     for along in (False, True) for n in INT_TEST_SIZES]
@@ -232,6 +236,16 @@ def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
             out += [lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape) + (2,)),
                     lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape)[1:])]
     return out
+
+
+def _with_element(case: Case, name: str, i: int, value: int | None = None, step: int = 0) -> Case:
+    """``case`` with element ``i`` of the integer array ``name`` made ``value`` (or moved by ``step``);
+    ValueError when the array is shorter: no such change."""
+    values = list(case.attrs[name])
+    if not 0 <= i < len(values):
+        raise ValueError("the array has no such element")
+    values[i] = values[i] + step if value is None else value
+    return case.with_attrs(**{name: values})
 
 
 def _with_dim_size(case: Case, ref, n: int, along: bool) -> Case:
