@@ -217,6 +217,8 @@ class Walk:
     depth: int = 0
     ptypes: dict[str, str] = field(default_factory=dict)   # API parameter -> its C type
     api_depth: int = 1   # the depth of GetWorkspaceSize's body: deeper through ``return Common(...)``
+    api_top: frozenset = frozenset()   # the offsets of GetWorkspaceSize's top-level statements
+    top_guards: int = 0   # len(guards) when the top-level statement being walked began
 
     @property
     def soc(self) -> str:
@@ -245,6 +247,7 @@ def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str)
     """The events of GetWorkspaceSize ``fn`` on ``product``, in order."""
     w = Walk(product, index)
     w.ptypes = {b.name: t for p, t in zip(fn.params, fn.param_types) if isinstance(b := bindings.get(p), T)}
+    w.api_top = frozenset(s.offset for s in statements(fn.body, fn.body_offset))
     try:
         _run_function(w, fn, bindings, fail=None, top=True)
     except _Stop:
@@ -355,9 +358,25 @@ def _true_unless_false(stmt: Stmt, rest: tuple[Stmt, ...]) -> bool:
         all(s.kind == "call" and IGNORED_CALLS.match(s.text.strip()) for s in logs)
 
 
-def _unread(w: Walk, src: SourceFile, stmt_offset: int, text: str, status: int | None = None) -> None:
+def _unread(w: Walk, src: SourceFile, stmt_offset: int, text: str, status: int | None = None,
+            reached: Any = None) -> None:
+    """An unread construct: every call reaching it is not judged (``reached``: the guard of the calls
+    that do, where the others returned before it)."""
     path, line = _cite(src, stmt_offset)
-    w.events.append(Event("unread", "", (), status, path, line, " ".join(text.split())[:160]))
+    args = (("when", reached),) if reached is not None else ()
+    w.events.append(Event("unread", "", args, status, path, line, " ".join(text.split())[:160]))
+
+
+def _reaching(w: Walk) -> Any:
+    """The guard of the calls that reach the top-level statement of GetWorkspaceSize being walked: each
+    guard in force when it began is the negation of a branch that returned before it (the empty-tensor
+    return aside: the unread rule's ``unless_empty``); None when there is none (a guard pushed inside
+    the statement, in a branch or a callee, says which calls take that side, not which reach what
+    follows)."""
+    if w.api_depth != 1:
+        return None
+    guards = [g for g in w.guards[:w.top_guards] if not (g[:1] == ("not",) and g[1][:1] == ("empty",))]
+    return None if not guards else guards[0] if len(guards) == 1 else ("and", *guards)
 
 
 def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, status: int | None,
@@ -385,6 +404,8 @@ def _decided(args: Any) -> None:
 def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fail: int | None,
                top: bool) -> None:
     for i, stmt in enumerate(stmts):
+        if w.depth == 1 and stmt.offset in w.api_top:
+            w.top_guards = len(w.guards)
         guard = _null_guard(w, stmt, env) or _false_status_null_guard(w, stmt, env, fail)
         if guard is not None:
             _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
@@ -396,6 +417,7 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
         try:
             _run_stmt(w, src, stmt, env, fail, top)
         except _Stop as stop:
+            stop.at = stmt   # the statement of this block where the checks end (an outer block's overrides)
             if stmt.kind == "return":   # the stop came through a return: the rest of the function is not reached
                 stop.returned = True
             if getattr(stop, "returned", False):
@@ -419,8 +441,10 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
                                       " ".join(f"a branch on {stmt.cond.strip()!r} that returns success "
                                                f"before the kernel, no parameter check after it".split())[:160]))
                 continue
-            _unread(w, src, stmt.offset, f"{exc}: {stmt.text}")
-            raise _Stop() from None
+            _unread(w, src, stmt.offset, f"{exc}: {stmt.text}", reached=_reaching(w))
+            stop = _Stop()
+            stop.at = stmt
+            raise stop from None
 
 
 def _status_neutral_return(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...], env: dict,
@@ -488,7 +512,10 @@ def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...
     finally:
         del w.guards[guards:]
     unread = [e for e in w.events[mark:] if e.kind == "unread"]
-    if unread and (unread[0].path != src.path or unread[0].line < src.line_of(first.offset)):
+    at = getattr(ended, "at", None)   # the statement of ``rest`` where the reading stopped
+    before = rest.index(at) < rest.index(first) if at in rest else \
+        unread and (unread[0].path != src.path or unread[0].line < src.line_of(first.offset))
+    if unread and before:
         del w.events[mark:]
         return False
     if ended is not None:
@@ -3071,12 +3098,15 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
 
 
 def _int_guard(w: Walk, cond: str, env: dict) -> tuple | None:
-    """A comparison of integers or of two shapes the walk knows, as a guard (``["int", test]``); a
-    test of the call's argument values alone is the value test's (``_value_test``)."""
+    """A comparison of integers or of two shapes the walk knows, as a guard (``["int", test]``), when
+    every dim it reads is one of its tensor on each call reaching it (``_dims_decided``: a guard a
+    call cannot evaluate would leave that call's side guessed); a test of the call's argument values
+    alone is the value test's (``_value_test``)."""
     if _value_test(w, cond, env) is not None:
         return None
     test = _int_test(w, cond, env)
-    return None if test is None or not templates_int_leaves(test) else ("int", test)
+    ok = test is not None and templates_int_leaves(test) and _dims_decided(w, test)
+    return ("int", test) if ok else None
 
 
 def _same_checks_both_sides(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
@@ -4043,8 +4073,10 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=\s*\(?\s*{n}\s*(?:<=|==)\s*0\s*\)?\s*\?\s*-?\d+\s*:\s*{n}\s*;", rest):
         if value[0] == "lin" and rest[:m.start()].count("{") == rest[:m.start()].count("}"):
             rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
+    # a dim read by ``s[i]`` (Shape::operator[]) is no change: one assigned, stepped or bound to a reference is
     changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
-                        rf"resize|clear|erase)\s*\(|\[|=(?!=)|\+\+|--|[-+*/]=)|(?<!&)&(?!&)\s*{n}\b|\+\+\s*{n}\b", rest)
+                        rf"resize|clear|erase)\s*\(|\[[^\[\];]*\]\s*(?:=(?!=)|\+\+|--|[-+*/]=)|=(?!=)|\+\+|--|[-+*/]=)|"
+                        rf"(?<!&)&(?!&)\s*{n}\b|\+\+\s*{n}\b|&\s*\w+\s*=\s*{n}\s*\[|\b{n}\s*\[[^\]]*\[", rest)
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
         if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
             continue
@@ -4117,6 +4149,30 @@ def _rank_one_checked(w: Walk, tensor: str) -> bool:
     return _min_rank_checked(w, tensor) >= 1
 
 
+def _dims_decided(w: Walk, test: Any) -> bool:
+    """Every dim the integer test reads is, on each call reaching it, a dim of its tensor: each is
+    ``("sdim", ("of", t), a wrapped by t's rank)`` for an integer argument ``a`` that an unguarded
+    check before keeps in [-rank, rank - 1], with rank-0 calls returned before or refused; and it
+    reads no other dim."""
+    if not isinstance(test, tuple) or not test:
+        return True
+    if test[0] == "dim":
+        return False
+    if test[0] != "sdim":
+        return all(_dims_decided(w, x) for x in test[1:])
+    if not (test[1][:1] == ("of",) and isinstance(test[2], tuple) and test[2][:1] == ("?",)):
+        return False
+    t, (_, cond, wrapped, plain) = test[1][1], test[2]
+    if not (plain[:1] == ("attr",) and cond == ("<", plain, 0) and wrapped == ("+", plain, ("rank", t))):
+        return False
+    bounds = {(k, tuple(a[k])) for e in w.events if e.kind == "check" and e.template == "attr_in_rank_range"
+              and "when" not in (a := e.args_dict()) and a.get("attr") == plain[1] and a.get("tensor") == t
+              for k in ("min", "max") if isinstance(a.get(k), (list, tuple))}
+    in_range = {("min", (-1, 0)), ("max", (1, -1))} <= bounds   # -rank <= a <= rank - 1
+    rank0_gone = ("not", ("rank-zero", t)) in w.guards or _min_rank_checked(w, t) >= 1
+    return bool(in_range) and rank0_gone
+
+
 def _min_rank_checked(w: Walk, tensor: str) -> int:
     """The least rank of ``tensor`` on the calls that pass the unguarded checks read before (0 when
     none bounds it)."""
@@ -4149,10 +4205,27 @@ def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
     return None if at is None else ("iexpr", ("sdim", _shape_expr_of(shape), at))
 
 
+def _indexed_dim(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``s[i]`` (Shape::operator[]) of a tensor's view shape at an integer expression ``i`` no narrower
+    reading holds (a dim argument wrapped by the rank): ("iexpr", ("sdim", ("of", t), i))."""
+    m = re.fullmatch(r"(.+?)\s*\[([^\[\]]+)\]", expr, re.S)
+    shape = _view_shape_held(m.group(1), env) if m else None
+    if not (isinstance(shape, tuple) and shape[:1] == ("shape-of",)):
+        return None
+    try:
+        index = _iexpr_of(w, _value(w, m.group(2), env))
+    except Unreadable:
+        return None
+    return None if index is None else ("iexpr", ("sdim", ("of", shape[1]), index))
+
+
 def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     dim = _dim_value(w, expr, env)
     if dim is not None:
         return dim
+    sdim = _indexed_dim(w, expr, env)
+    if sdim is not None:
+        return sdim
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("shape-of", env[m.group(1)].name)

@@ -586,6 +586,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "attr-len":   # ["attr-len", attr, op, n]: the integer array's length compares with n
         value = call.attrs.get(g[1])
         return None if not isinstance(value, (list, tuple)) else _COMPARE[g[2]](len(value), g[3])
+    if op == "int":   # ["int", t]: a test of the call's dims and integer arguments holds
+        return int_holds(call, g[1])
     if op == "not":
         v = guard_holds(call, g[1])
         return None if v is None else not v
@@ -626,6 +628,8 @@ def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bo
     frozen = dict(args)
     if "when" in frozen:   # a check inside a data-dependent branch: only calls taking the branch
         when = frozen["when"]
+        if template == "unread":   # a call its guard does not decide may reach it: not judged, never guessed
+            return lambda call: guard_holds(call, when) is not False and fn(call, frozen)
         return lambda call: bool(guard_holds(call, when)) and fn(call, frozen)
     return lambda call: fn(call, frozen)
 

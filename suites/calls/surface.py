@@ -133,15 +133,16 @@ def with_dims_agreeing(key: str, case: Case) -> Case:
     dim's size; for an integer test, each change ``int_test_changes`` lists; for two tensors of one
     shape, either given the other's; a change is kept only when it breaks no shape rule that held.
     A rule no such change satisfies is left violated (the call is then not valid)."""
-    from aclnn_conformance.spec.templates import predicate, view_of_case
+    from aclnn_conformance.spec.templates import predicate, undecided_predicate, view_of_case
     shaping = [r for r in code_checks(key)
                if r["template"] in ("dims_compare", "shapes_equal", "broadcast_equals", "reduced_shape", "int_test",
-                                    "rank_range")]
+                                    "rank_range", "ranks_equal")]
 
-    def broken(c: Case) -> set[str]:
+    def broken(c: Case) -> set[str]:   # violated, or left undecided (an integer test reading outside a shape)
         return {r["id"] for r in shaping
                 if ("when" not in r["args"] or _guard_holds(c, r["args"]["when"]))
-                and predicate(r["template"], r["args"])(view_of_case(c))}
+                and (predicate(r["template"], r["args"])(view_of_case(c))
+                     or (undecided_predicate(r["template"], r["args"]) or (lambda _: False))(view_of_case(c)))}
 
     for r in [r for r in shaping if r["template"] in ("dims_compare", "int_test", "shapes_equal")]:
         now = broken(case)
@@ -217,8 +218,9 @@ INT_TEST_SIZES = (1, 2, 3, 4, 7, 8, 9, 16, 17)
 
 def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
     """One value or dim the integer test reads changed at a time: an attribute (or an element of an
-    integer array) to a neighbour of its value, 0, -1 or a small size; a dim (alone, then in every tensor of its shape) to a small
-    size; a tensor one dim longer or shorter (a fault keeps the first that decides; a valid call the first that satisfies)."""
+    integer array) to a neighbour of its value, 0, -1 or a small size; a dim (alone, then in every
+    tensor of its shape) to a small size; a tensor one dim longer or shorter, or of each rank up to 8
+    (a fault keeps the first that decides; a valid call the first that satisfies)."""
     from aclnn_conformance.spec.templates import int_leaves
     out: list[Callable[[Case], Case]] = []
     for leaf in int_leaves(test):
@@ -235,6 +237,8 @@ def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
         elif leaf[0] in ("rank", "numel"):
             out += [lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape) + (2,)),
                     lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape)[1:])]
+            out += [lambda c, t=leaf[1], r=r, along=along: _with_rank(c, t, r, along)
+                    for along in (False, True) for r in range(9)]
     return out
 
 
@@ -246,6 +250,17 @@ def _with_element(case: Case, name: str, i: int, value: int | None = None, step:
         raise ValueError("the array has no such element")
     values[i] = values[i] + step if value is None else value
     return case.with_attrs(**{name: values})
+
+
+def _with_rank(case: Case, name: str, rank: int, along: bool) -> Case:
+    """``case`` with tensor ``name`` of ``rank`` dims (its dims kept, 2s added; ``along``: every
+    tensor of its shape too)."""
+    old = tuple(case.tensors[name].desc.shape)
+    new = (old + (2,) * rank)[:rank]
+    for other, arg in case.tensors.items():
+        if arg is not None and (other == name or along and tuple(arg.desc.shape) == old):
+            case = with_shape(case, other, new)
+    return case
 
 
 def _with_dim_size(case: Case, ref, n: int, along: bool) -> Case:
