@@ -16,13 +16,17 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from aclnn_conformance.extract.build import DEFAULT_FAMILIES, open_checkout
 from aclnn_conformance.extract.scope import family_group
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.rules import expected_outcome
+from aclnn_conformance.spec.templates import value_reads, view_of_case
 from aclnn_conformance.vendor.atk import VALUES_UNREAD
 from aclnn_conformance.vendor.importer import collect, read_file
+from aclnn_conformance.vendor.values import span_of, span_points
 
 STATUS_CLASSES = {0: "success", 161001: "161001", 161002: "161002"}
 STATUS_ORDER = ("161001", "161002", "other", "success")
@@ -137,6 +141,23 @@ def _st_case(vc) -> dict[str, Any]:
                                          if not _rule_params(vc.op, r.id) & vc.unstated))
         row["unstated"] = sorted(vc.unstated)
     case = vc.to_case(draw=False)
+    if not vc.drawn:
+        return {**row, **_verdict(vc, spec, case)}
+    # a value drawn from a range or a distribution: the verdict must be the one for every value
+    variants, said = _drawn_variants(vc, spec, case)
+    if variants is None:
+        return {**row, "verdict": "not judged", "cause": said[-1], "drawn": said[:-1]}
+    verdicts = [_verdict(vc, spec, v) for v in variants]
+    if any(v != verdicts[0] for v in verdicts):
+        return {**row, "verdict": "not judged", "drawn": said, "cause": "the verdict depends on the "
+                f"value drawn for {', '.join(vc.drawn)}: " + "; ".join(dict.fromkeys(
+                    v.get("cause") or v["verdict"] for v in verdicts))[:240]}
+    return {**row, **verdicts[0], "drawn": said}
+
+
+def _verdict(vc, spec, case) -> dict[str, Any]:
+    """The verdict on ``case`` (the call of ``vc``): valid, invalid or not judged, with its cause."""
+    row: dict[str, Any] = {}
     if vc.product is None:
         # no product named (no vendor file says which products an ATK file runs on): the case
         # claims the call is valid where the vendor runs it, so it agrees with the spec when the
@@ -173,6 +194,66 @@ def _st_case(vc) -> dict[str, Any]:
         row.update(verdict="not judged", cause=f"{expected.rule_id}: {rule.text[:120]}" if rule
                    else expected.describe())
     return row
+
+
+def _drawn_variants(vc, spec, case) -> tuple[list | None, list[str]]:
+    """The calls that stand for every value the framework may draw for the case's attributes given
+    as a range or a distribution (``vc.drawn``), and what was found for each attribute; None (and
+    the cause, last) where some check reads such a value in a way not bounded here.
+    Each check's reading of the value is one of value_reads' tests (a comparison with a constant,
+    NaN, infinity, a flag), so it gives one answer between two of the constants it compares with:
+    the verdict is the same for every value when it is the same at the span's ends, at each such
+    constant inside the span and at a value inside it (values.span_points); an attribute no check
+    reads stays at the value drawn."""
+    rules = {r["id"]: r for r in data_of(vc.op)["rules"]}
+    said: list[str] = []
+    choices: list[tuple[str, list[Any]]] = []
+    for name, how in vc.drawn.items():
+        span = span_of(how["recipe"], how["kind"])
+        tests: list[list] = []
+        for rule in spec.rules:
+            r = rules.get(rule.id)
+            reads = None if r is None else value_reads(r["template"], r.get("args", {}), name,
+                                                       view_of_case(case))
+            if reads is None:
+                if rule.kind != "check":    # a precondition or value rule decides no status
+                    continue
+                return None, said + [f"{name} is drawn from {span.describe()} and {rule.id} reads its "
+                                     f"value in a way not bounded over it"]
+            if rule.kind == "check":
+                tests += [t for t in reads if t not in tests]
+        if not tests:
+            said.append(f"{name} drawn from {span.describe()}: no check reads its value")
+            continue
+        constants = [float(t[4]) for t in tests if t[0] == "cmp"]
+        points = span_points(span, constants)
+        held = _as_held(case.attrs.get(name), how["kind"], points)
+        if held is None:
+            return None, said + [f"{name} is drawn from {span.describe()}, an integer without bounds, "
+                                 f"and a check reads its value"]
+        said.append(f"{name} drawn from {span.describe()}: judged at {', '.join(f'{x:g}' for x in points)} "
+                    f"(the ends, the constants {len(tests)} value tests compare it with inside, a value "
+                    f"inside)")
+        choices.append((name, held))
+    variants = [case]
+    for name, values in choices:
+        variants = [replace(v, attrs={**v.attrs, name: x}) for v in variants for x in values]
+    return variants, said
+
+
+def _as_held(value: Any, kind: str, points: list[Any]) -> list[Any] | None:
+    """``points`` as the call holds the attribute: an aclScalar (``{"dtype", "value"}``) with each
+    value, a plain value converted as vendor/values.py draw_scalar converts it; None when one has no
+    such value (an infinite integer)."""
+    out = []
+    for x in points:
+        try:
+            v = bool(x) if kind == "bool" else int(x) if kind == "int" else \
+                float(np.float32(x)) if kind == "float32" else float(x)
+        except (OverflowError, ValueError):
+            return None
+        out.append({**value, "value": v} if isinstance(value, dict) else v)
+    return out
 
 
 def _described(expected) -> str:

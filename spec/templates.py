@@ -423,6 +423,64 @@ def value_test(call: CallView, t: Any) -> bool | None:
     raise TemplateError(f"unknown value test {t!r}")
 
 
+# the template arguments naming a parameter the rule reads through ``call.tensor`` (an aclScalar as a
+# 0-d tensor of its dtype) or tests for null: never its value
+_VIEW_ARGS = {"null": ("param",), "dtype_in": ("param",), "dtype_not_in": ("param",),
+              "dtypes_equal": ("param", "other"), "castable": ("param", "to", "from_promoted"),
+              "promotable": ("param", "other")}
+
+
+def value_reads(template: str, args: Mapping[str, Any], param: str,
+                call: CallView | None = None) -> list[list] | None:
+    """The value tests through which a rule reads ``param``'s value: each ``["cmp", param, as, op,
+    number]``, ``["nan", param, as]``, ``["inf", param, as]`` or ``["flag", param]`` (value_test) in
+    its arguments and guards, and an ``attr_range`` or ``attr_in_rank_range`` (its bounds on ``call``'s
+    tensor rank) on ``param`` as the comparisons with its bounds; [] when it names ``param`` only for
+    its dtype (``["of", param]``) or as a tensor or null test (``_VIEW_ARGS``); None when it names
+    ``param`` anywhere else (a read these tests do not bound, such as a comparison with another
+    argument's value)."""
+    found: list[list] = []
+    if template in ("attr_range", "attr_in_rank_range") and args.get("attr") == param:
+        if template == "attr_range":
+            lo, hi = args.get("min"), args.get("max")
+        elif call is None:
+            return None
+        else:
+            t = call.tensor(args["tensor"])
+            rank = None if t is None else len(t.shape)   # a null tensor: the rule never holds
+            lo, hi = (None, None) if rank is None else (rank_bound(args, "min", rank),
+                                                        rank_bound(args, "max", rank))
+        found += [["cmp", param, "double", "<", lo]] if lo is not None else []
+        found += [["cmp", param, "double", ">", hi]] if hi is not None else []
+        args = {k: v for k, v in args.items() if k not in ("attr", "tensor")}
+
+    def walk(node: Any) -> bool:
+        if isinstance(node, str):
+            return node != param
+        if isinstance(node, Mapping):
+            return all(walk(v) for v in node.values())
+        if not isinstance(node, (list, tuple)):
+            return True
+        head = node[0] if node else None
+        if head == "of" and len(node) == 2 and isinstance(node[1], str):
+            return True
+        if head in ("cmp", "nan", "inf", "flag") and len(node) > 1 and node[1] == param:
+            if head == "cmp" and not isinstance(node[4], (int, float)):
+                return False
+            found.append(list(node))
+            return True
+        return all(walk(v) for v in node)
+
+    view = _VIEW_ARGS.get(template, ())
+    for key, value in args.items():
+        if key in view and (value == param or isinstance(value, list) and param in value
+                            and all(isinstance(v, str) for v in value)):
+            continue
+        if not walk(value):
+            return None
+    return found
+
+
 def _scalar_test(call: CallView, a: Mapping) -> bool:
     """The call's scalar (and bool) arguments make ``test`` hold; a null scalar is the null rule's."""
     return bool(value_test(call, a["test"]))

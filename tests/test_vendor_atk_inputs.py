@@ -1,16 +1,22 @@
 """How the importer maps an ATK case's inputs onto the aclnn prototype (vendor/atk.py): by name, else
 by position where the counts and kinds agree (the vendor's executors pass the inputs in order); arrays
-given element by element; items that are no argument; and the cases that must stay read in part.
+given element by element; items that are no argument; the formats an executor's get_format gives;
+scalars drawn from a range or a distribution and when their case is judged (extract/agreement.py
+_st_case); and the cases that must stay read in part.
 Fixtures: tests/fixtures/vendor_atk_inputs, written for these tests in the vendor's layout and style."""
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
 
+from aclnn_conformance.extract.agreement import _st_case
 from aclnn_conformance.spec.enums import AclDataType as DT
+from aclnn_conformance.spec.templates import CallView, TensorView, value_reads
 from aclnn_conformance.vendor.atk import VALUES_UNREAD
 from aclnn_conformance.vendor.importer import import_paths
+from aclnn_conformance.vendor.values import Span, span_of, span_points
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vendor_atk_inputs"
 
@@ -113,6 +119,114 @@ def test_an_executor_that_gives_every_tensor_the_format_item_applies_it(cases):
     assert ncl.tensors["self"].format.name == "NCL" and not _blocking(ncl)
     assert "executor_aclnnMaxDim.py:8" in ncl.note
     assert other.tensors["self"].format.name == "ND" and not _blocking(other)      # NCDHW: the last return
-    per_tensor = cases[("aclnnMaxDim", "atk-2")]
-    assert _blocking(per_tensor) == ["input 3 (format) sets the tensors' formats through the executor "
-                                     "('NCL_ND'), which this reader does not apply"]
+    per_tensor = cases[("aclnnMaxDim", "atk-2")]      # index 0 NCL, any other ND; the input is named
+    [problem] = _blocking(per_tensor)
+    assert problem.startswith("input 3 (format) sets the tensors' formats through the executor ('NCL_ND'); "
+                              "the executor's get_format (") and problem.endswith(
+        "executor_aclnnMaxDim.py:18) is not read for 'NCL_ND': its answer depends on the tensor's index "
+        "and the case names its inputs (a named input is passed with no index)")
+
+
+def test_a_get_format_by_index_gives_each_unnamed_input_its_format(cases):
+    """executor_aclnnSWhere.py's get_format answers 'NCL_ND_NCL' by the tensor's index (0 and 2 NCL,
+    else ND): the unnamed inputs are passed in order, input i at index i, so condition (0) and other
+    (2) are NCL and self (1) ND; a docstring and an else branch are read."""
+    vc = cases[("aclnnSWhere", "atk-0")]
+    assert _blocking(vc) == []
+    assert {n: t.format.name for n, t in vc.tensors.items() if t is not None} == {
+        "condition": "NCL", "self": "ND", "other": "NCL"}
+    assert "executor_aclnnSWhere.py:10" in vc.note
+
+
+def test_a_get_format_by_index_leaves_named_inputs_read_in_part(cases):
+    """A named input is passed with a name and no index: the answer by index is not read for it."""
+    vc = cases[("aclnnSWhere", "atk-1")]
+    [problem] = _blocking(vc)
+    assert problem.endswith("is not read for 'NCL_ND_NCL': its answer depends on the tensor's index "
+                            "and the case names its inputs (a named input is passed with no index)")
+
+
+def test_a_get_format_answering_one_format_whatever_the_index_applies_to_named_inputs(cases):
+    vc = cases[("aclnnSWhere", "atk-2")]       # 'NCHW' returns before any index is read
+    assert _blocking(vc) == []
+    assert {t.format.name for t in vc.tensors.values() if t is not None} == {"NCHW"}
+
+
+def test_a_get_format_reading_the_tensor_name_is_not_read(cases):
+    vc = cases[("aclnnSWhere", "atk-3")]
+    [problem] = _blocking(vc)
+    assert problem.endswith("executor_aclnnSWhere.py:24) is not read for 'NCL': line 25 reads 'name'")
+    assert {t.format.name for t in vc.tensors.values() if t is not None} == {"ND"}
+
+
+# A scalar given as a normal distribution whose mean and std are ranges: the framework may draw any
+# value; the case is judged where the verdict is the same for every value of the span.
+
+def test_a_scalar_drawn_from_a_ranged_normal_distribution_is_read_with_what_it_is_drawn_from(cases):
+    vc = cases[("aclnnAddV3", "atk-0")]
+    assert _blocking(vc) == []
+    assert vc.attrs["self"]["dtype"] == "FLOAT16" and vc.attrs["alpha"]["dtype"] == "FLOAT16"
+    normal = {"kind": "normal", "mean": [-100, 100], "std": [1, 25]}
+    assert vc.drawn == {"self": {"recipe": normal, "kind": "float32"},
+                        "alpha": {"recipe": normal, "kind": "float32"}}
+    assert span_of(normal, "float32") == Span()          # the whole line, its ends included
+
+
+def test_a_drawn_scalar_no_check_reads_is_judged(cases):
+    # aclnnAddV3's checks read self and alpha as dtypes (promotion, casts) and nulls, never values
+    row = _st_case(cases[("aclnnAddV3", "atk-0")])
+    assert row["verdict"] == "valid"
+    assert row["drawn"] == ["self drawn from [-inf, inf]: no check reads its value",
+                            "alpha drawn from [-inf, inf]: no check reads its value"]
+
+
+def test_a_drawn_scalar_a_check_compares_is_judged_where_the_check_answers_one_way(cases):
+    # XELUBACKWARD-ATTR-019 rejects isResult && alpha->ToFloat() < 0: over [0.5, 2] never (taken at
+    # 0.5, 2 and 1.25); over [-1, 1] with isResult false never (taken at -1, 1 and 0)
+    for case_id, points in (("atk-0", "0.5, 2, 1.25"), ("atk-2", "-1, 1, 0")):
+        row = _st_case(cases[("aclnnEluBackward", case_id)])
+        assert row["verdict"] == "valid"
+        assert row["drawn"][0].startswith(f"alpha drawn from [{points.split(', ')[0]}, "
+                                          f"{points.split(', ')[1]}]: judged at {points} ")
+
+
+def test_a_drawn_scalar_whose_check_answers_both_ways_is_not_judged(cases):
+    # isResult true: alpha -1 is rejected, alpha 1 accepted; a normal draw may be either
+    for case_id in ("atk-1", "atk-3"):
+        row = _st_case(cases[("aclnnEluBackward", case_id)])
+        assert row["verdict"] == "not judged"
+        assert row["cause"].startswith("the verdict depends on the value drawn for alpha: rejected on "
+                                       "every product") and "XELUBACKWARD-ATTR-019; valid" in row["cause"]
+    row = _st_case(cases[("aclnnEluBackward", "atk-4")])    # isResult false: any alpha is accepted
+    assert row["verdict"] == "valid" and row["drawn"][0].startswith(
+        "alpha drawn from [-inf, inf]: judged at -inf, inf, 0 ")
+
+
+def test_value_reads_bounds_each_reading_of_a_value_or_none():
+    test = ["and", ["flag", "isResult"], ["cmp", "alpha", "float", "<", 0.0]]
+    assert value_reads("scalar_test", {"test": test}, "alpha") == [["cmp", "alpha", "float", "<", 0.0]]
+    assert value_reads("scalar_test", {"test": test}, "isResult") == [["flag", "isResult"]]
+    # a dtype read, a null test, a cast of its dtype: no value read
+    assert value_reads("castable", {"from_expr": ["of", "alpha"], "to_expr": ["dtype", "FLOAT"]}, "alpha") == []
+    assert value_reads("null", {"param": "alpha"}, "alpha") == []
+    # one value against another argument's, or a name in an integer expression: not bounded
+    assert value_reads("scalar_test", {"test": ["cmp", "min", "float", ">", ["arg", "max", "float"]]},
+                       "max") is None
+    assert value_reads("int_test", {"test": ["<", ["attr", "dim"], 0]}, "dim") is None
+    # a range on an integer attribute: its bounds; on the tensor's rank: the bounds at its rank
+    assert value_reads("attr_range", {"attr": "n", "min": 0}, "n") == [["cmp", "n", "double", "<", 0]]
+    call = CallView({"self": TensorView("FLOAT", (2, 3, 4), "ND")}, {"dim": 1}, frozenset())
+    rank_range = {"attr": "dim", "min": [-1, 0], "max": [1, -1], "tensor": "self"}
+    assert value_reads("attr_in_rank_range", rank_range, "dim", call) == [
+        ["cmp", "dim", "double", "<", -3], ["cmp", "dim", "double", ">", 2]]
+    assert value_reads("attr_in_rank_range", rank_range, "dim") is None
+
+
+def test_span_points_take_every_answer_a_comparison_can_give():
+    assert span_points(Span(-1.0, 1.0), [0.0, 5.0]) == [-1.0, 1.0, 0.0]      # 5 is outside
+    assert span_points(Span(0.5, 2.0), [0.0]) == [0.5, 2.0, 1.25]
+    assert span_points(Span(), [3.0]) == [-math.inf, math.inf, 3.0, 0.0]
+    assert span_points(Span(1, 100), []) == [1, 100, 50.5]
+    assert span_points(Span(points=(False, True)), [0.0]) == [False, True]
+    assert span_of({"kind": "uniform", "lo": 3.5, "hi": -2}, "int") == Span(-2, 3)
+    assert span_of({"kind": "choice", "values": ["-inf", "inf"]}, "float32") == Span(points=(-math.inf, math.inf))

@@ -12,12 +12,13 @@ import ast
 import json
 import math
 import re
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
 from aclnn_conformance.vendor.model import TensorRecipe, VendorCase, VendorExpectation, spec_params
+from aclnn_conformance.spec.enums import AclFormat
 from aclnn_conformance.vendor.names import dtype_of, format_of
 from aclnn_conformance.vendor.values import (RecipeError, constant, draw_scalar, number, seed_of,
                                              uniform)
@@ -26,11 +27,14 @@ TENSOR_TYPES = ("tensor", "tensors", "tensor_tuple")
 ATTR_TYPES = ("attr", "attrs", "attr_tuple", "scalar", "scalars")
 
 
+NORMAL_NAMES = ("nd", "normal", "norm", "gauss")
+
+
 def range_recipe(value: Any) -> dict[str, Any]:
     """The value recipe of an ATK ``range_values``."""
     if isinstance(value, dict):
         name = str(value.get("name", "")).lower()
-        if name in ("nd", "normal", "norm", "gauss"):
+        if name in NORMAL_NAMES:
             return {"kind": "normal", "mean": number(value.get("mean", 0)),
                     "std": number(value.get("std", 1))}
         if name in ("uniform", "ud") and "low" in value:
@@ -68,20 +72,41 @@ def _attr_kind(dtype: str) -> str:
     return "raw"
 
 
-def _attr_value(item: dict, seed: int, index: int) -> Any:
+def ranged_normal(value: Any) -> dict[str, Any] | None:
+    """A normal distribution whose mean and std are themselves ranges (``{"name": "nd", "mean":
+    [-100, 100], "std": [1, 25]}``, the form many ATK files give a scalar): both drawn from their
+    ranges, then the value. Read for scalars alone (what matters there is which values can come
+    out: the whole line); a tensor's values of this form stay unread (they decide no check)."""
+    if not (isinstance(value, dict) and str(value.get("name", "")).lower() in NORMAL_NAMES):
+        return None
+    mean, std = value.get("mean", 0), value.get("std", 1)
+    if not any(isinstance(v, list) for v in (mean, std)):
+        return None
+    if any(isinstance(v, list) and len(v) != 2 for v in (mean, std)):
+        raise RecipeError(f"distribution {value!r} is not one this reader knows")
+    for end in [e for v in (mean, std) for e in (v if isinstance(v, list) else [v])]:
+        number(end)                           # raises on what is no number
+    return {"kind": "normal", "mean": mean, "std": std}
+
+
+def _attr_value(item: dict, seed: int, index: int) -> tuple[Any, dict[str, Any] | None]:
+    """The value of an attr or scalar item, and, for a value drawn from a range or a distribution,
+    what it was drawn from (``{"recipe", "kind"}``: the values the framework may give instead)."""
     rv = item.get("range_values")
     kind = _attr_kind(item.get("dtype", ""))
     if item.get("type") in ("attrs", "attr_tuple", "scalars"):
-        return rv                              # a list attribute: the list itself
+        return rv, None                        # a list attribute: the list itself
     if kind == "raw" or isinstance(rv, str) and not re.fullmatch(r"[+-]?(inf|nan)", rv.lower()):
-        return rv                              # an enum string or a type name
+        return rv, None                        # an enum string or a type name
     if isinstance(rv, bool):
-        return rv
+        return rv, None
+    recipe = ranged_normal(rv) or range_recipe(rv)
     try:
-        return draw_scalar(range_recipe(rv), kind, seed, index)
+        value = draw_scalar(recipe, kind, seed, index)
     except OverflowError:   # an integer attribute drawn from a range with inf
         raise RecipeError(f"the {item.get('dtype')} value from {rv!r} is infinite, which no integer "
                           f"holds") from None
+    return value, None if recipe["kind"] == "constant" else {"recipe": recipe, "kind": kind}
 
 
 VALUES_UNREAD = "its values are not read"
@@ -247,6 +272,9 @@ def array_of(items: list, c_kind: str) -> list:
     return out
 
 
+FORMAT_APPLIED = "sets the tensors' formats through the executor"
+
+
 def _format_problem(inputs: list) -> str | None:
     """A non-argument ``format`` item tells the executor the tensors' formats (e.g.
     ops-math math/minimum/tests/st/aclnnMinimum/executor_aclnnMinimum.py:35-44): only ND, the
@@ -256,8 +284,8 @@ def _format_problem(inputs: list) -> str | None:
             continue
         value = item.get("range_values")
         if not (isinstance(value, str) and value.strip().upper() == "ND"):
-            return (f"input {index} (format) sets the tensors' formats through the executor "
-                    f"({value!r}), which this reader does not apply")
+            return (f"input {index} (format) {FORMAT_APPLIED} ({value!r}), which this reader "
+                    f"does not apply")
     return None
 
 
@@ -270,6 +298,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
     problems: list[str] = []
     tensors: dict[str, TensorRecipe | None] = {}
     attrs: dict[str, Any] = {}
+    drawn: dict[str, dict[str, Any] | None] = {}     # attribute -> what its value was drawn from
     inputs = list(doc["inputs"])
     kind_of = {p.name: p.c_kind for p in params or ()}
     # the parameter each item stands for: by its name, else (some name is no parameter) by position
@@ -315,7 +344,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
             if kind in TENSOR_TYPES:
                 tensors[name] = tensor_from_item(item)
             elif kind in ATTR_TYPES:
-                attrs[name] = _attr_value(item, seed, 1000 + index)
+                attrs[name], drawn[name] = _attr_value(item, seed, 1000 + index)
             else:
                 problems.append(f"{source}: input {index} ({name}) has type {kind!r}, which this "
                                 f"reader does not know")
@@ -334,6 +363,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
             pool = tensors if name in tensors else attrs
             if target is not None and target not in tensors and target not in attrs:
                 pool[target] = pool.pop(name)    # quantMode is quantModeOptional
+                drawn[target] = drawn.pop(name, None)
                 continue
             shown = "''" if re.fullmatch(r"(input|list)\d+", name) else repr(name)
             problems.append(f"{source}: input {shown} is not a parameter of {api}")
@@ -365,7 +395,8 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
     return VendorCase(api=api, case_id=f"atk-{case_id}", source=source, format="atk",
                       tensors=tensors, attrs=attrs, unstated=frozenset(
                           p.name for p in params or () if p.name not in stated), expected=expected, product=product,
-                      product_source=product_source, seed=seed, problems=tuple(problems), note=note)
+                      product_source=product_source, seed=seed, problems=tuple(problems), note=note,
+                      drawn={n: d for n, d in drawn.items() if d is not None and n in attrs})
 
 
 def _line_of_ids(text: str) -> dict[int, int]:
@@ -420,14 +451,84 @@ def executor_rewrites(folder: Path, display_folder: str) -> dict[str, str]:
     return found
 
 
-def executor_formats(folder: Path, display_folder: str) -> dict[str, tuple[dict[str, str], str, str]]:
-    """Registered executor name -> how its ``get_format`` gives every tensor one format from the
-    case's ``format`` item: (item value -> format name, the default, path:line), for the
-    ``executor_*.py`` beside an ATK file. Read only where the method is a chain of ``if
-    input_data.kwargs["format"] == "NCL": return AclFormat.ACL_FORMAT_NCL`` and a last return, using
-    neither the tensor's index nor its name (ops-math math/minimum/tests/st/aclnnMinimum/
-    executor_aclnnMinimum.py:35-45): the one format of every tensor of the call."""
-    found: dict[str, tuple[dict[str, str], str, str]] = {}
+class _NotRead(ValueError):
+    """A get_format construct this reader does not evaluate."""
+
+
+_FALLS_THROUGH = object()     # a block that ends without a return
+
+
+@dataclass(frozen=True)
+class ExecutorFormat:
+    """An executor's ``get_format(self, input_data, index=None, name=None)`` (the ATK framework asks
+    it the format of each tensor it builds), read as a function of the case's ``format`` item and the
+    tensor's index: ``if``/``else`` on ``input_data.kwargs["format"] == "..."`` and ``index == k``
+    (``and``, ``or``, ``!=``), returns of ``AclFormat.ACL_FORMAT_X``, a docstring; nothing else."""
+
+    method: ast.FunctionDef
+    where: str                                  # path:line of the method
+
+    @property
+    def reads_index(self) -> bool:
+        return any(isinstance(n, ast.Name) and n.id == "index" for n in ast.walk(self.method))
+
+    def format_for(self, value: str, index: int | None) -> str:
+        """The format the method returns for the item ``value`` and a tensor at ``index``; raises
+        _NotRead where it does not read or returns no format."""
+        got = self._run(self.method.body, value, index)
+        if got is _FALLS_THROUGH:
+            raise _NotRead("it returns no format for it")
+        return got
+
+    def _run(self, body: list[ast.stmt], value: str, index: int | None):
+        for stmt in body:
+            if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) \
+                    and isinstance(stmt.value.value, str):
+                continue                         # a docstring
+            if isinstance(stmt, ast.Pass):
+                continue
+            if isinstance(stmt, ast.Return):
+                m = re.fullmatch(r"AclFormat\.ACL_FORMAT_(\w+)", ast.unparse(stmt.value)) \
+                    if stmt.value is not None else None
+                if m is None:
+                    raise _NotRead(f"line {stmt.lineno} returns {ast.unparse(stmt)[7:]!r}")
+                return m.group(1)
+            if isinstance(stmt, ast.If):
+                got = self._run(stmt.body if self._holds(stmt.test, value, index) else stmt.orelse,
+                                value, index)
+                if got is not _FALLS_THROUGH:
+                    return got
+                continue
+            raise _NotRead(f"line {stmt.lineno} is no if or return")
+        return _FALLS_THROUGH
+
+    def _holds(self, test: ast.expr, value: str, index: int | None) -> bool:
+        if isinstance(test, ast.BoolOp):
+            held = [self._holds(v, value, index) for v in test.values]
+            return all(held) if isinstance(test.op, ast.And) else any(held)
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.NotEq)):
+            left, right = (self._operand(x, value, index) for x in (test.left, test.comparators[0]))
+            return (left == right) == isinstance(test.ops[0], ast.Eq)
+        raise _NotRead(f"line {test.lineno} tests {ast.unparse(test)!r}")
+
+    @staticmethod
+    def _operand(node: ast.expr, value: str, index: int | None) -> Any:
+        if isinstance(node, ast.Constant):
+            return node.value
+        if isinstance(node, ast.Name) and node.id == "index":
+            return index
+        if re.fullmatch(r"input_data\.kwargs\[['\"]format['\"]\]", ast.unparse(node)):
+            if not isinstance(value, str):
+                raise _NotRead("the case has no format item" if value is None else
+                               f"the format item is {value!r}, no string")
+            return value
+        raise _NotRead(f"line {node.lineno} reads {ast.unparse(node)!r}")
+
+
+def executor_formats(folder: Path, display_folder: str) -> dict[str, ExecutorFormat]:
+    """Registered executor name -> its ``get_format``, for the ``executor_*.py`` beside an ATK file
+    (e.g. ops-math math/select/tests/st/aclnnSWhere/executor_aclnnSWhere.py:26-84)."""
+    found: dict[str, ExecutorFormat] = {}
     for executor in sorted(folder.glob("executor_*.py")):
         try:
             tree = ast.parse(executor.read_text(encoding="utf-8", errors="replace"))
@@ -438,48 +539,64 @@ def executor_formats(folder: Path, display_folder: str) -> dict[str, tuple[dict[
                      and ast.unparse(d.func).endswith("register") and d.args
                      and isinstance(d.args[0], ast.Constant)]
             method = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "get_format"), None)
-            read = _format_chain(method) if names and method is not None else None
-            if read is not None:
+            if names and method is not None:
                 for name in names:
-                    found[str(name)] = (*read, f"{display_folder}/{executor.name}:{method.lineno}")
+                    found[str(name)] = ExecutorFormat(method, f"{display_folder}/{executor.name}:{method.lineno}")
     return found
 
 
-def _format_chain(method: ast.FunctionDef) -> tuple[dict[str, str], str] | None:
-    """(value -> format, default) of a get_format that is ifs on kwargs["format"] and a last return."""
-    def format_name(node: ast.AST) -> str | None:
-        text = ast.unparse(node)
-        m = re.fullmatch(r"AclFormat\.ACL_FORMAT_(\w+)", text)
-        return m.group(1) if m else None
-    mapping: dict[str, str] = {}
-    for stmt in method.body[:-1]:
-        test = stmt.test if isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1 else None
-        m = re.fullmatch(r"input_data\.kwargs\[['\"]format['\"]\] == ['\"](\w+)['\"]", ast.unparse(test)) \
-            if test is not None else None
-        value = format_name(stmt.body[0].value) if m and isinstance(stmt.body[0], ast.Return) else None
-        if value is None:
-            return None
-        mapping.setdefault(m.group(1), value)
-    last = method.body[-1] if method.body else None
-    default = format_name(last.value) if isinstance(last, ast.Return) and last.value is not None else None
-    return (mapping, default) if default is not None else None
-
-
-def _with_executor_format(vc: VendorCase, doc: dict, formats: dict) -> VendorCase:
-    """The case with every tensor in the format its executor gives from the ``format`` item (and the
-    problem that said it was not applied dropped); the case unchanged where no such executor is read."""
-    read = next((formats[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type")) if k in formats), None)
+# Which tensor is at which index: the framework passes a case's unnamed inputs as ``input_data.args``
+# and its named ones as ``input_data.kwargs`` (the format item is read as ``input_data.kwargs
+# ["format"]``), and builds the argument of the unnamed input i with ``index=i`` (ops-nn
+# norm/quantized_batch_norm/tests/st/aclnnQuantizedBatchNorm/executor_aclnnQuantizedBatchNorm.py:
+# 172-174, a named input with ``name=name`` and no index, :176-182). So a get_format whose answer
+# depends on the index is read only for a case whose argument inputs are all unnamed: input i is
+# index i. (The outputs' formats are not known: the ATK cases do not state their outputs.)
+def _with_executor_format(vc: VendorCase, doc: dict, formats: dict[str, ExecutorFormat]) -> VendorCase:
+    """The case with each tensor in the format its executor's get_format gives it (and the problem
+    that said the format item was not applied dropped); the case unchanged where no executor beside
+    the file has a get_format, and read in part where its get_format is not read for the case."""
+    reader = next((formats[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type")) if k in formats), None)
+    if reader is None:
+        return vc
     value = next((item.get("range_values") for item in doc["inputs"]
                   if isinstance(item, dict) and not is_argument(item) and item.get("name") == "format"), None)
-    if read is None or not isinstance(value, str):
-        return vc
-    mapping, default, where = read
-    fmt = format_of(mapping.get(value.strip(), default))
-    tensors = {n: None if t is None else replace(t, format=fmt) for n, t in vc.tensors.items()}
-    kept = tuple(p for p in vc.problems if "sets the tensors' formats through the executor" not in p)
+    items = [item for item in doc["inputs"] if is_argument(item)]
+    try:
+        indices = {None, *range(len(items)), *(n.value for n in ast.walk(reader.method) if isinstance(
+            n, ast.Constant) and isinstance(n.value, int) and not isinstance(n.value, bool))}
+        answers = {reader.format_for(value, i) for i in indices}
+        if len(answers) == 1:     # one format whatever the index
+            fmt = format_of(answers.pop())
+            tensors = {n: None if t is None else replace(t, format=fmt) for n, t in vc.tensors.items()}
+        else:
+            params = spec_params(vc.api)
+            if params is None or any(isinstance(item, list) or _item_name(item) for item in items):
+                raise _NotRead("its answer depends on the tensor's index and the case names its "
+                               "inputs (a named input is passed with no index)")
+            mapped, why = positional_names(doc["inputs"], params, vc.api)
+            if mapped is None:
+                raise _NotRead(f"its answer depends on the tensor's index and {why}")
+            at = {name: i for i, name in enumerate(mapped)}
+            if any(t is not None and n not in at for n, t in vc.tensors.items()):
+                raise _NotRead("its answer depends on the tensor's index and a tensor is no input")
+            tensors = {n: t if t is None else replace(t, format=format_of(reader.format_for(value, at[n])))
+                       for n, t in vc.tensors.items()}
+        named = [n for n, t in vc.tensors.items() if t is not None and t.format != AclFormat.ND
+                 and t.format != tensors[n].format]
+        if named:   # an input item's own format and the executor's differ: which one is made is not read
+            raise _NotRead(f"the case gives {', '.join(named)} a format of its own")
+    except (_NotRead, ValueError) as exc:
+        why = f"the executor's get_format ({reader.where}) is not read for {value!r}: {exc}"
+        if any(FORMAT_APPLIED in p for p in vc.problems):
+            return replace(vc, problems=tuple(p.split(", which")[0] + f"; {why}" if FORMAT_APPLIED in p
+                                              else p for p in vc.problems))
+        return replace(vc, problems=vc.problems + (f"{vc.source}: {why}",))
+    kept = tuple(p for p in vc.problems if FORMAT_APPLIED not in p)
+    said = ", ".join(f"{n} {t.format.name}" for n, t in tensors.items() if t is not None)
     return replace(vc, tensors=tensors, problems=kept,
                    note=(vc.note + "; " if vc.note else "") +
-                   f"every tensor {fmt.name}, as the executor's get_format gives it ({where})")
+                   f"{said}, as the executor's get_format gives them for {value!r} ({reader.where})")
 
 
 def read_atk(path: Path, display: str, product: str | None, product_source: str,

@@ -110,6 +110,9 @@ class VendorCase:
     null_outputs: frozenset[str] = frozenset()
     note: str = ""
     unstated: frozenset[str] = frozenset()           # parameters the file does not state (ATK outputs)
+    # attributes whose value the file gives as a range or a distribution: what each was drawn from
+    # ({"recipe", "kind"}, vendor/atk.py _attr_value); the framework may draw any value of it
+    drawn: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def op(self) -> str:
@@ -141,7 +144,8 @@ class VendorCase:
                 "attrs": _plain(dict(self.attrs)), "expected": self.expected.to_json(),
                 "product": self.product, "product_source": self.product_source, "seed": self.seed,
                 "problems": list(self.problems), "null_outputs": sorted(self.null_outputs),
-                "note": self.note, **({"unstated": sorted(self.unstated)} if self.unstated else {})}
+                "note": self.note, **({"unstated": sorted(self.unstated)} if self.unstated else {}),
+                **({"drawn": _plain(dict(self.drawn))} if self.drawn else {})}
 
     @staticmethod
     def from_json(doc: Mapping[str, Any]) -> "VendorCase":
@@ -152,7 +156,8 @@ class VendorCase:
             attrs=dict(doc["attrs"]), expected=VendorExpectation.from_json(doc["expected"]),
             product=doc["product"], product_source=doc["product_source"], seed=doc["seed"],
             problems=tuple(doc["problems"]), null_outputs=frozenset(doc["null_outputs"]),
-            note=doc.get("note", ""), unstated=frozenset(doc.get("unstated", ())))
+            note=doc.get("note", ""), unstated=frozenset(doc.get("unstated", ())),
+            drawn=dict(doc.get("drawn", {})))
 
 
 _API_TO_KEY: tuple[dict | None, dict[str, str]] = (None, {})

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import zlib
-from typing import Any, Mapping
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
 
 import numpy as np
 
@@ -71,7 +72,8 @@ def _draw_flat(recipe: Mapping[str, Any], count: int, dtype: AclDataType,
     if kind == "constant":
         return np.full(count, number(recipe["value"]))
     if kind == "normal":
-        return rng.normal(number(recipe["mean"]), number(recipe["std"]), count)
+        mean, std = (_parameter(recipe[k], rng) for k in ("mean", "std"))
+        return rng.normal(mean, std, count)
     if kind == "values":
         values = np.asarray([number(v) for v in recipe["values"]], dtype=np.float64)
         if values.size == 0:
@@ -81,6 +83,14 @@ def _draw_flat(recipe: Mapping[str, Any], count: int, dtype: AclDataType,
         values = np.asarray([number(v) for v in recipe["values"]], dtype=np.float64)
         return rng.choice(values, count)
     raise RecipeError(f"unknown value recipe {recipe!r}")
+
+
+def _parameter(value: Any, rng: np.random.Generator) -> float:
+    """A distribution's parameter: a number, or a ``[lo, hi]`` range it is drawn from first."""
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        lo, hi = sorted(number(v) for v in value)
+        return float(rng.uniform(lo, hi))
+    return number(value)
 
 
 def draw_storage(desc: TensorDesc, recipe: Mapping[str, Any], seed: int, index: int) -> TensorArg:
@@ -114,3 +124,56 @@ def draw_scalar(recipe: Mapping[str, Any], kind: str, seed: int, index: int) -> 
     if kind == "float32":
         return float(np.float32(value))
     return value
+
+
+@dataclass(frozen=True)
+class Span:
+    """The values a draw from a recipe can give: every value of the closed interval [lo, hi] (an
+    end may be infinite: a normal draw's support is the whole line, and its cast to a narrow type
+    may overflow), or exactly ``points`` when there are some."""
+
+    lo: float = -math.inf
+    hi: float = math.inf
+    points: tuple[Any, ...] = ()
+
+    def describe(self) -> str:
+        if self.points:
+            return "{" + ", ".join(str(v) for v in self.points) + "}"
+        return f"[{self.lo:g}, {self.hi:g}]"
+
+
+def span_of(recipe: Mapping[str, Any], kind: str) -> Span:
+    """What ``draw_scalar(recipe, kind, ...)`` can give, whatever the seed."""
+    name = recipe.get("kind")
+    if name == "constant":
+        return Span(points=(recipe["value"],))
+    if kind == "bool" and name == "uniform":
+        return Span(points=(False, True))
+    if name in ("choice", "values"):
+        return Span(points=tuple(number(v) for v in recipe["values"]))
+    if name == "uniform":
+        lo, hi = sorted((number(recipe["lo"]), number(recipe["hi"])))
+        return Span(math.ceil(lo), math.floor(hi)) if kind == "int" else Span(lo, hi)
+    if name == "normal":
+        return Span()
+    raise RecipeError(f"unknown value recipe {recipe!r}")
+
+
+def span_points(span: Span, constants: Iterable[float]) -> list[Any]:
+    """Values of ``span`` at which a comparison with any of ``constants`` takes every answer it can
+    take over the span: its ends (the values below or above a constant, when there are some),
+    each constant inside, and a finite value inside (an infinite end is not the span's only value).
+    A conversion the argument goes through first (a float32 or float16 rounding, an integer
+    truncation) keeps the order, so the held values of the ends bound the held values of the span."""
+    if span.points:
+        return list(span.points)
+    inside = [c for c in constants if span.lo <= c <= span.hi]
+    if span.lo == span.hi:
+        middle = []
+    elif math.isfinite(span.lo) and math.isfinite(span.hi):
+        middle = [(span.lo + span.hi) / 2]
+    elif math.isfinite(span.lo) or math.isfinite(span.hi):
+        middle = [span.lo + 1 if math.isfinite(span.lo) else span.hi - 1]
+    else:
+        middle = [0.0]
+    return list(dict.fromkeys([span.lo, span.hi, *inside, *middle]))
