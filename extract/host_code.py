@@ -4181,9 +4181,10 @@ def _min_rank_checked(w: Walk, tensor: str) -> int:
 
 
 def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
-    """``shape.GetDim(i)`` or ``t->GetViewShape().GetDim(i)`` with ``i`` a constant or an integer
-    depending on t's rank (``rank - 1``): ``("dim", t, scale, offset)``, the size of dim
-    scale*rank + offset of t's view shape."""
+    """``shape.GetDim(i)``, ``t->GetViewShape().GetDim(i)`` or ``shape[i]``: with ``i`` a constant or
+    an integer depending on t's rank (``rank - 1``), ``("dim", t, scale, offset)``, the size of dim
+    scale*rank + offset of t's view shape; with another integer the walk computes (a wrapped dim
+    argument), or on a shape expression, ("iexpr", ("sdim", S, i))."""
     m = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\((.+)\)", expr, re.S)
     if not m or match_close(expr, expr.rindex("GetDim") + len("GetDim")) != len(expr) - 1:
         m = re.fullmatch(r"(.+?)\s*\[([^\[\]]+)\]", expr, re.S)   # ``shape[i]``: Shape::operator[]
@@ -4205,27 +4206,10 @@ def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
     return None if at is None else ("iexpr", ("sdim", _shape_expr_of(shape), at))
 
 
-def _indexed_dim(w: Walk, expr: str, env: dict) -> tuple | None:
-    """``s[i]`` (Shape::operator[]) of a tensor's view shape at an integer expression ``i`` no narrower
-    reading holds (a dim argument wrapped by the rank): ("iexpr", ("sdim", ("of", t), i))."""
-    m = re.fullmatch(r"(.+?)\s*\[([^\[\]]+)\]", expr, re.S)
-    shape = _view_shape_held(m.group(1), env) if m else None
-    if not (isinstance(shape, tuple) and shape[:1] == ("shape-of",)):
-        return None
-    try:
-        index = _iexpr_of(w, _value(w, m.group(2), env))
-    except Unreadable:
-        return None
-    return None if index is None else ("iexpr", ("sdim", ("of", shape[1]), index))
-
-
 def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     dim = _dim_value(w, expr, env)
     if dim is not None:
         return dim
-    sdim = _indexed_dim(w, expr, env)
-    if sdim is not None:
-        return sdim
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("shape-of", env[m.group(1)].name)
