@@ -143,6 +143,16 @@ def _st_case(vc) -> dict[str, Any]:
     case = vc.to_case(draw=False)
     if not vc.drawn:
         return {**row, **_verdict(vc, spec, case)}
+    rewrite = vc.rewrite
+    if rewrite.get("reads_drawn"):
+        # the executor set these from drawn values (the case holds them for the values drawn): the
+        # verdict stands for every drawn value when no check reads what it set
+        for name in rewrite["writes"]:
+            tests, unbounded = _value_tests(vc, spec, case, name) if name in case.attrs else ([], "")
+            if name not in case.attrs or tests or unbounded:
+                return {**row, "verdict": "not judged", "cause": f"the executor ({rewrite['said']}) "
+                        f"sets {name} from the drawn value of {', '.join(rewrite['reads_drawn'])}, and "
+                        f"{unbounded or 'a check'} reads it"}
     # a value drawn from a range or a distribution: the verdict must be the one for every value
     variants, said = _drawn_variants(vc, spec, case)
     if variants is None:
@@ -205,23 +215,14 @@ def _drawn_variants(vc, spec, case) -> tuple[list | None, list[str]]:
     the verdict is the same for every value when it is the same at the span's ends, at each such
     constant inside the span and at a value inside it (values.span_points); an attribute no check
     reads stays at the value drawn."""
-    rules = {r["id"]: r for r in data_of(vc.op)["rules"]}
     said: list[str] = []
     choices: list[tuple[str, list[Any]]] = []
     for name, how in vc.drawn.items():
         span = span_of(how["recipe"], how["kind"])
-        tests: list[list] = []
-        for rule in spec.rules:
-            r = rules.get(rule.id)
-            reads = None if r is None else value_reads(r["template"], r.get("args", {}), name,
-                                                       view_of_case(case))
-            if reads is None:
-                if rule.kind != "check":    # a precondition or value rule decides no status
-                    continue
-                return None, said + [f"{name} is drawn from {span.describe()} and {rule.id} reads its "
-                                     f"value in a way not bounded over it"]
-            if rule.kind == "check":
-                tests += [t for t in reads if t not in tests]
+        tests, unbounded = _value_tests(vc, spec, case, name)
+        if unbounded:
+            return None, said + [f"{name} is drawn from {span.describe()} and {unbounded} reads its "
+                                 f"value in a way not bounded over it"]
         if not tests:
             said.append(f"{name} drawn from {span.describe()}: no check reads its value")
             continue
@@ -239,6 +240,24 @@ def _drawn_variants(vc, spec, case) -> tuple[list | None, list[str]]:
     for name, values in choices:
         variants = [replace(v, attrs={**v.attrs, name: x}) for v in variants for x in values]
     return variants, said
+
+
+def _value_tests(vc, spec, case, name: str) -> tuple[list[list], str]:
+    """The value tests (value_reads) the checks of ``spec`` make of attribute ``name``, and the
+    first check that reads it in a way not bounded ('' when none does)."""
+    rules = {r["id"]: r for r in data_of(vc.op)["rules"]}
+    tests: list[list] = []
+    for rule in spec.rules:
+        r = rules.get(rule.id)
+        reads = None if r is None else value_reads(r["template"], r.get("args", {}), name,
+                                                   view_of_case(case))
+        if reads is None:
+            if rule.kind != "check":    # a precondition or value rule decides no status
+                continue
+            return tests, rule.id
+        if rule.kind == "check":
+            tests += [t for t in reads if t not in tests]
+    return tests, ""
 
 
 def _as_held(value: Any, kind: str, points: list[Any]) -> list[Any] | None:

@@ -2,11 +2,14 @@
 by position where the counts and kinds agree (the vendor's executors pass the inputs in order); arrays
 given element by element; items that are no argument; the formats an executor's get_format gives;
 scalars drawn from a range or a distribution and when their case is judged (extract/agreement.py
-_st_case); and the cases that must stay read in part.
+_st_case); the inputs an executor's init_by_input_data rewrites (vendor/executor_rewrite.py); and the
+cases that must stay read in part.
 Fixtures: tests/fixtures/vendor_atk_inputs, written for these tests in the vendor's layout and style."""
 from __future__ import annotations
 
+import ast
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -15,6 +18,7 @@ from aclnn_conformance.extract.agreement import _st_case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.templates import CallView, TensorView, value_reads
 from aclnn_conformance.vendor.atk import VALUES_UNREAD
+from aclnn_conformance.vendor.executor_rewrite import ExecutorRewrite, InputTensor, NotEvaluated
 from aclnn_conformance.vendor.importer import import_paths
 from aclnn_conformance.vendor.values import Span, span_of, span_points
 
@@ -102,13 +106,101 @@ def test_inputs_out_of_the_prototype_order_are_not_mapped(cases):
         "input, which cannot be dim (int_array)") in _blocking(vc)
 
 
-def test_an_executor_that_rewrites_an_input_leaves_the_case_read_in_part(cases):
+def test_an_executor_rewrite_outside_the_evaluated_subset_leaves_the_case_read_in_part(cases):
     vc = cases[("aclnnStd", "atk-0")]
     assert vc.attrs["dim"] == [1, 1]          # read as written ...
-    [problem] = _blocking(vc)                  # ... but the call made is another
-    assert problem.startswith("the executor rewrites input 'dim' (") and problem.endswith(
+    [problem] = _blocking(vc)                  # ... but the call made is another: sorted() is not evaluated
+    assert problem.startswith("the executor's rewrite is not evaluated (line 10 calls 'sorted'): it "
+                              "rewrites input 'dim' (") and problem.endswith(
         "math/reduce_std_v2/tests/st/aclnnStd/executor_aclnnStd.py:10) before the call, so the "
         "case's inputs are not the call made")
+    assert not vc.rewrite
+
+
+def test_an_executor_rewrite_by_numpy_unique_is_applied(cases):
+    vc = cases[("aclnnStd", "atk-1")]          # dim [1, 0, 1]: numpy.unique gives [0, 1], sorted
+    assert vc.attrs["dim"] == [0, 1] and not _blocking(vc)
+    assert vc.rewrite["writes"] == ["dim"] and vc.rewrite["reads_drawn"] == []
+    assert "executor_aclnnStdUnique.py:13" in vc.note
+    assert _st_case(vc)["verdict"] == "valid"  # the dims now unique: XSTDMEANCORRECTION-ATTR-016 holds
+
+
+def test_an_executor_rewrite_by_tests_comparisons_and_locals_is_applied(cases):
+    # start 5, end 1, step 0: step becomes 1 (an int); end >= start is False, step > 0 True: swapped
+    vc = cases[("aclnnArange", "atk-0")]
+    assert vc.attrs == {"start": {"dtype": "FLOAT", "value": 1.0}, "end": {"dtype": "FLOAT", "value": 5.0},
+                        "step": {"dtype": "FLOAT", "value": 1}}
+    assert not _blocking(vc) and vc.rewrite["writes"] == ["end", "start", "step"]
+
+
+def test_an_executor_rewrite_by_arithmetic_abs_min_max_is_applied(cases):
+    # start -3 < 0 and not 10 > 100: max(abs(-3) * 2 + 1, 10 // 3) = max(7, 3) = 7
+    assert cases[("aclnnArange", "atk-1")].attrs["end"] == {"dtype": "FLOAT", "value": 7.0}
+    # start 2: the else side, min(10, 7) - 5 % 3 = 7 - 2 = 5 (the int of min's operands)
+    assert cases[("aclnnArange", "atk-2")].attrs["end"] == {"dtype": "FLOAT", "value": 5}
+
+
+def test_an_executor_rewrite_reading_a_drawn_value_records_all_it_may_write(cases):
+    vc = cases[("aclnnArange", "atk-3")]       # start drawn from [-10, 10], end 4, step 1
+    assert vc.rewrite["reads_drawn"] == ["start"]
+    assert vc.rewrite["writes"] == ["end", "start", "step"]     # on every path, not the one taken
+    assert "start" in vc.drawn
+
+
+def test_a_rewrite_setting_a_value_no_check_reads_from_a_drawn_one_is_judged(cases):
+    # scale = max(alpha, 1.0): no check reads scale; alpha itself is judged over its range as before
+    row = _st_case(cases[("aclnnEluBackward", "atk-6")])
+    assert row["verdict"] == "valid"
+    assert row["drawn"][0].startswith("alpha drawn from [0.5, 2]: judged at 0.5, 2, 1.25 ")
+
+
+def test_a_rewrite_setting_a_value_a_check_reads_from_a_drawn_one_is_not_judged(cases):
+    # alpha = abs(alpha) over [-1, 1]: XELUBACKWARD-ATTR-019 compares alpha with 0
+    row = _st_case(cases[("aclnnEluBackward", "atk-5")])
+    assert row["verdict"] == "not judged"
+    assert row["cause"].startswith("the executor (input 'alpha' (") and row["cause"].endswith(
+        "executor_aclnnEluBackward.py:10)) sets alpha from the drawn value of alpha, and a check reads it")
+
+
+def test_an_executor_rewrite_building_a_tensor_gives_its_dtype_shape_and_values(cases):
+    # 6 rows, 3 groups: linspace(6 // 3, 6, steps=3) = [2, 4, 6], rounded, as the index's int64;
+    # the device move on one side leaves the same tensor
+    vc = cases[("aclnnGroupedBiasAddGrad", "atk-0")]
+    t = vc.tensors["groupIdxOptional"]
+    assert (t.dtype, t.shape, dict(t.values)) == (DT.INT64, (3,), {"kind": "values", "values": [2, 4, 6]})
+    assert not _blocking(vc)
+    # an empty index: the executor passes no tensor (a null pointer)
+    vc = cases[("aclnnGroupedBiasAddGrad", "atk-1")]
+    assert vc.tensors["groupIdxOptional"] is None and not _blocking(vc)
+
+
+def test_a_rewrite_on_one_device_is_read_where_both_sides_make_the_same_descriptors(cases):
+    # on "aclnn" the buffer is torch.tensor([1, 1]) as self's float32, else the case's [2] float32:
+    # the same descriptor, values not read (they decide no first-phase check)
+    vc = cases[("aclnnLogSigmoidBackward", "atk-0")]
+    assert (vc.tensors["buffer"].dtype, vc.tensors["buffer"].shape) == (DT.FLOAT, (2,))
+    assert _blocking(vc) == [] and any(VALUES_UNREAD in p for p in vc.problems)
+    assert _st_case(vc)["verdict"] == "valid"
+    [problem] = _blocking(cases[("aclnnLogSigmoidBackward", "atk-1")])    # the case's buffer is [3]
+    assert problem.startswith("the executor's rewrite is not evaluated (the call it makes depends on "
+                              "self.device, which this reader does not know): it rewrites input 'buffer' (")
+
+
+def test_an_argument_rewrite_after_the_framework_builds_them_is_applied(cases):
+    # argument 2 is beta (as drawn, as a double), argument 3 linearBeta: 2 * the default 0.5 of a
+    # key the case does not give
+    vc = cases[("aclnnSituGlu", "atk-0")]
+    assert 0.1 <= vc.attrs["beta"] <= 10.0 and vc.attrs["linearBeta"] == 1.0
+    assert vc.rewrite == {"said": vc.rewrite["said"], "writes": ["beta", "linearBeta"],
+                          "reads_drawn": ["beta"]}
+    row = _st_case(vc)
+    assert row["verdict"] == "valid" and row["drawn"] == ["beta drawn from [0.1, 10]: no check reads its value"]
+
+
+def test_a_call_on_the_frameworks_objects_is_not_evaluated(cases):
+    [problem] = _blocking(cases[("aclnnSituGlu", "atk-1")])
+    assert problem.startswith("the executor's rewrite is not evaluated (line 24 calls "
+                              "'self.backend.contiguous'): it rewrites argument 0 (")
 
 
 def test_an_executor_that_gives_every_tensor_the_format_item_applies_it(cases):
@@ -230,3 +322,44 @@ def test_span_points_take_every_answer_a_comparison_can_give():
     assert span_points(Span(points=(False, True)), [0.0]) == [False, True]
     assert span_of({"kind": "uniform", "lo": 3.5, "hi": -2}, "int") == Span(-2, 3)
     assert span_of({"kind": "choice", "values": ["-inf", "inf"]}, "float32") == Span(points=(-math.inf, math.inf))
+
+
+def _rewrite_of(body: str) -> ExecutorRewrite:
+    source = "def init_by_input_data(self, input_data):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    return ExecutorRewrite(ast.parse(source).body[0], "fixture")
+
+
+def test_the_evaluator_follows_pythons_meaning_of_each_construct():
+    run = lambda body, **kw: [o.written for o in _rewrite_of(body).evaluate(kw, None)]
+    # a chained comparison, not, unary minus, true division of ints, a conditional expression
+    assert run('input_data.kwargs["a"] = -input_data.kwargs["a"] / 2 if 0 < input_data.kwargs["a"] <= 4 '
+               'and not input_data.kwargs["b"] else 9', a=3, b=False) == [{"a": -1.5}]
+    assert run('input_data.kwargs["a"] = input_data.kwargs["b"] or 5', a=1, b=0) == [{"a": 5}]
+    assert run('input_data.kwargs["a"] = len(input_data.kwargs["b"]) // 2', a=0, b=[4, 5, 6]) == [{"a": 1}]
+    # a tensor input's dtype against torch's names (no number), its shape and size
+    assert run('if input_data.kwargs["t"].dtype == torch.float32 and input_data.kwargs["t"].size(0) == 2:\n'
+               '    input_data.kwargs["a"] = input_data.kwargs["t"].shape[-1] * 10',
+               a=0, t=InputTensor(DT.FLOAT, (2, 3))) == [{"a": 30}]
+    assert run('if input_data.kwargs["t"].dtype != torch.float16:\n    input_data.kwargs["a"] = 1',
+               a=0, t=InputTensor(DT.FLOAT16, (2,))) == [{}]
+    # a test of the framework's device: both sides
+    assert run('if self.device == "npu":\n    input_data.kwargs["a"] = 2', a=1) == [{"a": 2}, {}]
+
+
+@pytest.mark.parametrize("body, named", [
+    ('input_data.kwargs["a"] = input_data.kwargs["a"] // input_data.kwargs["b"]', "raises ZeroDivisionError"),
+    ('for k in [1]:\n    input_data.kwargs["a"] = k', "'for k in [1]:' is outside the statements"),
+    ('input_args, out = super().init_by_input_data(input_data)\ninput_data.kwargs["a"] = 1',
+     "writes input 'a' after the arguments are built"),
+    ('input_data.kwargs["c"] = 1', "writes input 'c', which the case gives no argument"),
+    ('x = input_data.kwargs["t"].sum()\ninput_data.kwargs["a"] = 1', "calls \"input_data.kwargs['t'].sum\""),
+    ('if input_data.kwargs["t"].shape:\n    input_data.kwargs["a"] = 1', None),
+])
+def test_the_evaluator_refuses_what_is_outside_its_subset(body, named):
+    rewrite = _rewrite_of(body)
+    kwargs = {"a": 1, "b": 0, "t": InputTensor(DT.FLOAT, (2,))}
+    if named is None:      # a tuple's truth is plain: evaluated
+        assert [o.written for o in rewrite.evaluate(kwargs, [("a", 1), ("b", 0), ("t", kwargs["t"])])] == [{"a": 1}]
+        return
+    with pytest.raises(NotEvaluated, match=re.escape(named)):
+        rewrite.evaluate(kwargs, [("a", 1), ("b", 0), ("t", kwargs["t"])])

@@ -20,8 +20,10 @@ from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
 from aclnn_conformance.vendor.model import TensorRecipe, VendorCase, VendorExpectation, spec_params
 from aclnn_conformance.spec.enums import AclFormat
 from aclnn_conformance.vendor.names import dtype_of, format_of
-from aclnn_conformance.vendor.values import (RecipeError, constant, draw_scalar, number, seed_of,
-                                             uniform)
+from aclnn_conformance.vendor.executor_rewrite import (BuiltTensor, ExecutorRewrite, InputTensor,
+                                                       NotEvaluated)
+from aclnn_conformance.vendor.values import (RecipeError, constant, draw_scalar, exact, number,
+                                             seed_of, uniform)
 
 TENSOR_TYPES = ("tensor", "tensors", "tensor_tuple")
 ATTR_TYPES = ("attr", "attrs", "attr_tuple", "scalar", "scalars")
@@ -407,26 +409,29 @@ def _line_of_ids(text: str) -> dict[int, int]:
     return out
 
 
-def _rewritten(target: ast.expr) -> str | None:
+def _rewritten(target: ast.expr) -> tuple[str, str] | None:
     """What an assignment target in an executor rewrites: an input by name (input_data.kwargs[...]),
-    an argument by position (input_data.args[...], input_args[...]), or None (something else)."""
+    an argument by position (input_data.args[...], input_args[...]), or None (something else); with
+    its key as ExecutorRewrite.targets gives it."""
     if not isinstance(target, ast.Subscript):
         return None
-    key = target.slice.value if isinstance(target.slice, ast.Constant) else ast.unparse(target.slice)
+    constant = isinstance(target.slice, ast.Constant)
+    key = target.slice.value if constant else ast.unparse(target.slice)
     holder = ast.unparse(target.value)
     if holder.endswith("input_data.kwargs"):
-        return f"input {key!r}"
+        return f"input {key!r}", key if constant and isinstance(key, str) else "?"
     if holder.endswith("input_data.args") or holder.endswith("input_args"):
-        return f"argument {key}"
+        return f"argument {key}", f"#{key}" if constant and isinstance(key, int) and \
+            holder.endswith("input_args") else "?"
     return None
 
 
-def executor_rewrites(folder: Path, display_folder: str) -> dict[str, str]:
-    """Registered executor name -> the inputs its ``init_by_input_data`` rewrites before the aclnn
-    call (with path:line), for the ``executor_*.py`` beside an ATK file: such a case's inputs are not
-    the call the vendor makes (ops-math math/reduce_std_v2/tests/st/aclnnStd/executor_aclnnStd.py:35-36
-    replaces the case's dim by its unique values)."""
-    found: dict[str, str] = {}
+def executor_rewrites(folder: Path, display_folder: str) -> dict[str, ExecutorRewrite]:
+    """Registered executor name -> its ``init_by_input_data`` where it rewrites inputs before the
+    aclnn call, for the ``executor_*.py`` beside an ATK file: such a case's inputs are not the call
+    the vendor makes until the rewrite is applied (ops-math math/reduce_std_v2/tests/st/aclnnStd/
+    executor_aclnnStd.py:35-36 replaces the case's dim by its unique values)."""
+    found: dict[str, ExecutorRewrite] = {}
     for executor in sorted(folder.glob("executor_*.py")):
         try:
             tree = ast.parse(executor.read_text(encoding="utf-8", errors="replace"))
@@ -445,10 +450,118 @@ def executor_rewrites(folder: Path, display_folder: str) -> dict[str, str]:
                       for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
                       if (what := _rewritten(target)) is not None]
             if writes:
-                said = ", ".join(dict.fromkeys(what for what, _ in writes))
+                said = ", ".join(dict.fromkeys(what for (what, _), _ in writes))
+                targets = tuple(dict.fromkeys(key for (_, key), _ in writes))
                 for name in names:
-                    found[str(name)] = f"{said} ({display_folder}/{executor.name}:{writes[0][1]})"
+                    found[str(name)] = ExecutorRewrite(
+                        method, f"{said} ({display_folder}/{executor.name}:{writes[0][1]})", targets)
     return found
+
+
+# The value an input item gives the executor's code (input_data.kwargs[name]): a tensor's
+# descriptor (its values are drawn), an aclScalar's or attribute's value, None for a null pointer.
+def _executor_value(vc: VendorCase, param: str) -> Any:
+    if param in vc.tensors:
+        t = vc.tensors[param]
+        return None if t is None else InputTensor(t.dtype, t.shape)
+    value = vc.attrs.get(param)
+    return value["value"] if isinstance(value, dict) and "value" in value else value
+
+
+def _rewritten_value(vc: VendorCase, param: str, value: Any, kind: str) -> Any:
+    """``value`` as the call holds parameter ``param`` (of C kind ``kind``); raises NotEvaluated for
+    a value the parameter cannot hold."""
+    if param in vc.tensors:
+        if value is None:
+            return None
+        if isinstance(value, BuiltTensor):
+            old = vc.tensors[param]
+            return TensorRecipe(value.dtype, value.shape, old.format if old is not None else AclFormat.ND,
+                                values=exact(list(value.values)))
+        if isinstance(value, InputTensor) and vc.tensors[param] is not None and \
+                value == InputTensor(vc.tensors[param].dtype, vc.tensors[param].shape):
+            return vc.tensors[param]
+        raise NotEvaluated(f"it gives the tensor {param} {value!r}")
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    fits = {"int64": isinstance(value, int) and not isinstance(value, bool),
+            "double": number, "float": number, "bool": isinstance(value, bool),
+            "scalar": number or isinstance(value, bool),
+            "int_array": isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool)
+                                                        for v in value)}.get(kind, False)
+    if not fits:
+        raise NotEvaluated(f"it gives {param} ({kind}) the value {value!r}")
+    old = vc.attrs.get(param)
+    return {**old, "value": value} if isinstance(old, dict) and "value" in old else value
+
+
+def _with_rewrite(vc: VendorCase, doc: dict, rewrite: ExecutorRewrite) -> VendorCase:
+    """The case as the executor's ``init_by_input_data`` makes it before the call (see
+    vendor/executor_rewrite.py), or the case with a problem naming what is not evaluated."""
+    params = spec_params(vc.api)
+    try:
+        if params is None:
+            raise NotEvaluated("the API has no spec to map the inputs onto")
+        kind_of = {p.name: p.c_kind for p in params}
+        by_stem = {_stem(p.name): p.name for p in params}
+        items = [item for item in doc["inputs"] if is_argument(item)]
+        mapped, _ = positional_names(doc["inputs"], params, vc.api)
+        param_of: dict[str, str] = {}     # item name (or #k for argument k) -> parameter
+        arguments: list[tuple[str | None, Any]] = []
+        for k, item in enumerate(items):
+            name = _item_name(item)
+            param = (name if name in kind_of else by_stem.get(_stem(name))) if name else None
+            param = param or (mapped[k] if mapped is not None else None)
+            if param is not None:
+                if name:
+                    param_of[name] = param
+                param_of[f"#{k}"] = mapped[k] if mapped is not None else param
+            arguments.append((name or None, _executor_value(vc, param) if param else None))
+        kwargs = {name: _executor_value(vc, param) for name, param in param_of.items()
+                  if not name.startswith("#")}
+        outcomes = rewrite.evaluate(kwargs, arguments if mapped is not None else None)
+        made = []
+        for outcome in outcomes:
+            tensors, attrs = dict(vc.tensors), dict(vc.attrs)
+            for key, value in outcome.written.items():
+                param = param_of.get(key)
+                if param is None:
+                    raise NotEvaluated(f"it writes {key!r}, which is no parameter of {vc.api}")
+                (tensors if param in tensors else attrs)[param] = _rewritten_value(
+                    vc, param, value, kind_of[param])
+            made.append((tensors, attrs))
+        tensors, attrs = made[0]
+        problems = vc.problems
+        if any(m != made[0] for m in made):
+            if any(m[1] != attrs or m[0].keys() != tensors.keys() or any(
+                    (m[0][n] is None) != (t is None) or t is not None and m[0][n].desc() != t.desc()
+                    for n, t in tensors.items()) for m in made):
+                raise NotEvaluated("the call it makes depends on self.device, which this reader "
+                                   "does not know")
+            differ = [n for n, t in tensors.items() if any(m[0][n] != t for m in made)]
+            why = "the executor gives them as self.device is one value or another"
+            tensors = {n: replace(t, values={"unread": why}) if n in differ else t
+                       for n, t in tensors.items()}
+            problems += tuple(f"{vc.source}: input {n}: {VALUES_UNREAD}: {why}" for n in differ)
+        written = sorted({param_of[key] for o in outcomes for key in o.written})
+        read = {param_of[key] for o in outcomes for key in o.reads if key in param_of}
+        reads_drawn = sorted(read & set(vc.drawn))
+        if reads_drawn:     # on other drawn values it may take another path: all it may write
+            unknown = [key for key in rewrite.targets if key not in param_of]
+            if unknown:
+                raise NotEvaluated(f"it reads the drawn {', '.join(reads_drawn)} and may write "
+                                   f"{', '.join(map(repr, unknown))}, no parameter named here")
+            may_write = sorted(set(written) | {param_of[key] for key in rewrite.targets})
+        drawn = dict(vc.drawn) if reads_drawn else {n: d for n, d in vc.drawn.items() if n not in written}
+    except NotEvaluated as exc:
+        return replace(vc, problems=vc.problems + (
+            f"{vc.source}: the executor's rewrite is not evaluated ({exc}): it rewrites "
+            f"{rewrite.said} before the call, so the case's inputs are not the call made",))
+    said = ", ".join(written) or "nothing"
+    return replace(vc, tensors=tensors, attrs=attrs, problems=problems, drawn=drawn,
+                   rewrite={"said": rewrite.said, "writes": may_write if reads_drawn else written,
+                            "reads_drawn": reads_drawn},
+                   note=(vc.note + "; " if vc.note else "") +
+                   f"{said} as the executor's init_by_input_data sets them ({rewrite.said})")
 
 
 class _NotRead(ValueError):
@@ -620,12 +733,14 @@ def read_atk(path: Path, display: str, product: str | None, product_source: str,
             if not isinstance(doc, dict) or "inputs" not in doc or "aclnn_name" not in doc:
                 raise ValueError("an ATK case needs aclnn_name and inputs")
             vc = _with_executor_format(case_of(doc, display, product, product_source), doc, formats)
-            rewrite = next((rewrites[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type"))
-                            if k in rewrites), None)
-            if rewrite:
+            found = list(dict.fromkeys(rewrites[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type"))
+                                       if k in rewrites))
+            if len(found) > 1:    # which of the two runs first is the framework's: not read
                 vc = replace(vc, problems=vc.problems + (
-                    f"{vc.source}: the executor rewrites {rewrite} before the call, so the "
-                    f"case's inputs are not the call made",))
+                    f"{vc.source}: the executors rewrite {found[0].said} and {found[1].said} before "
+                    f"the call, so the case's inputs are not the call made",))
+            elif found:
+                vc = _with_rewrite(vc, doc, found[0])
             result.cases.append(vc)
         except (ValueError, KeyError, TypeError, RecipeError) as exc:
             result.problems.append(Problem(where, f"case {case_id}: {exc}"))

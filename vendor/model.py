@@ -113,6 +113,9 @@ class VendorCase:
     # attributes whose value the file gives as a range or a distribution: what each was drawn from
     # ({"recipe", "kind"}, vendor/atk.py _attr_value); the framework may draw any value of it
     drawn: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # what the executor's init_by_input_data rewrote before the call (vendor/atk.py _with_rewrite):
+    # {"said", "writes": [parameters], "reads_drawn": [drawn attributes whose values it read]}
+    rewrite: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def op(self) -> str:
@@ -145,7 +148,8 @@ class VendorCase:
                 "product": self.product, "product_source": self.product_source, "seed": self.seed,
                 "problems": list(self.problems), "null_outputs": sorted(self.null_outputs),
                 "note": self.note, **({"unstated": sorted(self.unstated)} if self.unstated else {}),
-                **({"drawn": _plain(dict(self.drawn))} if self.drawn else {})}
+                **({"drawn": _plain(dict(self.drawn))} if self.drawn else {}),
+                **({"rewrite": _plain(dict(self.rewrite))} if self.rewrite else {})}
 
     @staticmethod
     def from_json(doc: Mapping[str, Any]) -> "VendorCase":
@@ -157,7 +161,7 @@ class VendorCase:
             product=doc["product"], product_source=doc["product_source"], seed=doc["seed"],
             problems=tuple(doc["problems"]), null_outputs=frozenset(doc["null_outputs"]),
             note=doc.get("note", ""), unstated=frozenset(doc.get("unstated", ())),
-            drawn=dict(doc.get("drawn", {})))
+            drawn=dict(doc.get("drawn", {})), rewrite=dict(doc.get("rewrite", {})))
 
 
 _API_TO_KEY: tuple[dict | None, dict[str, str]] = (None, {})
