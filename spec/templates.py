@@ -694,11 +694,27 @@ def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bo
 
 def undecided_predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bool] | None:
     """``call -> the rule cannot decide it`` for the templates whose reading may leave a call open
-    (an integer test reading a dim at an index outside the shape); None for the others."""
-    if template != "int_test":
+    (an integer test or a dims comparison reading a dim at an index outside a given tensor's shape);
+    None for the others."""
+    if template not in _OPEN_ON:
         return None
-    test, when = args["test"], args.get("when")
-    return lambda call: (when is None or bool(guard_holds(call, when))) and int_holds(call, test) is None
+    is_open, when = _OPEN_ON[template], args.get("when")
+    return lambda call: (when is None or bool(guard_holds(call, when))) and is_open(call, args)
+
+
+def _dim_outside(call: CallView, ref: Any) -> bool:
+    """A dims comparison's side reads a dim outside a given tensor's rank, or an attribute no integer."""
+    if isinstance(ref, str):
+        v = call.attrs.get(ref)
+        return not isinstance(v, int) or isinstance(v, bool)
+    if isinstance(ref, int) or ref[0] in ("numel", "bnumel"):
+        return False
+    return call.tensor(ref[0]) is not None and dim_size(call, ref) is None
+
+
+_OPEN_ON: dict[str, Callable[[CallView, Mapping], bool]] = {
+    "int_test": lambda call, a: int_holds(call, a["test"]) is None,
+    "dims_compare": lambda call, a: _dim_outside(call, a["a"]) or _dim_outside(call, a["b"])}
 
 
 def dtype_names() -> set[str]:
