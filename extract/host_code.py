@@ -198,12 +198,33 @@ _DEFINE = r"(?m)^[ \t]*#[ \t]*define[ \t]+{}[ \t]+(\d+)[uUlL]*[ \t]*$"
 
 
 def _defined_constant(name: str, sources) -> int | None:
-    """``#define NAME 8`` in the op_api file or the op's own headers it includes (the first found)."""
+    """``#define NAME 8``, or a member of an ``enum`` (its value given, or one more than the member
+    before it, the first 0), in the op_api file or the op's own headers it includes (the first found)."""
     for src in sources:
         m = re.search(_DEFINE.format(re.escape(name)), src.text)
         if m:
             return int(m.group(1))
+        value = _enum_member(name, src.text)
+        if value is not None:
+            return value
     return None
+
+
+def _enum_member(name: str, text: str) -> int | None:
+    """The value of the enumerator ``name`` of an ``enum`` of ``text`` whose enumerators before it are
+    each given a decimal integer or none; None when no such enum names it, or two do."""
+    found = []
+    for m in re.finditer(r"\benum\s+(?:class\s+|struct\s+)?(?:\w+\s*)?(?::\s*[\w:]+\s*)?\{([^{}]*)\}", text):
+        value = -1
+        for member in (x.strip() for x in m.group(1).split(",") if x.strip()):
+            one = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:=\s*(-?\d+))?", member)
+            if not one:
+                break   # an enumerator given an expression: those after it are not read
+            value = int(one.group(2)) if one.group(2) is not None else value + 1
+            if one.group(1) == name:
+                found.append(value)
+                break
+    return found[0] if len(found) == 1 else None
 
 
 @dataclass
@@ -849,6 +870,8 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         if isinstance(shape, tuple) and shape[:1] == ("dims-vector",):
             return ("tensor-dtype", d, shape[1])   # reshaped to the dims a helper computed
         return None if d is None else ("tensor-dtype", d)
+    if call[0] == "l0op::UnsqueezeNd" and len(args) == 3:
+        return _unsqueezed_rank0(w, args, env)
     if call[0] == "l0op::Cast" and len(args) == 3:
         like = _shape_like(env.get(_strip(args[0])))
         try:
@@ -881,6 +904,21 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     if d is None:   # its dtype unknown: its shape may still be
         return None if shape is None else ("tensor-dtype", None, shape)
     return ("tensor-dtype", d, shape)
+
+
+def _unsqueezed_rank0(w: Walk, args: list[str], env: dict) -> tuple | None:
+    """``l0op::UnsqueezeNd(x, d, executor)`` with x of an API tensor's view shape, that tensor of rank 0
+    on every call reaching here (a branch's guard) and d the integer 0 or -1: a tensor of x's dtype and
+    shape [1] (ops-math conversion/unsqueeze/op_host/op_api/unsqueeze.cpp:19-53: one dim inserted into
+    rank 0, -1 wrapped by the new rank 1); None otherwise."""
+    like = _shape_like(env.get(_strip(args[0])))
+    try:
+        dim = _value(w, args[1], env)
+    except Unreadable:
+        return None
+    if like is None or ("rank-zero", like) not in w.guards or not _is_int(dim) or dim not in (0, -1):
+        return None
+    return ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", ("dims", (1,))))
 
 
 def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
@@ -4080,7 +4118,9 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
         if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
             continue
-        if m.group(2) in ("if", "while", "GetDimNum", "ToString", "GetDim") or m.group(2).startswith("OP_") \
+        # opbase shape_utils.h:25 ToShapeVector(const op::Shape&) reads the shape only
+        if m.group(2).split("::")[-1] in ("if", "while", "GetDimNum", "ToString", "GetDim", "ToShapeVector") \
+                or m.group(2).startswith("OP_") \
                 or _last_param_by_value(src, m.group(2)):
             continue
         changed = changed or m
@@ -4239,8 +4279,8 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
 def _shape_of(w: Walk, expr: str, env: dict) -> Any:
     try:
         v = _value(w, expr, env)
-    except Unreadable:
-        return None
+    except Unreadable:   # the view shape of a tensor the compute path made
+        v = _view_shape_held(expr, env)
     return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape", "rshape", "split-shape",
                                                         "built-shape", "bshape-built", "shape-expr") else None
 
@@ -4272,6 +4312,17 @@ def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: i
             env[out] = ("shape-expr", ("broadcast", *(_shape_expr_of(v) for v in values)))
             _forget_if_mutated(src, stmt, env, out)
         return
+    if kinds == ["shape-expr", "shape-expr"]:   # two computed shapes, one broadcasting as a tensor's does
+        exprs = [v[1] for v in values]
+        side = next((i for i, e in enumerate(exprs) if _broadcasts_as(e) is not None), None)
+        if side is None:
+            raise Unreadable(f"the broadcast of {a.strip()!r} and {b.strip()!r}")
+        _check(w, src, stmt.offset, "broadcastable_shape",
+               _args(param=_broadcasts_as(exprs[side]), shape_expr=exprs[1 - side]), code, stmt.text)
+        if out is not None:
+            env[out] = ("shape-expr", ("broadcast", *exprs))
+            _forget_if_mutated(src, stmt, env, out)
+        return
     if "shape-expr" in kinds:
         raise Unreadable(f"the broadcast of {a.strip()!r} and {b.strip()!r}")
     if kinds == ["built-shape", "shape-of"]:   # a tensor with a shape built of dims (aclnnAddr's outer shape)
@@ -4293,6 +4344,18 @@ def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: i
     if out is not None:
         env[out] = ("bshape", tuple(names))
         _forget_if_mutated(src, stmt, env, out)
+
+
+def _broadcasts_as(expr: tuple) -> str | None:
+    """The API tensor a shape expression broadcasts with every shape as: its view shape, or that shape
+    made all ones of some rank when the tensor is of rank 0 (a rank-0 shape and a shape of ones both
+    broadcast with any shape); None otherwise."""
+    if expr[0] == "of":
+        return expr[1]
+    if expr[0] == "?" and expr[1][:1] == ("guard",) and expr[1][1][:1] == ("rank-zero",) and \
+            expr[3] == ("of", expr[1][1][1]) and expr[2][0] == "dims" and all(d == 1 for d in expr[2][1]):
+        return expr[1][1][1]
+    return None
 
 
 def _dropped_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str]) -> bool:
@@ -4327,8 +4390,9 @@ def _m_broadcast_infer(w, src, stmt, env, fail, args):
         env[args[2].strip()] = ("shape-of", _tensor(env, other))
         _forget_if_mutated(src, stmt, env, args[2].strip())
         return
-    for arg in args[:2]:
-        _tensor(env, arg)   # both must be the API's tensors (else unread)
+    for arg in args[:2]:   # the API's tensors, or tensors whose view shape the walk knows (else unread)
+        if not isinstance(env.get(_strip(arg)), T) and _view_shape_held(f"{arg}->GetViewShape()", env) is None:
+            _tensor(env, arg)
     _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", f"{args[1]}->GetViewShape()",
                      args[2].strip(), _fail_status(args[3], fail))
 
