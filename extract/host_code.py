@@ -3332,9 +3332,11 @@ def _dtype_atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple] | None:
 
 def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
     """The rule violated exactly when guard ``g`` holds, when a template expresses it."""
-    if g[0] == "and":   # the first part a template expresses, the others its when
+    if _lengths_only(g):   # integer arrays' lengths: the integer test of that guard
+        return "int_test", _args(test=("guard", g))
+    if g[0] == "and":   # the first part a template expresses (arrays' lengths last), the others its when
         g = ("and", *[x for part in g[1:] for x in (part[1:] if part[0] == "and" else (part,))])
-        for i, part in enumerate(g[1:]):
+        for i, part in sorted(enumerate(g[1:]), key=lambda p: _lengths_only(p[1])):
             r = _guard_atom(part)
             if r is not None:
                 rest = g[1:i + 1] + g[i + 2:]
@@ -3378,6 +3380,13 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "combination_in", _args(params=[e[1] for e in g[1]],
                                        combinations=tuple(tuple((d,) for d in pair) for pair in g[2]), list=g[3])
     return None
+
+
+def _lengths_only(g: tuple) -> bool:
+    """Guard ``g`` tests nothing but integer arrays' lengths (``a->Size() == n``)."""
+    if g[0] in ("and", "or", "not"):
+        return all(_lengths_only(x) for x in g[1:])
+    return g[0] == "attr-len"
 
 
 def _promotable_args(e: tuple) -> tuple:
@@ -4418,21 +4427,24 @@ def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
 def _built_shape(w: Walk, src: SourceFile, stmt: Stmt, name: str, env: dict) -> tuple[list, Any] | None:
     """A shape local built in the function before ``stmt`` from its dims (``op::Shape s = {a, b};``) or
     from nothing (``op::Shape s;``) by ``s.SetDimNum(n)``, ``s.SetDim(i, v)``, ``s.AppendDim(v)`` alone,
-    each dim a constant or a dim of an API tensor, and at most a last loop ``for (i = k; i < t.GetDimNum(); i++) { s.AppendDim(c); }``
-    once s holds k dims: (its dims, each an int or [tensor, scale, offset]; the fill [c, tensor] or
-    None); None otherwise."""
+    each dim an integer the walk knows, and at most a last loop ``for (i = k; i < t.GetDimNum(); i++) { s.AppendDim(c); }``
+    once s holds k dims: (its dims, each an int, [tensor, scale, offset] or an integer expression
+    ("iexpr", E); the fill [c, tensor] or None); None otherwise."""
     fn = _enclosing_function(src, stmt.offset)
     if fn is None or not re.fullmatch(r"[A-Za-z_]\w*", name):
         return None
-    before = fn.body[:max(stmt.offset - fn.body_offset, 0)]
+    whole = fn.body[:max(stmt.offset - fn.body_offset, 0)]
     n = re.escape(name)
+    decls = list(re.finditer(rf"(?:op|gert)::Shape\s+{n}\s*[;=]", whole))
+    if not decls or not _block_open(whole[decls[-1].start():]):
+        return None
+    before = whole[decls[-1].start():]   # the local compared: the last declared, in a block still open
     init = re.findall(rf"(?:op|gert)::Shape\s+{n}\s*=\s*\{{([^;{{}}]*)\}}\s*;", before)
     compared = re.sub(rf"OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE\(\s*\w+\s*,\s*{n}\s*,|ToString\(\s*{n}\s*\)",
                       "", before)
     if len(init) == 1 and len(re.findall(rf"\b{n}\b", compared)) == 1:   # ``op::Shape s = {a, b};``, only compared after
-        dims = [_int_constant(w, a) if _int_constant(w, a) is not None else _dim_value(w, a.strip(), env)
-                for a in split_args(init[0])]
-        return None if None in dims else ([d if _is_int(d) else list(d[1:]) for d in dims], None)
+        dims = [_built_dim(w, a, env, whole) for a in split_args(init[0])]
+        return None if None in dims else (dims, None)
     if len(re.findall(rf"(?:op|gert)::Shape\s+{n}\s*;", before)) != 1:
         return None
     fill, fills = None, list(re.finditer(
@@ -4452,8 +4464,7 @@ def _built_shape(w: Walk, src: SourceFile, stmt: Stmt, name: str, env: dict) -> 
     dims: list = []
     for use in re.finditer(rf"\b{n}\b(?!\s*;)", before):
         m = re.match(rf"{n}\s*\.\s*(SetDimNum|SetDim|AppendDim)\s*\(([^;]*)\)\s*;", before[use.start():])
-        args = [_int_constant(w, a) if _int_constant(w, a) is not None else _dim_value(w, a.strip(), env)
-                for a in split_args(m.group(2))] if m else [None]
+        args = [_built_dim(w, a, env, whole) for a in split_args(m.group(2))] if m else [None]
         if None in args:
             return None
         if m.group(1) == "SetDimNum" and len(args) == 1 and _is_int(args[0]):
@@ -4464,9 +4475,39 @@ def _built_shape(w: Walk, src: SourceFile, stmt: Stmt, name: str, env: dict) -> 
             dims.append(args[0])
         else:
             return None
-    if fill is not None and len(dims) != start:
+    if fill is not None and (len(dims) != start or any(isinstance(d, tuple) for d in dims)):
         return None
-    return [d if _is_int(d) else list(d[1:]) for d in dims], fill
+    return dims, fill
+
+
+def _block_open(text: str) -> bool:
+    """No brace in ``text`` closes a block it did not open: its start is in scope at its end."""
+    depth = 0
+    for c in re.findall(r"[{}]", text):
+        depth += 1 if c == "{" else -1
+        if depth < 0:
+            return False
+    return True
+
+
+def _built_dim(w: Walk, text: str, env: dict, before: str) -> Any:
+    """A dim given to a built shape: an int, a dim of an API tensor [tensor, scale, offset], another
+    integer the walk knows as ("iexpr", E); None for anything else. The walk's values are those at
+    the comparison, so a name ``before`` (the function's text up to it) assigns twice is refused."""
+    constant = _int_constant(w, text)
+    if constant is not None:
+        return constant
+    dim = _dim_value(w, text.strip(), env)
+    if dim is not None and dim[0] == "dim":
+        return list(dim[1:])
+    if any(len(re.findall(rf"\b{name}\s*(?:[-+*/%|&^]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{name}\b", before)) > 1
+           for name in set(re.findall(r"(?<![\w.>:])[A-Za-z_]\w*\b(?!\s*\()", text))):
+        return None
+    try:
+        held = _iexpr_of(w, dim if dim is not None else _value(w, text, env))
+    except Unreadable:
+        return None
+    return None if held is None else ("iexpr", held)
 
 
 def _int_constant(w: Walk, text: str) -> int | None:
@@ -4480,6 +4521,11 @@ def _m_shape_expected(w, src, stmt, env, fail, args):
     name = _tensor(env, args[0])
     other = _shape_of(w, args[1], env)
     built = _built_shape(w, src, stmt, args[1].strip(), env) if other is None else None
+    if built is not None and any(isinstance(d, tuple) for d in built[0]):   # a dim computed: a shape expression
+        dims = tuple(d[1] if isinstance(d, tuple) else d if _is_int(d) else ("dim", *d) for d in built[0])
+        _check(w, src, stmt.offset, "shape_is", _args(param=name, shape_expr=("dims", dims)),
+               _fail_status(args[2], fail), stmt.text)
+        return
     if built is not None:
         shape = tuple(d if _is_int(d) else tuple(d) for d in built[0])
         _check(w, src, stmt.offset, "shape_is", _args(param=name, shape=shape,
