@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
-from aclnn_conformance.vendor.model import TensorRecipe, VendorCase, VendorExpectation, spec_params
+from aclnn_conformance.vendor.model import (TensorRecipe, VendorCase, VendorExpectation, op_key_of,
+                                            spec_params)
 from aclnn_conformance.spec.enums import AclFormat
+from aclnn_conformance.spec.operator_data import data_of
+from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.vendor.names import dtype_of, format_of
 from aclnn_conformance.vendor.values import (RecipeError, constant, draw_scalar, number, seed_of,
                                              uniform)
@@ -164,7 +167,9 @@ def _stem(name: str) -> str:
 #   conversion/tril/.../executor_aclnnTril.py:46 (diagonal: input_args[-2], before the output);
 #   math/trace/.../executor_aclnnTrace.py:24 reads an input named null as ``input_data.args[0]``.
 # So the argument items of a case, in order, are the API's non-output parameters in order: this
-# reader maps them so only when the counts and every item's kind agree with the prototype.
+# reader maps them so only when the counts and every item's kind agree with the prototype, or when
+# the items are fewer and every parameter after them is a tensor the API writes (the framework's
+# outputs fill them) and no executor beside the file builds the argument list itself.
 NON_ARGUMENT = "non_param"
 ARRAY_C_KINDS = {"int_array": "int", "bool_array": "bool", "float_array": "float"}
 LIST_ATTR_TYPES = ("attrs", "attr_tuple", "attr")
@@ -224,11 +229,16 @@ def _fits(item: Any, param) -> bool:
     return False
 
 
-def positional_names(inputs: list, params, api: str) -> tuple[list[str] | None, str]:
+def positional_names(inputs: list, params, api: str, written: frozenset[str] = frozenset()
+                     ) -> tuple[list[str] | None, str]:
     """The parameter each argument item of ``inputs`` stands for, by position (see above), or None
-    and the reason the position does not establish it."""
+    and the reason the position does not establish it. The items may be fewer than the non-output
+    parameters where every parameter after them is in ``written`` (tensors the API writes, which the
+    framework's outputs fill after the items: they are the leading arguments whatever follows)."""
     items = [item for item in inputs if is_argument(item)]
     targets = [p for p in params if not _is_output(p)]
+    if len(items) < len(targets) and all(p.name in written for p in targets[len(items):]):
+        targets = targets[:len(items)]
     if len(items) != len(targets):
         return None, (f"its {len(items)} argument inputs are not the {len(targets)} non-output "
                       f"parameters of {api} ({', '.join(p.name for p in targets)})")
@@ -275,21 +285,56 @@ def array_of(items: list, c_kind: str) -> list:
 FORMAT_APPLIED = "sets the tensors' formats through the executor"
 
 
+def _format_item(inputs: list) -> tuple[int, Any] | None:
+    """The index and value of the case's non-argument ``format`` item, if it has one."""
+    return next(((index, item.get("range_values")) for index, item in enumerate(inputs)
+                 if not is_argument(item) and item.get("name") == "format"), None)
+
+
 def _format_problem(inputs: list) -> str | None:
     """A non-argument ``format`` item tells the executor the tensors' formats (e.g.
     ops-math math/minimum/tests/st/aclnnMinimum/executor_aclnnMinimum.py:35-44): only ND, the
     format this reader gives a tensor that names none, agrees with the case as read."""
-    for index, item in enumerate(inputs):
-        if is_argument(item) or item.get("name") != "format":
-            continue
-        value = item.get("range_values")
-        if not (isinstance(value, str) and value.strip().upper() == "ND"):
-            return (f"input {index} (format) {FORMAT_APPLIED} ({value!r}), which this reader "
-                    f"does not apply")
+    found = _format_item(inputs)
+    if found is None:
+        return None
+    index, value = found
+    if not (isinstance(value, str) and value.strip().upper() == "ND"):
+        return (f"input {index} (format) {FORMAT_APPLIED} ({value!r}), which this reader "
+                f"does not apply")
     return None
 
 
-def case_of(doc: dict, display: str, product: str | None, product_source: str) -> VendorCase:
+def _open_formats(value: Any) -> tuple[str, ...] | None:
+    """The formats a ``format`` item may give each tensor where no executor says how it applies it:
+    ND (a tensor it leaves alone) or a format one of its parts names (``"NCL_ND"`` gives each tensor
+    one of them: ops-math math/select/tests/st/aclnnSWhere/executor_aclnnSWhere.py:40-53); None where
+    a part is no format this suite knows."""
+    if not isinstance(value, str):
+        return None
+    try:
+        named = [format_of(part).name for part in value.split("_")]
+    except ValueError:
+        return None
+    return tuple(dict.fromkeys(["ND", *named]))
+
+
+def written_tensors(api: str) -> frozenset[str]:
+    """The parameters of ``api`` its prototype declares as a non-const ``aclTensor *`` (a tensor the
+    API writes: an output, whatever the document's direction column says, or an in-place input)."""
+    key = op_key_of(api)
+    if key is None or not operator(key).modules[0].startswith("data:"):
+        return frozenset()
+    # as extract/build.py _params tells a writable tensor: no const before the pointer
+    return frozenset(p["name"] for p in data_of(key)["params"] if p.get("c_kind") == "tensor"
+                     and "const" not in str(p.get("c_type", "")).split("*")[0])
+
+
+def case_of(doc: dict, display: str, product: str | None, product_source: str,
+            own_arguments: bool = False) -> VendorCase:
+    """The call an ATK case makes; ``own_arguments`` when no executor beside the file changes the
+    argument list the framework builds (then inputs fewer than the parameters may stand for the
+    leading ones: positional_names)."""
     case_id = doc.get("id")
     source = f"{display}#{case_id}"
     api = "aclnn" + str(doc["aclnn_name"]).removeprefix("aclnn")
@@ -304,13 +349,15 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
     # the parameter each item stands for: by its name, else (some name is no parameter) by position
     names = [_item_name(item) for item in inputs]
     unmapped = ""
+    open_formats: tuple[str, ...] | None = None     # what an unapplied format item may give a tensor
     if params is not None:
         known = {p.name for p in params}
         by_stem = {_stem(p.name): p.name for p in params}
         unknown = [n for n, item in zip(names, inputs) if is_argument(item)
                    and n not in known and by_stem.get(_stem(n)) is None]
         if unknown:
-            mapped, why = positional_names(inputs, params, api)
+            mapped, why = positional_names(inputs, params, api,
+                                           written_tensors(api) if own_arguments else frozenset())
             if mapped is not None:
                 arguments = iter(mapped)
                 names = [next(arguments) if is_argument(item) else n for n, item in zip(names, inputs)]
@@ -319,6 +366,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
         fmt = _format_problem(inputs)
         if fmt:
             problems.append(f"{source}: {fmt}")
+            open_formats = _open_formats(_format_item(inputs)[1])
     for index, item in enumerate(inputs):
         if not is_argument(item):
             continue
@@ -387,6 +435,8 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
                 attrs[p.name] = {"dtype": dtype_of(item["dtype"]).name, "value": attrs[p.name]}
         tensors = {p.name: tensors.get(p.name) for p in params if not is_attr[p.name]}
         attrs = {p.name: attrs[p.name] for p in params if is_attr[p.name] and p.name in attrs}
+    if any(t is not None and t.format != AclFormat.ND for t in tensors.values()):
+        open_formats = None         # an item's own format and the format item's: which one holds is not read
     standard = doc.get("standard") or {}
     expected = VendorExpectation("success", 0, str(standard.get("acc", "")),
                                  {"perf": standard["perf"]} if "perf" in standard else {})
@@ -396,7 +446,9 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
                       tensors=tensors, attrs=attrs, unstated=frozenset(
                           p.name for p in params or () if p.name not in stated), expected=expected, product=product,
                       product_source=product_source, seed=seed, problems=tuple(problems), note=note,
-                      drawn={n: d for n, d in drawn.items() if d is not None and n in attrs})
+                      drawn={n: d for n, d in drawn.items() if d is not None and n in attrs},
+                      open_formats={n: open_formats for n, t in tensors.items() if t is not None}
+                      if open_formats else {})
 
 
 def _line_of_ids(text: str) -> dict[int, int]:
@@ -427,27 +479,34 @@ def executor_rewrites(folder: Path, display_folder: str) -> dict[str, str]:
     the call the vendor makes (ops-math math/reduce_std_v2/tests/st/aclnnStd/executor_aclnnStd.py:35-36
     replaces the case's dim by its unique values)."""
     found: dict[str, str] = {}
+    for executor, names, method in registered_methods(folder, "init_by_input_data"):
+        writes = [(what, node.lineno) for node in ast.walk(method)
+                  if isinstance(node, (ast.Assign, ast.AugAssign))
+                  for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                  if (what := _rewritten(target)) is not None]
+        if writes:
+            said = ", ".join(dict.fromkeys(what for what, _ in writes))
+            for name in names:
+                found[name] = f"{said} ({display_folder}/{executor.name}:{writes[0][1]})"
+    return found
+
+
+def registered_methods(folder: Path, method: str) -> list[tuple[Path, list[str], ast.FunctionDef]]:
+    """Each class of the ``executor_*.py`` beside an ATK file that defines ``method``: its file, the
+    executor names it registers (``@register("...")``) and the method."""
+    found = []
     for executor in sorted(folder.glob("executor_*.py")):
         try:
             tree = ast.parse(executor.read_text(encoding="utf-8", errors="replace"))
         except SyntaxError:
             continue
         for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
-            names = [d.args[0].value for d in cls.decorator_list if isinstance(d, ast.Call)
+            names = [str(d.args[0].value) for d in cls.decorator_list if isinstance(d, ast.Call)
                      and ast.unparse(d.func).endswith("register") and d.args
                      and isinstance(d.args[0], ast.Constant)]
-            method = next((f for f in cls.body if isinstance(f, ast.FunctionDef)
-                           and f.name == "init_by_input_data"), None)
-            if not names or method is None:
-                continue
-            writes = [(what, node.lineno) for node in ast.walk(method)
-                      if isinstance(node, (ast.Assign, ast.AugAssign))
-                      for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                      if (what := _rewritten(target)) is not None]
-            if writes:
-                said = ", ".join(dict.fromkeys(what for what, _ in writes))
-                for name in names:
-                    found[str(name)] = f"{said} ({display_folder}/{executor.name}:{writes[0][1]})"
+            body = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == method), None)
+            if names and body is not None:
+                found.append((executor, names, body))
     return found
 
 
@@ -528,21 +587,8 @@ class ExecutorFormat:
 def executor_formats(folder: Path, display_folder: str) -> dict[str, ExecutorFormat]:
     """Registered executor name -> its ``get_format``, for the ``executor_*.py`` beside an ATK file
     (e.g. ops-math math/select/tests/st/aclnnSWhere/executor_aclnnSWhere.py:26-84)."""
-    found: dict[str, ExecutorFormat] = {}
-    for executor in sorted(folder.glob("executor_*.py")):
-        try:
-            tree = ast.parse(executor.read_text(encoding="utf-8", errors="replace"))
-        except SyntaxError:
-            continue
-        for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
-            names = [d.args[0].value for d in cls.decorator_list if isinstance(d, ast.Call)
-                     and ast.unparse(d.func).endswith("register") and d.args
-                     and isinstance(d.args[0], ast.Constant)]
-            method = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "get_format"), None)
-            if names and method is not None:
-                for name in names:
-                    found[str(name)] = ExecutorFormat(method, f"{display_folder}/{executor.name}:{method.lineno}")
-    return found
+    return {name: ExecutorFormat(method, f"{display_folder}/{executor.name}:{method.lineno}")
+            for executor, names, method in registered_methods(folder, "get_format") for name in names}
 
 
 # Which tensor is at which index: the framework passes a case's unnamed inputs as ``input_data.args``
@@ -559,6 +605,7 @@ def _with_executor_format(vc: VendorCase, doc: dict, formats: dict[str, Executor
     reader = next((formats[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type")) if k in formats), None)
     if reader is None:
         return vc
+    vc = replace(vc, open_formats={})     # the executor's get_format says which format each tensor gets
     value = next((item.get("range_values") for item in doc["inputs"]
                   if isinstance(item, dict) and not is_argument(item) and item.get("name") == "format"), None)
     items = [item for item in doc["inputs"] if is_argument(item)]
@@ -613,13 +660,17 @@ def read_atk(path: Path, display: str, product: str | None, product_source: str,
     lines = _line_of_ids(text)
     rewrites = executor_rewrites(path.parent, str(Path(display).parent))
     formats = executor_formats(path.parent, str(Path(display).parent))
+    # the executors that may change the argument list the framework builds for the call
+    builders = {name for _, names, _ in registered_methods(path.parent, "init_by_input_data")
+                for name in names}
     for n, doc in enumerate(docs):
         case_id = doc.get("id", n) if isinstance(doc, dict) else n
         where = f"{display}:{lines.get(case_id, 1)}"
         try:
             if not isinstance(doc, dict) or "inputs" not in doc or "aclnn_name" not in doc:
                 raise ValueError("an ATK case needs aclnn_name and inputs")
-            vc = _with_executor_format(case_of(doc, display, product, product_source), doc, formats)
+            own = not builders & {doc.get("api_type"), doc.get("aclnn_api_type")}
+            vc = _with_executor_format(case_of(doc, display, product, product_source, own), doc, formats)
             rewrite = next((rewrites[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type"))
                             if k in rewrites), None)
             if rewrite:
