@@ -3,7 +3,8 @@ by position where the counts and kinds agree (the vendor's executors pass the in
 given element by element; items that are no argument; the formats an executor's get_format gives;
 scalars drawn from a range or a distribution, and formats a format item no executor applies may
 give, and when their case is judged (extract/agreement.py _st_case); inputs fewer than the parameters
-standing for the leading ones; and the cases that must stay read in part.
+standing for the leading ones; an executor's edits of the argument list; and the cases that must stay
+read in part.
 Fixtures: tests/fixtures/vendor_atk_inputs, written for these tests in the vendor's layout and style."""
 from __future__ import annotations
 
@@ -309,3 +310,44 @@ def test_fewer_inputs_whose_names_contradict_their_positions_stay_read_in_part(c
     vc = cases[("aclnnExpSegsumBackward", "atk-2")]
     assert ("the inputs are not mapped onto aclnnExpSegsumBackward by position: argument 0 is named "
             "'gradSelf' but stands where gradOutput is") in _blocking(vc)
+
+
+# An aclnn executor whose init_by_input_data edits the framework's argument list (the inputs in order,
+# then the output): ``input_args[k] = ctypes.c_T(input_data.kwargs[name])`` passes that input's value
+# as a C T at argument k (counted from the end: the prototype's 10 parameters less the inputs are the
+# outputs), ``input_args.insert(k, TensorPtr())`` a null pointer; the rest map by position.
+
+def test_executor_edits_map_inputs_named_otherwise_onto_the_prototype(cases):
+    vc = cases[("aclnnAddLora", "atk-0")]
+    assert _blocking(vc) == []
+    assert {n: t.shape for n, t in vc.tensors.items() if t is not None} == {
+        "y": (17, 16), "x": (17, 16), "weightB": (1, 1, 16, 16), "indices": (17,),
+        "weightAOptional": (1, 1, 16, 16)}
+    # argument -5 of 10 is layerIdx (5), -4 scale (a C double: 2 passes as 2.0), -3 yOffset, -2 ySliceSize
+    assert vc.attrs == {"layerIdx": 0, "scale": 2.0, "yOffset": 0, "ySliceSize": 16}
+    assert vc.unstated == frozenset({"out"})
+    assert _st_case(vc)["verdict"] == "valid"
+
+
+def test_an_inserted_null_pointer_is_a_stated_null_parameter(cases):
+    # 8 inputs, a null at 4 and one output: weightAOptional is null, the C values still at -5..-2
+    vc = cases[("aclnnAddLora", "atk-1")]
+    assert _blocking(vc) == []
+    assert "weightAOptional" in vc.tensors and vc.tensors["weightAOptional"] is None
+    assert vc.unstated == frozenset({"out"})
+    assert vc.attrs == {"layerIdx": 0, "scale": 2.0, "yOffset": 0, "ySliceSize": 16}
+    assert _st_case(vc)["verdict"] == "valid"
+
+
+def test_an_executor_edit_computing_a_value_leaves_the_case_read_in_part(cases):
+    vc = cases[("aclnnAddLora", "atk-2")]        # y_slice_size // 2: not an edit this reader reads
+    assert "input 'input' is not a parameter of aclnnAddLora" in _blocking(vc)
+    assert any(p.startswith("the executor rewrites argument -5, argument -4, argument -3, argument -2 (")
+               for p in _blocking(vc))
+    assert _st_case(vc)["verdict"] == "not judged"
+
+
+def test_a_float_passed_as_a_c_integer_is_not_read(cases):
+    vc = cases[("aclnnAddLora", "atk-3")]        # ctypes.c_int64(0.5) is refused
+    assert _blocking(vc) == ["input layerIdx: the value 0.5 is not one this reader makes a C int64 of"]
+    assert _st_case(vc)["verdict"] == "not judged"

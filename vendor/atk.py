@@ -169,7 +169,8 @@ def _stem(name: str) -> str:
 # So the argument items of a case, in order, are the API's non-output parameters in order: this
 # reader maps them so only when the counts and every item's kind agree with the prototype, or when
 # the items are fewer and every parameter after them is a tensor the API writes (the framework's
-# outputs fill them) and no executor beside the file builds the argument list itself.
+# outputs fill them) and no executor beside the file builds the argument list itself; an executor
+# whose init_by_input_data edits the list in ways read here maps them through its edits (ArgumentEdits).
 NON_ARGUMENT = "non_param"
 ARRAY_C_KINDS = {"int_array": "int", "bool_array": "bool", "float_array": "float"}
 LIST_ATTR_TYPES = ("attrs", "attr_tuple", "attr")
@@ -331,10 +332,10 @@ def written_tensors(api: str) -> frozenset[str]:
 
 
 def case_of(doc: dict, display: str, product: str | None, product_source: str,
-            own_arguments: bool = False) -> VendorCase:
+            own_arguments: bool = False, edits: "ArgumentEdits | None" = None) -> VendorCase:
     """The call an ATK case makes; ``own_arguments`` when no executor beside the file changes the
     argument list the framework builds (then inputs fewer than the parameters may stand for the
-    leading ones: positional_names)."""
+    leading ones: positional_names); ``edits``, the changes its executor makes to that list."""
     case_id = doc.get("id")
     source = f"{display}#{case_id}"
     api = "aclnn" + str(doc["aclnn_name"]).removeprefix("aclnn")
@@ -350,12 +351,22 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
     names = [_item_name(item) for item in inputs]
     unmapped = ""
     open_formats: tuple[str, ...] | None = None     # what an unapplied format item may give a tensor
+    nulls: set[str] = set()                         # parameters the executor passes a null pointer
+    converted: dict[str, str] = {}                  # parameters it passes an input's value as a C value
     if params is not None:
         known = {p.name for p in params}
         by_stem = {_stem(p.name): p.name for p in params}
         unknown = [n for n, item in zip(names, inputs) if is_argument(item)
                    and n not in known and by_stem.get(_stem(n)) is None]
-        if unknown:
+        if edits is not None:       # the executor's edits say which argument each input is
+            mapped, nulls, converted, why = edited_names(inputs, params, edits)
+            if mapped is not None:
+                arguments = iter(mapped)
+                names = [next(arguments) if is_argument(item) else n for n, item in zip(names, inputs)]
+            else:
+                unmapped = (f"{source}: the inputs are not mapped onto {api} through the executor's "
+                            f"edits ({edits.where}): {why}")
+        elif unknown:
             mapped, why = positional_names(inputs, params, api,
                                            written_tensors(api) if own_arguments else frozenset())
             if mapped is not None:
@@ -403,6 +414,13 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
             problems.append(f"{source}: input {index} ({name}): {exc}")
             if kind in TENSOR_TYPES:
                 tensors[name] = None
+    tensors.update({name: None for name in nulls})
+    for name, c_kind in [(n, k) for n, k in converted.items() if n in attrs]:
+        try:
+            attrs[name] = as_c_value(attrs[name], c_kind)
+        except RecipeError as exc:
+            problems.append(f"{source}: input {name}: {exc}")
+            attrs.pop(name)
     if params is not None:
         known = {p.name for p in params}
         by_stem = {_stem(p.name): p.name for p in params}
@@ -508,6 +526,127 @@ def registered_methods(folder: Path, method: str) -> list[tuple[Path, list[str],
             if names and body is not None:
                 found.append((executor, names, body))
     return found
+
+
+# The C type each ctypes constructor gives an argument (the prototype's c_kind it must be)
+CTYPES_KINDS = {"c_int64": "int64", "c_double": "double", "c_bool": "bool", "c_float": "float"}
+_OUTPUT = object()       # an output the framework makes from the golden
+_NULL = object()         # a null pointer (``TensorPtr()``)
+
+
+@dataclass(frozen=True)
+class ArgumentEdits:
+    """An aclnn executor's ``init_by_input_data`` read as edits of the argument list the framework
+    builds (the case's argument items in order, then its outputs): ``input_args[k] =
+    ctypes.c_T(input_data.kwargs["name"])`` (argument k becomes that input's value as a C T) and
+    ``input_args.insert(k, TensorPtr())`` (a null pointer at k); ``output_packages[:] = ...`` changes
+    what is compared, not the call (e.g. ops-math math/add_lora/tests/st/aclnnAddLora/
+    executor_aclnnAddLora.py:106-113, 134-144). None of anything else (``executor_arguments``)."""
+
+    edits: tuple[tuple[str, int, Any], ...]      # ("value", k, (name, c_kind)) | ("null", k, None)
+    where: str                                   # path:line of the method
+
+    def parameters(self, items: list, params) -> tuple[dict[str, Any] | None, str]:
+        """Parameter -> what the call passes for it: an argument item, ("value", item, c_kind), None
+        (a null pointer) or the output; None and why where the edited list is not the prototype."""
+        outputs = len(params) - len(items) - sum(kind == "null" for kind, _, _ in self.edits)
+        if outputs < 0:
+            return None, (f"its {len(items)} argument inputs and the executor's null pointers are more "
+                          f"than the {len(params)} parameters")
+        arguments: list[Any] = list(items) + [_OUTPUT] * outputs
+        by_name = {_item_name(item): item for item in items if _item_name(item)}
+        for kind, k, what in self.edits:
+            if kind == "null":
+                arguments.insert(k, _NULL)
+                continue
+            if not -len(arguments) <= k < len(arguments) or what[0] not in by_name:
+                return None, f"the executor sets argument {k} from input {what[0]!r}, which it does not have"
+            arguments[k] = ("value", by_name[what[0]], what[1])
+        out: dict[str, Any] = {}
+        for position, (argument, param) in enumerate(zip(arguments, params)):
+            fits = (param.c_kind == "tensor" if argument is _NULL or argument is _OUTPUT else
+                    param.c_kind == argument[2] if isinstance(argument, tuple) else _fits(argument, param))
+            if not fits or (argument is _OUTPUT) != _is_output(param):
+                return None, f"the executor's argument {position} cannot be {param.name} ({param.c_kind})"
+            out[param.name] = None if argument is _NULL else argument
+        return out, ""
+
+
+def edited_names(inputs: list, params, edits: ArgumentEdits
+                 ) -> tuple[list[str] | None, set[str], dict[str, str], str]:
+    """The parameter each argument item of ``inputs`` stands for in the call ``edits`` makes, the
+    parameters it passes a null pointer, and those it passes an input's value as a C value (their C
+    kind); None (and why) where an item is passed twice or not at all, a tensor item as a C value,
+    or an item's name names another parameter."""
+    items = [item for item in inputs if is_argument(item)]
+    passed, why = edits.parameters(items, params)
+    if passed is None:
+        return None, set(), {}, why
+    by_item: dict[int, str] = {}
+    for name, argument in passed.items():
+        if argument is None or argument is _OUTPUT:
+            continue
+        item = argument[1] if isinstance(argument, tuple) else argument
+        if isinstance(argument, tuple) and (isinstance(item, list) or item.get("type") not in ATTR_TYPES):
+            return None, set(), {}, f"the executor passes input {_item_name(item)!r} as a C value"
+        if id(item) in by_item:
+            return None, set(), {}, f"the executor passes input {_item_name(item)!r} twice"
+        by_item[id(item)] = name
+    by_stem = {_stem(p.name): p.name for p in params}
+    for item in items:
+        if id(item) not in by_item:
+            return None, set(), {}, f"the executor passes input {_item_name(item)!r} as no argument"
+        claimed = by_stem.get(_stem(_item_name(item))) if _item_name(item) else None
+        if claimed is not None and claimed != by_item[id(item)]:
+            return None, set(), {}, f"input {_item_name(item)!r} stands where {by_item[id(item)]} is"
+    return ([by_item[id(item)] for item in items], {n for n, a in passed.items() if a is None},
+            {n: a[2] for n, a in passed.items() if isinstance(a, tuple)}, "")
+
+
+def as_c_value(value: Any, c_kind: str) -> Any:
+    """``value`` as the ctypes constructor of ``c_kind`` passes it (CTYPES_KINDS); raises
+    RecipeError for a value it is not read for (a float to an integer: ctypes refuses it)."""
+    if c_kind in ("double", "float") and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if c_kind == "int64" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if c_kind == "bool" and isinstance(value, bool):
+        return value
+    raise RecipeError(f"the value {value!r} is not one this reader makes a C {c_kind} of")
+
+
+def executor_arguments(folder: Path, display_folder: str) -> dict[str, ArgumentEdits]:
+    """Registered executor name -> its ``init_by_input_data`` read as ArgumentEdits, for the executors
+    beside an ATK file whose method is such edits alone."""
+    found: dict[str, ArgumentEdits] = {}
+    for executor, names, method in registered_methods(folder, "init_by_input_data"):
+        edits = _argument_edits(method)
+        if edits:       # an executor that edits nothing leaves the framework's list as it is
+            for name in names:
+                found[name] = ArgumentEdits(edits, f"{display_folder}/{executor.name}:{method.lineno}")
+    return found
+
+
+def _argument_edits(method: ast.FunctionDef) -> tuple | None:
+    edits = []
+    for stmt in method.body:
+        text = ast.unparse(stmt)
+        if isinstance(stmt, (ast.ImportFrom, ast.Import)) or text in (
+                "input_args, output_packages = super().init_by_input_data(input_data)",
+                "return (input_args, output_packages)") or text.startswith("output_packages[:] = "):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue                              # a docstring
+        m = re.fullmatch(r"input_args\[(-?\d+)\] = ctypes\.(c_\w+)\(input_data\.kwargs\[['\"](\w+)['\"]\]\)", text)
+        if m and m.group(2) in CTYPES_KINDS:
+            edits.append(("value", int(m.group(1)), (m.group(3), CTYPES_KINDS[m.group(2)])))
+            continue
+        m = re.fullmatch(r"input_args\.insert\((-?\d+), TensorPtr\(\)\)", text)
+        if m:
+            edits.append(("null", int(m.group(1)), None))
+            continue
+        return None
+    return tuple(edits)
 
 
 class _NotRead(ValueError):
@@ -663,6 +802,7 @@ def read_atk(path: Path, display: str, product: str | None, product_source: str,
     # the executors that may change the argument list the framework builds for the call
     builders = {name for _, names, _ in registered_methods(path.parent, "init_by_input_data")
                 for name in names}
+    edited = executor_arguments(path.parent, str(Path(display).parent))
     for n, doc in enumerate(docs):
         case_id = doc.get("id", n) if isinstance(doc, dict) else n
         where = f"{display}:{lines.get(case_id, 1)}"
@@ -670,9 +810,13 @@ def read_atk(path: Path, display: str, product: str | None, product_source: str,
             if not isinstance(doc, dict) or "inputs" not in doc or "aclnn_name" not in doc:
                 raise ValueError("an ATK case needs aclnn_name and inputs")
             own = not builders & {doc.get("api_type"), doc.get("aclnn_api_type")}
-            vc = _with_executor_format(case_of(doc, display, product, product_source, own), doc, formats)
+            # the executor of the aclnn call, where its init_by_input_data is read as edits
+            caller = doc.get("aclnn_api_type") or doc.get("api_type")
+            edits = edited.get(caller)
+            vc = _with_executor_format(case_of(doc, display, product, product_source, own, edits),
+                                       doc, formats)
             rewrite = next((rewrites[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type"))
-                            if k in rewrites), None)
+                            if k in rewrites and not (edits is not None and k == caller)), None)
             if rewrite:
                 vc = replace(vc, problems=vc.problems + (
                     f"{vc.source}: the executor rewrites {rewrite} before the call, so the "
