@@ -481,6 +481,26 @@ def value_reads(template: str, args: Mapping[str, Any], param: str,
     return found
 
 
+# the templates that read a tensor's storage format, and the guards that do: opbase IsContiguous reads
+# it too (a private format counts as contiguous, spec/tensor.py is_contiguous_view)
+FORMAT_TEMPLATES = frozenset({"private_format", "formats_equal", "format_in", "format_not_in",
+                              "combination_in"})
+FORMAT_GUARDS = frozenset({"format-same", "contiguous"})
+
+
+def reads_formats(template: str, args: Mapping[str, Any]) -> bool:
+    """Whether a rule's verdict on a call may depend on its tensors' formats: its template reads
+    them, or a guard in its arguments does."""
+    def walk(node: Any) -> bool:
+        if isinstance(node, Mapping):
+            return any(walk(v) for v in node.values())
+        if isinstance(node, (list, tuple)):
+            return bool(node) and isinstance(node[0], str) and node[0] in FORMAT_GUARDS \
+                or any(walk(v) for v in node)
+        return False
+    return template in FORMAT_TEMPLATES or walk(args)
+
+
 def _scalar_test(call: CallView, a: Mapping) -> bool:
     """The call's scalar (and bool) arguments make ``test`` hold; a null scalar is the null rule's."""
     return bool(value_test(call, a["test"]))

@@ -113,6 +113,9 @@ class VendorCase:
     # attributes whose value the file gives as a range or a distribution: what each was drawn from
     # ({"recipe", "kind"}, vendor/atk.py _attr_value); the framework may draw any value of it
     drawn: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # tensors whose format an item the reader does not apply sets (vendor/atk.py _open_formats):
+    # the formats each may be given; the tensors hold ND meanwhile
+    open_formats: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def op(self) -> str:
@@ -145,7 +148,9 @@ class VendorCase:
                 "product": self.product, "product_source": self.product_source, "seed": self.seed,
                 "problems": list(self.problems), "null_outputs": sorted(self.null_outputs),
                 "note": self.note, **({"unstated": sorted(self.unstated)} if self.unstated else {}),
-                **({"drawn": _plain(dict(self.drawn))} if self.drawn else {})}
+                **({"drawn": _plain(dict(self.drawn))} if self.drawn else {}),
+                **({"open_formats": {n: list(f) for n, f in self.open_formats.items()}}
+                   if self.open_formats else {})}
 
     @staticmethod
     def from_json(doc: Mapping[str, Any]) -> "VendorCase":
@@ -157,7 +162,8 @@ class VendorCase:
             product=doc["product"], product_source=doc["product_source"], seed=doc["seed"],
             problems=tuple(doc["problems"]), null_outputs=frozenset(doc["null_outputs"]),
             note=doc.get("note", ""), unstated=frozenset(doc.get("unstated", ())),
-            drawn=dict(doc.get("drawn", {})))
+            drawn=dict(doc.get("drawn", {})),
+            open_formats={n: tuple(f) for n, f in doc.get("open_formats", {}).items()})
 
 
 _API_TO_KEY: tuple[dict | None, dict[str, str]] = (None, {})
