@@ -1118,20 +1118,29 @@ def _int_test(call: CallView, a: Mapping) -> bool:
 
 def int_leaves(e: Any) -> list[tuple]:
     """The attributes and tensor dims an integer expression or test reads: ("attr", name), ("elem",
-    name, i), ("dim", tensor, scale, offset), ("rank", tensor) or ("numel", tensor), in order, without
-    repeats."""
+    name, i), ("dim", tensor, scale, offset), ("rank", tensor), ("numel", tensor) or ("len", name)
+    (an integer array's length a guard compares), in order, without repeats."""
     out: list[tuple] = []
     if isinstance(e, (list, tuple)) and e:
         if e[0] in ("attr", "elem", "dim", "rank", "numel"):
             out.append(tuple(e))
         elif e[0] == "of":   # a tensor's whole shape: its rank stands for it
             out.append(("rank", e[1]))
-        elif e[0] == "guard":   # no integers
-            pass
+        elif e[0] == "guard":   # only the array lengths a guard compares are integers
+            out += [leaf for leaf in _lengths_compared(e[1]) if leaf not in out]
         else:
             for x in e[1:]:
                 out += [leaf for leaf in int_leaves(x) if leaf not in out]
     return out
+
+
+def _lengths_compared(g: Any) -> list[tuple]:
+    """("len", attr) of each ``["attr-len", attr, op, n]`` atom of a guard."""
+    if not isinstance(g, (list, tuple)) or not g:
+        return []
+    if g[0] == "attr-len":
+        return [("len", g[1])]
+    return [leaf for x in g[1:] for leaf in _lengths_compared(x)]
 
 
 TEMPLATES["int_test"] = _int_test
