@@ -8,6 +8,7 @@ per expected status; every disagreement listed with its cause.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import re
 from dataclasses import replace
@@ -23,8 +24,9 @@ from aclnn_conformance.extract.scope import family_group
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.rules import expected_outcome
-from aclnn_conformance.spec.templates import value_reads, view_of_case
-from aclnn_conformance.vendor.atk import VALUES_UNREAD
+from aclnn_conformance.spec.enums import AclFormat
+from aclnn_conformance.spec.templates import reads_formats, value_reads, view_of_case
+from aclnn_conformance.vendor.atk import FORMAT_APPLIED, VALUES_UNREAD
 from aclnn_conformance.vendor.importer import collect, read_file
 from aclnn_conformance.vendor.values import span_of, span_points
 
@@ -128,7 +130,9 @@ def _grouped_problems(problems: list[str]) -> list[str]:
 def _st_case(vc) -> dict[str, Any]:
     row = {"api": vc.api, "source": vc.source, "format": vc.format, "product": vc.product,
            "product_source": vc.product_source}
-    problems = [p for p in vc.problems if VALUES_UNREAD not in p]   # values decide no first-phase check
+    # values decide no first-phase check; the formats a format item may give are judged below
+    problems = [p for p in vc.problems if VALUES_UNREAD not in p
+                and not (vc.open_formats and FORMAT_APPLIED in p)]
     if problems:
         row.update(verdict="not judged", cause="the importer read the case only in part: "
                    + "; ".join(problems)[:200])
@@ -141,7 +145,7 @@ def _st_case(vc) -> dict[str, Any]:
                                          if not _rule_params(vc.op, r.id) & vc.unstated))
         row["unstated"] = sorted(vc.unstated)
     case = vc.to_case(draw=False)
-    if not vc.drawn:
+    if not vc.drawn and not vc.open_formats:
         return {**row, **_verdict(vc, spec, case)}
     rewrite = vc.rewrite
     if rewrite.get("reads_drawn"):
@@ -153,16 +157,48 @@ def _st_case(vc) -> dict[str, Any]:
                 return {**row, "verdict": "not judged", "cause": f"the executor ({rewrite['said']}) "
                         f"sets {name} from the drawn value of {', '.join(rewrite['reads_drawn'])}, and "
                         f"{unbounded or 'a check'} reads it"}
-    # a value drawn from a range or a distribution: the verdict must be the one for every value
+    # a value drawn from a range or a distribution, a format the executor may give: the verdict
+    # must be the one for every value and every format
     variants, said = _drawn_variants(vc, spec, case)
     if variants is None:
         return {**row, "verdict": "not judged", "cause": said[-1], "drawn": said[:-1]}
+    if vc.drawn:
+        row["drawn"] = said
+    open_on = []        # what the verdict may depend on
+    if vc.drawn:
+        open_on.append(f"the value drawn for {', '.join(vc.drawn)}")
+    if vc.open_formats:
+        variants, row["formats"], read = _format_variants(vc, spec, variants)
+        if read:
+            open_on.append(f"the formats the format item may give {', '.join(vc.open_formats)}")
     verdicts = [_verdict(vc, spec, v) for v in variants]
     if any(v != verdicts[0] for v in verdicts):
-        return {**row, "verdict": "not judged", "drawn": said, "cause": "the verdict depends on the "
-                f"value drawn for {', '.join(vc.drawn)}: " + "; ".join(dict.fromkeys(
-                    v.get("cause") or v["verdict"] for v in verdicts))[:240]}
-    return {**row, **verdicts[0], "drawn": said}
+        return {**row, "verdict": "not judged", "cause": f"the verdict depends on {' or '.join(open_on)}: "
+                + "; ".join(dict.fromkeys(v.get("cause") or v["verdict"] for v in verdicts))[:240]}
+    return {**row, **verdicts[0]}
+
+
+def _format_variants(vc, spec, variants: list) -> tuple[list, str, bool]:
+    """The calls that stand for every format a format item no executor applies may give the tensors
+    (``vc.open_formats``: each tensor any of its formats), what was found, and whether any check
+    reads a format. Where none of the API's checks reads a tensor's format (spec/templates.py
+    reads_formats), the verdict is the same whatever formats the tensors get: the calls stay as
+    they are; else each call stands under every assignment of the formats to the tensors."""
+    rules = {r["id"]: r for r in data_of(vc.op)["rules"]}
+    readers = [rule.id for rule in spec.rules if rule.kind == "check" and (
+        (r := rules.get(rule.id)) is None or reads_formats(r["template"], r.get("args", {})))]
+    if not readers:
+        return variants, "no check reads the tensors' formats", False
+    names = [n for n in vc.open_formats if variants[0].tensors.get(n) is not None]
+    out = []
+    for choice in itertools.product(*(vc.open_formats[n] for n in names)):
+        for v in variants:
+            out.append(replace(v, tensors={**v.tensors, **{
+                n: replace(v.tensors[n], desc=v.tensors[n].desc.with_(format=AclFormat[f]))
+                for n, f in zip(names, choice)}}))
+    return out, (f"judged with each of {', '.join(names)} in each format the format item may give "
+                 f"({'/'.join(dict.fromkeys(f for n in names for f in vc.open_formats[n]))}): "
+                 f"{', '.join(readers[:3])} read formats"), True
 
 
 def _verdict(vc, spec, case) -> dict[str, Any]:

@@ -198,12 +198,33 @@ _DEFINE = r"(?m)^[ \t]*#[ \t]*define[ \t]+{}[ \t]+(\d+)[uUlL]*[ \t]*$"
 
 
 def _defined_constant(name: str, sources) -> int | None:
-    """``#define NAME 8`` in the op_api file or the op's own headers it includes (the first found)."""
+    """``#define NAME 8``, or a member of an ``enum`` (its value given, or one more than the member
+    before it, the first 0), in the op_api file or the op's own headers it includes (the first found)."""
     for src in sources:
         m = re.search(_DEFINE.format(re.escape(name)), src.text)
         if m:
             return int(m.group(1))
+        value = _enum_member(name, src.text)
+        if value is not None:
+            return value
     return None
+
+
+def _enum_member(name: str, text: str) -> int | None:
+    """The value of the enumerator ``name`` of an ``enum`` of ``text`` whose enumerators before it are
+    each given a decimal integer or none; None when no such enum names it, or two do."""
+    found = []
+    for m in re.finditer(r"\benum\s+(?:class\s+|struct\s+)?(?:\w+\s*)?(?::\s*[\w:]+\s*)?\{([^{}]*)\}", text):
+        value = -1
+        for member in (x.strip() for x in m.group(1).split(",") if x.strip()):
+            one = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:=\s*(-?\d+))?", member)
+            if not one:
+                break   # an enumerator given an expression: those after it are not read
+            value = int(one.group(2)) if one.group(2) is not None else value + 1
+            if one.group(1) == name:
+                found.append(value)
+                break
+    return found[0] if len(found) == 1 else None
 
 
 @dataclass
@@ -849,6 +870,8 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         if isinstance(shape, tuple) and shape[:1] == ("dims-vector",):
             return ("tensor-dtype", d, shape[1])   # reshaped to the dims a helper computed
         return None if d is None else ("tensor-dtype", d)
+    if call[0] == "l0op::UnsqueezeNd" and len(args) == 3:
+        return _unsqueezed_rank0(w, args, env)
     if call[0] == "l0op::Cast" and len(args) == 3:
         like = _shape_like(env.get(_strip(args[0])))
         try:
@@ -881,6 +904,21 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     if d is None:   # its dtype unknown: its shape may still be
         return None if shape is None else ("tensor-dtype", None, shape)
     return ("tensor-dtype", d, shape)
+
+
+def _unsqueezed_rank0(w: Walk, args: list[str], env: dict) -> tuple | None:
+    """``l0op::UnsqueezeNd(x, d, executor)`` with x of an API tensor's view shape, that tensor of rank 0
+    on every call reaching here (a branch's guard) and d the integer 0 or -1: a tensor of x's dtype and
+    shape [1] (ops-math conversion/unsqueeze/op_host/op_api/unsqueeze.cpp:19-53: one dim inserted into
+    rank 0, -1 wrapped by the new rank 1); None otherwise."""
+    like = _shape_like(env.get(_strip(args[0])))
+    try:
+        dim = _value(w, args[1], env)
+    except Unreadable:
+        return None
+    if like is None or ("rank-zero", like) not in w.guards or not _is_int(dim) or dim not in (0, -1):
+        return None
+    return ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", ("dims", (1,))))
 
 
 def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
@@ -3294,9 +3332,11 @@ def _dtype_atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple] | None:
 
 def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
     """The rule violated exactly when guard ``g`` holds, when a template expresses it."""
-    if g[0] == "and":   # the first part a template expresses, the others its when
+    if _lengths_only(g):   # integer arrays' lengths: the integer test of that guard
+        return "int_test", _args(test=("guard", g))
+    if g[0] == "and":   # the first part a template expresses (arrays' lengths last), the others its when
         g = ("and", *[x for part in g[1:] for x in (part[1:] if part[0] == "and" else (part,))])
-        for i, part in enumerate(g[1:]):
+        for i, part in sorted(enumerate(g[1:]), key=lambda p: _lengths_only(p[1])):
             r = _guard_atom(part)
             if r is not None:
                 rest = g[1:i + 1] + g[i + 2:]
@@ -3340,6 +3380,13 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "combination_in", _args(params=[e[1] for e in g[1]],
                                        combinations=tuple(tuple((d,) for d in pair) for pair in g[2]), list=g[3])
     return None
+
+
+def _lengths_only(g: tuple) -> bool:
+    """Guard ``g`` tests nothing but integer arrays' lengths (``a->Size() == n``)."""
+    if g[0] in ("and", "or", "not"):
+        return all(_lengths_only(x) for x in g[1:])
+    return g[0] == "attr-len"
 
 
 def _promotable_args(e: tuple) -> tuple:
@@ -4080,7 +4127,9 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
         if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
             continue
-        if m.group(2) in ("if", "while", "GetDimNum", "ToString", "GetDim") or m.group(2).startswith("OP_") \
+        # opbase shape_utils.h:25 ToShapeVector(const op::Shape&) reads the shape only
+        if m.group(2).split("::")[-1] in ("if", "while", "GetDimNum", "ToString", "GetDim", "ToShapeVector") \
+                or m.group(2).startswith("OP_") \
                 or _last_param_by_value(src, m.group(2)):
             continue
         changed = changed or m
@@ -4239,8 +4288,8 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
 def _shape_of(w: Walk, expr: str, env: dict) -> Any:
     try:
         v = _value(w, expr, env)
-    except Unreadable:
-        return None
+    except Unreadable:   # the view shape of a tensor the compute path made
+        v = _view_shape_held(expr, env)
     return v if isinstance(v, tuple) and v and v[0] in ("shape-of", "bshape", "rshape", "split-shape",
                                                         "built-shape", "bshape-built", "shape-expr") else None
 
@@ -4272,6 +4321,17 @@ def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: i
             env[out] = ("shape-expr", ("broadcast", *(_shape_expr_of(v) for v in values)))
             _forget_if_mutated(src, stmt, env, out)
         return
+    if kinds == ["shape-expr", "shape-expr"]:   # two computed shapes, one broadcasting as a tensor's does
+        exprs = [v[1] for v in values]
+        side = next((i for i, e in enumerate(exprs) if _broadcasts_as(e) is not None), None)
+        if side is None:
+            raise Unreadable(f"the broadcast of {a.strip()!r} and {b.strip()!r}")
+        _check(w, src, stmt.offset, "broadcastable_shape",
+               _args(param=_broadcasts_as(exprs[side]), shape_expr=exprs[1 - side]), code, stmt.text)
+        if out is not None:
+            env[out] = ("shape-expr", ("broadcast", *exprs))
+            _forget_if_mutated(src, stmt, env, out)
+        return
     if "shape-expr" in kinds:
         raise Unreadable(f"the broadcast of {a.strip()!r} and {b.strip()!r}")
     if kinds == ["built-shape", "shape-of"]:   # a tensor with a shape built of dims (aclnnAddr's outer shape)
@@ -4293,6 +4353,18 @@ def _broadcast_check(w, src, stmt, env, a: str, b: str, out: str | None, code: i
     if out is not None:
         env[out] = ("bshape", tuple(names))
         _forget_if_mutated(src, stmt, env, out)
+
+
+def _broadcasts_as(expr: tuple) -> str | None:
+    """The API tensor a shape expression broadcasts with every shape as: its view shape, or that shape
+    made all ones of some rank when the tensor is of rank 0 (a rank-0 shape and a shape of ones both
+    broadcast with any shape); None otherwise."""
+    if expr[0] == "of":
+        return expr[1]
+    if expr[0] == "?" and expr[1][:1] == ("guard",) and expr[1][1][:1] == ("rank-zero",) and \
+            expr[3] == ("of", expr[1][1][1]) and expr[2][0] == "dims" and all(d == 1 for d in expr[2][1]):
+        return expr[1][1][1]
+    return None
 
 
 def _dropped_broadcast(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str]) -> bool:
@@ -4327,8 +4399,9 @@ def _m_broadcast_infer(w, src, stmt, env, fail, args):
         env[args[2].strip()] = ("shape-of", _tensor(env, other))
         _forget_if_mutated(src, stmt, env, args[2].strip())
         return
-    for arg in args[:2]:
-        _tensor(env, arg)   # both must be the API's tensors (else unread)
+    for arg in args[:2]:   # the API's tensors, or tensors whose view shape the walk knows (else unread)
+        if not isinstance(env.get(_strip(arg)), T) and _view_shape_held(f"{arg}->GetViewShape()", env) is None:
+            _tensor(env, arg)
     _broadcast_check(w, src, stmt, env, f"{args[0]}->GetViewShape()", f"{args[1]}->GetViewShape()",
                      args[2].strip(), _fail_status(args[3], fail))
 
@@ -4354,21 +4427,24 @@ def _shape_compare(param: str, other: Any) -> tuple[str, tuple]:
 def _built_shape(w: Walk, src: SourceFile, stmt: Stmt, name: str, env: dict) -> tuple[list, Any] | None:
     """A shape local built in the function before ``stmt`` from its dims (``op::Shape s = {a, b};``) or
     from nothing (``op::Shape s;``) by ``s.SetDimNum(n)``, ``s.SetDim(i, v)``, ``s.AppendDim(v)`` alone,
-    each dim a constant or a dim of an API tensor, and at most a last loop ``for (i = k; i < t.GetDimNum(); i++) { s.AppendDim(c); }``
-    once s holds k dims: (its dims, each an int or [tensor, scale, offset]; the fill [c, tensor] or
-    None); None otherwise."""
+    each dim an integer the walk knows, and at most a last loop ``for (i = k; i < t.GetDimNum(); i++) { s.AppendDim(c); }``
+    once s holds k dims: (its dims, each an int, [tensor, scale, offset] or an integer expression
+    ("iexpr", E); the fill [c, tensor] or None); None otherwise."""
     fn = _enclosing_function(src, stmt.offset)
     if fn is None or not re.fullmatch(r"[A-Za-z_]\w*", name):
         return None
-    before = fn.body[:max(stmt.offset - fn.body_offset, 0)]
+    whole = fn.body[:max(stmt.offset - fn.body_offset, 0)]
     n = re.escape(name)
+    decls = list(re.finditer(rf"(?:op|gert)::Shape\s+{n}\s*[;=]", whole))
+    if not decls or not _block_open(whole[decls[-1].start():]):
+        return None
+    before = whole[decls[-1].start():]   # the local compared: the last declared, in a block still open
     init = re.findall(rf"(?:op|gert)::Shape\s+{n}\s*=\s*\{{([^;{{}}]*)\}}\s*;", before)
     compared = re.sub(rf"OP_CHECK_SHAPE_NOT_EQUAL_WITH_EXPECTED_SIZE\(\s*\w+\s*,\s*{n}\s*,|ToString\(\s*{n}\s*\)",
                       "", before)
     if len(init) == 1 and len(re.findall(rf"\b{n}\b", compared)) == 1:   # ``op::Shape s = {a, b};``, only compared after
-        dims = [_int_constant(w, a) if _int_constant(w, a) is not None else _dim_value(w, a.strip(), env)
-                for a in split_args(init[0])]
-        return None if None in dims else ([d if _is_int(d) else list(d[1:]) for d in dims], None)
+        dims = [_built_dim(w, a, env, whole) for a in split_args(init[0])]
+        return None if None in dims else (dims, None)
     if len(re.findall(rf"(?:op|gert)::Shape\s+{n}\s*;", before)) != 1:
         return None
     fill, fills = None, list(re.finditer(
@@ -4388,8 +4464,7 @@ def _built_shape(w: Walk, src: SourceFile, stmt: Stmt, name: str, env: dict) -> 
     dims: list = []
     for use in re.finditer(rf"\b{n}\b(?!\s*;)", before):
         m = re.match(rf"{n}\s*\.\s*(SetDimNum|SetDim|AppendDim)\s*\(([^;]*)\)\s*;", before[use.start():])
-        args = [_int_constant(w, a) if _int_constant(w, a) is not None else _dim_value(w, a.strip(), env)
-                for a in split_args(m.group(2))] if m else [None]
+        args = [_built_dim(w, a, env, whole) for a in split_args(m.group(2))] if m else [None]
         if None in args:
             return None
         if m.group(1) == "SetDimNum" and len(args) == 1 and _is_int(args[0]):
@@ -4400,9 +4475,39 @@ def _built_shape(w: Walk, src: SourceFile, stmt: Stmt, name: str, env: dict) -> 
             dims.append(args[0])
         else:
             return None
-    if fill is not None and len(dims) != start:
+    if fill is not None and (len(dims) != start or any(isinstance(d, tuple) for d in dims)):
         return None
-    return [d if _is_int(d) else list(d[1:]) for d in dims], fill
+    return dims, fill
+
+
+def _block_open(text: str) -> bool:
+    """No brace in ``text`` closes a block it did not open: its start is in scope at its end."""
+    depth = 0
+    for c in re.findall(r"[{}]", text):
+        depth += 1 if c == "{" else -1
+        if depth < 0:
+            return False
+    return True
+
+
+def _built_dim(w: Walk, text: str, env: dict, before: str) -> Any:
+    """A dim given to a built shape: an int, a dim of an API tensor [tensor, scale, offset], another
+    integer the walk knows as ("iexpr", E); None for anything else. The walk's values are those at
+    the comparison, so a name ``before`` (the function's text up to it) assigns twice is refused."""
+    constant = _int_constant(w, text)
+    if constant is not None:
+        return constant
+    dim = _dim_value(w, text.strip(), env)
+    if dim is not None and dim[0] == "dim":
+        return list(dim[1:])
+    if any(len(re.findall(rf"\b{name}\s*(?:[-+*/%|&^]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{name}\b", before)) > 1
+           for name in set(re.findall(r"(?<![\w.>:])[A-Za-z_]\w*\b(?!\s*\()", text))):
+        return None
+    try:
+        held = _iexpr_of(w, dim if dim is not None else _value(w, text, env))
+    except Unreadable:
+        return None
+    return None if held is None else ("iexpr", held)
 
 
 def _int_constant(w: Walk, text: str) -> int | None:
@@ -4416,6 +4521,11 @@ def _m_shape_expected(w, src, stmt, env, fail, args):
     name = _tensor(env, args[0])
     other = _shape_of(w, args[1], env)
     built = _built_shape(w, src, stmt, args[1].strip(), env) if other is None else None
+    if built is not None and any(isinstance(d, tuple) for d in built[0]):   # a dim computed: a shape expression
+        dims = tuple(d[1] if isinstance(d, tuple) else d if _is_int(d) else ("dim", *d) for d in built[0])
+        _check(w, src, stmt.offset, "shape_is", _args(param=name, shape_expr=("dims", dims)),
+               _fail_status(args[2], fail), stmt.text)
+        return
     if built is not None:
         shape = tuple(d if _is_int(d) else tuple(d) for d in built[0])
         _check(w, src, stmt.offset, "shape_is", _args(param=name, shape=shape,

@@ -481,6 +481,26 @@ def value_reads(template: str, args: Mapping[str, Any], param: str,
     return found
 
 
+# the templates that read a tensor's storage format, and the guards that do: opbase IsContiguous reads
+# it too (a private format counts as contiguous, spec/tensor.py is_contiguous_view)
+FORMAT_TEMPLATES = frozenset({"private_format", "formats_equal", "format_in", "format_not_in",
+                              "combination_in"})
+FORMAT_GUARDS = frozenset({"format-same", "contiguous"})
+
+
+def reads_formats(template: str, args: Mapping[str, Any]) -> bool:
+    """Whether a rule's verdict on a call may depend on its tensors' formats: its template reads
+    them, or a guard in its arguments does."""
+    def walk(node: Any) -> bool:
+        if isinstance(node, Mapping):
+            return any(walk(v) for v in node.values())
+        if isinstance(node, (list, tuple)):
+            return bool(node) and isinstance(node[0], str) and node[0] in FORMAT_GUARDS \
+                or any(walk(v) for v in node)
+        return False
+    return template in FORMAT_TEMPLATES or walk(args)
+
+
 def _scalar_test(call: CallView, a: Mapping) -> bool:
     """The call's scalar (and bool) arguments make ``test`` hold; a null scalar is the null rule's."""
     return bool(value_test(call, a["test"]))
@@ -694,11 +714,27 @@ def predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bo
 
 def undecided_predicate(template: str, args: Mapping[str, Any]) -> Callable[[CallView], bool] | None:
     """``call -> the rule cannot decide it`` for the templates whose reading may leave a call open
-    (an integer test reading a dim at an index outside the shape); None for the others."""
-    if template != "int_test":
+    (an integer test or a dims comparison reading a dim at an index outside a given tensor's shape);
+    None for the others."""
+    if template not in _OPEN_ON:
         return None
-    test, when = args["test"], args.get("when")
-    return lambda call: (when is None or bool(guard_holds(call, when))) and int_holds(call, test) is None
+    is_open, when = _OPEN_ON[template], args.get("when")
+    return lambda call: (when is None or bool(guard_holds(call, when))) and is_open(call, args)
+
+
+def _dim_outside(call: CallView, ref: Any) -> bool:
+    """A dims comparison's side reads a dim outside a given tensor's rank, or an attribute no integer."""
+    if isinstance(ref, str):
+        v = call.attrs.get(ref)
+        return not isinstance(v, int) or isinstance(v, bool)
+    if isinstance(ref, int) or ref[0] in ("numel", "bnumel"):
+        return False
+    return call.tensor(ref[0]) is not None and dim_size(call, ref) is None
+
+
+_OPEN_ON: dict[str, Callable[[CallView, Mapping], bool]] = {
+    "int_test": lambda call, a: int_holds(call, a["test"]) is None,
+    "dims_compare": lambda call, a: _dim_outside(call, a["a"]) or _dim_outside(call, a["b"])}
 
 
 def dtype_names() -> set[str]:
@@ -1082,20 +1118,29 @@ def _int_test(call: CallView, a: Mapping) -> bool:
 
 def int_leaves(e: Any) -> list[tuple]:
     """The attributes and tensor dims an integer expression or test reads: ("attr", name), ("elem",
-    name, i), ("dim", tensor, scale, offset), ("rank", tensor) or ("numel", tensor), in order, without
-    repeats."""
+    name, i), ("dim", tensor, scale, offset), ("rank", tensor), ("numel", tensor) or ("len", name)
+    (an integer array's length a guard compares), in order, without repeats."""
     out: list[tuple] = []
     if isinstance(e, (list, tuple)) and e:
         if e[0] in ("attr", "elem", "dim", "rank", "numel"):
             out.append(tuple(e))
         elif e[0] == "of":   # a tensor's whole shape: its rank stands for it
             out.append(("rank", e[1]))
-        elif e[0] == "guard":   # no integers
-            pass
+        elif e[0] == "guard":   # only the array lengths a guard compares are integers
+            out += [leaf for leaf in _lengths_compared(e[1]) if leaf not in out]
         else:
             for x in e[1:]:
                 out += [leaf for leaf in int_leaves(x) if leaf not in out]
     return out
+
+
+def _lengths_compared(g: Any) -> list[tuple]:
+    """("len", attr) of each ``["attr-len", attr, op, n]`` atom of a guard."""
+    if not isinstance(g, (list, tuple)) or not g:
+        return []
+    if g[0] == "attr-len":
+        return [("len", g[1])]
+    return [leaf for x in g[1:] for leaf in _lengths_compared(x)]
 
 
 TEMPLATES["int_test"] = _int_test

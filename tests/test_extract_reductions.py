@@ -436,6 +436,14 @@ def test_dims_compare_by_hand():
     assert by_attr(view_of_case(_call((2, 3), (4,), n=3))) and not by_attr(view_of_case(_call((2, 3), (3,), n=3)))
     outside = predicate("dims_compare", {"a": ["self", 0, 5], "op": "!=", "b": 1})
     assert not outside(view_of_case(_call((2, 3), (3,))))    # a dim beyond the rank decides nothing
+    # ... and leaves the call not judged, never taken as passing; an in-range one is decided
+    from aclnn_conformance.spec.templates import undecided_predicate
+    assert undecided_predicate("dims_compare", {"a": ["self", 0, 5], "op": "!=", "b": 1})(
+        view_of_case(_call((2, 3), (3,))))
+    open_last = undecided_predicate("dims_compare", {"a": ["self", 1, -1], "op": "!=", "b": ["out", 0, 0]})
+    assert not open_last(view_of_case(_call((2, 3), (4,)))) and open_last(view_of_case(_call((2, 3), ())))
+    assert undecided_predicate("dims_compare", {"a": ["out", 0, 0], "op": "!=", "b": "n"})(
+        view_of_case(_call((2, 3), (4,), n=None)))
 
 
 COMPUTED_EMPTY = """

@@ -1,9 +1,10 @@
 """How the importer maps an ATK case's inputs onto the aclnn prototype (vendor/atk.py): by name, else
 by position where the counts and kinds agree (the vendor's executors pass the inputs in order); arrays
 given element by element; items that are no argument; the formats an executor's get_format gives;
-scalars drawn from a range or a distribution and when their case is judged (extract/agreement.py
-_st_case); the inputs an executor's init_by_input_data rewrites (vendor/executor_rewrite.py); and the
-cases that must stay read in part.
+scalars drawn from a range or a distribution, and formats a format item no executor applies may
+give, and when their case is judged (extract/agreement.py _st_case); inputs fewer than the parameters
+standing for the leading ones; an executor's edits of the argument list; the inputs an executor's
+init_by_input_data rewrites (vendor/executor_rewrite.py); and the cases that must stay read in part.
 Fixtures: tests/fixtures/vendor_atk_inputs, written for these tests in the vendor's layout and style."""
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import pytest
 
 from aclnn_conformance.extract.agreement import _st_case
 from aclnn_conformance.spec.enums import AclDataType as DT
-from aclnn_conformance.spec.templates import CallView, TensorView, value_reads
+from aclnn_conformance.spec.templates import CallView, TensorView, reads_formats, value_reads
 from aclnn_conformance.vendor.atk import VALUES_UNREAD
 from aclnn_conformance.vendor.executor_rewrite import ExecutorRewrite, InputTensor, NotEvaluated
 from aclnn_conformance.vendor.importer import import_paths
@@ -363,3 +364,124 @@ def test_the_evaluator_refuses_what_is_outside_its_subset(body, named):
         return
     with pytest.raises(NotEvaluated, match=re.escape(named)):
         rewrite.evaluate(kwargs, [("a", 1), ("b", 0), ("t", kwargs["t"])])
+
+
+# A format item no executor beside the file applies (no get_format): the verdict is judged where it is
+# the same whatever format of the item's each tensor gets (ND, or a format the item names).
+
+def test_a_format_item_no_check_reads_is_judged(cases):
+    # aclnnAdd's checks read dtypes, shapes and nulls, never a format
+    vc = cases[("aclnnAdd", "atk-3")]
+    assert vc.open_formats == {"self": ("ND", "NCL"), "other": ("ND", "NCL")}
+    row = _st_case(vc)
+    assert row["verdict"] == "valid" and row["formats"] == "no check reads the tensors' formats"
+
+
+def test_a_format_item_a_check_reads_is_judged_where_every_format_gives_one_verdict(cases):
+    # XABS-FORMAT-009 rejects a private format of self: NCL and ND are none (formats_equal reads out,
+    # which the case does not state)
+    vc = cases[("aclnnAbs", "atk-0")]
+    assert vc.open_formats == {"self": ("ND", "NCL")}
+    row = _st_case(vc)
+    assert row["verdict"] == "valid"
+    assert row["formats"] == ("judged with each of self in each format the format item may give (ND/NCL): "
+                              "XABS-FORMAT-009 read formats")
+
+
+def test_a_format_item_whose_formats_give_two_verdicts_is_not_judged(cases):
+    # NC1HWC0 is a private format: self in it is rejected, in ND or NCHW accepted
+    row = _st_case(cases[("aclnnAbs", "atk-1")])
+    assert row["verdict"] == "not judged"
+    assert row["cause"].startswith("the verdict depends on the formats the format item may give self: ")
+    assert "XABS-FORMAT-009" in row["cause"] and "valid" in row["cause"]
+
+
+@pytest.mark.parametrize("case_id", ["atk-2", "atk-3"])
+def test_a_format_item_naming_an_unknown_format_or_beside_a_tensor_format_is_not_judged(cases, case_id):
+    # 'NCL_BLOCKED' names no format this suite knows; a tensor naming its own format beside the item:
+    # which of the two the tensor is made with is not read
+    vc = cases[("aclnnAbs", case_id)]
+    assert vc.open_formats == {}
+    row = _st_case(vc)
+    assert row["verdict"] == "not judged" and "sets the tensors' formats through the executor" in row["cause"]
+
+
+def test_reads_formats_finds_format_templates_and_guards():
+    assert reads_formats("private_format", {"param": "self"})
+    assert reads_formats("combination_in", {"params": ["self"], "combinations": []})
+    assert reads_formats("dtype_in", {"param": "self", "dtypes": ["FLOAT"],
+                                      "when": ["not", ["format-same", "self", "out"]]})
+    assert reads_formats("null", {"param": "out", "when": ["contiguous", ["self"]]})
+    assert not reads_formats("dtype_in", {"param": "self", "dtypes": ["FLOAT"],
+                                          "when": ["in", ["of", "self"], ["complex"]]})
+    assert not reads_formats("shapes_equal", {"param": "self", "other": "out"})
+
+
+# Inputs fewer than the non-output parameters: the framework passes the inputs first and its outputs
+# after them, so the inputs stand for the leading parameters where every later one is a tensor the
+# prototype declares writable (gradInput: ``aclTensor *``, its document row says 输入).
+
+def test_fewer_inputs_stand_for_the_leading_parameters_when_the_rest_are_written(cases):
+    vc = cases[("aclnnExpSegsumBackward", "atk-0")]
+    assert _blocking(vc) == []
+    assert vc.tensors["gradOutput"].shape == (2, 3, 8, 8) and vc.tensors["gradSelf"].shape == (2, 3, 8, 8)
+    assert vc.unstated == frozenset({"gradInput"})
+    assert _st_case(vc)["verdict"] == "valid"
+
+
+def test_fewer_inputs_under_an_executor_that_builds_the_arguments_stay_read_in_part(cases):
+    vc = cases[("aclnnExpSegsumBackward", "atk-1")]     # its aclnn class has an init_by_input_data
+    assert _blocking(vc) == [
+        "input 'gradOut' is not a parameter of aclnnExpSegsumBackward",
+        "the inputs are not mapped onto aclnnExpSegsumBackward by position: its 2 argument inputs are "
+        "not the 3 non-output parameters of aclnnExpSegsumBackward (gradOutput, gradSelf, gradInput)"]
+    assert _st_case(vc)["verdict"] == "not judged"
+
+
+def test_fewer_inputs_whose_names_contradict_their_positions_stay_read_in_part(cases):
+    vc = cases[("aclnnExpSegsumBackward", "atk-2")]
+    assert ("the inputs are not mapped onto aclnnExpSegsumBackward by position: argument 0 is named "
+            "'gradSelf' but stands where gradOutput is") in _blocking(vc)
+
+
+# An aclnn executor whose init_by_input_data edits the framework's argument list (the inputs in order,
+# then the output): ``input_args[k] = ctypes.c_T(input_data.kwargs[name])`` passes that input's value
+# as a C T at argument k (counted from the end: the prototype's 10 parameters less the inputs are the
+# outputs), ``input_args.insert(k, TensorPtr())`` a null pointer; the rest map by position.
+
+def test_executor_edits_map_inputs_named_otherwise_onto_the_prototype(cases):
+    vc = cases[("aclnnAddLora", "atk-0")]
+    assert _blocking(vc) == []
+    assert {n: t.shape for n, t in vc.tensors.items() if t is not None} == {
+        "y": (17, 16), "x": (17, 16), "weightB": (1, 1, 16, 16), "indices": (17,),
+        "weightAOptional": (1, 1, 16, 16)}
+    # argument -5 of 10 is layerIdx (5), -4 scale (a C double: 2 passes as 2.0), -3 yOffset, -2 ySliceSize
+    assert vc.attrs == {"layerIdx": 0, "scale": 2.0, "yOffset": 0, "ySliceSize": 16}
+    assert vc.unstated == frozenset({"out"})
+    assert _st_case(vc)["verdict"] == "valid"
+
+
+def test_an_inserted_null_pointer_is_a_stated_null_parameter(cases):
+    # 8 inputs, a null at 4 and one output: weightAOptional is null, the C values still at -5..-2
+    vc = cases[("aclnnAddLora", "atk-1")]
+    assert _blocking(vc) == []
+    assert "weightAOptional" in vc.tensors and vc.tensors["weightAOptional"] is None
+    assert vc.unstated == frozenset({"out"})
+    assert vc.attrs == {"layerIdx": 0, "scale": 2.0, "yOffset": 0, "ySliceSize": 16}
+    assert _st_case(vc)["verdict"] == "valid"
+
+
+def test_an_executor_edit_computing_a_value_leaves_the_case_read_in_part(cases):
+    vc = cases[("aclnnAddLora", "atk-2")]        # y_slice_size // 2: not an edit this reader reads
+    assert "input 'input' is not a parameter of aclnnAddLora" in _blocking(vc)
+    # the rewrite evaluator cannot place its writes either: the inputs are not mapped by position
+    assert any(p.startswith("the executor's rewrite is not evaluated (line 43 builds the arguments, ")
+               and "it rewrites argument -5, argument -4, argument -3, argument -2 (" in p
+               for p in _blocking(vc))
+    assert _st_case(vc)["verdict"] == "not judged"
+
+
+def test_a_float_passed_as_a_c_integer_is_not_read(cases):
+    vc = cases[("aclnnAddLora", "atk-3")]        # ctypes.c_int64(0.5) is refused
+    assert _blocking(vc) == ["input layerIdx: the value 0.5 is not one this reader makes a C int64 of"]
+    assert _st_case(vc)["verdict"] == "not judged"

@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
-from aclnn_conformance.vendor.model import TensorRecipe, VendorCase, VendorExpectation, spec_params
+from aclnn_conformance.vendor.model import (TensorRecipe, VendorCase, VendorExpectation, op_key_of,
+                                            spec_params)
 from aclnn_conformance.spec.enums import AclFormat
+from aclnn_conformance.spec.operator_data import data_of
+from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.vendor.names import dtype_of, format_of
 from aclnn_conformance.vendor.executor_rewrite import (BuiltTensor, ExecutorRewrite, InputTensor,
                                                        NotEvaluated)
@@ -166,7 +169,10 @@ def _stem(name: str) -> str:
 #   conversion/tril/.../executor_aclnnTril.py:46 (diagonal: input_args[-2], before the output);
 #   math/trace/.../executor_aclnnTrace.py:24 reads an input named null as ``input_data.args[0]``.
 # So the argument items of a case, in order, are the API's non-output parameters in order: this
-# reader maps them so only when the counts and every item's kind agree with the prototype.
+# reader maps them so only when the counts and every item's kind agree with the prototype, or when
+# the items are fewer and every parameter after them is a tensor the API writes (the framework's
+# outputs fill them) and no executor beside the file builds the argument list itself; an executor
+# whose init_by_input_data edits the list in ways read here maps them through its edits (ArgumentEdits).
 NON_ARGUMENT = "non_param"
 ARRAY_C_KINDS = {"int_array": "int", "bool_array": "bool", "float_array": "float"}
 LIST_ATTR_TYPES = ("attrs", "attr_tuple", "attr")
@@ -226,11 +232,16 @@ def _fits(item: Any, param) -> bool:
     return False
 
 
-def positional_names(inputs: list, params, api: str) -> tuple[list[str] | None, str]:
+def positional_names(inputs: list, params, api: str, written: frozenset[str] = frozenset()
+                     ) -> tuple[list[str] | None, str]:
     """The parameter each argument item of ``inputs`` stands for, by position (see above), or None
-    and the reason the position does not establish it."""
+    and the reason the position does not establish it. The items may be fewer than the non-output
+    parameters where every parameter after them is in ``written`` (tensors the API writes, which the
+    framework's outputs fill after the items: they are the leading arguments whatever follows)."""
     items = [item for item in inputs if is_argument(item)]
     targets = [p for p in params if not _is_output(p)]
+    if len(items) < len(targets) and all(p.name in written for p in targets[len(items):]):
+        targets = targets[:len(items)]
     if len(items) != len(targets):
         return None, (f"its {len(items)} argument inputs are not the {len(targets)} non-output "
                       f"parameters of {api} ({', '.join(p.name for p in targets)})")
@@ -277,21 +288,56 @@ def array_of(items: list, c_kind: str) -> list:
 FORMAT_APPLIED = "sets the tensors' formats through the executor"
 
 
+def _format_item(inputs: list) -> tuple[int, Any] | None:
+    """The index and value of the case's non-argument ``format`` item, if it has one."""
+    return next(((index, item.get("range_values")) for index, item in enumerate(inputs)
+                 if not is_argument(item) and item.get("name") == "format"), None)
+
+
 def _format_problem(inputs: list) -> str | None:
     """A non-argument ``format`` item tells the executor the tensors' formats (e.g.
     ops-math math/minimum/tests/st/aclnnMinimum/executor_aclnnMinimum.py:35-44): only ND, the
     format this reader gives a tensor that names none, agrees with the case as read."""
-    for index, item in enumerate(inputs):
-        if is_argument(item) or item.get("name") != "format":
-            continue
-        value = item.get("range_values")
-        if not (isinstance(value, str) and value.strip().upper() == "ND"):
-            return (f"input {index} (format) {FORMAT_APPLIED} ({value!r}), which this reader "
-                    f"does not apply")
+    found = _format_item(inputs)
+    if found is None:
+        return None
+    index, value = found
+    if not (isinstance(value, str) and value.strip().upper() == "ND"):
+        return (f"input {index} (format) {FORMAT_APPLIED} ({value!r}), which this reader "
+                f"does not apply")
     return None
 
 
-def case_of(doc: dict, display: str, product: str | None, product_source: str) -> VendorCase:
+def _open_formats(value: Any) -> tuple[str, ...] | None:
+    """The formats a ``format`` item may give each tensor where no executor says how it applies it:
+    ND (a tensor it leaves alone) or a format one of its parts names (``"NCL_ND"`` gives each tensor
+    one of them: ops-math math/select/tests/st/aclnnSWhere/executor_aclnnSWhere.py:40-53); None where
+    a part is no format this suite knows."""
+    if not isinstance(value, str):
+        return None
+    try:
+        named = [format_of(part).name for part in value.split("_")]
+    except ValueError:
+        return None
+    return tuple(dict.fromkeys(["ND", *named]))
+
+
+def written_tensors(api: str) -> frozenset[str]:
+    """The parameters of ``api`` its prototype declares as a non-const ``aclTensor *`` (a tensor the
+    API writes: an output, whatever the document's direction column says, or an in-place input)."""
+    key = op_key_of(api)
+    if key is None or not operator(key).modules[0].startswith("data:"):
+        return frozenset()
+    # as extract/build.py _params tells a writable tensor: no const before the pointer
+    return frozenset(p["name"] for p in data_of(key)["params"] if p.get("c_kind") == "tensor"
+                     and "const" not in str(p.get("c_type", "")).split("*")[0])
+
+
+def case_of(doc: dict, display: str, product: str | None, product_source: str,
+            own_arguments: bool = False, edits: "ArgumentEdits | None" = None) -> VendorCase:
+    """The call an ATK case makes; ``own_arguments`` when no executor beside the file changes the
+    argument list the framework builds (then inputs fewer than the parameters may stand for the
+    leading ones: positional_names); ``edits``, the changes its executor makes to that list."""
     case_id = doc.get("id")
     source = f"{display}#{case_id}"
     api = "aclnn" + str(doc["aclnn_name"]).removeprefix("aclnn")
@@ -306,13 +352,25 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
     # the parameter each item stands for: by its name, else (some name is no parameter) by position
     names = [_item_name(item) for item in inputs]
     unmapped = ""
+    open_formats: tuple[str, ...] | None = None     # what an unapplied format item may give a tensor
+    nulls: set[str] = set()                         # parameters the executor passes a null pointer
+    converted: dict[str, str] = {}                  # parameters it passes an input's value as a C value
     if params is not None:
         known = {p.name for p in params}
         by_stem = {_stem(p.name): p.name for p in params}
         unknown = [n for n, item in zip(names, inputs) if is_argument(item)
                    and n not in known and by_stem.get(_stem(n)) is None]
-        if unknown:
-            mapped, why = positional_names(inputs, params, api)
+        if edits is not None:       # the executor's edits say which argument each input is
+            mapped, nulls, converted, why = edited_names(inputs, params, edits)
+            if mapped is not None:
+                arguments = iter(mapped)
+                names = [next(arguments) if is_argument(item) else n for n, item in zip(names, inputs)]
+            else:
+                unmapped = (f"{source}: the inputs are not mapped onto {api} through the executor's "
+                            f"edits ({edits.where}): {why}")
+        elif unknown:
+            mapped, why = positional_names(inputs, params, api,
+                                           written_tensors(api) if own_arguments else frozenset())
             if mapped is not None:
                 arguments = iter(mapped)
                 names = [next(arguments) if is_argument(item) else n for n, item in zip(names, inputs)]
@@ -321,6 +379,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
         fmt = _format_problem(inputs)
         if fmt:
             problems.append(f"{source}: {fmt}")
+            open_formats = _open_formats(_format_item(inputs)[1])
     for index, item in enumerate(inputs):
         if not is_argument(item):
             continue
@@ -357,6 +416,13 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
             problems.append(f"{source}: input {index} ({name}): {exc}")
             if kind in TENSOR_TYPES:
                 tensors[name] = None
+    tensors.update({name: None for name in nulls})
+    for name, c_kind in [(n, k) for n, k in converted.items() if n in attrs]:
+        try:
+            attrs[name] = as_c_value(attrs[name], c_kind)
+        except RecipeError as exc:
+            problems.append(f"{source}: input {name}: {exc}")
+            attrs.pop(name)
     if params is not None:
         known = {p.name for p in params}
         by_stem = {_stem(p.name): p.name for p in params}
@@ -389,6 +455,8 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
                 attrs[p.name] = {"dtype": dtype_of(item["dtype"]).name, "value": attrs[p.name]}
         tensors = {p.name: tensors.get(p.name) for p in params if not is_attr[p.name]}
         attrs = {p.name: attrs[p.name] for p in params if is_attr[p.name] and p.name in attrs}
+    if any(t is not None and t.format != AclFormat.ND for t in tensors.values()):
+        open_formats = None         # an item's own format and the format item's: which one holds is not read
     standard = doc.get("standard") or {}
     expected = VendorExpectation("success", 0, str(standard.get("acc", "")),
                                  {"perf": standard["perf"]} if "perf" in standard else {})
@@ -398,7 +466,9 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str) -
                       tensors=tensors, attrs=attrs, unstated=frozenset(
                           p.name for p in params or () if p.name not in stated), expected=expected, product=product,
                       product_source=product_source, seed=seed, problems=tuple(problems), note=note,
-                      drawn={n: d for n, d in drawn.items() if d is not None and n in attrs})
+                      drawn={n: d for n, d in drawn.items() if d is not None and n in attrs},
+                      open_formats={n: open_formats for n, t in tensors.items() if t is not None}
+                      if open_formats else {})
 
 
 def _line_of_ids(text: str) -> dict[int, int]:
@@ -432,29 +502,36 @@ def executor_rewrites(folder: Path, display_folder: str) -> dict[str, ExecutorRe
     the vendor makes until the rewrite is applied (ops-math math/reduce_std_v2/tests/st/aclnnStd/
     executor_aclnnStd.py:35-36 replaces the case's dim by its unique values)."""
     found: dict[str, ExecutorRewrite] = {}
+    for executor, names, method in registered_methods(folder, "init_by_input_data"):
+        writes = [(what, node.lineno) for node in ast.walk(method)
+                  if isinstance(node, (ast.Assign, ast.AugAssign))
+                  for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+                  if (what := _rewritten(target)) is not None]
+        if writes:
+            said = ", ".join(dict.fromkeys(what for (what, _), _ in writes))
+            targets = tuple(dict.fromkeys(key for (_, key), _ in writes))
+            for name in names:
+                found[name] = ExecutorRewrite(
+                    method, f"{said} ({display_folder}/{executor.name}:{writes[0][1]})", targets)
+    return found
+
+
+def registered_methods(folder: Path, method: str) -> list[tuple[Path, list[str], ast.FunctionDef]]:
+    """Each class of the ``executor_*.py`` beside an ATK file that defines ``method``: its file, the
+    executor names it registers (``@register("...")``) and the method."""
+    found = []
     for executor in sorted(folder.glob("executor_*.py")):
         try:
             tree = ast.parse(executor.read_text(encoding="utf-8", errors="replace"))
         except SyntaxError:
             continue
         for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
-            names = [d.args[0].value for d in cls.decorator_list if isinstance(d, ast.Call)
+            names = [str(d.args[0].value) for d in cls.decorator_list if isinstance(d, ast.Call)
                      and ast.unparse(d.func).endswith("register") and d.args
                      and isinstance(d.args[0], ast.Constant)]
-            method = next((f for f in cls.body if isinstance(f, ast.FunctionDef)
-                           and f.name == "init_by_input_data"), None)
-            if not names or method is None:
-                continue
-            writes = [(what, node.lineno) for node in ast.walk(method)
-                      if isinstance(node, (ast.Assign, ast.AugAssign))
-                      for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
-                      if (what := _rewritten(target)) is not None]
-            if writes:
-                said = ", ".join(dict.fromkeys(what for (what, _), _ in writes))
-                targets = tuple(dict.fromkeys(key for (_, key), _ in writes))
-                for name in names:
-                    found[str(name)] = ExecutorRewrite(
-                        method, f"{said} ({display_folder}/{executor.name}:{writes[0][1]})", targets)
+            body = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == method), None)
+            if names and body is not None:
+                found.append((executor, names, body))
     return found
 
 
@@ -564,6 +641,127 @@ def _with_rewrite(vc: VendorCase, doc: dict, rewrite: ExecutorRewrite) -> Vendor
                    f"{said} as the executor's init_by_input_data sets them ({rewrite.said})")
 
 
+# The C type each ctypes constructor gives an argument (the prototype's c_kind it must be)
+CTYPES_KINDS = {"c_int64": "int64", "c_double": "double", "c_bool": "bool", "c_float": "float"}
+_OUTPUT = object()       # an output the framework makes from the golden
+_NULL = object()         # a null pointer (``TensorPtr()``)
+
+
+@dataclass(frozen=True)
+class ArgumentEdits:
+    """An aclnn executor's ``init_by_input_data`` read as edits of the argument list the framework
+    builds (the case's argument items in order, then its outputs): ``input_args[k] =
+    ctypes.c_T(input_data.kwargs["name"])`` (argument k becomes that input's value as a C T) and
+    ``input_args.insert(k, TensorPtr())`` (a null pointer at k); ``output_packages[:] = ...`` changes
+    what is compared, not the call (e.g. ops-math math/add_lora/tests/st/aclnnAddLora/
+    executor_aclnnAddLora.py:106-113, 134-144). None of anything else (``executor_arguments``)."""
+
+    edits: tuple[tuple[str, int, Any], ...]      # ("value", k, (name, c_kind)) | ("null", k, None)
+    where: str                                   # path:line of the method
+
+    def parameters(self, items: list, params) -> tuple[dict[str, Any] | None, str]:
+        """Parameter -> what the call passes for it: an argument item, ("value", item, c_kind), None
+        (a null pointer) or the output; None and why where the edited list is not the prototype."""
+        outputs = len(params) - len(items) - sum(kind == "null" for kind, _, _ in self.edits)
+        if outputs < 0:
+            return None, (f"its {len(items)} argument inputs and the executor's null pointers are more "
+                          f"than the {len(params)} parameters")
+        arguments: list[Any] = list(items) + [_OUTPUT] * outputs
+        by_name = {_item_name(item): item for item in items if _item_name(item)}
+        for kind, k, what in self.edits:
+            if kind == "null":
+                arguments.insert(k, _NULL)
+                continue
+            if not -len(arguments) <= k < len(arguments) or what[0] not in by_name:
+                return None, f"the executor sets argument {k} from input {what[0]!r}, which it does not have"
+            arguments[k] = ("value", by_name[what[0]], what[1])
+        out: dict[str, Any] = {}
+        for position, (argument, param) in enumerate(zip(arguments, params)):
+            fits = (param.c_kind == "tensor" if argument is _NULL or argument is _OUTPUT else
+                    param.c_kind == argument[2] if isinstance(argument, tuple) else _fits(argument, param))
+            if not fits or (argument is _OUTPUT) != _is_output(param):
+                return None, f"the executor's argument {position} cannot be {param.name} ({param.c_kind})"
+            out[param.name] = None if argument is _NULL else argument
+        return out, ""
+
+
+def edited_names(inputs: list, params, edits: ArgumentEdits
+                 ) -> tuple[list[str] | None, set[str], dict[str, str], str]:
+    """The parameter each argument item of ``inputs`` stands for in the call ``edits`` makes, the
+    parameters it passes a null pointer, and those it passes an input's value as a C value (their C
+    kind); None (and why) where an item is passed twice or not at all, a tensor item as a C value,
+    or an item's name names another parameter."""
+    items = [item for item in inputs if is_argument(item)]
+    passed, why = edits.parameters(items, params)
+    if passed is None:
+        return None, set(), {}, why
+    by_item: dict[int, str] = {}
+    for name, argument in passed.items():
+        if argument is None or argument is _OUTPUT:
+            continue
+        item = argument[1] if isinstance(argument, tuple) else argument
+        if isinstance(argument, tuple) and (isinstance(item, list) or item.get("type") not in ATTR_TYPES):
+            return None, set(), {}, f"the executor passes input {_item_name(item)!r} as a C value"
+        if id(item) in by_item:
+            return None, set(), {}, f"the executor passes input {_item_name(item)!r} twice"
+        by_item[id(item)] = name
+    by_stem = {_stem(p.name): p.name for p in params}
+    for item in items:
+        if id(item) not in by_item:
+            return None, set(), {}, f"the executor passes input {_item_name(item)!r} as no argument"
+        claimed = by_stem.get(_stem(_item_name(item))) if _item_name(item) else None
+        if claimed is not None and claimed != by_item[id(item)]:
+            return None, set(), {}, f"input {_item_name(item)!r} stands where {by_item[id(item)]} is"
+    return ([by_item[id(item)] for item in items], {n for n, a in passed.items() if a is None},
+            {n: a[2] for n, a in passed.items() if isinstance(a, tuple)}, "")
+
+
+def as_c_value(value: Any, c_kind: str) -> Any:
+    """``value`` as the ctypes constructor of ``c_kind`` passes it (CTYPES_KINDS); raises
+    RecipeError for a value it is not read for (a float to an integer: ctypes refuses it)."""
+    if c_kind in ("double", "float") and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if c_kind == "int64" and isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if c_kind == "bool" and isinstance(value, bool):
+        return value
+    raise RecipeError(f"the value {value!r} is not one this reader makes a C {c_kind} of")
+
+
+def executor_arguments(folder: Path, display_folder: str) -> dict[str, ArgumentEdits]:
+    """Registered executor name -> its ``init_by_input_data`` read as ArgumentEdits, for the executors
+    beside an ATK file whose method is such edits alone."""
+    found: dict[str, ArgumentEdits] = {}
+    for executor, names, method in registered_methods(folder, "init_by_input_data"):
+        edits = _argument_edits(method)
+        if edits:       # an executor that edits nothing leaves the framework's list as it is
+            for name in names:
+                found[name] = ArgumentEdits(edits, f"{display_folder}/{executor.name}:{method.lineno}")
+    return found
+
+
+def _argument_edits(method: ast.FunctionDef) -> tuple | None:
+    edits = []
+    for stmt in method.body:
+        text = ast.unparse(stmt)
+        if isinstance(stmt, (ast.ImportFrom, ast.Import)) or text in (
+                "input_args, output_packages = super().init_by_input_data(input_data)",
+                "return (input_args, output_packages)") or text.startswith("output_packages[:] = "):
+            continue
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue                              # a docstring
+        m = re.fullmatch(r"input_args\[(-?\d+)\] = ctypes\.(c_\w+)\(input_data\.kwargs\[['\"](\w+)['\"]\]\)", text)
+        if m and m.group(2) in CTYPES_KINDS:
+            edits.append(("value", int(m.group(1)), (m.group(3), CTYPES_KINDS[m.group(2)])))
+            continue
+        m = re.fullmatch(r"input_args\.insert\((-?\d+), TensorPtr\(\)\)", text)
+        if m:
+            edits.append(("null", int(m.group(1)), None))
+            continue
+        return None
+    return tuple(edits)
+
+
 class _NotRead(ValueError):
     """A get_format construct this reader does not evaluate."""
 
@@ -641,21 +839,8 @@ class ExecutorFormat:
 def executor_formats(folder: Path, display_folder: str) -> dict[str, ExecutorFormat]:
     """Registered executor name -> its ``get_format``, for the ``executor_*.py`` beside an ATK file
     (e.g. ops-math math/select/tests/st/aclnnSWhere/executor_aclnnSWhere.py:26-84)."""
-    found: dict[str, ExecutorFormat] = {}
-    for executor in sorted(folder.glob("executor_*.py")):
-        try:
-            tree = ast.parse(executor.read_text(encoding="utf-8", errors="replace"))
-        except SyntaxError:
-            continue
-        for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
-            names = [d.args[0].value for d in cls.decorator_list if isinstance(d, ast.Call)
-                     and ast.unparse(d.func).endswith("register") and d.args
-                     and isinstance(d.args[0], ast.Constant)]
-            method = next((f for f in cls.body if isinstance(f, ast.FunctionDef) and f.name == "get_format"), None)
-            if names and method is not None:
-                for name in names:
-                    found[str(name)] = ExecutorFormat(method, f"{display_folder}/{executor.name}:{method.lineno}")
-    return found
+    return {name: ExecutorFormat(method, f"{display_folder}/{executor.name}:{method.lineno}")
+            for executor, names, method in registered_methods(folder, "get_format") for name in names}
 
 
 # Which tensor is at which index: the framework passes a case's unnamed inputs as ``input_data.args``
@@ -672,6 +857,7 @@ def _with_executor_format(vc: VendorCase, doc: dict, formats: dict[str, Executor
     reader = next((formats[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type")) if k in formats), None)
     if reader is None:
         return vc
+    vc = replace(vc, open_formats={})     # the executor's get_format says which format each tensor gets
     value = next((item.get("range_values") for item in doc["inputs"]
                   if isinstance(item, dict) and not is_argument(item) and item.get("name") == "format"), None)
     items = [item for item in doc["inputs"] if is_argument(item)]
@@ -726,15 +912,25 @@ def read_atk(path: Path, display: str, product: str | None, product_source: str,
     lines = _line_of_ids(text)
     rewrites = executor_rewrites(path.parent, str(Path(display).parent))
     formats = executor_formats(path.parent, str(Path(display).parent))
+    # the executors that may change the argument list the framework builds for the call
+    builders = {name for _, names, _ in registered_methods(path.parent, "init_by_input_data")
+                for name in names}
+    edited = executor_arguments(path.parent, str(Path(display).parent))
     for n, doc in enumerate(docs):
         case_id = doc.get("id", n) if isinstance(doc, dict) else n
         where = f"{display}:{lines.get(case_id, 1)}"
         try:
             if not isinstance(doc, dict) or "inputs" not in doc or "aclnn_name" not in doc:
                 raise ValueError("an ATK case needs aclnn_name and inputs")
-            vc = _with_executor_format(case_of(doc, display, product, product_source), doc, formats)
+            own = not builders & {doc.get("api_type"), doc.get("aclnn_api_type")}
+            # the executor of the aclnn call, where its init_by_input_data is read as edits
+            caller = doc.get("aclnn_api_type") or doc.get("api_type")
+            edits = edited.get(caller)
+            vc = _with_executor_format(case_of(doc, display, product, product_source, own, edits),
+                                       doc, formats)
+            # an executor whose method is read as argument edits is not read a second time
             found = list(dict.fromkeys(rewrites[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type"))
-                                       if k in rewrites))
+                                       if k in rewrites and not (edits is not None and k == caller)))
             if len(found) > 1:    # which of the two runs first is the framework's: not read
                 vc = replace(vc, problems=vc.problems + (
                     f"{vc.source}: the executors rewrite {found[0].said} and {found[1].said} before "

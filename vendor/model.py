@@ -116,6 +116,9 @@ class VendorCase:
     # what the executor's init_by_input_data rewrote before the call (vendor/atk.py _with_rewrite):
     # {"said", "writes": [parameters], "reads_drawn": [drawn attributes whose values it read]}
     rewrite: Mapping[str, Any] = field(default_factory=dict)
+    # tensors whose format an item the reader does not apply sets (vendor/atk.py _open_formats):
+    # the formats each may be given; the tensors hold ND meanwhile
+    open_formats: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     @property
     def op(self) -> str:
@@ -149,7 +152,9 @@ class VendorCase:
                 "problems": list(self.problems), "null_outputs": sorted(self.null_outputs),
                 "note": self.note, **({"unstated": sorted(self.unstated)} if self.unstated else {}),
                 **({"drawn": _plain(dict(self.drawn))} if self.drawn else {}),
-                **({"rewrite": _plain(dict(self.rewrite))} if self.rewrite else {})}
+                **({"rewrite": _plain(dict(self.rewrite))} if self.rewrite else {}),
+                **({"open_formats": {n: list(f) for n, f in self.open_formats.items()}}
+                   if self.open_formats else {})}
 
     @staticmethod
     def from_json(doc: Mapping[str, Any]) -> "VendorCase":
@@ -161,7 +166,8 @@ class VendorCase:
             product=doc["product"], product_source=doc["product_source"], seed=doc["seed"],
             problems=tuple(doc["problems"]), null_outputs=frozenset(doc["null_outputs"]),
             note=doc.get("note", ""), unstated=frozenset(doc.get("unstated", ())),
-            drawn=dict(doc.get("drawn", {})), rewrite=dict(doc.get("rewrite", {})))
+            drawn=dict(doc.get("drawn", {})), rewrite=dict(doc.get("rewrite", {})),
+            open_formats={n: tuple(f) for n, f in doc.get("open_formats", {}).items()})
 
 
 _API_TO_KEY: tuple[dict | None, dict[str, str]] = (None, {})

@@ -131,8 +131,9 @@ def with_dims_agreeing(key: str, case: Case) -> Case:
     or ``int_test`` rule rejects it, and no ``shapes_equal`` rule: a dim made the size it is compared
     with (or one more or less), alone or with the tensors of its shape, or the attribute made the
     dim's size; for an integer test, each change ``int_test_changes`` lists; for two tensors of one
-    shape, either given the other's; a change is kept only when it breaks no shape rule that held.
-    A rule no such change satisfies is left violated (the call is then not valid)."""
+    shape, either given the other's; a change is kept only when it breaks no shape rule that held,
+    or when the steps after it leave fewer rules broken (a guard it brings into force). A rule no
+    such change satisfies is left violated (the call is then not valid)."""
     from aclnn_conformance.spec.templates import predicate, undecided_predicate, view_of_case
     shaping = [r for r in code_checks(key)
                if r["template"] in ("dims_compare", "shapes_equal", "broadcast_equals", "reduced_shape", "int_test",
@@ -144,16 +145,33 @@ def with_dims_agreeing(key: str, case: Case) -> Case:
                 and (predicate(r["template"], r["args"])(view_of_case(c))
                      or (undecided_predicate(r["template"], r["args"]) or (lambda _: False))(view_of_case(c)))}
 
-    for r in [r for r in shaping if r["template"] in ("dims_compare", "int_test", "shapes_equal")]:
-        now = broken(case)
-        if r["id"] not in now:
+    fixable = [r for r in shaping if r["template"] in ("dims_compare", "int_test", "shapes_equal")]
+
+    def fixes(c: Case, r: dict):
+        return _dims_fixes(c, r["args"]) if r["template"] == "dims_compare" else \
+            _changed(c, int_test_changes(r["args"]["test"])) if r["template"] == "int_test" else \
+            _changed(c, _shape_taken(r["args"]))
+
+    def greedy(c: Case) -> Case:
+        for r in fixable * 3:   # three passes: a fix may bring rules skipped under their guard into force
+            now = broken(c)
+            if r["id"] not in now:
+                continue
+            for candidate in fixes(c, r):
+                if candidate is not None and broken(candidate) <= now - {r["id"]}:
+                    c = candidate   # this rule satisfied, and none broken that held before
+                    break
+        return c
+
+    case = greedy(case)
+    for r in fixable:   # one step of lookahead: a change that breaks rules the greedy steps then mend
+        left = broken(case)
+        if r["id"] not in left:
             continue
-        fixes = _dims_fixes(case, r["args"]) if r["template"] == "dims_compare" else \
-            _changed(case, int_test_changes(r["args"]["test"])) if r["template"] == "int_test" else \
-            _changed(case, _shape_taken(r["args"]))
-        for candidate in fixes:
-            if candidate is not None and broken(candidate) <= now - {r["id"]}:
-                case = candidate   # this rule satisfied, and none broken that held before
+        for candidate in fixes(case, r):
+            tried = greedy(candidate) if candidate is not None else None
+            if tried is not None and len(broken(tried)) < len(left):
+                case = tried
                 break
     return case
 
@@ -219,8 +237,9 @@ INT_TEST_SIZES = (1, 2, 3, 4, 7, 8, 9, 16, 17)
 def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
     """One value or dim the integer test reads changed at a time: an attribute (or an element of an
     integer array) to a neighbour of its value, 0, -1 or a small size; a dim (alone, then in every
-    tensor of its shape) to a small size; a tensor one dim longer or shorter, or of each rank up to 8
-    (a fault keeps the first that decides; a valid call the first that satisfies)."""
+    tensor of its shape) to a small size; a tensor one dim longer or shorter, or of each rank up to 8;
+    an integer array a guard measures, of each length up to 8 (a fault keeps the first that decides;
+    a valid call the first that satisfies)."""
     from aclnn_conformance.spec.templates import int_leaves
     out: list[Callable[[Case], Case]] = []
     for leaf in int_leaves(test):
@@ -239,6 +258,9 @@ def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
                     lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape)[1:])]
             out += [lambda c, t=leaf[1], r=r, along=along: _with_rank(c, t, r, along)
                     for along in (False, True) for r in range(9)]
+        elif leaf[0] == "len":   # the array cut or padded with 2s to each length up to 8
+            out += [lambda c, n=leaf[1], r=r: c.with_attrs(**{n: (list(c.attrs.get(n) or []) + [2] * r)[:r]})
+                    for r in range(9)]
     return out
 
 
