@@ -2496,6 +2496,15 @@ def _tensor(env: dict, expr: str) -> str:
     raise Unreadable(f"{expr!r} is not a parameter of the API")
 
 
+def _dtype_owner(w: Walk, env: dict, expr: str) -> str:
+    """The API tensor whose dtype ``expr`` has on every path: itself, or a tensor of the compute path
+    holding exactly that dtype (a contiguous copy, a broadcast of one)."""
+    d = _tensor_dtype(w, expr, env)
+    if d is not None and d[0] == "of":
+        return d[1]
+    return _tensor(env, expr)
+
+
 def _dlist(w: Walk, env: dict, expr: str) -> DList:
     value = _value(w, expr, env)
     if isinstance(value, DList):
@@ -2767,9 +2776,9 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 other = _value(w, b, env)
                 if isinstance(other, tuple) and other[0] == "dtype":
                     return ("dtype_not_in" if op == "==" else "dtype_in",
-                            _args(param=_tensor(env, ma.group(1)), dtypes=[other[1]], list="literal"))
+                            _args(param=_dtype_owner(w, env, ma.group(1)), dtypes=[other[1]], list="literal"))
                 if isinstance(other, tuple) and other[0] == "dtype-of" and op == "!=":
-                    return "dtypes_equal", _args(param=_tensor(env, ma.group(1)), other=other[1])
+                    return "dtypes_equal", _args(param=_dtype_owner(w, env, ma.group(1)), other=other[1])
             sa = re.fullmatch(r"(\w+)\s*->\s*GetViewShape\(\)", _strip(a))
             sb = re.fullmatch(r"(\w+)\s*->\s*GetViewShape\(\)", _strip(b))
             if sa and sb and op == "!=":
@@ -5381,14 +5390,36 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     if _nonnull_count(w, stmt, env, guard):
         return True
     mark = len(w.events)
+    local = dict(env)
     try:
-        _run_block(w, src, stmt.then, dict(env), fail, top)
+        _run_block(w, src, stmt.then, local, fail, top)
     except _End:
         del w.events[mark:]
         raise Unreadable(f"a branch on {stmt.cond.strip()!r} that returns") from None
     _only_null_vacuous(w, mark, guard)
+    before = dict(env)
     _forget_assigned(stmt, env)   # the branch ran on a copy: what it assigns is unknown after it
+    _keep_unchanged_dtypes(w, before, local, env)
     return True
+
+
+def _keep_unchanged_dtypes(w: Walk, before: dict, after: dict, env: dict) -> None:
+    """A tensor a branch reassigned (``after``: its values on the branch's side) holding the dtype it
+    held before on every path: that dtype whichever side a call takes (its shape is not held)."""
+    for name, held in env.items():
+        if held == before.get(name):
+            continue
+        old, new = _tensor_dtype(w, name, before), _tensor_dtype(w, name, after)
+        if old is not None and _one_sided(old) == _one_sided(new):
+            env[name] = ("tensor-dtype", _one_sided(old))
+
+
+def _one_sided(d: Any) -> Any:
+    """A dtype expression with each choice between two equal dtypes made that dtype."""
+    if not isinstance(d, tuple):
+        return d
+    out = tuple(_one_sided(x) for x in d)
+    return out[2] if out[:1] == ("if",) and len(out) == 4 and out[2] == out[3] else out
 
 
 # ---- duplicate dims of an integer array (a mask of the dims seen) ----

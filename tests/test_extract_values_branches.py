@@ -4,7 +4,8 @@ one value against another; a success return on a value test, a bool flag or a ra
 rest of its function; an empty return inside CheckParams or behind a product test; a bool helper on
 dtypes through ``std::find``; a success return on an unread condition with no check after it; an
 element count against an integer argument; a wrapped dim of size 0; inner-status check functions;
-a kernel result's dtype and the l0op::Cast null check; the direction of writable result tensors.
+a kernel result's dtype and the l0op::Cast null check; a tensor a branch on an optional output
+reassigns keeping its dtype; the direction of writable result tensors.
 Each read into its rule, and a variant left unread (never a guess)."""
 from __future__ import annotations
 
@@ -924,3 +925,47 @@ def test_a_dtype_chosen_on_a_scalar_value_leaves_unread_the_calls_whose_choices_
     events = _walk(VALUE_CHOSEN % (DOUBLE_OTHER, "OP_CHECK_RESULT_DTYPE_CAST_FAILED(promoteType, "
                                    "out->GetDataType(), return false);"), VALUE_NAMES)
     assert events[-1].kind == "unread" and "IsDoubleEqual" in events[-1].text
+
+
+KEPT_DTYPE = """
+static aclnnStatus CheckUnit(const aclTensor *&a, aclOpExecutor *executor)
+{
+    OP_CHECK(a->GetDataType() == op::DataType::DT_FLOAT,
+             OP_LOGE(ACLNN_ERR_PARAM_INVALID, "unit mode only supports float."),
+             return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor *self, bool unit, aclTensor *mOut,
+                                      uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    auto selfContiguous = l0op::Contiguous(self, uniqueExecutor.get());
+    CHECK_RET(selfContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    const aclTensor *held = selfContiguous;
+    if (mOut != nullptr) {
+        if (selfContiguous->GetViewShape() != mOut->GetViewShape()) {
+            held = l0op::Cast(selfContiguous, %s, uniqueExecutor.get());
+            CHECK_RET(held != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        }
+    }
+    if (unit) {
+        auto ret = CheckUnit(held, uniqueExecutor.get());
+        CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_tensor_reassigned_under_a_non_null_branch_keeps_the_dtype_it_has_on_every_path():
+    # held is self's contiguous copy, or (mOut given, shapes differing) a cast of it to self's own
+    # dtype: self's dtype either way, so CheckUnit refuses a non-FLOAT self when unit is true
+    names = ["self", "unit", "mOut", "workspaceSize", "executor"]
+    assert _rules(_walk(KEPT_DTYPE % "self->GetDataType()", names)) == [
+        ("check", "null", {"param": "self"}, 161001),
+        ("check", "dtype_in", {"param": "self", "dtypes": ["FLOAT"], "list": "literal",
+                               "when": ["value", ["flag", "unit"]]}, 161002)]
+    # a cast to FLOAT16 on one path: held's dtype depends on mOut and the shapes, the check is unread
+    assert [e.kind for e in _walk(KEPT_DTYPE % "op::DataType::DT_FLOAT16", names)] == ["check", "unread"]
