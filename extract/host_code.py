@@ -16,6 +16,7 @@ from aclnn_conformance.extract.shape_helpers import (expand_to_size, normalised,
                                                      split_halves, wraps_dim_by_rank)
 from aclnn_conformance.extract.cpp import (Function, SourceFile, Stmt, match_close, read_source, split_args,
                                            statements)
+from aclnn_conformance.spec.dtype_promotion import promote_type
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.templates import int_leaves as templates_int_leaves, int_op
 
@@ -735,7 +736,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
                  lambda: _kernel_result(w, rhs, env), lambda: _broadcast_to_helper(w, rhs, env),
                  lambda: _made_local(w, rhs, env, name), lambda: _vector_array(rhs, env),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
-                 lambda: _choice_like(w, rhs, env)):
+                 lambda: _kernel_choice(w, rhs, env), lambda: _choice_like(w, rhs, env)):
         held = read()
         if held is not None:
             env[name] = held
@@ -871,7 +872,9 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
             return ("tensor-dtype", d, shape[1])   # reshaped to the dims a helper computed
         return None if d is None else ("tensor-dtype", d)
     if call[0] == "l0op::UnsqueezeNd" and len(args) == 3:
-        return _unsqueezed_rank0(w, args, env)
+        # x itself or a view of it (unsqueeze.cpp:55-74): x's dtype, its shape read for rank 0 only
+        d = _tensor_dtype(w, args[0], env)
+        return _unsqueezed_rank0(w, args, env) or (None if d is None else ("tensor-dtype", d))
     if call[0] == "l0op::Cast" and len(args) == 3:
         like = _shape_like(env.get(_strip(args[0])))
         try:
@@ -887,8 +890,10 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     elements = _tuple_dtypes(fn, w.index.kernels.source_of(call[0])) if result is None else None
     if elements is not None:   # a tuple of tensors: each element's dtype from the arguments
         return ("tensor-tuple", tuple(_argument_dtype(w, fn, args, env, e) for e in elements), shape)
-    if result is None:   # its dtype not read: its shape may be
-        return None if shape is None else ("tensor-dtype", None, shape)
+    if result is None:   # a dtype chosen on the arguments' dtypes (Mul's mixed float types), or not read
+        chosen = _chosen_alloc_dtype(w, fn, args, env)
+        return ("tensor-dtype", chosen, shape) if chosen is not None else \
+            None if shape is None else ("tensor-dtype", None, shape)
     if result[0] == "dtype":
         return ("tensor-dtype", result, shape)
     param = fn.params.index(result[1])
@@ -1050,7 +1055,27 @@ def _allocated_dtype(fn: Function, src: SourceFile | None = None) -> tuple | Non
     parameter itself (("of", it): ``return self;`` for a rank-0 input), or a call of a function of the
     same file that returns one of its parameters, given one of those (``return ReduceMeanAiCore(self,
     dim, keepDim, true, meanOut, executor);``). None for anything else."""
+    names = _returned_names(fn, src)
+    if names is None:
+        return None
     found = set()
+    for expr in sorted(names):
+        if expr in fn.params:
+            if "aclTensor" not in fn.param_types[fn.params.index(expr)]:
+                return None
+            found.add(("of", expr))
+            continue
+        alloc = _alloc_local_dtype(fn, expr)
+        if alloc is None:
+            return None
+        found.add(alloc)
+    return found.pop() if len(found) == 1 else None
+
+
+def _returned_names(fn: Function, src: SourceFile | None) -> set[str] | None:
+    """The names every non-null return of kernel function ``fn`` gives, directly or through a function
+    of the same file returning one of its parameters; None when a return gives anything else."""
+    names = set()
     for expr in re.findall(r"\breturn\s+([^;]+);", fn.body):
         expr = expr.strip()
         if re.match(r"nullptr\b", expr):   # also a macro's ``return nullptr, "message")``
@@ -1064,16 +1089,34 @@ def _allocated_dtype(fn: Function, src: SourceFile | None = None) -> tuple | Non
             expr = call[1][callee.params.index(back)].strip()
         if not re.fullmatch(r"[A-Za-z_]\w*", expr):
             return None
-        if expr in fn.params:
-            if "aclTensor" not in fn.param_types[fn.params.index(expr)]:
-                return None
-            found.add(("of", expr))
-            continue
-        alloc = _alloc_local_dtype(fn, expr)
-        if alloc is None:
-            return None
-        found.add(alloc)
-    return found.pop() if len(found) == 1 else None
+        names.add(expr)
+    return names
+
+
+def _chosen_alloc_dtype(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
+    """The dtype of the one local every return of kernel ``fn`` gives, set once as ``flag ?
+    executor->AllocTensor(.., A) : executor->AllocTensor(.., B)`` with ``bool flag`` set once to a
+    condition on its tensor parameters' dtypes (ops-math math/mul/op_api/mul.cpp:141-146): ("if", that
+    condition on this call's arguments, A, B) as dtype expressions; None otherwise."""
+    names = _returned_names(fn, w.index.kernels.source_of(fn.name))
+    local = next(iter(names)) if names and len(names) == 1 else None
+    sets = re.findall(r"\b" + local + r"\s*=(?!=)\s*(.+?);", fn.body, re.S) \
+        if local is not None and local not in fn.params else []
+    q = _split_top(sets[0].strip(), "?") if len(sets) == 1 else []
+    sides = _split_colon(q[1]) if len(q) == 2 else []
+    flag = _strip(q[0]) if len(sides) == 2 else ""
+    conds = re.findall(r"\bbool\s+" + flag + r"\s*=(?!=)\s*(.+?);", fn.body, re.S) \
+        if re.fullmatch(r"[A-Za-z_]\w*", flag) else []
+    if len(conds) != 1 or len(re.findall(r"\b" + flag + r"\s*=(?!=)", fn.body)) != 1:
+        return None
+    kenv = {p: env[_strip(a)] for p, t, a in zip(fn.params, fn.param_types, args)
+            if "aclTensor" in t and _tensor_dtype(w, a, env) is not None}
+    guard = _guard(w, conds[0], kenv)
+    dtypes = [_alloc_local_dtype(replace(fn, body=f"{local} = {side.strip()};"), local) for side in sides]
+    if guard is None or None in dtypes:
+        return None
+    chosen = [_argument_dtype(w, fn, args, env, d) for d in dtypes]
+    return None if None in chosen else ("if", guard, chosen[0], chosen[1])
 
 
 def _returned_param(fn: Function) -> str | None:
@@ -1159,6 +1202,10 @@ def _dtype_values(w: Walk, e: tuple | None) -> set[str] | None:
                 if ev.kind == "check" and ev.template == "dtype_in" and ev.args_dict().get("param") == e[1]
                 and "when" not in ev.args_dict()]
         return set.intersection(*sets) if sets else None
+    if e[0] == "promote":   # PromoteType of each pair; a pair not promoting (DT_UNDEFINED) leaves it unbounded
+        a, b = _dtype_values(w, e[1]), _dtype_values(w, e[2])
+        out = None if a is None or b is None else {promote_type(x, y) for x in a for y in b}
+        return None if out is None or None in out else out
     return None
 
 
@@ -1695,6 +1742,24 @@ def _dims_local(w: Walk, src: SourceFile, stmt: Stmt, rhs: str, env: dict) -> tu
     t = _all_dims_of(fn.body, sets[0][1], sets[0][2])
     arg = call[1][fn.params.index(t)].strip() if t in fn.params else None
     return ("all-dims", env[arg].name) if arg and isinstance(env.get(arg), T) else None
+
+
+def _kernel_choice(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``G ? l0op::A(..) : l0op::B(..)`` with G a condition on dtypes and both kernels' result dtypes
+    read: ("tensor-dtype", ("if", G, A's, B's) or their one dtype, the one shape both have or None)."""
+    q = _split_top(_strip(rhs), "?")
+    branches = [_strip(b) for b in _split_colon(q[1])] if len(q) == 2 else []
+    if len(branches) != 2 or not all(re.fullmatch(_KERNEL_CALL + r".*\)", b, re.S) for b in branches):
+        return None
+    held = [_kernel_result(w, b, env) for b in branches]
+    if not all(isinstance(h, tuple) and h[:1] == ("tensor-dtype",) and h[1] is not None for h in held):
+        return None
+    guard = _guard(w, q[0], env)
+    if guard is None:
+        return None
+    shapes = {h[2] if len(h) == 3 else None for h in held}
+    dtype = held[0][1] if held[0][1] == held[1][1] else ("if", guard, held[0][1], held[1][1])
+    return ("tensor-dtype", dtype, shapes.pop() if len(shapes) == 1 else None)
 
 
 def _choice_like(w: Walk, rhs: str, env: dict) -> tuple | None:
@@ -3527,6 +3592,11 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 # side and is unread for the others (``if (rank 8) { r = Reshape(K(..)) } else r = K(..)``)
                 side = 0 if shapes[0] is not None else 1
                 env[k] = ("shape-unless", changed[1 - side][0], values[side], stmt.cond.strip())
+                both_set.add(k)
+            elif all(isinstance(v, tuple) and v[:1] == ("tensor-dtype",) and v[1] is not None for v in values):
+                # kernels of shapes not read, of dtypes read: the dtype a choice on the guard
+                d0, d1 = values[0][1], values[1][1]
+                env[k] = ("tensor-dtype", d0 if d0 == d1 else ("if", g0, d0, d1), None)
                 both_set.add(k)
         for k in set(l0) & set(l1) - made:
             if env.get(k) == l0[k] == l1[k]:
