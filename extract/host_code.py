@@ -4717,10 +4717,25 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
         same = ("same-shape", *shapes)
         return same if cmp[1] == "==" else ("not", same)
     try:
-        x, y = _iexpr_of(w, _value(w, cmp[0], env)), _iexpr_of(w, _value(w, cmp[2], env))
+        x, y = (_array_length(w, s, env) or _iexpr_of(w, _value(w, s, env)) for s in (cmp[0], cmp[2]))
     except Unreadable:
         return None
     return None if x is None or y is None else (cmp[1], x, y)
+
+
+def _array_length(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``a->Size()`` of an integer array argument (cast to a signed integer or not), or a local holding
+    it: ("len", a); None otherwise."""
+    expr = _strip(expr)
+    cast = re.fullmatch(r"(?:static_cast<\s*(?:int64_t|size_t|uint64_t)\s*>|\(\s*(?:int64_t|size_t|uint64_t)\s*\))\s*\((.*)\)",
+                        expr, re.S) or re.fullmatch(r"\(\s*(?:int64_t|size_t|uint64_t)\s*\)\s*(\w+\s*->\s*Size\(\))", expr)
+    expr = _strip(cast.group(1)) if cast else expr
+    held = env.get(expr)
+    if isinstance(held, Opaque):   # ``int64_t n = a->Size();``
+        expr = held.text.strip()
+    m = re.fullmatch(r"(\w+)\s*->\s*Size\(\)", expr)
+    array = env.get(m.group(1)) if m else None
+    return ("len", array.name) if isinstance(array, T) and "IntArray" in w.ptypes.get(array.name, "") else None
 
 
 def _shape_expr_at(w: Walk, expr: str, env: dict) -> Any:
@@ -4888,6 +4903,10 @@ def _compare_split(body: str) -> tuple[str, str, str] | None:
                 continue
             if two in ("<<", ">>") or (c == ">" and i > 0 and body[i - 1] == "-"):
                 i += 2 if two in ("<<", ">>") else 1
+                continue
+            cast = re.search(r"\b(?:static|const|reinterpret)_cast\s*$", body[:i]) if c == "<" else None
+            if cast and ">" in body[i:]:   # a cast's type in brackets
+                i = body.index(">", i) + 1
                 continue
             if c in "<>":
                 found.append((i, c))

@@ -1048,6 +1048,9 @@ def int_value(call: CallView, e: Any) -> int | None:
         return dim_size(call, list(e[1:]))
     if head == "numel":
         return dim_size(call, ["numel", e[1]])
+    if head == "len":   # an integer array's length: None for a null array
+        values = call.attrs.get(e[1])
+        return len(values) if isinstance(values, (list, tuple)) else None
     if head == "?":
         held = int_holds(call, e[1])
         return None if held is None else int_value(call, e[2] if held else e[3])
@@ -1147,7 +1150,7 @@ def int_leaves(e: Any) -> list[tuple]:
     (an integer array's length a guard compares), in order, without repeats."""
     out: list[tuple] = []
     if isinstance(e, (list, tuple)) and e:
-        if e[0] in ("attr", "elem", "dim", "rank", "numel"):
+        if e[0] in ("attr", "elem", "dim", "rank", "numel", "len"):
             out.append(tuple(e))
         elif e[0] == "of":   # a tensor's whole shape: its rank stands for it
             out.append(("rank", e[1]))
