@@ -629,7 +629,9 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
     if stmt.kind == "other":
         if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
                 _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env) or \
-                _copy_loop(w, src, stmt, env) or _batch_broadcast_loop(w, src, stmt, env, fail) or \
+                _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
+                _slice_compare_loop(w, src, stmt, env, fail) or \
+                _batch_broadcast_loop(w, src, stmt, env, fail) or \
                 _negative_dim_loop(w, src, stmt, env, fail):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
@@ -823,6 +825,8 @@ def _expr_min_rank(w: Walk, expr: tuple) -> int:
         return _expr_min_rank(w, expr[1])
     if expr[0] == "dims":
         return len(expr[1])
+    if expr[0] == "slice":   # its length where that is a constant (a slice exists only in its shape)
+        return max(expr[3], 0) if _is_int(expr[3]) else 0
     if expr[0] == "?":   # either side
         return min(_expr_min_rank(w, expr[2]), _expr_min_rank(w, expr[3]))
     return max(_expr_min_rank(w, expr[1]), _expr_min_rank(w, expr[2]))   # a broadcast
@@ -4291,7 +4295,8 @@ def _dims_decided(w: Walk, test: Any) -> bool:
     if not (test[1][:1] == ("of",) and isinstance(test[2], tuple) and test[2][:1] == ("?",)):
         return False
     t, (_, cond, wrapped, plain) = test[1][1], test[2]
-    if not (plain[:1] == ("attr",) and cond == ("<", plain, 0) and wrapped == ("+", plain, ("rank", t))):
+    if not (isinstance(plain, tuple) and plain[:1] == ("attr",) and cond == ("<", plain, 0)
+            and wrapped == ("+", plain, ("rank", t))):
         return False
     bounds = {(k, tuple(a[k])) for e in w.events if e.kind == "check" and e.template == "attr_in_rank_range"
               and "when" not in (a := e.args_dict()) and a.get("attr") == plain[1] and a.get("tensor") == t
@@ -4791,10 +4796,25 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
         same = ("same-shape", *shapes)
         return same if cmp[1] == "==" else ("not", same)
     try:
-        x, y = _iexpr_of(w, _value(w, cmp[0], env)), _iexpr_of(w, _value(w, cmp[2], env))
+        x, y = (_array_length(w, s, env) or _iexpr_of(w, _value(w, s, env)) for s in (cmp[0], cmp[2]))
     except Unreadable:
         return None
     return None if x is None or y is None else (cmp[1], x, y)
+
+
+def _array_length(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``a->Size()`` of an integer array argument (cast to a signed integer or not), or a local holding
+    it: ("len", a); None otherwise."""
+    expr = _strip(expr)
+    cast = re.fullmatch(r"(?:static_cast<\s*(?:int64_t|size_t|uint64_t)\s*>|\(\s*(?:int64_t|size_t|uint64_t)\s*\))\s*\((.*)\)",
+                        expr, re.S) or re.fullmatch(r"\(\s*(?:int64_t|size_t|uint64_t)\s*\)\s*(\w+\s*->\s*Size\(\))", expr)
+    expr = _strip(cast.group(1)) if cast else expr
+    held = env.get(expr)
+    if isinstance(held, Opaque):   # ``int64_t n = a->Size();``
+        expr = held.text.strip()
+    m = re.fullmatch(r"(\w+)\s*->\s*Size\(\)", expr)
+    array = env.get(m.group(1)) if m else None
+    return ("len", array.name) if isinstance(array, T) and "IntArray" in w.ptypes.get(array.name, "") else None
 
 
 def _shape_expr_at(w: Walk, expr: str, env: dict) -> Any:
@@ -4962,6 +4982,10 @@ def _compare_split(body: str) -> tuple[str, str, str] | None:
                 continue
             if two in ("<<", ">>") or (c == ">" and i > 0 and body[i - 1] == "-"):
                 i += 2 if two in ("<<", ">>") else 1
+                continue
+            cast = re.search(r"\b(?:static|const|reinterpret)_cast\s*$", body[:i]) if c == "<" else None
+            if cast and ">" in body[i:]:   # a cast's type in brackets
+                i = body.index(">", i) + 1
                 continue
             if c in "<>":
                 found.append((i, c))
@@ -5220,6 +5244,79 @@ def _negative_dim_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: in
         return False
     _check(w, src, stmt.offset, "dims_nonnegative", _args(param=held.name), _fail_status(m.group(3), fail),
            stmt.text)
+    return True
+
+
+_COUNTED_LOOP = (r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int)\s+(?P<i>\w+)\s*=\s*0\s*;\s*(?P=i)\s*<\s*(?P<n>[^;]+?)\s*;"
+                 r"\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)\s*")
+
+
+def _slice_index(index: str, i: str) -> str | None:
+    """The start ``a`` of an index ``a + i``, ``i + a`` or ``i`` ("0") over a loop's counter ``i``."""
+    index = _strip(index)
+    if index == i:
+        return "0"
+    two = _split_top(index, "+")
+    if len(two) == 2 and i in (two[0].strip(), two[1].strip()) and two[0].strip() != two[1].strip():
+        return two[1].strip() if two[0].strip() == i else two[0].strip()
+    return None
+
+
+def _slice_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
+    """``op::Shape s; s.SetDimNum(n); for (i = 0; i < n; i++) { s.SetDim(i, x.GetDim(a + i)); }``, the
+    three in a row, with x a shape the walk holds and n, a integers it knows: ``s`` holds the n dims of
+    x from dim a on (("slice", x, a, n))."""
+    m = re.fullmatch(_COUNTED_LOOP + r"\{?\s*(?P<s>\w+)\s*\.\s*SetDim\s*\(\s*(?P=i)\s*,\s*(?P<x>.+?)\s*\.\s*GetDim\s*"
+                     r"\((?P<at>[^;]+)\)\s*\)\s*;\s*\}?", stmt.text.strip(), re.S)
+    fn = _enclosing_function(src, stmt.offset)
+    if not m or fn is None or m.group(0).count("{") != m.group(0).count("}"):
+        return False
+    name, n = re.escape(m.group("s")), re.escape(m.group("n"))
+    before = fn.body[:stmt.offset - fn.body_offset]
+    start = _slice_index(m.group("at"), m.group("i"))
+    shape = _shape_expr_at(w, m.group("x"), env)
+    if start is None or shape is None or m.group("x").strip() == m.group("s") or \
+            not re.search(rf"(?:op|gert)::Shape\s+{name}\s*;\s*{name}\s*\.\s*SetDimNum\s*\(\s*{n}\s*\)\s*;\s*$", before):
+        return False
+    try:
+        at, count = (_iexpr_of(w, _value(w, x, env)) for x in (start, m.group("n")))
+    except Unreadable:
+        return False
+    if at is None or count is None:
+        return False
+    env[m.group("s")] = ("shape-expr", ("slice", shape, at, count))
+    _forget_if_mutated(src, stmt, env, m.group("s"))
+    return True
+
+
+def _slice_compare_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
+    """``for (i = 0; i < n; i++) { if (x.GetDim(a + i) != y.GetDim(b + i)) { log; return ERR; } }`` with
+    x, y shapes the walk holds and n, a, b integers it knows: refused where the n dims of x from a on
+    differ from those of y from b on (a tensor's n dims from 0 with n its rank are its whole shape)."""
+    m = re.fullmatch(_COUNTED_LOOP + r"\{\s*if\s*\((?P<x>[^;]+?)\s*\.\s*GetDim\s*\((?P<a>[^;]+?)\)\s*!=\s*"
+                     r"(?P<y>[^;]+?)\s*\.\s*GetDim\s*\((?P<b>[^;]+?)\)\s*\)\s*\{\s*(?:OP_LOGE\s*\([^;]*\)\s*;\s*)?"
+                     r"(?P<ret>return\s[^;]+;)\s*\}\s*\}", stmt.text.strip(), re.S)
+    if not m:
+        return False
+    starts = [_slice_index(m.group(k), m.group("i")) for k in ("a", "b")]
+    shapes = [_shape_expr_at(w, m.group(k), env) for k in ("x", "y")]
+    if None in starts or None in shapes:
+        return False
+    try:
+        count, *at = (_iexpr_of(w, _value(w, x, env)) for x in (m.group("n"), *starts))
+    except Unreadable:
+        return False
+    if count is None or None in at:
+        return False
+    sides = [shape if shape[0] == "of" and a == 0 and count == ("rank", shape[1]) else ("slice", shape, a, count)
+             for shape, a in zip(shapes, at)]   # a rank is never negative: the whole shape
+    whole = [side[1] for side in sides if side[0] == "of"]
+    if whole:
+        other = sides[1] if sides[0][0] == "of" else sides[0]
+        template, args = "shape_is", _args(param=whole[0], shape_expr=other)
+    else:
+        template, args = "int_test", _args(test=("not", ("same-shape", *sides)))
+    _check(w, src, stmt.offset, template, args, _fail_status(m.group("ret"), fail), stmt.text)
     return True
 
 

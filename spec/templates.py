@@ -734,6 +734,8 @@ def _dim_outside(call: CallView, ref: Any) -> bool:
 
 _OPEN_ON: dict[str, Callable[[CallView, Mapping], bool]] = {
     "int_test": lambda call, a: int_holds(call, a["test"]) is None,
+    "shape_is": lambda call, a: "shape_expr" in a and call.tensor(a["param"]) is not None
+    and slice_outside(call, a["shape_expr"]),
     "dims_compare": lambda call, a: _dim_outside(call, a["a"]) or _dim_outside(call, a["b"])}
 
 
@@ -1046,6 +1048,9 @@ def int_value(call: CallView, e: Any) -> int | None:
         return dim_size(call, list(e[1:]))
     if head == "numel":
         return dim_size(call, ["numel", e[1]])
+    if head == "len":   # an integer array's length: None for a null array
+        values = call.attrs.get(e[1])
+        return len(values) if isinstance(values, (list, tuple)) else None
     if head == "?":
         held = int_holds(call, e[1])
         return None if held is None else int_value(call, e[2] if held else e[3])
@@ -1084,8 +1089,10 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
     """The shape a shape expression builds for ``call``: ["of", tensor] (its view shape), ["dims",
     [E...]] (each dim an integer expression), ["set-dim", S, i, E] (S with dim i made E, as opbase
     Shape::SetDim; an integer i below 0 counts from the end, as ``GetDimNum() - k``),
-    ["broadcast", S1, S2] (opbase BroadcastInferShape), ["?", test, S1, S2]; None where the call does
-    not give it (a null or absent tensor, a dim index outside the shape, shapes that do not broadcast)."""
+    ["broadcast", S1, S2] (opbase BroadcastInferShape), ["slice", S, start, n] (the n dims of S from
+    dim start on: a Shape given n dims by SetDimNum, dim i set to S's dim start + i), ["?", test, S1,
+    S2]; None where the call does not give it (a null or absent tensor, a dim index outside the shape,
+    shapes that do not broadcast, a slice of negative length or reaching outside S)."""
     head = e[0]
     if head == "of":
         t = call.tensor(e[1])
@@ -1104,10 +1111,31 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
     if head == "broadcast":
         x, y = shape_value(call, e[1]), shape_value(call, e[2])
         return None if x is None or y is None else broadcast_shape(x, y)
+    if head == "slice":
+        shape, start, n = shape_value(call, e[1]), int_value(call, e[2]), int_value(call, e[3])
+        if shape is None or start is None or n is None or n < 0:
+            return None
+        if n == 0:   # no dim is read: the start does not matter
+            return ()
+        return shape[start:start + n] if 0 <= start and start + n <= len(shape) else None
     if head == "?":
         held = int_holds(call, e[1])
         return None if held is None else shape_value(call, e[2] if held else e[3])
     raise TemplateError(f"unknown shape expression {e!r}")
+
+
+def slice_outside(call: CallView, e: Any) -> bool:
+    """A slice in the shape expression ``e`` reads, for ``call``, outside the shape it slices (or has a
+    negative length): the host code then reads dims the shape does not hold, so no rule decides on it."""
+    if e[0] in ("of", "dims"):
+        return False
+    if e[0] == "slice":
+        return shape_value(call, e[1]) is not None and shape_value(call, e) is None \
+            or slice_outside(call, e[1])
+    if e[0] == "?":
+        held = int_holds(call, e[1])
+        return held is not None and slice_outside(call, e[2] if held else e[3])
+    return any(slice_outside(call, x) for x in (e[1:2] if e[0] == "set-dim" else e[1:3]))   # a broadcast's two
 
 
 def _int_test(call: CallView, a: Mapping) -> bool:
@@ -1122,7 +1150,7 @@ def int_leaves(e: Any) -> list[tuple]:
     (an integer array's length a guard compares), in order, without repeats."""
     out: list[tuple] = []
     if isinstance(e, (list, tuple)) and e:
-        if e[0] in ("attr", "elem", "dim", "rank", "numel"):
+        if e[0] in ("attr", "elem", "dim", "rank", "numel", "len"):
             out.append(tuple(e))
         elif e[0] == "of":   # a tensor's whole shape: its rank stands for it
             out.append(("rank", e[1]))

@@ -359,8 +359,14 @@ def test_a_return_on_another_length_of_the_dims_guards_the_checks_after_it_by_th
     assert dict(events[0].args)["when"] == ("not", ("attr-len", "dim", "==", 1))
 
 
+def test_a_return_on_the_dims_length_equal_to_the_rank_guards_the_checks_after_it_by_that_test():
+    events = _walk(NO_DIMS % "dim->Size() == self->GetViewShape().GetDimNum()")
+    assert _kinds(events) == [("check", "reduced_shape")]
+    assert dict(events[0].args)["when"] == ("not", ("int", ("==", ("len", "dim"), ("rank", "self"))))
+
+
 def test_a_return_on_a_size_compared_with_something_else_is_unread():
-    assert _kinds(_walk(NO_DIMS % "dim->Size() == self->GetViewShape().GetDimNum()")) == [("unread", "")]
+    assert _kinds(_walk(NO_DIMS % "dim->Size() == self->GetStorageFormat()")) == [("unread", "")]
 
 
 DIMS = """
