@@ -3511,7 +3511,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     success return skipping the kernel leaves the values to _status_neutral_return. A kernel's result
     whose shape differs between the sides is held per side (a check of it made under each guard), or
     known on one side only (a check of it unread for the other side's calls)."""
-    g = _guard(w, _without_true_product_terms(w, stmt.cond, env), env)
+    g = _guard(w, _without_true_product_terms(w, stmt.cond, env), env) or _null_test_guard(w, stmt, env)
     success = {"return true", *(f"return {n}" for n in SUCCESS_NAMES)}
     returns_success = any(s.kind == "return" and s.text.strip().rstrip(";").strip() in success
                           for s in _flatten(stmt.then + stmt.orelse))
@@ -5498,6 +5498,19 @@ def _null_checked(w: Walk, param: str) -> bool:
     """An unguarded null check of ``param`` was read: no call with a null ``param`` gets further."""
     return any(e.kind == "check" and e.template == "null" and e.args_dict().get("param") == param
                and "when" not in e.args_dict() for e in w.events)
+
+
+def _null_test_guard(w: Walk, stmt: Stmt, env: dict) -> tuple | None:
+    """``if (p == nullptr) {...} [else {...}]``, or ``p != nullptr`` with an else, of a pointer argument
+    p: the guard ("null", p) (negated for ``!=``); the branch without else on ``p != nullptr`` is
+    _run_nonnull_branch's."""
+    cond = _strip(stmt.cond)
+    m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", cond)
+    v = env.get(m.group(1) or m.group(2)) if m else None
+    if isinstance(v, T):
+        return ("null", v.name)
+    name = _nonnull_param(cond, env, w) if stmt.orelse else None
+    return None if name is None else ("not", ("null", name))
 
 
 def _nonnull_param(cond: str, env: dict, w: Walk | None = None) -> str | None:

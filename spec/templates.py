@@ -611,7 +611,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     ``["contiguous", [param...]]`` (opbase IsContiguous of each: a null tensor counts as contiguous, as
     there), ``["no-dims", attr]`` (an integer array absent or empty), ``["value", t]`` (value_test t),
     ``["format-same", a, b]`` (equal storage formats), ``["pair-in", [e1, e2], [[d1, d2], ...], where]``
-    (the two dtypes one of the pairs), ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
+    (the two dtypes one of the pairs), ``["null", tensor]`` (the tensor is a null pointer: null or
+    absent), ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
     with n), ``["dims", a, op, b]`` (a comparison of dims_compare), ``["zero-dim", tensor, stop]`` (one
     of its dims before rank + stop is 0; stop <= 0),
     ``["attr-len", attr, op, n]`` (an integer array's length compared with n), ``["int", t]`` (the
@@ -644,6 +645,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "pair-in":   # ["pair-in", [e1, e2], [[d1, d2], ...], where]: the two dtypes one of the pairs
         x, y = dtype_value(call, g[1][0]), dtype_value(call, g[1][1])
         return None if x is None or y is None else [x, y] in [list(p) for p in g[2]]
+    if op == "null":   # an optional tensor not given: the one guard reading a null tensor
+        return call.tensor(g[1]) is None
     if op == "rank-zero":   # the tensor has no dim
         t = call.tensor(g[1])
         return None if t is None else len(t.shape) == 0

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from aclnn_conformance.spec.templates import CallView, TensorView, predicate
+from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds, predicate
 from snippet_walk import rules as _rules, walk as _walk
 
 
@@ -712,3 +712,76 @@ def test_a_failure_in_a_branch_on_two_tensors_dtypes_or_formats_is_their_equalit
     formats = predicate("formats_equal", got[1][2])
     assert formats(CallView({"self": TensorView("FLOAT", (2,), "NCHW"), "out": _tensor()}, {}, frozenset()))
     assert not formats(CallView({"self": _tensor(), "out": _tensor()}, {}, frozenset()))
+
+
+NULL_SIDES = """
+static bool CheckShapeValid(const aclTensor* gradY, const aclTensor* groupIdxOptional, const aclTensor* out)
+{
+    auto gradYDimNum = gradY->GetViewShape().GetDimNum();
+    auto groupNum = gradY->GetViewShape().GetDim(0);
+    int64_t hNum = 0;
+    %s
+    if (%s) {
+        if (gradYDimNum != 3) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradY should be 3D when groupIdx is null.");
+            return false;
+        }
+        hNum = gradY->GetViewShape().GetDim(2);
+    } else {
+        if (gradYDimNum != 2 || groupIdxOptional->GetViewShape().GetDimNum() != 1) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "gradY should be 2D and groupIdx 1D.");
+            return false;
+        }
+        hNum = gradY->GetViewShape().GetDim(1);
+        groupNum = groupIdxOptional->GetViewShape().GetDim(0);
+    }
+    OP_CHECK(out->GetViewShape().GetDimNum() == 2, OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out 2D."), return false);
+    OP_CHECK(out->GetViewShape().GetDim(0) == groupNum && out->GetViewShape().GetDim(1) == hNum,
+             OP_LOGE(ACLNN_ERR_PARAM_INVALID, "out [groupNum, hNum]."), return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* gradY, const aclTensor* groupIdxOptional, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShapeValid(gradY, groupIdxOptional, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+NULL_SIDES_NAMES = ["gradY", "groupIdxOptional", "out", "workspaceSize", "executor"]
+
+
+def _grouped(grad_y: tuple[int, ...], group_idx: tuple[int, ...] | None, out: tuple[int, ...]) -> CallView:
+    tensors = {"gradY": _tensor("FLOAT", grad_y), "out": _tensor("FLOAT", out)}
+    if group_idx is not None:   # a null optional tensor: given as None, or not given at all
+        tensors["groupIdxOptional"] = _tensor("INT64", group_idx)
+    return CallView(tensors, {}, frozenset())
+
+
+@pytest.mark.parametrize("cond", ["groupIdxOptional == nullptr", "nullptr == groupIdxOptional"])
+def test_a_branch_on_a_null_optional_tensor_holds_each_sides_checks_under_the_null_guard(cond):
+    """ops-math aclnn_grouped_bias_add_grad.cpp CheckShapeValid: gradY [G, B, H] without groupIdx,
+    else gradY [B, H] and groupIdx [G]; out [G, H] either way."""
+    events = _walk(NULL_SIDES % ("", cond), NULL_SIDES_NAMES)
+    assert all(e.kind == "check" for e in events) and len(events) == 6
+    assert [args.get("when") for _, _, args, _ in _rules(events[:3])] == [
+        ["null", "groupIdxOptional"], ["not", ["null", "groupIdxOptional"]], ["not", ["null", "groupIdxOptional"]]]
+
+    def valid(call: CallView) -> bool:
+        return not any(predicate(e.template, e.args_dict())(call) for e in events)
+    assert valid(_grouped((4, 5, 6), None, (4, 6)))           # [G, B, H] -> [G, H]
+    assert not valid(_grouped((4, 5, 6), None, (4, 5)))
+    assert not valid(_grouped((5, 6), None, (5, 6)))          # 2-D gradY needs groupIdx
+    assert valid(_grouped((5, 6), (3,), (3, 6)))              # [B, H], [G] -> [G, H]
+    assert not valid(_grouped((5, 6), (3,), (5, 6)))
+    assert not valid(_grouped((4, 5, 6), (4,), (4, 6)))       # 3-D gradY only without groupIdx
+    assert not valid(_grouped((5, 6), (3, 1), (3, 6)))
+    null = CallView({"gradY": _tensor("FLOAT", (4, 5, 6)), "groupIdxOptional": None,
+                     "out": _tensor("FLOAT", (4, 6))}, {}, frozenset())
+    assert guard_holds(null, ["null", "groupIdxOptional"]) is True and valid(null)
+
+
+def test_a_null_test_of_a_pointer_not_an_argument_stays_unread():
+    body = NULL_SIDES % ("auto idx = PickGroupIdx(groupIdxOptional);", "idx == nullptr")
+    events = _walk(body, NULL_SIDES_NAMES)
+    assert events[-1].kind == "unread" and "idx == nullptr" in events[-1].text
