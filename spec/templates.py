@@ -751,8 +751,22 @@ def _dim_outside(call: CallView, ref: Any) -> bool:
     return call.tensor(ref[0]) is not None and dim_size(call, ref) is None
 
 
+def _value_unread(call: CallView, t: Any) -> bool:
+    """A scalar the value test ``t`` reads is given but has no reading as the type the test reads it
+    as (ToInt64 of NaN, of infinity or beyond the int64 range: undefined in C++)."""
+    if not isinstance(t, (list, tuple)) or not t:
+        return False
+    if t[0] in ("cmp", "nan", "inf"):
+        reads = [(t[1], t[2])] + ([(t[4][1], t[4][2])] if t[0] == "cmp" and isinstance(t[4], (list, tuple))
+                                  else [])
+        return any(isinstance(v := call.attrs.get(name), dict) and v.get("value") is not None
+                   and _number_as(v, kind) is None for name, kind in reads)
+    return any(_value_unread(call, x) for x in t[1:])
+
+
 _OPEN_ON: dict[str, Callable[[CallView, Mapping], bool]] = {
     "int_test": lambda call, a: int_holds(call, a["test"]) is None,
+    "scalar_test": lambda call, a: _value_unread(call, a["test"]),
     "dims_compare": lambda call, a: _dim_outside(call, a["a"]) or _dim_outside(call, a["b"])}
 
 

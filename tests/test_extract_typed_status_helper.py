@@ -6,7 +6,7 @@ and the default case as the output's dtype one of the labels. Each read into its
 computed by hand from the C++ conversions, and variants left unread."""
 from __future__ import annotations
 
-from aclnn_conformance.spec.templates import CallView, TensorView, predicate
+from aclnn_conformance.spec.templates import CallView, TensorView, predicate, undecided_predicate
 from snippet_walk import rules as _rules, walk as _walk
 
 SNIPPET = """
@@ -108,6 +108,12 @@ def test_a_typed_status_helper_under_a_dtype_switch_is_one_value_test_per_case()
     assert _fails(events, _call("INT64", big + 1, big, 1, dtype="INT64"))
     assert not _fails(events, _call("INT64", big, big + 1, 1, dtype="INT64"))
     assert _fails(events, _call("INT32", 0.0, 1.0, 1.0))       # the default case
+    # a NaN step is neither above nor below 0 as a float; as an int64 it has no reading (undefined)
+    nan = float("nan")
+    assert _fails(events, _call("FLOAT", 0.0, 1.0, nan))
+    open_on = [undecided_predicate(e.template, e.args_dict()) for e in events]
+    assert [u(_call("INT64", 0.0, 1.0, nan)) for u in open_on if u] == [False, False, True, True]
+    assert not any(u(_call("INT64", 0.0, 1.0, 1.0)) or u(_call("FLOAT", 0.0, 1.0, nan)) for u in open_on if u)
 
 
 def test_a_helper_failing_with_a_status_the_caller_does_not_test_stays_unread():
