@@ -1850,20 +1850,60 @@ def _contiguous_null_check(cond: str, env: dict) -> bool:
     return isinstance(held, tuple) and held[:1] == ("copy-of",)
 
 
-def _remapped_call(w: Walk, expr: str, env: dict, code: int) -> bool:
+def _remapped_call(w: Walk, expr: str, env: dict, code: int, only: int | None = None) -> bool:
     """``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``: every failure of F returns ``code``, whatever
-    status F itself returns (its checks are read with that status)."""
-    call = _macro(_strip(expr))
-    if not call or match_close(_strip(expr), _strip(expr).index("(")) != len(_strip(expr)) - 1:
+    status F itself returns (its checks are read with that status). With ``only``, the caller fails
+    on F's status ``only`` alone (``if (F(...) == only)``): read where every check of F fails with it.
+    F may be a function template called with a number type (``F<float>(a, b)``): read where each
+    parameter of that type receives a scalar value the caller read as that type (``_scalar_local``)."""
+    expr = _strip(expr)
+    m = _TEMPLATE_CALL.match(expr)
+    call = (m.group(1), split_args(expr[m.end():-1])) if m else _macro(expr)
+    if not call or match_close(expr, expr.index("(")) != len(expr) - 1:
         return False
     fn = w.index.function(call[0])
     if fn is None or not fn.returns.endswith("aclnnStatus"):
         return False
+    if m:
+        _template_numbers(w, fn, m.group(2), call[1], env)
     mark = len(w.events)
     _call_fn(w, fn, call[1], env, fail=code)
+    if only is not None and any(e.kind == "check" and e.status != only for e in w.events[mark:]):
+        raise Unreadable(f"{fn.name} failing with a status other than the one its caller tests")
     w.events[mark:] = [replace(e, status=code) if e.kind == "check" and e.status else e
                        for e in w.events[mark:]]
     return True
+
+
+_TEMPLATE_CALL = re.compile(r"([A-Za-z_]\w*)\s*<\s*([\w:]+)\s*>\s*\(")
+_NUMBER_TYPES = {"float": "float", "double": "double", "int64_t": "int64", "int32_t": "int32"}
+
+
+def _template_numbers(w: Walk, fn: Function, type_arg: str, args: list[str], env: dict) -> None:
+    """A call ``fn<type_arg>(args)`` of ``template <typename T>`` fn: each parameter of type T must
+    receive a scalar value read as ``type_arg`` (a ``float`` local of ``x->ToFloat()`` for
+    ``F<float>``), so that the callee compares the values the C++ compares; Unreadable otherwise."""
+    tm = re.match(r"template\s*<\s*(?:typename|class)\s+(\w+)\s*>", fn.returns)
+    kind = _NUMBER_TYPES.get(type_arg.split("::")[-1])
+    if tm is None or kind is None or len(args) != len(fn.params):
+        raise Unreadable(f"the call {fn.name}<{type_arg}>(...)")
+    for arg, ctype in zip(args, fn.param_types):
+        if re.sub(r"\bconst\b|&", "", ctype).strip() != tm.group(1):
+            continue
+        held = env.get(_strip(arg))
+        if not (isinstance(held, tuple) and held[:1] == ("number",) and held[2] == kind):
+            raise Unreadable(f"{arg.strip()!r} passed as {type_arg} to {fn.name}")
+
+
+def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
+    """``if (F(...) != ACLNN_SUCCESS) { return <error>; }`` with F an aclnnStatus function (as
+    CHECK_RET(F(...) == ACLNN_SUCCESS, error)), or ``if (F(...) == E)`` failing on F's status E:
+    F inlined with its failures at ``code``."""
+    m = re.fullmatch(r"(.+?)\s*(==|!=)\s*((?:\w+::)*ACLNN_\w+)", _strip(cond), re.S)
+    status = _status_of(m.group(3)) if m else None
+    if status is None or (m.group(2) == "!=") != (status == 0):
+        return False
+    return _remapped_call(w, m.group(1), env, code, only=status or None)
 
 
 def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> None:
@@ -2190,7 +2230,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         raise stop
     code = _error_exit(stmt.then, fail)
     if code is not None and not stmt.orelse and (_infer_broadcast(w, src, stmt, env, cond, code)
-                                                 or _run_negated_checker(w, cond, env, code)):
+                                                 or _run_negated_checker(w, cond, env, code)
+                                                 or _run_status_compare(w, cond, env, code)):
         return
     if code is not None and not stmt.orelse:
         _data_condition(w, src, stmt.offset, cond, env, code, "if (" + stmt.cond.strip() + ")")
@@ -2582,6 +2623,7 @@ def _dlist(w: Walk, env: dict, expr: str) -> DList:
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlL]?")
+_ZERO_CAST = re.compile(r"\bstatic_cast\s*<\s*[\w:]+\s*>\s*\(\s*0\s*\)")
 
 
 def _value_test(w: Walk, cond: str, env: dict) -> tuple | None:
@@ -2606,7 +2648,7 @@ def _value_test(w: Walk, cond: str, env: dict) -> tuple | None:
     if special:
         held = _number_read(w, special.group(2), env)
         return None if held is None else (special.group(1), *held)
-    cmp = _compare_split(cond)
+    cmp = _compare_split(_ZERO_CAST.sub("0", cond))   # static_cast<T>(0) is 0 in any arithmetic T
     if cmp is None:
         return None
     a, op, b = cmp
@@ -3445,6 +3487,11 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
     if g[0] == "in" and _computed(g[1]) and "UNDEFINED" not in g[2] and \
             not any(n in _DCLASS_NAMES for n in g[2]):
         return "promotable", _promotable_args(("restrict", g[1], g[2]))
+    ins = g[1:] if g[0] == "or" else ()
+    if ins and all(x[0] == "in" and x[1] == ins[0][1] and x[1][0] == "of" and len(x) == 3 and
+                   not any(n == "UNDEFINED" or n in _DCLASS_NAMES for n in x[2]) for x in ins):
+        # a tensor's dtype none of several (a dtype switch's default): its dtype one of them all
+        return "dtype_in", _args(param=ins[0][1][1], dtypes=[n for x in ins for n in x[2]], list="literal")
     if g[0] == "cast" and (_computed(g[1]) or _computed(g[2]) or g[1][0] == "dtype"):
         return "castable", _cast_args(g[1], g[2])
     if g[0] == "format-same":
@@ -3765,6 +3812,8 @@ def _run_dtype_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int
     subject = subject.strip()
     for n, (group, start, end) in enumerate(groups):
         run = list(statements(body[start:end], stmt.offset + ob + 1 + start))
+        if len(run) == 1 and run[0].kind == "block":   # case X: { ...; break; }: the braces scope locals only
+            run = list(run[0].then)
         if run and run[-1].kind == "decl" and run[-1].text.strip() == "break":
             run.pop()
         elif not run or (run[-1].kind != "return" and n + 1 < len(groups)):

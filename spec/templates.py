@@ -361,18 +361,21 @@ def scalar_as(value: Any, dtype: str, kind: str) -> float:
         return float(held.astype(np.float32 if kind == "float" else np.float64))
 
 
-def _number_as(v: Any, kind: str) -> float | None:
-    """An aclScalar's ToFloat/ToDouble, or a plain float/double argument as its C type holds it; None
-    for a null scalar, an absent argument or a value with no one reading as a number."""
+def _number_as(v: Any, kind: str) -> float | int | None:
+    """An aclScalar's ToFloat/ToDouble/ToInt32/ToInt64, or a plain float/double argument as its C
+    type holds it; None for a null scalar, an absent argument or a value with no one reading as a
+    number."""
     if isinstance(v, dict):
         if isinstance(v.get("value"), (complex, type(None), str)):
             return None
         if kind in ("int32", "int64"):   # ToInt32/ToInt64: the held value truncated (C++ conversion)
-            held = scalar_as(v["value"], v.get("dtype", "DOUBLE"), "double")
-            if held != held or abs(held) == float("inf"):
-                return None   # undefined in C++: no one reading
-            whole = float(int(held))
-            bound = 2.0 ** (31 if kind == "int32" else 63)
+            whole = _held_integer(v["value"], v.get("dtype", "DOUBLE"))
+            if whole is None:
+                held = scalar_as(v["value"], v.get("dtype", "DOUBLE"), "double")
+                if held != held or abs(held) == float("inf"):
+                    return None   # undefined in C++: no one reading
+                whole = int(held)
+            bound = 2 ** (31 if kind == "int32" else 63)
             return whole if -bound <= whole < bound else None
         return scalar_as(v["value"], v.get("dtype", "DOUBLE"), kind)
     if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -383,6 +386,22 @@ def _number_as(v: Any, kind: str) -> float | None:
                 return float(np.float32(v))
         return float(v)
     return None
+
+
+def _held_integer(value: Any, dtype: str) -> int | None:
+    """The value an integer (or BOOL) aclScalar holds, exactly (an INT64 beyond 2**53 too); None for
+    another dtype or a value its dtype does not carry."""
+    try:
+        np_type = numpy_dtype(AclDataType[dtype])
+    except (KeyError, ValueError):
+        return None
+    if np_type.kind not in "iub":
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            return int(np.asarray(value).astype(np_type))
+    except (OverflowError, ValueError, TypeError):
+        return None
 
 
 _COMPARE = {"<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq,
@@ -735,10 +754,24 @@ def _dim_outside(call: CallView, ref: Any) -> bool:
     return call.tensor(ref[0]) is not None and dim_size(call, ref) is None
 
 
+def _value_unread(call: CallView, t: Any) -> bool:
+    """A scalar the value test ``t`` reads is given but has no reading as the type the test reads it
+    as (ToInt64 of NaN, of infinity or beyond the int64 range: undefined in C++)."""
+    if not isinstance(t, (list, tuple)) or not t:
+        return False
+    if t[0] in ("cmp", "nan", "inf"):
+        reads = [(t[1], t[2])] + ([(t[4][1], t[4][2])] if t[0] == "cmp" and isinstance(t[4], (list, tuple))
+                                  else [])
+        return any(isinstance(v := call.attrs.get(name), dict) and v.get("value") is not None
+                   and _number_as(v, kind) is None for name, kind in reads)
+    return any(_value_unread(call, x) for x in t[1:])
+
+
 _OPEN_ON: dict[str, Callable[[CallView, Mapping], bool]] = {
     "int_test": lambda call, a: int_holds(call, a["test"]) is None,
     "shape_is": lambda call, a: "shape_expr" in a and call.tensor(a["param"]) is not None
     and slice_outside(call, a["shape_expr"]),
+    "scalar_test": lambda call, a: _value_unread(call, a["test"]),
     "dims_compare": lambda call, a: _dim_outside(call, a["a"]) or _dim_outside(call, a["b"])}
 
 
