@@ -121,8 +121,9 @@ def pytest_configure(config: pytest.Config) -> None:
     _check_choices(config)
     tier = config.getoption("--tier")
     settings.load_profile(hypothesis_profile(config))
-    from aclnn_conformance.suites.sampling import set_tier
+    from aclnn_conformance.suites.sampling import set_selected_ops, set_tier
     set_tier(tier)
+    set_selected_ops(selected_ops(config))
     ok, reason = backend.available()
     run_id = (config.workerinput.get("aclnn_run_id") if _is_worker(config)
               else uuid.uuid4().hex[:12])
@@ -484,10 +485,12 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "product" in metafunc.fixturenames and not own:
         metafunc.parametrize("product", metafunc.config._aclnn_products)
     if "table_case" in metafunc.fixturenames:  # the generic suite: every record's table cases
-        from aclnn_conformance.spec.single_calls import all_table_cases
-        from aclnn_conformance.suites.sampling import keep
+        from aclnn_conformance.spec.registry import operators
+        from aclnn_conformance.spec.single_calls import table_cases
+        from aclnn_conformance.suites.sampling import keep, selected
         tier = metafunc.config.getoption("--tier")
-        cases = [c for c in all_table_cases(tier) if keep(c.op, "table", c.case_id, tier)]
+        cases = [c for op in operators() if selected(op) for c in table_cases(op, tier)
+                 if keep(c.op, "table", c.case_id, tier)]
         metafunc.parametrize("table_case", cases, ids=[f"{c.op}:{c.case_id}" for c in cases])
 
 

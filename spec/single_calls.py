@@ -14,11 +14,6 @@ def table_cases(op: str, tier: str = "ci") -> list[Case]:
     return list(record.piece("table_cases")(tier)) if record.has("table_cases") else []
 
 
-def all_table_cases(tier: str = "ci") -> list[Case]:
-    """Every operator's table cases, operator by operator in registry order."""
-    return [case for op in operators() for case in table_cases(op, tier)]
-
-
 def single_call_cases(op: str, tier: str = "ci") -> list[Case]:
     """Table cases, one-fault cases and fault pairs of one operator, in that order."""
     spec = operator(op).spec

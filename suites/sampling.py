@@ -13,6 +13,7 @@ CI_SHARE = {"table": 0.1, "fault": 0.12, "pair": 0.06, "hypothesis": 0.02, "decl
 ALWAYS = {"table": ("base", "values")}   # case ids the ci tier keeps for every data operator
 
 _tier = "ci"
+_ops: tuple[str, ...] = ()       # the operators --op names (empty: every operator)
 
 
 def set_tier(tier: str) -> None:
@@ -23,6 +24,18 @@ def set_tier(tier: str) -> None:
 
 def current_tier() -> str:
     return _tier
+
+
+def set_selected_ops(ops: tuple[str, ...]) -> None:
+    """The operators the run's --op names (the plugin sets them before the suites are collected),
+    so that a run of one operator builds no other operator's cases."""
+    global _ops
+    _ops = tuple(ops)
+
+
+def selected(op: str) -> bool:
+    """Whether the run takes operator ``op`` (every operator when --op names none)."""
+    return not _ops or op in _ops
 
 
 def in_sample(name: str, share: float, seed: str = CI_SEED) -> bool:

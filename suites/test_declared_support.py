@@ -21,7 +21,7 @@ from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType, AclFormat
 from aclnn_conformance.spec.tensor import TensorArg
 from aclnn_conformance.suites.runner import check_case
-from aclnn_conformance.suites.sampling import keep
+from aclnn_conformance.suites.sampling import keep, selected
 
 PROBE_DTYPES = tuple(AclDataType)
 PROBE_FORMATS = (AclFormat.ND, AclFormat.NCHW, AclFormat.NHWC, AclFormat.NC1HWC0,
@@ -78,7 +78,7 @@ def _targets() -> list[tuple[str, str]]:
     call gets one target, skipped with its record's reason."""
     out = []
     for op, record in operators().items():
-        if not keep(op, "declared"):
+        if not selected(op) or not keep(op, "declared"):
             continue
         if not record.has("base_call"):
             out.append((op, ""))

@@ -12,11 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from aclnn_conformance.spec.registry import operator, operators
-from aclnn_conformance.suites.sampling import keep
+from aclnn_conformance.suites.sampling import keep, selected
 from aclnn_conformance.suites.runner import (check_case, check_property, differing_storages,
                                              fail_unless_certifiable, ran)
 
-KEYS = [k for k in operators() if keep(k, "hypothesis")]
+KEYS = [k for k in operators() if selected(k) and keep(k, "hypothesis")]
 VALID_FAMILIES = []
 for _key, _record in ((k, operator(k)) for k in KEYS):
     _families = _record.piece("strategies").valid if _record.has("strategies") else {"": None}

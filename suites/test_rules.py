@@ -9,10 +9,11 @@ import pytest
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.faults import fault_cases, fault_pair_cases
 from aclnn_conformance.suites.runner import check_case
-from aclnn_conformance.suites.sampling import keep
+from aclnn_conformance.suites.sampling import keep, selected
 
-FAULTS = [c for spec in OPS.values() for c in fault_cases(spec) if keep(c.op, "fault", c.case_id)]
-PAIRS = [c for spec in OPS.values() for c in fault_pair_cases(spec) if keep(c.op, "pair", c.case_id)]
+SPECS = [spec for key, spec in OPS.items() if selected(key)]
+FAULTS = [c for spec in SPECS for c in fault_cases(spec) if keep(c.op, "fault", c.case_id)]
+PAIRS = [c for spec in SPECS for c in fault_pair_cases(spec) if keep(c.op, "pair", c.case_id)]
 
 
 @pytest.mark.conformance

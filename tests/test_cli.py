@@ -149,7 +149,8 @@ def _collect(tmp_path: Path, backend: str, *extra: str) -> subprocess.CompletedP
     (tmp_path / "bound_backends.py").write_text(BOUND_BACKENDS)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
     return subprocess.run([sys.executable, "-m", "pytest", "suites/test_rules.py", "--backend",
-                           f"bound_backends:{backend}", "-k", "NULL-001", "-p", "no:cacheprovider",
+                           f"bound_backends:{backend}", "-k", "NULL-001", "--op", "apply_adam_w_quant",
+                           "-p", "no:cacheprovider",
                            *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -185,7 +186,7 @@ def test_printed_reproducers_run_as_printed(tmp_path, started_in):
     on PATH (an activated venv), each reproduces the failure."""
     env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent),
                                                  os.environ.get("PATH", "")])}
-    options = ["-k", "apply_adam_w_quant and weight-decay--0.5", "--backend",
+    options = ["-k", "weight-decay--0.5", "--op", "apply_adam_w_quant", "--backend",
                "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive", "--product", "atlas-a2",
                "--report-dir", str(tmp_path / "out"), "-p", "no:cacheprovider", "-q"]
     if started_in == "checkout":
@@ -195,7 +196,7 @@ def test_printed_reproducers_run_as_printed(tmp_path, started_in):
         folder = tmp_path / "elsewhere"
         folder.mkdir()
         command = [str(Path(sys.executable).parent / "aclnn-conformance"), "run", "-p", "no:xdist"]
-        options[1] = "apply_adam_w_quant and weight-decay--0.5 and test_table"
+        options[1] = "weight-decay--0.5 and test_table"
     first = subprocess.run([*command, *options], cwd=folder, env=env, capture_output=True,
                            text=True, timeout=600)
     assert first.returncode == 1, first.stdout[-3000:]

@@ -41,6 +41,7 @@ from aclnn_conformance.spec.rules import outside_domain
 REPO = Path(__file__).resolve().parent.parent
 HERE = "tests.test_fault_injection"
 AAWQ = "suites/test_operators.py::test_table"
+ONE_OP = ("--op", "apply_adam_w_quant")   # the run builds no other operator's cases
 VICTIM = "doc-example"                      # the case each faulty backend trips on
 VICTIM_SELECT = f"apply_adam_w_quant and {VICTIM}"
 # 4 table cases (doc-example-zero-qmaps)
@@ -124,7 +125,7 @@ def _reports(*args: str) -> subprocess.CompletedProcess:
 
 
 def _table_run(report: Path, backend: str, *extra: str) -> subprocess.CompletedProcess:
-    return _pytest(AAWQ, "-k", SELECTION, "--backend", backend, "--product", "atlas-a2",
+    return _pytest(AAWQ, "-k", SELECTION, *ONE_OP, "--backend", backend, "--product", "atlas-a2",
                    "--report-dir", str(report), *extra)
 
 
@@ -193,7 +194,7 @@ def test_a_test_that_ends_without_a_record_makes_the_run_incomplete(tmp_path):
 
 
 def test_isolation_off_cannot_take_a_case_timeout():
-    proc = _pytest(AAWQ, "-k", VICTIM_SELECT, "--isolation", "off", "--case-timeout", "5")
+    proc = _pytest(AAWQ, "-k", VICTIM_SELECT, *ONE_OP, "--isolation", "off", "--case-timeout", "5")
     assert proc.returncode == EXIT_USAGE
     assert "--case-timeout needs process isolation" in _one_line_error(proc)
 
@@ -343,7 +344,7 @@ def test_a_failing_property_records_its_minimal_example_once(tmp_path):
     report = tmp_path / "report"
     # one ulp on every var element: every drawn call with judged values fails it
     mutant = "aclnn_conformance.backends.mutants.apply_adam_w_quant:OneUlpUp"
-    proc = _pytest("suites/test_operators.py::test_deterministic", "-k", "apply_adam_w_quant",
+    proc = _pytest("suites/test_operators.py::test_deterministic", *ONE_OP,
                    "--backend", mutant,
                    "--product", "atlas-a2", "--report-dir", str(report), "-p", "no:xdist")
     assert proc.returncode == 1
@@ -393,7 +394,7 @@ def test_compliance_counts_only_what_was_judged():
 
 def test_junit_xml_carries_outcome_rules_product_and_profile(tmp_path):
     junit = tmp_path / "junit.xml"
-    proc = _pytest(AAWQ, "-k", VICTIM_SELECT, "--backend", "reference", "--product", "atlas-a2",
+    proc = _pytest(AAWQ, "-k", VICTIM_SELECT, *ONE_OP, "--backend", "reference", "--product", "atlas-a2",
                    "--junitxml", str(junit), "-p", "no:xdist")
     assert proc.returncode == 0, proc.stdout[-2000:]
     cases = list(ET.parse(junit).getroot().iter("testcase"))
@@ -673,7 +674,7 @@ def test_the_seed_draws_the_ci_tier(tmp_path):
     drawn = []
     for seed in ("1", "2"):
         report = tmp_path / seed
-        proc = _pytest("suites/test_operators.py::test_deterministic", "-k", "apply_adam_w_quant", "--product",
+        proc = _pytest("suites/test_operators.py::test_deterministic", *ONE_OP, "--product",
                        "atlas-a2", "--report-dir", str(report), "-p", "no:xdist",
                        "--hypothesis-seed", seed)
         assert proc.returncode == 0, proc.stdout[-2000:]

@@ -99,7 +99,7 @@ def _suite_run(tmp_path: Path, backend: str):
     """Run the selection with ``backend`` isolated: (case_id -> outcome, the records, the process)."""
     report = tmp_path / "report"
     cmd = [sys.executable, "-m", "pytest", "suites/test_operators.py",
-           "-k", f"apply_adam_w_quant and ({SELECTION})",
+           "-k", SELECTION, "--op", "apply_adam_w_quant",
            "--backend", backend, "--case-timeout", "5", "--report-dir", str(report),
            "--product", "atlas-a2", "-p", "no:cacheprovider", "-p", "no:xdist", "-q"]
     proc = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=600)

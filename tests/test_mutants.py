@@ -178,7 +178,7 @@ def test_command_line(tmp_path, capsys):
 def test_a_mutant_through_the_suites():
     """--backend backends.mutants:<Class> works in pytest, and the failure names the case."""
     cmd = [sys.executable, "-m", "pytest", "suites/test_operators.py::test_table",
-           "-k", "apply_adam_w_quant and weight-decay-large", "--backend", "aclnn_conformance.backends.mutants:DecayBeforeStep",
+           "-k", "weight-decay-large", "--op", "apply_adam_w_quant", "--backend", "aclnn_conformance.backends.mutants:DecayBeforeStep",
            "--product", "atlas-a2", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stdout[-2000:]

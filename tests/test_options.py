@@ -30,7 +30,7 @@ def test_unknown_names_get_one_line_listing_the_valid_ones(option, value, valid)
 
 
 def test_two_workers_write_one_records_file(tmp_path):
-    run = _pytest("suites/test_operators.py::test_table", "-k", "apply_adam_w_quant and n256-", "-n", "2",
+    run = _pytest("suites/test_operators.py::test_table", "-k", "n256-", "--op", "apply_adam_w_quant", "-n", "2",
                   "--backend", "reference", "--product", "atlas-a2,ascend950",
                   "--report-dir", str(tmp_path), "-q")
     assert run.returncode == 0, run.stdout[-2000:]

@@ -177,7 +177,7 @@ def test_installed_reproducers_run_verbatim_from_the_folder_of_the_run(installed
     """A mutant's first failure, run by the console script from an empty folder: its pytest and
     replay reproducers, pasted there, both run and fail again."""
     env = _clean_env(installed)
-    run = subprocess.run(["aclnn-conformance", "run", "-k", "weight-decay--0.5 and test_table",
+    run = subprocess.run(["aclnn-conformance", "run", "-k", "weight-decay--0.5 and test_table", "--op", "apply_adam_w_quant",
                           "--backend", "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive",
                           "--product", "atlas-a2", "--report-dir", "out", "-q", "-p", "no:xdist"],
                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=900)

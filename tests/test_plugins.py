@@ -67,7 +67,7 @@ def test_pytest_command_line(tmp_path, how):
         name = TARGET
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "suites/test_rules.py", "--backend", name, "--product",
-         "atlas-a2", "-q", "-p", "no:cacheprovider", "-k", "one_fault and AAWQ-DTYPE",
+         "atlas-a2", "-q", "-p", "no:cacheprovider", "-k", "one_fault and AAWQ-DTYPE", "--op", "apply_adam_w_quant",
          "--report-dir", str(tmp_path / "report")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]

@@ -92,7 +92,7 @@ def test_the_report_shows_both_tables(tmp_path):
     """A run directory's report includes the standards with their sensitivity and the mutation
     table once the commands have written into it."""
     run_dir = tmp_path / "run"
-    cmd = [sys.executable, "-m", "pytest", "suites/test_rules.py", "-k", "fault-AAWQ-DTYPE-001",
+    cmd = [sys.executable, "-m", "pytest", "suites/test_rules.py", "-k", "fault-AAWQ-DTYPE-001", "--op", "apply_adam_w_quant",
            "--product", "atlas-a2", "--report-dir", str(run_dir), "-q", "-p", "no:cacheprovider",
            "-p", "no:xdist"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)
