@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
-from aclnn_conformance.extract.shape_helpers import (expand_to_size, normalised, reduced_dims_fill, split_half_of,
-                                                     split_halves, wraps_dim_by_rank)
+from aclnn_conformance.extract.shape_helpers import (expand_to_size, leading_ones_to, normalised, one_dim_at_rank0,
+                                                     reduced_dims_fill, split_half_of, split_halves,
+                                                     wraps_dim_by_rank)
 from aclnn_conformance.extract.cpp import (Function, SourceFile, Stmt, match_close, read_source, split_args,
                                            statements)
 from aclnn_conformance.spec.dtype_promotion import promote_type
@@ -736,7 +737,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         return
     for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
                  lambda: _kernel_result(w, rhs, env), lambda: _broadcast_to_helper(w, rhs, env),
-                 lambda: _made_local(w, rhs, env, name), lambda: _vector_array(rhs, env),
+                 lambda: _one_dim_at_rank0_local(w, rhs, env), lambda: _made_local(w, rhs, env, name), lambda: _vector_array(rhs, env),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
                  lambda: _kernel_choice(w, rhs, env), lambda: _choice_like(w, rhs, env)):
         held = read()
@@ -829,6 +830,8 @@ def _expr_min_rank(w: Walk, expr: tuple) -> int:
         return max(expr[3], 0) if _is_int(expr[3]) else 0
     if expr[0] == "?":   # either side
         return min(_expr_min_rank(w, expr[2]), _expr_min_rank(w, expr[3]))
+    if expr[0] == "tile":   # at least the shape's rank (the array's length where it has a tile)
+        return _expr_min_rank(w, expr[1])
     return max(_expr_min_rank(w, expr[1]), _expr_min_rank(w, expr[2]))   # a broadcast
 
 
@@ -879,6 +882,8 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         # x itself or a view of it (unsqueeze.cpp:55-74): x's dtype, its shape read for rank 0 only
         d = _tensor_dtype(w, args[0], env)
         return _unsqueezed_rank0(w, args, env) or (None if d is None else ("tensor-dtype", d))
+    if call[0] == "l0op::Tile" and len(args) == 3:
+        return _tiled(w, args, env)
     if call[0] == "l0op::Cast" and len(args) == 3:
         like = _shape_like(env.get(_strip(args[0])))
         try:
@@ -928,6 +933,69 @@ def _unsqueezed_rank0(w: Walk, args: list[str], env: dict) -> tuple | None:
     if like is None or ("rank-zero", like) not in w.guards or not _is_int(dim) or dim not in (0, -1):
         return None
     return ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", ("dims", (1,))))
+
+
+def _tiled(w: Walk, args: list[str], env: dict) -> tuple | None:
+    """``l0op::Tile(x, a, executor)`` with a the API's integer array and x of a shape the walk holds (or
+    that shape with leading dims of 1 up to a's length, which tile the same): a tensor of x's dtype,
+    of the shape ("tile", x's shape, a) (ops-math math/tile/op_api/tile.cpp:95-110: a's first
+    len(a) - rank dims, then each of x's dims times a's element at its place; null for a shorter a)."""
+    arr = env.get(_strip(args[1]))
+    if not isinstance(arr, T) or "IntArray" not in w.ptypes.get(arr.name, ""):
+        return None
+    held = env.get(_strip(args[0]))
+    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 and \
+            isinstance(held[2], tuple) and held[2][:1] == ("lead-ones",):
+        shape = held[2][1] if held[2][2] == arr.name else None
+    else:
+        shape = _tensor_shape_expr(held)
+    if shape is None:
+        return None
+    return ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", ("tile", shape, arr.name)))
+
+
+def _one_dim_at_rank0_local(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``H(x, executor)`` with H a helper shape_helpers.one_dim_at_rank0 recognises and x of an API
+    tensor's view shape: a tensor of x's dtype, of that shape, or [1] where the tensor has rank 0."""
+    rhs = _strip(rhs)
+    call = _macro(rhs)
+    if not call or match_close(rhs, rhs.index("(")) != len(rhs) - 1 or len(call[1]) != 2:
+        return None
+    fn = w.index.function(call[0])
+    tensor = _shape_like(env.get(_strip(call[1][0])))
+    if fn is None or tensor is None or not one_dim_at_rank0(fn, w.index.function):
+        return None
+    shape = ("?", ("guard", ("rank-zero", tensor)), ("dims", (1,)), ("of", tensor))
+    return ("tensor-dtype", _tensor_dtype(w, call[1][0], env), ("shape-expr", shape))
+
+
+def _leading_ones_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``if (x->GetViewShape().GetDimNum() < a->Size()) { y = H(x, a, executor); CHECK_RET(y !=
+    nullptr, S); }`` with H a helper shape_helpers.leading_ones_to recognises, a the API's integer
+    array, x of a shape the walk holds and y holding x before it: after it y has x's shape with
+    leading dims of 1 up to a's length (x's own shape where it has as many dims: the branch not
+    taken), held as ("lead-ones", shape, a), which only Tile reads (_tiled). A null view (x not
+    contiguous) is the kernel's failure, as _kernel_made's, whatever status S names."""
+    m = re.fullmatch(r"(\w+)\s*->\s*GetViewShape\(\)\s*\.\s*GetDimNum\(\)\s*<\s*(\w+)\s*->\s*Size\(\)",
+                     _strip(stmt.cond))
+    if not m or stmt.orelse or not 1 <= len(stmt.then) <= 2:
+        return False
+    x, arr = m.group(1), env.get(m.group(2))
+    d = re.fullmatch(r"(\w+)\s*=\s*(\w+)\s*\((.*)\)\s*;?", stmt.then[0].text.strip(), re.S)
+    if not isinstance(arr, T) or "IntArray" not in w.ptypes.get(arr.name, "") or not d:
+        return False
+    y, fn = d.group(1), w.index.function(d.group(2))
+    args = [_strip(a) for a in split_args(d.group(3))]
+    if fn is None or not leading_ones_to(fn) or args[:2] != [x, m.group(2)] or len(args) != 3:
+        return False
+    if len(stmt.then) == 2 and not re.fullmatch(rf"CHECK_RET\(\s*{y}\s*!=\s*nullptr\s*,\s*\w+\s*\)\s*;?",
+                                                 stmt.then[1].text.strip()):
+        return False
+    shape = _tensor_shape_expr(env.get(x))
+    if shape is None or y not in env or env[y] != env.get(x):
+        return False
+    env[y] = ("tensor-dtype", _tensor_dtype(w, x, env), ("lead-ones", shape, arr.name))
+    return True
 
 
 def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
@@ -2213,7 +2281,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if (then, orelse) != (stmt.then, stmt.orelse):
         stmt = replace(stmt, then=then, orelse=orelse)
     if _no_dims_return(w, stmt, env) or _value_return(w, stmt, env) or _rank0_return(w, stmt, env) \
-            or _rank0_value_return(w, stmt, env) or _wrap_negative_dim(w, stmt, env):
+            or _rank0_value_return(w, stmt, env) or _wrap_negative_dim(w, stmt, env) \
+            or _leading_ones_branch(w, stmt, env):
         return
     cond = _without_true_product_terms(w, cond, env)
     empties = _empty_params(cond, env)
@@ -3038,6 +3107,15 @@ def _rank(kind):
 
 
 def _m_shape_equal(w, src, stmt, env, fail, args):
+    held = [env.get(_strip(a)) for a in args[:2]]
+    if sum(isinstance(h, T) for h in held) == 1:   # an API tensor against a tensor of a shape the walk holds
+        param = next(h.name for h in held if isinstance(h, T))
+        shape = _tensor_shape_expr(next(h for h in held if not isinstance(h, T)))
+        if shape is not None:
+            template, targs = _shape_compare(param, ("shape-of", shape[1]) if shape[0] == "of" else
+                                             ("shape-expr", shape))
+            _check(w, src, stmt.offset, template, targs, _fail_status(args[2], fail), stmt.text)
+            return
     _check(w, src, stmt.offset, "shapes_equal", _args(param=_tensor(env, args[0]), other=_tensor(env, args[1])),
            _fail_status(args[2], fail), stmt.text)
 
@@ -3351,6 +3429,11 @@ def _guard_function(w: Walk, name: str, args: list[str], env: dict) -> tuple | N
     """A bool helper on dtypes, inlined: its body ``return C;`` or ``if (C) { return true; } return
     false;``, after locals it declares (``auto it = std::find(L.begin(), L.end(), d);``)."""
     fn = w.index.function(name)
+    if fn is not None and fn.returns.split()[-1] in ("bool", "aclnnStatus") and _zero_elem_loop(fn):
+        # a status-typed helper returning only true (1) or false (0): as a condition, the same test
+        array = env.get(_strip(args[0])) if len(args) == 1 else None
+        return ("zero-elem", array.name) if isinstance(array, T) and \
+            "IntArray" in w.ptypes.get(array.name, "") else None
     if fn is None or fn.returns.split()[-1] != "bool" or w.depth > 12:
         return None
     zero = _zero_dim_loop(fn)
@@ -3400,6 +3483,19 @@ def _zero_dim_loop(fn: Function) -> int | None:
         rf"for ?\((?:int64_t|size_t|uint64_t|int) (\w+) = 0; \2 < (?:static_cast<int64_t>\()?\(?\1( - 1)?\)?\)?; \2\+\+\) ?{{ "
         rf"if ?\({x}->GetViewShape\(\)\.GetDim\(\2\) == 0\) ?{{ return true; }} }} return false;", body)
     return None if m is None else (-1 if m.group(3) else 0)
+
+
+def _zero_elem_loop(fn: Function) -> bool:
+    """``fn(a)`` with a an integer array: true when one of its elements is 0 (``for (i = 0; i <
+    a->Size(); ++i) { if ((*a)[i] == 0) { return true; } } return false;``)."""
+    if len(fn.params) != 1:
+        return False
+    a = re.escape(fn.params[0])
+    body = re.sub(r"\s+", " ", fn.body).strip()
+    m = re.fullmatch(
+        rf"for ?\((?:int64_t|size_t|uint64_t) (\w+) = 0; \1 < {a}->Size\(\); (?:\+\+\1|\1\+\+)\) ?{{ "
+        rf"if ?\(\(\*{a}\)\[\1\] == 0\) ?{{ return true; }} }} return false;", body)
+    return m is not None
 
 
 _DCLASS_NAMES = ("complex", "floating", "integral", "integral_bool")

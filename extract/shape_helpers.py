@@ -15,7 +15,10 @@ checks at once fail exactly the calls those checks fail.
   is its input split in two along a wrapped dim (``attr_dim_divisible``, ``split_shape``); a rank-0
   input, whose dim the code reads past its rank, is left unread.
 - ``wraps_dim_by_rank(dim, rank)``: dim wrapped by max(rank, 1), for the walk to take the call as the
-  API's integer argument's wrapped dim."""
+  API's integer argument's wrapped dim.
+- ``one_dim_at_rank0(x, executor)`` and ``leading_ones_to(x, a, executor)`` (aclnnRepeat's
+  InitializeTensor and ViewToRepeatsSize): tensors whose view shape is x's, [1] for a rank-0 x; x's
+  with leading dims of 1 added up to a's length."""
 from __future__ import annotations
 
 import re
@@ -226,3 +229,37 @@ def reduced_dims_fill(fn: Function, constant_of: Callable[[str], int | None]) ->
             or "bool" not in params[keepdim] or "&" not in params[out] or "int64_t" not in params[dim]:
         return None
     return ReducedDimsFill(held.group(1), out, dim, keepdim, rank, wraps=b is not None)
+
+
+def one_dim_at_rank0(fn: Function, function: Callable[[str], Function | None]) -> bool:
+    """``fn(x, executor)`` returning ``l0op::Contiguous(x)``, broadcast (``l0op::BroadcastTo``, x's
+    dtype) to a helper's one-element integer array holding 1 when it has rank 0 (ops-math
+    math/tile/op_api/aclnn_repeat.cpp:143-162): a contiguous tensor of x's dtype and view shape, [1]
+    at rank 0. False for any other body, of fn or of the helper."""
+    if len(fn.params) != 2 or "aclOpExecutor" not in fn.param_types[1]:
+        return False
+    x, ex = (re.escape(p) for p in fn.params)
+    m = re.fullmatch(rf"auto (\w+) = l0op::Contiguous\({x}, {ex}\); if \(\1->GetViewShape\(\)\.GetDimNum\(\) == 0\) "
+                     rf"\{{ auto (\w+) = (\w+)\({ex}\); \1 = l0op::BroadcastTo\(\1, \2, {ex}\); \}} return \1;",
+                     normalised(fn))
+    base = function(m.group(3)) if m else None
+    if base is None or len(base.params) != 1:
+        return False
+    e = re.escape(base.params[0])
+    return re.fullmatch(rf"int64_t (\w+)\[1\] = \{{\}}; \1\[0\] = 1; auto (\w+) = {e}->AllocIntArray\(\1, 1\); "
+                        rf"return \2;", normalised(base)) is not None
+
+
+def leading_ones_to(fn: Function) -> bool:
+    """``fn(x, a, executor)`` returning ``l0op::UnsqueezeNd`` of x at the dims 0 .. n-1, n = a's length
+    minus x's rank (ops-math math/tile/op_api/aclnn_repeat.cpp:164-174): for n >= 1 and a contiguous
+    x, x's view with n leading dims of 1 (conversion/unsqueeze/op_host/op_api/unsqueeze.cpp:19-70:
+    each dim in range and none twice). False for any other body."""
+    if len(fn.params) != 3 or "aclIntArray" not in fn.param_types[1] or "aclOpExecutor" not in fn.param_types[2]:
+        return False
+    x, a, ex = (re.escape(p) for p in fn.params)
+    return re.fullmatch(
+        rf"auto (\w+) = \(int64_t\){a}->Size\(\) - \(int64_t\){x}->GetViewShape\(\)\.GetDimNum\(\); "
+        rf"std::vector<int64_t> (\w+)\(\1\); for \(int64_t (\w+) = 0; \3 < \1; \3\+\+\) \{{ \2\[\3\] = \3; \}} "
+        rf"aclIntArray\* (\w+) = {ex}->AllocIntArray\(\2\.data\(\), \1\); "
+        rf"auto (\w+) = l0op::UnsqueezeNd\({x}, \4, {ex}\); return \5;", normalised(fn)) is not None

@@ -633,7 +633,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     (the two dtypes one of the pairs), ``["null", tensor]`` (the tensor is a null pointer: null or
     absent), ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
     with n), ``["dims", a, op, b]`` (a comparison of dims_compare), ``["zero-dim", tensor, stop]`` (one
-    of its dims before rank + stop is 0; stop <= 0),
+    of its dims before rank + stop is 0; stop <= 0), ``["zero-elem", attr]`` (an element of the integer
+    array is 0),
     ``["attr-len", attr, op, n]`` (an integer array's length compared with n), ``["int", t]`` (the
     integer test t, ``int_holds``), ``["not", g]``, ``["and", g...]``, ``["or", g...]``; None when a
     tensor it reads is null or absent."""
@@ -678,6 +679,10 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "zero-dim":   # ["zero-dim", tensor, stop]: a dim among its first rank + stop is 0
         t = call.tensor(g[1])
         return None if t is None else 0 in tuple(t.shape)[:max(len(t.shape) + g[2], 0)]
+    if op == "zero-elem":   # ["zero-elem", attr]: an element of the integer array is 0
+        values = call.attrs.get(g[1])
+        values = _int_values(values) if isinstance(values, (list, tuple)) else None
+        return None if values is None else 0 in values
     if op == "value":   # a test of the call's scalar and float argument values (value_test)
         return value_test(call, g[1])
     if op == "no-dims":   # the integer array names no dim: absent (null) or empty
@@ -1126,9 +1131,11 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
     [E...]] (each dim an integer expression), ["set-dim", S, i, E] (S with dim i made E, as opbase
     Shape::SetDim; an integer i below 0 counts from the end, as ``GetDimNum() - k``),
     ["broadcast", S1, S2] (opbase BroadcastInferShape), ["slice", S, start, n] (the n dims of S from
-    dim start on: a Shape given n dims by SetDimNum, dim i set to S's dim start + i), ["?", test, S1,
-    S2]; None where the call does not give it (a null or absent tensor, a dim index outside the shape,
-    shapes that do not broadcast, a slice of negative length or reaching outside S)."""
+    dim start on: a Shape given n dims by SetDimNum, dim i set to S's dim start + i), ["tile", S,
+    attr] (ops-math l0op::Tile: S with leading dims of 1 added up to the integer array's length, each
+    dim times the array's element at its place), ["?", test, S1, S2]; None where the call does not give
+    it (a null or absent tensor, a dim index outside the shape, shapes that do not broadcast, a slice
+    of negative length or reaching outside S, an array shorter than S or a product beyond int64)."""
     head = e[0]
     if head == "of":
         t = call.tensor(e[1])
@@ -1154,6 +1161,13 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
         if n == 0:   # no dim is read: the start does not matter
             return ()
         return shape[start:start + n] if 0 <= start and start + n <= len(shape) else None
+    if head == "tile":
+        shape, values = shape_value(call, e[1]), call.attrs.get(e[2])
+        values = _int_values(values) if isinstance(values, (list, tuple)) else None
+        if shape is None or values is None or len(values) < len(shape):
+            return None
+        dims = tuple(d * r for d, r in zip((1,) * (len(values) - len(shape)) + shape, values))
+        return dims if all(-2 ** 63 <= d < 2 ** 63 for d in dims) else None
     if head == "?":
         held = int_holds(call, e[1])
         return None if held is None else shape_value(call, e[2] if held else e[3])
@@ -1162,10 +1176,12 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
 
 def slice_outside(call: CallView, e: Any) -> bool:
     """A slice in the shape expression ``e`` reads, for ``call``, outside the shape it slices (or has a
-    negative length): the host code then reads dims the shape does not hold, so no rule decides on it."""
+    negative length), or a tile of it has no shape (Tile's null result for an array shorter than the
+    shape, a dim int64 does not hold): the host code then reads dims the shape does not hold or fails
+    before the comparison, so no rule decides on it."""
     if e[0] in ("of", "dims"):
         return False
-    if e[0] == "slice":
+    if e[0] in ("slice", "tile"):
         return shape_value(call, e[1]) is not None and shape_value(call, e) is None \
             or slice_outside(call, e[1])
     if e[0] == "?":
@@ -1192,6 +1208,8 @@ def int_leaves(e: Any) -> list[tuple]:
             out.append(("rank", e[1]))
         elif e[0] == "guard":   # only the array lengths a guard compares are integers
             out += [leaf for leaf in _lengths_compared(e[1]) if leaf not in out]
+        elif e[0] == "tile":   # a shape tiled by an integer array: the shape's leaves, the array's length
+            out += [leaf for leaf in int_leaves(e[1]) + [("len", e[2])] if leaf not in out]
         else:
             for x in e[1:]:
                 out += [leaf for leaf in int_leaves(x) if leaf not in out]
