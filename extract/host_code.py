@@ -242,6 +242,7 @@ class Walk:
     api_depth: int = 1   # the depth of GetWorkspaceSize's body: deeper through ``return Common(...)``
     api_top: frozenset = frozenset()   # the offsets of GetWorkspaceSize's top-level statements
     top_guards: int = 0   # len(guards) when the top-level statement being walked began
+    param_types: dict[str, str] = field(default_factory=dict)   # the walked function's parameter -> its C type
 
     @property
     def soc(self) -> str:
@@ -346,6 +347,7 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
     guards, outer = len(w.guards), (w.fn_guards, w.pending)
     w.fn_guards, w.pending = guards, []
     returns, w.returns = getattr(w, "returns", ""), fn.returns
+    param_types, w.param_types = w.param_types, dict(zip(fn.params, fn.param_types))
     try:
         _run_block(w, src, statements(fn.body, fn.body_offset), env, fail, top)
     except _End as end:
@@ -358,6 +360,7 @@ def _run_function(w: Walk, fn: Function, bindings: dict[str, Any], fail: int | N
         del w.guards[guards:]
         w.fn_guards, w.pending = outer
         w.returns = returns
+        w.param_types = param_types
         if left is not None:
             left.update(env)
     return None
@@ -2001,6 +2004,9 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         if fn is not None and _is_checker(fn) and fail is not None:
             _call_fn(w, fn, call[1], env, fail=fail)
             raise _End(True)
+    names = _nonnull_names(value) if fail is not None else None
+    if names and all(_kernel_made(env.get(n)) for n in names):
+        raise _End(True)   # kernel results (or a kernel tuple's elements) checked non-null: no parameter check
     held = env.get(value) if re.fullmatch(r"\w+", value) else None
     if isinstance(held, tuple) and held[:1] == ("guard",) and fail is not None:
         # a check function returning a condition on the call's dtypes: it fails where that does not hold
@@ -2411,6 +2417,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)", expr)
     if m:
         return ("dtype", m.group(1))
+    size = _tuple_size(w, expr)
+    if size is not None:
+        return size
     if re.fullmatch(r"\d+[uUlL]*", expr):
         return int(re.sub(r"\D", "", expr))
     if re.fullmatch(r"[\w:]+", expr):
@@ -2468,6 +2477,17 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     if got is not None:
         return got
     raise Unreadable(f"the value of {expr!r}")
+
+
+def _tuple_size(w: Walk, expr: str) -> int | None:
+    """``std::tuple_size<decltype(p)>::value`` with p a parameter of the walked function declared by
+    value as ``std::tuple<A, B, ...>``: the number of its element types, a compile-time constant;
+    None for anything else (a local's ``auto`` type, a reference, which tuple_size does not take)."""
+    m = re.fullmatch(r"std::tuple_size\s*<\s*decltype\(\s*(\w+)\s*\)\s*>\s*::\s*value", expr)
+    ctype = w.param_types.get(m.group(1), "") if m else ""
+    # element types without templates or parentheses of their own, so each top-level comma parts two
+    t = re.fullmatch(r"(?:const\s+)?std::tuple\s*<([^<>()]*)>", ctype.strip())
+    return len(t.group(1).split(",")) if t and t.group(1).strip() else None
 
 
 def _dim_wrap_value(w: Walk, call: tuple[str, list[str]], env: dict) -> tuple | None:
