@@ -26,7 +26,7 @@ from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.rules import expected_outcome
 from aclnn_conformance.spec.enums import AclFormat
 from aclnn_conformance.spec.templates import reads_formats, value_reads, view_of_case
-from aclnn_conformance.vendor.atk import FORMAT_APPLIED, VALUES_UNREAD
+from aclnn_conformance.vendor.atk import CALL_SIDES, FORMAT_APPLIED, VALUES_UNREAD
 from aclnn_conformance.vendor.importer import collect, read_file
 from aclnn_conformance.vendor.values import span_of, span_points
 
@@ -130,6 +130,8 @@ def _grouped_problems(problems: list[str]) -> list[str]:
 def _st_case(vc) -> dict[str, Any]:
     row = {"api": vc.api, "source": vc.source, "format": vc.format, "product": vc.product,
            "product_source": vc.product_source}
+    if vc.sides:
+        return _sides_case(vc, row)
     # values decide no first-phase check; the formats a format item may give are judged below
     problems = [p for p in vc.problems if VALUES_UNREAD not in p
                 and not (vc.open_formats and FORMAT_APPLIED in p)]
@@ -176,6 +178,25 @@ def _st_case(vc) -> dict[str, Any]:
         return {**row, "verdict": "not judged", "cause": f"the verdict depends on {' or '.join(open_on)}: "
                 + "; ".join(dict.fromkeys(v.get("cause") or v["verdict"] for v in verdicts))[:240]}
     return {**row, **verdicts[0]}
+
+
+def _sides_case(vc, row: dict[str, Any]) -> dict[str, Any]:
+    """A case whose executor makes one call or another as a value of the framework's is one or
+    another (``vc.sides``): the call made is one of them, so the case has a verdict where every side
+    has the same one (valid on every product where each side is)."""
+    kept = tuple(p for p in vc.problems if CALL_SIDES not in p)
+    rows = [_st_case(replace(vc, tensors=s["tensors"], attrs=s["attrs"], problems=kept, sides=()))
+            for s in vc.sides]
+    said = [" or ".join(s["assumed"]) for s in vc.sides]
+    if any(r["verdict"] != rows[0]["verdict"] for r in rows):
+        return {**row, "verdict": "not judged", "cause": "the verdict depends on what the framework "
+                "gives: " + "; ".join(f"{w}: {r['verdict']}" + (f" ({r['cause']})" if r.get("cause") else "")
+                                       for w, r in zip(said, rows))[:300]}
+    out = {**rows[0], "sides": said}
+    if "valid_on_every" in out:
+        out["valid_on_every"] = all(r["valid_on_every"] for r in rows)
+        out["judged_on"] = [p for p in out["judged_on"] if all(p in r["judged_on"] for r in rows)]
+    return out
 
 
 def _format_variants(vc, spec, variants: list) -> tuple[list, str, bool]:

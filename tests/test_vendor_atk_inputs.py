@@ -4,7 +4,9 @@ given element by element; items that are no argument; the formats an executor's 
 scalars drawn from a range or a distribution, and formats a format item no executor applies may
 give, and when their case is judged (extract/agreement.py _st_case); inputs fewer than the parameters
 standing for the leading ones; an executor's edits of the argument list; the inputs an executor's
-init_by_input_data rewrites (vendor/executor_rewrite.py); and the cases that must stay read in part.
+init_by_input_data rewrites (vendor/executor_rewrite.py), judged on each side where they depend on
+a value the framework gives (self.device, the type of an argument); and the cases that must stay
+read in part.
 Fixtures: tests/fixtures/vendor_atk_inputs, written for these tests in the vendor's layout and style."""
 from __future__ import annotations
 
@@ -18,9 +20,10 @@ import pytest
 from aclnn_conformance.extract.agreement import _st_case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.templates import CallView, TensorView, reads_formats, value_reads
-from aclnn_conformance.vendor.atk import VALUES_UNREAD
-from aclnn_conformance.vendor.executor_rewrite import ExecutorRewrite, InputTensor, NotEvaluated
+from aclnn_conformance.vendor.atk import CALL_SIDES, VALUES_UNREAD
+from aclnn_conformance.vendor.executor_rewrite import CValue, ExecutorRewrite, InputTensor, NotEvaluated
 from aclnn_conformance.vendor.importer import import_paths
+from aclnn_conformance.vendor.model import VendorCase
 from aclnn_conformance.vendor.values import Span, span_of, span_points
 
 FIXTURES = Path(__file__).parent / "fixtures" / "vendor_atk_inputs"
@@ -180,11 +183,60 @@ def test_a_rewrite_on_one_device_is_read_where_both_sides_make_the_same_descript
     # the same descriptor, values not read (they decide no first-phase check)
     vc = cases[("aclnnLogSigmoidBackward", "atk-0")]
     assert (vc.tensors["buffer"].dtype, vc.tensors["buffer"].shape) == (DT.FLOAT, (2,))
-    assert _blocking(vc) == [] and any(VALUES_UNREAD in p for p in vc.problems)
+    assert _blocking(vc) == [] and any(VALUES_UNREAD in p for p in vc.problems) and not vc.sides
     assert _st_case(vc)["verdict"] == "valid"
-    [problem] = _blocking(cases[("aclnnLogSigmoidBackward", "atk-1")])    # the case's buffer is [3]
-    assert problem.startswith("the executor's rewrite is not evaluated (the call it makes depends on "
-                              "self.device, which this reader does not know): it rewrites input 'buffer' (")
+
+
+def test_a_rewrite_on_one_device_making_two_calls_is_judged_where_both_have_one_verdict(cases):
+    # the case's buffer is [3]: on "aclnn" a float32 [2], else the case's; no check of
+    # aclnnLogSigmoidBackward reads buffer but for null (logsigmoid_grad op_api CheckNotNull)
+    vc = cases[("aclnnLogSigmoidBackward", "atk-1")]
+    [problem] = _blocking(vc)
+    assert problem == f"{CALL_SIDES} (self.device): the call is judged as each side makes it"
+    assert [(s["assumed"], s["tensors"]["buffer"].shape) for s in vc.sides] == [
+        (("self.device == 'aclnn'",), (2,)), (("self.device != 'aclnn'",), (3,))]
+    row = _st_case(vc)
+    assert row["verdict"] == "valid" and row["sides"] == ["self.device == 'aclnn'", "self.device != 'aclnn'"]
+    # on "aclnn" self becomes an int32 tensor, which XLOGSIGMOIDBACKWARD's dtype check rejects: the
+    # verdict depends on the device
+    row = _st_case(cases[("aclnnLogSigmoidBackward", "atk-2")])
+    assert row["verdict"] == "not judged"
+    assert row["cause"].startswith("the verdict depends on what the framework gives: self.device == "
+                                   "'aclnn': invalid (") and row["cause"].endswith("; self.device != 'aclnn': valid")
+
+
+def test_an_executor_testing_the_type_of_an_argument_is_judged_on_both_sides(cases):
+    """executor_aclnnClippedSwiglu.py (a fixture) converts x to torch (its dtype and shape), reads
+    dim as the C integer argument 2, folds x's shape around it on self, and passes a null group index
+    where the framework gives argument 1 as a void pointer: the two tests of that type take one side
+    per path, so the calls are two, the case's and one with a null index."""
+    vc = cases[("aclnnClippedSwiglu", "atk-0")]         # x fp16 [4, 6], an int64 [2] index, dim -1
+    assert [(s["assumed"], s["tensors"]["groupIndexOptional"]) for s in vc.sides] == [
+        (("the type name of argument 1 != 'c_void_p'",), vc.tensors["groupIndexOptional"]),
+        (("the type name of argument 1 == 'c_void_p'",), None)]
+    assert vc.tensors["groupIndexOptional"].dtype == DT.INT64
+    # dim is drawn from [-1, -1]: one value, so the path read stands for every draw
+    assert vc.rewrite["reads_drawn"] == [] and vc.rewrite["writes"] == ["groupIndexOptional"]
+    row = _st_case(vc)
+    assert row["verdict"] == "valid" and row["valid_on_every"]
+    assert VendorCase.from_json(vc.to_json()) == vc         # the sides are kept with the case
+    # an int32 index: XCLIPPEDSWIGLU-DTYPE-005 rejects it, the null side is valid: not judged
+    row = _st_case(cases[("aclnnClippedSwiglu", "atk-1")])
+    assert row["verdict"] == "not judged" and "invalid (" in row["cause"] and "XCLIPPEDSWIGLU-DTYPE-005" in row["cause"]
+
+
+@pytest.mark.parametrize("case_id, named", [
+    # dim 2 of a rank-2 x: the executor's own list raises IndexError before the call
+    ("atk-2", "line 34: 'self.out_shape[split]' raises IndexError"),
+    # the sum of a float index may be NaN (int() of it raises): not evaluated
+    ("atk-3", "line 32 calls 'torch.sum(groups)'"),
+])
+def test_an_executor_testing_the_type_of_an_argument_stays_read_in_part_where_a_side_is_not_evaluated(
+        cases, case_id, named):
+    vc = cases[("aclnnClippedSwiglu", case_id)]
+    [problem] = _blocking(vc)
+    assert problem.startswith(f"the executor's rewrite is not evaluated ({named}): it rewrites argument 1 (")
+    assert not vc.sides and _st_case(vc)["verdict"] == "not judged"
 
 
 def test_an_argument_rewrite_after_the_framework_builds_them_is_applied(cases):
@@ -345,6 +397,23 @@ def test_the_evaluator_follows_pythons_meaning_of_each_construct():
                a=0, t=InputTensor(DT.FLOAT16, (2,))) == [{}]
     # a test of the framework's device: both sides
     assert run('if self.device == "npu":\n    input_data.kwargs["a"] = 2', a=1) == [{"a": 2}, {}]
+    # the same test again on one path takes that path's side: two paths, not four
+    assert run('if self.device != "npu":\n    input_data.kwargs["a"] = 2\n'
+               'if self.device == "npu":\n    input_data.kwargs["b"] = 3', a=1, b=0) == [{"a": 2}, {"b": 3}]
+    # a list of the method's own, changed in place through an alias; a slice; torch.prod of a slice
+    # of a shape (s[:1] = [2] -> 2; an empty slice is torch's float 1.0)
+    assert run('s = list(input_data.kwargs["t"].shape)\nu = s\nu[-1] = 7\n'
+               'input_data.kwargs["a"] = [s[0], s[1:][0], torch.prod(torch.tensor(s[:1])).item(), '
+               'torch.prod(torch.tensor(s[:0])).item()]', a=0, t=InputTensor(DT.FLOAT, (2, 3))) == [
+        {"a": [2, 7, 2, 1.0]}]
+    # self's attributes the method sets are its own; the sum of integer values not known may be kept there
+    assert run('self.n = min(int(torch.sum(input_data.kwargs["t"]).item()), 4)\ninput_data.kwargs["a"] = 5',
+               a=0, t=InputTensor(DT.INT64, (3,))) == [{"a": 5}]
+    # an int64_t argument's .value
+    args = [("a", CValue(-2)), ("t", InputTensor(DT.FLOAT, (2,)))]
+    assert [o.written for o in _rewrite_of('input_args, out = super().init_by_input_data(input_data)\n'
+                                           'input_args[1] = input_args[0].value + 3').evaluate(
+        {"a": -2, "t": args[1][1]}, args)] == [{"#1": 1}]
 
 
 @pytest.mark.parametrize("body, named", [
@@ -355,10 +424,21 @@ def test_the_evaluator_follows_pythons_meaning_of_each_construct():
     ('input_data.kwargs["c"] = 1', "writes input 'c', which the case gives no argument"),
     ('x = input_data.kwargs["t"].sum()\ninput_data.kwargs["a"] = 1', "calls \"input_data.kwargs['t'].sum\""),
     ('if input_data.kwargs["t"].shape:\n    input_data.kwargs["a"] = 1', None),
+    # a number from drawn values decides nothing: not tested, not written, not computed with
+    ('if torch.sum(input_data.kwargs["i"]) + 1:\n    input_data.kwargs["a"] = 1', "computes"),
+    ('n = torch.sum(input_data.kwargs["i"]).item()\nif n > 1:\n    input_data.kwargs["a"] = 1', "compares"),
+    ('self.n = int(torch.sum(input_data.kwargs["t"]).item())', 'calls "torch.sum'),
+    # an input's own list changed in place would change the input unrecorded
+    ('d = input_data.kwargs["d"]\nd[0] = 2', "assigns to 'd[0]'"),
+    ('d = input_data.kwargs["d"]\ninput_data.kwargs["d"] = [0]\nd[0] = 2', "assigns to 'd[0]'"),
+    # the framework's objects stay the framework's
+    ('self.device = "npu"', "assigns to 'self.device'"),
+    ('x = self.backend.acl_tensor_to_torch(input_data.kwargs["a"])', "acl_tensor_to_torch of 1"),
+    ('if self.device > "a":\n    input_data.kwargs["a"] = 1', "compares"),
 ])
 def test_the_evaluator_refuses_what_is_outside_its_subset(body, named):
     rewrite = _rewrite_of(body)
-    kwargs = {"a": 1, "b": 0, "t": InputTensor(DT.FLOAT, (2,))}
+    kwargs = {"a": 1, "b": 0, "t": InputTensor(DT.FLOAT, (2,)), "i": InputTensor(DT.INT64, (3,)), "d": [1, 2]}
     if named is None:      # a tuple's truth is plain: evaluated
         assert [o.written for o in rewrite.evaluate(kwargs, [("a", 1), ("b", 0), ("t", kwargs["t"])])] == [{"a": 1}]
         return

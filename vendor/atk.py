@@ -23,10 +23,10 @@ from aclnn_conformance.spec.enums import AclFormat
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.vendor.names import dtype_of, format_of
-from aclnn_conformance.vendor.executor_rewrite import (BuiltTensor, ExecutorRewrite, InputTensor,
-                                                       NotEvaluated)
+from aclnn_conformance.vendor.executor_rewrite import (BuiltTensor, CValue, ExecutorRewrite,
+                                                       InputTensor, NotEvaluated)
 from aclnn_conformance.vendor.values import (RecipeError, constant, draw_scalar, exact, number,
-                                             seed_of, uniform)
+                                             seed_of, span_of, uniform)
 
 TENSOR_TYPES = ("tensor", "tensors", "tensor_tuple")
 ATTR_TYPES = ("attr", "attrs", "attr_tuple", "scalar", "scalars")
@@ -571,6 +571,24 @@ def _rewritten_value(vc: VendorCase, param: str, value: Any, kind: str) -> Any:
     return {**old, "value": value} if isinstance(old, dict) and "value" in old else value
 
 
+# the problem a case carries whose executor makes calls differing in more than values as a value of
+# the framework's is one or another (VendorCase.sides: extract/agreement.py judges each)
+CALL_SIDES = "the call the executor makes depends on what the framework gives"
+
+
+def _same_call(one: tuple[dict, dict], other: tuple[dict, dict]) -> bool:
+    """Whether two (tensors, attrs) make the same call but for tensor values."""
+    (t1, a1), (t2, a2) = one, other
+    return a1 == a2 and t1.keys() == t2.keys() and all(
+        (t1[n] is None) == (t2[n] is None) and (t1[n] is None or t1[n].desc() == t2[n].desc()) for n in t1)
+
+
+def _one_value(how: dict[str, Any]) -> bool:
+    """Whether a drawn attribute (VendorCase.drawn) is drawn from a span of one value."""
+    span = span_of(how["recipe"], how["kind"])
+    return len(span.points) == 1 if span.points else span.lo == span.hi
+
+
 def _with_rewrite(vc: VendorCase, doc: dict, rewrite: ExecutorRewrite) -> VendorCase:
     """The case as the executor's ``init_by_input_data`` makes it before the call (see
     vendor/executor_rewrite.py), or the case with a problem naming what is not evaluated."""
@@ -592,7 +610,10 @@ def _with_rewrite(vc: VendorCase, doc: dict, rewrite: ExecutorRewrite) -> Vendor
                 if name:
                     param_of[name] = param
                 param_of[f"#{k}"] = mapped[k] if mapped is not None else param
-            arguments.append((name or None, _executor_value(vc, param) if param else None))
+            value = _executor_value(vc, param) if param else None
+            if param and kind_of[param] == "int64" and isinstance(value, int) and not isinstance(value, bool):
+                value = CValue(value)      # the framework passes an int64_t as a ctypes integer
+            arguments.append((name or None, value))
         kwargs = {name: _executor_value(vc, param) for name, param in param_of.items()
                   if not name.startswith("#")}
         outcomes = rewrite.evaluate(kwargs, arguments if mapped is not None else None)
@@ -608,20 +629,29 @@ def _with_rewrite(vc: VendorCase, doc: dict, rewrite: ExecutorRewrite) -> Vendor
             made.append((tensors, attrs))
         tensors, attrs = made[0]
         problems = vc.problems
-        if any(m != made[0] for m in made):
-            if any(m[1] != attrs or m[0].keys() != tensors.keys() or any(
-                    (m[0][n] is None) != (t is None) or t is not None and m[0][n].desc() != t.desc()
-                    for n, t in tensors.items()) for m in made):
-                raise NotEvaluated("the call it makes depends on self.device, which this reader "
-                                   "does not know")
+        sides: list[dict[str, Any]] = []      # each call the paths make, where they differ in more than values
+        if any(not _same_call(m, made[0]) for m in made):
+            for outcome, (t, a) in zip(outcomes, made):
+                path = " and ".join(f"{what} {'==' if equal else '!='} {constant!r}"
+                                    for what, constant, equal in outcome.assumed)
+                side = next((s for s in sides if _same_call((s["tensors"], s["attrs"]), (t, a))), None)
+                if side is None:
+                    sides.append({"assumed": (path,), "tensors": t, "attrs": a})
+                else:
+                    side["assumed"] += (path,)
+            unknown = sorted({what for o in outcomes for what, _, _ in o.assumed})
+            problems += (f"{vc.source}: {CALL_SIDES} ({', '.join(unknown)}): the call is judged as each "
+                         f"side makes it",)
+        elif any(m != made[0] for m in made):
             differ = [n for n, t in tensors.items() if any(m[0][n] != t for m in made)]
-            why = "the executor gives them as self.device is one value or another"
+            why = "the executor gives them as a value the framework gives is one or another"
             tensors = {n: replace(t, values={"unread": why}) if n in differ else t
                        for n, t in tensors.items()}
             problems += tuple(f"{vc.source}: input {n}: {VALUES_UNREAD}: {why}" for n in differ)
         written = sorted({param_of[key] for o in outcomes for key in o.written})
         read = {param_of[key] for o in outcomes for key in o.reads if key in param_of}
-        reads_drawn = sorted(read & set(vc.drawn))
+        # a value drawn from a span of one value is that value on every draw: the path taken stands
+        reads_drawn = sorted(n for n in read & set(vc.drawn) if not _one_value(vc.drawn[n]))
         if reads_drawn:     # on other drawn values it may take another path: all it may write
             unknown = [key for key in rewrite.targets if key not in param_of]
             if unknown:
@@ -634,7 +664,7 @@ def _with_rewrite(vc: VendorCase, doc: dict, rewrite: ExecutorRewrite) -> Vendor
             f"{vc.source}: the executor's rewrite is not evaluated ({exc}): it rewrites "
             f"{rewrite.said} before the call, so the case's inputs are not the call made",))
     said = ", ".join(written) or "nothing"
-    return replace(vc, tensors=tensors, attrs=attrs, problems=problems, drawn=drawn,
+    return replace(vc, tensors=tensors, attrs=attrs, problems=problems, drawn=drawn, sides=tuple(sides),
                    rewrite={"said": rewrite.said, "writes": may_write if reads_drawn else written,
                             "reads_drawn": reads_drawn},
                    note=(vc.note + "; " if vc.note else "") +

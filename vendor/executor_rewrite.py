@@ -9,14 +9,24 @@ items in order, see vendor/atk.py), and to locals; ``if``/``else``, ``x if c els
 ``dict(input_data.kwargs)`` and ``.get``; a tensor input's ``.shape``, ``.dtype``, ``.ndim``,
 ``.size(k)``, ``.dim()``; ``numpy.unique(x).tolist()``; ``ctypes.c_double(x)``; the tensors built by
 ``torch.tensor(list)`` and ``torch.linspace(a, b, steps=n)`` with ``.to(dtype)``, ``.round()``,
-``.cpu()``, ``.npu()`` (a device move: the same tensor). ``self.device`` is the framework's and not
-known here: a test of it evaluates both sides, and the case is read only where they make the same
-call. Every other construct raises NotEvaluated naming it (the case then stays read in part).
+``.cpu()``, ``.npu()`` (a device move: the same tensor), ``.item()``; ``torch.sum``/``torch.prod`` of
+a built tensor, and of an integer input tensor a number not known (its values are drawn: it may be
+kept in a local or on ``self``, any other use is refused); ``self.backend.acl_tensor_to_torch(t)``
+of a tensor argument (the same dtype and shape); ``input_args[k].value`` of an ``int64_t`` argument
+(the ctypes integer the framework passes); slices of lists and tuples, ``list(...)``; attributes
+the method sets on ``self`` (its own state: the golden's, the comparison's); a null aclTensor
+pointer made by ``ctypes.cast(ctypes.c_void_p(None), ctypes.POINTER(AclTensor))``.
+``self.device`` and the type the framework gives an argument (``type(input_args[k]).__name__``)
+are the framework's and not known here: a test of one against a constant evaluates both sides
+(the same test on one path takes the same side), and each side's call is kept (Outcome.assumed).
+Every other construct raises NotEvaluated naming it (the case then stays read in part).
 """
 from __future__ import annotations
 
 import ast
+import copy
 import ctypes
+import math
 import operator
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -30,22 +40,66 @@ class NotEvaluated(ValueError):
     """A construct outside the subset (the message names it and its line)."""
 
 
-class _Device:
-    """``self.device``: the framework's run (aclnn, pyaclnn, ...), not known to this reader."""
+@dataclass(frozen=True)
+class _Framework:
+    """A value the framework gives and this reader does not know: ``self.device`` (its run: aclnn,
+    pyaclnn, ...), the type name of an argument it builds."""
+
+    what: str
 
 
-DEVICE = _Device()
+@dataclass(frozen=True)
+class _Test:
+    """``what == constant`` (``equal``) or ``!=`` of a value the framework gives: an ``if`` on it
+    takes both sides, each path holding its answer (_State.assumed)."""
+
+    what: str
+    constant: Any
+    equal: bool
 
 
-class _Built:
-    """What ``super().init_by_input_data(input_data)`` returns: the argument list (indexed and
-    written by position alone) and the outputs (not read)."""
+DEVICE = _Framework("self.device")
+
+
+@dataclass(frozen=True)
+class _Unknown:
+    """A finite number (or a one-element tensor of one) computed from a tensor input's drawn values:
+    not known here; it may be stored, any use that could decide the call is refused."""
+
+    what: str
+
+
+@dataclass(frozen=True)
+class CValue:
+    """An argument the framework passes as a C integer (an ``int64_t`` parameter): ``.value`` is the
+    value (every ctypes integer of 32 bits or more holds one of int32's range as it is)."""
+
+    value: Any
+
+
+class _Marker:
+    """An object of the framework's the method holds, known by its identity."""
 
     def __init__(self, what: str):
         self.what = what
 
+    def __deepcopy__(self, memo: dict) -> "_Marker":    # one object on every path
+        return self
+
+
+class _Built(_Marker):
+    """What ``super().init_by_input_data(input_data)`` returns: the argument list (indexed and
+    written by position alone) and the outputs (not read)."""
+
 
 ARGUMENTS, OUTPUTS = _Built("arguments"), _Built("outputs")
+
+# ctypes.c_void_p(None): a null pointer not yet of a pointer type; the pointer type
+# ctypes.POINTER(AclTensor) (AclTensor imported from the framework's acl_wrapper)
+_NULL_VOID = _Marker("ctypes.c_void_p(None)")
+_ACL_TENSOR_TYPE = _Marker("AclTensor")
+_ACL_TENSOR_POINTER = _Marker("ctypes.POINTER(AclTensor)")
+_ACL_WRAPPER = "atk.tasks.backends.lib_interface.acl_wrapper"
 
 # torch's dtypes by the names the executors write, and the aclDataType each is
 TORCH_DTYPES = {"float32": AclDataType.FLOAT, "float": AclDataType.FLOAT, "float16": AclDataType.FLOAT16,
@@ -106,6 +160,27 @@ _ARITH: dict[type, Callable[[Any, Any], Any]] = {
 _PLAIN = (bool, int, float, str, type(None))
 
 
+def _is_finite(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _as_argument(value: Any, start: Any) -> Any:
+    """An input's value as the framework passes it: as a C integer where the parameter is one."""
+    return CValue(value) if isinstance(start, CValue) else value
+
+
+def _reaches(holder: Any, target: list) -> bool:
+    """Whether ``target`` is ``holder`` or held in it (lists, tuples, dicts, at any depth)."""
+    if holder is target:
+        return True
+    items = holder.values() if isinstance(holder, dict) else holder if isinstance(holder, (list, tuple)) else ()
+    return any(_reaches(item, target) for item in items)
+
+
+def _is_self_attribute(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
 def _is_plain(value: Any) -> bool:
     if isinstance(value, AclDataType):    # a torch dtype, no number (an IntEnum here)
         return False
@@ -121,6 +196,9 @@ class _Inputs:
     def __init__(self, values: dict[str, Any], reads: set[str], writable: bool):
         self.values, self.reads, self.writable = values, reads, writable
 
+    def __deepcopy__(self, memo: dict) -> "_Inputs":   # reads are recorded for the whole run
+        return self
+
     def read(self, key: Any, line: int, default: Any = None, has_default: bool = False) -> Any:
         if key not in self.values:
             if has_default:
@@ -132,17 +210,21 @@ class _Inputs:
 
 @dataclass
 class _State:
-    """One path through the method: its locals, the inputs, the arguments once built."""
+    """One path through the method: its locals (and what it sets on ``self``, as ``self.name``),
+    the inputs, the arguments once built, the answers it takes to the framework's tests."""
 
     locals: dict[str, Any]
     kwargs: dict[str, Any]
     args: list[Any] | None = None
     written: dict[str, int] = field(default_factory=dict)    # input name or "#k" -> line
     done: bool = False
+    assumed: dict[tuple[str, Any], bool] = field(default_factory=dict)    # (what, constant) -> equal
 
     def fork(self) -> "_State":
-        return _State(dict(self.locals), dict(self.kwargs), None if self.args is None else list(self.args),
-                      dict(self.written), self.done)
+        # a deep copy: a list a path changes in place is its own
+        return _State(copy.deepcopy(self.locals), dict(self.kwargs),
+                      None if self.args is None else list(self.args), dict(self.written), self.done,
+                      dict(self.assumed))
 
 
 @dataclass(frozen=True)
@@ -153,6 +235,8 @@ class Outcome:
     written: dict[str, Any]
     lines: dict[str, int]
     reads: frozenset[str]
+    # the answers the path takes to the framework's tests: (what, constant, equal)
+    assumed: tuple[tuple[str, Any, bool], ...] = ()
 
 
 class _Evaluator:
@@ -177,6 +261,11 @@ class _Evaluator:
     def _stmt(self, stmt: ast.stmt, state: _State) -> list[_State]:
         if state.done:
             return [state]
+        if isinstance(stmt, ast.ImportFrom) and stmt.module == _ACL_WRAPPER:
+            for alias in stmt.names:      # the framework's aclTensor type (for a null pointer of it)
+                if alias.name == "AclTensor":
+                    state.locals[alias.asname or alias.name] = _ACL_TENSOR_TYPE
+            return [state]
         if isinstance(stmt, (ast.Import, ast.ImportFrom)):
             return [state]    # binds a module's name only (a use of it is refused below)
         if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
@@ -189,8 +278,16 @@ class _Evaluator:
             return [state]
         if isinstance(stmt, ast.If):
             test = self._expr(stmt.test, state)
-            if test is DEVICE:     # both sides: the framework's device is not known
-                return self._block(stmt.body, state.fork()) + self._block(stmt.orelse, state.fork())
+            if isinstance(test, _Test):     # the framework's value is not known: both sides
+                key = (test.what, test.constant)
+                if key in state.assumed:
+                    return self._block(stmt.body if state.assumed[key] == test.equal else stmt.orelse, state)
+                out = []
+                for equal in (test.equal, not test.equal):
+                    side = state.fork()
+                    side.assumed[key] = equal
+                    out += self._block(stmt.body if equal == test.equal else stmt.orelse, side)
+                return out
             return self._block(stmt.body if self._truth(test, stmt) else stmt.orelse, state)
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             target = stmt.targets[0]
@@ -219,8 +316,8 @@ class _Evaluator:
             raise NotEvaluated(f"line {line} unpacks the arguments as {ast.unparse(target)!r}")
         # the arguments are converted from the inputs as they stand now (a later input write is
         # no argument: it is refused below)
-        state.args = [state.kwargs.get(name, value) if isinstance(name, str) else value
-                      for name, value in self.start_args]
+        state.args = [_as_argument(state.kwargs[name], value) if isinstance(name, str) and name in state.kwargs
+                      else value for name, value in self.start_args]
         state.locals[target.elts[0].id] = ARGUMENTS
         state.locals[target.elts[1].id] = OUTPUTS
         return state
@@ -228,6 +325,9 @@ class _Evaluator:
     def _assign(self, target: ast.expr, value: Any, state: _State, line: int) -> None:
         if isinstance(target, ast.Name):
             state.locals[target.id] = value
+            return
+        if _is_self_attribute(target) and target.attr not in ("device", "backend"):
+            state.locals[ast.unparse(target)] = value      # the executor's own state
             return
         if isinstance(target, ast.Subscript):
             holder = ast.unparse(target.value)
@@ -246,6 +346,17 @@ class _Evaluator:
                 state.args[key] = value
                 state.written[f"#{key}"] = line
                 return
+            if isinstance(target.value, ast.Name) or _is_self_attribute(target.value):
+                items = self._expr(target.value, state)
+                # a list the inputs or arguments hold would change them unrecorded: refused
+                if isinstance(items, list) and isinstance(key, int) and not isinstance(key, bool) and \
+                        not _reaches([self.start_kwargs, self.start_args or [], state.kwargs,
+                                      state.args or []], items):
+                    try:
+                        items[key] = value       # in place: Python's meaning for a list
+                    except IndexError:
+                        raise NotEvaluated(f"line {line}: {ast.unparse(target)!r} raises IndexError") from None
+                    return
         raise NotEvaluated(f"line {line} assigns to {ast.unparse(target)!r}")
 
     # expressions --------------------------------------------------------------------------------
@@ -270,6 +381,8 @@ class _Evaluator:
             return node.value
         if text == "self.device":
             return DEVICE
+        if _is_self_attribute(node) and text in state.locals:
+            return state.locals[text]
         if text == "input_data.kwargs":
             return _Inputs(state.kwargs, self.reads, writable=True)
         if isinstance(node, ast.Name):
@@ -285,10 +398,12 @@ class _Evaluator:
             left = self._expr(node.left, state)
             for op, right_node in zip(node.ops, node.comparators):
                 right = self._expr(right_node, state)
-                if left is DEVICE or right is DEVICE:
-                    if len(node.ops) != 1 or not isinstance(op, (ast.Eq, ast.NotEq)):
+                if isinstance(left, _Framework) or isinstance(right, _Framework):
+                    value, constant = (left, right) if isinstance(left, _Framework) else (right, left)
+                    if len(node.ops) != 1 or not isinstance(op, (ast.Eq, ast.NotEq)) or \
+                            not isinstance(constant, _PLAIN):
                         raise NotEvaluated(f"line {node.lineno} compares {text!r}")
-                    return DEVICE
+                    return _Test(value.what, constant, isinstance(op, ast.Eq))
                 if isinstance(left, AclDataType) and isinstance(right, AclDataType) and \
                         isinstance(op, (ast.Eq, ast.NotEq)):
                     if (left == right) != isinstance(op, ast.Eq):
@@ -341,7 +456,7 @@ class _Evaluator:
 
     def _subscript(self, node: ast.Subscript, state: _State) -> Any:
         holder = self._expr(node.value, state)
-        key = self._expr(node.slice, state)
+        key = self._slice(node.slice, state) if isinstance(node.slice, ast.Slice) else self._expr(node.slice, state)
         if isinstance(holder, _Inputs):
             return holder.read(key, node.lineno)
         if holder is ARGUMENTS:
@@ -351,13 +466,41 @@ class _Evaluator:
             return state.args[key]
         if isinstance(holder, (list, tuple)) and isinstance(key, int) and not isinstance(key, bool):
             return holder[key]
+        if isinstance(holder, (list, tuple)) and isinstance(key, slice):
+            return holder[key]
         raise NotEvaluated(f"line {node.lineno} indexes {ast.unparse(node)!r}")
+
+    def _slice(self, node: ast.Slice, state: _State) -> slice:
+        ends = [None if e is None else self._expr(e, state) for e in (node.lower, node.upper, node.step)]
+        if not all(e is None or isinstance(e, int) and not isinstance(e, bool) for e in ends):
+            raise NotEvaluated(f"line {node.lineno} slices by {ast.unparse(node)!r}")
+        return slice(*ends)
+
+    def _argument_type(self, node: ast.Attribute, state: _State) -> _Framework | None:
+        """``type(input_args[k]).__name__``: the type the framework gives argument k, not known."""
+        call = node.value
+        if not (node.attr == "__name__" and isinstance(call, ast.Call) and ast.unparse(call.func) == "type"
+                and len(call.args) == 1 and not call.keywords and isinstance(call.args[0], ast.Subscript)
+                and self._expr(call.args[0].value, state) is ARGUMENTS):
+            return None
+        key = self._expr(call.args[0].slice, state)
+        if not isinstance(key, int) or isinstance(key, bool) or not 0 <= key < len(state.args):
+            raise NotEvaluated(f"line {node.lineno} reads the type of argument {key!r}")
+        return _Framework(f"the type name of argument {key}")
 
     def _attribute(self, node: ast.Attribute, state: _State) -> Any:
         text = ast.unparse(node)
         if text.startswith("torch.") and node.attr in TORCH_DTYPES and isinstance(node.value, ast.Name):
             return TORCH_DTYPES[node.attr]
+        argument_type = self._argument_type(node, state)
+        if argument_type is not None:
+            return argument_type
         holder = self._expr(node.value, state)
+        if isinstance(holder, CValue) and node.attr == "value":
+            if isinstance(holder.value, int) and not isinstance(holder.value, bool) and \
+                    -2 ** 31 <= holder.value < 2 ** 31:
+                return holder.value
+            raise NotEvaluated(f"line {node.lineno} reads {text!r} of {holder.value!r}")
         if isinstance(holder, (InputTensor, BuiltTensor)):
             if node.attr == "shape":
                 return holder.shape
@@ -370,6 +513,11 @@ class _Evaluator:
     def _call(self, node: ast.Call, state: _State) -> Any:
         func = ast.unparse(node.func)
         line = node.lineno
+        if func == "self.backend.acl_tensor_to_torch":
+            [tensor] = self._args(node, state, 1)
+            if isinstance(tensor, (InputTensor, BuiltTensor)) and tensor.dtype in TORCH_DTYPES.values():
+                return tensor         # the tensor as torch holds it: its dtype and shape
+            raise NotEvaluated(f"line {line}: {func} of {tensor!r}")
         if func.startswith("self."):    # the framework's objects (its backend, its helpers)
             raise NotEvaluated(f"line {line} calls {func!r}")
         if isinstance(node.func, ast.Attribute):
@@ -381,6 +529,10 @@ class _Evaluator:
                 return np.unique(np.asarray(x))
             if func in ("torch.tensor", "torch.linspace"):
                 return self._torch_build(node, state, func)
+            if func in ("torch.sum", "torch.prod"):
+                return self._torch_reduce(node, state, func)
+            if func in ("ctypes.c_void_p", "ctypes.POINTER", "ctypes.cast"):
+                return self._null_pointer(node, state, func)
             if func == "ctypes.c_double":
                 [x] = self._args(node, state, 1)
                 if not isinstance(x, (int, float)) or isinstance(x, bool):
@@ -403,19 +555,29 @@ class _Evaluator:
                     return holder.shape
             if isinstance(holder, BuiltTensor) and method in ("to", "round", "cpu", "npu"):
                 return self._torch_method(holder, method, node, state)
+            if method == "item" and not node.args and not node.keywords:
+                if isinstance(holder, _Unknown):
+                    return holder
+                if isinstance(holder, BuiltTensor) and len(holder.values) == 1:
+                    return holder.values[0]
             raise NotEvaluated(f"line {line} calls {func!r}")
         if isinstance(node.func, ast.Name) and node.func.id in ("abs", "min", "max", "int", "float",
-                                                                "bool", "len", "dict") and not node.keywords:
+                                                                "bool", "len", "dict", "list") and not node.keywords:
             args = self._args(node, state, len(node.args))
             if node.func.id == "dict":
                 if len(args) == 1 and isinstance(args[0], _Inputs):
                     return _Inputs(dict(args[0].values), self.reads, writable=False)
                 raise NotEvaluated(f"line {line}: dict of {ast.unparse(node)!r}")
-            if node.func.id == "len" and len(args) == 1 and isinstance(args[0], (list, tuple)):
-                return len(args[0])
+            if node.func.id in ("len", "list") and len(args) == 1 and isinstance(args[0], (list, tuple)):
+                return len(args[0]) if node.func.id == "len" else list(args[0])
             if all(_is_plain(a) for a in args) and args:
                 return {"abs": abs, "min": min, "max": max, "int": int, "float": float,
                         "bool": bool}[node.func.id](*args)
+            # a number not known, with finite ones: min, max and int of finite numbers cannot raise
+            if node.func.id in ("min", "max", "int") and any(isinstance(a, _Unknown) for a in args) and \
+                    all(isinstance(a, _Unknown) or _is_finite(a) for a in args) and \
+                    (node.func.id != "int" or len(args) == 1) and (node.func.id == "int" or len(args) >= 2):
+                return next(a for a in args if isinstance(a, _Unknown))
         raise NotEvaluated(f"line {line} calls {func!r}")
 
     def _args(self, node: ast.Call, state: _State, count: int) -> list[Any]:
@@ -429,11 +591,37 @@ class _Evaluator:
         keywords = {k.arg: self._expr(k.value, state) for k in node.keywords}
         if not all(_is_plain(a) for a in [*args, *keywords.values()]):
             raise NotEvaluated(f"line {node.lineno}: {func} of no plain values")
-        if func == "torch.tensor" and len(args) == 1 and not keywords and isinstance(args[0], list):
+        if func == "torch.tensor" and len(args) == 1 and not keywords and isinstance(args[0], (list, tuple)):
             return _built(torch.tensor(args[0]))
         if func == "torch.linspace" and len(args) + len(keywords) == 3 and set(keywords) <= {"steps"} \
                 and len(args) >= 2:
             return _built(torch.linspace(*args, **keywords))
+        raise NotEvaluated(f"line {node.lineno} calls {ast.unparse(node)!r}")
+
+    def _torch_reduce(self, node: ast.Call, state: _State, func: str) -> BuiltTensor | _Unknown:
+        """``torch.sum(t)``/``torch.prod(t)``: of a built tensor its value; of an input tensor of
+        integers a finite integer not known (its values are drawn)."""
+        [tensor] = self._args(node, state, 1)
+        if isinstance(tensor, BuiltTensor):
+            torch = _torch()
+            t = torch.tensor(list(tensor.values), dtype=_to_torch_dtype(tensor.dtype)).reshape(tensor.shape)
+            return _built(getattr(torch, func.split(".")[1])(t))
+        if isinstance(tensor, InputTensor) and tensor.dtype in (
+                AclDataType.INT8, AclDataType.UINT8, AclDataType.INT16, AclDataType.INT32,
+                AclDataType.INT64, AclDataType.BOOL):
+            return _Unknown(f"line {node.lineno}: {ast.unparse(node)}")
+        raise NotEvaluated(f"line {node.lineno} calls {ast.unparse(node)!r}")
+
+    def _null_pointer(self, node: ast.Call, state: _State, func: str) -> Any:
+        """``ctypes.cast(ctypes.c_void_p(None), ctypes.POINTER(AclTensor))``: a null aclTensor pointer
+        (None: what a tensor parameter holds for a null pointer)."""
+        args = self._args(node, state, 2 if func == "ctypes.cast" else 1)
+        if func == "ctypes.c_void_p" and args[0] is None:
+            return _NULL_VOID
+        if func == "ctypes.POINTER" and args[0] is _ACL_TENSOR_TYPE:
+            return _ACL_TENSOR_POINTER
+        if func == "ctypes.cast" and args[0] is _NULL_VOID and args[1] is _ACL_TENSOR_POINTER:
+            return None
         raise NotEvaluated(f"line {node.lineno} calls {ast.unparse(node)!r}")
 
     def _torch_method(self, tensor: BuiltTensor, method: str, node: ast.Call, state: _State) -> BuiltTensor:
@@ -470,5 +658,6 @@ class ExecutorRewrite:
             written: dict[str, Any] = {}
             for key in state.written:
                 written[key] = state.kwargs[key] if not key.startswith("#") else state.args[int(key[1:])]
-            outcomes.append(Outcome(written, dict(state.written), frozenset(evaluator.reads)))
+            assumed = tuple((what, constant, equal) for (what, constant), equal in state.assumed.items())
+            outcomes.append(Outcome(written, dict(state.written), frozenset(evaluator.reads), assumed))
         return outcomes

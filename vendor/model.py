@@ -119,6 +119,10 @@ class VendorCase:
     # tensors whose format an item the reader does not apply sets (vendor/atk.py _open_formats):
     # the formats each may be given; the tensors hold ND meanwhile
     open_formats: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # the calls an executor makes as a value of the framework's is one or another (vendor/atk.py
+    # _with_rewrite: self.device, the type it gives an argument), where they differ in more than
+    # values: each {"assumed": [...], "tensors", "attrs"}; the case's tensors and attrs are the first
+    sides: tuple[Mapping[str, Any], ...] = ()
 
     @property
     def op(self) -> str:
@@ -154,7 +158,10 @@ class VendorCase:
                 **({"drawn": _plain(dict(self.drawn))} if self.drawn else {}),
                 **({"rewrite": _plain(dict(self.rewrite))} if self.rewrite else {}),
                 **({"open_formats": {n: list(f) for n, f in self.open_formats.items()}}
-                   if self.open_formats else {})}
+                   if self.open_formats else {}),
+                **({"sides": [{"assumed": list(s["assumed"]), "attrs": _plain(dict(s["attrs"])),
+                               "tensors": {n: None if r is None else r.to_json() for n, r in s["tensors"].items()}}
+                              for s in self.sides]} if self.sides else {})}
 
     @staticmethod
     def from_json(doc: Mapping[str, Any]) -> "VendorCase":
@@ -167,7 +174,10 @@ class VendorCase:
             problems=tuple(doc["problems"]), null_outputs=frozenset(doc["null_outputs"]),
             note=doc.get("note", ""), unstated=frozenset(doc.get("unstated", ())),
             drawn=dict(doc.get("drawn", {})), rewrite=dict(doc.get("rewrite", {})),
-            open_formats={n: tuple(f) for n, f in doc.get("open_formats", {}).items()})
+            open_formats={n: tuple(f) for n, f in doc.get("open_formats", {}).items()},
+            sides=tuple({"assumed": tuple(s["assumed"]), "attrs": dict(s["attrs"]),
+                         "tensors": {n: None if t is None else TensorRecipe.from_json(t)
+                                     for n, t in s["tensors"].items()}} for s in doc.get("sides", ())))
 
 
 _API_TO_KEY: tuple[dict | None, dict[str, str]] = (None, {})
