@@ -718,7 +718,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         except Unreadable:
             env[name] = Opaque(text)
         return
-    m = re.match(r"(?:(?:static|const|constexpr|auto|std::[\w:<>]+|op::\w+|[\w:]+)[\s\*&]+)*"
+    # a type with template arguments (``op::FVector<int64_t, op::MAX_DIM_NUM> v = ...``) too
+    m = re.match(r"(?:(?:static|const|constexpr|auto|[\w:]+<[^<>;=(){}]*>|std::[\w:<>]+|op::\w+|[\w:]+)[\s\*&]+)*"
                  r"([A-Za-z_]\w*)\s*=\s*(.+)$", text, re.S)
     if not m and _string_local(w, text, env) is not None:   # std::string mode(approximate);
         name, held = _string_local(w, text, env)
@@ -740,7 +741,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         return
     for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
                  lambda: _kernel_result(w, rhs, env), lambda: _broadcast_to_helper(w, rhs, env),
-                 lambda: _one_dim_at_rank0_local(w, rhs, env), lambda: _made_local(w, rhs, env, name), lambda: _vector_array(rhs, env),
+                 lambda: _one_dim_at_rank0_local(w, rhs, env), lambda: _made_local(w, rhs, env, name),
+                 lambda: _vector_array(rhs, env), lambda: _shape_vector(w, rhs, env),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
                  lambda: _kernel_choice(w, rhs, env), lambda: _choice_like(w, rhs, env)):
         held = read()
@@ -881,6 +883,10 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         if isinstance(shape, tuple) and shape[:1] == ("dims-vector",):
             return ("tensor-dtype", d, shape[1])   # reshaped to the dims a helper computed
         return None if d is None else ("tensor-dtype", d)
+    if call[0] == "l0op::BroadcastTo" and len(args) == 3:
+        broadcast = _broadcast_to_shape(w, args, env)
+        if broadcast is not None:
+            return broadcast
     if call[0] == "l0op::UnsqueezeNd" and len(args) == 3:
         # x itself or a view of it (unsqueeze.cpp:55-74): x's dtype, its shape read for rank 0 only
         d = _tensor_dtype(w, args[0], env)
@@ -898,7 +904,7 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     if fn is None or len(fn.params) < len(args):
         return None
     result = _allocated_dtype(fn, w.index.kernels.source_of(call[0]))
-    shape = _kernel_shape(w, fn, args, env)
+    shape = _kernel_shape(w, fn, args, env) or _kernel_chosen_shape(w, fn, args, env)
     elements = _tuple_dtypes(fn, w.index.kernels.source_of(call[0])) if result is None else None
     if elements is not None:   # a tuple of tensors: each element's dtype from the arguments
         return ("tensor-tuple", tuple(_argument_dtype(w, fn, args, env, e) for e in elements), shape)
@@ -921,6 +927,154 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     if d is None:   # its dtype unknown: its shape may still be
         return None if shape is None else ("tensor-dtype", None, shape)
     return ("tensor-dtype", d, shape)
+
+
+def _broadcast_to_shape(w: Walk, args: list[str], env: dict) -> tuple | None:
+    """``l0op::BroadcastTo(x, a, executor)`` with ``a`` an int array of the dims of a broadcast shape
+    of which x's shape is one operand: a tensor of x's dtype and that shape (ops-math
+    conversion/broadcast_to/op_api/broadcast_to.cpp:94-104 infers it, and
+    op_host/broadcast_to_infershape.cpp:55-100 gives the array's dims when x broadcasts to them and
+    none is -1); None otherwise."""
+    held = env.get(_strip(args[1]))
+    shape = held[1][1] if isinstance(held, tuple) and held[:1] == ("dims-vector",) and \
+        isinstance(held[1], tuple) and held[1][:1] == ("shape-expr",) else None
+    x = _tensor_shape_expr(env.get(_strip(args[0])))
+    if shape is None or shape[0] != "broadcast" or x is None or x not in shape[1:]:
+        return None
+    return ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", shape))
+
+
+def _kernel_chosen_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
+    """The shape of the tensor kernel ``fn`` returns when it is allocated on each side of one branch on
+    a string parameter (``if (mode == "none") { r = executor->AllocTensor(self->GetViewShape(), ..); }
+    else { r = executor->AllocTensor({}, ..); }``), each shape a tensor parameter's view shape or
+    ``{}`` (rank 0), and nothing reshapes it after: ("shape-expr", ["?", the call's integer test for
+    that word, one shape, the other]); None otherwise."""
+    names = _returned_names(fn, w.index.kernels.source_of(fn.name))
+    local = next(iter(names)) if names and len(names) == 1 else None
+    if local is None or local in fn.params or re.search(
+            rf"INFER_SHAPE|\b{local}\s*->\s*Set\w*Shape|&\s*{local}\b", fn.body):
+        return None
+    branches = [s for s in statements(fn.body, fn.body_offset) if s.kind == "if" and any(
+        re.search(rf"\b{local}\s*=(?!=)", x.text) for x in _flatten(s.then + s.orelse))]
+    sets = re.findall(rf"\b{local}\s*=(?!=)\s*([^;]+);", fn.body)
+    if len(branches) != 1 or len(sets) != 2 + ("nullptr" in [x.strip() for x in sets]) or \
+            any(x.strip() != "nullptr" and "AllocTensor" not in x for x in sets):
+        return None
+    branch = branches[0]
+    shapes = []
+    for side in (branch.then, branch.orelse):
+        m = re.fullmatch(rf"{local}\s*=\s*executor\s*->\s*AllocTensor\((.*)\)", side[0].text.strip(), re.S) \
+            if len(side) == 1 and side[0].kind == "decl" else None
+        first = _strip(split_args(m.group(1))[0]) if m and len(split_args(m.group(1))) in (2, 3) else None
+        view = re.fullmatch(r"(\w+)\s*->\s*GetViewShape\(\)", first or "")
+        if first == "{}":
+            shapes.append(("dims", ()))
+        elif view and view.group(1) in fn.params and fn.params.index(view.group(1)) < len(args) and \
+                not re.search(rf"\b{view.group(1)}\s*=(?!=)", fn.body):   # the argument as given
+            shapes.append(_tensor_shape_expr(env.get(_strip(args[fn.params.index(view.group(1))]))))
+        else:
+            return None
+    two = next((_split_top(_strip(branch.cond), op) + [op] for op in ("==", "!=")
+                if len(_split_top(_strip(branch.cond), op)) == 2), None)
+    if None in shapes or two is None:
+        return None
+    word = [x for x in two[:2] if re.fullmatch(r'"\w*"', _strip(x))]
+    param = [_strip(x) for x in two[:2] if x not in word]
+    if len(word) != 1 or param[0] not in fn.params or fn.params.index(param[0]) >= len(args) or \
+            not re.fullmatch(r"const\s+(?:std::)?string\s*&|(?:const\s+)?(?:std::)?string",
+                             fn.param_types[fn.params.index(param[0])].strip()):
+        return None
+    chosen = _string_choice(w, args[fn.params.index(param[0])], env)
+    test = None if chosen is None else _string_is(chosen, _strip(word[0])[1:-1])
+    if test is None:
+        return None
+    then, orelse = shapes if two[2] == "==" else shapes[::-1]
+    return ("shape-expr", ("?", test, then, orelse))
+
+
+def _string_choice(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``F(n)`` with F a function of the op_api file taking one integer and returning a string by a
+    chain of tests of it against constants (``if (n == K1) { return A; } else if (n == K2) { return B;
+    } return C;``), each word a literal or a file string (``static std::string A = "mean";``) that
+    only F's returns name, F called nowhere but as an argument, n an integer the walk knows:
+    ("string-choice", ((test, word) in order...), the word returned when none holds); None otherwise."""
+    expr = _strip(expr)
+    call = _macro(expr)
+    fn = w.index.own.functions.get(call[0]) if call and match_close(expr, expr.index("(")) == len(expr) - 1 \
+        else None
+    if fn is None or len(fn.params) != 1 or len(call[1]) != 1 or \
+            not _INT_TYPE.fullmatch(fn.param_types[0].strip()) or not re.search(r"\bstring\b", fn.returns):
+        return None
+    text = w.index.own.text
+    defined = sum(len(x) + 1 for x in text.split("\n")[:fn.line - 1])   # where F's definition begins
+    for use in re.finditer(rf"\b{re.escape(fn.name)}\s*\(", text):   # an argument, never assigned or changed
+        end = match_close(text, use.end() - 1)
+        if not defined <= use.start() < fn.body_offset and not re.match(r"\s*[,)]", text[end + 1:]):
+            return None
+    try:
+        n = _iexpr_of(w, _value(w, call[1][0], env))
+    except Unreadable:
+        return None
+    chain = _string_chain(w, fn, statements(fn.body, fn.body_offset))
+    if n is None or chain is None or chain[1] is None:
+        return None
+    return ("string-choice", tuple((("==", n, k), word) for k, word in chain[0]), chain[1])
+
+
+def _string_chain(w: Walk, fn: Function, stmts: tuple[Stmt, ...]) -> tuple[list, str | None] | None:
+    """The (constant, word) tests of ``if (p == K) { return W; }`` (else-if) statements in order, and
+    the word of the return ending them (None when they fall off the end)."""
+    tests: list = []
+    for i, s in enumerate(stmts):
+        if s.kind == "return":
+            word = _file_word(w, fn, s.text.strip()[len("return"):])
+            return None if word is None or i != len(stmts) - 1 else (tests, word)
+        if s.kind != "if" or len(s.then) != 1 or s.then[0].kind != "return":
+            return None
+        two = _split_top(_strip(s.cond), "==")
+        k = [_int_constant(w, x) for x in two if _strip(x) != fn.params[0]] if len(two) == 2 else []
+        word = _file_word(w, fn, s.then[0].text.strip()[len("return"):])
+        if len(k) != 1 or k[0] is None or word is None:
+            return None
+        tests.append((k[0], word))
+        if s.orelse:
+            inner = _string_chain(w, fn, s.orelse)
+            if inner is None or inner[1] is not None and i != len(stmts) - 1:
+                return None
+            tests += inner[0]
+            if inner[1] is not None:
+                return tests, inner[1]
+    return tests, None
+
+
+def _file_word(w: Walk, fn: Function, expr: str) -> str | None:
+    """A string literal, or a file string ``static std::string A = "w";`` that only ``fn`` returns."""
+    expr = _strip(expr)
+    if re.fullmatch(r'"\w*"', expr):
+        return expr[1:-1]
+    text = w.index.own.text
+    decl = re.findall(rf'\bstatic\s+(?:const\s+)?std::string\s+{re.escape(expr)}\s*=\s*"(\w*)"\s*;', text) \
+        if re.fullmatch(r"[A-Za-z_]\w*", expr) else []
+    named = len(re.findall(rf"\b{re.escape(expr)}\b", text)) if decl else 0
+    returned = len(re.findall(rf"\breturn\s+{re.escape(expr)}\s*;", fn.body)) if decl else 0
+    return decl[0] if len(decl) == 1 and named == 1 + returned else None
+
+
+def _string_is(chosen: tuple, word: str) -> tuple | None:
+    """The integer test that a ("string-choice", ...) gives ``word``: its first test naming it holding
+    after the earlier ones fail, or none holding for the last word."""
+    _, tests, last = chosen
+    ways, failed = [], []
+    for test, said in tests:
+        if said == word:
+            ways.append(("and", *failed, test) if failed else test)
+        failed.append(("!=", *test[1:]))
+    if last == word:
+        ways.append(("and", *failed) if len(failed) > 1 else failed[0] if failed else None)
+    if None in ways or not ways:
+        return None
+    return ways[0] if len(ways) == 1 else ("or", *ways)
 
 
 def _unsqueezed_rank0(w: Walk, args: list[str], env: dict) -> tuple | None:
@@ -1653,11 +1807,12 @@ def _made_local(w: Walk, rhs: str, env: dict, name: str) -> tuple | None:
 
 
 def _scalar_same_check(w: Walk, src: SourceFile, stmt: Stmt, cond: str, env: dict, code: int) -> bool:
-    """``CheckShapeAndScalarSame(r, out)`` (true when the view shapes are equal or both hold one
-    element) with ``r`` a reduction kernel's result and ``out`` the API's tensor: the reduced-shape
+    """``CheckShapeAndScalarSame(r, out)`` (or another function of that body: true when the view
+    shapes are equal or both hold one element) with ``r`` a reduction kernel's result, or a tensor
+    whose shape the walk knows, and ``out`` the API's tensor: the reduced-shape rule or the shape
     rule, with the one-element exemption."""
     call = _macro(cond)
-    if not call or call[0].split("::")[-1] != "CheckShapeAndScalarSame" or len(call[1]) != 2:
+    if not call or len(call[1]) != 2:
         return False
     fn = w.index.function(call[0])
     if fn is None or not _shape_or_scalar_body(fn):
@@ -1687,7 +1842,71 @@ def _scalar_same_check(w: Walk, src: SourceFile, stmt: Stmt, cond: str, env: dic
                    _args(param=held[other].name, of=tensor, dims=dims, keepdim=keepdim, scalar_same=True,
                          **({"noop": noop} if noop is not False else {})), code, stmt.text)
             return True
+    for mine, other in ((0, 1), (1, 0)):
+        expr = None if isinstance(held[mine], T) else _tensor_shape_expr(held[mine])
+        if expr is not None and isinstance(held[other], T):
+            _shape_or_one_element(w, src, stmt, held[other].name, expr, code)
+            return True
     raise Unreadable(f"the shape of a kernel's result the reader does not know: {cond}")
+
+
+def _shape_or_one_element(w: Walk, src: SourceFile, stmt: Stmt, param: str, shape: tuple, code: int) -> None:
+    """``param``'s view shape equals the shape expression ``shape``, unless both hold one element: a
+    choice (``["?", test, A, B]``) read per side under its test, each side a shape rule guarded by
+    the exemption (opbase Shape::GetShapeSize: the product of the dims, 1 at rank 0)."""
+    if shape[0] == "?":
+        test = shape[1][1] if shape[1][:1] == ("guard",) else ("int", shape[1])
+        for guard, side in ((test, shape[2]), (("not", test), shape[3])):
+            w.guards.append(guard)
+            try:
+                _shape_or_one_element(w, src, stmt, param, side, code)
+            finally:
+                w.guards.pop()
+        return
+    single = _one_element(shape)
+    if single is None:
+        raise Unreadable(f"the element count of the shape {shape!r}")
+    mine = ("int", ("==", ("numel", param), 1))
+    exempt = () if single is False else (("when", ("not", mine if single is True else ("and", mine, single))),)
+    target = (("shape", ()),) if shape == ("dims", ()) else (("shape_expr", shape),)
+    _check(w, src, stmt.offset, "shape_is", _args(param=param, **dict(target + exempt)), code, stmt.text)
+
+
+def _one_element(shape: tuple) -> Any:
+    """When the shape expression holds exactly one element, as a guard; True or False when always or
+    never; None when the reader cannot say. Dims of tensors are never negative, so one element is
+    every dim 1: a broadcast's (where it broadcasts) is its operands' both."""
+    if shape[0] == "dims":
+        return all(d == 1 for d in shape[1]) if all(_is_int(d) for d in shape[1]) else None
+    if shape[0] == "of":
+        return ("int", ("==", ("numel", shape[1]), 1))
+    if shape[0] == "broadcast":
+        return _guard_and(_one_element(shape[1]), _one_element(shape[2]))
+    if shape[0] == "?":
+        test = shape[1][1] if shape[1][:1] == ("guard",) else ("int", shape[1])
+        sides = _one_element(shape[2]), _one_element(shape[3])
+        if None in sides:
+            return None
+        return _guard_or(_guard_and(test, sides[0]), _guard_and(("not", test), sides[1]))
+    return None
+
+
+def _guard_and(a: Any, b: Any) -> Any:
+    """Both guards (each a guard, True, False or None: unknown)."""
+    if a is None or b is None:
+        return None
+    if a is False or b is False:
+        return False
+    return b if a is True else a if b is True else ("and", a, b)
+
+
+def _guard_or(a: Any, b: Any) -> Any:
+    """Either guard (each a guard, True, False or None: unknown)."""
+    if a is None or b is None:
+        return None
+    if a is True or b is True:
+        return True
+    return b if a is False else a if b is False else ("or", a, b)
 
 
 def _known_side(w: Walk, src: SourceFile, stmt: Stmt, held: Any) -> Any:
@@ -1709,10 +1928,12 @@ def _shape_or_scalar_body(fn: Function) -> bool:
         return False
     b = re.sub(r"\s+", " ", re.sub(r"\bOP_LOG\w*\s*\([^;]*\)\s*;", "", fn.body)).strip()
     t0, t1 = (re.escape(p) for p in fn.params)
+    shapes = rf"auto const& (\w+) = {t0}->GetViewShape\(\); auto const& (\w+) = {t1}->GetViewShape\(\); "
+    one_each = r"\1\.GetShapeSize\(\) == 1 && \2\.GetShapeSize\(\) == 1"
     return bool(re.fullmatch(
-        rf"auto const& (\w+) = {t0}->GetViewShape\(\); auto const& (\w+) = {t1}->GetViewShape\(\); "
-        rf"if \(\1 == \2\) {{ return true; }} if \(\1\.GetShapeSize\(\) == 1 && \2\.GetShapeSize\(\) == 1\) "
-        rf"{{ return true; }} return false;", b))
+        shapes + rf"if \(\1 == \2\) {{ return true; }} if \({one_each}\) {{ return true; }} return false;", b)
+        # ops-math common/inc/external/aclnn_kernels/common/op_error_check.h:58-71 CheckReduceOutShape
+        or re.fullmatch(shapes + rf"if \(\1 != \2\) {{ if \(!\({one_each}\)\) {{ return false; }} }} return true;", b))
 
 
 def _product_side(w: Walk, stmts: tuple[Stmt, ...], env: dict) -> tuple[Stmt, ...]:
@@ -3744,6 +3965,10 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         (g0, l0), (_, l1) = changed
         for k in made:   # kernels of one shape on both sides (``r = A(x, dims) ... else r = B(x, dims)``)
             values = (l0.get(k), l1.get(k))
+            if values[0] == values[1]:   # the same value whichever side ran (neither side set it)
+                env[k] = values[0]
+                both_set.add(k)
+                continue
             shapes = [v[2] if isinstance(v, tuple) and v[:1] == ("tensor-dtype",) and len(v) == 3 else None
                       for v in values]
             if shapes[0] is not None and shapes[0] == shapes[1]:
@@ -4344,7 +4569,8 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     argument of a call other than a checked BroadcastInferShape) is not held: it becomes opaque."""
     value = env.get(name)
     if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin", "rshape",
-                                                                 "built-shape", "bshape-built", "shape-expr")):
+                                                                 "built-shape", "bshape-built", "shape-expr",
+                                                                 "dims-vector")):
         return
     fn = _enclosing_function(src, stmt.offset)
     if fn is None:
@@ -6138,6 +6364,15 @@ def _dim_range_checked(w: Walk, attr: str, tensor: str) -> bool:
               for a in [e.args_dict()] if a.get("attr") == attr and a.get("tensor") == tensor and "when" not in a
               for b, want in (("min", [-1, 0]), ("max", [1, -1])) if list(a.get(b) or ()) == want}
     return bounds == {"min", "max"}
+
+
+def _shape_vector(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``op::ToShapeVector(s)`` (opbase shape_utils.h:25: the dims of s in order) of a shape the walk
+    holds: ("dims-vector", ("shape-expr", S))."""
+    m = re.fullmatch(r"(?:op::)?ToShapeVector\((.*)\)", _strip(rhs), re.S)
+    shape = _shape_expr_at(w, m.group(1), env) if m and match_close(_strip(rhs), _strip(rhs).index("(")) == \
+        len(_strip(rhs)) - 1 else None
+    return None if shape is None else ("dims-vector", ("shape-expr", shape))
 
 
 def _vector_array(rhs: str, env: dict) -> tuple | None:
