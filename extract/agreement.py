@@ -64,7 +64,8 @@ def measured_families(repository: str, folder: str, data: Path | None) -> tuple[
     scope = data / "scope.json" if data is not None else None
     if scope is not None and scope.is_file():
         rows = json.loads(scope.read_text(encoding="utf-8")).get("apis", [])
-        return tuple(sorted({r["family"] for r in rows if r.get("repository") == repository}))
+        return tuple(sorted({r["family"] for r in rows if r.get("repository") == repository
+                             and r.get("family_taken", True)}))
     return DEFAULT_FAMILIES.get(folder, ())
 
 

@@ -10,7 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from aclnn_conformance.extract.build import CheckoutError, extract_checkout, open_checkout, write_records
+from aclnn_conformance.extract.build import (DEFAULT_FAMILIES, CheckoutError, document_census,
+                                             extract_checkout, open_checkout, write_records)
 from aclnn_conformance.extract.scope import scope_of
 from aclnn_conformance.spec.registry import hand_specified_apis
 
@@ -29,11 +30,14 @@ def add_command(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     out = Path(args.out)
-    records = []
+    records, census = [], []
     try:
         for path in args.checkouts:
             checkout = open_checkout(path)
-            records += list(extract_checkout(checkout, tuple(args.family) if args.family else None))
+            families = tuple(args.family) if args.family else DEFAULT_FAMILIES.get(checkout.root.name, ())
+            records += list(extract_checkout(checkout, families or None))
+            census += document_census(checkout, families or tuple(
+                {r["family"] for r in records if r["vendor"]["repository"] == checkout.repository}))
     except CheckoutError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -49,11 +53,20 @@ def run(args: argparse.Namespace) -> int:
     kept = [r for r in kept if r["api"] not in hand]
     written = write_records([r for r in kept if r["coverage"]["status"] != "not covered"], out)
     scope = scope_of(kept)
+    # the APIs of the families not extracted, each once, so that the scope names every documented API
+    others = []
+    for row in census:
+        if row["key"] not in seen and row["api"] not in hand:
+            seen[row["key"]] = row["document"]
+            others.append(row)
+    left += sorted({row["api"] for row in census if row["api"] in hand} - set(left))
+    scope["apis"] += others
+    scope["counts"]["not covered"] = scope["counts"].get("not covered", 0) + len(others)
     if left:
         scope["hand_specified"] = left
     (out / "scope.json").write_text(json.dumps(scope, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     counts = scope["counts"]
-    print(f"extract: {len(kept)} documented APIs in {time.perf_counter() - start:.1f} s: "
+    print(f"extract: {len(scope['apis'])} documented APIs in {time.perf_counter() - start:.1f} s: "
           f"{counts.get('covered', 0)} covered, {counts.get('partly covered', 0)} partly covered, "
           f"{counts.get('not covered', 0)} not covered; {len(written)} data files in {out}"
           + (f"; left to their hand-written spec: {', '.join(left)}" if left else ""))

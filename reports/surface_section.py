@@ -30,6 +30,7 @@ def build(ops: Iterable[str], folders: Iterable[Path] | None = None) -> dict[str
     counts: dict[str, Counter] = defaultdict(Counter)
     agreement: dict[str, dict[str, Any]] = {}
     incomplete: list[dict[str, Any]] = []
+    not_taken: dict[str, dict[str, Any]] = {}   # family not extracted -> why, and its APIs
     for folder in folders if folders is not None else data_folders():
         scope = _read(Path(folder) / "scope.json")
         if scope is None:
@@ -41,7 +42,9 @@ def build(ops: Iterable[str], folders: Iterable[Path] | None = None) -> dict[str
                 continue   # a not-covered API is never run: listed with the folder's others
             family = row.get("group", row["family"])
             counts[family][row["status"]] += 1
-            if row["status"] != "covered":
+            if not row.get("family_taken", True):
+                not_taken.setdefault(family, {"why": row["missing"][0], "apis": []})["apis"].append(row["api"])
+            elif row["status"] != "covered":
                 incomplete.append({"api": row["api"], "family": family, "status": row["status"],
                                    "missing": row["missing"][:MISSING_SHOWN],
                                    "more": max(len(row["missing"]) - MISSING_SHOWN, 0)})
@@ -54,7 +57,8 @@ def build(ops: Iterable[str], folders: Iterable[Path] | None = None) -> dict[str
         return None
     return {"bar": BAR, "families": {f: {"counts": {s: counts[f].get(s, 0) for s in STATUSES},
                                          "agreement": agreement.get(f)} for f in sorted(counts)},
-            "incomplete": sorted(incomplete, key=lambda r: (r["family"], r["api"]))}
+            "incomplete": sorted(incomplete, key=lambda r: (r["family"], r["api"])),
+            "not_taken": {f: {"why": v["why"], "apis": sorted(v["apis"])} for f, v in sorted(not_taken.items())}}
 
 
 def _agreement_text(a: dict[str, Any] | None) -> str:
@@ -79,6 +83,10 @@ def markdown(doc: dict[str, Any] | None) -> list[str]:
         out += ["", "APIs not fully covered (first causes; the data folder's scope.json lists all):", ""]
         out += [f"- `{r['api']}` ({r['family']}, {r['status']}): " + "; ".join(r["missing"])
                 + (f"; and {r['more']} more" if r["more"] else "") for r in doc["incomplete"]]
+    if doc.get("not_taken"):
+        out += ["", "Families not extracted (every API of each not covered, and why):", ""]
+        out += [f"- {family} ({len(v['apis'])} APIs): {v['why']}: " + ", ".join(f"`{a}`" for a in v["apis"])
+                for family, v in doc["not_taken"].items()]
     return out
 
 
@@ -102,4 +110,9 @@ def html(doc: dict[str, Any] | None) -> list[str]:
                         + "</li>" for r in doc["incomplete"])
         parts.append(f"<details><summary>{len(doc['incomplete'])} APIs not fully covered</summary>"
                      f"<ul>{items}</ul></details>")
+    if doc.get("not_taken"):
+        items = "".join(f"<li>{escape(family)} ({len(v['apis'])} APIs): {escape(v['why'])}: "
+                        + escape(", ".join(v["apis"])) + "</li>" for family, v in doc["not_taken"].items())
+        parts.append(f"<details><summary>{sum(len(v['apis']) for v in doc['not_taken'].values())} APIs "
+                     f"of families not extracted</summary><ul>{items}</ul></details>")
     return parts

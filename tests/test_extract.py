@@ -168,3 +168,33 @@ def test_an_api_with_a_hand_written_spec_is_left_to_it_and_named(tmp_path, capsy
     assert "aclnnApplyAdamW" not in {row["api"] for row in scope["apis"]}
     assert not list(out.glob("*/apply_adam_w.json"))   # the one record stays the spec module's
     assert "left to their hand-written spec: aclnnApplyAdamW" in capsys.readouterr().out
+
+
+def test_the_scope_names_every_documented_api_of_the_families_not_extracted(tmp_path, capsys):
+    """A family folder not taken (here `losses/`, and `matmul/`, which stays specified by hand) adds
+    its APIs to scope.json as not covered with the reason, writes no data file, and is not measured."""
+    import shutil
+    from aclnn_conformance.cli import main
+    from aclnn_conformance.extract.agreement import measured_families
+    root = tmp_path / "checkout"
+    shutil.copytree(FIXTURE, root)
+    for family, doc in (("losses", "aclnnHinge&aclnnInplaceHinge.md"), ("matmul", "aclnnMm.md"),
+                        ("experimental", "aclnnTrial.md")):
+        (root / family / "op" / "docs").mkdir(parents=True)
+        (root / family / "op" / "docs" / doc).write_text("# doc\n")
+    out = tmp_path / "out"
+    assert main(["extract", str(root), "--family", "acts", "--out", str(out)]) == 0
+    scope = json.loads((out / "scope.json").read_text())
+    others = {row["api"]: row for row in scope["apis"] if not row.get("family_taken", True)}
+    documented = {api for path in root.glob("*/*/docs/aclnn*.md") if path.parts[-4] not in ("acts", "experimental")
+                  for api in path.name[:-3].split("&")}
+    assert {"aclnnHinge", "aclnnInplaceHinge", "aclnnMm"} <= set(others)
+    assert set(others) == documented and "aclnnTrial" not in others   # experimental/ is no main tree
+    assert {row["status"] for row in others.values()} == {"not covered"}
+    assert "its family (losses/) is not extracted" in others["aclnnHinge"]["missing"][0]
+    assert "stays specified by hand" in others["aclnnMm"]["missing"][0]
+    assert scope["counts"]["not covered"] == sum(row["status"] == "not covered" for row in scope["apis"])
+    assert not list(out.glob("losses/*.json")) and not list(out.glob("matmul/*.json"))
+    assert measured_families(scope["apis"][0]["repository"], root.name, out) == ("acts",)
+    printed = capsys.readouterr().out
+    assert f"{len(scope['apis'])} documented APIs" in printed

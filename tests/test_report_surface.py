@@ -41,3 +41,22 @@ def test_counts_and_agreement_per_family_of_the_exercised_apis(tmp_path):
 def test_no_section_without_an_extracted_operator(tmp_path):
     assert surface_section.build(["apply_adam_w"], [_folder(tmp_path)]) is None
     assert surface_section.markdown(None) == [] and surface_section.html(None) == []
+
+
+def test_families_not_extracted_are_one_line_each_with_every_api_and_why(tmp_path):
+    folder = _folder(tmp_path)
+    scope = json.loads((folder / "scope.json").read_text())
+    why = "its family (loss/) is not extracted: ..."
+    scope["apis"] += [{"api": api, "key": key, "family": "loss", "group": "loss", "status": "not covered",
+                       "missing": [why], "family_taken": False}
+                      for api, key in (("aclnnMseLoss", "mse_loss"), ("aclnnHinge", "hinge"))]
+    (folder / "scope.json").write_text(json.dumps(scope))
+    doc = surface_section.build(["foo"], [folder])
+    assert doc["families"]["loss"]["counts"] == {"covered": 0, "partly covered": 0, "not covered": 2}
+    assert doc["families"]["loss"]["agreement"] is None
+    assert "aclnnHinge" not in [r["api"] for r in doc["incomplete"]]     # listed once, with its family
+    assert doc["not_taken"] == {"loss": {"why": why, "apis": ["aclnnHinge", "aclnnMseLoss"]}}
+    md = "\n".join(surface_section.markdown(doc))
+    assert f"- loss (2 APIs): {why}: `aclnnHinge`, `aclnnMseLoss`" in md
+    assert "| loss | 0 | 0 | 2 | not measured | - |" in md
+    assert "2 APIs of families not extracted" in "".join(surface_section.html(doc))
