@@ -381,6 +381,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     harness = item.config._aclnn_harness
     harness.current_item = item.nodeid   # for checks called without a nodeid
     harness.item_paths[item.nodeid] = Path(item.path)   # where its reproducer finds it
+    harness.item_ops[item.nodeid] = tuple(sorted(item_ops(item)))   # what its reproducer selects
 
 
 @pytest.hookimpl(hookwrapper=True)

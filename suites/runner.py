@@ -60,6 +60,9 @@ class Harness:
     _drawn: dict[str, dict[tuple[str, str], "DrawnCase"]] = field(default_factory=dict)
     rootdir: Path | None = None                # pytest's rootdir: where a nodeid's path starts
     item_paths: dict[str, Path] = field(default_factory=dict)   # nodeid -> its test file
+    # nodeid -> the operators the item names: its reproducer selects them (--op), so that a rerun
+    # builds no other operator's cases
+    item_ops: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def execute(self, case: Case, product: str) -> RunResult:
         if self.unavailable:  # records the case SKIPPED with the reason, and skips the test
@@ -163,9 +166,11 @@ class Harness:
         backend = shlex.quote(self.backend_spec or self.backend.name)
         lines = []
         if nodeid:
+            ops = self.item_ops.get(nodeid)
             lines.append(f"python -m pytest {self.test_argument(nodeid)} -p aclnn_conformance.plugin "
                          f"--backend {backend} --product {product} --profile {self.profile} "
-                         f"--tier {self.tier} -p no:xdist -p no:cacheprovider")
+                         f"--tier {self.tier}" + (f" --op {','.join(ops)}" if ops else "")
+                         + " -p no:xdist -p no:cacheprovider")
         if case_file is not None:
             lines.append(f"python -m aclnn_conformance.reports replay {shlex.quote(str(case_file))} "
                          f"--backend {backend} --product {product} --profile {self.profile}")

@@ -203,6 +203,7 @@ def test_printed_reproducers_run_as_printed(tmp_path, started_in):
     block = first.stdout.split("  reproduce:\n", 1)[1].splitlines()
     commands = [line.strip() for line in block[:2]]
     assert commands[0].startswith("python -m pytest --pyargs ")
+    assert " --op apply_adam_w_quant " in commands[0]   # the rerun builds only its operator's cases
     assert commands[1].startswith("python -m aclnn_conformance.reports replay ")
     for command in commands:
         again = subprocess.run(command, shell=True, cwd=folder, env=env, capture_output=True,
