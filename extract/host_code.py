@@ -631,7 +631,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
                 _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env) or \
                 _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
                 _slice_compare_loop(w, src, stmt, env, fail) or \
-                _batch_broadcast_loop(w, src, stmt, env, fail) or \
+                _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
                 _negative_dim_loop(w, src, stmt, env, fail):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
@@ -643,7 +643,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         return
     if IGNORED_CALLS.match(text) or text.startswith(("(void)", "static_cast<void>")):
         return
-    if _set_dim(w, stmt, env):
+    if _set_dim(w, stmt, env) or _append_dim(w, stmt, env):
         return
     mac = _macro(text) if stmt.kind == "call" else None
     if mac:
@@ -735,6 +735,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         env[string[0]] = string[1]
         return
     for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
+                 lambda: _view_copy(rhs, env), lambda: _shape_vector(w, rhs, env),
                  lambda: _kernel_result(w, rhs, env), lambda: _broadcast_to_helper(w, rhs, env),
                  lambda: _made_local(w, rhs, env, name), lambda: _vector_array(rhs, env),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
@@ -829,6 +830,8 @@ def _expr_min_rank(w: Walk, expr: tuple) -> int:
         return max(expr[3], 0) if _is_int(expr[3]) else 0
     if expr[0] == "?":   # either side
         return min(_expr_min_rank(w, expr[2]), _expr_min_rank(w, expr[3]))
+    if expr[0] == "concat":   # the dims of both
+        return _expr_min_rank(w, expr[1]) + _expr_min_rank(w, expr[2])
     return max(_expr_min_rank(w, expr[1]), _expr_min_rank(w, expr[2]))   # a broadcast
 
 
@@ -875,6 +878,12 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         if isinstance(shape, tuple) and shape[:1] == ("dims-vector",):
             return ("tensor-dtype", d, shape[1])   # reshaped to the dims a helper computed
         return None if d is None else ("tensor-dtype", d)
+    if call[0] == "l0op::Fill" and len(args) == 4:
+        # a tensor of the dims the int array holds, of the value's dtype (fill.cpp:85-93)
+        shape = env.get(_strip(args[2]))
+        if isinstance(shape, tuple) and shape[:1] == ("dims-vector",):
+            return ("tensor-dtype", _tensor_dtype(w, args[1], env), shape[1])
+        return None
     if call[0] == "l0op::UnsqueezeNd" and len(args) == 3:
         # x itself or a view of it (unsqueeze.cpp:55-74): x's dtype, its shape read for rank 0 only
         d = _tensor_dtype(w, args[0], env)
@@ -1424,6 +1433,9 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     code = _status_of(code_text)
     if code_text == "false" and fail is not None and _check_ret_false(w, cond, env, fail):
         return
+    null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
+    if null and code is not None and _view_copy_check(w, src, stmt, env.get(null.group(1) or null.group(2)), code):
+        return
     m = re.match(r"(\w+)\s*==\s*ACLNN_SUCCESS$", cond)
     if m and code_text == m.group(1):
         held = env.get(m.group(1))
@@ -1804,12 +1816,52 @@ def _lambda_like(rhs: str, env: dict) -> tuple | None:
     return ("like", tensor) if tensor else None
 
 
+def _view_copy(rhs: str, env: dict) -> tuple | None:
+    """``l0op::ViewCopy(r, out, executor)`` with ``out`` an API tensor: ("view-copy", what r holds,
+    out). It returns null when the view shapes of r and out differ unless both hold one element
+    (ops-math conversion/contiguous/op_host/op_api/contiguous.cpp:656-664)."""
+    call = _macro(_strip(rhs))
+    if not call or call[0] != "l0op::ViewCopy" or len(call[1]) != 3 or \
+            match_close(_strip(rhs), _strip(rhs).index("(")) != len(_strip(rhs)) - 1:
+        return None
+    out = env.get(_strip(call[1][1]))
+    return ("view-copy", env.get(_strip(call[1][0])), out.name) if isinstance(out, T) else None
+
+
+def _shape_vector(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``op::ToShapeVector(s)`` of a shape the walk holds as an expression: its dims (opbase
+    shape_utils.h:25), ("dims-vector", ("shape-expr", S))."""
+    m = re.fullmatch(r"(?:op::)?ToShapeVector\(\s*([A-Za-z_]\w*)\s*\)", _strip(rhs))
+    shape = _shape_expr_of(env.get(m.group(1))) if m else None
+    return None if shape is None else ("dims-vector", ("shape-expr", shape))
+
+
+def _view_copy_check(w: Walk, src: SourceFile, stmt: Stmt, held: Any, code: int) -> bool:
+    """``CHECK_RET(v != nullptr, code)`` with v a ViewCopy into an API tensor (``_view_copy``): where the
+    walk knows the copied result's view shape, ``shape_is`` of the output with the one-element
+    exemption; otherwise no rule (a kernel's result whose shape is not read, as ``_kernel_made``)."""
+    if not (isinstance(held, tuple) and held[:1] == ("view-copy",)):
+        return False
+    result, other = held[1], None
+    if isinstance(result, tuple) and result[:1] == ("shape-unless",):   # known on one side of a branch:
+        result, other = result[2], result[1]   # the rule for the calls taking that side, none for the rest
+    shape = _tensor_shape_expr(result)
+    if shape is not None:
+        w.guards.extend([("not", other)] if other is not None else [])
+        try:
+            _check(w, src, stmt.offset, "shape_is", _args(param=held[2], shape_expr=shape, scalar_same=True),
+                   code, stmt.text)
+        finally:
+            del w.guards[len(w.guards) - (other is not None):]
+    return True
+
+
 def _kernel_made(held: Any) -> bool:
     """A local holding what a kernel call (``l0op::K(...)``, not a Cast) returned: a null result is
     that kernel's failure (its infer-shape and checks are read for no API, like the tiling), whatever
     status the op_api names for it (ACLNN_ERR_INNER_NULLPTR mostly, ACLNN_ERR_PARAM_NULLPTR in some)."""
     if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("kernel-result",), ("tensor-tuple",),
-                                                 ("shape-unless",), ("shape-choice",)):
+                                                 ("shape-unless",), ("shape-choice",), ("view-copy",)):
         return True
     if not isinstance(held, Opaque):
         return False
@@ -3668,6 +3720,9 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             if k in made and env[k] != v:   # a kernel's result on every path: one still
                 env[k] = ("kernel-result", k)
                 continue
+            if k in env and _kernel_made(env[k]) and _recast_only(stmt, k):
+                env[k] = ("kernel-result", k)   # a kernel's result cast in place: one still (shape not read)
+                continue
             if k in env and env[k] != v:
                 tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
                 if tnew is not None and told is not None:   # a tensor of the compute path: its dtype a choice
@@ -3695,6 +3750,15 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
     w.guards.extend(("not", p) for p in partly)   # popped when the function ends (_run_function)
     return True
+
+
+def _recast_only(stmt: Stmt, name: str) -> bool:
+    """Every assignment of ``name`` in the branch ``stmt`` casts it in place (``r = l0op::Cast(r, D,
+    executor)``)."""
+    sets = [s.text.strip() for s in _flatten(stmt.then + stmt.orelse) if s.kind == "decl"
+            and re.match(rf"{re.escape(name)}\s*=(?!=)", s.text.strip())]
+    return bool(sets) and all(re.fullmatch(rf"{re.escape(name)}\s*=\s*l0op::Cast\(\s*{re.escape(name)}\s*,[^;]*\)\s*;?",
+                                           t, re.S) for t in sets)
 
 
 def _int_or_shape_choice(w: Walk, guard: Any, new: Any, old: Any) -> tuple | None:
@@ -4261,6 +4325,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
             continue
         # opbase shape_utils.h:25 ToShapeVector(const op::Shape&) reads the shape only
         if m.group(2).split("::")[-1] in ("if", "while", "GetDimNum", "ToString", "GetDim", "ToShapeVector") \
+                or m.group(2) in ("std::max", "std::min") \
                 or m.group(2).startswith("OP_") \
                 or _last_param_by_value(src, m.group(2)):
             continue
@@ -4337,8 +4402,10 @@ def _dims_decided(w: Walk, test: Any) -> bool:
     reads no other dim."""
     if not isinstance(test, tuple) or not test:
         return True
-    if test[0] == "dim":
-        return False
+    if test[0] == "dim":   # a fixed dim (from the start or the end) inside the rank earlier checks leave
+        _, t, scale, offset = test
+        need = -offset if scale == 1 and offset < 0 else offset + 1 if scale == 0 and offset >= 0 else None
+        return need is not None and _min_rank_checked(w, t) >= need
     if test[0] != "sdim":
         return all(_dims_decided(w, x) for x in test[1:])
     if not (test[1][:1] == ("of",) and isinstance(test[2], tuple) and test[2][:1] == ("?",)):
@@ -4917,6 +4984,22 @@ def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
     return True
 
 
+def _append_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``s.AppendDim(v);`` on a shape local the walk holds, v an integer it knows: s becomes
+    ("concat", s, ("dims", (v,))); unknown otherwise."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*AppendDim\s*\((.*)\)\s*;?", stmt.text.strip(), re.S)
+    shape = _shape_expr_of(env.get(m.group(1))) if m else None
+    if shape is None:
+        return False
+    try:
+        size = _iexpr_of(w, _value(w, m.group(2), env))
+    except Unreadable:
+        size = None
+    env[m.group(1)] = Opaque(stmt.text.strip()) if size is None else \
+        ("shape-expr", ("concat", shape, ("dims", (size,))))
+    return True
+
+
 def _iexpr_of(w: Walk, v: Any) -> Any:
     """A held integer as a spec.templates integer expression (an int, a rank-linear integer, a dim
     size, an element count, an integer argument, an expression); None for anything else."""
@@ -5277,8 +5360,113 @@ def _batch_broadcast_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail:
         return False
     _check(w, src, stmt.offset, "broadcastable", _args(param=tensors[0], other=tensors[1], drop_last=drop),
            _status_of(m.group(13)), stmt.text)
-    _forget_in_text(rest, env)   # what the loop builds beside the check is not held
+    if not _batch_shapes(w, src, stmt, rest, (d1, d2), tensors, drop, env):
+        _forget_in_text(rest, env)   # what the loop builds beside the check is not held
     return True
+
+
+def _batch_shapes(w: Walk, src: SourceFile, stmt: Stmt, rest: str, dims: tuple[str, str], tensors: list[str],
+                  drop: int, env: dict) -> bool:
+    """The rest of the batch-broadcast loop (``_batch_broadcast_loop``) being ``int64_t d = std::max(d1,
+    d2); s1.AppendDim(d); s2.AppendDim(d);`` with s1, s2 shapes declared empty (``op::Shape s;``) and
+    untouched before it: both hold the broadcast of the two tensors' shapes without their last
+    ``drop`` dims (right-aligned, as the loop pads the shorter with 1s). std::max is the broadcast's
+    size only without a 0 among those dims (max(1, 0) = 1): held only where the walk's guards leave
+    no 0 there (a success return on a zero batch dim before, aclnn_cdist.cpp:183-187)."""
+    m = re.fullmatch(r"\s*int64_t (\w+) = std::max\((\w+), (\w+)\); (\w+)\.AppendDim\(\1\); (\w+)\.AppendDim\(\1\);\s*",
+                     rest)
+    if not m or {m.group(2), m.group(3)} != set(dims) or m.group(4) == m.group(5):
+        return False
+    fn = _enclosing_function(src, stmt.offset)
+    before = fn.body[:stmt.offset - fn.body_offset] if fn is not None else ""
+    for s in (m.group(4), m.group(5)):
+        decl = list(re.finditer(rf"(?:op|gert)::Shape\s+{s}\s*;", before))
+        if len(decl) != 1 or re.search(rf"\b{s}\b", before[decl[0].end():]) or s in env:
+            return False
+    if not all(_no_zero_dim(w, t, -drop) for t in tensors):
+        return False
+    batch = ("broadcast", *(("slice", ("of", t), 0, ("-", ("rank", t), drop)) for t in tensors))
+    env[m.group(4)] = env[m.group(5)] = ("shape-expr", batch)
+    return True
+
+
+def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
+    """A loop appending dims of held shapes to shapes: ``for (i = 0; i < n; i++) { int64_t d =
+    x.GetDim(i); s.AppendDim(d); }`` (or ``s.AppendDim(x.GetDim(i))``) appends x's first n dims (none
+    for n <= 0); ``for (i = c; i >= 0; i--) { s.AppendDim(x.GetDim(k - i - 1)); ... }`` with c a
+    constant appends x's dims k - c - 1 .. k - 1 in order. Each s holds a shape, or is declared empty
+    (``op::Shape s;``) and untouched before: it then holds ("concat", s, ("slice", x, start, count))."""
+    t = re.sub(r"\s+", " ", stmt.text.strip())
+    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = 0; \1 < (.+?); (?:\1\+\+|\+\+\1)\) ?\{ (.*) \}", t)
+    down = re.fullmatch(r"for ?\((?:int64_t|int) (\w+) = (\d+); \1 >= 0; (?:\1--|--\1)\) ?\{ (.*) \}", t)
+    if not (up or down):
+        return False
+    i, body = (up or down).group(1), (up or down).group(3)
+    ie = re.escape(i)
+    parts = [p.strip() for p in body.split(";")]
+    if parts[-1] != "":
+        return False
+    parts, appended, local = parts[:-1], [], {}
+    for part in parts:
+        dim = re.fullmatch(r"(?:int64_t|auto) (\w+) = (.+?) ?\. ?GetDim\((.+)\)", part)
+        if dim and dim.group(1) not in local and dim.group(1) != i:
+            local[dim.group(1)] = (dim.group(2), dim.group(3))
+            continue
+        app = re.fullmatch(r"(\w+) ?\. ?AppendDim\((.+)\)", part)
+        if not app:
+            return False
+        read = local.pop(app.group(2).strip(), None)
+        if read is None:
+            got = re.fullmatch(r"(.+?) ?\. ?GetDim\((.+)\)", app.group(2).strip())
+            read = (got.group(1), got.group(2)) if got else None
+        if read is None:
+            return False
+        appended.append((app.group(1), read[0], read[1].strip()))
+    if local or not appended or len({a[0] for a in appended}) != len(appended):
+        return False
+    fn = _enclosing_function(src, stmt.offset)
+    before = fn.body[:stmt.offset - fn.body_offset] if fn is not None else ""
+    new = {}
+    for s, x, index in appended:
+        shape = _shape_expr_at(w, x, env)
+        if shape is None or s == _strip(x) or re.search(rf"\b{ie}\b", x):
+            return False
+        held = _shape_expr_of(env.get(s))
+        if held is None:   # a shape declared empty just before
+            decl = list(re.finditer(rf"(?:op|gert)::Shape\s+{re.escape(s)}\s*;", before))
+            if s in env or len(decl) != 1 or re.search(rf"\b{re.escape(s)}\b", before[decl[0].end():]):
+                return False
+            held = ("dims", ())
+        try:
+            if up:
+                if index != i:
+                    return False
+                start, count = 0, ("max", _iexpr_of(w, _value(w, up.group(2), env)), 0)
+            else:
+                k = re.fullmatch(rf"(.+?) - {ie} - 1", index)
+                if not k:
+                    return False
+                last = _iexpr_of(w, _value(w, k.group(1), env))
+                c = int(down.group(2))
+                start, count = ("-", last, c + 1) if last is not None else None, c + 1
+        except Unreadable:
+            return False
+        if start is None or None in (count if isinstance(count, tuple) else (count,)):
+            return False
+        new[s] = ("shape-expr", ("concat", held, ("slice", shape, start, count)))
+    env.update(new)
+    return True
+
+
+def _no_zero_dim(w: Walk, tensor: str, stop: int) -> bool:
+    """A guard of the walk leaves no 0 among ``tensor``'s first rank + ``stop`` dims: it refuses
+    ("zero-dim", tensor, s) for an s >= stop, alone or as a term of a disjunction."""
+    for g in w.guards:
+        if isinstance(g, tuple) and len(g) == 2 and g[0] == "not" and isinstance(g[1], tuple):
+            terms = g[1][1:] if g[1][:1] == ("or",) else (g[1],)
+            if any(isinstance(x, tuple) and x[:2] == ("zero-dim", tensor) and x[2] >= stop for x in terms):
+                return True
+    return False
 
 
 def _negative_dim_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:

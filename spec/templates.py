@@ -1004,9 +1004,12 @@ def built_shape(call: CallView, a: Mapping) -> tuple[int, ...] | None:
 def _shape_is(call: CallView, a: Mapping) -> bool:
     """``param``'s view shape is not the shape ``shape`` (and ``fill``) builds, or ``shape_expr``
     computes (when that shape exists: shapes that do not broadcast are a ``broadcastable_shape``
-    rule's)."""
+    rule's); with ``scalar_same``, two shapes of one element each are accepted too (the copy into
+    an output, ops-math contiguous.cpp:656-664)."""
     t, shape = call.tensor(a["param"]), built_shape(call, a)
-    return t is not None and shape is not None and tuple(t.shape) != shape
+    if t is None or shape is None or tuple(t.shape) == shape:
+        return False
+    return not (a.get("scalar_same") and math.prod(shape) == 1 and math.prod(t.shape) == 1)
 
 
 TEMPLATES["shape_is"] = _shape_is
@@ -1126,8 +1129,8 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
     [E...]] (each dim an integer expression), ["set-dim", S, i, E] (S with dim i made E, as opbase
     Shape::SetDim; an integer i below 0 counts from the end, as ``GetDimNum() - k``),
     ["broadcast", S1, S2] (opbase BroadcastInferShape), ["slice", S, start, n] (the n dims of S from
-    dim start on: a Shape given n dims by SetDimNum, dim i set to S's dim start + i), ["?", test, S1,
-    S2]; None where the call does not give it (a null or absent tensor, a dim index outside the shape,
+    dim start on: a Shape given n dims by SetDimNum, dim i set to S's dim start + i), ["concat", S1,
+    S2] (S1's dims, then S2's: AppendDim of each), ["?", test, S1, S2]; None where the call does not give it (a null or absent tensor, a dim index outside the shape,
     shapes that do not broadcast, a slice of negative length or reaching outside S)."""
     head = e[0]
     if head == "of":
@@ -1147,6 +1150,9 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
     if head == "broadcast":
         x, y = shape_value(call, e[1]), shape_value(call, e[2])
         return None if x is None or y is None else broadcast_shape(x, y)
+    if head == "concat":
+        x, y = shape_value(call, e[1]), shape_value(call, e[2])
+        return None if x is None or y is None else x + y
     if head == "slice":
         shape, start, n = shape_value(call, e[1]), int_value(call, e[2]), int_value(call, e[3])
         if shape is None or start is None or n is None or n < 0:
@@ -1171,7 +1177,7 @@ def slice_outside(call: CallView, e: Any) -> bool:
     if e[0] == "?":
         held = int_holds(call, e[1])
         return held is not None and slice_outside(call, e[2] if held else e[3])
-    return any(slice_outside(call, x) for x in (e[1:2] if e[0] == "set-dim" else e[1:3]))   # a broadcast's two
+    return any(slice_outside(call, x) for x in (e[1:2] if e[0] == "set-dim" else e[1:3]))   # a broadcast's or concat's two
 
 
 def _int_test(call: CallView, a: Mapping) -> bool:
