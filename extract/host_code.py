@@ -714,7 +714,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         except Unreadable:
             env[name] = Opaque(text)
         return
-    m = re.match(r"(?:(?:static|const|constexpr|auto|std::[\w:<>]+|op::\w+|[\w:]+)[\s\*&]+)*"
+    m = re.match(r"(?:(?:static|const|constexpr|auto|std::[\w:<>]+|op::\w+|(?:op::)?FVector<[\w:\s,]+>|[\w:]+)[\s\*&]+)*"
                  r"([A-Za-z_]\w*)\s*=\s*(.+)$", text, re.S)
     if not m and _string_local(w, text, env) is not None:   # std::string mode(approximate);
         name, held = _string_local(w, text, env)
@@ -877,7 +877,14 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         d, shape = _tensor_dtype(w, args[0], env), env.get(_strip(args[1]))
         if isinstance(shape, tuple) and shape[:1] == ("dims-vector",):
             return ("tensor-dtype", d, shape[1])   # reshaped to the dims a helper computed
+        if _shape_expr_of(shape) is not None and shape[0] == "shape-expr":
+            return ("tensor-dtype", d, shape)   # reshaped to a shape local the walk holds
         return None if d is None else ("tensor-dtype", d)
+    if call[0] == "l0op::BroadcastTo" and len(args) == 3:
+        # to the dims of an int array: the tensor infer-shape makes of them, x's dtype (broadcast_to.cpp:96-104)
+        shape = env.get(_strip(args[1]))
+        if isinstance(shape, tuple) and shape[:1] == ("dims-vector",) and shape[1][:1] == ("shape-expr",):
+            return ("tensor-dtype", _tensor_dtype(w, args[0], env), shape[1])
     if call[0] == "l0op::Fill" and len(args) == 4:
         # a tensor of the dims the int array holds, of the value's dtype (fill.cpp:85-93)
         shape = env.get(_strip(args[2]))
@@ -890,6 +897,8 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         return _unsqueezed_rank0(w, args, env) or (None if d is None else ("tensor-dtype", d))
     if call[0] == "l0op::Cast" and len(args) == 3:
         like = _shape_like(env.get(_strip(args[0])))
+        if like is None and _tensor_shape_expr(env.get(_strip(args[0]))) is not None:
+            like = ("shape-expr", _tensor_shape_expr(env.get(_strip(args[0]))))   # a cast keeps the shape
         try:
             dst = _dexpr_of(w, args[1], env)
         except Unreadable:   # a dtype not read: the cast still keeps its source's shape
@@ -899,7 +908,7 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     if fn is None or len(fn.params) < len(args):
         return None
     result = _allocated_dtype(fn, w.index.kernels.source_of(call[0]))
-    shape = _kernel_shape(w, fn, args, env)
+    shape = _kernel_shape(w, fn, args, env) or _kernel_alloc_shape(w, fn, args, env)
     elements = _tuple_dtypes(fn, w.index.kernels.source_of(call[0])) if result is None else None
     if elements is not None:   # a tuple of tensors: each element's dtype from the arguments
         return ("tensor-tuple", tuple(_argument_dtype(w, fn, args, env, e) for e in elements), shape)
@@ -990,6 +999,134 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
     return shape + ("one-element",) if ks.one_element else shape
 
 
+def _kernel_alloc_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
+    """("shape-expr", S) when the kernel ``fn`` allocates the tensor it returns as ``executor->
+    AllocTensor(s, ...)`` with ``Shape s;`` set before only by ``s = H(params...);`` in the branch this
+    product takes of an if/else-if on the product (cdist.cpp:82-90), H a helper of its file walked
+    over the arguments' held shapes; and on this product's path after it no INFER_SHAPE (which would
+    set the shape anew) and every return is nullptr, that tensor, or a helper of the file returning
+    its parameter given it. None otherwise."""
+    src = w.index.kernels.source_of(fn.name)
+    if src is None or len(args) != len(fn.params):
+        return None
+    local: dict = {p: env.get(_strip(a)) for p, a in zip(fn.params, args)}
+    stmts = list(statements(fn.body, fn.body_offset))
+    alloc = [i for i, st in enumerate(stmts) if re.search(r"->\s*AllocTensor\(", st.text)]
+    if len(alloc) != 1:
+        return None
+    m = re.fullmatch(r"(?:auto|aclTensor\s*\*)\s*(\w+)\s*=\s*\w+\s*->\s*AllocTensor\(\s*(\w+)\s*,[^;]*\)\s*;?",
+                     stmts[alloc[0]].text.strip())
+    if not m:
+        return None
+    out, shape_name, shape = m.group(1), m.group(2), None
+    for st in stmts[:alloc[0]]:
+        text = st.text.strip()
+        if st.kind == "decl" and re.fullmatch(rf"(?:op::|gert::)?Shape\s+{shape_name}\s*;?", text):
+            shape = ("dims", ())
+        elif st.kind == "decl" and re.fullmatch(r"(?:op::)?SocVersion\s+\w+\s*=\s*GetCurrentPlatformInfo\(\)\s*\.\s*"
+                                                r"GetSocVersion\(\)\s*;?", text):
+            _run_decl(w, src, st, local)
+        elif st.kind == "if" and shape is not None:
+            taken = _product_path(w, st, local)
+            sets = [x for x in taken or () if not re.fullmatch(r"OP_LOG\w*\(.*\)\s*;?", x.text.strip(), re.S)]
+            if taken is None or len(sets) > 1:
+                return None
+            if sets:
+                call = re.fullmatch(rf"{shape_name}\s*=\s*(\w+)\((.*)\)\s*;?", sets[0].text.strip(), re.S)
+                helper = src.functions.get(call.group(1)) if call else None
+                if helper is None:
+                    return None
+                shape = _helper_shape(w, src, helper, [_strip(a) for a in split_args(call.group(2))], local)
+                if shape is None:
+                    return None
+        else:
+            return None
+    if shape is None or shape == ("dims", ()):
+        return None   # not set on this product (an empty shape: the kernel then returns null)
+    after = _product_flat(w, stmts[alloc[0] + 1:], local)
+    if after is None or any("INFER_SHAPE" in st.text for st in after):
+        return None
+    for st in after:
+        if st.kind == "return" and not _returns_tensor(src, st.text, out):
+            return None
+    return ("shape-expr", shape)
+
+
+def _product_path(w: Walk, stmt: Stmt, env: dict) -> list[Stmt] | None:
+    """The statements an if/else-if chain on the product runs on this product; None when a condition
+    is not decided by the product."""
+    decided = _product_bool(w, stmt.cond, env)
+    if decided is None:
+        return None
+    side = stmt.then if decided else stmt.orelse
+    if len(side) == 1 and side[0].kind == "if":
+        return _product_path(w, side[0], env)
+    return list(side)
+
+
+def _product_flat(w: Walk, stmts: list[Stmt], env: dict) -> list[Stmt] | None:
+    """The statements this product may run among ``stmts``: the taken side of a branch on the product,
+    both sides of any other branch; None for a loop or switch."""
+    out: list[Stmt] = []
+    for st in stmts:
+        if st.kind == "if":
+            decided = _product_bool(w, st.cond, env)
+            sides = [st.then, st.orelse] if decided is None else [st.then if decided else st.orelse]
+            for side in sides:
+                inner = _product_flat(w, list(side), env)
+                if inner is None:
+                    return None
+                out += inner
+        elif st.kind == "other":
+            return None
+        else:
+            out.append(st)
+    return out
+
+
+def _returns_tensor(src: SourceFile, text: str, name: str) -> bool:
+    """``return nullptr;``, ``return name;`` or ``return F(..., name, ...);`` with F a function of the
+    file whose every return is nullptr or the parameter given ``name``."""
+    value = re.sub(r"^return\s*", "", text.strip()).rstrip(";").strip()
+    if value in ("nullptr", name):
+        return True
+    call = _macro(value)
+    fns = [f for f in src.overloads.get(call[0], ()) if len(f.params) == len(call[1])] if call else []
+    fn = fns[0] if len(fns) == 1 else None
+    if fn is None or not re.search(r"\)\s*$", value):
+        return False
+    given = [i for i, a in enumerate(call[1]) if _strip(a) == name]
+    if len(given) != 1 or given[0] >= len(fn.params):
+        return False
+    returned = re.findall(r"\breturn\b\s*(\w*)", fn.body)   # also inside OP_CHECK(..., return nullptr)
+    return bool(returned) and all(r in ("nullptr", fn.params[given[0]]) for r in returned)
+
+
+def _helper_shape(w: Walk, src: SourceFile, helper: Function, args: list[str], env: dict) -> tuple | None:
+    """The shape expression a kernel file's helper returns (``Shape H(const aclTensor* x) { ...;
+    return outShape; }``), its statements walked over the arguments' held values; None when it checks
+    anything, or its statements or result are not read."""
+    if len(args) != len(helper.params):
+        return None
+    stmts = list(statements(helper.body, helper.body_offset))
+    last = re.fullmatch(r"return\s+(\w+)\s*;?", stmts[-1].text.strip()) if stmts else None
+    if not last or re.search(r"OP_CHECK|CHECK_RET|return\s+(?!\w+\s*;)", helper.body.replace(stmts[-1].text, "")):
+        return None
+    local = {p: env.get(a) for p, a in zip(helper.params, args)}
+    mark, depth = len(w.events), w.depth
+    w.depth += 1
+    try:
+        _run_block(w, src, tuple(stmts[:-1]), local, None, False)
+    except (Unreadable, _End, _Stop):
+        return None
+    finally:
+        w.depth = depth
+    if len(w.events) != mark:
+        del w.events[mark:]
+        return None
+    return _shape_expr_of(local.get(last.group(1)))
+
+
 def _shape_like(held: Any) -> str | None:
     """The API tensor whose view shape a tensor of the compute path has: the tensor itself, a
     contiguous copy, a cast of one."""
@@ -997,7 +1134,7 @@ def _shape_like(held: Any) -> str | None:
         return held.name
     if isinstance(held, tuple) and held[:1] in (("copy-of",), ("like",)):
         return held[1]
-    if isinstance(held, tuple) and held[:1] == ("cast-of",) and len(held) == 4:
+    if isinstance(held, tuple) and held[:1] == ("cast-of",) and len(held) == 4 and isinstance(held[3], str):
         return held[3]
     if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 \
             and isinstance(held[2], tuple) and held[2][:1] == ("like",):
@@ -1569,9 +1706,9 @@ def _broadcast_to_helper(w: Walk, rhs: str, env: dict) -> tuple | None:
 
 def _tensor_shape_expr(held: Any) -> tuple | None:
     """The shape expression of a tensor of the compute path whose view shape the walk knows."""
-    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 and \
-            isinstance(held[2], tuple) and held[2][:1] == ("shape-expr",):
-        return held[2][1]
+    if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("cast-of",)) and len(held) == len(held[:1]) + \
+            (2 if held[0] == "tensor-dtype" else 3) and isinstance(held[-1], tuple) and held[-1][:1] == ("shape-expr",):
+        return held[-1][1]
     like = _shape_like(held)
     return None if like is None else ("of", like)
 
@@ -1846,6 +1983,9 @@ def _view_copy_check(w: Walk, src: SourceFile, stmt: Stmt, held: Any, code: int)
     if isinstance(result, tuple) and result[:1] == ("shape-unless",):   # known on one side of a branch:
         result, other = result[2], result[1]   # the rule for the calls taking that side, none for the rest
     shape = _tensor_shape_expr(result)
+    if isinstance(result, tuple) and result[:1] == ("shape-choice",):   # a shape on each side of a branch
+        sides = [_tensor_shape_expr(v) for v in result[2:4]]
+        shape = None if None in sides else ("?", ("guard", result[1]), *sides)
     if shape is not None:
         w.guards.extend([("not", other)] if other is not None else [])
         try:
@@ -3720,9 +3860,6 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             if k in made and env[k] != v:   # a kernel's result on every path: one still
                 env[k] = ("kernel-result", k)
                 continue
-            if k in env and _kernel_made(env[k]) and _recast_only(stmt, k):
-                env[k] = ("kernel-result", k)   # a kernel's result cast in place: one still (shape not read)
-                continue
             if k in env and env[k] != v:
                 tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
                 if tnew is not None and told is not None:   # a tensor of the compute path: its dtype a choice
@@ -3730,12 +3867,19 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                     shapes = (_tensor_shape_expr(v), _tensor_shape_expr(env[k]))   # or a choice of two known
                     env[k] = ("tensor-dtype", ("if", guard, tnew, told), ("like", like)) \
                         if like is not None and like == _shape_like(env[k]) else \
-                        ("tensor-dtype", ("if", guard, tnew, told), ("shape-expr", ("?", ("guard", guard), *shapes))) \
+                        ("tensor-dtype", ("if", guard, tnew, told), ("shape-expr", shapes[0] if shapes[0] == shapes[1] else
+                                                                    ("?", ("guard", guard), *shapes))) \
                         if None not in shapes else ("tensor-dtype", ("if", guard, tnew, told))
                     continue
                 choice = _int_or_shape_choice(w, guard, v, env[k])
                 if choice is not None:
                     env[k] = choice
+                    continue
+                if _kernel_made(env[k]) and _recast_only(stmt, k):
+                    # a kernel's result cast in place: one still, of the shape it had (a cast keeps it)
+                    kept = _tensor_shape_expr(env[k])
+                    env[k] = ("tensor-dtype", None, ("shape-expr", kept)) \
+                        if kept is not None and kept[0] != "of" and kept == _tensor_shape_expr(v) else ("kernel-result", k)
                     continue
                 new, old = _dexpr(v), _dexpr(env[k])
                 if new is None or old is None:   # unknown after the branch: a check on it is unread
@@ -4341,7 +4485,8 @@ def _in_order_mutations(stmts: tuple[Stmt, ...], name: str) -> list[Stmt]:
     for s in stmts:
         if s.kind in ("if", "block"):
             out += _in_order_mutations(s.then + s.orelse, name)
-        elif s.kind in ("call", "decl") and re.fullmatch(rf"{n}\s*\.\s*SetDim\s*\([^;{{}}]*\)\s*;?", s.text.strip()) or \
+        elif s.kind in ("call", "decl") and re.fullmatch(rf"{n}\s*\.\s*(?:SetDim|AppendDim)\s*\([^;{{}}]*\)\s*;?",
+                                                         s.text.strip()) or \
                 s.kind == "decl" and re.fullmatch(rf"{n}\s*=(?!=)[^;{{}}]*;?", s.text.strip()):
             out.append(s)
     return out
@@ -4356,9 +4501,9 @@ def _view_shape_held(holder: str, env: dict) -> Any:
     if not mv:
         return env.get(holder)
     held = env.get(mv.group(1))
-    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 and \
-            isinstance(held[2], tuple) and held[2][:1] == ("shape-expr",):
-        return held[2]
+    computed = _tensor_shape_expr(held)
+    if computed is not None and computed[0] != "of":
+        return ("shape-expr", computed)
     like = _shape_like(held)
     return None if like is None else ("shape-of", like)
 
@@ -4462,6 +4607,9 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("shape-of", env[m.group(1)].name)
+    held = _view_shape_held(expr, env) if m else None
+    if isinstance(held, tuple) and held[:1] == ("shape-expr",):   # a tensor whose shape the walk computed
+        return held
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*(?:GetViewShape\(\)\s*\.\s*GetShapeSize|Numel)\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):   # opbase Shape::GetShapeSize, aclTensor::Numel: the element count
         return ("numel", env[m.group(1)].name)
@@ -4482,6 +4630,8 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetDimNum\(\)", expr)
     if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][0] == "shape-of":
         return ("lin", env[m.group(1)][1], 1, 0, 0)
+    if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][0] == "shape-expr":
+        return ("iexpr", ("srank", env[m.group(1)][1]))
     return None
 
 
@@ -4977,11 +5127,51 @@ def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
             size = _iexpr_of(w, _value(w, two[1], env))
         except Unreadable:
             size = None
+    if index is None and size is not None:
+        index = _rank_less_index(w, two[0], shape, env)
+        if index is not None:
+            env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
+            return True
     if index is None or size is None or _expr_min_rank(w, shape) < (-index if index < 0 else index + 1):
         env[m.group(1)] = Opaque(stmt.text.strip())
     else:
         env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
     return True
+
+
+def _rank_less_index(w: Walk, text: str, shape: tuple, env: dict) -> tuple | None:
+    """A SetDim index ``n - k`` (k >= 1) with n the rank of a shape X that ``shape`` starts with (X itself,
+    or X with dims appended or set) and X of rank k or more on every call: inside ``shape``, as the
+    integer expression ("-", ("srank", X), k); None otherwise."""
+    try:
+        index = _iexpr_of(w, _value(w, text, env))
+    except Unreadable:
+        return None
+    if not (isinstance(index, tuple) and len(index) == 3 and index[0] == "-" and _is_int(index[2])
+            and index[2] >= 1 and isinstance(index[1], tuple) and index[1][:1] == ("srank",)):
+        return None
+    x, y = _rank_form(index[1][1]), _rank_form(shape)
+    inside = x is not None and y is not None and x[0] == y[0] and y[1] >= x[1]   # rank(shape) >= rank(X)
+    return index if inside and _expr_min_rank(w, index[1][1]) >= index[2] else None
+
+
+def _rank_form(shape: tuple) -> tuple | None:
+    """A shape expression's rank as (the parts of unknown rank, a constant added): dims and slices of a
+    constant length count as constants, a concat adds, a set-dim keeps; None for any other part than
+    a tensor's shape or a broadcast (kept whole)."""
+    head = shape[0] if isinstance(shape, tuple) and shape else None
+    if head in ("of", "broadcast"):
+        return ((shape,), 0)
+    if head == "dims":
+        return ((), len(shape[1]))
+    if head == "slice" and _is_int(shape[3]) and shape[3] >= 0:
+        return ((), shape[3])
+    if head == "set-dim":
+        return _rank_form(shape[1])
+    if head == "concat":
+        a, b = _rank_form(shape[1]), _rank_form(shape[2])
+        return None if a is None or b is None else (a[0] + b[0], a[1] + b[1])
+    return None
 
 
 def _append_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
@@ -5433,15 +5623,16 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
             return False
         held = _shape_expr_of(env.get(s))
         if held is None:   # a shape declared empty just before
-            decl = list(re.finditer(rf"(?:op|gert)::Shape\s+{re.escape(s)}\s*;", before))
+            decl = list(re.finditer(rf"(?<![\w:])(?:(?:op|gert)::)?Shape\s+{re.escape(s)}\s*;", before))
             if s in env or len(decl) != 1 or re.search(rf"\b{re.escape(s)}\b", before[decl[0].end():]):
                 return False
             held = ("dims", ())
         try:
             if up:
-                if index != i:
-                    return False
-                start, count = 0, ("max", _iexpr_of(w, _value(w, up.group(2), env)), 0)
+                n = _iexpr_of(w, _value(w, up.group(2), env))
+                if index != i or re.match(r"for ?\((?:size_t|uint64_t)", t) and not _never_negative(w, n):
+                    return False   # an unsigned count below 0 wraps: read only where it cannot
+                start, count = 0, ("max", n, 0)
             else:
                 k = re.fullmatch(rf"(.+?) - {ie} - 1", index)
                 if not k:
@@ -5456,6 +5647,19 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
         new[s] = ("shape-expr", ("concat", held, ("slice", shape, start, count)))
     env.update(new)
     return True
+
+
+def _never_negative(w: Walk, n: Any) -> bool:
+    """The integer expression ``n`` is 0 or more on every call reaching here: a constant, or a rank
+    (of a tensor or a shape expression) less a constant k no greater than its least rank."""
+    if _is_int(n):
+        return n >= 0
+    if isinstance(n, tuple) and len(n) == 3 and n[0] == "-" and _is_int(n[2]) and isinstance(n[1], tuple):
+        if n[1][:1] == ("srank",):
+            return _expr_min_rank(w, n[1][1]) >= n[2]
+        if n[1][:1] == ("rank",):
+            return _min_rank_checked(w, n[1][1]) >= n[2]
+    return n[:1] in (("srank",), ("rank",)) if isinstance(n, tuple) else False
 
 
 def _no_zero_dim(w: Walk, tensor: str, stop: int) -> bool:

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, T, walk_api
+from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
 from aclnn_conformance.spec.templates import CallView, TensorView, predicate, shape_value, slice_outside
 
 CDIST = """
@@ -32,6 +32,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x1, const aclTensor* x2, 
                                       uint64_t* workspaceSize, aclOpExecutor** executor)
 {
     auto uniqueExecutor = CREATE_EXECUTOR();
+    SocVersion socVersion = GetCurrentPlatformInfo().GetSocVersion();
     OP_CHECK_MIN_DIM(x1, MIN_DIM_LEN, return ACLNN_ERR_PARAM_INVALID);
     OP_CHECK_MIN_DIM(x2, MIN_DIM_LEN, return ACLNN_ERR_PARAM_INVALID);
     const aclTensor* result = nullptr;
@@ -84,7 +85,43 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x1, const aclTensor* x2, 
         auto dimTensor = uniqueExecutor.get()->ConvertToTensor(dimArray, op::DataType::DT_INT64);
         result = l0op::Fill(dimTensor, valueTensor, dimArray, uniqueExecutor.get());
     } else {
-        result = l0op::Cdist(x1Contiguous, x2Contiguous, uniqueExecutor.get());
+        op::FVector<int64_t, op::MAX_DIM_NUM> x1BroadcastDims = op::ToShapeVector(x1BroadcastShape);
+        auto x1BroadcastShapeArray = uniqueExecutor.get()->AllocIntArray(x1BroadcastDims.data(), x1BroadcastDims.size());
+        op::FVector<int64_t, op::MAX_DIM_NUM> x2BroadcastDims = op::ToShapeVector(x2BroadcastShape);
+        auto x2BroadcastShapeArray = uniqueExecutor.get()->AllocIntArray(x2BroadcastDims.data(), x2BroadcastDims.size());
+        auto x1Broadcast = l0op::BroadcastTo(x1Contiguous, x1BroadcastShapeArray, uniqueExecutor.get());
+        CHECK_RET(x1Broadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        auto x2Broadcast = l0op::BroadcastTo(x2Contiguous, x2BroadcastShapeArray, uniqueExecutor.get());
+        CHECK_RET(x2Broadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+        if (socVersion == SocVersion::ASCEND910B || socVersion == SocVersion::ASCEND910_93) {
+            if (x1->GetDataType() == op::DataType::DT_BF16) {
+                x1Broadcast = l0op::Cast(x1Broadcast, op::DataType::DT_FLOAT, uniqueExecutor.get());
+                CHECK_RET(x1Broadcast != nullptr, ACLNN_ERR_INNER_NULLPTR);
+            }
+            gert::Shape x1Shape = x1Broadcast->GetViewShape();
+            gert::Shape x2Shape = x2Broadcast->GetViewShape();
+            size_t dimNum = x1Shape.GetDimNum();
+            int64_t tensorR = x2Shape.GetDim(dimNum - 2);
+            int64_t tensorM = x1Shape.GetDim(dimNum - 1);
+            gert::Shape x1UnsqueezedShape = x1Shape;
+            gert::Shape x2UnsqueezedShape = x2Shape;
+            x1UnsqueezedShape.AppendDim(tensorM);
+            x2UnsqueezedShape.AppendDim(tensorM);
+            x1UnsqueezedShape.SetDim(dimNum - 1, 1);
+            x2UnsqueezedShape.SetDim(dimNum - 2, 1);
+            x2UnsqueezedShape.SetDim(dimNum - 1, tensorR);
+            auto x1Reshape = l0op::Reshape(x1Broadcast, x1UnsqueezedShape, uniqueExecutor.get());
+            auto x2Reshape = l0op::Reshape(x2Broadcast, x2UnsqueezedShape, uniqueExecutor.get());
+            gert::Shape finalInputShape = x1UnsqueezedShape;
+            finalInputShape.SetDim(dimNum - 1, x2UnsqueezedShape[dimNum - 1]);
+            FVector<int64_t, MAX_DIM_NUM> broadcastDims = ToShapeVector(finalInputShape);
+            aclIntArray* inputBroadcastShapeArray =
+                uniqueExecutor.get()->AllocIntArray(broadcastDims.data(), broadcastDims.size());
+            CHECK_RET(inputBroadcastShapeArray != nullptr, ACLNN_ERR_INNER_NULLPTR);
+            x1Broadcast = l0op::BroadcastTo(x1Reshape, inputBroadcastShapeArray, uniqueExecutor.get());
+            x2Broadcast = l0op::BroadcastTo(x2Reshape, inputBroadcastShapeArray, uniqueExecutor.get());
+        }
+        result = l0op::SnipDist(x1Broadcast, x2Broadcast, uniqueExecutor.get());
         if (x1->GetDataType() == op::DataType::DT_BF16) {
             result = l0op::Cast(result, op::DataType::DT_BF16, uniqueExecutor.get());
             CHECK_RET(result != nullptr, ACLNN_ERR_INNER_NULLPTR);
@@ -96,6 +133,42 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x1, const aclTensor* x2, 
     return ACLNN_SUCCESS;
 }
 """
+# the kernel: its result's shape set per product by a helper of its file (cdist.cpp:31-53, 82-90)
+KERNEL = """
+namespace l0op {
+OP_TYPE_REGISTER(SnipDist);
+const Shape InferShapeForA2A3(const aclTensor* x1)
+{
+    Shape x1Shape = x1->GetViewShape();
+    size_t dimNum = x1Shape.GetDimNum();
+    Shape outShape;
+    for (size_t i = 0; i < dimNum - 1; i++) {
+        outShape.AppendDim(x1Shape.GetDim(i));
+    }
+    return outShape;
+}
+
+static inline const aclTensor* SnipAiCore(const aclTensor* x1, const aclTensor* x2, aclTensor* output,
+                                          aclOpExecutor* executor)
+{
+    auto ret = ADD_TO_LAUNCHER_LIST_AICORE(SnipDist, OP_INPUT(x1, x2), OP_OUTPUT(output));
+    OP_CHECK(ret == ACLNN_SUCCESS, OP_LOGE(ACLNN_ERR_INNER_NULLPTR, "failed."), return nullptr);
+    return output;
+}
+
+const aclTensor* SnipDist(const aclTensor *x1, const aclTensor *x2, aclOpExecutor *executor) {
+    SocVersion socVersion = GetCurrentPlatformInfo().GetSocVersion();
+    Shape outShape;
+    if (socVersion == SocVersion::ASCEND910B || socVersion == SocVersion::ASCEND910_93) {
+        outShape = InferShapeForA2A3(x1);
+    }
+    auto out = executor->AllocTensor(outShape, x1->GetDataType(), op::Format::FORMAT_ND);
+    CHECK_RET(out != nullptr, nullptr);
+    %(infer)s
+    return SnipAiCore(x1, x2, out, executor);
+}
+}
+"""
 NAMES = ["x1", "x2", "out", "workspaceSize", "executor"]
 ZERO_RETURN = """if(CheckBatchDimNum(x1) || CheckBatchDimNum(x2)) {
         *workspaceSize = 0;
@@ -105,10 +178,15 @@ ZERO_RETURN = """if(CheckBatchDimNum(x1) || CheckBatchDimNum(x2)) {
 READ = {"zero_return": ZERO_RETURN, "appended": "dim"}
 
 
-def _walk(**changes) -> list:
+def _walk(root=None, product: str = "atlas-a2", infer: str = "", **changes) -> list:
     src = read_source("snippet.cpp", CDIST % {**READ, **changes})
     fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    return walk_api(Index(src, []), fn, {p: T(n) for p, n in zip(fn.params, NAMES)}, "atlas-a2")
+    kernels = None
+    if root is not None:
+        (root / "math" / "snip_dist" / "op_api").mkdir(parents=True, exist_ok=True)
+        (root / "math" / "snip_dist" / "op_api" / "snip_dist.cpp").write_text(KERNEL % {"infer": infer})
+        kernels = KernelIndex(root)
+    return walk_api(Index(src, [], [], kernels), fn, {p: T(n) for p, n in zip(fn.params, NAMES)}, product)
 
 
 def _copy_rule(events) -> dict | None:
@@ -142,6 +220,33 @@ def test_the_filled_result_is_the_batch_then_both_row_counts_and_out_must_have_i
     assert copy(_call((2, 3), (2, 3), (7,))) is False
     # a zero batch or row dim returned success before: no rule
     assert copy(_call((0, 2, 0), (0, 2, 0), (7,))) is False
+
+
+@pytest.mark.parametrize("x1,x2,out,violated", [
+    ((1, 2, 3), (4, 1, 3), (4, 2, 3), True),         # batch 4, P 2, R 1: (4, 2, 1)
+    ((1, 2, 3), (4, 1, 3), (4, 2, 1), False),
+    ((2, 1, 1, 4), (1, 3, 1, 4), (2, 3, 1, 4), True),   # (2, 3, 1, 1)
+    ((2, 1, 1, 4), (1, 3, 1, 4), (2, 3, 1, 1), False),
+    ((3, 4), (2, 5, 7, 4), (2, 5, 3, 7), False),     # the shorter's batch padded: (2, 5) then 3 by 7
+    ((3, 4), (2, 5, 7, 4), (2, 5, 7, 3), True),
+    ((1, 4), (1, 4), (1,), False),                   # one element each
+    ((2, 0), (2, 0), (2, 0), True),                  # the Fill's side as before
+])
+def test_the_kernels_result_on_this_product_is_the_batch_then_p_by_r(tmp_path, x1, x2, out, violated):
+    rule = _copy_rule(_walk(tmp_path))
+    assert rule is not None and rule["status"] == 561103
+    assert predicate("shape_is", {k: v for k, v in rule.items() if k != "status"})(_call(x1, x2, out)) is violated
+
+
+@pytest.mark.parametrize("product,infer", [
+    ("ascend950", ""),   # no product branch sets the shape: the kernel's result is not read
+    ("atlas-a2", "INFER_SHAPE(SnipDist, OP_INPUT(x1, x2), OP_OUTPUT(out));"),   # the infer sets it anew
+])
+def test_a_kernel_shape_not_set_by_its_helper_is_not_read(tmp_path, product, infer):
+    rule = _copy_rule(_walk(tmp_path, product, infer))
+    copy = predicate("shape_is", {k: v for k, v in rule.items() if k != "status"})
+    assert copy(_call((1, 2, 3), (4, 1, 3), (4, 2, 3))) is False   # no rule on the kernel's side
+    assert copy(_call((2, 0), (2, 0), (2, 0))) is True             # the Fill's side still read
 
 
 def test_without_the_zero_batch_return_the_batch_shapes_are_not_held_and_no_rule_is_made():
