@@ -714,8 +714,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         except Unreadable:
             env[name] = Opaque(text)
         return
-    m = re.match(r"(?:(?:static|const|constexpr|auto|std::[\w:<>]+|op::\w+|(?:op::)?FVector<[\w:\s,]+>|[\w:]+)[\s\*&]+)*"
-                 r"([A-Za-z_]\w*)\s*=\s*(.+)$", text, re.S)
+    m = re.match(r"(?:(?:static|const|constexpr|auto|std::[\w:<>]+|op::\w+|(?:op::)?FVector<[\w:\s,]+>|[\w:]+)"
+                 r"[\s\*&]+)*([A-Za-z_]\w*)\s*=\s*(.+)$", text, re.S)
     if not m and _string_local(w, text, env) is not None:   # std::string mode(approximate);
         name, held = _string_local(w, text, env)
         env[name] = held
@@ -1044,8 +1044,9 @@ def _kernel_alloc_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tu
     if shape is None or shape == ("dims", ()):
         return None   # not set on this product (an empty shape: the kernel then returns null)
     after = _product_flat(w, stmts[alloc[0] + 1:], local)
-    if after is None or any("INFER_SHAPE" in st.text for st in after):
-        return None
+    if after is None or any("INFER_SHAPE" in st.text or re.search(rf"\b{out}\s*->\s*Set\w*(?:Shape|Format)\b", st.text)
+                            for st in after):
+        return None   # its shape set anew
     for st in after:
         if st.kind == "return" and not _returns_tensor(src, st.text, out):
             return None
@@ -1113,16 +1114,17 @@ def _helper_shape(w: Walk, src: SourceFile, helper: Function, args: list[str], e
     if not last or re.search(r"OP_CHECK|CHECK_RET|return\s+(?!\w+\s*;)", helper.body.replace(stmts[-1].text, "")):
         return None
     local = {p: env.get(a) for p, a in zip(helper.params, args)}
-    mark, depth = len(w.events), w.depth
+    mark, depth, guards, pending = len(w.events), w.depth, list(w.guards), list(w.pending)
     w.depth += 1
     try:
         _run_block(w, src, tuple(stmts[:-1]), local, None, False)
     except (Unreadable, _End, _Stop):
         return None
-    finally:
-        w.depth = depth
-    if len(w.events) != mark:
+    finally:   # nothing of the helper's walk stays in the caller's
+        changed = len(w.events) != mark or w.guards != guards or w.pending != pending
+        w.depth, w.guards[:], w.pending[:] = depth, guards, pending
         del w.events[mark:]
+    if changed:
         return None
     return _shape_expr_of(local.get(last.group(1)))
 
@@ -3865,10 +3867,10 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 if tnew is not None and told is not None:   # a tensor of the compute path: its dtype a choice
                     like = _shape_like(v)   # and its shape an API tensor's when both sides have it
                     shapes = (_tensor_shape_expr(v), _tensor_shape_expr(env[k]))   # or a choice of two known
+                    shape = shapes[0] if shapes[0] == shapes[1] else ("?", ("guard", guard), *shapes)
                     env[k] = ("tensor-dtype", ("if", guard, tnew, told), ("like", like)) \
                         if like is not None and like == _shape_like(env[k]) else \
-                        ("tensor-dtype", ("if", guard, tnew, told), ("shape-expr", shapes[0] if shapes[0] == shapes[1] else
-                                                                    ("?", ("guard", guard), *shapes))) \
+                        ("tensor-dtype", ("if", guard, tnew, told), ("shape-expr", shape)) \
                         if None not in shapes else ("tensor-dtype", ("if", guard, tnew, told))
                     continue
                 choice = _int_or_shape_choice(w, guard, v, env[k])
@@ -3878,8 +3880,8 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 if _kernel_made(env[k]) and _recast_only(stmt, k):
                     # a kernel's result cast in place: one still, of the shape it had (a cast keeps it)
                     kept = _tensor_shape_expr(env[k])
-                    env[k] = ("tensor-dtype", None, ("shape-expr", kept)) \
-                        if kept is not None and kept[0] != "of" and kept == _tensor_shape_expr(v) else ("kernel-result", k)
+                    same = kept is not None and kept[0] != "of" and kept == _tensor_shape_expr(v)
+                    env[k] = ("tensor-dtype", None, ("shape-expr", kept)) if same else ("kernel-result", k)
                     continue
                 new, old = _dexpr(v), _dexpr(env[k])
                 if new is None or old is None:   # unknown after the branch: a check on it is unread
@@ -5587,7 +5589,8 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
     constant appends x's dims k - c - 1 .. k - 1 in order. Each s holds a shape, or is declared empty
     (``op::Shape s;``) and untouched before: it then holds ("concat", s, ("slice", x, start, count))."""
     t = re.sub(r"\s+", " ", stmt.text.strip())
-    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = 0; \1 < (.+?); (?:\1\+\+|\+\+\1)\) ?\{ (.*) \}", t)
+    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = 0; \1 < (.+?); (?:\1\+\+|\+\+\1)\) ?"
+                      r"\{ (.*) \}", t)
     down = re.fullmatch(r"for ?\((?:int64_t|int) (\w+) = (\d+); \1 >= 0; (?:\1--|--\1)\) ?\{ (.*) \}", t)
     if not (up or down):
         return False

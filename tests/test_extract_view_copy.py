@@ -241,6 +241,7 @@ def test_the_kernels_result_on_this_product_is_the_batch_then_p_by_r(tmp_path, x
 @pytest.mark.parametrize("product,infer", [
     ("ascend950", ""),   # no product branch sets the shape: the kernel's result is not read
     ("atlas-a2", "INFER_SHAPE(SnipDist, OP_INPUT(x1, x2), OP_OUTPUT(out));"),   # the infer sets it anew
+    ("atlas-a2", "out->SetViewShape(x1->GetViewShape());"),                       # so does this
 ])
 def test_a_kernel_shape_not_set_by_its_helper_is_not_read(tmp_path, product, infer):
     rule = _copy_rule(_walk(tmp_path, product, infer))
