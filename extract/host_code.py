@@ -635,7 +635,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
                 _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env) or \
                 _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
                 _slice_compare_loop(w, src, stmt, env, fail) or \
-                _batch_broadcast_loop(w, src, stmt, env, fail) or \
+                _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
                 _negative_dim_loop(w, src, stmt, env, fail):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
@@ -647,7 +647,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         return
     if IGNORED_CALLS.match(text) or text.startswith(("(void)", "static_cast<void>")):
         return
-    if _set_dim(w, stmt, env):
+    if _set_dim(w, stmt, env) or _append_dim(w, stmt, env):
         return
     mac = _macro(text) if stmt.kind == "call" else None
     if mac:
@@ -740,9 +740,10 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         env[string[0]] = string[1]
         return
     for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
+                 lambda: _view_copy(rhs, env), lambda: _shape_vector(w, rhs, env),
                  lambda: _kernel_result(w, rhs, env), lambda: _broadcast_to_helper(w, rhs, env),
                  lambda: _one_dim_at_rank0_local(w, rhs, env), lambda: _made_local(w, rhs, env, name),
-                 lambda: _vector_array(rhs, env), lambda: _shape_vector(w, rhs, env),
+                 lambda: _vector_array(rhs, env),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
                  lambda: _kernel_choice(w, rhs, env), lambda: _choice_like(w, rhs, env)):
         held = read()
@@ -837,6 +838,8 @@ def _expr_min_rank(w: Walk, expr: tuple) -> int:
         return min(_expr_min_rank(w, expr[2]), _expr_min_rank(w, expr[3]))
     if expr[0] == "tile":   # at least the shape's rank (the array's length where it has a tile)
         return _expr_min_rank(w, expr[1])
+    if expr[0] == "concat":   # the dims of both
+        return _expr_min_rank(w, expr[1]) + _expr_min_rank(w, expr[2])
     return max(_expr_min_rank(w, expr[1]), _expr_min_rank(w, expr[2]))   # a broadcast
 
 
@@ -882,11 +885,19 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         d, shape = _tensor_dtype(w, args[0], env), env.get(_strip(args[1]))
         if isinstance(shape, tuple) and shape[:1] == ("dims-vector",):
             return ("tensor-dtype", d, shape[1])   # reshaped to the dims a helper computed
+        if _shape_expr_of(shape) is not None and shape[0] == "shape-expr":
+            return ("tensor-dtype", d, shape)   # reshaped to a shape local the walk holds
         return None if d is None else ("tensor-dtype", d)
     if call[0] == "l0op::BroadcastTo" and len(args) == 3:
         broadcast = _broadcast_to_shape(w, args, env)
         if broadcast is not None:
             return broadcast
+    if call[0] == "l0op::Fill" and len(args) == 4:
+        # a tensor of the dims the int array holds, of the value's dtype (fill.cpp:85-93)
+        shape = env.get(_strip(args[2]))
+        if isinstance(shape, tuple) and shape[:1] == ("dims-vector",):
+            return ("tensor-dtype", _tensor_dtype(w, args[1], env), shape[1])
+        return None
     if call[0] == "l0op::UnsqueezeNd" and len(args) == 3:
         # x itself or a view of it (unsqueeze.cpp:55-74): x's dtype, its shape read for rank 0 only
         d = _tensor_dtype(w, args[0], env)
@@ -895,6 +906,8 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         return _tiled(w, args, env)
     if call[0] == "l0op::Cast" and len(args) == 3:
         like = _shape_like(env.get(_strip(args[0])))
+        if like is None and _tensor_shape_expr(env.get(_strip(args[0]))) is not None:
+            like = ("shape-expr", _tensor_shape_expr(env.get(_strip(args[0]))))   # a cast keeps the shape
         try:
             dst = _dexpr_of(w, args[1], env)
         except Unreadable:   # a dtype not read: the cast still keeps its source's shape
@@ -904,7 +917,8 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     if fn is None or len(fn.params) < len(args):
         return None
     result = _allocated_dtype(fn, w.index.kernels.source_of(call[0]))
-    shape = _kernel_shape(w, fn, args, env) or _kernel_chosen_shape(w, fn, args, env)
+    shape = _kernel_shape(w, fn, args, env) or _kernel_chosen_shape(w, fn, args, env) or \
+        _kernel_alloc_shape(w, fn, args, env)
     elements = _tuple_dtypes(fn, w.index.kernels.source_of(call[0])) if result is None else None
     if elements is not None:   # a tuple of tensors: each element's dtype from the arguments
         return ("tensor-tuple", tuple(_argument_dtype(w, fn, args, env, e) for e in elements), shape)
@@ -930,18 +944,15 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
 
 
 def _broadcast_to_shape(w: Walk, args: list[str], env: dict) -> tuple | None:
-    """``l0op::BroadcastTo(x, a, executor)`` with ``a`` an int array of the dims of a broadcast shape
-    of which x's shape is one operand: a tensor of x's dtype and that shape (ops-math
-    conversion/broadcast_to/op_api/broadcast_to.cpp:94-104 infers it, and
-    op_host/broadcast_to_infershape.cpp:55-100 gives the array's dims when x broadcasts to them and
-    none is -1); None otherwise."""
+    """``l0op::BroadcastTo(x, a, executor)`` with ``a`` an int array of dims the walk holds as a shape
+    expression: a tensor of x's dtype and those dims (ops-math conversion/broadcast_to/op_api/
+    broadcast_to.cpp:94-104 infers it; op_host/broadcast_to_infershape.cpp:55-100 gives the array's
+    dims where x broadcasts to them, and else the kernel fails: a kernel's failure, not read); None
+    otherwise."""
     held = env.get(_strip(args[1]))
     shape = held[1][1] if isinstance(held, tuple) and held[:1] == ("dims-vector",) and \
         isinstance(held[1], tuple) and held[1][:1] == ("shape-expr",) else None
-    x = _tensor_shape_expr(env.get(_strip(args[0])))
-    if shape is None or shape[0] != "broadcast" or x is None or x not in shape[1:]:
-        return None
-    return ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", shape))
+    return None if shape is None else ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", shape))
 
 
 def _kernel_chosen_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
@@ -1206,6 +1217,136 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
     return shape + ("one-element",) if ks.one_element else shape
 
 
+def _kernel_alloc_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
+    """("shape-expr", S) when the kernel ``fn`` allocates the tensor it returns as ``executor->
+    AllocTensor(s, ...)`` with ``Shape s;`` set before only by ``s = H(params...);`` in the branch this
+    product takes of an if/else-if on the product (cdist.cpp:82-90), H a helper of its file walked
+    over the arguments' held shapes; and on this product's path after it no INFER_SHAPE (which would
+    set the shape anew) and every return is nullptr, that tensor, or a helper of the file returning
+    its parameter given it. None otherwise."""
+    src = w.index.kernels.source_of(fn.name)
+    if src is None or len(args) != len(fn.params):
+        return None
+    local: dict = {p: env.get(_strip(a)) for p, a in zip(fn.params, args)}
+    stmts = list(statements(fn.body, fn.body_offset))
+    alloc = [i for i, st in enumerate(stmts) if re.search(r"->\s*AllocTensor\(", st.text)]
+    if len(alloc) != 1:
+        return None
+    m = re.fullmatch(r"(?:auto|aclTensor\s*\*)\s*(\w+)\s*=\s*\w+\s*->\s*AllocTensor\(\s*(\w+)\s*,[^;]*\)\s*;?",
+                     stmts[alloc[0]].text.strip())
+    if not m:
+        return None
+    out, shape_name, shape = m.group(1), m.group(2), None
+    for st in stmts[:alloc[0]]:
+        text = st.text.strip()
+        if st.kind == "decl" and re.fullmatch(rf"(?:op::|gert::)?Shape\s+{shape_name}\s*;?", text):
+            shape = ("dims", ())
+        elif st.kind == "decl" and re.fullmatch(r"(?:op::)?SocVersion\s+\w+\s*=\s*GetCurrentPlatformInfo\(\)\s*\.\s*"
+                                                r"GetSocVersion\(\)\s*;?", text):
+            _run_decl(w, src, st, local)
+        elif st.kind == "if" and shape is not None:
+            taken = _product_path(w, st, local)
+            sets = [x for x in taken or () if not re.fullmatch(r"OP_LOG\w*\(.*\)\s*;?", x.text.strip(), re.S)]
+            if taken is None or len(sets) > 1:
+                return None
+            if sets:
+                call = re.fullmatch(rf"{shape_name}\s*=\s*(\w+)\((.*)\)\s*;?", sets[0].text.strip(), re.S)
+                helper = src.functions.get(call.group(1)) if call else None
+                if helper is None:
+                    return None
+                shape = _helper_shape(w, src, helper, [_strip(a) for a in split_args(call.group(2))], local)
+                if shape is None:
+                    return None
+        else:
+            return None
+    if shape is None or shape == ("dims", ()):
+        return None   # not set on this product (an empty shape: the kernel then returns null)
+    after = _product_flat(w, stmts[alloc[0] + 1:], local)
+    if after is None or any("INFER_SHAPE" in st.text or re.search(rf"\b{out}\s*->\s*Set\w*(?:Shape|Format)\b", st.text)
+                            for st in after):
+        return None   # its shape set anew
+    for st in after:
+        if st.kind == "return" and not _returns_tensor(src, st.text, out):
+            return None
+    return ("shape-expr", shape)
+
+
+def _product_path(w: Walk, stmt: Stmt, env: dict) -> list[Stmt] | None:
+    """The statements an if/else-if chain on the product runs on this product; None when a condition
+    is not decided by the product."""
+    decided = _product_bool(w, stmt.cond, env)
+    if decided is None:
+        return None
+    side = stmt.then if decided else stmt.orelse
+    if len(side) == 1 and side[0].kind == "if":
+        return _product_path(w, side[0], env)
+    return list(side)
+
+
+def _product_flat(w: Walk, stmts: list[Stmt], env: dict) -> list[Stmt] | None:
+    """The statements this product may run among ``stmts``: the taken side of a branch on the product,
+    both sides of any other branch; None for a loop or switch."""
+    out: list[Stmt] = []
+    for st in stmts:
+        if st.kind == "if":
+            decided = _product_bool(w, st.cond, env)
+            sides = [st.then, st.orelse] if decided is None else [st.then if decided else st.orelse]
+            for side in sides:
+                inner = _product_flat(w, list(side), env)
+                if inner is None:
+                    return None
+                out += inner
+        elif st.kind == "other":
+            return None
+        else:
+            out.append(st)
+    return out
+
+
+def _returns_tensor(src: SourceFile, text: str, name: str) -> bool:
+    """``return nullptr;``, ``return name;`` or ``return F(..., name, ...);`` with F a function of the
+    file whose every return is nullptr or the parameter given ``name``."""
+    value = re.sub(r"^return\s*", "", text.strip()).rstrip(";").strip()
+    if value in ("nullptr", name):
+        return True
+    call = _macro(value)
+    fns = [f for f in src.overloads.get(call[0], ()) if len(f.params) == len(call[1])] if call else []
+    fn = fns[0] if len(fns) == 1 else None
+    if fn is None or not re.search(r"\)\s*$", value):
+        return False
+    given = [i for i, a in enumerate(call[1]) if _strip(a) == name]
+    if len(given) != 1 or given[0] >= len(fn.params):
+        return False
+    returned = re.findall(r"\breturn\b\s*(\w*)", fn.body)   # also inside OP_CHECK(..., return nullptr)
+    return bool(returned) and all(r in ("nullptr", fn.params[given[0]]) for r in returned)
+
+
+def _helper_shape(w: Walk, src: SourceFile, helper: Function, args: list[str], env: dict) -> tuple | None:
+    """The shape expression a kernel file's helper returns (``Shape H(const aclTensor* x) { ...;
+    return outShape; }``), its statements walked over the arguments' held values; None when it checks
+    anything, or its statements or result are not read."""
+    if len(args) != len(helper.params):
+        return None
+    stmts = list(statements(helper.body, helper.body_offset))
+    last = re.fullmatch(r"return\s+(\w+)\s*;?", stmts[-1].text.strip()) if stmts else None
+    if not last or re.search(r"OP_CHECK|CHECK_RET|return\s+(?!\w+\s*;)", helper.body.replace(stmts[-1].text, "")):
+        return None
+    local = {p: env.get(a) for p, a in zip(helper.params, args)}
+    mark, depth, guards, pending = len(w.events), w.depth, list(w.guards), list(w.pending)
+    w.depth += 1
+    try:
+        _run_block(w, src, tuple(stmts[:-1]), local, None, False)
+    except (Unreadable, _End, _Stop):
+        return None
+    finally:   # nothing of the helper's walk stays in the caller's
+        changed = len(w.events) != mark or w.guards != guards or w.pending != pending
+        w.depth, w.guards[:], w.pending[:] = depth, guards, pending
+        del w.events[mark:]
+    if changed:
+        return None
+    return _shape_expr_of(local.get(last.group(1)))
+
+
 def _shape_like(held: Any) -> str | None:
     """The API tensor whose view shape a tensor of the compute path has: the tensor itself, a
     contiguous copy, a cast of one."""
@@ -1213,7 +1354,7 @@ def _shape_like(held: Any) -> str | None:
         return held.name
     if isinstance(held, tuple) and held[:1] in (("copy-of",), ("like",)):
         return held[1]
-    if isinstance(held, tuple) and held[:1] == ("cast-of",) and len(held) == 4:
+    if isinstance(held, tuple) and held[:1] == ("cast-of",) and len(held) == 4 and isinstance(held[3], str):
         return held[3]
     if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 \
             and isinstance(held[2], tuple) and held[2][:1] == ("like",):
@@ -1649,6 +1790,9 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     code = _status_of(code_text)
     if code_text == "false" and fail is not None and _check_ret_false(w, cond, env, fail):
         return
+    null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
+    if null and code is not None and _view_copy_check(w, src, stmt, env.get(null.group(1) or null.group(2)), code):
+        return
     m = re.match(r"(\w+)\s*==\s*ACLNN_SUCCESS$", cond)
     if m and code_text == m.group(1):
         held = env.get(m.group(1))
@@ -1782,9 +1926,9 @@ def _broadcast_to_helper(w: Walk, rhs: str, env: dict) -> tuple | None:
 
 def _tensor_shape_expr(held: Any) -> tuple | None:
     """The shape expression of a tensor of the compute path whose view shape the walk knows."""
-    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 and \
-            isinstance(held[2], tuple) and held[2][:1] == ("shape-expr",):
-        return held[2][1]
+    if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("cast-of",)) and len(held) == len(held[:1]) + \
+            (2 if held[0] == "tensor-dtype" else 3) and isinstance(held[-1], tuple) and held[-1][:1] == ("shape-expr",):
+        return held[-1][1]
     like = _shape_like(held)
     return None if like is None else ("of", like)
 
@@ -2096,12 +2240,47 @@ def _lambda_like(rhs: str, env: dict) -> tuple | None:
     return ("like", tensor) if tensor else None
 
 
+def _view_copy(rhs: str, env: dict) -> tuple | None:
+    """``l0op::ViewCopy(r, out, executor)`` with ``out`` an API tensor: ("view-copy", what r holds,
+    out). It returns null when the view shapes of r and out differ unless both hold one element
+    (ops-math conversion/contiguous/op_host/op_api/contiguous.cpp:656-664)."""
+    call = _macro(_strip(rhs))
+    if not call or call[0] != "l0op::ViewCopy" or len(call[1]) != 3 or \
+            match_close(_strip(rhs), _strip(rhs).index("(")) != len(_strip(rhs)) - 1:
+        return None
+    out = env.get(_strip(call[1][1]))
+    return ("view-copy", env.get(_strip(call[1][0])), out.name) if isinstance(out, T) else None
+
+
+def _view_copy_check(w: Walk, src: SourceFile, stmt: Stmt, held: Any, code: int) -> bool:
+    """``CHECK_RET(v != nullptr, code)`` with v a ViewCopy into an API tensor (``_view_copy``): where the
+    walk knows the copied result's view shape, ``shape_is`` of the output with the one-element
+    exemption; otherwise no rule (a kernel's result whose shape is not read, as ``_kernel_made``)."""
+    if not (isinstance(held, tuple) and held[:1] == ("view-copy",)):
+        return False
+    result, other = held[1], None
+    if isinstance(result, tuple) and result[:1] == ("shape-unless",):   # known on one side of a branch:
+        result, other = result[2], result[1]   # the rule for the calls taking that side, none for the rest
+    shape = _tensor_shape_expr(result)
+    if isinstance(result, tuple) and result[:1] == ("shape-choice",):   # a shape on each side of a branch
+        sides = [_tensor_shape_expr(v) for v in result[2:4]]
+        shape = None if None in sides else ("?", ("guard", result[1]), *sides)
+    if shape is not None:
+        w.guards.extend([("not", other)] if other is not None else [])
+        try:
+            _check(w, src, stmt.offset, "shape_is", _args(param=held[2], shape_expr=shape, scalar_same=True),
+                   code, stmt.text)
+        finally:
+            del w.guards[len(w.guards) - (other is not None):]
+    return True
+
+
 def _kernel_made(held: Any) -> bool:
     """A local holding what a kernel call (``l0op::K(...)``, not a Cast) returned: a null result is
     that kernel's failure (its infer-shape and checks are read for no API, like the tiling), whatever
     status the op_api names for it (ACLNN_ERR_INNER_NULLPTR mostly, ACLNN_ERR_PARAM_NULLPTR in some)."""
     if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("kernel-result",), ("tensor-tuple",),
-                                                 ("shape-unless",), ("shape-choice",)):
+                                                 ("shape-unless",), ("shape-choice",), ("view-copy",)):
         return True
     if not isinstance(held, Opaque):
         return False
@@ -4014,14 +4193,21 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 if tnew is not None and told is not None:   # a tensor of the compute path: its dtype a choice
                     like = _shape_like(v)   # and its shape an API tensor's when both sides have it
                     shapes = (_tensor_shape_expr(v), _tensor_shape_expr(env[k]))   # or a choice of two known
+                    shape = shapes[0] if shapes[0] == shapes[1] else ("?", ("guard", guard), *shapes)
                     env[k] = ("tensor-dtype", ("if", guard, tnew, told), ("like", like)) \
                         if like is not None and like == _shape_like(env[k]) else \
-                        ("tensor-dtype", ("if", guard, tnew, told), ("shape-expr", ("?", ("guard", guard), *shapes))) \
+                        ("tensor-dtype", ("if", guard, tnew, told), ("shape-expr", shape)) \
                         if None not in shapes else ("tensor-dtype", ("if", guard, tnew, told))
                     continue
                 choice = _int_or_shape_choice(w, guard, v, env[k])
                 if choice is not None:
                     env[k] = choice
+                    continue
+                if _kernel_made(env[k]) and _recast_only(stmt, k):
+                    # a kernel's result cast in place: one still, of the shape it had (a cast keeps it)
+                    kept = _tensor_shape_expr(env[k])
+                    same = kept is not None and kept[0] != "of" and kept == _tensor_shape_expr(v)
+                    env[k] = ("tensor-dtype", None, ("shape-expr", kept)) if same else ("kernel-result", k)
                     continue
                 new, old = _dexpr(v), _dexpr(env[k])
                 if new is None or old is None:   # unknown after the branch: a check on it is unread
@@ -4036,6 +4222,15 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
     w.guards.extend(("not", p) for p in partly)   # popped when the function ends (_run_function)
     return True
+
+
+def _recast_only(stmt: Stmt, name: str) -> bool:
+    """Every assignment of ``name`` in the branch ``stmt`` casts it in place (``r = l0op::Cast(r, D,
+    executor)``)."""
+    sets = [s.text.strip() for s in _flatten(stmt.then + stmt.orelse) if s.kind == "decl"
+            and re.match(rf"{re.escape(name)}\s*=(?!=)", s.text.strip())]
+    return bool(sets) and all(re.fullmatch(rf"{re.escape(name)}\s*=\s*l0op::Cast\(\s*{re.escape(name)}\s*,[^;]*\)\s*;?",
+                                           t, re.S) for t in sets)
 
 
 def _int_or_shape_choice(w: Walk, guard: Any, new: Any, old: Any) -> tuple | None:
@@ -4603,6 +4798,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
             continue
         # opbase shape_utils.h:25 ToShapeVector(const op::Shape&) reads the shape only
         if m.group(2).split("::")[-1] in ("if", "while", "GetDimNum", "ToString", "GetDim", "ToShapeVector") \
+                or m.group(2) in ("std::max", "std::min") \
                 or m.group(2).startswith("OP_") \
                 or _last_param_by_value(src, m.group(2)):
             continue
@@ -4618,7 +4814,8 @@ def _in_order_mutations(stmts: tuple[Stmt, ...], name: str) -> list[Stmt]:
     for s in stmts:
         if s.kind in ("if", "block"):
             out += _in_order_mutations(s.then + s.orelse, name)
-        elif s.kind in ("call", "decl") and re.fullmatch(rf"{n}\s*\.\s*SetDim\s*\([^;{{}}]*\)\s*;?", s.text.strip()) or \
+        elif s.kind in ("call", "decl") and re.fullmatch(rf"{n}\s*\.\s*(?:SetDim|AppendDim)\s*\([^;{{}}]*\)\s*;?",
+                                                         s.text.strip()) or \
                 s.kind == "decl" and re.fullmatch(rf"{n}\s*=(?!=)[^;{{}}]*;?", s.text.strip()):
             out.append(s)
     return out
@@ -4633,9 +4830,9 @@ def _view_shape_held(holder: str, env: dict) -> Any:
     if not mv:
         return env.get(holder)
     held = env.get(mv.group(1))
-    if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and len(held) == 3 and \
-            isinstance(held[2], tuple) and held[2][:1] == ("shape-expr",):
-        return held[2]
+    computed = _tensor_shape_expr(held)
+    if computed is not None and computed[0] != "of":
+        return ("shape-expr", computed)
     like = _shape_like(held)
     return None if like is None else ("shape-of", like)
 
@@ -4679,8 +4876,10 @@ def _dims_decided(w: Walk, test: Any) -> bool:
     reads no other dim."""
     if not isinstance(test, tuple) or not test:
         return True
-    if test[0] == "dim":
-        return False
+    if test[0] == "dim":   # a fixed dim (from the start or the end) inside the rank earlier checks leave
+        _, t, scale, offset = test
+        need = -offset if scale == 1 and offset < 0 else offset + 1 if scale == 0 and offset >= 0 else None
+        return need is not None and _min_rank_checked(w, t) >= need
     if test[0] != "sdim":
         return all(_dims_decided(w, x) for x in test[1:])
     if not (test[1][:1] == ("of",) and isinstance(test[2], tuple) and test[2][:1] == ("?",)):
@@ -4737,6 +4936,9 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):
         return ("shape-of", env[m.group(1)].name)
+    held = _view_shape_held(expr, env) if m else None
+    if isinstance(held, tuple) and held[:1] == ("shape-expr",):   # a tensor whose shape the walk computed
+        return held
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*(?:GetViewShape\(\)\s*\.\s*GetShapeSize|Numel)\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):   # opbase Shape::GetShapeSize, aclTensor::Numel: the element count
         return ("numel", env[m.group(1)].name)
@@ -4757,6 +4959,8 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetDimNum\(\)", expr)
     if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][0] == "shape-of":
         return ("lin", env[m.group(1)][1], 1, 0, 0)
+    if m and isinstance(env.get(m.group(1)), tuple) and env[m.group(1)][0] == "shape-expr":
+        return ("iexpr", ("srank", env[m.group(1)][1]))
     return None
 
 
@@ -5252,10 +5456,66 @@ def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
             size = _iexpr_of(w, _value(w, two[1], env))
         except Unreadable:
             size = None
+    if index is None and size is not None:
+        index = _rank_less_index(w, two[0], shape, env)
+        if index is not None:
+            env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
+            return True
     if index is None or size is None or _expr_min_rank(w, shape) < (-index if index < 0 else index + 1):
         env[m.group(1)] = Opaque(stmt.text.strip())
     else:
         env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
+    return True
+
+
+def _rank_less_index(w: Walk, text: str, shape: tuple, env: dict) -> tuple | None:
+    """A SetDim index ``n - k`` (k >= 1) with n the rank of a shape X that ``shape`` starts with (X itself,
+    or X with dims appended or set) and X of rank k or more on every call: inside ``shape``, as the
+    integer expression ("-", ("srank", X), k); None otherwise."""
+    try:
+        index = _iexpr_of(w, _value(w, text, env))
+    except Unreadable:
+        return None
+    if not (isinstance(index, tuple) and len(index) == 3 and index[0] == "-" and _is_int(index[2])
+            and index[2] >= 1 and isinstance(index[1], tuple) and index[1][:1] == ("srank",)):
+        return None
+    x, y = _rank_form(index[1][1]), _rank_form(shape)
+    inside = x is not None and y is not None and x[0] == y[0] and y[1] >= x[1]   # rank(shape) >= rank(X)
+    return index if inside and _expr_min_rank(w, index[1][1]) >= index[2] else None
+
+
+def _rank_form(shape: tuple) -> tuple | None:
+    """A shape expression's rank as (the parts of unknown rank, a constant added): dims and slices of a
+    constant length count as constants, a concat adds, a set-dim keeps; None for any other part than
+    a tensor's shape or a broadcast (kept whole)."""
+    head = shape[0] if isinstance(shape, tuple) and shape else None
+    if head in ("of", "broadcast"):
+        return ((shape,), 0)
+    if head == "dims":
+        return ((), len(shape[1]))
+    if head == "slice" and _is_int(shape[3]) and shape[3] >= 0:
+        return ((), shape[3])
+    if head == "set-dim":
+        return _rank_form(shape[1])
+    if head == "concat":
+        a, b = _rank_form(shape[1]), _rank_form(shape[2])
+        return None if a is None or b is None else (a[0] + b[0], a[1] + b[1])
+    return None
+
+
+def _append_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
+    """``s.AppendDim(v);`` on a shape local the walk holds, v an integer it knows: s becomes
+    ("concat", s, ("dims", (v,))); unknown otherwise."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*AppendDim\s*\((.*)\)\s*;?", stmt.text.strip(), re.S)
+    shape = _shape_expr_of(env.get(m.group(1))) if m else None
+    if shape is None:
+        return False
+    try:
+        size = _iexpr_of(w, _value(w, m.group(2), env))
+    except Unreadable:
+        size = None
+    env[m.group(1)] = Opaque(stmt.text.strip()) if size is None else \
+        ("shape-expr", ("concat", shape, ("dims", (size,))))
     return True
 
 
@@ -5619,8 +5879,128 @@ def _batch_broadcast_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail:
         return False
     _check(w, src, stmt.offset, "broadcastable", _args(param=tensors[0], other=tensors[1], drop_last=drop),
            _status_of(m.group(13)), stmt.text)
-    _forget_in_text(rest, env)   # what the loop builds beside the check is not held
+    if not _batch_shapes(w, src, stmt, rest, (d1, d2), tensors, drop, env):
+        _forget_in_text(rest, env)   # what the loop builds beside the check is not held
     return True
+
+
+def _batch_shapes(w: Walk, src: SourceFile, stmt: Stmt, rest: str, dims: tuple[str, str], tensors: list[str],
+                  drop: int, env: dict) -> bool:
+    """The rest of the batch-broadcast loop (``_batch_broadcast_loop``) being ``int64_t d = std::max(d1,
+    d2); s1.AppendDim(d); s2.AppendDim(d);`` with s1, s2 shapes declared empty (``op::Shape s;``) and
+    untouched before it: both hold the broadcast of the two tensors' shapes without their last
+    ``drop`` dims (right-aligned, as the loop pads the shorter with 1s). std::max is the broadcast's
+    size only without a 0 among those dims (max(1, 0) = 1): held only where the walk's guards leave
+    no 0 there (a success return on a zero batch dim before, aclnn_cdist.cpp:183-187)."""
+    m = re.fullmatch(r"\s*int64_t (\w+) = std::max\((\w+), (\w+)\); (\w+)\.AppendDim\(\1\); (\w+)\.AppendDim\(\1\);\s*",
+                     rest)
+    if not m or {m.group(2), m.group(3)} != set(dims) or m.group(4) == m.group(5):
+        return False
+    fn = _enclosing_function(src, stmt.offset)
+    before = fn.body[:stmt.offset - fn.body_offset] if fn is not None else ""
+    for s in (m.group(4), m.group(5)):
+        decl = list(re.finditer(rf"(?:op|gert)::Shape\s+{s}\s*;", before))
+        if len(decl) != 1 or re.search(rf"\b{s}\b", before[decl[0].end():]) or s in env:
+            return False
+    if not all(_no_zero_dim(w, t, -drop) for t in tensors):
+        return False
+    batch = ("broadcast", *(("slice", ("of", t), 0, ("-", ("rank", t), drop)) for t in tensors))
+    env[m.group(4)] = env[m.group(5)] = ("shape-expr", batch)
+    return True
+
+
+def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
+    """A loop appending dims of held shapes to shapes: ``for (i = 0; i < n; i++) { int64_t d =
+    x.GetDim(i); s.AppendDim(d); }`` (or ``s.AppendDim(x.GetDim(i))``) appends x's first n dims (none
+    for n <= 0); ``for (i = c; i >= 0; i--) { s.AppendDim(x.GetDim(k - i - 1)); ... }`` with c a
+    constant appends x's dims k - c - 1 .. k - 1 in order. Each s holds a shape, or is declared empty
+    (``op::Shape s;``) and untouched before: it then holds ("concat", s, ("slice", x, start, count))."""
+    t = re.sub(r"\s+", " ", stmt.text.strip())
+    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = 0; \1 < (.+?); (?:\1\+\+|\+\+\1)\) ?"
+                      r"\{ (.*) \}", t)
+    down = re.fullmatch(r"for ?\((?:int64_t|int) (\w+) = (\d+); \1 >= 0; (?:\1--|--\1)\) ?\{ (.*) \}", t)
+    if not (up or down):
+        return False
+    i, body = (up or down).group(1), (up or down).group(3)
+    ie = re.escape(i)
+    parts = [p.strip() for p in body.split(";")]
+    if parts[-1] != "":
+        return False
+    parts, appended, local = parts[:-1], [], {}
+    for part in parts:
+        dim = re.fullmatch(r"(?:int64_t|auto) (\w+) = (.+?) ?\. ?GetDim\((.+)\)", part)
+        if dim and dim.group(1) not in local and dim.group(1) != i:
+            local[dim.group(1)] = (dim.group(2), dim.group(3))
+            continue
+        app = re.fullmatch(r"(\w+) ?\. ?AppendDim\((.+)\)", part)
+        if not app:
+            return False
+        read = local.pop(app.group(2).strip(), None)
+        if read is None:
+            got = re.fullmatch(r"(.+?) ?\. ?GetDim\((.+)\)", app.group(2).strip())
+            read = (got.group(1), got.group(2)) if got else None
+        if read is None:
+            return False
+        appended.append((app.group(1), read[0], read[1].strip()))
+    if local or not appended or len({a[0] for a in appended}) != len(appended):
+        return False
+    fn = _enclosing_function(src, stmt.offset)
+    before = fn.body[:stmt.offset - fn.body_offset] if fn is not None else ""
+    new = {}
+    for s, x, index in appended:
+        shape = _shape_expr_at(w, x, env)
+        if shape is None or s == _strip(x) or re.search(rf"\b{ie}\b", x):
+            return False
+        held = _shape_expr_of(env.get(s))
+        if held is None:   # a shape declared empty just before
+            decl = list(re.finditer(rf"(?<![\w:])(?:(?:op|gert)::)?Shape\s+{re.escape(s)}\s*;", before))
+            if s in env or len(decl) != 1 or re.search(rf"\b{re.escape(s)}\b", before[decl[0].end():]):
+                return False
+            held = ("dims", ())
+        try:
+            if up:
+                n = _iexpr_of(w, _value(w, up.group(2), env))
+                if index != i or re.match(r"for ?\((?:size_t|uint64_t)", t) and not _never_negative(w, n):
+                    return False   # an unsigned count below 0 wraps: read only where it cannot
+                start, count = 0, ("max", n, 0)
+            else:
+                k = re.fullmatch(rf"(.+?) - {ie} - 1", index)
+                if not k:
+                    return False
+                last = _iexpr_of(w, _value(w, k.group(1), env))
+                c = int(down.group(2))
+                start, count = ("-", last, c + 1) if last is not None else None, c + 1
+        except Unreadable:
+            return False
+        if start is None or None in (count if isinstance(count, tuple) else (count,)):
+            return False
+        new[s] = ("shape-expr", ("concat", held, ("slice", shape, start, count)))
+    env.update(new)
+    return True
+
+
+def _never_negative(w: Walk, n: Any) -> bool:
+    """The integer expression ``n`` is 0 or more on every call reaching here: a constant, or a rank
+    (of a tensor or a shape expression) less a constant k no greater than its least rank."""
+    if _is_int(n):
+        return n >= 0
+    if isinstance(n, tuple) and len(n) == 3 and n[0] == "-" and _is_int(n[2]) and isinstance(n[1], tuple):
+        if n[1][:1] == ("srank",):
+            return _expr_min_rank(w, n[1][1]) >= n[2]
+        if n[1][:1] == ("rank",):
+            return _min_rank_checked(w, n[1][1]) >= n[2]
+    return n[:1] in (("srank",), ("rank",)) if isinstance(n, tuple) else False
+
+
+def _no_zero_dim(w: Walk, tensor: str, stop: int) -> bool:
+    """A guard of the walk leaves no 0 among ``tensor``'s first rank + ``stop`` dims: it refuses
+    ("zero-dim", tensor, s) for an s >= stop, alone or as a term of a disjunction."""
+    for g in w.guards:
+        if isinstance(g, tuple) and len(g) == 2 and g[0] == "not" and isinstance(g[1], tuple):
+            terms = g[1][1:] if g[1][:1] == ("or",) else (g[1],)
+            if any(isinstance(x, tuple) and x[:2] == ("zero-dim", tensor) and x[2] >= stop for x in terms):
+                return True
+    return False
 
 
 def _negative_dim_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:

@@ -1009,9 +1009,12 @@ def built_shape(call: CallView, a: Mapping) -> tuple[int, ...] | None:
 def _shape_is(call: CallView, a: Mapping) -> bool:
     """``param``'s view shape is not the shape ``shape`` (and ``fill``) builds, or ``shape_expr``
     computes (when that shape exists: shapes that do not broadcast are a ``broadcastable_shape``
-    rule's)."""
+    rule's); with ``scalar_same``, two shapes of one element each are accepted too (the copy into
+    an output, ops-math contiguous.cpp:656-664)."""
     t, shape = call.tensor(a["param"]), built_shape(call, a)
-    return t is not None and shape is not None and tuple(t.shape) != shape
+    if t is None or shape is None or tuple(t.shape) == shape:
+        return False
+    return not (a.get("scalar_same") and math.prod(shape) == 1 and math.prod(t.shape) == 1)
 
 
 TEMPLATES["shape_is"] = _shape_is
@@ -1133,9 +1136,10 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
     ["broadcast", S1, S2] (opbase BroadcastInferShape), ["slice", S, start, n] (the n dims of S from
     dim start on: a Shape given n dims by SetDimNum, dim i set to S's dim start + i), ["tile", S,
     attr] (ops-math l0op::Tile: S with leading dims of 1 added up to the integer array's length, each
-    dim times the array's element at its place), ["?", test, S1, S2]; None where the call does not give
-    it (a null or absent tensor, a dim index outside the shape, shapes that do not broadcast, a slice
-    of negative length or reaching outside S, an array shorter than S or a product beyond int64)."""
+    dim times the array's element at its place), ["concat", S1, S2] (S1's dims, then S2's: AppendDim
+    of each), ["?", test, S1, S2]; None where the call does not give it (a null or absent tensor, a
+    dim index outside the shape, shapes that do not broadcast, a slice of negative length or reaching
+    outside S, an array shorter than S or a product beyond int64)."""
     head = e[0]
     if head == "of":
         t = call.tensor(e[1])
@@ -1154,6 +1158,9 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
     if head == "broadcast":
         x, y = shape_value(call, e[1]), shape_value(call, e[2])
         return None if x is None or y is None else broadcast_shape(x, y)
+    if head == "concat":
+        x, y = shape_value(call, e[1]), shape_value(call, e[2])
+        return None if x is None or y is None else x + y
     if head == "slice":
         shape, start, n = shape_value(call, e[1]), int_value(call, e[2]), int_value(call, e[3])
         if shape is None or start is None or n is None or n < 0:
@@ -1187,7 +1194,7 @@ def slice_outside(call: CallView, e: Any) -> bool:
     if e[0] == "?":
         held = int_holds(call, e[1])
         return held is not None and slice_outside(call, e[2] if held else e[3])
-    return any(slice_outside(call, x) for x in (e[1:2] if e[0] == "set-dim" else e[1:3]))   # a broadcast's two
+    return any(slice_outside(call, x) for x in (e[1:2] if e[0] == "set-dim" else e[1:3]))   # a broadcast's or concat's two
 
 
 def _int_test(call: CallView, a: Mapping) -> bool:

@@ -348,12 +348,20 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* input, aclTensor* mean, a
 """
 
 
-@pytest.mark.parametrize("between,read", [("", True), ("expectShape.AppendDim(1);", False)])
+@pytest.mark.parametrize("between,read", [("", True), ("expectShape.AppendDim(Unknown(input));", False)])
 def test_a_shape_initialised_with_a_dim_and_only_compared_is_shape_is(between, read):
     events = _walk_text(CHANNELS % between, ["input", "mean", "invstd", "workspaceSize", "executor"])
     assert (events[0].template, dict(events[0].args)) == ("dims_compare", {"a": ("input", 0, 1), "op": "==", "b": 0})
     if read:
         assert [(e.template, dict(e.args)) for e in events[1:]] == [
             ("shape_is", {"param": p, "shape": (("input", 0, 1),)}) for p in ("mean", "invstd")]
-    else:   # changed after its initialisation: unread
+    else:   # changed after its initialisation by a dim the reader does not know: unread
         assert events[-1].kind == "unread"
+
+
+def test_a_dim_appended_after_the_initialisation_is_part_of_the_shape():
+    events = _walk_text(CHANNELS % "expectShape.AppendDim(1);", ["input", "mean", "invstd", "workspaceSize",
+                                                                   "executor"])
+    built = ("concat", ("dims", (("dim", "input", 0, 1),)), ("dims", (1,)))   # (C, 1)
+    assert [(e.template, dict(e.args)) for e in events[1:]] == [
+        ("shape_is", {"param": p, "shape_expr": built}) for p in ("mean", "invstd")]

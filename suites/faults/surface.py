@@ -170,7 +170,7 @@ def _batch_clash_expr(case: Case, a: dict) -> Case:
     def read(e) -> None:   # the tensors whose shapes the expression starts from
         if e[0] == "of":
             names.add(e[1])
-        for x in e[1:2] if e[0] in ("set-dim", "slice", "tile") else e[1:3] if e[0] == "broadcast" else \
+        for x in e[1:2] if e[0] in ("set-dim", "slice", "tile") else e[1:3] if e[0] in ("broadcast", "concat") else \
                 e[2:4] if e[0] == "?" else ():
             read(x)
     read(a["shape_expr"])
