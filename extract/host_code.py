@@ -1995,62 +1995,11 @@ def _scalar_same_check(w: Walk, src: SourceFile, stmt: Stmt, cond: str, env: dic
 
 
 def _shape_or_one_element(w: Walk, src: SourceFile, stmt: Stmt, param: str, shape: tuple, code: int) -> None:
-    """``param``'s view shape equals the shape expression ``shape``, unless both hold one element: a
-    choice (``["?", test, A, B]``) read per side under its test, each side a shape rule guarded by
-    the exemption (opbase Shape::GetShapeSize: the product of the dims, 1 at rank 0)."""
-    if shape[0] == "?":
-        test = shape[1][1] if shape[1][:1] == ("guard",) else ("int", shape[1])
-        for guard, side in ((test, shape[2]), (("not", test), shape[3])):
-            w.guards.append(guard)
-            try:
-                _shape_or_one_element(w, src, stmt, param, side, code)
-            finally:
-                w.guards.pop()
-        return
-    single = _one_element(shape)
-    if single is None:
-        raise Unreadable(f"the element count of the shape {shape!r}")
-    mine = ("int", ("==", ("numel", param), 1))
-    exempt = () if single is False else (("when", ("not", mine if single is True else ("and", mine, single))),)
-    target = (("shape", ()),) if shape == ("dims", ()) else (("shape_expr", shape),)
-    _check(w, src, stmt.offset, "shape_is", _args(param=param, **dict(target + exempt)), code, stmt.text)
-
-
-def _one_element(shape: tuple) -> Any:
-    """When the shape expression holds exactly one element, as a guard; True or False when always or
-    never; None when the reader cannot say. Dims of tensors are never negative, so one element is
-    every dim 1: a broadcast's (where it broadcasts) is its operands' both."""
-    if shape[0] == "dims":
-        return all(d == 1 for d in shape[1]) if all(_is_int(d) for d in shape[1]) else None
-    if shape[0] == "of":
-        return ("int", ("==", ("numel", shape[1]), 1))
-    if shape[0] == "broadcast":
-        return _guard_and(_one_element(shape[1]), _one_element(shape[2]))
-    if shape[0] == "?":
-        test = shape[1][1] if shape[1][:1] == ("guard",) else ("int", shape[1])
-        sides = _one_element(shape[2]), _one_element(shape[3])
-        if None in sides:
-            return None
-        return _guard_or(_guard_and(test, sides[0]), _guard_and(("not", test), sides[1]))
-    return None
-
-
-def _guard_and(a: Any, b: Any) -> Any:
-    """Both guards (each a guard, True, False or None: unknown)."""
-    if a is None or b is None:
-        return None
-    if a is False or b is False:
-        return False
-    return b if a is True else a if b is True else ("and", a, b)
-
-
-def _guard_or(a: Any, b: Any) -> Any:
-    """Either guard (each a guard, True, False or None: unknown)."""
-    if a is None or b is None:
-        return None
-    if a is True or b is True:
-        return True
-    return b if a is False else a if b is False else ("or", a, b)
+    """``param``'s view shape equals the shape expression ``shape``, unless both hold one element
+    (opbase Shape::GetShapeSize: the product of the dims, 1 at rank 0): ``shape_is`` with
+    ``scalar_same``, the same exemption as the copy into an output."""
+    target = {"shape": ()} if shape == ("dims", ()) else {"shape_expr": shape}
+    _check(w, src, stmt.offset, "shape_is", _args(param=param, scalar_same=True, **target), code, stmt.text)
 
 
 def _known_side(w: Walk, src: SourceFile, stmt: Stmt, held: Any) -> Any:
