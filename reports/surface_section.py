@@ -85,7 +85,8 @@ def markdown(doc: dict[str, Any] | None) -> list[str]:
                 + (f"; and {r['more']} more" if r["more"] else "") for r in doc["incomplete"]]
     if doc.get("not_taken"):
         out += ["", "Families not extracted (every API of each not covered, and why):", ""]
-        out += [f"- {family} ({len(v['apis'])} APIs): {v['why']}: " + ", ".join(f"`{a}`" for a in v["apis"])
+        out += [f"- {family} ({len(v['apis'])} API{'s' * (len(v['apis']) != 1)}): {v['why']}: "
+                + ", ".join(f"`{a}`" for a in v["apis"])
                 for family, v in doc["not_taken"].items()]
     return out
 
@@ -111,7 +112,8 @@ def html(doc: dict[str, Any] | None) -> list[str]:
         parts.append(f"<details><summary>{len(doc['incomplete'])} APIs not fully covered</summary>"
                      f"<ul>{items}</ul></details>")
     if doc.get("not_taken"):
-        items = "".join(f"<li>{escape(family)} ({len(v['apis'])} APIs): {escape(v['why'])}: "
+        items = "".join(f"<li>{escape(family)} ({len(v['apis'])} API{'s' * (len(v['apis']) != 1)}): "
+                        f"{escape(v['why'])}: "
                         + escape(", ".join(v["apis"])) + "</li>" for family, v in doc["not_taken"].items())
         parts.append(f"<details><summary>{sum(len(v['apis']) for v in doc['not_taken'].values())} APIs "
                      f"of families not extracted</summary><ul>{items}</ul></details>")
