@@ -86,7 +86,7 @@ def _op_api_files(family_dir: Path) -> list[Path]:
 
 def extract_checkout(checkout: Checkout, families: tuple[str, ...] | None = None) -> Iterator[dict[str, Any]]:
     """One operator-data record per documented API of ``families`` (default: part one's)."""
-    families = families or DEFAULT_FAMILIES.get(checkout.root.name, ())
+    families = families or taken_families(checkout)
     common = _common(checkout)
     for family in families:
         fdir = checkout.root / family
@@ -118,6 +118,13 @@ NOT_TAKEN = ("its family ({family}/) is not extracted: a family joins the operat
              "strict agreement with the vendor's op_api unit tests holds the bar in every expected "
              "status (the README's per-family figures)")
 HAND_ONLY = "its family ({family}/) stays specified by hand (matmul, grouped matmul and attention paths)"
+
+
+def taken_families(checkout: Checkout) -> tuple[str, ...]:
+    """The families read when none is named: part one's for the vendor's repositories, else every
+    main-tree folder holding documented operators (``<family>/<op>/docs/aclnn*.md``)."""
+    return DEFAULT_FAMILIES.get(checkout.root.name) or tuple(sorted(
+        {p.parts[-4] for p in checkout.root.glob("*/*/docs/aclnn*.md")} - {"experimental"}))
 
 
 def document_census(checkout: Checkout, taken: tuple[str, ...]) -> list[dict[str, Any]]:

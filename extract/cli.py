@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from aclnn_conformance.extract.build import (DEFAULT_FAMILIES, CheckoutError, document_census,
-                                             extract_checkout, open_checkout, write_records)
+from aclnn_conformance.extract.build import (CheckoutError, document_census, extract_checkout,
+                                             open_checkout, taken_families, write_records)
 from aclnn_conformance.extract.scope import scope_of
 from aclnn_conformance.spec.registry import hand_specified_apis
 
@@ -34,10 +34,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         for path in args.checkouts:
             checkout = open_checkout(path)
-            families = tuple(args.family) if args.family else DEFAULT_FAMILIES.get(checkout.root.name, ())
-            records += list(extract_checkout(checkout, families or None))
-            census += document_census(checkout, families or tuple(
-                {r["family"] for r in records if r["vendor"]["repository"] == checkout.repository}))
+            families = tuple(args.family) if args.family else taken_families(checkout)
+            records += list(extract_checkout(checkout, families))
+            census += document_census(checkout, families)
     except CheckoutError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -64,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     scope["counts"]["not covered"] = scope["counts"].get("not covered", 0) + len(others)
     if left:
         scope["hand_specified"] = left
+    out.mkdir(parents=True, exist_ok=True)
     (out / "scope.json").write_text(json.dumps(scope, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     counts = scope["counts"]
     print(f"extract: {len(scope['apis'])} documented APIs in {time.perf_counter() - start:.1f} s: "

@@ -198,3 +198,20 @@ def test_the_scope_names_every_documented_api_of_the_families_not_extracted(tmp_
     assert measured_families(scope["apis"][0]["repository"], root.name, out) == ("acts",)
     printed = capsys.readouterr().out
     assert f"{len(scope['apis'])} documented APIs" in printed
+
+
+def test_a_private_checkout_without_family_reads_every_family_folder(tmp_path, capsys):
+    """A repository laid out like the vendor's (not named ops-*) is read whole when no --family is
+    given: every folder holding <op>/docs/aclnn*.md but experimental/; the out folder is made."""
+    import shutil
+    from aclnn_conformance.cli import main
+    root = tmp_path / "my-ops"
+    shutil.copytree(FIXTURE, root)
+    (root / "experimental" / "trial" / "docs").mkdir(parents=True)
+    (root / "experimental" / "trial" / "docs" / "aclnnTrial.md").write_text("# doc\n")
+    out = tmp_path / "new" / "out"
+    assert main(["extract", str(root), "--out", str(out)]) == 0
+    scope = json.loads((out / "scope.json").read_text())
+    assert {row["family"] for row in scope["apis"]} == {"acts", "dtypes"}
+    assert all(row.get("family_taken", True) for row in scope["apis"])
+    assert {p.parent.name for p in out.glob("*/*.json")} == {"acts", "dtypes"}   # a data file in each
