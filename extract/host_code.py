@@ -742,7 +742,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
     for read in (lambda: _select_local(w, rhs, env), lambda: _scalar_local(text, env),
                  lambda: _view_copy(rhs, env), lambda: _shape_vector(w, rhs, env),
                  lambda: _kernel_result(w, rhs, env), lambda: _broadcast_to_helper(w, rhs, env),
-                 lambda: _one_dim_at_rank0_local(w, rhs, env), lambda: _made_local(w, rhs, env, name),
+                 lambda: _one_dim_at_rank0_local(w, rhs, env), lambda: _helper_tensor(w, rhs, env),
+                 lambda: _made_local(w, rhs, env, name),
                  lambda: _vector_array(rhs, env),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
                  lambda: _kernel_choice(w, rhs, env), lambda: _choice_like(w, rhs, env)):
@@ -874,7 +875,7 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     """``l0op::K(args...)``: ("tensor-dtype", dtype expression) when K allocates the one tensor it
     returns with an argument's dtype or a constant (``executor->AllocTensor(..., self->GetDataType(),
     ...)``); ``l0op::Cast(x, D, executor)``: ("cast-of", x's dtype or None, D). None otherwise."""
-    converted = _converted_scalar(w, rhs, env)
+    converted = _converted_scalar(w, rhs, env) or _scalar_tensor(w, rhs, env)
     if converted is not None:
         return converted
     call = _macro(rhs)
@@ -901,7 +902,8 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
     if call[0] == "l0op::UnsqueezeNd" and len(args) == 3:
         # x itself or a view of it (unsqueeze.cpp:55-74): x's dtype, its shape read for rank 0 only
         d = _tensor_dtype(w, args[0], env)
-        return _unsqueezed_rank0(w, args, env) or (None if d is None else ("tensor-dtype", d))
+        return _unsqueezed_rank0(w, args, env) or _unsqueezed_at(w, args, env) or \
+            (None if d is None else ("tensor-dtype", d))
     if call[0] == "l0op::Tile" and len(args) == 3:
         return _tiled(w, args, env)
     if call[0] == "l0op::Cast" and len(args) == 3:
@@ -918,7 +920,7 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
         return None
     result = _allocated_dtype(fn, w.index.kernels.source_of(call[0]))
     shape = _kernel_shape(w, fn, args, env) or _kernel_chosen_shape(w, fn, args, env) or \
-        _kernel_alloc_shape(w, fn, args, env)
+        _kernel_alloc_shape(w, fn, args, env) or _kernel_broadcast_shape(w, fn, args, env)
     elements = _tuple_dtypes(fn, w.index.kernels.source_of(call[0])) if result is None else None
     if elements is not None:   # a tuple of tensors: each element's dtype from the arguments
         return ("tensor-tuple", tuple(_argument_dtype(w, fn, args, env, e) for e in elements), shape)
@@ -953,6 +955,42 @@ def _broadcast_to_shape(w: Walk, args: list[str], env: dict) -> tuple | None:
     shape = held[1][1] if isinstance(held, tuple) and held[:1] == ("dims-vector",) and \
         isinstance(held[1], tuple) and held[1][:1] == ("shape-expr",) else None
     return None if shape is None else ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", shape))
+
+
+_BROADCAST_INTO = (r"OP_CHECK_BROADCAST_AND_INFER_SHAPE\(\s*(\w+)\s*,\s*(\w+)\s*,\s*(\w+)\s*,\s*return\s+nullptr\s*\)\s*;?"
+                   r"|if\s*\(\s*!\s*(?:op::)?BroadcastInferShape\(\s*(\w+)\s*->\s*GetViewShape\(\)\s*,\s*(\w+)\s*->\s*"
+                   r"GetViewShape\(\)\s*,\s*(\w+)\s*\)\s*\)")
+
+
+def _kernel_broadcast_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
+    """("shape-expr", ["broadcast", A, B]) when kernel ``fn`` returns one tensor, allocated once with
+    the shape its first statements infer by broadcasting two tensor parameters' view shapes (``Shape
+    s; OP_CHECK_BROADCAST_AND_INFER_SHAPE(a, b, s, return nullptr);`` or ``if (!BroadcastInferShape(
+    a->GetViewShape(), b->GetViewShape(), s)) { ...; return nullptr; }``, ops-math math/mul/op_api/
+    mul.cpp:136-146, add.cpp:101-117), A and B the arguments' held shapes, and nothing sets that shape
+    or tensor anew (where they do not broadcast the kernel returns null: its failure). None otherwise."""
+    names = _returned_names(fn, w.index.kernels.source_of(fn.name))
+    local = next(iter(names)) if names and len(names) == 1 else None
+    stmts = statements(fn.body, fn.body_offset)
+    m = re.fullmatch(_BROADCAST_INTO, stmts[1].text.strip() if stmts[1].kind != "if" else
+                     "if (" + stmts[1].cond.strip() + ")", re.S) if len(stmts) > 2 else None
+    if local is None or local in fn.params or m is None or re.search(
+            rf"\bINFER_SHAPE\b|\b{local}\s*->\s*Set\w*Shape|&\s*{local}\b", fn.body):
+        return None
+    a, b, shape = [g for g in m.groups() if g is not None]
+    if not re.fullmatch(rf"(?:op::|gert::)?Shape\s+{shape}\s*;?", stmts[0].text.strip()) or \
+            stmts[1].kind == "if" and (stmts[1].orelse or [x.text.strip().rstrip(";") for x in stmts[1].then
+                                                            if x.kind == "return"] != ["return nullptr"]):
+        return None
+    allocs = re.findall(r"AllocTensor\(\s*([^,()]*)", fn.body)
+    sets = re.findall(rf"\b{local}\s*=(?!=)", fn.body)
+    if not allocs or any(x.strip() != shape for x in allocs) or len(sets) != 1 or \
+            len(re.findall(rf"\b{shape}\b", fn.body)) != 2 + len(allocs) or \
+            any(p not in fn.params or fn.params.index(p) >= len(args) or re.search(rf"\b{p}\s*=(?!=)", fn.body)
+                for p in (a, b)):
+        return None
+    held = [_tensor_shape_expr(env.get(_strip(args[fn.params.index(p)]))) for p in (a, b)]
+    return None if None in held else ("shape-expr", ("broadcast", *held))
 
 
 def _kernel_chosen_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
@@ -1101,6 +1139,24 @@ def _unsqueezed_rank0(w: Walk, args: list[str], env: dict) -> tuple | None:
     if like is None or ("rank-zero", like) not in w.guards or not _is_int(dim) or dim not in (0, -1):
         return None
     return ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", ("dims", (1,))))
+
+
+def _unsqueezed_at(w: Walk, args: list[str], env: dict) -> tuple | None:
+    """``l0op::UnsqueezeNd(x, a, executor)`` with x of a shape S the walk holds and a an int array of
+    one constant d: a tensor of x's dtype and S with a dim of 1 inserted at d, wrapped by rank + 1
+    (ops-math conversion/unsqueeze/op_host/op_api/unsqueeze.cpp:19-53), as ["concat", ["concat",
+    ["slice", S, 0, d], [1]], ["slice", S, d, rank - d]]; a d outside [-rank - 1, rank] (the kernel's
+    null result) makes a slice reach outside S, which no rule judges. None otherwise."""
+    held, shape = env.get(_strip(args[1])), _tensor_shape_expr(env.get(_strip(args[0])))
+    one = held[1][1] if isinstance(held, tuple) and held[:1] == ("dims-vector",) and \
+        held[1][:1] == ("shape-expr",) and held[1][1][:1] == ("dims",) else None
+    if shape is None or one is None or len(one[1]) != 1 or not _is_int(one[1][0]):
+        return None
+    d = one[1][0]
+    at = d if d >= 0 else ("+", ("srank", shape), d + 1)
+    unsqueezed = ("concat", ("concat", ("slice", shape, 0, at), ("dims", (1,))),
+                  ("slice", shape, at, ("-", ("srank", shape), at)))
+    return ("tensor-dtype", _tensor_dtype(w, args[0], env), ("shape-expr", unsqueezed))
 
 
 def _tiled(w: Walk, args: list[str], env: dict) -> tuple | None:
@@ -1551,7 +1607,7 @@ def _tensor_dtype(w: Walk, expr: str, env: dict) -> tuple | None:
         return held[1]
     if isinstance(held, tuple) and held[:1] == ("cast-of",):
         return held[2]
-    if isinstance(held, tuple) and held[:1] == ("converted",):
+    if isinstance(held, tuple) and held[:1] in (("converted",), ("scalar-tensor",)):
         return held[2]
     return None
 
@@ -1590,13 +1646,37 @@ def _converted_scalar(w: Walk, rhs: str, env: dict) -> tuple | None:
         return None
     scalar = env[_strip(args[0])].name
     if not any(e.kind == "check" and e.template == "null" and e.args_dict().get("param") == scalar
-               for e in w.events):
+               for e in w.events) and not _nonnull_guarded(w, scalar):
         return None
     try:
         dtype = _dexpr_of(w, args[1], env)
     except Unreadable:
         dtype = None
     return ("converted", scalar, dtype)
+
+
+def _scalar_tensor(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``executor->ConvertToTensor(s, D)`` of an aclScalar argument s not known non-null here:
+    ("scalar-tensor", s, D), a tensor of rank 0 where it returns one (opbase common_types.cpp:284-285);
+    a null check of it stays the reader's to read (no kernel made it). None for anything else."""
+    m = re.fullmatch(r"[\w.]+(?:\.get\(\))?\s*->\s*ConvertToTensor\((.*)\)", _strip(rhs), re.S)
+    args = split_args(m.group(1)) if m else []
+    held = env.get(_strip(args[0])) if len(args) == 2 else None
+    if not isinstance(held, T) or "aclScalar" not in w.ptypes.get(held.name, ""):
+        return None
+    try:
+        dtype = _dexpr_of(w, args[1], env)
+    except Unreadable:
+        dtype = None
+    return ("scalar-tensor", held.name, dtype)
+
+
+def _nonnull_guarded(w: Walk, name: str) -> bool:
+    """Every call reaching here has the argument ``name`` non-null: a guard of the walk, or a conjunct
+    of one, says so (``if (alpha != nullptr && ...)``)."""
+    def says(g: Any) -> bool:
+        return g == ("not", ("null", name)) or isinstance(g, tuple) and g[:1] == ("and",) and any(says(x) for x in g[1:])
+    return any(says(g) for g in w.guards)
 
 
 def _cast_cannot_fail(w: Walk, held: tuple) -> bool:
@@ -1799,6 +1879,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         if isinstance(held, tuple) and held and held[0] == "status-of":
             return  # its failures were recorded when it was called
         raise Unreadable(f"the status {m.group(1)} of a call the reader did not follow")
+    if code is None and code_text == "nullptr" and null and _kernel_made(env.get(null.group(1) or null.group(2))):
+        return   # a kernel's null result passed on to the caller, which checks what it is given
     if code is None:
         raise Unreadable(f"CHECK_RET with status {code_text!r}")
     if code not in PARAM_CODES:
@@ -1929,8 +2011,40 @@ def _tensor_shape_expr(held: Any) -> tuple | None:
     if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("cast-of",)) and len(held) == len(held[:1]) + \
             (2 if held[0] == "tensor-dtype" else 3) and isinstance(held[-1], tuple) and held[-1][:1] == ("shape-expr",):
         return held[-1][1]
+    if isinstance(held, tuple) and held[:1] in (("converted",), ("scalar-tensor",)):
+        return ("dims", ())   # a scalar made a tensor: rank 0 (opbase common_types.cpp:284-285)
     like = _shape_like(held)
     return None if like is None else ("of", like)
+
+
+def _helper_tensor(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``H(args)`` with H a function of the file returning a tensor, every return of it null or the one
+    local its last statement returns (``return r;``), and no parameter check in it: what the walk of
+    H's body over the arguments holds for that local, when that is a tensor of a known shape and the
+    walk records nothing; None otherwise."""
+    rhs = _strip(rhs)
+    call = _macro(rhs)
+    fn = w.index.function(call[0]) if call and match_close(rhs, rhs.index("(")) == len(rhs) - 1 else None
+    if fn is None or not re.search(r"aclTensor\s*\*", fn.returns) or len(call[1]) != len(fn.params) or \
+            re.search(r"ACLNN_ERR_PARAM|OP_CHECK_", fn.body):
+        return None
+    stmts = statements(fn.body, fn.body_offset)
+    last = re.fullmatch(r"return\s+(\w+)\s*;?", stmts[-1].text.strip()) if stmts and stmts[-1].kind == "return" \
+        else None
+    if last is None or any(r not in ("nullptr", last.group(1)) for r in re.findall(r"\breturn\b\s*(\w*)", fn.body)):
+        return None
+    mark, left = len(w.events), {}
+    try:
+        _run_function(w, fn, _bind(w, fn, call[1], env), fail=None, left=left)
+    except (Unreadable, _Stop):
+        del w.events[mark:]
+        return None
+    if len(w.events) != mark:
+        del w.events[mark:]
+        return None
+    held = left.get(last.group(1))
+    return held if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and \
+        _tensor_shape_expr(held) is not None else None
 
 
 def _made_local(w: Walk, rhs: str, env: dict, name: str) -> tuple | None:
@@ -2094,11 +2208,13 @@ def _dims_local(w: Walk, src: SourceFile, stmt: Stmt, rhs: str, env: dict) -> tu
     m = re.fullmatch(_ALLOC_DIMS, rhs)
     if m and m.group(2) == "1":   # ``int64_t a[1] = {dim}; AllocIntArray(a, 1)``: the API's one int as dims
         body = _enclosing_body(src, stmt.offset)
-        one = re.findall(rf"int64_t\s+{re.escape(m.group(1))}\s*\[\s*1\s*\]\s*=\s*\{{\s*(\w+)\s*\}}\s*;", body)
+        one = re.findall(rf"int64_t\s+{re.escape(m.group(1))}\s*\[\s*1?\s*\]\s*=\s*\{{\s*(\w+)\s*\}}\s*;", body)
         v = env.get(one[0]) if len(one) == 1 else None
         written = re.findall(rf"\b{re.escape(m.group(1))}\s*(?:\[[^\]]*\]\s*)?=(?!=)", body)
         if isinstance(v, T) and len(written) == 1 and re.search(r"int64_t|int32_t", w.ptypes.get(v.name, "")):
             return ("dims-of", v.name)
+        if _is_int(v) and len(written) == 1:   # a helper's int parameter given a constant: that one element
+            return ("dims-vector", ("shape-expr", ("dims", (v,))))
         return None
     if m:
         t = _all_dims_of(_enclosing_body(src, stmt.offset), m.group(1), m.group(2))
@@ -2932,7 +3048,39 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
                 del w.events[mark:]
                 return None
             return result if isinstance(result, bool) else None
+        if fn is not None and fn.returns.split()[-1] == "bool":
+            return _product_return(w, fn, call[1], env)
     return None
+
+
+def _product_return(w: Walk, fn: Function, args: list[str], env: dict) -> bool | None:
+    """The bool ``fn(args)`` returns when each branch its body reaches is decided by the product and
+    a return of a decided value ends it (``if (IsRegBase()) { return CheckType(d, L); } return
+    false;`` off RegBase: false whatever ``d``); None when any statement on the way is anything else."""
+    if w.depth > 12:
+        return None
+    try:
+        local = _bind(w, fn, args, env)
+    except Unreadable:
+        return None
+    stmts = statements(fn.body, fn.body_offset)
+    w.depth += 1
+    try:
+        while stmts:
+            stmt, stmts = stmts[0], stmts[1:]
+            if stmt.kind == "if":
+                decided = _product_bool(w, stmt.cond.strip(), local)
+                if decided is None:
+                    return None
+                stmts = (stmt.then if decided else stmt.orelse) + stmts   # a side not returning falls through
+                continue
+            if stmt.kind != "return":
+                return None
+            value = stmt.text.strip()[len("return"):].strip()
+            return value == "true" if value in ("true", "false") else _product_bool(w, value, local)
+        return None
+    finally:
+        w.depth -= 1
 
 
 def _is_call_data(value: Any) -> bool:
@@ -3710,8 +3858,15 @@ def _int_guard(w: Walk, cond: str, env: dict) -> tuple | None:
     if _value_test(w, cond, env) is not None:
         return None
     test = _int_test(w, cond, env)
-    ok = test is not None and templates_int_leaves(test) and _dims_decided(w, test)
+    ok = test is not None and (templates_int_leaves(test) and _dims_decided(w, test)
+                               or not templates_int_leaves(test) and _reads_guard(test))
     return ("int", test) if ok else None
+
+
+def _reads_guard(e: Any) -> bool:
+    """The integer expression or test ``e`` holds a branch's guard (``["?", ["guard", g], 2, 0]``: a
+    local set by branches on the call's argument values), so its value is the call's, not a constant."""
+    return isinstance(e, tuple) and bool(e) and (e[0] == "guard" or any(_reads_guard(x) for x in e[1:]))
 
 
 def _same_checks_both_sides(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
@@ -4036,6 +4191,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         if g is None:   # a conjunction of guards and value tests (``dimSize == 0 && noop == true``)
             parts = _split_top(_strip(stmt.cond), "&&")
             atoms = [_guard(w, p, env) or (("value", t) if (t := _value_test(w, p, env)) is not None else None)
+                     or (("not", ("null", n)) if (n := _nonnull_param(p, env)) is not None else None)
                      for p in parts] if len(parts) > 1 else [None]
             if None not in atoms:
                 g, by_value = ("and", *atoms), returns_success
@@ -4135,7 +4291,11 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             if k in both_set:
                 continue
             if k in made and env[k] != v:   # a kernel's result on every path: one still
-                env[k] = ("kernel-result", k)
+                shapes = (_tensor_shape_expr(v), _tensor_shape_expr(env[k]))   # of the shape of the side taken
+                tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
+                env[k] = ("kernel-result", k) if None in shapes else \
+                    ("tensor-dtype", ("if", guard, tnew, told) if tnew is not None and told is not None else None,
+                     ("shape-expr", shapes[0] if shapes[0] == shapes[1] else ("?", ("guard", guard), *shapes)))
                 continue
             if k in env and env[k] != v:
                 tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
