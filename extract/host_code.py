@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from aclnn_conformance.extract.infershape import InferShapeIndex, kernel_reduce_shape
 from aclnn_conformance.extract.shape_helpers import (expand_to_size, leading_ones_to, normalised, one_dim_at_rank0,
@@ -2033,18 +2033,29 @@ def _helper_tensor(w: Walk, rhs: str, env: dict) -> tuple | None:
         else None
     if last is None or any(r not in ("nullptr", last.group(1)) for r in re.findall(r"\breturn\b\s*(\w*)", fn.body)):
         return None
-    mark, left = len(w.events), {}
-    try:
-        _run_function(w, fn, _bind(w, fn, call[1], env), fail=None, left=left)
-    except (Unreadable, _Stop):
-        del w.events[mark:]
-        return None
-    if len(w.events) != mark:
-        del w.events[mark:]
+    left: dict = {}
+    read, _ = _checks_nothing(w, lambda: _run_function(w, fn, _bind(w, fn, call[1], env), fail=None, left=left))
+    if not read:
         return None
     held = left.get(last.group(1))
     return held if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and \
         _tensor_shape_expr(held) is not None else None
+
+
+def _checks_nothing(w: Walk, run: Callable[[], Any]) -> tuple[bool, Any]:
+    """(True, what ``run`` returns) where ``run`` (a walk of a helper's body) reads through and emits
+    no event: a helper that computes without checking a parameter; (False, None), its events
+    undone, otherwise."""
+    mark = len(w.events)
+    try:
+        result = run()
+    except (Unreadable, _Stop):
+        del w.events[mark:]
+        return False, None
+    if len(w.events) != mark:
+        del w.events[mark:]
+        return False, None
+    return True, result
 
 
 def _made_local(w: Walk, rhs: str, env: dict, name: str) -> tuple | None:
@@ -3038,15 +3049,7 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
         fn = w.index.function(call[0])
         if fn is not None and fn.returns.split()[-1] == "bool" and not _touches_data(fn) \
                 and not any(_is_call_data(env.get(_strip(a))) for a in call[1]):
-            mark = len(w.events)
-            try:
-                result = _call_fn(w, fn, call[1], env, fail=None)
-            except (Unreadable, _Stop):
-                del w.events[mark:]
-                return None
-            if len(w.events) != mark:
-                del w.events[mark:]
-                return None
+            _, result = _checks_nothing(w, lambda: _call_fn(w, fn, call[1], env, fail=None))
             return result if isinstance(result, bool) else None
         if fn is not None and fn.returns.split()[-1] == "bool":
             return _product_return(w, fn, call[1], env)
