@@ -21,12 +21,13 @@ from aclnn_conformance.backends.registry import DEFAULT_BACKEND, UnknownBackend,
 from aclnn_conformance.judging.records import RecordWriter
 from aclnn_conformance.spec.products import PRODUCT_IDS, parse_products
 from aclnn_conformance.spec.rules import DEFAULT_PROFILE, PROFILES
-from aclnn_conformance.suites.runner import Harness
+from aclnn_conformance.suites.runner import NEEDS_PACKAGE, Harness
 
 TIERS = ("ci", "full")
 ISOLATION = ("auto", "on", "off")
 NATIVE_CODE_BACKENDS = frozenset({"aclnn"})   # auto isolation: a crash here would kill pytest
 ISOLATED_CASE_TIMEOUT = 900.0                  # seconds, when isolation is on without --case-timeout
+IN_PROCESS_CASE_TIMEOUT = 900.0                # seconds, a backend run in process (no isolation)
 EXIT_NOTHING_JUDGED = 6
 EXIT_INCOMPLETE = 7
 # The exit status of a run whose backend is tied to a device it cannot identify, without --product.
@@ -38,8 +39,10 @@ settings.register_profile("ci", max_examples=25, derandomize=True, deadline=None
 # The ci tier with --hypothesis-seed: drawn from the seed instead of derandomized, so that the seed
 # run.json records is the one the examples came from.
 settings.register_profile("ci-seeded", settings.get_profile("ci"), derandomize=False)
-settings.register_profile("thorough", max_examples=400, deadline=None, print_blob=True,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# The full tier draws more examples, derandomized too: a draw depends on the test and the seed, never
+# on the run (two backends that behave alike get the same cases, so `diff` compares like with like).
+settings.register_profile("thorough", settings.get_profile("ci"), max_examples=400)
+settings.register_profile("thorough-seeded", settings.get_profile("thorough"), derandomize=False)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -76,6 +79,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "each on the product its vendor file states unless --product is given")
     group.addoption("--overwrite", action="store_true",
                     help="replace an earlier run in --report-dir (refused without it)")
+    group.addoption("--min-exercised", default=None, metavar="SHARE",
+                    help="the share (0 to 1) of a product's applicable rules, and of its value "
+                         "rules, the run must exercise for a full CONFORMANT verdict; below it "
+                         "the verdict says 'partial' (default 0.8)")
 
 
 def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
@@ -119,6 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except (ValueError, UnknownBackend) as exc:
         raise pytest.UsageError(str(exc)) from None
     _check_choices(config)
+    min_exercised(config)
     tier = config.getoption("--tier")
     settings.load_profile(hypothesis_profile(config))
     from aclnn_conformance.suites.sampling import set_selected_ops, set_tier
@@ -128,6 +136,7 @@ def pytest_configure(config: pytest.Config) -> None:
     run_id = (config.workerinput.get("aclnn_run_id") if _is_worker(config)
               else uuid.uuid4().hex[:12])
     _check_product_list(config.getoption("--product"), products)
+    _check_backend_products(backend, ok)
     report_dir = _report_dir(config)
     writer = inflight = None
     if report_dir is not None:
@@ -151,11 +160,25 @@ def pytest_configure(config: pytest.Config) -> None:
         start_pytest_run(config, config._aclnn_harness, products, hypothesis_profile(config))
 
 
+def min_exercised(config: pytest.Config) -> float:
+    """--min-exercised as a share, or a one-line usage error."""
+    given = config.getoption("--min-exercised")
+    if given is None:
+        from aclnn_conformance.reports.tables import MIN_EXERCISED  # pandas: loaded when needed
+        return MIN_EXERCISED
+    try:
+        share = float(given)
+    except ValueError:
+        share = -1.0
+    if not 0.0 <= share <= 1.0:
+        raise pytest.UsageError(f"--min-exercised {given!r} is not a share from 0 to 1")
+    return share
+
+
 def hypothesis_profile(config: pytest.Config) -> str:
     """The hypothesis settings profile of the run's tier (and seed)."""
-    if config.getoption("--tier") == "full":
-        return "thorough"
-    return "ci" if config.getoption("hypothesis_seed", None) is None else "ci-seeded"
+    tier = "thorough" if config.getoption("--tier") == "full" else "ci"
+    return tier if config.getoption("hypothesis_seed", None) is None else f"{tier}-seeded"
 
 
 def _check_choices(config: pytest.Config) -> None:
@@ -181,7 +204,8 @@ def item_ops(item: pytest.Item) -> set[str]:
     """The operators a test item calls, as far as its module name (test_<op>.py) or its
     parameters (a case's ``op``, an ``op`` parameter) tell; empty when they do not."""
     from aclnn_conformance.spec import OPS
-    ops = set()
+    # a module of tests chaining several operators names them (OPERATORS)
+    ops = set(getattr(getattr(item, "module", None), "OPERATORS", ()))
     stem = Path(str(item.path)).stem.removeprefix("test_")
     if stem in OPS:
         ops.add(stem)
@@ -275,6 +299,14 @@ def _check_product_list(text: str, products: tuple[str, ...]) -> None:
         raise pytest.UsageError(f"--product lists {', '.join(twice)} more than once")
 
 
+def _check_backend_products(backend: Backend, available: bool) -> None:
+    """An available backend that lists no products is refused: nothing it runs could be judged
+    as any chip (an unavailable one records every case SKIPPED with its reason instead)."""
+    if available and not tuple(backend.products()):
+        raise pytest.UsageError(f"backend {backend.name} lists no products (its products() is "
+                                f"empty): it cannot be run")
+
+
 def _report_dir(config: pytest.Config) -> Path | None:
     """--report-dir, checked on the controller: a writable folder holding no earlier run (unless
     --overwrite, which removes the earlier run's outputs)."""
@@ -324,7 +356,9 @@ def _executor(config: pytest.Config, backend):
         raise pytest.UsageError("--case-timeout needs process isolation: drop --isolation off")
     native = getattr(backend, "native_code", backend.name in NATIVE_CODE_BACKENDS)
     if timeout is None and (isolation == "off" or isolation == "auto" and not native):
-        return None
+        # in process, yet never a run that hangs forever
+        from aclnn_conformance.backends.isolation import in_process_executor
+        return in_process_executor(IN_PROCESS_CASE_TIMEOUT)
     from aclnn_conformance.backends.isolation import isolated_executor
     return isolated_executor(timeout or ISOLATED_CASE_TIMEOUT)
 
@@ -422,6 +456,9 @@ class RunWatcher:
         if report.when == "teardown":
             progress.finished += 1
             props = dict(report.user_properties)
+            if int(props.get("records", 0)) and progress.skipped.get(report.nodeid, "").startswith(
+                    NEEDS_PACKAGE):
+                del progress.skipped[report.nodeid]   # its SKIPPED record names what it needs
             if "records" in props:
                 progress.conformance_items += 1
                 progress.judged += int(props.get("judged", 0))
@@ -523,7 +560,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from aclnn_conformance.reports.summary import finish_report_dir
     end_pytest_run(session, int(session.exitstatus), progress)  # run.json: complete, or why not
     shutil.rmtree(h.report_dir / "inflight", ignore_errors=True)
-    config._aclnn_summary = finish_report_dir(h.report_dir)
+    config._aclnn_summary = finish_report_dir(h.report_dir, min_exercised(config))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:

@@ -18,6 +18,7 @@ import atexit
 import multiprocessing
 import pickle
 import signal
+import threading
 import traceback
 import weakref
 from typing import Any, Callable
@@ -245,3 +246,26 @@ class IsolatedExecutor:
         for _, worker in list(workers.values()):
             worker.stop()
         workers.clear()
+
+
+def in_process_executor(timeout: float) -> Callable[[Backend, Case, str], RunResult]:
+    """``backend.run`` in this process with a time limit: past ``timeout`` seconds an alarm raises
+    BackendTimeout inside the backend's Python code (a hang in native code that never returns to
+    the interpreter is out of its reach: isolation covers that). Where no alarm can be set (off
+    the main thread, or a platform without SIGALRM) the call runs without one."""
+    def execute(backend: Backend, case: Case, product: str) -> RunResult:
+        if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+            return backend.run(case, product)
+
+        def expire(signum, frame):
+            raise BackendTimeout(f"backend {backend.name} did not return within {timeout:g} s, the "
+                                 f"default limit of a case run in process (--case-timeout sets "
+                                 f"another and isolates the backend)")
+        previous = signal.signal(signal.SIGALRM, expire)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            return backend.run(case, product)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    return execute

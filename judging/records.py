@@ -25,6 +25,15 @@ NOT_RUN = frozenset({Outcome.SKIPPED, Outcome.BACKEND_UNAVAILABLE})
 JUDGED_BY = ("values", "status", "relation", "not_supported", "not_judged", "not_covered", "")
 
 
+OPERATOR_NEED = "op:"
+
+
+def wants_package(outcome: str, needs: tuple[str, ...]) -> bool:
+    """A record SKIPPED only because an optional package (torch) is not installed: named, not
+    failed, never certified."""
+    return outcome == Outcome.SKIPPED and any(not n.startswith(OPERATOR_NEED) for n in needs)
+
+
 class RecordError(ValueError):
     """A record that does not follow its schema."""
 
@@ -68,6 +77,9 @@ class OutcomeRecord:
     draws: int = 1                        # hypothesis: how often its test drew this case (one record)
     call: str = ""                        # not certifiable: the call in words (tensors, attributes)
     stands_for: int = 1                   # NOT_COVERED: how many calls of its case family it counts
+    # what the case needs beyond the backend: optional packages (SKIPPED without them) and, for a
+    # test chaining several operators, the others it calls (OPERATOR_NEED + key)
+    needs: tuple[str, ...] = ()
     schema: str = OUTCOME_SCHEMA
 
     def __post_init__(self) -> None:
@@ -78,6 +90,7 @@ class OutcomeRecord:
         # a shallow copy: the nested dicts are plain JSON data already (asdict would deep-copy them)
         doc = {name: getattr(self, name) for name in _OUTCOME_FIELDS}
         doc["rule_ids"] = list(self.rule_ids)
+        doc["needs"] = list(self.needs)
         validate_outcome(doc)
         return doc
 
@@ -86,6 +99,7 @@ class OutcomeRecord:
         validate_outcome(doc)
         doc = dict(doc)
         doc["rule_ids"] = tuple(doc.get("rule_ids", ()))
+        doc["needs"] = tuple(doc.get("needs", ()))
         return OutcomeRecord(**doc)
 
 
@@ -96,7 +110,7 @@ _TYPED = {"rule_ids": list, "standards": dict, "verdicts": dict, "metrics": dict
           "values_judged": bool, "duration_s": (int, float), "detail": str, "reproducer": str,
           "judged_by": str, "failing_examples": int, "first_failing_example": str,
           "vendor_source": str, "vendor_expected": str,
-          "draws": int, "stands_for": int, "call": str}
+          "draws": int, "stands_for": int, "call": str, "needs": list}
 _OPTIONAL_INT = ("expected_status", "actual_status", "seed")
 
 

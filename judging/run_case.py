@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import traceback
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
 from aclnn_conformance.backends.base import (Backend, BackendCrash, BackendTimeout, OperatorNotImplemented,
                                              RunResult)
@@ -31,6 +31,27 @@ def describe_returned(value: object) -> str:
     """What a backend returned, in a few words (for the error that it is not a RunResult)."""
     text = repr(value)
     return f"{type(value).__name__} {text[:80]}" if value is not None else "None"
+
+
+def run_result_problem(result: RunResult) -> str:
+    """What makes a RunResult unusable (a field of the wrong type), or "" for a well-formed one:
+    checked before judging, so that a backend's mistake is its recorded error, not a crash."""
+    import numpy as np
+    if not isinstance(result.status, int) or isinstance(result.status, bool):
+        return f"status {describe_returned(result.status)} is not an int"
+    if not isinstance(result.storages, Mapping):
+        return f"storages {describe_returned(result.storages)} is not a mapping"
+    wrong = [name for name, value in result.storages.items()
+             if not isinstance(name, str) or not isinstance(value, np.ndarray)]
+    if wrong:
+        return f"storages {wrong[:3]} are not NumPy arrays named by their parameter"
+    if result.workspace_size is not None and (not isinstance(result.workspace_size, int)
+                                              or isinstance(result.workspace_size, bool)):
+        return f"workspace_size {describe_returned(result.workspace_size)} is not an int or None"
+    for name in ("phase", "message"):
+        if not isinstance(getattr(result, name), str):
+            return f"{name} {describe_returned(getattr(result, name))} is not a str"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -87,8 +108,12 @@ def run_case(backend: Backend, case: Case, product: str, profile: str,
     try:
         result = (execute or backend.run)(case, product)
         if not isinstance(result, RunResult):
-            raise NotARunResult(f"the backend's run() returned {describe_returned(result)}, "
-                                f"not a RunResult")
+            raise NotARunResult(f"backend {backend.name}'s run() returned "
+                                f"{describe_returned(result)}, not a RunResult")
+        problem = run_result_problem(result)
+        if problem:
+            raise NotARunResult(f"backend {backend.name}'s run() returned a RunResult whose "
+                                f"{problem}")
         j = judge(spec, case, product, profile, result)
         outcome, detail = Outcome(j.outcome), j.detail
         if expected.kind == "not_judged":  # outside the contract: neither a PASS nor a FAIL

@@ -38,8 +38,10 @@ import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Callable
 
-from aclnn_conformance.judging.records import CERTIFIABLE, RecordError, read_records, read_run
+from aclnn_conformance.judging.records import (CERTIFIABLE, OPERATOR_NEED, RecordError,
+                                               read_records, read_run, wants_package)
 from aclnn_conformance.reports.run import ROOT, library_versions, now
 
 MUSTPASS = Path(__file__).with_name("mustpass.txt")
@@ -110,8 +112,11 @@ def is_deterministic(rec) -> bool:
                                                   for part in rec.case_id.split(":"))
 
 
-def read_mustpass(path: str | Path = MUSTPASS) -> list[tuple[str, str, str]]:
-    """[(product, op, case_id)] in file order."""
+NEEDS_PREFIX = "needs="   # a must-pass line's optional last field: the packages its case needs
+
+
+def _mustpass_lines(path: str | Path) -> list[tuple[tuple[str, str, str], tuple[str, ...]]]:
+    """[((product, op, case_id), packages the case needs)] in file order."""
     entries = []
     text = Path(path).read_text(encoding="utf-8")
     if MUSTPASS_FORMAT not in text.split("\n", 1)[0]:
@@ -119,24 +124,57 @@ def read_mustpass(path: str | Path = MUSTPASS) -> list[tuple[str, str, str]]:
     for lineno, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
-        parts = line.split(" ", 2)
-        if len(parts) != 3:
-            raise ValueError(f"{path}:{lineno}: expected 'product op case_id', got {line!r}")
-        entries.append(tuple(parts))
+        parts = line.split(" ")
+        needs: tuple[str, ...] = ()
+        if len(parts) == 4 and parts[3].startswith(NEEDS_PREFIX):
+            needs = tuple(parts.pop().removeprefix(NEEDS_PREFIX).split(","))
+        if len(parts) != 3 or not all(parts):
+            raise ValueError(f"{path}:{lineno}: expected 'product op case_id [needs=PKG,...]', "
+                             f"got {line!r}")
+        entries.append(((parts[0], parts[1], parts[2]), needs))
     return entries
+
+
+def read_mustpass(path: str | Path = MUSTPASS) -> list[tuple[str, str, str]]:
+    """[(product, op, case_id)] in file order."""
+    return [entry for entry, _ in _mustpass_lines(path)]
+
+
+def mustpass_needs(path: str | Path = MUSTPASS) -> dict[tuple[str, str, str], tuple[str, ...]]:
+    """The must-pass cases that need an optional package (torch): case -> the packages."""
+    return {entry: needs for entry, needs in _mustpass_lines(path) if needs}
 
 
 def write_mustpass(records, path: str | Path, source: str) -> int:
     from aclnn_conformance.reports.run import suite_commit
-    entries = sorted({(r.product, r.op, r.case_id) for r in records if is_deterministic(r)})
+    needs: dict[tuple[str, str, str], set[str]] = defaultdict(set)
+    for r in records:
+        if is_deterministic(r):
+            needs[(r.product, r.op, r.case_id)].update(r.needs)
+    lines = [" ".join(e) + (f" {NEEDS_PREFIX}{','.join(sorted(needs[e]))}" if needs[e] else "")
+             for e in sorted(needs)]
     header = [f"# {MUSTPASS_FORMAT}",
-              "# The cases every certification must hold, one 'product op case_id' a line.",
+              "# The cases every certification must hold, one 'product op case_id' a line; "
+              "'needs=PKG' marks a case",
+              "# that needs an optional package: without it the case is SKIPPED with that reason, "
+              "never an error.",
               f"# Options: {' '.join(FIXED_OPTIONS)} (with --backend and --product of the run).",
               f"# Generated from {source} at suite commit {suite_commit()[0]}.",
               "# Regenerate: python -m reports mustpass --out reports/mustpass.txt"]
-    Path(path).write_text("\n".join(header + [" ".join(e) for e in entries]) + "\n",
-                          encoding="utf-8")
-    return len(entries)
+    Path(path).write_text("\n".join(header + lines) + "\n", encoding="utf-8")
+    return len(lines)
+
+
+def excused(record, listed_needs: tuple[str, ...]) -> bool:
+    """A must-pass case skipped only for want of the optional packages its line lists."""
+    return wants_package(record.outcome, record.needs) and set(record.needs) <= set(listed_needs)
+
+
+def runs_with(needs: tuple[str, ...], ops: tuple[str, ...]) -> bool:
+    """Whether a run of ``ops`` (every operator when empty) runs a case that needs ``needs``: a
+    test chaining operators runs only when each of them is selected."""
+    return not ops or all(n.removeprefix(OPERATOR_NEED) in ops for n in needs
+                          if n.startswith(OPERATOR_NEED))
 
 
 def pytest_command(backend: str, products: str, report_dir: Path, workers: int,
@@ -149,13 +187,15 @@ def pytest_command(backend: str, products: str, report_dir: Path, workers: int,
     return cmd + (["-n", str(workers)] if workers > 0 else ["-p", "no:xdist"])
 
 
-def generate_mustpass(out: str | Path, workers: int = 2, from_dir: str | Path | None = None) -> int:
+def generate_mustpass(out: str | Path, workers: int = 2, from_dir: str | Path | None = None,
+                      ops: tuple[str, ...] = ()) -> int:
     """Run the reference backend on every product with the fixed options (or read ``from_dir``, a
-    report directory of such a run) and write the list."""
+    report directory of such a run) and write the list; ``ops`` runs only those operators (the
+    list then holds only their cases)."""
     from aclnn_conformance.reports.load import load_source
     if from_dir is None:
         with tempfile.TemporaryDirectory() as tmp:
-            proc = subprocess.run(pytest_command("reference", "all", Path(tmp), workers),
+            proc = subprocess.run(pytest_command("reference", "all", Path(tmp), workers, ops=ops),
                                   cwd=ROOT, capture_output=True, text=True)
             if proc.returncode != 0:
                 raise RuntimeError("the reference run failed; no list written\n"
@@ -299,8 +339,8 @@ def _certification_run(backend: str, product: str, bundle: Path, workers: int,
         "options": list(FIXED_OPTIONS), "suites": list(suites), "workers": workers,
         "command": ["python", "-m", "pytest", *cmd[3:]], "run_id": run.run_id,
         "mustpass_sha256": sha256(bundle / "mustpass.txt"),
-        "mustpass_cases": sum(1 for e in read_mustpass(bundle / "mustpass.txt")
-                              if e[0] == product and (not ops or e[1] in ops)),
+        "mustpass_cases": sum(1 for (p, op, _), needs in _mustpass_lines(bundle / "mustpass.txt")
+                              if p == product and (not ops or op in ops) and runs_with(needs, ops)),
         "ops": sorted(data), "spec": {op: {"api": d["api"], "doc": d["doc"],
                                            "rules": len(d["rules"])} for op, d in data.items()},
         "spec_sha256": spec_sha256(data),
@@ -372,10 +412,15 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
 
     # 3. the must-pass list
     try:
-        entries = read_mustpass(bundle / "mustpass.txt")
+        lines = _mustpass_lines(bundle / "mustpass.txt")
     except (OSError, ValueError) as exc:
         errors.append(f"mustpass.txt: {exc}")
-        entries = []
+        lines = []
+    entries = [entry for entry, _ in lines]
+    listed_needs = {entry: needs for entry, needs in lines if needs}
+
+    def accepted(r) -> bool:
+        return r.outcome in CERTIFIABLE or excused(r, listed_needs.get((r.product, r.op, r.case_id), ()))
     if entries and statement and sha256(bundle / "mustpass.txt") != statement.get("mustpass_sha256"):
         errors.append("mustpass.txt: does not match the statement's mustpass_sha256")
     if entries and mustpass is not None and Path(mustpass).exists() \
@@ -387,7 +432,8 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
         errors.append(f"statement.json: spec_sha256 {statement.get('spec_sha256')!r} is not the "
                       f"digest of this suite's spec of {', '.join(ops)}: judged against other "
                       f"rules or expectations")
-    required = [(op, case) for p, op, case in entries if p == product and (not ops or op in ops)]
+    required = [(op, case) for (p, op, case), needs in lines if p == product
+                and (not ops or op in ops) and runs_with(needs, ops)]
     if entries and product and not required:
         errors.append(f"mustpass.txt: has no case for product {product!r}")
 
@@ -425,7 +471,7 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
             errors.append(f"must-pass case duplicated: {op} {case} on {product} "
                           f"({seen[(op, case)]} records)")
     for r in records:
-        if r.outcome not in CERTIFIABLE:
+        if not accepted(r):
             errors.append(f"{r.outcome}: {r.op} {r.case_id} on {r.product} "
                           f"({(r.detail or '').strip()[:200]})")
         if product and r.product != product:
@@ -435,6 +481,13 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
         if ops and r.op not in ops:
             errors.append(f"record of an operator the statement does not certify: {r.op} "
                           f"{r.case_id}")
+    wanting = sorted({(r.op, r.case_id, ",".join(r.needs)) for r in records
+                      if r.outcome not in CERTIFIABLE and accepted(r)})
+    if wanting:
+        packages = sorted({p for *_, needs in wanting for p in needs.split(",")})
+        warnings.append(f"{len(wanting)} must-pass case(s) SKIPPED for want of "
+                        f"{', '.join(packages)} (not installed where the run ran), not certified: "
+                        + "; ".join(f"{op} {case} (needs {needs})" for op, case, needs in wanting))
     extra = sum(1 for key in seen if key not in set(required))
     if extra:
         warnings.append(f"{extra} case(s) outside the must-pass list (hypothesis-drawn or new): "
@@ -442,8 +495,8 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
 
     # 6. the records against the JUnit XML pytest wrote beside them, and against every other
     # place the bundle states its verdict
-    errors += cross_check_junit(bundle / JUNIT, records)
-    errors += cross_check_verdicts(bundle, records, statement, run)
+    errors += cross_check_junit(bundle / JUNIT, records, accepted)
+    errors += cross_check_verdicts(bundle, records, statement, run, accepted)
 
     # 7. what the manifest cannot prove: who made it, and whether the outcomes are true
     if allowed_signers is not None:
@@ -467,10 +520,14 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
     return errors, warnings
 
 
-def cross_check_junit(junit: Path, records) -> list[str]:
+def certifiable(record) -> bool:
+    return record.outcome in CERTIFIABLE
+
+
+def cross_check_junit(junit: Path, records, accepted: Callable = certifiable) -> list[str]:
     """Errors where the records and pytest's JUnit XML disagree: every test of the records is in
     the XML, with the worst outcome and the count its records have, failed exactly when one of
-    its records is not certifiable."""
+    its records is not ``accepted`` (certifiable, or excused by the must-pass list)."""
     from aclnn_conformance.reports.tables import worst
     if not junit.is_file():
         return [f"{JUNIT} is missing: the records cannot be cross-checked"]
@@ -497,7 +554,7 @@ def cross_check_junit(junit: Path, records) -> list[str]:
         if props.get("outcome") != outcome or props.get("records") != str(len(recs)):
             errors.append(f"{JUNIT}: test {nodeid} says {props.get('records')} record(s), worst "
                           f"{props.get('outcome')}; the records say {len(recs)}, worst {outcome}")
-        elif failed != (outcome not in CERTIFIABLE):
+        elif failed != any(not accepted(r) for r in recs):
             errors.append(f"{JUNIT}: test {nodeid} {'failed' if failed else 'passed'} but its "
                           f"records are {outcome}")
     for nodeid, (props, _) in sorted(tests.items()):
@@ -510,10 +567,11 @@ def cross_check_junit(junit: Path, records) -> list[str]:
 SUMMARY_LINE = re.compile(r"^=*\s*((?:\d+ [a-z]+(?:, )?)+) in [0-9.]+s(?: \([0-9:.]+\))?\s*=*$")
 
 
-def cross_check_verdicts(bundle: Path, records, statement: dict, run) -> list[str]:
+def cross_check_verdicts(bundle: Path, records, statement: dict, run,
+                         accepted: Callable = certifiable) -> list[str]:
     """Errors where the statement, run.json, failures/ and pytest.log's summary line do not say
-    what the records say: all certifiable (exit 0, no failing case saved, nothing failed) or not."""
-    bad = [r for r in records if r.outcome not in CERTIFIABLE]
+    what the records say: all accepted (exit 0, no failing case saved, nothing failed) or not."""
+    bad = [r for r in records if not accepted(r)]
     verdict = "not certifiable" if bad else "all certifiable"
     errors = []
     said = statement.get("pytest_exit_status") if statement else None
@@ -593,10 +651,31 @@ def rerun_cases(candidates, k: int, backend: str, product: str,
     return errors
 
 
+def verdict_basis(bundle: Path, min_exercised: float | None = None) -> dict | None:
+    """The bundle's product verdict from its records (reports.tables.product_verdicts): what the
+    certification rests on, the rules and value rules it exercised; None without readable records."""
+    from aclnn_conformance.reports.load import records_frame
+    from aclnn_conformance.reports.tables import MIN_EXERCISED, compliance, product_verdicts
+    try:
+        records = list(read_records(Path(bundle) / "results" / "records.jsonl"))
+    except (OSError, RecordError):
+        return None
+    verdicts = product_verdicts(compliance(records_frame(records)) if records else [],
+                                MIN_EXERCISED if min_exercised is None else min_exercised)
+    return verdicts[0] if len(verdicts) == 1 else None
+
+
 def render_verify(bundle: Path, errors: list[str], warnings: list[str]) -> str:
-    lines = [f"bundle {bundle}: " + ("CONFORMANT" if not errors else
-                                     f"NOT CONFORMANT ({len(errors)} error(s))"),
-             f"integrity: {INTEGRITY}"]
+    """The verify report: the verdict (partial when the bundle exercised too few of the applicable
+    rules), what it rests on, the errors, the warnings."""
+    from aclnn_conformance.reports.tables import verdict_text
+    basis = verdict_basis(bundle) if not errors else None
+    verdict = (f"NOT CONFORMANT ({len(errors)} error(s))" if errors else
+               basis["verdict"] if basis and basis["verdict"].startswith("CONFORMANT") else
+               "CONFORMANT")
+    lines = [f"bundle {bundle}: {verdict}"]
+    lines += [f"rests on: {verdict_text(basis)}"] if basis else []
+    lines += [f"integrity: {INTEGRITY}"]
     lines += [f"error: {e}" for e in errors[:200]]
     if len(errors) > 200:
         lines.append(f"... {len(errors) - 200} more errors")
@@ -604,6 +683,6 @@ def render_verify(bundle: Path, errors: list[str], warnings: list[str]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["certify", "verify", "generate_mustpass", "read_mustpass", "write_manifest",
+__all__ = ["certify", "verify", "generate_mustpass", "read_mustpass", "mustpass_needs", "write_manifest",
            "sign_manifest", "check_signature", "cross_check_junit", "rerun_cases",
            "render_verify", "FIXED_OPTIONS", "MUSTPASS", "INTEGRITY"]

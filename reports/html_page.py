@@ -111,7 +111,8 @@ def render_html(doc: dict) -> str:
              "<title>aclnn conformance report</title>", f"<style>{CSS}</style></head><body>",
              "<h1>aclnn conformance report</h1>",
              '<section id="verdicts">' + "".join(
-                 f'<p class="verdict {v["verdict"].replace(" ", "-")}" '
+                 f'<p class="verdict {v["verdict"].split(" (")[0].replace(" ", "-")}'
+                 f'{" partial" if v.get("partial") else ""}" '
                  f'data-product="{_e(v["product"])}" data-verdict="{_e(v["verdict"])}">'
                  f'{_e(verdict_text(v))}</p>' for v in doc.get("verdicts", [])) + "</section>",
              f"<p>{doc['records']} records from {_e(', '.join(doc['sources']) or '-')}; generated "

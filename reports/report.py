@@ -14,8 +14,9 @@ from aclnn_conformance.reports.declared import support_rows, summary_rows, write
 from aclnn_conformance.reports.html_page import render_html
 from aclnn_conformance.reports.load import RunSet, load
 from aclnn_conformance.judging.records import OUTCOMES
-from aclnn_conformance.reports.tables import (JUDGED_HEADERS, compliance, compliance_text,
-                                              counts_text, domains, errata, failures, fixed_width,
+from aclnn_conformance.reports.tables import (JUDGED_HEADERS, MIN_EXERCISED, compliance,
+                                              compliance_text, counts_text, domains, errata,
+                                              failures, fixed_width, incomplete_columns,
                                               judged_cell, md_table, outcome_columns,
                                               product_verdicts, rule_catalog, rule_hits,
                                               rule_results, value_rules_text, verdict_text)
@@ -42,7 +43,7 @@ def skipped_lines(doc: dict) -> list[str]:
             for reason, n in sorted(doc.get("skipped_tests", {}).items())]
 
 
-def build(runset: RunSet) -> dict:
+def build(runset: RunSet, min_exercised: float = MIN_EXERCISED) -> dict:
     """The whole report as one JSON-able document (the other formats render it)."""
     df = runset.frame()
     hits = rule_hits(df)
@@ -71,7 +72,8 @@ def build(runset: RunSet) -> dict:
         "runs": [run.to_json() for run in runset.runs.values()],
         "columns": [{"backend": b, "profile": p} for b, p in columns],
         "products": products, "ops": ops, "records": len(df), "repeats": runset.repeats,
-        "compliance": (rows := compliance(df)), "verdicts": product_verdicts(rows),
+        "compliance": (rows := compliance(df)),
+        "verdicts": product_verdicts(rows, min_exercised, incomplete_columns(runset)),
         "rules": rules, "errata": errata(ops), "skipped_tests": skipped_tests(runset),
         "domains": domains(ops), "surface": surface_section.build(ops),
         "failures": failures(df), "declared_support": declared,
@@ -267,10 +269,11 @@ def _detection_markdown(doc: dict) -> list[str]:
     return out
 
 
-def write_reports(runset: RunSet, out_dir: str | Path) -> tuple[dict, list[Path]]:
+def write_reports(runset: RunSet, out_dir: str | Path,
+                  min_exercised: float = MIN_EXERCISED) -> tuple[dict, list[Path]]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    doc = build(runset)
+    doc = build(runset, min_exercised)
     doc.update(detection_power(out, runset.runs))
     paths = [out / "report.md", out / "report.json", out / "report.html"]
     paths[0].write_text(render_markdown(doc), encoding="utf-8")

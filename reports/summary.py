@@ -8,6 +8,7 @@ from aclnn_conformance.reports.load import RunSet, merge
 from aclnn_conformance.judging.records import read_records, read_run, write_records, write_run
 from aclnn_conformance.reports.report import terminal_summary, write_reports
 from aclnn_conformance.reports.run import RUN_FILE
+from aclnn_conformance.reports.tables import MIN_EXERCISED
 
 
 def merge_shards(report_dir: Path) -> RunSet:
@@ -38,12 +39,12 @@ def _note_skew(report_dir: Path) -> None:
         report.write_text(f"{head}\n\n**{line}**\n{rest}", encoding="utf-8")
 
 
-def finish_report_dir(report_dir: Path) -> str:
+def finish_report_dir(report_dir: Path, min_exercised: float = MIN_EXERCISED) -> str:
     """Merge the shards into records.jsonl, write report.md/.csv/.json/.html (and the declared
     support tables when the run probed them); return the table printed in the terminal."""
     report_dir = Path(report_dir)
     runset = merge_shards(report_dir)
-    doc, paths = write_reports(runset, report_dir)
+    doc, paths = write_reports(runset, report_dir, min_exercised)
     from aclnn_conformance.reports.matrix import data_operators, write_matrix
     if data_operators():   # the support matrix of the extracted operators, per product
         write_matrix(report_dir / "matrix")

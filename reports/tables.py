@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
-from aclnn_conformance.judging.records import CERTIFIABLE, OUTCOMES
+from aclnn_conformance.judging.records import CERTIFIABLE, OUTCOMES, wants_package
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
 SEVERITY_ORDER = ("CRASH", "TIMEOUT", "HARNESS_ERROR", "FAIL", "BACKEND_UNAVAILABLE", "SKIPPED",
@@ -73,6 +73,37 @@ def value_rules(op: str, profile: str) -> list[str]:
             and (not r.expect or profile in r.expect)]
 
 
+# What a rule expects on a product when it is judged there: an exact status, any error, or values.
+_JUDGING_EXPECTATIONS = ("status", "any_error", "judged")
+_applicable: dict[tuple[str, str, str], tuple[str, ...]] = {}
+
+
+def applicable_rules(op: str, profile: str, product: str) -> tuple[str, ...]:
+    """The rules of ``op`` that a run can judge on ``product`` under ``profile``: those the profile
+    holds with a judging expectation there; only the product rules where the product refuses the
+    operator, none outside a scoped spec's domain (NOT_COVERED is no verdict)."""
+    key = (op, profile, product)
+    if key not in _applicable:
+        from aclnn_conformance.spec import OPS
+        from aclnn_conformance.spec.rules import outside_domain
+        spec = OPS.get(op)
+        if spec is None or outside_domain(spec, product, profile):
+            _applicable[key] = ()
+        else:
+            supported = product in spec.supported.get(profile, ())
+            _applicable[key] = tuple(
+                r.id for r in spec.rules if r.in_profile(profile)
+                and r.expect_for(profile, product).kind in _JUDGING_EXPECTATIONS
+                and (supported or r.category == "product"))
+    return _applicable[key]
+
+
+def wanting_package(g: pd.DataFrame) -> pd.Series:
+    """The records SKIPPED only for want of an optional package (torch): named, not failed."""
+    return pd.Series([wants_package(o, tuple(n)) for o, n in zip(g["outcome"], g["needs"])],
+                     index=g.index, dtype=bool)
+
+
 def compliance(df: pd.DataFrame) -> list[dict]:
     """Per (backend, profile, op, product): what was judged and how.
 
@@ -99,10 +130,16 @@ def compliance(df: pd.DataFrame) -> list[dict]:
             label = ("refuses the operator (NOT_SUPPORTED only)" if by_kind["not_supported"]
                      else "outside the declared domain (NOT_COVERED only)" if by_kind["not_covered"]
                      else "nothing judged")
-        rules = value_rules(op, profile)
+        applicable = applicable_rules(op, profile, product)
+        values = set(value_rules(op, profile))
+        rules = [r for r in applicable if r in values]
         valued = g[kind.isin(["values", "relation"])]
         seen = {r for ids in valued["rule_ids"] for r in ids}
         exercised = [r for r in rules if r in seen]
+        # a rule is exercised by a judged case that names it or whose status it decides
+        judging = g[kind.isin(["values", "relation", "status", "not_supported"])]
+        touched = seen | {r for ids in judging["rule_ids"] for r in ids} \
+            | {r for r in judging["deciding_rule"] if r}
         rows.append({"backend": backend, "profile": profile, "op": op, "product": product,
                      "cases": len(g), "judged": len(judged), "certified": certified,
                      "compliance_pct": pct, "label": label,
@@ -114,6 +151,8 @@ def compliance(df: pd.DataFrame) -> list[dict]:
                      "not_run": by_kind["not_run"],
                      "unanswered": by_kind["unanswered"],
                      "value_rules_exercised": len(exercised), "value_rules": len(rules),
+                     "rules_exercised": sum(1 for r in applicable if r in touched),
+                     "rules": len(applicable), "needs_skipped": int(wanting_package(g).sum()),
                      "counts": outcome_counts(g["outcome"])})
     return rows
 
@@ -151,31 +190,62 @@ def compliance_text(row: dict, digits: int = 2) -> str:
     return f"{row['compliance_pct']:.{digits}f}%"
 
 
-def product_verdicts(rows: list[dict]) -> list[dict]:
-    """Per (backend, profile, product): conformant or not, the cases that are not certifiable and
-    the value rules exercised, over every operator's compliance row."""
+# The share of a product's applicable rules a run must exercise for a full verdict (--min-exercised).
+MIN_EXERCISED = 0.8
+
+
+NO_VERDICT = "NO VERDICT (the run did not finish)"
+
+
+def incomplete_columns(runset) -> set[tuple[str, str]]:
+    """The (backend, profile) columns with a run that did not finish (interrupted, killed)."""
+    return {(run.backend, run.profile) for run in runset.runs.values() if not run.complete}
+
+
+def product_verdicts(rows: list[dict], min_exercised: float = MIN_EXERCISED,
+                     incomplete: set[tuple[str, str]] = frozenset()) -> list[dict]:
+    """Per (backend, profile, product): conformant or not, the cases that are not certifiable,
+    and what the verdict rests on: the applicable rules and value rules the run exercised. A
+    conformant verdict that exercised less than ``min_exercised`` of either is partial; a column
+    whose run did not finish (``incomplete``) gets no verdict."""
     out: dict[tuple[str, str, str], dict] = {}
     for c in rows:
         v = out.setdefault((c["backend"], c["profile"], c["product"]), {
             "backend": c["backend"], "profile": c["profile"], "product": c["product"],
             "not_certifiable": 0, "judged": 0, "value_rules_exercised": 0, "value_rules": 0,
-            "ops": 0})
-        v["not_certifiable"] += sum(n for o, n in c["counts"].items() if o not in CERTIFIABLE)
-        v["judged"] += c["judged"]
-        v["value_rules_exercised"] += c["value_rules_exercised"]
-        v["value_rules"] += c["value_rules"]
+            "rules_exercised": 0, "rules": 0, "needs_skipped": 0, "ops": 0})
+        skipped = c.get("needs_skipped", 0)
+        v["not_certifiable"] += sum(n for o, n in c["counts"].items() if o not in CERTIFIABLE) \
+            - skipped
+        v["needs_skipped"] += skipped
+        for key in ("judged", "value_rules_exercised", "value_rules", "rules_exercised", "rules"):
+            v[key] += c.get(key, 0)
         v["ops"] += 1
     for v in out.values():
-        v["verdict"] = ("NOT CONFORMANT" if v["not_certifiable"] else
-                        "CONFORMANT" if v["judged"] else "NOTHING JUDGED")
+        v["partial"] = bool(v["judged"] and not v["not_certifiable"] and (
+            v["rules_exercised"] < min_exercised * v["rules"]
+            or v["value_rules_exercised"] < min_exercised * v["value_rules"]))
+        v["verdict"] = (NO_VERDICT if (v["backend"], v["profile"]) in incomplete else
+                        "NOT CONFORMANT" if v["not_certifiable"] else
+                        "NOTHING JUDGED" if not v["judged"] else
+                        f"CONFORMANT (partial: {v['rules_exercised']} of {v['rules']} rules "
+                        f"exercised)" if v["partial"] else "CONFORMANT")
     return [out[k] for k in sorted(out)]
 
 
+def _share(done: int, total: int) -> str:
+    return f"{done} of {total}" + (f" ({100.0 * done / total:.0f}%)" if total else "")
+
+
 def verdict_text(v: dict) -> str:
-    """One product's verdict line."""
+    """One product's verdict line: the verdict, then what it rests on."""
+    wanting = (f", {v['needs_skipped']} case(s) skipped for want of an optional package"
+               if v.get("needs_skipped") else "")
     return (f"{v['product']} ({v['backend']}, {v['profile']}): {v['verdict']}: "
-            f"{v['not_certifiable']} case(s) not certifiable, {v['value_rules_exercised']} of "
-            f"{v['value_rules']} value rules exercised over {v['ops']} operator(s)")
+            f"{v['not_certifiable']} case(s) not certifiable{wanting}; "
+            f"{_share(v.get('rules_exercised', 0), v.get('rules', 0))} applicable rules and "
+            f"{_share(v['value_rules_exercised'], v['value_rules'])} value rules exercised "
+            f"over {v['ops']} operator(s)")
 
 
 def value_rules_text(row: dict) -> str:
@@ -273,7 +343,7 @@ def rule_sentences(op: str, deciding_rule: str | None, rule_ids, limit: int = 4)
 def failures(df: pd.DataFrame) -> list[dict]:
     from aclnn_conformance.spec.enums import status_name
     rows = []
-    bad = df[~df["certifiable"]]
+    bad = df[~df["certifiable"] & ~wanting_package(df)]
     for r in bad.itertuples(index=False):
         rows.append({"outcome": r.outcome, "op": r.op, "case_id": r.case_id, "product": r.product,
                      "backend": r.backend, "profile": r.profile, "rule_ids": list(r.rule_ids),

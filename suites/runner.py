@@ -8,6 +8,8 @@ A case hypothesis draws more than once in one test is one record, written when t
 """
 from __future__ import annotations
 
+import importlib
+
 import json
 import os
 import shlex
@@ -20,7 +22,8 @@ import numpy as np
 import pytest
 
 from aclnn_conformance.backends.base import Backend, RunResult
-from aclnn_conformance.judging.records import CERTIFIABLE, NOT_RUN, OutcomeRecord, RecordWriter
+from aclnn_conformance.judging.records import (CERTIFIABLE, NOT_RUN, OPERATOR_NEED, OutcomeRecord,
+                                               RecordWriter, wants_package)
 from aclnn_conformance.judging.run_case import run_case
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.case import Case, save_case
@@ -148,9 +151,14 @@ class Harness:
             prior.record, prior.case = record, case
 
     def _keep(self, record: OutcomeRecord, case: Case) -> OutcomeRecord:
-        """Complete a counted record (a failure gets its case file and reproducers), append it and
-        count it for its test item."""
-        if record.outcome not in CERTIFIABLE and self.report_dir is not None:
+        """Complete a counted record (a failure gets its case file and reproducers; a case of a
+        test chaining operators names the others it needs), append it and count it for its item."""
+        chained = tuple(f"{OPERATOR_NEED}{op}" for op in self.item_ops.get(record.nodeid, ())
+                        if op != record.op and f"{OPERATOR_NEED}{op}" not in record.needs)
+        if chained:
+            record = replace(record, needs=record.needs + chained)
+        if record.outcome not in CERTIFIABLE and self.report_dir is not None \
+                and not wants_package(record.outcome, record.needs):
             case_file = _case_file(self, case, record.product, record.case_id)
             record = replace(record, case_file=str(case_file), call=case.summary()[:CALL_TEXT],
                              reproducer=self.reproducer(record.nodeid, record.product, case_file))
@@ -341,9 +349,35 @@ def record_not_covered_family(harness: Harness, op: str, product: str, family: s
     return record
 
 
+# The optional packages a suite may need, and how to install each (the project's extras).
+OPTIONAL_PACKAGES = {"torch": "pip install 'aclnn-conformance[torch]' (torch==2.13.0)"}
+NEEDS_PACKAGE = "needs "   # how the skip of a case wanting one begins (its record says the rest)
+
+
+def import_optional(harness: Harness, case: Case, product: str, relation: str, package: str,
+                    rule_ids: tuple[str, ...], nodeid: str = ""):
+    """``package`` imported, or the relation recorded SKIPPED with what to install and the test
+    skipped: a certification without it names the cases it could not run instead of missing them."""
+    try:
+        return importlib.import_module(package)
+    except ImportError as exc:
+        nodeid = nodeid or harness.current_item
+        detail = (f"{NEEDS_PACKAGE}{package}, which cannot be imported here ({exc}): "
+                  f"{OPTIONAL_PACKAGES.get(package, 'pip install ' + package)}")
+        harness.emit(OutcomeRecord(
+            case_id=f"{relation}:{case.case_id}", op=case.op, product=product,
+            profile=harness.profile, backend=harness.backend.name,
+            backend_version=str(harness.backend.version), run_id=harness.run_id, origin=relation,
+            rule_ids=rule_ids, seed=case.seed, tier=harness.tier, nodeid=nodeid,
+            outcome=Outcome.SKIPPED, expected=relation, detail=detail, needs=(package,),
+            reproducer=harness.reproducer(nodeid, product, None)), case)
+        pytest.skip(detail)
+
+
 def check_property(harness: Harness, case: Case, product: str, relation: str, holds: bool,
                    detail: str, rule_ids: tuple[str, ...], nodeid: str = "",
-                   also: tuple[OutcomeRecord, ...] = ()) -> OutcomeRecord:
+                   also: tuple[OutcomeRecord, ...] = (),
+                   needs: tuple[str, ...] = ()) -> OutcomeRecord:
     """Record a relation between calls (determinism, metamorphic, trajectory) as one outcome, then
     fail the test if the relation or any record in ``also`` (the case's own single call) is not
     certifiable. A relation that holds carries no failure text."""
@@ -354,7 +388,7 @@ def check_property(harness: Harness, case: Case, product: str, relation: str, ho
         backend=harness.backend.name, backend_version=str(harness.backend.version),
         run_id=harness.run_id, origin=relation, rule_ids=rule_ids, seed=case.seed, tier=harness.tier,
         nodeid=nodeid, outcome=outcome, expected=relation, values_judged=True,
-        detail="" if holds else detail, judged_by="relation",
+        detail="" if holds else detail, judged_by="relation", needs=needs,
         reproducer=harness.reproducer(nodeid, product, None), case_file=None)
     record = harness.emit(record, case)
     fail_unless_certifiable(*((r, case) for r in also), (record, case))

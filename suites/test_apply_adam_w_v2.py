@@ -13,7 +13,7 @@ from aclnn_conformance.spec.precision import standard
 from aclnn_conformance.spec.rules import expected_outcome
 from aclnn_conformance.spec.tensor import TensorArg
 from aclnn_conformance.suites.calls import apply_adam_w_v2 as calls
-from aclnn_conformance.suites.runner import check_case, check_property
+from aclnn_conformance.suites.runner import check_case, check_property, import_optional
 
 SPEC = op_spec(OP)
 ROWS = {p.name: p for p in PARAMS}
@@ -101,7 +101,8 @@ def test_torch_adamw_relation(harness, product, amsgrad, maximize, request):
     check_case(harness, case, product, request.node.nodeid)  # the call is judged with or without torch
     if not _succeeds(harness, case, product):
         return
-    torch = pytest.importorskip("torch")
+    torch = import_optional(harness, case, product, "torch-adamw", "torch",
+                            RELATION_RULES["torch-adamw"], request.node.nodeid)
     param = torch.nn.Parameter(torch.from_numpy(case.tensor("varRef").values().copy()))
     opt = torch.optim.AdamW([param], lr=attrs["lr"], betas=(attrs["beta1"], attrs["beta2"]),
                             eps=attrs["eps"], weight_decay=attrs["weightDecay"], amsgrad=amsgrad,
@@ -127,4 +128,4 @@ def test_torch_adamw_relation(harness, product, amsgrad, maximize, request):
             beyond.append(name)
     check_property(harness, case, product, "torch-adamw", result.status == 0 and not beyond,
                    f"status {result.status}; beyond the model's bound of torch.optim.AdamW: {beyond}",
-                   RELATION_RULES["torch-adamw"], request.node.nodeid)
+                   RELATION_RULES["torch-adamw"], request.node.nodeid, needs=("torch",))

@@ -25,7 +25,11 @@ from aclnn_conformance.spec.tensor import TensorArg, ceil_div
 from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.suites.calls import quant_matmul_weight_nz as qmm_calls
 from aclnn_conformance.suites.calls import weight_quant_preprocess as wqp_calls
+from aclnn_conformance.spec.quant_matmul_weight_nz import OP as QMM_OP
+from aclnn_conformance.spec.weight_quant_preprocess import OP as WQP_OP
 from aclnn_conformance.suites.runner import check_case, check_property
+
+OPERATORS = (WQP_OP, QMM_OP)   # every test here chains the two: --op keeps it when both are selected
 
 RELATION_RULES = {
     "pipeline-equals-nd": ("QMMNZ-VAL-001", "QMMNZ-VAL-003", "QMMNZ-VAL-006", "QMMNZ-VAL-007",

@@ -33,7 +33,7 @@ from aclnn_conformance.judging.records import OutcomeRecord, read_records, read_
 from aclnn_conformance.reports.certify import (MUSTPASS_FORMAT, certify, verify, write_manifest,
                                                sign_manifest)
 from aclnn_conformance.reports.load import RunSet
-from aclnn_conformance.reports.tables import compliance, compliance_text
+from aclnn_conformance.reports.tables import applicable_rules, compliance, compliance_text
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.faults import fault_cases
 from aclnn_conformance.spec.rules import outside_domain
@@ -217,7 +217,7 @@ def test_run_returning_none_is_a_harness_error_saying_so(tmp_path):
     assert proc.returncode == 1
     record = _outcomes(report)[VICTIM]
     assert record.outcome == "HARNESS_ERROR"
-    assert record.detail == "the backend's run() returned None, not a RunResult"
+    assert record.detail == "backend returns-none-emulator's run() returned None, not a RunResult"
 
 
 def test_an_interrupted_run_stays_incomplete(tmp_path):
@@ -662,9 +662,13 @@ def test_torch_relations_skipped_without_torch_are_reported(tmp_path):
          "-p", "no:xdist"], cwd=REPO, capture_output=True, text=True, timeout=600,
         env={**os.environ, "PYTHONPATH": str(hidden)})
     assert proc.returncode == 0, proc.stdout[-2000:]
+    # recorded, not lost: each relation SKIPPED with what it needs and how to install it
     run = read_run(report / "run.json")
-    assert len(run.skipped) == 4 and all("torch" in entry for entry in run.skipped)
-    line = "4 test(s) skipped by pytest, what they check not recorded"
+    assert not run.skipped
+    skipped = [r for r in read_records(report / "records.jsonl") if r.outcome == "SKIPPED"]
+    assert len(skipped) == 4 and all(r.needs == ("torch",) for r in skipped)
+    assert all("pip install 'aclnn-conformance[torch]'" in r.detail for r in skipped)
+    line = "4 case(s) skipped for want of an optional package"
     assert line in (report / "report.md").read_text() and line in proc.stdout
     assert line in (report / "report.html").read_text()
 
@@ -708,9 +712,9 @@ def test_out_of_domain_calls_are_counted_as_families(tmp_path):
 
 
 def test_no_compliance_share_without_value_rules_exercised():
-    rules = [r.id for r in OPS["weight_quant_preprocess"].rules if r.kind == "value"
-             and (not r.expect or "cann" in r.expect)]
-    records = [OutcomeRecord(case_id=f"s{i}", op="weight_quant_preprocess", product="atlas-a2",
+    rules = [r for r in applicable_rules("weight_quant_preprocess", "cann", "ascend950")
+             if OPS["weight_quant_preprocess"].rule(r).kind == "value"]
+    records = [OutcomeRecord(case_id=f"s{i}", op="weight_quant_preprocess", product="ascend950",
                              profile="cann", backend="b", outcome="PASS", judged_by="status")
                for i in range(3)]
     (row,) = compliance(RunSet(records).frame())
