@@ -8,7 +8,7 @@ buffers; ``read_back`` turns them into the element-form storages that the judge 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -99,6 +99,18 @@ def to_raw_call(case: Case) -> RawCall:
     return RawCall(case.op, api, tuple(params),
                    null_workspace_size="workspaceSize" in case.null_outputs,
                    null_executor="executor" in case.null_outputs)
+
+
+def with_scalar_dtypes(raw: RawCall) -> RawCall:
+    """``raw`` with each aclScalar* argument as its parameter row receives it
+    (``spec.params.Param.scalar_argument``): a bare number, as a value table gives it, in its dtype;
+    for a backend that makes the aclScalar itself (the emulator reads the number as it is)."""
+    bare = [n for n, k, v in raw.params if k == "scalar" and v is not None and not isinstance(v, dict)]
+    if not bare:
+        return raw
+    rows = {p.name: p for p in operator(raw.op).spec.params}
+    params = tuple((n, k, rows[n].scalar_argument(v) if n in bare else v) for n, k, v in raw.params)
+    return replace(raw, params=params)
 
 
 def read_back(raw: RawCall) -> dict[str, np.ndarray]:

@@ -1,14 +1,29 @@
 """One row of a document's parameter table, as data."""
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
+from typing import Any
 
+from aclnn_conformance.spec.dtype_promotion import COMPLEX, FLOATING, INTEGRAL
 from aclnn_conformance.spec.enums import AclDataType, AclFormat
 
 
 C_KINDS = ("tensor", "scalar", "int_array", "bool_array", "float_array", "double", "float", "int64",
            "bool", "string", "dtype", "workspace_size", "executor")
 PROTOCOL_KINDS = ("workspace_size", "executor")
+def bare_scalar_dtype(value: Any) -> AclDataType | None:
+    """The dtype of an aclScalar made from a bare number, as the vendor's unit-test harness makes it
+    (``ScalarDesc(v)``: BOOL for a bool, INT64 for an integer, FLOAT for a floating number) and the
+    documents' example code does (``aclCreateScalar(&v, ACL_FLOAT)`` over a float); None for a value
+    that is no number."""
+    if isinstance(value, bool):
+        return AclDataType.BOOL
+    if isinstance(value, numbers.Integral):
+        return AclDataType.INT64
+    if isinstance(value, numbers.Real):
+        return AclDataType.FLOAT
+    return None
 
 
 @dataclass(frozen=True)
@@ -35,6 +50,24 @@ class Param:
                              f"valid: {', '.join(C_KINDS)}")
         if self.direction == "attr" and self.c_kind == "tensor":
             raise ValueError(f"attribute row {self.name} needs its C kind (c_kind=...)")
+
+    def scalar_argument(self, value: Any) -> dict[str, Any] | None:
+        """What this aclScalar* row receives for ``value``: ``{"dtype", "value"}`` and None (NULL) as
+        given; a bare number (a value table's sample) in ``bare_scalar_dtype`` when the row documents
+        that dtype or none, else in the row's first documented dtype of the same category."""
+        if value is None or isinstance(value, dict):
+            return value
+        dtype = bare_scalar_dtype(value)
+        if dtype is None:
+            raise ValueError(f"aclScalar {self.name}: {value!r} is neither a number nor "
+                             f'{{"dtype", "value"}}')
+        if self.dtypes and dtype not in self.dtypes:
+            category = next(c for c in (INTEGRAL, FLOATING, COMPLEX, {"BOOL"}) if dtype.name in c)
+            dtype = next((d for d in self.dtypes if d.name in category), None)
+            if dtype is None:
+                raise ValueError(f"aclScalar {self.name}: no documented dtype "
+                                 f"({', '.join(d.name for d in self.dtypes)}) holds {value!r}")
+        return {"dtype": dtype.name, "value": value}
 
     @property
     def in_signature(self) -> bool:

@@ -19,6 +19,7 @@ from typing import Any
 
 from aclnn_conformance.spec.enums import AclDataType, AclFormat, Status
 from aclnn_conformance.spec.registry import RegistryError
+from aclnn_conformance.spec.params import bare_scalar_dtype
 from aclnn_conformance.vendor import soc as vendor_soc
 from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
 from aclnn_conformance.vendor.model import (TensorRecipe, VendorCase, VendorExpectation,
@@ -450,12 +451,9 @@ def _construct(ev: _Eval, name: str, targs: list[str], args: list[list[Tok]], op
             return value
         if len(got) > 1:
             return ScalarVal(value, _enum(got[1], "ACL_", pos))
-        if isinstance(value, bool):
-            return ScalarVal(value, "ACL_BOOL")
-        if isinstance(value, int):
-            return ScalarVal(value, "ACL_INT64")
-        if isinstance(value, float):
-            return ScalarVal(value, "ACL_FLOAT")
+        bare = bare_scalar_dtype(value)
+        if bare is not None:
+            return ScalarVal(value, f"ACL_{bare.name}")
         raise ReadError(f"ScalarDesc of {value!r}", pos)
     if name == "ScalarListDesc":
         got = vals()

@@ -42,7 +42,8 @@ from aclnn_conformance.backends.aclnn.libraries import (OVERRIDE_ENV, LibrarySea
 from aclnn_conformance.backends.aclnn.recent_error import RecentErrors
 from aclnn_conformance.spec.soc import UnknownSoc, product_of_soc
 from aclnn_conformance.backends.base import ProductUnknown, RunResult, Waiver
-from aclnn_conformance.backends.call_layer import RawCall, RawTensor, read_back, signature, to_raw_call
+from aclnn_conformance.backends.call_layer import (RawCall, RawTensor, read_back, signature, to_raw_call,
+                                                    with_scalar_dtypes)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
@@ -255,8 +256,9 @@ OBJECT_KINDS = ("scalar", "int_array", "bool_array", "float_array")   # made, pa
 
 def _argument_object(libs, name: str, kind: str, value: Any) -> tuple[Any, Any, Any]:
     """(handle, its destructor, the host memory it was made from) for an aclScalar* (``{"dtype",
-    "value"}``) or an aclIntArray*/aclBoolArray*/aclFloatArray* (a list); (None, None, None) for
-    NULL. The memory is kept alive until the call has returned."""
+    "value"}``; call_layer.with_scalar_dtypes gives a bare number its dtype) or an
+    aclIntArray*/aclBoolArray*/aclFloatArray* (a list); (None, None, None) for NULL. The memory is
+    kept alive until the call has returned."""
     if value is None:
         return None, None, None
     if kind == "scalar":
@@ -427,7 +429,7 @@ class AclnnBackend:
         if product != device_product:
             raise ValueError(f"device is {soc} ({device_product}), not {product}: "
                              f"run with --product {device_product}")
-        raw = to_raw_call(case)
+        raw = with_scalar_dtypes(to_raw_call(case))
         kinds = [kind for _, kind in signature(case.op)[1]]
         ops = rt.libs.operator(raw.api, kinds)
         with rt.lock:

@@ -3,7 +3,7 @@
 Two layouts:
 - ``build_split(out_dir)``: a toolkit-like tree ``out_dir/lib64`` holding libascendcl.so (runtime),
   libnnopbase.so (aclCreateTensor), libopapi.so (ApplyAdamWQuant) and libopapi_math.so
-  (WeightQuantPreprocess), the last three linked against the first. Point ASCEND_HOME_PATH at
+  (WeightQuantPreprocess, Add, PowTensorScalar, LtScalar), the last three linked against the first. Point ASCEND_HOME_PATH at
   ``out_dir``, or list the files in ACLNN_LIBRARIES.
 - ``build_single(out_dir)``: every symbol in one library, ``out_dir/libfake_cann.so``.
 

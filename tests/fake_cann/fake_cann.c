@@ -11,7 +11,8 @@
  *   -DFAKE_RUNTIME  ACL runtime, device memory, the call log and the query API
  *   -DFAKE_TENSOR   aclCreateTensor / aclDestroyTensor
  *   -DFAKE_AAWQ     aclnnApplyAdamWQuant{GetWorkspaceSize,}, aclnnApplyAdamWV2{GetWorkspaceSize,}
- *   -DFAKE_WQP      aclnnWeightQuantPreprocess{GetWorkspaceSize,}
+ *   -DFAKE_WQP      aclnnWeightQuantPreprocess, aclnnAdd, aclnnPowTensorScalar, aclnnLtScalar (the
+ *                   ops-math library's APIs), each {GetWorkspaceSize,}
  *   -DFAKE_QMM      aclnnQuantMatmulWeightNz{GetWorkspaceSize,}
  * With none of them defined, every part is built into one library.
  *
@@ -27,7 +28,10 @@
  *   FAKE_CANN_RESET_STATUS  status of aclrtResetDevice / aclrtResetDeviceForce (default 0: success)
  * A launch that succeeds writes the byte pattern (i * 37 + 11) mod 256 over the whole storage of
  * the operator's first output (mRef for ApplyAdamWQuant, outWeight for WeightQuantPreprocess, varRef
- * for ApplyAdamWV2).
+ * for ApplyAdamWV2). aclnnAdd, aclnnPowTensorScalar and aclnnLtScalar compute their documented
+ * results instead (self + alpha * other, self ** exponent, self < other) through each tensor's view,
+ * broadcasting, in float32 for FLOAT, FLOAT16 and BF16 (one rounding to the output's dtype) and in
+ * double for DOUBLE, so that value cases can be judged through the backend.
  *
  * Where the runtime's behaviour is known from its source, the stand-in follows it:
  * - aclGetRecentErrMsg returns a per-thread text that reading never clears; a new host error is
@@ -120,6 +124,10 @@ typedef struct FakeExecutor {
     const char *api;
     FakeTensor *out;
     uint64_t workspace;          /* what the first phase asked for */
+    /* an operator that computes its result: the kernel and its operands (else the byte pattern) */
+    void (*kernel)(const struct FakeExecutor *e);
+    const FakeTensor *a, *b;
+    double scalar;
 } FakeExecutor;
 
 #define EXECUTOR_MAGIC 0x3c0ffee5u
@@ -689,6 +697,16 @@ static void buf_tensor(Buf *b, const char *name, const FakeTensor *t, int first)
                fake_is_device(t->data, NULL) ? "true" : "false");
 }
 
+MAYBE_UNUSED static void buf_scalar(Buf *b, const char *name, const FakeScalar *sc) {
+    buf_printf(b, ",\"%s\":", name);
+    if (!sc) { buf_printf(b, "null"); return; }
+    if (sc->magic != SCALAR_MAGIC) { buf_printf(b, "\"invalid\""); return; }
+    buf_printf(b, "{\"dtype\":%d,\"bytes\":\"", sc->dtype);
+    int n = element_bits(sc->dtype) / 8;
+    for (int i = 0; i < n && i < 16; ++i) buf_printf(b, "%02x", sc->bytes[i]);
+    buf_printf(b, "\"}");
+}
+
 /* How an operator's own API behaves where operators differ. */
 typedef struct OpBehaviour {
     const char *api;
@@ -762,6 +780,7 @@ static aclnnStatus launch(const OpBehaviour *op, void *workspace, uint64_t works
         return FAKE_STREAM_CONTEXT;
     }
     FakeTensor *out = e->out;
+    FakeExecutor done = *e;
     e->magic = 0;
     free(e);
     if (fake_fault_status()) {
@@ -773,6 +792,10 @@ static aclnnStatus launch(const OpBehaviour *op, void *workspace, uint64_t works
         fake_set_fault((int)status);
         fake_set_error("EZ9999: fake launch failure in %s", op->api);
         return (aclnnStatus)status;
+    }
+    if (done.kernel) {
+        done.kernel(&done);
+        return 0;
     }
     if (out && out->magic == TENSOR_MAGIC && out->data) {
         uint64_t numel = 1;
@@ -941,6 +964,216 @@ EXPORT aclnnStatus aclnnWeightQuantPreprocess(void *workspace, uint64_t workspac
     return launch(&WQP, workspace, workspaceSize, executor, stream);
 }
 
+/* ---- elementwise operators that compute their results (hand-written op_api, ops-math) ---- */
+
+static float half_to_float(uint16_t h) {
+    uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+    float v;
+    if (exp == 0) v = ldexpf((float)man, -24);                       /* zero and subnormals */
+    else if (exp == 31) v = man ? NAN : INFINITY;
+    else v = ldexpf((float)(man | 0x400), (int)exp - 25);
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    bits |= sign;
+    memcpy(&v, &bits, 4);
+    return v;
+}
+
+/* float -> binary16, round to nearest even (overflow to infinity, NaN kept) */
+static uint16_t float_to_half(float f) {
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    uint16_t sign = (uint16_t)((bits >> 16) & 0x8000);
+    float a = fabsf(f);
+    if (isnan(f)) return sign | 0x7e00;
+    if (a >= 65520.0f) return sign | 0x7c00;                         /* rounds past the largest */
+    if (a < ldexpf(1.0f, -14)) {                                      /* subnormal: units of 2^-24 */
+        float q = nearbyintf(ldexpf(a, 24));                          /* the current mode: nearest even */
+        return sign | (uint16_t)q;
+    }
+    int e;
+    float m = frexpf(a, &e);                                          /* a = m * 2^e, m in [0.5, 1) */
+    float q = nearbyintf(ldexpf(m, 11));                              /* 11 significant bits */
+    if (q >= 2048.0f) { q /= 2; e += 1; }
+    return sign | (uint16_t)(((uint32_t)(e + 14) << 10) | ((uint32_t)q - 1024));
+}
+
+static float bf16_to_float(uint16_t h) {
+    uint32_t bits = (uint32_t)h << 16;
+    float v;
+    memcpy(&v, &bits, 4);
+    return v;
+}
+
+static uint16_t float_to_bf16(float f) {
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    if (isnan(f)) return (uint16_t)((bits >> 16) | 0x40);
+    bits += 0x7fff + ((bits >> 16) & 1);                              /* round to nearest even */
+    return (uint16_t)(bits >> 16);
+}
+
+static double read_element(const void *base, int dtype, int64_t i) {
+    switch (dtype) {
+    case 0: return ((const float *)base)[i];
+    case 1: return half_to_float(((const uint16_t *)base)[i]);
+    case 2: return ((const int8_t *)base)[i];
+    case 3: return ((const int32_t *)base)[i];
+    case 4: return ((const uint8_t *)base)[i];
+    case 6: return ((const int16_t *)base)[i];
+    case 9: return (double)((const int64_t *)base)[i];
+    case 11: return ((const double *)base)[i];
+    case 12: return ((const unsigned char *)base)[i] ? 1.0 : 0.0;
+    case 27: return bf16_to_float(((const uint16_t *)base)[i]);
+    default: return NAN;
+    }
+}
+
+static void write_element(void *base, int dtype, int64_t i, double v) {
+    switch (dtype) {
+    case 0: ((float *)base)[i] = (float)v; break;
+    case 1: ((uint16_t *)base)[i] = float_to_half((float)v); break;
+    case 2: ((int8_t *)base)[i] = (int8_t)v; break;
+    case 3: ((int32_t *)base)[i] = (int32_t)v; break;
+    case 4: ((uint8_t *)base)[i] = (uint8_t)v; break;
+    case 6: ((int16_t *)base)[i] = (int16_t)v; break;
+    case 9: ((int64_t *)base)[i] = (int64_t)v; break;
+    case 11: ((double *)base)[i] = v; break;
+    case 12: ((unsigned char *)base)[i] = v != 0; break;
+    case 27: ((uint16_t *)base)[i] = float_to_bf16((float)v); break;
+    default: break;
+    }
+}
+
+/* the value an aclScalar holds, as a double */
+static double scalar_value(const FakeScalar *sc) { return read_element(sc->bytes, sc->dtype, 0); }
+
+/* a value held in a tensor's dtype (the host code casts a scalar to the computation's dtype) */
+static double held_in(int dtype, double v) {
+    unsigned char cell[16];
+    write_element(cell, dtype, 0, v);
+    return read_element(cell, dtype, 0);
+}
+
+/* the storage index of an output element's operand: its view broadcast to the output's dims */
+static int64_t operand_index(const FakeTensor *t, const FakeTensor *out, const int64_t *idx) {
+    int64_t at = t->offset, stride = 1;
+    uint64_t lead = out->view_num - t->view_num;
+    for (uint64_t d = t->view_num; d-- > 0;) {
+        int64_t size = t->view[d];
+        int64_t s = t->has_strides ? t->strides[d] : stride;
+        if (size != 1) at += idx[d + lead] * s;
+        stride *= size;
+    }
+    return at;
+}
+
+enum { KERNEL_ADD, KERNEL_POW, KERNEL_LT };
+
+static void elementwise(const FakeExecutor *e, int kind) {
+    const FakeTensor *out = e->out, *a = e->a, *b = e->b;
+    int64_t numel = 1, idx[16] = {0};
+    for (uint64_t d = 0; d < out->view_num; ++d) numel *= out->view[d];
+    int narrow = a->dtype == 0 || a->dtype == 1 || a->dtype == 27;   /* computed in float32 */
+    double scalar = e->scalar;
+    if (kind == KERNEL_LT && (narrow || a->dtype == 11))
+        scalar = held_in(a->dtype, scalar);          /* compared in the floating tensor's dtype */
+    else if (narrow)
+        scalar = (float)scalar;                      /* ToFloat */
+    for (int64_t n = 0; n < numel; ++n) {
+        int64_t rest = n;
+        for (uint64_t d = out->view_num; d-- > 0;) {
+            idx[d] = rest % out->view[d];
+            rest /= out->view[d];
+        }
+        double x = read_element(a->data, a->dtype, operand_index(a, out, idx)), r;
+        if (kind == KERNEL_ADD) {
+            double y = read_element(b->data, b->dtype, operand_index(b, out, idx));
+            if (narrow) r = (float)x + (float)((float)scalar * (float)y);
+            else r = x + scalar * y;
+        } else if (kind == KERNEL_POW) {
+            r = narrow ? (float)pow(x, scalar) : pow(x, scalar);
+        } else {
+            r = x < scalar ? 1.0 : 0.0;
+        }
+        write_element(out->data, out->dtype, operand_index(out, out, idx), r);
+    }
+}
+
+static void add_kernel(const FakeExecutor *e) { elementwise(e, KERNEL_ADD); }
+static void pow_kernel(const FakeExecutor *e) { elementwise(e, KERNEL_POW); }
+static void lt_kernel(const FakeExecutor *e) { elementwise(e, KERNEL_LT); }
+
+/* the call logged, the operands' NULL checks (161001), then the executor with its kernel */
+static aclnnStatus elementwise_first_phase(const OpBehaviour *op, const FakeTensor *self,
+                                           const FakeTensor *other, const char *scalar_name,
+                                           const FakeScalar *scalar, FakeTensor *out,
+                                           void (*kernel)(const FakeExecutor *),
+                                           uint64_t *workspaceSize, void **executor) {
+    int binary = kernel == add_kernel;
+    Buf b = {0};
+    buf_printf(&b, "{\"ev\":\"%sGetWorkspaceSize\",\"tensors\":{", op->api);
+    buf_tensor(&b, "self", self, 1);
+    if (binary) buf_tensor(&b, "other", other, 0);
+    buf_tensor(&b, "out", out, 0);
+    buf_printf(&b, "}");
+    buf_scalar(&b, scalar_name, scalar);
+    if (!self || !scalar || !out || (binary && !other)) {
+        log_first_phase(&b, workspaceSize, executor);
+        fake_set_error("EZ1001: %sGetWorkspaceSize: a mandatory argument is nullptr", op->api);
+        return FAKE_PARAM_NULLPTR;
+    }
+    aclnnStatus status = first_phase_finish(&b, op, out, workspaceSize, executor);
+    if (status == 0) {
+        FakeExecutor *e = *executor;
+        e->kernel = kernel;
+        e->a = self;
+        e->b = other;
+        e->scalar = scalar_value(scalar);
+    }
+    return status;
+}
+
+static const OpBehaviour ADD = {"aclnnAdd", FAKE_PARAM_NULLPTR, 0, 1};
+static const OpBehaviour POW = {"aclnnPowTensorScalar", FAKE_PARAM_NULLPTR, 0, 1};
+static const OpBehaviour LT = {"aclnnLtScalar", FAKE_PARAM_NULLPTR, 0, 1};
+
+EXPORT aclnnStatus aclnnAddGetWorkspaceSize(const FakeTensor *self, const FakeTensor *other,
+                                            const FakeScalar *alpha, FakeTensor *out,
+                                            uint64_t *workspaceSize, void **executor) {
+    return elementwise_first_phase(&ADD, self, other, "alpha", alpha, out, add_kernel,
+                                   workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnAdd(void *workspace, uint64_t workspaceSize, void *executor,
+                            aclrtStream stream) {
+    return launch(&ADD, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnPowTensorScalarGetWorkspaceSize(const FakeTensor *self,
+                                                        const FakeScalar *exponent, FakeTensor *out,
+                                                        uint64_t *workspaceSize, void **executor) {
+    return elementwise_first_phase(&POW, self, NULL, "exponent", exponent, out, pow_kernel,
+                                   workspaceSize, executor);
+}
+
+EXPORT aclnnStatus aclnnPowTensorScalar(void *workspace, uint64_t workspaceSize, void *executor,
+                                        aclrtStream stream) {
+    return launch(&POW, workspace, workspaceSize, executor, stream);
+}
+
+EXPORT aclnnStatus aclnnLtScalarGetWorkspaceSize(const FakeTensor *self, const FakeScalar *other,
+                                                 FakeTensor *out, uint64_t *workspaceSize,
+                                                 void **executor) {
+    return elementwise_first_phase(&LT, self, NULL, "other", other, out, lt_kernel, workspaceSize,
+                                   executor);
+}
+
+EXPORT aclnnStatus aclnnLtScalar(void *workspace, uint64_t workspaceSize, void *executor,
+                                 aclrtStream stream) {
+    return launch(&LT, workspace, workspaceSize, executor, stream);
+}
+
 #endif /* FAKE_WQP */
 
 #ifdef FAKE_QMM
@@ -991,16 +1224,6 @@ EXPORT aclnnStatus aclnnQuantMatmulWeightNz(void *workspace, uint64_t workspaceS
  * aclIntArray*, aclBoolArray*, aclFloatArray*, double, float, int64_t, bool, char*, aclDataType):
  * what the backend passes for a signature generated from a spec's parameter rows. */
 static const OpBehaviour KINDS = {"aclnnFakeKinds", FAKE_PARAM_NULLPTR, 1, 0};
-
-static void buf_scalar(Buf *b, const char *name, const FakeScalar *sc) {
-    buf_printf(b, ",\"%s\":", name);
-    if (!sc) { buf_printf(b, "null"); return; }
-    if (sc->magic != SCALAR_MAGIC) { buf_printf(b, "\"invalid\""); return; }
-    buf_printf(b, "{\"dtype\":%d,\"bytes\":\"", sc->dtype);
-    int n = element_bits(sc->dtype) / 8;
-    for (int i = 0; i < n && i < 16; ++i) buf_printf(b, "%02x", sc->bytes[i]);
-    buf_printf(b, "\"}");
-}
 
 static void buf_array(Buf *b, const char *name, const FakeArray *a, char kind) {
     buf_printf(b, ",\"%s\":", name);
