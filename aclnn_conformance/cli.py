@@ -203,6 +203,8 @@ def parser() -> argparse.ArgumentParser:
                    help="also write each case's storages (.npz); without it the case file's seed "
                         "and value recipes rebuild them")
     s.add_argument("--jobs", type=int, default=None, help="processes (default: up to 2)")
+    s.add_argument("--overwrite", action="store_true",
+                   help="let --out replace the earlier import it holds (refused without it)")
     s = sub.add_parser("export", help="the suite's cases in the vendor's formats: valid calls as TTK "
                                       "rows or ATK cases, fault calls as op_api gtest source")
     s.add_argument("--format", required=True, choices=("ttk", "atk", "gtest"))
@@ -268,7 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     if args.command == "import":
         from aclnn_conformance.vendor.importer import cli_import
-        return cli_import(args.paths, args.out, args.storages, args.jobs)
+        return cli_import(args.paths, args.out, args.storages, args.jobs, args.overwrite)
     from aclnn_conformance.reports.__main__ import dispatch
     return dispatch(args)
 

@@ -127,6 +127,12 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
     _check_choices(config)
     min_exercised(config)
+    if config.getoption("--cases"):     # a folder that is no whole, readable import stops the run
+        from aclnn_conformance.vendor.cases_dir import CasesDirError, run_items
+        try:
+            config._aclnn_vendor_items = run_items(config.getoption("--cases"))
+        except CasesDirError as exc:
+            raise pytest.UsageError(str(exc)) from None
     tier = config.getoption("--tier")
     settings.load_profile(hypothesis_profile(config))
     from aclnn_conformance.suites.sampling import set_selected_ops, set_tier

@@ -170,7 +170,9 @@ def inputs(case: Case, entry: ValueEntry, compute: np.dtype,
         if value is None:
             raise ValueError(f"{case.op}: no value for {name} (neither a tensor nor an attribute)")
         if isinstance(value, bool) or not is_float(compute):
-            env[name] = compute.type(value) if not is_float(compute) else float(value)
+            # a value outside an integer compute dtype wraps as the C conversion does (-4 to UINT8: 252)
+            with np.errstate(all="ignore"):
+                env[name] = np.asarray(value).astype(compute)[()] if not is_float(compute) else float(value)
         else:
             env[name] = float(value)
     shape = np.broadcast_shapes(*shapes) if shapes else ()

@@ -15,29 +15,26 @@ import pytest
 
 from aclnn_conformance.backends.base import bound_product
 from aclnn_conformance.judging.records import OutcomeRecord
+from aclnn_conformance.spec.outcome import Outcome
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.rules import expected_outcome
 from aclnn_conformance.suites.runner import Harness, check_case, fail_unless_certifiable
 from aclnn_conformance.vendor.agreement import vendor_agrees
-from aclnn_conformance.vendor.model import FIRST_PHASE_FORMATS
-from aclnn_conformance.vendor.cases_dir import VENDOR_KEY, case_files, read_case
+from aclnn_conformance.vendor.atk_outputs import UNPLACED, unplaced
+from aclnn_conformance.vendor.model import FIRST_PHASE_FORMATS, VendorCase
+from aclnn_conformance.vendor.cases_dir import VENDOR_KEY, read_case
 
 pytestmark = pytest.mark.conformance
 
 
 def _items(config: pytest.Config) -> list[tuple[str, str | None]]:
-    cases_dir = config.getoption("--cases")
-    if not cases_dir:
+    if not config.getoption("--cases"):
         return []
     given = config.getoption("--product")
     products = config._aclnn_products if given is not None else None
     items = []
-    for path in case_files(cases_dir):
-        if products is not None:
-            items += [(str(path), p) for p in products]
-        else:
-            stated = json.loads(path.read_text())[VENDOR_KEY]["product"]
-            items.append((str(path), stated))
+    for path, stated in config._aclnn_vendor_items:    # read and checked by the plugin
+        items += [(str(path), p) for p in products] if products is not None else [(str(path), stated)]
     return items
 
 
@@ -49,29 +46,41 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
                                   for p, prod in items])
 
 
-def _skip(harness: Harness, case, vc, product: str, reason: str) -> None:
+def _record_and_stop(harness: Harness, case, vc, product: str, reason: str,
+          outcome: Outcome = Outcome.SKIPPED) -> None:
     record = OutcomeRecord(
         case_id=case.case_id, op=case.op, product=product, profile=harness.profile,
         backend=harness.backend.name, backend_version=str(harness.backend.version),
         run_id=harness.run_id, origin=case.origin, seed=case.seed, tier=harness.tier,
-        nodeid=harness.current_item, outcome="SKIPPED", detail=reason,
+        nodeid=harness.current_item, outcome=outcome, detail=reason,
         vendor_source=vc.source, vendor_expected=vc.expected.describe())
     harness.emit(record, case)
-    pytest.skip(reason)
+    if outcome == Outcome.SKIPPED:
+        pytest.skip(reason)
+    pytest.fail(reason, pytrace=False)
 
 
 def test_vendor_case(harness: Harness, vendor_item: tuple[str, str | None]) -> None:
     path, product = vendor_item
-    case, vc = read_case(path)
+    try:
+        case, vc = read_case(path)
+    except (ValueError, KeyError, TypeError, OverflowError) as exc:   # the call cannot be built
+        vc = VendorCase.from_json(json.loads(Path(path).read_text())[VENDOR_KEY])
+        _record_and_stop(harness, vc.to_case(draw=False), vc, product or vc.product or "none",
+              f"{vc.source}: the call cannot be built from the case file ({type(exc).__name__}: "
+              f"{str(exc)[:160]})", Outcome.HARNESS_ERROR)
     if not vc.has_spec:
-        _skip(harness, case, vc, product or vc.product or "none",
+        _record_and_stop(harness, case, vc, product or vc.product or "none",
               f"the suite has no spec for {vc.api}: imported, not judged")
     if product is None:
-        _skip(harness, case, vc, "none", f"{vc.source}: the vendor file names no product "
+        _record_and_stop(harness, case, vc, "none", f"{vc.source}: the vendor file names no product "
                                          f"({vc.product_source}); pass --product")
+    missing = unplaced(vc)
+    if missing:
+        _record_and_stop(harness, case, vc, product, f"{vc.source}: output {', '.join(missing)}: {UNPLACED}")
     bound = bound_product(harness.backend)
     if bound is not None and bound != product:
-        _skip(harness, case, vc, product, f"the case is for {product}; backend "
+        _record_and_stop(harness, case, vc, product, f"the case is for {product}; backend "
                                           f"{harness.backend.name} runs as {bound}")
     expected = expected_outcome(op_spec(case.op), case, product, harness.profile)
     annotate = {"vendor_source": vc.source, "vendor_expected": vc.expected.describe(),

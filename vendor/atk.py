@@ -22,6 +22,7 @@ from aclnn_conformance.vendor.model import (TensorRecipe, VendorCase, VendorExpe
 from aclnn_conformance.spec.enums import AclFormat
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
+from aclnn_conformance.vendor.atk_outputs import place_outputs
 from aclnn_conformance.vendor.names import dtype_of, format_of
 from aclnn_conformance.vendor.executor_rewrite import (BuiltTensor, CValue, ExecutorRewrite,
                                                        InputTensor, NotEvaluated)
@@ -455,6 +456,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
                 attrs[p.name] = {"dtype": dtype_of(item["dtype"]).name, "value": attrs[p.name]}
         tensors = {p.name: tensors.get(p.name) for p in params if not is_attr[p.name]}
         attrs = {p.name: attrs[p.name] for p in params if is_attr[p.name] and p.name in attrs}
+        tensors = place_outputs(api, tensors, attrs, frozenset(p.name for p in params if p.name not in stated))
     if any(t is not None and t.format != AclFormat.ND for t in tensors.values()):
         open_formats = None         # an item's own format and the format item's: which one holds is not read
     standard = doc.get("standard") or {}
@@ -467,7 +469,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
                           p.name for p in params or () if p.name not in stated), expected=expected, product=product,
                       product_source=product_source, seed=seed, problems=tuple(problems), note=note,
                       drawn={n: d for n, d in drawn.items() if d is not None and n in attrs},
-                      open_formats={n: open_formats for n, t in tensors.items() if t is not None}
+                      open_formats={n: open_formats for n, t in tensors.items() if t is not None and n in stated}
                       if open_formats else {})
 
 

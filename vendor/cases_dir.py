@@ -4,6 +4,8 @@ and every thing that could not be read, with file:line and the reason."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -61,6 +63,32 @@ def case_path(out_dir: Path, vc: VendorCase) -> Path:
     return out_dir / safe_name(vc.op) / f"{safe_name(vc.case_id)}.json"
 
 
+def case_key(vc: VendorCase) -> tuple[str, str]:
+    """What names a case's file on any file system (case-folded): two cases with one key would
+    write one file."""
+    return safe_name(vc.op).casefold(), safe_name(vc.case_id).casefold()
+
+
+class CasesDirError(ValueError):
+    """A cases folder that cannot be written or run: the one-line reason."""
+
+
+def check_out(out_dir: str | Path, overwrite: bool = False) -> None:
+    """Raise CasesDirError unless ``out_dir`` can take an import: a new or empty folder, or, with
+    ``overwrite``, one holding an earlier import (which the new one replaces whole)."""
+    out = Path(out_dir)
+    if out.exists() and not out.is_dir():
+        raise CasesDirError(f"--out {out_dir} is a file, not a folder")
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    if not (out / "import.json").is_file():
+        raise CasesDirError(f"--out {out_dir} holds files that are not an import; give a new or "
+                            f"empty folder")
+    if not overwrite:
+        raise CasesDirError(f"--out {out_dir} holds an earlier import; pass --overwrite to replace "
+                            f"it, or give a new folder")
+
+
 def write_case(out_dir: Path, vc: VendorCase, storages: bool = True) -> Path:
     """The project's case file of ``vc`` (with its storages unless ``storages`` is false: the
     vendor block's recipes and seed rebuild them), the vendor block added."""
@@ -98,20 +126,82 @@ def case_files(cases_dir: str | Path) -> Iterator[Path]:
             yield path
 
 
-def write_import(out_dir: str | Path, result: ImportResult, storages: bool = False) -> Path:
+def run_items(cases_dir: str | Path) -> list[tuple[Path, str | None]]:
+    """Each case file of an import's folder with the product its vendor block states; CasesDirError
+    (one line) for a folder that is missing or empty, is not one whole import (its import.json
+    absent or listing other cases than the folder holds), or holds a case file that cannot be read."""
+    root = Path(cases_dir)
+    if not root.is_dir():
+        raise CasesDirError(f"--cases {cases_dir}: " + ("a file, not a folder" if root.exists()
+                                                         else "no such folder"))
+    files = list(case_files(root))
+    if not (root / "import.json").is_file():
+        if not files:
+            raise CasesDirError(f"--cases {cases_dir} holds no imported cases (aclnn-conformance "
+                                f"import PATH... --out {cases_dir} writes them)")
+        raise CasesDirError(f"--cases {cases_dir} has no import.json: not a whole import; import "
+                            f"again into a new folder")
+    try:
+        listed = load_import(root)["cases"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CasesDirError(f"--cases {cases_dir}: its import.json cannot be read ({_why(exc)})") from None
+    if not files and not listed:
+        raise CasesDirError(f"--cases {cases_dir} holds no cases: its import imported none (see "
+                            f"{root / 'import.json'})")
+    if len(files) != len(listed):
+        raise CasesDirError(f"--cases {cases_dir} holds {len(files)} case file(s) but its import.json "
+                            f"lists {len(listed)}: not one whole import; import again into a new folder")
+    items, bad = [], []
+    for path in files:
+        try:
+            doc = json.loads(path.read_text())
+            items.append((path, VendorCase.from_json(doc[VENDOR_KEY]).product))
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            bad.append(f"{path.relative_to(root)}: {_why(exc)}")
+    if bad:
+        raise CasesDirError(f"--cases {cases_dir}: {len(bad)} case file(s) cannot be read "
+                            f"(first: {bad[0]})")
+    return items
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, KeyError):
+        return f"no or an unknown {exc.args[0]!r}"
+    if isinstance(exc, json.JSONDecodeError):
+        return f"not valid JSON: {exc.msg} at line {exc.lineno}"
+    return f"{type(exc).__name__}: {str(exc)[:120]}"
+
+
+def write_import(out_dir: str | Path, result: ImportResult, storages: bool = False,
+                 overwrite: bool = False) -> Path:
+    """Every case file and import.json, written beside ``out_dir`` and moved into it when whole, so
+    that no folder ever holds part of an import (nor an earlier import's cases beside a new one)."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    seen: dict[Path, str] = {}
-    for vc in result.cases:
-        path = case_path(out, vc)
-        if path in seen:
-            raise ValueError(f"two cases write {path}: {seen[path]} and {vc.source}")
-        seen[path] = vc.source
-        write_case(out, vc, storages)
-    report = import_report(result)
-    target = out / "import.json"
-    target.write_text(json.dumps(report, indent=1) + "\n")
-    return target
+    check_out(out, overwrite)
+    seen: dict[tuple[str, str], str] = {}
+    for vc in result.cases:       # importer._unique_ids makes keys unique; checked before writing
+        if case_key(vc) in seen:
+            raise ValueError(f"two cases write {case_path(out, vc)}: {seen[case_key(vc)]} and "
+                             f"{vc.source}")
+        seen[case_key(vc)] = vc.source
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = out.parent / f".{out.name}.importing-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    try:
+        staging.mkdir()
+        for vc in result.cases:
+            write_case(staging, vc, storages)
+        (staging / "import.json").write_text(json.dumps(import_report(result), indent=1) + "\n")
+        if out.is_dir():
+            earlier = out.parent / f".{out.name}.replaced-{os.getpid()}"
+            out.rename(earlier)
+            staging.rename(out)
+            shutil.rmtree(earlier, ignore_errors=True)
+        else:
+            staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return out / "import.json"
 
 
 def import_report(result: ImportResult) -> dict[str, Any]:

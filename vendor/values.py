@@ -13,7 +13,7 @@ from typing import Any, Iterable, Mapping
 
 import numpy as np
 
-from aclnn_conformance.spec.dtypes import numpy_dtype
+from aclnn_conformance.spec.dtypes import NUMPY_DTYPE, numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc
 
@@ -97,6 +97,8 @@ def draw_storage(desc: TensorDesc, recipe: Mapping[str, Any], seed: int, index: 
     """A tensor of ``desc`` whose whole storage is drawn from ``recipe`` (reproducible)."""
     count = max(desc.extent(), desc.storage_numel, 0)
     rng = np.random.default_rng([seed & 0xFFFFFFFF, index])
+    if desc.dtype not in NUMPY_DTYPE:     # UNDEFINED, STRING, UINT1, COMPLEX32: no element to draw
+        return TensorArg(desc, np.zeros(count, np.uint8))   # raw codes, as the call layer carries them
     raw = _draw_flat(recipe, count, desc.dtype, rng)
     target = numpy_dtype(desc.dtype)
     with np.errstate(all="ignore"):
