@@ -58,8 +58,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="ci: the fast, derandomized tier (drawn from --hypothesis-seed when given); "
                          "full: every table row, thorough hypothesis")
     group.addoption("--op", default=None,
-                    help="run only the cases of these operators (a comma-separated list of keys, "
-                         "aclnn-conformance list operators)")
+                    help="run only the cases of these operators (a comma-separated list of keys or "
+                         "API names, aclnn-conformance list operators)")
     group.addoption("--report-dir", default=None,
                     help="write records.jsonl, report.md and failing cases here")
     group.addoption("--case-timeout", type=float, default=None,
@@ -160,21 +160,22 @@ def hypothesis_profile(config: pytest.Config) -> str:
 
 def _check_choices(config: pytest.Config) -> None:
     """--profile, --tier, --isolation and --op name known values, or the run stops in one line."""
-    from aclnn_conformance.spec import OPS
     for option, known in (("--profile", PROFILES), ("--tier", TIERS), ("--isolation", ISOLATION)):
         value = config.getoption(option)
         if value not in known:
             raise pytest.UsageError(f"{option} {value!r} is not one of {', '.join(known)}")
-    unknown = [op for op in selected_ops(config) if op not in OPS]
-    if unknown:
-        raise pytest.UsageError(f"--op {', '.join(unknown)}: not an operator key "
-                                f"({', '.join(sorted(OPS))})")
+    from aclnn_conformance.spec.registry import UnknownOperator
+    try:
+        selected_ops(config)
+    except UnknownOperator as exc:
+        raise pytest.UsageError(f"--op {exc}") from None
 
 
 def selected_ops(config: pytest.Config) -> tuple[str, ...]:
-    """The operator keys --op names (empty: every operator)."""
-    given = config.getoption("--op") or ""
-    return tuple(op.strip() for op in given.split(",") if op.strip())
+    """The operator keys --op names, by key or API name (empty: every operator); an unknown name
+    raises ``UnknownOperator``, which says what the scope knows of it and what is near."""
+    from aclnn_conformance.spec.registry import operator_keys
+    return operator_keys(config.getoption("--op") or "")
 
 
 def item_ops(item: pytest.Item) -> set[str]:

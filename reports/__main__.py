@@ -128,7 +128,8 @@ def cmd_replay(args) -> int:
 
 def cmd_certify(args) -> int:
     from aclnn_conformance.reports.certify import CertificationError, certify, render_verify
-    ops = tuple(op.strip() for op in (args.op or "").split(",") if op.strip())
+    from aclnn_conformance.spec.registry import operator_keys
+    ops = operator_keys(args.op or "")   # keys or API names; an unknown one says what is near
     try:
         bundle, errors, warnings = certify(args.backend, args.product, args.out, args.workers,
                                            args.mustpass, sign_key=args.sign_key, ops=ops)
@@ -234,7 +235,8 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--sign-key", metavar="KEY",
                    help="sign the manifest with this OpenSSH private key (ssh-keygen -Y sign)")
     s.add_argument("--op", metavar="OP",
-                   help="certify only these operators (comma-separated keys; default: all)")
+                   help="certify only these operators (comma-separated keys or API names; "
+                        "default: all)")
     s.set_defaults(func=cmd_certify)
 
     s = sub.add_parser("verify", help="check a certification bundle")

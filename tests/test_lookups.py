@@ -1,0 +1,88 @@
+"""Lookups that never dead-end, and options checked before any work.
+
+Every command that takes an operator takes its key or its API name; a name the suite does not know
+gets one line saying what the scope knows of it (a documented API not covered, and why) and the
+operators near it, never the whole list. ``matrix`` answers in one line where it raised; ``list rules``
+filters by product and expected status; a bad count, seed, folder or output is one line before
+anything runs, and a run leaves no ``.hypothesis/`` in the folder it started in."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from aclnn_conformance.plugin import selected_ops
+from aclnn_conformance.spec.registry import scope_entry
+from test_cli import _main   # cli.main in process: (exit status, stdout, stderr)
+
+EXIT_USAGE = 4   # run's usage error (pytest's)
+LONGEST_LINE = 1000   # an unknown operator's line stays short: no list of every name
+
+
+def _one_line(text: str) -> str:
+    lines = [line for line in text.splitlines() if line.strip()]
+    assert len(lines) == 1, lines
+    assert "Traceback" not in lines[0]
+    return lines[0]
+
+
+class Options:
+    """The options of a run, as the plugin reads them from pytest's config."""
+
+    def __init__(self, **given):
+        self.given = {"--profile": "cann", "--tier": "ci", "--isolation": "auto", "--op": None,
+                      **given}
+
+    def getoption(self, name: str, default=None):
+        return self.given.get(name, default)
+
+
+# ---- 15. an operator by key or API name; an uncovered API says why and what is near ----
+
+@pytest.mark.parametrize("api", ["aclnnMatmul", "aclnnRmsNorm"])
+@pytest.mark.parametrize("command", [["list", "rules"], ["run", "-p", "no:cacheprovider", "--op"],
+                                     ["export", "--format", "ttk", "--out", "unused", "--op"],
+                                     ["certify", "--backend", "emulator", "--product", "atlas-a2",
+                                      "--out", "unused", "--op"]])
+def test_an_uncovered_api_says_why_from_the_scope(command, api, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    status, out, err = _main([*command, api], capsys)
+    assert status == (EXIT_USAGE if command[0] == "run" else 2)
+    line = _one_line(out + err)
+    row = scope_entry(api)
+    assert row["status"] == "not covered" and row["missing"][0] in line
+    assert row["document"] in line
+    assert len(line) < len(row["missing"][0]) + LONGEST_LINE and "xlog1py" not in line
+    assert not (tmp_path / "unused").exists()
+
+
+def test_an_unknown_name_gets_the_names_near_it_not_all(capsys):
+    status, out, err = _main(["list", "rules", "aclnnadd"], capsys)
+    assert status == 2 and out == ""
+    line = _one_line(err)
+    assert "near: add (aclnnAdd)" in line and "list operators" in line
+    assert len(line) < LONGEST_LINE and "xlog1py" not in line
+    status, _, err = _main(["list", "rules", "aclnnApplyAdamw"], capsys)
+    assert "near: apply_adam_w (aclnnApplyAdamW)" in _one_line(err)
+
+
+def test_run_takes_api_names_as_keys():
+    assert selected_ops(Options(**{"--op": "aclnnAdd, add,aclnnApplyAdamWQuant"})) == (
+        "add", "apply_adam_w_quant")
+    assert selected_ops(Options()) == ()
+
+
+def test_certify_takes_api_names(monkeypatch, capsys, tmp_path):
+    seen = {}
+
+    def certify(backend, product, out, workers, mustpass, sign_key=None, ops=()):
+        seen["ops"] = ops
+        return Path(out), [], []
+
+    monkeypatch.setattr("aclnn_conformance.reports.certify.certify", certify)
+    monkeypatch.setattr("aclnn_conformance.reports.certify.render_verify", lambda *a: "certified")
+    status, _, err = _main(["certify", "--backend", "emulator", "--product", "atlas-a2", "--out",
+                            str(tmp_path / "b"), "--op", "aclnnWeightQuantPreprocess,aclnnAdd"],
+                           capsys)
+    assert status == 0, err
+    assert seen["ops"] == ("weight_quant_preprocess", "add")
