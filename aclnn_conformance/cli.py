@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from aclnn_conformance.spec.rules import Expect
 
 PROG = "aclnn-conformance"
 EXIT_STATUS = """exit status:
@@ -115,22 +119,68 @@ def list_operators() -> list[str]:
     return lines
 
 
-def list_rules(op: str) -> list[str]:
-    """Every rule of ``op`` in the spec's order: id, kind, category, step, what each profile expects
-    when it is broken, the document's sentence and where it comes from; then the errata."""
-    from aclnn_conformance.spec import OPS, op_spec
-    by_api = {spec.api: key for key, spec in OPS.items()}
-    spec = op_spec(by_api.get(op, op))   # the operator's key or its API's own name
+# what --status takes beside a status: the kinds of expectation that name no status
+EXPECT_KINDS = ("any_error", "not_judged", "not_covered", "judged", "unchecked")
+
+
+def status_filter(text: str) -> Callable[[Expect], bool]:
+    """--status as a test of one expectation: a status (name or code) or a kind of expectation."""
+    from aclnn_conformance.spec.enums import status_code
+    kind = text.strip().lower().replace(" ", "_").replace("-", "_")
+    if kind in EXPECT_KINDS:
+        return lambda expect: expect.kind == kind
+    try:
+        code = status_code(text)
+    except ValueError:
+        raise ValueError(f"--status {text}: give a status name (ACLNN_ERR_PARAM_INVALID), its code "
+                         f"(161002) or one of {', '.join(EXPECT_KINDS)}") from None
+    return lambda expect: expect.kind == "status" and expect.status == code
+
+
+def list_rules(op: str, product: str | None = None, status: str | None = None) -> list[str]:
+    """Every rule of ``op`` (its key or API name) in the spec's order: id, kind, category, step,
+    what each profile expects when it is broken, the document's sentence and where it comes from;
+    then the errata. ``product``: only the rules enforced there, with what each profile expects
+    there; ``status``: only the rules that expect it (there, or on some product)."""
+    from aclnn_conformance.spec import op_spec
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    from aclnn_conformance.spec.products import product as product_info
+    from aclnn_conformance.spec.rules import ByProduct
+    spec = op_spec(op)
+    if product is not None:
+        product_info(product)   # an unknown product: one line, valid ids named
+    wanted = status_filter(status) if status is not None else None
+
+    def expectations(rule) -> list:
+        """Each profile's expectation on ``product``, or on every product and the rest."""
+        if product is not None:
+            return [rule.expect_for(profile, product) for profile in rule.expect]
+        return [e for exp in rule.expect.values()
+                for e in ((*exp.by.values(), exp.default) if isinstance(exp, ByProduct) else (exp,))]
+
     lines = [f"{spec.api} ({spec.key}): {spec.doc}", ""]
+    shown = 0
     for rule in spec.rules:
+        expects = expectations(rule)
+        if product is not None and all(e.kind == "unchecked" for e in expects):
+            continue
+        if wanted is not None and not any(wanted(e) for e in expects):
+            continue
+        shown += 1
         where = f", step {rule.step}" if rule.step else ""
         lines.append(f"{rule.id}  {rule.kind}, {rule.category}{where}, {rule.phase}")
         for profile, expect in rule.expect.items():
-            lines.append(f"    {profile}: {_expect_text(expect)}")
+            text = (rule.expect_for(profile, product).describe() if product is not None
+                    else _expect_text(expect))
+            lines.append(f"    {profile}: {text}")
         lines.append(f"    says:   {rule.text}")
         lines.append(f"    source: {rule.source}")
         if rule.note:
             lines.append(f"    note:   {rule.note}")
+    if product is not None or status is not None:   # the count, under the operator's line
+        on = f" on {product}" if product is not None else f" on any of {len(PRODUCT_IDS)} products"
+        lines[1:1] = [f"{shown} of {len(spec.rules)} rules"
+                      + (f" expect {status}" if status is not None else " are enforced") + on]
     for erratum in spec.errata:
         lines += ["", f"{erratum.id}  erratum", f"    doc says:  {erratum.doc_says}",
                   f"    cann does: {erratum.cann_does}", f"    source:    {erratum.source}"]
@@ -138,13 +188,17 @@ def list_rules(op: str) -> list[str]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.what != "rules" and (args.product or args.status or args.op):
+        print(f"error: list {args.what} takes no operator, --product or --status (they filter "
+              f"list rules)", file=sys.stderr)
+        return 2
     if args.what == "rules":
         if not args.op:
             print("error: list rules needs an operator (aclnn-conformance list operators)",
                   file=sys.stderr)
             return 2
         try:
-            lines = list_rules(args.op)
+            lines = list_rules(args.op, args.product, args.status)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -191,7 +245,14 @@ def parser() -> argparse.ArgumentParser:
                    add_help=False)
     s = sub.add_parser("list", help="backends, products, operators, or an operator's rules")
     s.add_argument("what", choices=("backends", "products", "operators", "rules"))
-    s.add_argument("op", nargs="?", metavar="OP", help="the operator whose rules to list (rules)")
+    s.add_argument("op", nargs="?", metavar="OP",
+                   help="the operator whose rules to list (rules): its key or API name")
+    s.add_argument("--product", metavar="P",
+                   help="rules: only those enforced on this product, with what each profile "
+                        "expects there")
+    s.add_argument("--status", metavar="S",
+                   help="rules: only those expecting this status (ACLNN_ERR_PARAM_INVALID or "
+                        f"161002) or kind ({', '.join(EXPECT_KINDS)})")
     s.set_defaults(func=cmd_list)
     sub.add_parser("doctor", help="check the aclnn backend: libraries, device, one call per operator",
                    add_help=False)

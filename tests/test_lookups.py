@@ -7,11 +7,13 @@ filters by product and expected status; a bad count, seed, folder or output is o
 anything runs, and a run leaves no ``.hypothesis/`` in the folder it started in."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 from aclnn_conformance.plugin import selected_ops
+from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.registry import scope_entry
 from test_cli import _main   # cli.main in process: (exit status, stdout, stderr)
 
@@ -86,3 +88,69 @@ def test_certify_takes_api_names(monkeypatch, capsys, tmp_path):
                            capsys)
     assert status == 0, err
     assert seen["ops"] == ("weight_quant_preprocess", "add")
+
+
+# ---- 16. matrix in one line; list rules by product and status ----
+
+@pytest.mark.parametrize("op,says", [
+    ("aclnnMatmul", "stays specified by hand"),
+    ("apply_adam_w_quant", "is specified by hand, not extracted"),
+    ("no_such_op", "not an operator key or API name")])
+def test_matrix_of_an_operator_it_has_no_rows_for_is_one_line(op, says, capsys):
+    status, out, err = _main(["matrix", "--product", "atlas-a2", "--op", op], capsys)
+    assert status == 2 and says in _one_line(out + err)
+
+
+def test_matrix_out_writes_the_product_asked(tmp_path, capsys):
+    status, out, err = _main(["matrix", "--product", "atlas-a2", "--op", "aclnnAbs", "--out",
+                              str(tmp_path)], capsys)
+    assert status == 0, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["matrix_atlas-a2.csv",
+                                                          "matrix_atlas-a2.html"]
+    rows = (tmp_path / "matrix_atlas-a2.csv").read_text().splitlines()[1:]
+    assert rows and all(row.startswith("aclnnAbs,") for row in rows)
+    status, _, err = _main(["matrix", "--product", "atlas-a2", "--out",
+                            str(tmp_path / "matrix_atlas-a2.csv")], capsys)
+    assert status == 2 and "is a file, not a folder" in _one_line(err)
+
+
+def _listed(out: str) -> list[str]:
+    """The rule ids ``list rules`` printed, in order (an erratum's too)."""
+    return [line.split()[0] for line in out.splitlines()
+            if re.match(r"^[A-Z][A-Z0-9]*(-[A-Z0-9]+)+ ", line)]
+
+
+@pytest.mark.parametrize("op,product", [("apply_adam_w", "atlas-a2"), ("add", "atlas-a2"),
+                                        ("add", "atlas-training")])
+def test_list_rules_by_product(op, product, capsys):
+    spec = OPS[op]
+    status, out, err = _main(["list", "rules", spec.api, "--product", product], capsys)
+    assert status == 0, err
+    enforced = [r.id for r in spec.rules
+                if any(r.expect_for(p, product).kind != "unchecked" for p in r.expect)]
+    assert [h for h in _listed(out) if h in {r.id for r in spec.rules}] == enforced
+    assert 0 < len(enforced) < len(spec.rules)
+    assert f"{len(enforced)} of {len(spec.rules)} rules are enforced on {product}" in out
+    assert "else unchecked" not in out   # what each profile expects there, not per product
+
+
+@pytest.mark.parametrize("status_text,code", [("161002", 161002), ("ACLNN_ERR_PARAM_NULLPTR", 161001),
+                                              ("err_param_invalid", 161002)])
+def test_list_rules_by_status(status_text, code, capsys):
+    spec = OPS["add"]
+    status, out, err = _main(["list", "rules", "add", "--status", status_text, "--product",
+                              "atlas-a2"], capsys)
+    assert status == 0, err
+    wanted = [r.id for r in spec.rules if any(
+        r.expect_for(p, "atlas-a2").kind == "status" and r.expect_for(p, "atlas-a2").status == code
+        for p in r.expect)]
+    assert wanted and [h for h in _listed(out) if h in {r.id for r in spec.rules}] == wanted
+
+
+def test_list_rules_refuses_an_unknown_status_or_product(capsys):
+    status, _, err = _main(["list", "rules", "add", "--status", "sometimes"], capsys)
+    assert status == 2 and "--status sometimes: give a status name" in _one_line(err)
+    status, _, err = _main(["list", "rules", "add", "--product", "atlas-a9"], capsys)
+    assert status == 2 and "unknown product 'atlas-a9'" in _one_line(err)
+    status, _, err = _main(["list", "operators", "--status", "161002"], capsys)
+    assert status == 2 and "filter list rules" in _one_line(err)
