@@ -40,15 +40,18 @@ suite options:
                      else all
   --profile X        cann (default) or doc
   --tier T           ci (default) or full
-  --op OP            only these operators' cases (comma-separated keys: {PROG} list operators)
+  --op OP            only these operators' cases (comma-separated keys or API names: {PROG} list
+                     operators)
   --report-dir DIR   write records.jsonl, run.json, the reports and every failing case into DIR
                      (a folder holding an earlier run or reports is refused)
   --overwrite        let --report-dir replace the earlier run or reports it holds
   --case-timeout S   run each case in a child process; record CRASH, or TIMEOUT after S seconds
                      (a positive number, at most a week)
   --isolation M      auto (default: native-code backends run in a child process), on, off
-  --hypothesis-seed N  draw hypothesis examples from this seed (the ci tier is derandomized
-                     without it); run.json records it
+  --hypothesis-seed N  draw hypothesis examples from this seed, a whole number from 0 to 2**64-1
+                     (the ci tier is derandomized without it); run.json records it. Hypothesis
+                     keeps its files in $HYPOTHESIS_STORAGE_DIRECTORY, else ~/.cache/aclnn-conformance,
+                     never in the current directory
   --cases DIR        run only the vendor cases `aclnn-conformance import` wrote to DIR, each on
                      the product its file states (or --product)
 
@@ -56,6 +59,12 @@ suite options:
 DESCRIPTION = ("A conformance suite and validation harness for Huawei CANN aclnn operators. Every "
                "output goes where the command line says (relative paths from the current "
                "directory), never into the installation.")
+
+
+def pytest_usage_error() -> int:
+    """pytest's exit status of a usage error (4), the one run documents for a bad option."""
+    import pytest
+    return int(pytest.ExitCode.USAGE_ERROR)
 
 
 def run(argv: list[str]) -> int:
@@ -235,10 +244,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    from aclnn_conformance.reports.__main__ import add_commands
-    p = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=EXIT_STATUS + f"\n`{PROG} COMMAND --help` describes a command.")
+    from aclnn_conformance.reports.__main__ import OneLineParser, add_commands
+    p = OneLineParser(prog=PROG, description=DESCRIPTION,
+                      formatter_class=argparse.RawDescriptionHelpFormatter,
+                      epilog=EXIT_STATUS + f"\n`{PROG} COMMAND --help` describes a command.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # run and doctor are listed here for the help; main() hands their arguments on untouched
     sub.add_parser("run", help="run the conformance suites (pytest options pass through)",
@@ -291,7 +300,9 @@ def take_spec_data(argv: list[str]) -> list[str]:
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if arg == "--spec-data" and i + 1 < len(argv):
+        if arg == "--spec-data":
+            if i + 1 == len(argv) or argv[i + 1].startswith("-"):
+                raise ValueError("--spec-data needs a folder of operator-data files")
             folders.append(argv[i + 1])
             i += 2
             continue
@@ -308,6 +319,14 @@ def take_spec_data(argv: list[str]) -> list[str]:
     return rest
 
 
+def _command(argv: list[str]) -> str:
+    """The command word of ``argv``, past any ``--spec-data`` given before it."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("--spec-data"):
+        i += 1 if "=" in argv[i] else 2
+    return argv[i] if i < len(argv) else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] != ["extract"]:
@@ -315,7 +334,8 @@ def main(argv: list[str] | None = None) -> int:
             argv = take_spec_data(argv)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
-            return 2
+            # run's statuses are pytest's, where 2 means interrupted and 4 a usage error
+            return pytest_usage_error() if _command(argv) == "run" else 2
     if argv[:1] == ["run"]:
         return run(argv[1:])
     if argv[:1] == ["doctor"]:

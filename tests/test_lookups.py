@@ -7,16 +7,20 @@ filters by product and expected status; a bad count, seed, folder or output is o
 anything runs, and a run leaves no ``.hypothesis/`` in the folder it started in."""
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from aclnn_conformance.plugin import selected_ops
+from aclnn_conformance.plugin import hypothesis_home, selected_ops
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.registry import scope_entry
 from test_cli import _main   # cli.main in process: (exit status, stdout, stderr)
 
+ROOT = Path(__file__).resolve().parents[1]
 EXIT_USAGE = 4   # run's usage error (pytest's)
 LONGEST_LINE = 1000   # an unknown operator's line stays short: no list of every name
 
@@ -154,3 +158,68 @@ def test_list_rules_refuses_an_unknown_status_or_product(capsys):
     assert status == 2 and "unknown product 'atlas-a9'" in _one_line(err)
     status, _, err = _main(["list", "operators", "--status", "161002"], capsys)
     assert status == 2 and "filter list rules" in _one_line(err)
+
+
+# ---- 17. every option checked in one line before any work ----
+
+@pytest.mark.parametrize("args,says", [
+    (["-n", "-1"], "-n -1: give a number of workers"),
+    (["--hypothesis-seed", "abc"], "--hypothesis-seed abc: give a whole number"),
+    (["--hypothesis-seed", "-1"], "--hypothesis-seed -1: give a whole number"),
+    (["--hypothesis-seed", str(10 ** 30)], "give a whole number from 0 to"),
+    (["--spec-data", "/nonexistent"], "--spec-data /nonexistent: not a folder"),
+    (["--spec-data"], "--spec-data needs a folder")])
+def test_run_refuses_a_bad_option_as_a_usage_error(args, says, capsys):
+    status, out, err = _main(["run", *args, "-p", "no:cacheprovider"], capsys)
+    assert status == EXIT_USAGE
+    assert says in _one_line(out + err)
+
+
+def test_other_commands_refuse_a_bad_count_before_any_work(capsys, tmp_path, monkeypatch):
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("ran before its options were checked")
+
+    monkeypatch.setattr("aclnn_conformance.reports.certify.certify", must_not_run)
+    monkeypatch.setattr("aclnn_conformance.reports.mutate.mutate", must_not_run)
+    monkeypatch.setattr("aclnn_conformance.reports.sensitivity.run", must_not_run)
+    a_file = tmp_path / "a-file"
+    a_file.write_text("x")
+    for argv, says in [
+            (["certify", "--backend", "emulator", "--product", "atlas-a2", "--out",
+              str(tmp_path / "b"), "--workers", "-1"], "--workers: -1 is negative"),
+            (["mustpass", "--out", str(tmp_path / "m.txt"), "--workers", "x"],
+             "--workers: 'x' is not a whole number"),
+            (["verify", str(tmp_path), "--rerun", "-2"], "--rerun: -2 is negative"),
+            (["mutate", "--out", str(a_file)], "is a file, not a folder"),
+            (["mutate", "--out", str(a_file / "sub")], "cannot be made"),
+            (["sensitivity", "--out", str(a_file)], "is a file, not a folder"),
+            (["list", "rules", "add", "--spec-data", "/nonexistent"], "not a folder")]:
+        status, out, err = _main(argv, capsys)
+        assert status == 2, argv
+        assert says in _one_line(out + err), argv
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file"]
+
+
+def test_hypothesis_keeps_its_files_out_of_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.delenv("HYPOTHESIS_STORAGE_DIRECTORY", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert hypothesis_home() == tmp_path / "cache" / "aclnn-conformance" / "hypothesis"
+    monkeypatch.setenv("HYPOTHESIS_STORAGE_DIRECTORY", str(tmp_path / "mine"))
+    assert hypothesis_home() == tmp_path / "mine"
+
+
+def test_a_run_leaves_no_hypothesis_folder_where_it_started(tmp_path):
+    """One hypothesis test, run by the console script's code from an unrelated folder, with an
+    operator named by its API."""
+    started = tmp_path / "started-here"
+    started.mkdir()
+    env = {k: v for k, v in os.environ.items() if k != "HYPOTHESIS_STORAGE_DIRECTORY"}
+    env.update(PYTHONPATH=str(ROOT), XDG_CACHE_HOME=str(tmp_path / "cache"))
+    run = subprocess.run([sys.executable, "-m", "aclnn_conformance.cli", "run", "--op",
+                          "aclnnApplyAdamWQuant", "--product", "atlas-a2", "-k",
+                          "test_invalid_calls", "-p", "no:xdist", "-q"],
+                         cwd=started, env=env, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+    assert "1 passed" in run.stdout
+    assert list(started.iterdir()) == []
+    assert any((tmp_path / "cache" / "aclnn-conformance" / "hypothesis").iterdir())
