@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from aclnn_conformance.spec.rules import Expect
 
 PROG = "aclnn-conformance"
 EXIT_STATUS = """exit status:
@@ -36,15 +40,18 @@ suite options:
                      else all
   --profile X        cann (default) or doc
   --tier T           ci (default) or full
-  --op OP            only these operators' cases (comma-separated keys: {PROG} list operators)
+  --op OP            only these operators' cases (comma-separated keys or API names: {PROG} list
+                     operators)
   --report-dir DIR   write records.jsonl, run.json, the reports and every failing case into DIR
                      (a folder holding an earlier run or reports is refused)
   --overwrite        let --report-dir replace the earlier run or reports it holds
   --case-timeout S   run each case in a child process; record CRASH, or TIMEOUT after S seconds
                      (a positive number, at most a week)
   --isolation M      auto (default: native-code backends run in a child process), on, off
-  --hypothesis-seed N  draw hypothesis examples from this seed (the ci tier is derandomized
-                     without it); run.json records it
+  --hypothesis-seed N  draw hypothesis examples from this seed, a whole number from 0 to 2**64-1
+                     (the ci tier is derandomized without it); run.json records it. Hypothesis
+                     keeps its files in $HYPOTHESIS_STORAGE_DIRECTORY, else ~/.cache/aclnn-conformance,
+                     never in the current directory
   --cases DIR        run only the vendor cases `aclnn-conformance import` wrote to DIR, each on
                      the product its file states (or --product)
 
@@ -52,6 +59,12 @@ suite options:
 DESCRIPTION = ("A conformance suite and validation harness for Huawei CANN aclnn operators. Every "
                "output goes where the command line says (relative paths from the current "
                "directory), never into the installation.")
+
+
+def pytest_usage_error() -> int:
+    """pytest's exit status of a usage error (4), the one run documents for a bad option."""
+    import pytest
+    return int(pytest.ExitCode.USAGE_ERROR)
 
 
 def run(argv: list[str]) -> int:
@@ -115,22 +128,68 @@ def list_operators() -> list[str]:
     return lines
 
 
-def list_rules(op: str) -> list[str]:
-    """Every rule of ``op`` in the spec's order: id, kind, category, step, what each profile expects
-    when it is broken, the document's sentence and where it comes from; then the errata."""
-    from aclnn_conformance.spec import OPS, op_spec
-    by_api = {spec.api: key for key, spec in OPS.items()}
-    spec = op_spec(by_api.get(op, op))   # the operator's key or its API's own name
+# what --status takes beside a status: the kinds of expectation that name no status
+EXPECT_KINDS = ("any_error", "not_judged", "not_covered", "judged", "unchecked")
+
+
+def status_filter(text: str) -> Callable[[Expect], bool]:
+    """--status as a test of one expectation: a status (name or code) or a kind of expectation."""
+    from aclnn_conformance.spec.enums import status_code
+    kind = text.strip().lower().replace(" ", "_").replace("-", "_")
+    if kind in EXPECT_KINDS:
+        return lambda expect: expect.kind == kind
+    try:
+        code = status_code(text)
+    except ValueError:
+        raise ValueError(f"--status {text}: give a status name (ACLNN_ERR_PARAM_INVALID), its code "
+                         f"(161002) or one of {', '.join(EXPECT_KINDS)}") from None
+    return lambda expect: expect.kind == "status" and expect.status == code
+
+
+def list_rules(op: str, product: str | None = None, status: str | None = None) -> list[str]:
+    """Every rule of ``op`` (its key or API name) in the spec's order: id, kind, category, step,
+    what each profile expects when it is broken, the document's sentence and where it comes from;
+    then the errata. ``product``: only the rules enforced there, with what each profile expects
+    there; ``status``: only the rules that expect it (there, or on some product)."""
+    from aclnn_conformance.spec import op_spec
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    from aclnn_conformance.spec.products import product as product_info
+    from aclnn_conformance.spec.rules import ByProduct
+    spec = op_spec(op)
+    if product is not None:
+        product_info(product)   # an unknown product: one line, valid ids named
+    wanted = status_filter(status) if status is not None else None
+
+    def expectations(rule) -> list:
+        """Each profile's expectation on ``product``, or on every product and the rest."""
+        if product is not None:
+            return [rule.expect_for(profile, product) for profile in rule.expect]
+        return [e for exp in rule.expect.values()
+                for e in ((*exp.by.values(), exp.default) if isinstance(exp, ByProduct) else (exp,))]
+
     lines = [f"{spec.api} ({spec.key}): {spec.doc}", ""]
+    shown = 0
     for rule in spec.rules:
+        expects = expectations(rule)
+        if product is not None and all(e.kind == "unchecked" for e in expects):
+            continue
+        if wanted is not None and not any(wanted(e) for e in expects):
+            continue
+        shown += 1
         where = f", step {rule.step}" if rule.step else ""
         lines.append(f"{rule.id}  {rule.kind}, {rule.category}{where}, {rule.phase}")
         for profile, expect in rule.expect.items():
-            lines.append(f"    {profile}: {_expect_text(expect)}")
+            text = (rule.expect_for(profile, product).describe() if product is not None
+                    else _expect_text(expect))
+            lines.append(f"    {profile}: {text}")
         lines.append(f"    says:   {rule.text}")
         lines.append(f"    source: {rule.source}")
         if rule.note:
             lines.append(f"    note:   {rule.note}")
+    if product is not None or status is not None:   # the count, under the operator's line
+        on = f" on {product}" if product is not None else f" on any of {len(PRODUCT_IDS)} products"
+        lines[1:1] = [f"{shown} of {len(spec.rules)} rules"
+                      + (f" expect {status}" if status is not None else " are enforced") + on]
     for erratum in spec.errata:
         lines += ["", f"{erratum.id}  erratum", f"    doc says:  {erratum.doc_says}",
                   f"    cann does: {erratum.cann_does}", f"    source:    {erratum.source}"]
@@ -138,13 +197,17 @@ def list_rules(op: str) -> list[str]:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    if args.what != "rules" and (args.product or args.status or args.op):
+        print(f"error: list {args.what} takes no operator, --product or --status (they filter "
+              f"list rules)", file=sys.stderr)
+        return 2
     if args.what == "rules":
         if not args.op:
             print("error: list rules needs an operator (aclnn-conformance list operators)",
                   file=sys.stderr)
             return 2
         try:
-            lines = list_rules(args.op)
+            lines = list_rules(args.op, args.product, args.status)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -181,17 +244,24 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def parser() -> argparse.ArgumentParser:
-    from aclnn_conformance.reports.__main__ import add_commands
-    p = argparse.ArgumentParser(prog=PROG, description=DESCRIPTION,
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=EXIT_STATUS + f"\n`{PROG} COMMAND --help` describes a command.")
+    from aclnn_conformance.reports.__main__ import OneLineParser, add_commands
+    p = OneLineParser(prog=PROG, description=DESCRIPTION,
+                      formatter_class=argparse.RawDescriptionHelpFormatter,
+                      epilog=EXIT_STATUS + f"\n`{PROG} COMMAND --help` describes a command.")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
     # run and doctor are listed here for the help; main() hands their arguments on untouched
     sub.add_parser("run", help="run the conformance suites (pytest options pass through)",
                    add_help=False)
     s = sub.add_parser("list", help="backends, products, operators, or an operator's rules")
     s.add_argument("what", choices=("backends", "products", "operators", "rules"))
-    s.add_argument("op", nargs="?", metavar="OP", help="the operator whose rules to list (rules)")
+    s.add_argument("op", nargs="?", metavar="OP",
+                   help="the operator whose rules to list (rules): its key or API name")
+    s.add_argument("--product", metavar="P",
+                   help="rules: only those enforced on this product, with what each profile "
+                        "expects there")
+    s.add_argument("--status", metavar="S",
+                   help="rules: only those expecting this status (ACLNN_ERR_PARAM_INVALID or "
+                        f"161002) or kind ({', '.join(EXPECT_KINDS)})")
     s.set_defaults(func=cmd_list)
     sub.add_parser("doctor", help="check the aclnn backend: libraries, device, one call per operator",
                    add_help=False)
@@ -232,7 +302,9 @@ def take_spec_data(argv: list[str]) -> list[str]:
     i = 0
     while i < len(argv):
         arg = argv[i]
-        if arg == "--spec-data" and i + 1 < len(argv):
+        if arg == "--spec-data":
+            if i + 1 == len(argv) or argv[i + 1].startswith("-"):
+                raise ValueError("--spec-data needs a folder of operator-data files")
             folders.append(argv[i + 1])
             i += 2
             continue
@@ -249,6 +321,14 @@ def take_spec_data(argv: list[str]) -> list[str]:
     return rest
 
 
+def _command(argv: list[str]) -> str:
+    """The command word of ``argv``, past any ``--spec-data`` given before it."""
+    i = 0
+    while i < len(argv) and argv[i].startswith("--spec-data"):
+        i += 1 if "=" in argv[i] else 2
+    return argv[i] if i < len(argv) else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] != ["extract"]:
@@ -256,7 +336,8 @@ def main(argv: list[str] | None = None) -> int:
             argv = take_spec_data(argv)
         except ValueError as exc:
             print(f"error: {exc}", file=sys.stderr)
-            return 2
+            # run's statuses are pytest's, where 2 means interrupted and 4 a usage error
+            return pytest_usage_error() if _command(argv) == "run" else 2
     if argv[:1] == ["run"]:
         return run(argv[1:])
     if argv[:1] == ["doctor"]:

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from aclnn_conformance.backends.base import Backend, ProductUnknown, bound_product
 from aclnn_conformance.backends.registry import DEFAULT_BACKEND, UnknownBackend, load_backend
@@ -61,8 +63,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="ci: the fast, derandomized tier (drawn from --hypothesis-seed when given); "
                          "full: every table row, thorough hypothesis")
     group.addoption("--op", default=None,
-                    help="run only the cases of these operators (a comma-separated list of keys, "
-                         "aclnn-conformance list operators)")
+                    help="run only the cases of these operators (a comma-separated list of keys or "
+                         "API names, aclnn-conformance list operators)")
     group.addoption("--report-dir", default=None,
                     help="write records.jsonl, report.md and failing cases here")
     group.addoption("--case-timeout", type=float, default=None,
@@ -112,8 +114,28 @@ def _select_products(config: pytest.Config, backend: Backend) -> tuple[str, ...]
     return (bound,) if bound else PRODUCT_IDS
 
 
+def hypothesis_home() -> Path:
+    """Where hypothesis keeps its database and caches: the user's HYPOTHESIS_STORAGE_DIRECTORY, else
+    the user's cache folder, else the temporary folder; never the current directory (its default),
+    so that a run started anywhere leaves nothing there."""
+    given = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    if given:
+        return Path(given)
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    for folder in (cache / "aclnn-conformance" / "hypothesis",
+                   Path(tempfile.gettempdir()) / f"aclnn-conformance-hypothesis-{os.getuid()}"):
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            continue
+        if os.access(folder, os.W_OK):
+            return folder
+    return folder   # neither is writable: hypothesis then warns and keeps its database in memory
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "conformance: a case judged against the spec")
+    set_hypothesis_home_dir(hypothesis_home())   # before any test module draws or caches
     from aclnn_conformance.spec.registry import RegistryError, add_data_folder
     try:
         for folder in config.getoption("--spec-data"):
@@ -188,22 +210,48 @@ def hypothesis_profile(config: pytest.Config) -> str:
 
 
 def _check_choices(config: pytest.Config) -> None:
-    """--profile, --tier, --isolation and --op name known values, or the run stops in one line."""
-    from aclnn_conformance.spec import OPS
+    """--profile, --tier, --isolation and --op name known values, and the counts are in range, or
+    the run stops in one line."""
     for option, known in (("--profile", PROFILES), ("--tier", TIERS), ("--isolation", ISOLATION)):
         value = config.getoption(option)
         if value not in known:
             raise pytest.UsageError(f"{option} {value!r} is not one of {', '.join(known)}")
-    unknown = [op for op in selected_ops(config) if op not in OPS]
-    if unknown:
-        raise pytest.UsageError(f"--op {', '.join(unknown)}: not an operator key "
-                                f"({', '.join(sorted(OPS))})")
+    from aclnn_conformance.spec.registry import UnknownOperator
+    try:
+        selected_ops(config)
+    except UnknownOperator as exc:
+        raise pytest.UsageError(f"--op {exc}") from None
+    _check_counts(config)
+
+
+# --hypothesis-seed is a 64-bit whole number: hypothesis itself would take any text as a seed
+SEED_LIMIT = 2 ** 64
+
+
+def _check_counts(config: pytest.Config) -> None:
+    """-n (pytest-xdist's workers) and --hypothesis-seed (hypothesis's) are whole numbers in range,
+    or the run stops in one line before anything runs: neither plugin refuses a negative count or a
+    seed that is no number."""
+    workers = config.getoption("numprocesses", None)
+    if isinstance(workers, int) and workers < 0:
+        raise pytest.UsageError(f"-n {workers}: give a number of workers (0 runs in process), "
+                                f"auto or logical")
+    seed = config.getoption("hypothesis_seed", None)
+    if seed is not None:
+        try:
+            number = int(str(seed), 10)
+        except ValueError:
+            number = -1
+        if not 0 <= number < SEED_LIMIT:
+            raise pytest.UsageError(f"--hypothesis-seed {seed}: give a whole number from 0 to "
+                                    f"{SEED_LIMIT - 1}")
 
 
 def selected_ops(config: pytest.Config) -> tuple[str, ...]:
-    """The operator keys --op names (empty: every operator)."""
-    given = config.getoption("--op") or ""
-    return tuple(op.strip() for op in given.split(",") if op.strip())
+    """The operator keys --op names, by key or API name (empty: every operator); an unknown name
+    raises ``UnknownOperator``, which says what the scope knows of it and what is near."""
+    from aclnn_conformance.spec.registry import operator_keys
+    return operator_keys(config.getoption("--op") or "")
 
 
 def item_ops(item: pytest.Item) -> set[str]:

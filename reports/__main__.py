@@ -19,8 +19,10 @@ Exit status: 0 success, 1 a failed gate (regression, not certifiable, verificati
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from aclnn_conformance.judging.records import RecordError
 
@@ -37,6 +39,34 @@ EXIT_UNUSABLE = 2
 
 class WouldOverwrite(FileExistsError):
     """An output would replace a file the command did not write, or one of its own inputs."""
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the command, what is wrong, where its help is)
+    instead of a usage block; its subcommands' parsers are of this class too."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(EXIT_UNUSABLE, f"{self.prog}: error: {message} ({self.prog} --help)\n")
+
+
+def count(text: str) -> int:
+    """An argparse type: a whole number of things (workers, cases), 0 or more."""
+    try:
+        number = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"{number} is negative: give 0 or more")
+    return number
+
+
+def _check_output_folder(out: Path) -> None:
+    """``--out`` is a folder, or can be made one, before the command does any work."""
+    if out.exists() and not out.is_dir():
+        raise WouldOverwrite(f"--out {out} is a file, not a folder")
+    nearest = next(p for p in (out, *out.absolute().parents) if p.exists())
+    if not nearest.is_dir() or not os.access(nearest, os.W_OK):
+        raise ValueError(f"--out {out} cannot be made: {nearest} is not a writable folder")
 
 
 def _input_folders(paths) -> set[Path]:
@@ -128,7 +158,8 @@ def cmd_replay(args) -> int:
 
 def cmd_certify(args) -> int:
     from aclnn_conformance.reports.certify import CertificationError, certify, render_verify
-    ops = tuple(op.strip() for op in (args.op or "").split(",") if op.strip())
+    from aclnn_conformance.spec.registry import operator_keys
+    ops = operator_keys(args.op or "")   # keys or API names; an unknown one says what is near
     try:
         bundle, errors, warnings = certify(args.backend, args.product, args.out, args.workers,
                                            args.mustpass, sign_key=args.sign_key, ops=ops)
@@ -141,8 +172,6 @@ def cmd_certify(args) -> int:
 
 def cmd_verify(args) -> int:
     from aclnn_conformance.reports.certify import render_verify, verify
-    if args.rerun < 0:
-        raise ValueError(f"--rerun must be a number of cases (0 or more), not {args.rerun}")
     if not Path(args.bundle).is_dir():
         raise FileNotFoundError(f"{args.bundle}: no such bundle folder")
     errors, warnings = verify(Path(args.bundle), args.mustpass,
@@ -168,6 +197,7 @@ def cmd_mutate(args) -> int:
     if args.mutants:
         mutants = [by_name(m.strip()) for m in args.mutants.split(",") if m.strip()]
     products = parse_products(args.products) if args.products else None
+    _check_output_folder(Path(args.out))
     _refuse_foreign_outputs(Path(args.out), ("mutation.*",), set(), args.overwrite)
     doc = mutate(args.tier, mutants, products, exhaustive=args.exhaustive)
     print(render_text(doc), end="")
@@ -179,6 +209,7 @@ def cmd_mutate(args) -> int:
 def cmd_sensitivity(args) -> int:
     from aclnn_conformance.reports.report import refresh_report
     from aclnn_conformance.reports.sensitivity import render_text, run, update_readme, write
+    _check_output_folder(Path(args.out))
     _refuse_foreign_outputs(Path(args.out), ("sensitivity.*",), set(), args.overwrite)
     doc = run()
     print(render_text(doc), end="")
@@ -229,12 +260,13 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--backend", required=True)
     s.add_argument("--product", required=True)
     s.add_argument("--out", required=True, metavar="BUNDLE_DIR")
-    s.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (0: in process)")
+    s.add_argument("--workers", type=count, default=2, help="pytest-xdist workers (0: in process)")
     s.add_argument("--mustpass", default=str(MUSTPASS), help=argparse.SUPPRESS)
     s.add_argument("--sign-key", metavar="KEY",
                    help="sign the manifest with this OpenSSH private key (ssh-keygen -Y sign)")
     s.add_argument("--op", metavar="OP",
-                   help="certify only these operators (comma-separated keys; default: all)")
+                   help="certify only these operators (comma-separated keys or API names; "
+                        "default: all)")
     s.set_defaults(func=cmd_certify)
 
     s = sub.add_parser("verify", help="check a certification bundle")
@@ -244,7 +276,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
     s.add_argument("--allowed-signers", metavar="FILE",
                    help="require a good signature of the manifest by a key of this OpenSSH "
                         "allowed-signers file (ssh-keygen -Y verify)")
-    s.add_argument("--rerun", type=int, default=0, metavar="K",
+    s.add_argument("--rerun", type=count, default=0, metavar="K",
                    help="run K randomly chosen must-pass cases again and require the bundle's "
                         "outcomes (needs --backend)")
     s.add_argument("--backend", help="the backend --rerun runs the cases on")
@@ -255,7 +287,7 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
                    help="where to write the list (the suite's own: reports/mustpass.txt in a checkout)")
     s.add_argument("--from", dest="from_dir", metavar="RUN_DIR",
                    help="use this report directory (a complete reference run) instead of running")
-    s.add_argument("--workers", type=int, default=2)
+    s.add_argument("--workers", type=count, default=2, help="pytest-xdist workers (0: in process)")
     s.set_defaults(func=cmd_mustpass)
 
     s = sub.add_parser("mutate", help="run every mutant against the tier's cases (in process)")
@@ -283,9 +315,9 @@ def add_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m reports", description=__doc__.split("\n")[0],
-                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog=__doc__.split("\n", 2)[2])
+    p = OneLineParser(prog="python -m reports", description=__doc__.split("\n")[0],
+                      formatter_class=argparse.RawDescriptionHelpFormatter,
+                      epilog=__doc__.split("\n", 2)[2])
     add_commands(p.add_subparsers(dest="command", required=True, metavar="COMMAND"))
     return p
 

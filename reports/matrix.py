@@ -10,12 +10,13 @@ from __future__ import annotations
 import argparse
 import csv
 import html
+import sys
 from pathlib import Path
 from typing import Any, Iterator
 
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
-from aclnn_conformance.spec.registry import operator, operators
+from aclnn_conformance.spec.registry import UnknownOperator, operator, operators
 
 COLUMNS = ("api", "tensor", "dtypes", "doc_dtypes", "formats", "doc_formats", "ranks", "doc_ranks",
            "noncontiguous", "doc_noncontiguous", "differs", "citation")
@@ -89,16 +90,35 @@ def data_operators() -> list[str]:
     return [k for k, r in operators().items() if r.modules[0].startswith("data:")]
 
 
+class NotInMatrix(ValueError):
+    """An operator the matrix has no rows for: unknown, or specified by hand rather than extracted."""
+
+
+def matrix_key(op: str) -> str:
+    """The key of ``op`` (its key or API name) when it is an extracted API; else NotInMatrix, saying
+    what the scope knows of it or where its rules are."""
+    try:
+        record = operator(op)
+    except UnknownOperator as exc:
+        raise NotInMatrix(str(exc)) from None
+    if record.key not in data_operators():
+        raise NotInMatrix(f"{op}: {record.api} ({record.key}) is specified by hand, not extracted, so "
+                          f"the support matrix has no rows for it; aclnn-conformance list rules "
+                          f"{record.key} lists what it accepts")
+    return record.key
+
+
 def matrix(product: str, op: str | None = None) -> list[dict[str, Any]]:
-    keys = [operator(op).key] if op else data_operators()
+    keys = [matrix_key(op)] if op else data_operators()
     return [row for key in keys for row in rows_of(key, product)]
 
 
-def write_matrix(out: Path, products: tuple[str, ...] = PRODUCT_IDS) -> list[Path]:
+def write_matrix(out: Path, products: tuple[str, ...] = PRODUCT_IDS,
+                 op: str | None = None) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for product in products:
-        rows = matrix(product)
+        rows = matrix(product, op)
         path = out / f"matrix_{product}.csv"
         with path.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=COLUMNS)
@@ -122,16 +142,24 @@ def add_command(sub) -> None:
     s = sub.add_parser("matrix", help="what each extracted API accepts on a product (cann), the document beside")
     s.add_argument("--product", required=True, choices=PRODUCT_IDS)
     s.add_argument("--op", default=None, help="one operator (key or API name)")
-    s.add_argument("--out", default=None, help="write matrix_<product>.csv/.html for every product here")
+    s.add_argument("--out", default=None,
+                   help="write matrix_<product>.csv/.html of the product (and --op) here")
     s.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    try:
+        op = matrix_key(args.op) if args.op else None
+        if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+            raise NotInMatrix(f"--out {args.out} is a file, not a folder")
+    except NotInMatrix as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     if args.out:
-        for path in write_matrix(Path(args.out)):
+        for path in write_matrix(Path(args.out), (args.product,), op):
             print(path)
         return 0
-    rows = matrix(args.product, args.op)
+    rows = matrix(args.product, op)
     shown = ("api", "tensor", "dtypes", "doc_dtypes", "formats", "ranks", "differs")
     widths = {c: max(len(c), *(len(str(r[c])) for r in rows)) if rows else len(c) for c in shown}
     print("  ".join(c.ljust(widths[c]) for c in shown))

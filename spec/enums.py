@@ -110,6 +110,18 @@ class Status(IntEnum):
     ERR_INNER_STATIC_BLOCK_DIM_INVALID = 561119
 
 
+def status_code(text: str) -> int:
+    """The code of a status as a person writes it: ``ACLNN_ERR_PARAM_INVALID``,
+    ``ERR_PARAM_INVALID`` (any case) or ``161002``; ValueError otherwise."""
+    name = text.strip().upper().removeprefix("ACLNN_")
+    if name.isdigit():
+        return int(name)
+    try:
+        return int(Status[name])
+    except KeyError:
+        raise ValueError(f"{text!r} is not an aclnn status name or code") from None
+
+
 def status_name(code: int) -> str:
     """'ACLNN_ERR_PARAM_INVALID (161002)' for a known code, the number alone otherwise."""
     try:

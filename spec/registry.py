@@ -39,10 +39,14 @@ class RegistryError(ValueError):
 
 
 class UnknownOperator(ValueError, KeyError):
-    """No operator of that key or API name."""
+    """No operator of that key or API name; the message says what the scope knows of the name and
+    which operators are near it."""
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else ""
+
+
+NEAR_SHOWN = 5   # close names an unknown operator's message offers (the full list is one command away)
 
 
 def add_data_folder(folder: str | Path) -> None:
@@ -152,14 +156,94 @@ def operators() -> dict[str, Operator]:
 
 
 def operator(name: str) -> Operator:
-    """The record of an operator, by key (``apply_adam_w``) or API name (``aclnnApplyAdamW``)."""
+    """The record of an operator, by key (``apply_adam_w``) or API name (``aclnnApplyAdamW``): the
+    one lookup of every command that takes an operator. An unknown name raises ``UnknownOperator``
+    saying why the scope leaves a documented API uncovered, and the operators near the name."""
     found = operators()
     if name in found:
         return found[name]
     for record in found.values():
         if record.api == name:
             return record
-    raise UnknownOperator(f"unknown operator {name!r}; valid: {', '.join(found)}")
+    raise UnknownOperator(unknown_operator_message(name))
+
+
+def operator_keys(names: str) -> tuple[str, ...]:
+    """The keys of a comma-separated list of operator keys or API names (``--op``), in its order and
+    once each; every unknown name is in the one ``UnknownOperator`` raised."""
+    keys: list[str] = []
+    problems: list[str] = []
+    for name in (n.strip() for n in names.split(",")):
+        if not name:
+            continue
+        try:
+            key = operator(name).key
+        except UnknownOperator as exc:
+            problems.append(str(exc))
+            continue
+        if key not in keys:
+            keys.append(key)
+    if problems:
+        raise UnknownOperator("; ".join(problems))
+    return tuple(keys)
+
+
+def scope_entry(name: str) -> dict | None:
+    """The row of the data folders' ``scope.json`` (every documented API an extraction read, with
+    its coverage and what is missing) whose API name or key is ``name``, if any."""
+    import json
+    for folder in data_folders():
+        path = folder / "scope.json"
+        if not path.is_file():
+            continue
+        for row in json.loads(path.read_text(encoding="utf-8")).get("apis", ()):
+            if name in (row.get("api"), row.get("key")):
+                return row
+    return None
+
+
+def _folded(name: str) -> str:
+    """A name without case, underscores and the ``aclnn`` prefix: ``aclnnAddRelu`` and
+    ``add_relu`` fold alike."""
+    return name.lower().removeprefix("aclnn").replace("_", "")
+
+
+def near_operators(name: str, n: int = NEAR_SHOWN) -> list[Operator]:
+    """The operators whose key or API name is closest to ``name``: the same folded name first, then
+    names containing it or contained in it, then the closest by spelling."""
+    import difflib
+    want = _folded(name)
+    by_folded: dict[str, Operator] = {}
+    for record in operators().values():
+        for form in (record.key, record.api):
+            by_folded.setdefault(_folded(form), record)
+    same = [by_folded[want]] if want in by_folded else []
+    inside = sorted((f for f in by_folded if want and f != want and (want in f or f in want)
+                     and min(len(f), len(want)) >= 3), key=lambda f: abs(len(f) - len(want)))
+    spelled = difflib.get_close_matches(want, list(by_folded), n=n, cutoff=0.75)
+    out: list[Operator] = []
+    for record in [*same, *(by_folded[f] for f in (*inside, *spelled))]:
+        if record not in out:
+            out.append(record)
+    return out[:n]
+
+
+def unknown_operator_message(name: str) -> str:
+    """One line: ``name`` is no operator, what the scope says of it (a documented API the suite does
+    not cover, and why), the operators near it and where the full list is."""
+    row = scope_entry(name)
+    where = "" if row is None else " ".join(p for p in (row.get("repository"), row.get("document")) if p)
+    if row is None:
+        what = "not an operator key or API name"
+    elif row.get("status") == "not covered":
+        what = (f"{row.get('api')} is documented ({where}) but this suite does not cover it: "
+                + ("; ".join(row.get("missing") or ()) or "no reason recorded"))
+    else:   # the scope counts it, yet no folder of the registry holds its operator-data file
+        what = (f"{row.get('api')} is documented ({where}) and {row.get('status')} by an extraction, "
+                f"but its operator-data file is not in the registry's folders (--spec-data)")
+    near = near_operators(name)
+    hint = ("; near: " + ", ".join(f"{r.key} ({r.api})" for r in near)) if near else ""
+    return f"{name}: {what}{hint}; aclnn-conformance list operators lists every operator"
 
 
 def is_data_operator(name: str) -> bool:
