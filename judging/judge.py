@@ -15,9 +15,10 @@ from aclnn_conformance.spec.precision import (Verdict, compare_bit_exact, compar
                                               compare_model_envelope, compare_quant_code_envelope,
                                               compare_quant_codes, standard)
 from aclnn_conformance.spec.rules import Expected, OpSpec, expected_outcome
+from aclnn_conformance.spec.outcome import Outcome
 
 # Worst first: the outcome of a case is the worst of its outputs' verdicts.
-SEVERITY = {"FAIL": 3, "QUALITY_WARNING": 1, "PASS": 0}
+SEVERITY = {Outcome.FAIL: 3, Outcome.QUALITY_WARNING: 1, Outcome.PASS: 0}
 
 
 @dataclass(frozen=True)
@@ -62,19 +63,19 @@ def judge(spec: OpSpec, case: Case, product: str, profile: str, result: RunResul
     expected = expected_outcome(spec, case, product, profile)
     got = f"returned {status_name(result.status)}" + (f" ({result.message})" if result.message else "")
     if expected.kind == "not_covered":
-        return Judgement("NOT_COVERED", expected,
+        return Judgement(Outcome.NOT_COVERED, expected,
                          f"outside the declared domain of the {spec.api} spec ({spec.domain}): {got}")
     if expected.kind == "not_judged":
-        return Judgement("PASS", expected, f"outside the contract under {profile}: {got}")
+        return Judgement(Outcome.PASS, expected, f"outside the contract under {profile}: {got}")
     if expected.kind in ("error", "not_supported"):
         ok = result.status != Status.SUCCESS and (expected.status is None
                                                   or result.status == expected.status)
         if ok and expected.first_phase_succeeds and result.phase == "GetWorkspaceSize":
             ok, got = False, f"{got} from GetWorkspaceSize"
-        outcome = ("NOT_SUPPORTED" if expected.kind == "not_supported" else "PASS") if ok else "FAIL"
+        outcome = (Outcome.NOT_SUPPORTED if expected.kind == "not_supported" else Outcome.PASS) if ok else Outcome.FAIL
         return Judgement(outcome, expected, "" if ok else f"{got}, expected {expected.describe()}")
     if result.status != Status.SUCCESS:
-        return Judgement("FAIL", expected, f"{got}, expected ACLNN_SUCCESS")
+        return Judgement(Outcome.FAIL, expected, f"{got}, expected ACLNN_SUCCESS")
     return _judge_values(spec, case, product, profile, result, expected)
 
 
@@ -88,7 +89,7 @@ def _judge_values(spec: OpSpec, case: Case, product: str, profile: str, result: 
     def record(name: str, std_name: str, verdict: Verdict) -> None:
         std = standard(std_name)
         standards[name] = f"{std.name}@{std.version}"
-        prior = verdicts.get(name, "PASS")
+        prior = verdicts.get(name, Outcome.PASS)
         verdicts[name] = max(prior, verdict.outcome, key=SEVERITY.__getitem__)
         metrics.setdefault(name, {}).update(verdict.metrics)
         if verdict.detail:
@@ -96,7 +97,7 @@ def _judge_values(spec: OpSpec, case: Case, product: str, profile: str, result: 
 
     missing = [n for n, a in case.tensors.items() if a is not None and n not in result.storages]
     if missing:
-        return Judgement("FAIL", expected, f"backend returned no storage for {', '.join(missing)}",
+        return Judgement(Outcome.FAIL, expected, f"backend returned no storage for {', '.join(missing)}",
                          values_judged=True)
     oracle = oracle_result(case, profile, product) if expected.judge_values else None
     for name, arg in case.tensors.items():
@@ -104,7 +105,7 @@ def _judge_values(spec: OpSpec, case: Case, product: str, profile: str, result: 
             continue
         actual = result.storages[name]
         if actual.shape != arg.storage.shape or actual.dtype != arg.storage.dtype:
-            verdicts[name] = "FAIL"
+            verdicts[name] = Outcome.FAIL
             details.append(f"{name}: storage {actual.dtype}{list(actual.shape)}, expected "
                            f"{arg.storage.dtype}{list(arg.storage.shape)}")
             continue
@@ -119,14 +120,14 @@ def _judge_values(spec: OpSpec, case: Case, product: str, profile: str, result: 
             outside = ~arg.view_mask()
             if outside.any():
                 untouched = compare_bit_exact(actual[outside], arg.storage[outside])
-                record(name, "bit-exact", untouched if untouched.outcome == "PASS" else
-                       Verdict("FAIL", untouched.metrics, "written outside its view: " + untouched.detail))
+                record(name, "bit-exact", untouched if untouched.outcome == Outcome.PASS else
+                       Verdict(Outcome.FAIL, untouched.metrics, "written outside its view: " + untouched.detail))
             continue
         if name in spec.outputs and not expected.judge_values:
             continue  # an output whose values are outside the contract
         # an input (or an output of an empty call): its storage must be exactly as it was
         record(name, "bit-exact", compare_bit_exact(actual, arg.storage))
-    outcome = max(verdicts.values(), key=SEVERITY.__getitem__, default="PASS")
+    outcome = max(verdicts.values(), key=SEVERITY.__getitem__, default=Outcome.PASS)
     if not spec.values_judged:
         details.append("values not judged: a status-only spec")
     return Judgement(outcome, expected, "; ".join(details), values_judged=oracle is not None,

@@ -14,6 +14,8 @@ from typing import Any, Mapping
 import ml_dtypes
 import numpy as np
 
+from aclnn_conformance.spec.outcome import Outcome
+
 
 @dataclass(frozen=True)
 class Standard:
@@ -210,13 +212,13 @@ def compare_bit_exact(actual: np.ndarray, expected: np.ndarray) -> Verdict:
     a = np.ascontiguousarray(actual).reshape(-1).view(np.uint8)
     e = np.ascontiguousarray(expected).reshape(-1).view(np.uint8)
     if a.size != e.size:
-        return Verdict("FAIL", {"size": int(a.size), "expected_size": int(e.size)},
+        return Verdict(Outcome.FAIL, {"size": int(a.size), "expected_size": int(e.size)},
                        f"size {a.size} bytes, expected {e.size}")
     bad = np.flatnonzero(a != e)
     item = max(np.asarray(actual).dtype.itemsize, 1)
     elems = np.unique(bad // item)
     flat_a, flat_e = np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)
-    return Verdict("FAIL" if bad.size else "PASS", {"mismatched": int(elems.size)},
+    return Verdict(Outcome.FAIL if bad.size else Outcome.PASS, {"mismatched": int(elems.size)},
                    _first(elems, flat_a, flat_e) if bad.size else "")
 
 
@@ -247,9 +249,9 @@ def compare_float_ulp(actual: np.ndarray, expected: np.ndarray, std: Standard) -
     warn, err = std.limit(name, "warn_ulps"), std.limit(name, "error_ulps")
     bad = np.flatnonzero(nan_bad | inf_bad | (ulps > err))
     if bad.size:
-        return Verdict("FAIL", metrics, f"beyond {err:g} ulp: " + _first(
+        return Verdict(Outcome.FAIL, metrics, f"beyond {err:g} ulp: " + _first(
             bad, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
-    return Verdict("PASS" if max_ulp <= warn else "QUALITY_WARNING", metrics)
+    return Verdict(Outcome.PASS if max_ulp <= warn else Outcome.QUALITY_WARNING, metrics)
 
 
 def compare_model_bound(actual: np.ndarray, expected: np.ndarray, bound: np.ndarray,
@@ -271,9 +273,9 @@ def compare_model_bound(actual: np.ndarray, expected: np.ndarray, bound: np.ndar
                "beyond_bound": int(over.sum()), "nan_inf_mismatched": int(special_bad.sum())}
     bad = np.flatnonzero(over | special_bad)
     if bad.size:
-        return Verdict("FAIL", metrics, "beyond the model's bound: " + _first(
+        return Verdict(Outcome.FAIL, metrics, "beyond the model's bound: " + _first(
             bad, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
-    return Verdict("PASS", metrics)
+    return Verdict(Outcome.PASS, metrics)
 
 
 def compare_mere_mare(actual: np.ndarray, expected: np.ndarray, std: Standard) -> Verdict:
@@ -288,10 +290,10 @@ def compare_mere_mare(actual: np.ndarray, expected: np.ndarray, std: Standard) -
     t = std.limit(dtype_name(dt), "T")
     metrics = {"mere": mere, "mare": mare, "T": t, "nan_inf_mismatched": int(special_bad.sum())}
     if special_bad.any() or not (mere < t and mare < 10 * t):
-        return Verdict("FAIL", metrics, f"MERE {mere:.3g} (limit {t:.3g}), MARE {mare:.3g} "
+        return Verdict(Outcome.FAIL, metrics, f"MERE {mere:.3g} (limit {t:.3g}), MARE {mare:.3g} "
                                         f"(limit {10 * t:.3g})")
     warn = mere < t / 2 and mare < 5 * t
-    return Verdict("PASS" if warn else "QUALITY_WARNING", metrics)
+    return Verdict(Outcome.PASS if warn else Outcome.QUALITY_WARNING, metrics)
 
 
 def compare_quant_codes(actual: np.ndarray, expected: np.ndarray, x: np.ndarray, qmap: np.ndarray,
@@ -318,8 +320,8 @@ def compare_quant_codes(actual: np.ndarray, expected: np.ndarray, x: np.ndarray,
     metrics = {"mismatched": int(bad.size), "near_ties_accepted": int((accepted & ~zero_ok).sum()),
                "zero_block_codes_accepted": int((diff & zero_ok).sum())}
     if bad.size:
-        return Verdict("FAIL", metrics, "codes " + _first(bad, a, e))
-    return Verdict("PASS", metrics)
+        return Verdict(Outcome.FAIL, metrics, "codes " + _first(bad, a, e))
+    return Verdict(Outcome.PASS, metrics)
 
 
 def _step_toward_zero(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -407,12 +409,12 @@ def compare_model_envelope(actual: np.ndarray, expected: np.ndarray, bound: np.n
                "mean_signed_error": mean, "bias_limit": float(limit), "bias_elements": n}
     bad = np.flatnonzero(over | special_bad)
     if bad.size:
-        return Verdict("FAIL", metrics, "beyond the model's envelope: " + _first(
+        return Verdict(Outcome.FAIL, metrics, "beyond the model's envelope: " + _first(
             bad, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
     if abs(mean) > limit:
-        return Verdict("FAIL", metrics, f"systematic error: mean signed error {mean:+.3g} of the "
+        return Verdict(Outcome.FAIL, metrics, f"systematic error: mean signed error {mean:+.3g} of the "
                                         f"per-element bound over {n} elements (limit {limit:.3g})")
-    return Verdict("PASS", metrics)
+    return Verdict(Outcome.PASS, metrics)
 
 
 def compare_quant_code_envelope(actual: np.ndarray, expected: np.ndarray, qmap: np.ndarray,
@@ -438,5 +440,5 @@ def compare_quant_code_envelope(actual: np.ndarray, expected: np.ndarray, qmap: 
                "zero_block_codes_accepted": int((diff & zero_ok).sum()),
                "exact_x": int((lo == hi).sum())}
     if bad.size:
-        return Verdict("FAIL", metrics, "codes " + _first(bad, a, e))
-    return Verdict("PASS", metrics)
+        return Verdict(Outcome.FAIL, metrics, "codes " + _first(bad, a, e))
+    return Verdict(Outcome.PASS, metrics)

@@ -9,6 +9,7 @@ import numpy as np
 from aclnn_conformance.spec.precision import (Standard, Verdict, _first, compare_model_envelope,
                                               dtype_name, standard)
 from aclnn_conformance.spec.standards_surface import CLASS_STANDARD
+from aclnn_conformance.spec.outcome import Outcome
 
 
 def _dtype_name(dtype: np.dtype) -> str:
@@ -35,8 +36,8 @@ def compare_surface_exact(actual: np.ndarray, expected: np.ndarray, aux: Mapping
     idx = np.flatnonzero(bad & keep)
     metrics = {"mismatched": int(idx.size), "mean_signed_error": mean}
     if idx.size:
-        return Verdict("FAIL", metrics, "not exact: " + _first(idx, a, e))
-    return Verdict("PASS", metrics)
+        return Verdict(Outcome.FAIL, metrics, "not exact: " + _first(idx, a, e))
+    return Verdict(Outcome.PASS, metrics)
 
 
 def neighbours(exact: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarray]:
@@ -98,10 +99,10 @@ def compare_surface_tolerance(actual: np.ndarray, expected: np.ndarray, aux: Map
                         "max_limit_fraction": float(used[finite].max()) if finite.any() else 0.0})
         bad = np.flatnonzero(over | special_bad)
         if bad.size:
-            return Verdict("FAIL", metrics, f"beyond rtol {rtol:g}, atol {atol:g} "
+            return Verdict(Outcome.FAIL, metrics, f"beyond rtol {rtol:g}, atol {atol:g} "
                                             f"({aux.get('source', '')}): " + _first(
                 bad, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
-        return Verdict("PASS", metrics)
+        return Verdict(Outcome.PASS, metrics)
     # a wider output holds a result computed in the compute dtype: that dtype's number applies
     t = std.limit(_dtype_name(np.dtype(aux.get("faithful_dtype", dt))), "T")
     mere = float(rel[finite].mean()) if finite.any() else 0.0
@@ -109,10 +110,10 @@ def compare_surface_tolerance(actual: np.ndarray, expected: np.ndarray, aux: Map
     metrics.update({"mere": mere, "mare": mare, "T": t})
     if special_bad.any() or not (mere < t and mare < 10 * t):
         idx = np.flatnonzero(special_bad) if special_bad.any() else np.argsort(-rel)[:5]
-        return Verdict("FAIL", metrics, f"MERE {mere:.3g} (limit {t:.3g}), MARE {mare:.3g} (limit "
+        return Verdict(Outcome.FAIL, metrics, f"MERE {mere:.3g} (limit {t:.3g}), MARE {mare:.3g} (limit "
                                         f"{10 * t:.3g}): " + _first(
             idx, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
-    return Verdict("PASS", metrics)
+    return Verdict(Outcome.PASS, metrics)
 
 
 def compare_surface_rounded(actual: np.ndarray, expected: np.ndarray, aux: Mapping[str, Any],

@@ -306,7 +306,7 @@ def fail_unless_certifiable(*checked: tuple[OutcomeRecord, Case]) -> None:
 
 def ran(record: OutcomeRecord) -> bool:
     """The backend answered the call (whatever the verdict): a relation on it can be judged."""
-    return record.outcome not in ("NOT_SUPPORTED", "CRASH", "TIMEOUT", "HARNESS_ERROR", *NOT_RUN)
+    return record.outcome not in (Outcome.NOT_SUPPORTED, Outcome.CRASH, Outcome.TIMEOUT, Outcome.HARNESS_ERROR, *NOT_RUN)
 
 
 def failure_message(record: OutcomeRecord, case: Case) -> str:
@@ -336,12 +336,12 @@ def record_not_covered_family(harness: Harness, op: str, product: str, family: s
         case_id=f"not-covered:{family}", op=op, product=product, profile=harness.profile,
         backend=harness.backend.name, backend_version=str(harness.backend.version),
         run_id=harness.run_id, origin="not_covered", rule_ids=(), tier=harness.tier,
-        nodeid=nodeid, outcome="NOT_COVERED", deciding_rule=rule_id, expected="not covered",
+        nodeid=nodeid, outcome=Outcome.NOT_COVERED, deciding_rule=rule_id, expected="not covered",
         judged_by="not_covered", stands_for=int(stands_for),
         detail=f"{stands_for} call(s) of {family} not run: {product} lies outside the declared "
                f"domain of the {spec.api} spec ({spec.domain})")
     if harness.unavailable:  # as check_case: an unavailable backend skips every case
-        record = replace(record, outcome="SKIPPED", judged_by="", detail=harness.unavailable)
+        record = replace(record, outcome=Outcome.SKIPPED, judged_by="", detail=harness.unavailable)
     harness.append(record)
     harness.items.setdefault(nodeid, ItemRecords()).add(record)
     if harness.unavailable:
@@ -381,7 +381,7 @@ def check_property(harness: Harness, case: Case, product: str, relation: str, ho
     """Record a relation between calls (determinism, metamorphic, trajectory) as one outcome, then
     fail the test if the relation or any record in ``also`` (the case's own single call) is not
     certifiable. A relation that holds carries no failure text."""
-    outcome = "PASS" if holds else "FAIL"
+    outcome = Outcome.PASS if holds else Outcome.FAIL
     nodeid = nodeid or harness.current_item
     record = OutcomeRecord(
         case_id=f"{relation}:{case.case_id}", op=case.op, product=product, profile=harness.profile,

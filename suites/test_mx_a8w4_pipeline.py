@@ -28,6 +28,7 @@ from aclnn_conformance.suites.calls import weight_quant_preprocess as wqp_calls
 from aclnn_conformance.spec.quant_matmul_weight_nz import OP as QMM_OP
 from aclnn_conformance.spec.weight_quant_preprocess import OP as WQP_OP
 from aclnn_conformance.suites.runner import check_case, check_property
+from aclnn_conformance.spec.outcome import Outcome
 
 OPERATORS = (WQP_OP, QMM_OP)   # every test here chains the two: --op keeps it when both are selected
 
@@ -108,12 +109,12 @@ def run_chain(harness, product: str, chain: Chain, nodeid: str) -> tuple[Case, n
     """Both calls, each judged as its own case; the matmul's out view, or None where the product
     does not run the pipeline."""
     wqp = wqp_case(chain)
-    if check_case(harness, wqp, product, nodeid).outcome != "PASS":
+    if check_case(harness, wqp, product, nodeid).outcome != Outcome.PASS:
         return None                                     # NOT_SUPPORTED: Ascend 950 only
     first = harness.execute(wqp, product)
     qmm = qmm_case(chain, wqp, first.storages)
     record = check_case(harness, qmm, product, nodeid)
-    if record.outcome != "PASS" or not record.values_judged:
+    if record.outcome != Outcome.PASS or not record.values_judged:
         return None                                     # values outside the contract (overflow)
     second = harness.execute(qmm, product)
     return qmm, np.array(qmm.tensor("out").view_of(second.storages["out"]))
@@ -129,7 +130,7 @@ def check_chain(harness, product: str, chain: Chain, nodeid: str) -> None:
     exact = int(want.exact.sum())
     detail = (f"{verdict.detail}; {exact} of {want.exact.size} elements in the exact regime"
               if verdict.detail else "")
-    check_property(harness, qmm, product, "pipeline-equals-nd", verdict.outcome == "PASS", detail,
+    check_property(harness, qmm, product, "pipeline-equals-nd", verdict.outcome == Outcome.PASS, detail,
                    RELATION_RULES["pipeline-equals-nd"], nodeid)
 
 

@@ -18,6 +18,7 @@ from aclnn_conformance.suites.calls import drawn_case_id
 from aclnn_conformance.suites.calls import quant_matmul_weight_nz as calls
 from aclnn_conformance.suites.runner import check_case, check_property
 from aclnn_conformance.suites.strategies.quant_matmul_weight_nz import call_params
+from aclnn_conformance.spec.outcome import Outcome
 
 SPEC = op_spec(OP)
 
@@ -42,7 +43,7 @@ RELATION_RULES = {
 def _out(harness, product, case: Case, nodeid: str) -> np.ndarray | None:
     """Judge the call, then run it again: its out view (None where the product is not covered)."""
     record = check_case(harness, case, product, nodeid)
-    if record.outcome in ("NOT_SUPPORTED", "NOT_COVERED"):
+    if record.outcome in (Outcome.NOT_SUPPORTED, Outcome.NOT_COVERED):
         return None
     result = harness.execute(case, product)
     if result.status != 0:

@@ -39,6 +39,7 @@ from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SEED, Dty
 from aclnn_conformance.backends.mutants.surface_reductions import reduction_mutant_set
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
+from aclnn_conformance.spec.outcome import Outcome
 
 # ---- the controls ----
 
@@ -232,7 +233,7 @@ def _fails_somewhere(cls: type, key: str, cases: list) -> bool:
         want = np.asarray(result.views[entry.output])
         got = np.asarray(backend.values(case)).reshape(want.shape).astype(want.dtype)
         verdict = compare_class(entry.function_class, got, want, result.aux[entry.output])
-        if verdict.outcome == "FAIL":
+        if verdict.outcome == Outcome.FAIL:
             return True
     return False
 
