@@ -218,3 +218,26 @@ def test_full_tier_draws_do_not_depend_on_the_backends_name_or_the_run(tmp_path)
         assert proc.returncode == 0, proc.stdout[-2000:]
         drawn.append(sorted(r.case_id for r in read_records(report / "records.jsonl")))
     assert len(drawn[0]) > 100 and drawn[0] == drawn[1]
+
+
+def _drawn(case_id: str, outcome: str = "PASS") -> OutcomeRecord:
+    return OutcomeRecord(case_id=case_id, op="abs", product="atlas-a2", profile="cann",
+                         backend="b", outcome=outcome, origin="hypothesis",
+                         nodeid="suites/test_operators.py::test_valid_calls[atlas-a2-abs]")
+
+
+def test_diff_compares_hypothesis_tests_not_their_draws():
+    from aclnn_conformance.reports.diff import diff, render
+    from aclnn_conformance.reports.load import RunSet
+    table = OutcomeRecord(case_id="base", op="abs", product="atlas-a2", profile="cann",
+                          backend="b", outcome="PASS", origin="table")
+    base = RunSet([table, _drawn("hyp-valid-1"), _drawn("hyp-valid-2")])
+    other_draws = RunSet([table, _drawn("hyp-valid-3"), _drawn("hyp-valid-4")])
+    d = diff(base, other_draws)
+    assert not d.failed and d.redrawn == 1 and d.unchanged == 2
+    assert "**OK**" in render(d, "a", "b") and "1 hypothesis test(s) drew other examples" in \
+        render(d, "a", "b")
+    failing = diff(base, RunSet([table, _drawn("hyp-valid-3"), _drawn("hyp-valid-5", "FAIL")]))
+    assert failing.failed and [c.case_id for _, c in failing.regressions] == ["hyp-valid-5"]
+    gone = diff(base, RunSet([table]))
+    assert gone.failed and len(gone.removed) == 1
