@@ -1,0 +1,96 @@
+"""The hand-written op_api, read per product: ``aclnnXxxGetWorkspaceSize`` walked statement by statement
+(CheckParams and the helpers it calls inlined, the common helpers read from the checkout's headers),
+with the product branches (``GetCurNpuArch()``, ``GetSocVersion()``, ``IsRegBase``) decided for one
+product at a time. The walk yields, per product, the checks in the order they run, each a template of
+``spec.templates`` with its arguments, status and citation, the empty-tensor early return, and
+``unread`` wherever a construct is outside what the reader recognises (never a guess).
+
+The modules and the constructs each reads (a new construct goes into its family's module, with its
+fixture tests in tests/test_extract_*.py):
+
+- ``walk``: The walk: GetWorkspaceSize statement by statement, CheckParams and the helpers it calls inlined
+  (``_call_fn``), blocks, declarations, ``CHECK_RET``, returns, the check macros' table, and the status a
+  called function ends with.
+- ``branches``: Branches: ``if``/``else`` on a condition (decided by the product, guarded by the call's
+  dtypes, or unread with its assignments forgotten), the choices a guarded branch leaves, ``if
+  (!Checker(...))``, ``if (F(...) != ACLNN_SUCCESS)``, ``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``, locals a
+  function mutates after a point.
+- ``statements``: What a statement or a branch is, read from its text without walking it: a branch that only
+  logs and fails (its status), one that returns success, whether a text makes a parameter check, what the rest
+  of a function after a statement may reach, and the locals a loop or switch not followed assigns.
+- ``conditions``: Conditions and guards: a failure condition as an OR of atoms each one check, an atom read by
+  the family that knows it (``IsPrivateFormat`` included), guards on the call's dtypes, shapes or integers and
+  the rule violated exactly when a guard holds, a bool helper on dtypes inlined, both sides of an unread
+  condition making the same checks.
+- ``values``: Expressions: the value the walk holds for a C++ expression (an API argument, a dtype, a shape,
+  an integer, a kernel result, a call of a checkout function whose body is one return), the entry of every
+  family's readers of an expression.
+- ``nulls``: Null checks: ``OP_CHECK_NULL`` and ``CHECK_NOT_NULL``, ``if (x == nullptr) return true`` and the
+  checks after it, ``OP_CHECK_NULL(x, return false)`` for a status, optional arguments (``p != nullptr &&
+  ...``, ``if (p != nullptr) {checks}``), a null pointer flag, two pointer arguments compared, the null check
+  of a contiguous copy, an element count set only when non-null.
+- ``dtypes``: Dtype lists and checks: ``OP_CHECK_DTYPE_NOT_SUPPORT`` over per-product lists,
+  ``OP_CHECK_DTYPE_NOT_MATCH``/``NOT_SAME``, the data_type_utils.h classes, dtype atoms of a failure,
+  conjunctions of dtype conditions, ``std::find`` in a list, dtype pairs, constant maps and their ``find``,
+  dtype lists in place, ``switch`` on a dtype.
+- ``promotion``: Dtypes the code computes: a dtype expression read from C++ (``PromoteType`` chains, a choice
+  on a condition, ``GetDataType()`` of a tensor of the compute path), the dtype names one may take, and a
+  failure on a dtype chosen on a condition the reader cannot decide.
+- ``shapes``: Shapes, broadcasting and formats: shape locals (braced, split, built from dims, ``SetDim``,
+  ``AppendDim``), a view shape the walk holds, ``BroadcastInferShape`` (checked or dropped),
+  ``OP_CHECK_SHAPE_NOT_EQUAL``, ``OP_CHECK_BROADCAST*``, ``CHECK_SHAPE_ALL_EQUAL``, shape and storage format
+  comparisons, ``CheckShapeAndScalarSame``, a shape expression's rank.
+- ``ranks``: Ranks and dims: rank guards and rank comparisons (``GetDimNum()``), locals chosen by the rank,
+  conjunctions of dim comparisons, int arrays of every dim, returns at rank 0 or with no dims, a negative dim
+  wrapped by the rank, dim sizes read where the rank holds them, ``OP_CHECK_*_DIM``.
+- ``integers``: Integers and tests on them: arithmetic over constants and rank-dependent integers (``lin``),
+  an integer array's length, integer attributes compared with bounds (``attr_*`` rules), comparisons split and
+  negated, a test over integers as a ``spec.templates`` integer test, an integer choice.
+- ``scalars``: Scalar values and strings: conditions on aclScalar values (``ToFloat()`` and its kin, with
+  float32 rounding; ``std::fabs(p - c) < eps``), a scalar converted to a tensor, a scalar local, a return on a
+  value test, string arguments compared with words, a string chosen by an integer, the numbers a template
+  function takes.
+- ``reductions``: Reductions: a reduction kernel's shape (``rshape``), the mask of dims seen in a dim loop (a
+  duplicate refused, a local wrapped by the rank, ``GetPosDim``), a reduced dim that must not be empty outside
+  rank 0, the infer-shape helpers of the checkout recognised by their whole body (mask form, array form, npu
+  output size), ``ToShapeVector`` and ``AllocIntArray`` of the dims held.
+- ``kernels``: Kernel results: what ``l0op::K(...)`` returns (its dtype expression, its shape: broadcast,
+  chosen on a branch, allocated, unsqueezed, tiled, a helper's shape), a helper that calls a kernel and checks
+  nothing, a kernel chosen on a condition, lambdas and choices between tensors of the compute path,
+  ``ViewCopy`` into an API tensor and its null check, a null kernel result.
+- ``casts``: Kernel results' dtypes and the casts on them: the dtype a kernel function allocates or returns
+  (one tensor, a tuple, a view of a parameter, a local chosen on a flag), the dtype of a tensor of the compute
+  path, ``l0op::Cast`` that cannot fail, ``OP_CHECK_RESULT_DTYPE_CAST_FAILED`` and ``CanCast``.
+- ``empty``: Empty tensors: the empty-tensor early return of GetWorkspaceSize (or of a status function it
+  calls), ``FillScalar`` on an empty tensor, the tensors an emptiness test names, an emptiness helper, loops
+  finding a 0 dim or a 0 element, parameter checks after the return (unread).
+- ``products``: Product branches: if/else-if chains and switches on the product (``GetCurNpuArch()``,
+  ``GetSocVersion()`` in opbase's enum order, ``IsRegBase``), decided per product; bool helpers whose result
+  the product decides; a helper's statements with its product branches taken.
+- ``loops``: Loops over shapes and arrays: copies of an int array, batch dims checked broadcastable, dims
+  appended to shapes, negative dims refused, slices of a shape set or compared, element counts, and a loop
+  over an ``aclIntArray`` dim checking each element.
+- ``model``: What the reader works with: the product table and status names, the events it yields (``Event``),
+  the argument wrappers (``T``, ``DList``, ``Opaque``), the index of an op_api file's functions and of the
+  checkout's kernels (``Index``, ``KernelIndex``), the walk's state (``Walk``), the constants of a file
+  (``#define``, ``enum``) and the small text helpers every family shares.
+- ``reenter``: The reader's calls back up its own layers. Reading an expression can inline a helper of the
+  checkout (the walk), and the walk reads expressions and conditions; the reader is recursive by nature. The
+  modules of this package import only the ones below them, so a call from a family module up to the walk, the
+  condition reader or the expression reader goes through this table, which the module defining each entry
+  fills when it is imported (the package imports every module before any reading starts).
+
+Each module imports only modules below it (model at the bottom, the walk at the top); the few calls
+back up (a family reading an expression, a condition or a helper's body) go through ``reenter``.
+"""
+from __future__ import annotations
+
+# every module is imported here, before any reading: each fills its entries of reenter
+from aclnn_conformance.extract.host_code import (branches, casts, conditions, dtypes, empty, integers, kernels,
+                                                 loops, model, nulls, products, promotion, ranks, reductions, reenter,
+                                                 scalars, shapes, statements, values, walk)  # noqa: F401
+from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS
+from aclnn_conformance.extract.host_code.model import Event, Index, KernelIndex, T, Unreadable, _args
+from aclnn_conformance.extract.host_code.walk import walk_api
+
+__all__ = ["CAST_ALWAYS", "Event", "Index", "KernelIndex", "T", "Unreadable", "_args", "walk_api"]

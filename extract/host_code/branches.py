@@ -1,0 +1,457 @@
+"""Branches: ``if``/``else`` on a condition (decided by the product, guarded by the call's dtypes,
+or unread with its assignments forgotten), the choices a guarded branch leaves, ``if (!Checker(...))``,
+``if (F(...) != ACLNN_SUCCESS)``, ``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``, locals a function
+mutates after a point."""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Any
+
+from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
+from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable, Walk,
+                                                       _End, _Stop, _args, _cite, _enclosing_function, _flatten, _macro,
+                                                       _split_top, _status_of, _strip)
+from aclnn_conformance.extract.host_code.promotion import _dexpr
+from aclnn_conformance.extract.host_code.statements import (_checks_params, _error_exit, _first_param_check,
+                                                            _in_order_mutations, _is_checker, _reachable_after)
+from aclnn_conformance.extract.host_code.integers import _iexpr_of
+from aclnn_conformance.extract.host_code.casts import _recast_only, _tensor_dtype
+from aclnn_conformance.extract.host_code.ranks import (_every_dim_if_empty, _no_dims_return, _rank0_branch,
+                                                       _rank0_return, _rank0_value_return, _wrap_negative_dim)
+from aclnn_conformance.extract.host_code.shapes import _infer_broadcast, _shape_expr_of
+from aclnn_conformance.extract.host_code.nulls import _nonnull_param, _null_test_guard, _run_nonnull_branch
+from aclnn_conformance.extract.host_code.reductions import _last_param_by_value
+from aclnn_conformance.extract.host_code.products import _product_bool, _product_side, _without_true_product_terms
+from aclnn_conformance.extract.host_code.scalars import _TEMPLATE_CALL, _template_numbers, _value_return, _value_test
+from aclnn_conformance.extract.host_code.kernels import (_compute_only, _kernel_made, _kernel_on_every_path,
+                                                         _leading_ones_branch, _shape_like, _tensor_shape_expr)
+from aclnn_conformance.extract.host_code.empty import _empty_exit, _empty_helper, _empty_params, _run_fill_empty
+from aclnn_conformance.extract.host_code.conditions import (_data_condition, _guard, _guarded_args, _has_atom,
+                                                            _plain_exit, _same_checks_both_sides)
+import aclnn_conformance.extract.host_code.reenter as reenter
+
+
+def _true_unless_false(stmt: Stmt, rest: tuple[Stmt, ...]) -> bool:
+    """``if (C) { return true; }`` followed (or else-ed) only by logs and ``return false;``: a bool
+    check of C."""
+    if stmt.kind != "if" or len(stmt.then) != 1 or stmt.then[0].kind != "return" \
+            or stmt.then[0].text.strip().rstrip(";").strip() != "return true":
+        return False
+    after = stmt.orelse or rest
+    if not after:
+        return False
+    *logs, last = after
+    return last.kind == "return" and last.text.strip().rstrip(";").strip() == "return false" and \
+        all(s.kind == "call" and IGNORED_CALLS.match(s.text.strip()) for s in logs)
+
+
+def _status_neutral_return(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...], env: dict,
+                           fail: int | None, top: bool) -> bool:
+    """``if (C) { *workspaceSize = 0; ...; return ACLNN_SUCCESS; }`` in GetWorkspaceSize on a condition
+    the reader does not read, with no parameter check after it: every call succeeds either way, so the
+    statuses are read on; whether the kernel runs (the values) depends on C: not judged."""
+    after_empty = all(g[:1] == ("not",) and g[1][:1] == ("empty",) for g in w.guards)   # or no guard
+    return (stmt.kind == "if" and w.depth == w.api_depth and after_empty and _success_exits(stmt, w)
+            and (_first_param_check(rest, w) is None or _reads_no_check(w, src, rest, env, fail, top)))
+
+
+def _reads_no_check(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fail: int | None,
+                    top: bool) -> bool:
+    """The reader walks ``rest`` to its end and finds no check in it (the text names a parameter
+    status only for what the reader knows is none: a kernel's result, a cast it bounds). The trial's
+    events are dropped; the walk goes on from the caller."""
+    mark, guards, pending = len(w.events), list(w.guards), list(w.pending)
+    clean = True
+    try:
+        reenter.run_block(w, src, rest, dict(env), fail, top)
+    except (_Stop, _End):
+        pass
+    except Unreadable:
+        clean = False
+    finally:
+        clean = clean and not any(e.kind in ("check", "unread", "empty") for e in w.events[mark:])
+        del w.events[mark:]
+        w.guards[:], w.pending[:] = guards, pending
+    return clean
+
+
+def _success_exits(stmt: Stmt, w: Walk) -> bool:
+    """``if (A) {...; return ACLNN_SUCCESS;} else if (B) {...; return ACLNN_SUCCESS;}``: every branch a
+    success return with no parameter check before it (a missing else falls through)."""
+    if not _empty_exit(stmt.then, w):
+        return False
+    if not stmt.orelse:
+        return True
+    if len(stmt.orelse) == 1 and stmt.orelse[0].kind == "if":
+        return _success_exits(stmt.orelse[0], w)
+    return _empty_exit(stmt.orelse, w)
+
+
+def _remapped_call(w: Walk, expr: str, env: dict, code: int, only: int | None = None) -> bool:
+    """``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``: every failure of F returns ``code``, whatever
+    status F itself returns (its checks are read with that status). With ``only``, the caller fails
+    on F's status ``only`` alone (``if (F(...) == only)``): read where every check of F fails with it.
+    F may be a function template called with a number type (``F<float>(a, b)``): read where each
+    parameter of that type receives a scalar value the caller read as that type (``_scalar_local``)."""
+    expr = _strip(expr)
+    m = _TEMPLATE_CALL.match(expr)
+    call = (m.group(1), split_args(expr[m.end():-1])) if m else _macro(expr)
+    if not call or match_close(expr, expr.index("(")) != len(expr) - 1:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or not fn.returns.endswith("aclnnStatus"):
+        return False
+    if m:
+        _template_numbers(w, fn, m.group(2), call[1], env)
+    mark = len(w.events)
+    reenter.call_fn(w, fn, call[1], env, fail=code)
+    if only is not None and any(e.kind == "check" and e.status != only for e in w.events[mark:]):
+        raise Unreadable(f"{fn.name} failing with a status other than the one its caller tests")
+    w.events[mark:] = [replace(e, status=code) if e.kind == "check" and e.status else e
+                       for e in w.events[mark:]]
+    return True
+
+
+def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
+    """``if (F(...) != ACLNN_SUCCESS) { return <error>; }`` with F an aclnnStatus function (as
+    CHECK_RET(F(...) == ACLNN_SUCCESS, error)), or ``if (F(...) == E)`` failing on F's status E:
+    F inlined with its failures at ``code``."""
+    m = re.fullmatch(r"(.+?)\s*(==|!=)\s*((?:\w+::)*ACLNN_\w+)", _strip(cond), re.S)
+    status = _status_of(m.group(3)) if m else None
+    if status is None or (m.group(2) == "!=") != (status == 0):
+        return False
+    return _remapped_call(w, m.group(1), env, code, only=status or None)
+
+
+def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
+    cond = stmt.cond.strip()
+    decided = _product_bool(w, cond, env)
+    if decided is not None:
+        reenter.run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
+        return
+    # a branch holding only a product branch (``if (IsRegBase()) { error } else { warn }``): the side
+    # this product takes, so a data branch failing on some products only reads as one that fails
+    then, orelse = _product_side(w, stmt.then, env), _product_side(w, stmt.orelse, env)
+    if (then, orelse) != (stmt.then, stmt.orelse):
+        stmt = replace(stmt, then=then, orelse=orelse)
+    if _no_dims_return(w, stmt, env) or _value_return(w, stmt, env) or _rank0_return(w, stmt, env) \
+            or _rank0_value_return(w, stmt, env) or _wrap_negative_dim(w, stmt, env) \
+            or _leading_ones_branch(w, stmt, env):
+        return
+    cond = _without_true_product_terms(w, cond, env)
+    empties = _empty_params(cond, env)
+    if not empties and _empty_exit(stmt.then):
+        cond, empties = _empty_helper(w, cond, env)
+    if empties and not stmt.orelse and not _empty_exit(stmt.then, w) and w.depth == w.api_depth and not w.guards:
+        _run_fill_empty(w, src, stmt, env, empties)
+    if empties and _empty_exit(stmt.then, w):
+        path, line = _cite(src, stmt.offset)
+        w.events.append(Event("empty", "empty", _args(params=sorted(empties), any=" || " in cond or
+                                                       len(empties) == 1), 0, path, line, stmt.cond.strip()))
+        stop = _Stop(empty=True)
+        stop.origin, stop.guard = stmt, ("empty", tuple(sorted(empties)), " || " in cond or len(empties) == 1)
+        raise stop
+    code = _error_exit(stmt.then, fail)
+    if code is not None and not stmt.orelse and (_infer_broadcast(w, src, stmt, env, cond, code)
+                                                 or _run_negated_checker(w, cond, env, code)
+                                                 or _run_status_compare(w, cond, env, code)):
+        return
+    if code is not None and not stmt.orelse:
+        _data_condition(w, src, stmt.offset, cond, env, code, "if (" + stmt.cond.strip() + ")")
+        return
+    call = _macro(cond[1:].strip()) if cond.startswith("!") else None
+    if call and code is not None:
+        fn = w.index.function(call[0])
+        if fn is not None:
+            reenter.call_fn(w, fn, call[1], env, fail=code)
+            return
+    if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env) or \
+            _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
+        return
+    if all(s.kind == "call" and re.fullmatch(r"OP_LOG\w*\s*\(.*\)\s*;?", s.text.strip(), re.S)
+           for s in _flatten(stmt.then + stmt.orelse)):
+        return   # a branch that only logs (``if (!valid) { OP_LOGE(...); }``): no check
+    inner = "".join(s.text + ";" for s in _flatten(stmt.then + stmt.orelse))
+    compute = _compute_only(inner, w, env)   # an inner status checked on the compute path is no parameter check
+    if _checks_params(w, compute) or re.search(r"CHECK_RET", compute):
+        if stmt.orelse and _same_checks_both_sides(w, src, stmt, env, fail, top):
+            return
+        raise Unreadable(f"a branch on {cond!r} holding checks")
+    if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
+        raise Unreadable(f"a branch on {cond!r} that returns")
+    _forget_assigned(stmt, env)
+
+
+def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """``if (G) {...} else {...}`` with G on the call's dtypes: each branch's checks under its guard;
+    a branch that returns leaves the rest of the function to the calls not taking it. G may also be
+    a test of the call's bool and scalar argument values (``if (scaleFromBlob)``), or a conjunction of
+    guards and such tests, when neither branch returns success, or in GetWorkspaceSize itself (the
+    calls returning success there keep their statuses, their values are not judged); elsewhere a
+    success return skipping the kernel leaves the values to _status_neutral_return. A kernel's result
+    whose shape differs between the sides is held per side (a check of it made under each guard), or
+    known on one side only (a check of it unread for the other side's calls)."""
+    g = _guard(w, _without_true_product_terms(w, stmt.cond, env), env) or _null_test_guard(w, stmt, env)
+    success = {"return true", *(f"return {n}" for n in SUCCESS_NAMES)}
+    returns_success = any(s.kind == "return" and s.text.strip().rstrip(";").strip() in success
+                          for s in _flatten(stmt.then + stmt.orelse))
+    by_value = False
+    if g is None and (not returns_success or w.depth == w.api_depth):
+        # a success return on a value test in GetWorkspaceSize itself: the calls taking it succeed,
+        # their values are not judged (whatever that side computes)
+        test = _value_test(w, stmt.cond, env)
+        g, by_value = (None, False) if test is None else (("value", test), returns_success)
+        if g is None:   # a conjunction of guards and value tests (``dimSize == 0 && noop == true``)
+            parts = _split_top(_strip(stmt.cond), "&&")
+            atoms = [_guard(w, p, env) or (("value", t) if (t := _value_test(w, p, env)) is not None else None)
+                     or (("not", ("null", n)) if (n := _nonnull_param(p, env)) is not None else None)
+                     for p in parts] if len(parts) > 1 else [None]
+            if None not in atoms:
+                g, by_value = ("and", *atoms), returns_success
+    if g is None or (_has_atom(g, "empty") and not _plain_exit(stmt)):
+        return False   # an empty tensor's branch computing something is the empty return's to read
+    ended, changed, partly = [], [], []
+    for branch, guard in ((stmt.then, g), (stmt.orelse, ("not", g))):
+        if not branch:
+            continue
+        mark = len(w.guards)
+        w.guards.append(guard)
+        local = dict(env)
+        try:
+            reenter.run_block(w, src, branch, local, fail, top)
+        except _End as end:
+            if end.value not in (True, False):
+                d = _dexpr(end.value)
+                if d is None:
+                    raise Unreadable(f"a data-dependent branch on {stmt.cond.strip()!r} returning a value") \
+                        from None
+                w.pending.append((tuple(w.guards[w.fn_guards:]), d))
+            if end.value is True and w.depth == w.api_depth and \
+                    (by_value or not any(re.search(r"\bl0op::", s.text) for s in _flatten(branch))):
+                # the API returning success without running a kernel: the calls taking it keep the
+                # statuses read, their values are not judged
+                path, line = _cite(src, stmt.offset)
+                w.events.append(Event("unread-values", "", _guarded_args(w, "unread", ()), None, path, line,
+                                      " ".join(f"a branch on {stmt.cond.strip()!r} that returns success "
+                                               f"before the kernel".split())[:160]))
+            ended.append(guard)
+        except _Stop as stop:
+            if stop.empty:
+                raise Unreadable(f"an empty-tensor return inside a branch on {stmt.cond.strip()!r}") \
+                    from None
+            raise
+        finally:
+            # a return inside the branch (``if (E) return ...;``) left the rest of it to the calls
+            # not taking that return (guard ("not", E)): after the branch, the calls that returned
+            # there are those taking the branch and E
+            inner = w.guards[mark + 1:]
+            del w.guards[mark:]
+        if guard not in ended:
+            changed.append((guard, local))
+            if inner:
+                if not all(isinstance(x, tuple) and x[:1] == ("not",) for x in inner):
+                    raise Unreadable(f"a return inside a branch on {stmt.cond.strip()!r}")
+                returned = [x[1] for x in inner]
+                partly.append(("and", guard, returned[0] if len(returned) == 1 else ("or", *returned)))
+    both = len(changed) == 2
+    made = {k for k in env if (both or _kernel_made(env[k])) and all(
+        _kernel_made(local.get(k)) for _, local in changed)}
+    both_set = set()
+    if both:   # a tensor set on both sides from one (``if (C) x = Cast(y, D); else x = y;``): its dtype a
+        # choice on the guard, its shape that tensor's
+        (g0, l0), (_, l1) = changed
+        for k in made:   # kernels of one shape on both sides (``r = A(x, dims) ... else r = B(x, dims)``)
+            values = (l0.get(k), l1.get(k))
+            if values[0] == values[1]:   # the same value whichever side ran (neither side set it)
+                env[k] = values[0]
+                both_set.add(k)
+                continue
+            shapes = [v[2] if isinstance(v, tuple) and v[:1] == ("tensor-dtype",) and len(v) == 3 else None
+                      for v in values]
+            if shapes[0] is not None and shapes[0] == shapes[1]:
+                d0, d1 = l0[k][1], l1[k][1]
+                env[k] = ("tensor-dtype", ("if", g0, d0, d1) if d0 and d1 else None, shapes[0])
+                both_set.add(k)
+            elif shapes[0] is not None and shapes[1] is not None:
+                # a kernel of another shape on each side: a check of it is made per side, under its guard
+                env[k] = ("shape-choice", g0, values[0], values[1], stmt.cond.strip())
+                both_set.add(k)
+            elif (shapes[0] is None) != (shapes[1] is None):
+                # its shape known on one side only: a check of it holds for the calls taking that
+                # side and is unread for the others (``if (rank 8) { r = Reshape(K(..)) } else r = K(..)``)
+                side = 0 if shapes[0] is not None else 1
+                env[k] = ("shape-unless", changed[1 - side][0], values[side], stmt.cond.strip())
+                both_set.add(k)
+            elif all(isinstance(v, tuple) and v[:1] == ("tensor-dtype",) and v[1] is not None for v in values):
+                # kernels of shapes not read, of dtypes read: the dtype a choice on the guard
+                d0, d1 = values[0][1], values[1][1]
+                env[k] = ("tensor-dtype", d0 if d0 == d1 else ("if", g0, d0, d1), None)
+                both_set.add(k)
+        for k in set(l0) & set(l1) - made:
+            if env.get(k) == l0[k] == l1[k]:
+                continue
+            like = {_shape_like(l0[k]), _shape_like(l1[k])}
+            d0, d1 = _tensor_dtype(w, k, l0), _tensor_dtype(w, k, l1)
+            if len(like) == 1 and None not in like:
+                shape = ("like", like.pop())
+                env[k] = ("tensor-dtype", ("if", g0, d0, d1), shape) if d0 and d1 else shape
+                both_set.add(k)
+    if ended and len(changed) == 1:   # the other side returned: the rest runs on this side's values
+        env.update(changed[0][1])
+        changed = []
+    for guard, local in changed:   # a dtype assigned in a branch: a choice on the branch's guard after it
+        for k, v in local.items():
+            if k in both_set:
+                continue
+            if k in made and env[k] != v:   # a kernel's result on every path: one still
+                shapes = (_tensor_shape_expr(v), _tensor_shape_expr(env[k]))   # of the shape of the side taken
+                tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
+                env[k] = ("kernel-result", k) if None in shapes else \
+                    ("tensor-dtype", ("if", guard, tnew, told) if tnew is not None and told is not None else None,
+                     ("shape-expr", shapes[0] if shapes[0] == shapes[1] else ("?", ("guard", guard), *shapes)))
+                continue
+            if k in env and env[k] != v:
+                tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
+                if tnew is not None and told is not None:   # a tensor of the compute path: its dtype a choice
+                    like = _shape_like(v)   # and its shape an API tensor's when both sides have it
+                    shapes = (_tensor_shape_expr(v), _tensor_shape_expr(env[k]))   # or a choice of two known
+                    shape = shapes[0] if shapes[0] == shapes[1] else ("?", ("guard", guard), *shapes)
+                    env[k] = ("tensor-dtype", ("if", guard, tnew, told), ("like", like)) \
+                        if like is not None and like == _shape_like(env[k]) else \
+                        ("tensor-dtype", ("if", guard, tnew, told), ("shape-expr", shape)) \
+                        if None not in shapes else ("tensor-dtype", ("if", guard, tnew, told))
+                    continue
+                choice = _int_or_shape_choice(w, guard, v, env[k])
+                if choice is not None:
+                    env[k] = choice
+                    continue
+                if _kernel_made(env[k]) and _recast_only(stmt, k):
+                    # a kernel's result cast in place: one still, of the shape it had (a cast keeps it)
+                    kept = _tensor_shape_expr(env[k])
+                    same = kept is not None and kept[0] != "of" and kept == _tensor_shape_expr(v)
+                    env[k] = ("tensor-dtype", None, ("shape-expr", kept)) if same else ("kernel-result", k)
+                    continue
+                new, old = _dexpr(v), _dexpr(env[k])
+                if new is None or old is None:   # unknown after the branch: a check on it is unread
+                    env[k] = Opaque(f"{k}, assigned in a branch on {stmt.cond.strip()}")
+                    continue
+                env[k] = ("dexpr", ("if", guard, new, old))
+    if len(ended) == 2:
+        if w.pending and len(w.pending[-1][0]) > len(w.guards) - w.fn_guards:
+            raise _End(("dexpr", w.pending.pop()[1]))   # both branches return a dtype
+        raise _End(True)
+    if ended:
+        w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
+    w.guards.extend(("not", p) for p in partly)   # popped when the function ends (_run_function)
+    return True
+
+
+def _int_or_shape_choice(w: Walk, guard: Any, new: Any, old: Any) -> tuple | None:
+    """A shape or an integer a guarded branch set: the choice of its new value and the one from
+    before on the branch's guard; None when either is no shape or integer the walk knows."""
+    s_new, s_old = _shape_expr_of(new), _shape_expr_of(old)
+    if s_new is not None and s_old is not None:
+        return ("shape-expr", ("?", ("guard", guard), s_new, s_old))
+    i_new, i_old = _iexpr_of(w, new), _iexpr_of(w, old)
+    if i_new is not None and i_old is not None:
+        return ("iexpr", ("?", ("guard", guard), i_new, i_old))
+    return None
+
+
+def _returned(w: Walk, value: Any) -> Any:
+    """The value a function returns, with its returns in data-dependent branches (``w.pending``)
+    folded in: ``G1 ? E1 : G2 ? E2 : value``."""
+    if not w.pending:
+        return value
+    d = _dexpr(value)
+    if d is None:
+        raise Unreadable("a function returning a dtype in a data-dependent branch and another value after it")
+    for guards, e in reversed(w.pending):
+        g = guards[0] if len(guards) == 1 else ("and", *guards)
+        d = ("if", g, e, d)
+    return ("dexpr", d)
+
+
+def _forget_assigned(stmt: Stmt, env: dict) -> None:
+    """A branch the reader does not follow: the locals it assigns are unknown after it (a check on
+    them is unread, never read with the value from before the branch)."""
+    assigned = [s for s in _flatten(stmt.then + stmt.orelse) if s.kind == "decl"]
+    for s in assigned:
+        m = re.match(r"([A-Za-z_]\w*)\s*(?:[-+*/%|&^]|<<|>>)?=(?!=)", s.text.strip())   # ``+=`` too
+        if not m or m.group(1) not in env:
+            continue
+        name = m.group(1)
+        reshaped = re.match(rf"{name}\s*=\s*l0op::Reshape\(\s*{name}\s*,", s.text.strip())
+        others = [x for x in assigned if x is not s and re.match(rf"{name}\s*=(?!=)", x.text.strip())]
+        if reshaped and not others and _tensor_dtype(None, name, env) is not None:
+            continue   # a tensor reshaped in place keeps its dtype (reshape.h:18-34)
+        env[name] = ("kernel-result", name) if _kernel_on_every_path((stmt,), name) else Opaque(s.text.strip())
+
+
+def _run_negated_checker(w: Walk, cond: str, env: dict, code: int) -> bool:
+    """``if (!Checker(...)) { return <error>; }`` with Checker a bool function holding checks (as
+    CHECK_RET(Checker(...), error)): inlined with its failures at ``code``."""
+    cond = _strip(cond)
+    call = _macro(cond[1:].strip()) if cond.startswith("!") and not cond.startswith("!=") else None
+    if not call or match_close(cond, cond.index("(")) != len(cond) - 1:
+        return False
+    fn = w.index.function(call[0])
+    if fn is None or fn.returns.split()[-1] != "bool" or not _is_checker(fn):
+        return False
+    reenter.call_fn(w, fn, call[1], env, fail=code)
+    return True
+
+
+def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> None:
+    """A shape or rank local that the rest of its function changes (SetDim, an assignment, an output
+    argument of a call other than a checked BroadcastInferShape) is not held: it becomes opaque."""
+    value = env.get(name)
+    if not (isinstance(value, tuple) and value and value[0] in ("shape-of", "bshape", "lin", "rshape",
+                                                                 "built-shape", "bshape-built", "shape-expr",
+                                                                 "dims-vector")):
+        return
+    fn = _enclosing_function(src, stmt.offset)
+    if fn is None:
+        env[name] = Opaque(name)
+        return
+    rest = _reachable_after(fn, stmt)
+    if value[0] == "lin":   # the rank-0 branches _rank0_branch reads
+        rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*(?:-?\s*\d+|true|false)|\w+\s*\+\+|"
+                      r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
+    n = re.escape(name)
+    if value[0] in ("shape-of", "built-shape", "shape-expr") and \
+            not re.search(rf"&\s*{n}\s*=", stmt.text):   # set in order, in branches the walk merges (no reference)
+        start = stmt.offset - fn.body_offset + len(stmt.text)
+        for s in _in_order_mutations(statements(fn.body, fn.body_offset), name):
+            at = s.offset - fn.body_offset - start
+            if 0 <= at and at + len(s.text) <= len(rest) and rest[at:at + len(s.text)] == s.text:
+                rest = rest[:at] + " " * len(s.text) + rest[at + len(s.text):]
+    for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=(?!=)[^;{{}}]*;", rest):
+        if rest[:m.start()].count("{") == rest[:m.start()].count("}"):   # read in order, where it stands
+            rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]
+    for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=\s*\(?\s*{n}\s*(?:<=|==)\s*0\s*\)?\s*\?\s*-?\d+\s*:\s*{n}\s*;", rest):
+        if value[0] == "lin" and rest[:m.start()].count("{") == rest[:m.start()].count("}"):
+            rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
+    # a dim read by ``s[i]`` (Shape::operator[]) is no change: one assigned, stepped or bound to a reference is
+    changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
+                        rf"resize|clear|erase)\s*\(|\[[^\[\];]*\]\s*(?:=(?!=)|\+\+|--|[-+*/]=)|=(?!=)|\+\+|--|[-+*/]=)|"
+                        rf"(?<!&)&(?!&)\s*{n}\b|\+\+\s*{n}\b|&\s*\w+\s*=\s*{n}\s*\[|\b{n}\s*\[[^\]]*\[", rest)
+    for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
+        if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
+            continue
+        # opbase shape_utils.h:25 ToShapeVector(const op::Shape&) reads the shape only
+        if m.group(2).split("::")[-1] in ("if", "while", "GetDimNum", "ToString", "GetDim", "ToShapeVector") \
+                or m.group(2) in ("std::max", "std::min") \
+                or m.group(2).startswith("OP_") \
+                or _last_param_by_value(src, m.group(2)):
+            continue
+        changed = changed or m
+    if changed:
+        env[name] = Opaque(name)
+
+
+# what the modules below call back into (they cannot import this one): see reenter.py
+reenter.forget_assigned = _forget_assigned
+reenter.forget_if_mutated = _forget_if_mutated
+reenter.run_guarded_if = _run_guarded_if
