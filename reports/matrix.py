@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Iterator
 
+from aclnn_conformance.reports.html_page import filter_box, page
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.registry import UnknownOperator, operator, operators
@@ -113,6 +114,35 @@ def matrix(product: str, op: str | None = None) -> list[dict[str, Any]]:
     return [row for key in keys for row in rows_of(key, product)]
 
 
+# every column in view: the long names and citations break anywhere rather than run off the page
+WRAPPED = ("api", "tensor", "citation")
+
+
+def matrix_page(product: str, rows: list[dict[str, Any]]) -> str:
+    """The matrix of one product as a page styled like report.html: a filter box, each API's first
+    row its anchor (``#<api>``), the cells the document disagrees with marked."""
+    body, seen = [], set()
+    for r in rows:
+        anchor = "" if r["api"] in seen else f' id="{html.escape(r["api"])}"'
+        seen.add(r["api"])
+        differs = r["differs"].split()
+        cells = []
+        for c in COLUMNS:
+            text = html.escape(str(r[c]))
+            cls = " ".join(k for k, on in (("wrap", c in WRAPPED), ("d", c in differs)) if on)
+            cells.append((f'<td class="{cls}">' if cls else "<td>")
+                         + (f'<a href="#{text}">{text}</a>' if c == "api" else text) + "</td>")
+        body.append(f'<tr{anchor} data-api="{html.escape(r["api"])}">{"".join(cells)}</tr>')
+    head = "".join(f"<th>{c.replace('_', '_<wbr>')}</th>" for c in COLUMNS)
+    return page(f"support matrix: {product}", [
+        f"<h1>What each API accepts on {html.escape(product)} (cann), the document beside</h1>",
+        f"<p>{len(seen)} APIs, {len(rows)} tensors. A marked cell is one the document disagrees "
+        f"with; each API's name links to its rows.</p>",
+        filter_box("matrix", "APIs, tensors, dtypes, citations"),
+        f'<table id="matrix" class="support"><thead><tr>{head}</tr></thead>'
+        f'<tbody>{"".join(body)}</tbody></table>'])
+
+
 def write_matrix(out: Path, products: tuple[str, ...] = PRODUCT_IDS,
                  op: str | None = None) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
@@ -125,15 +155,7 @@ def write_matrix(out: Path, products: tuple[str, ...] = PRODUCT_IDS,
             writer.writeheader()
             writer.writerows(rows)
         page = out / f"matrix_{product}.html"
-        body = "".join("<tr>" + "".join(f"<td{' class=d' if c in r['differs'].split() else ''}>"
-                                        f"{html.escape(str(r[c]))}</td>" for c in COLUMNS) + "</tr>\n"
-                       for r in rows)
-        page.write_text(f"<!doctype html><meta charset=utf-8><title>support matrix: {product}</title>"
-                        f"<style>td{{border:1px solid #ccc;padding:2px 4px;font:12px sans-serif}}"
-                        f".d{{background:#fde2c8}}</style><h1>What each API accepts on {product} (cann), "
-                        f"the document beside</h1><table><tr>"
-                        + "".join(f"<th>{c}</th>" for c in COLUMNS) + "</tr>\n" + body + "</table>\n",
-                        encoding="utf-8")
+        page.write_text(matrix_page(product, rows), encoding="utf-8")
         written += [path, page]
     return written
 

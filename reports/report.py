@@ -117,16 +117,53 @@ def _run_lines(doc: dict) -> list[str]:
     return lines
 
 
+def _failures_markdown(doc: dict) -> list[str]:
+    """Every case not certifiable with its reproducer (the first MD_FAILURE_LIMIT)."""
+    fails = doc["failures"]
+    out = ["", f"## Not certifiable ({len(fails)})", ""]
+    if not fails:
+        out.append("None.")
+    shrunk = [f for f in fails if f.get("failing_examples")]
+    if shrunk:
+        out += [f"{len(shrunk)} failing hypothesis case(s), each recorded once by the minimal "
+                f"example hypothesis shrank it to; {sum(f['failing_examples'] for f in shrunk)} "
+                f"distinct failing examples were tried while shrinking (per case below).", ""]
+    for f in fails[:MD_FAILURE_LIMIT]:
+        out += [f"- **{f['outcome']}** `{f['op']}` `{f['case_id']}` on `{f['product']}` "
+                f"(backend {f['backend']}, profile {f['profile']}); rules "
+                f"{', '.join(f['rule_ids']) or '-'}"
+                + (f"; decided by {f['deciding_rule']}" if f["deciding_rule"] else ""),
+                *([f"  - call: `{f['call']}`"] if f.get("call") else []),
+                *[f"  - {text}" for text in f.get("rule_texts", [])],
+                f"  - expected {f['expected'] or '-'}; actual {f['actual'] or 'no status'}",
+                *([f"  - the minimal example of {f['failing_examples']} distinct failing "
+                   f"example(s) hypothesis tried; the first found: `{f['first_failing_example']}`"]
+                  if f.get("failing_examples") else []),
+                f"  - {(f['detail'] or '').strip()[:800]}",
+                "  ```", "  " + (f["reproducer"] or "(no reproducer)").replace("\n", "\n  "), "  ```"]
+    if len(fails) > MD_FAILURE_LIMIT:
+        out.append(f"- ... {len(fails) - MD_FAILURE_LIMIT} more in report.json")
+    return out
+
+
 def render_markdown(doc: dict) -> str:
-    out = ["# aclnn conformance report", "",
-           f"{doc['records']} records from {', '.join(doc['sources']) or '-'}; generated "
-           f"{doc['generated']}. Compliance = certified cases (PASS, QUALITY_WARNING, WAIVED) / "
-           f"judged cases (value-judged, status-only, relations, and the cases that crashed, timed "
-           f"out, errored or were skipped). NOT_SUPPORTED, NOT_JUDGED (a call outside the "
-           f"profile's contract) and NOT_COVERED (outside an operator's declared domain) are "
-           f"counted apart, never as compliance; a product that only "
-           f"refuses an operator says so. Value rules exercised = the operator's value rules that "
-           f"a value-judged case or a relation covers.", ""]
+    """Verdicts first, then the failing cases with their reproducers, then the rest."""
+    out = ["# aclnn conformance report"]
+    if doc.get("verdicts"):
+        out += ["", "## Verdict per product", ""] + [f"- {verdict_text(v)}"
+                                                     for v in doc["verdicts"]]
+    if doc.get("skipped_tests"):
+        out += [""] + [f"- {line}" for line in skipped_lines(doc)]
+    out += _failures_markdown(doc)
+    out += ["", "## About these records", "",
+            f"{doc['records']} records from {', '.join(doc['sources']) or '-'}; generated "
+            f"{doc['generated']}. Compliance = certified cases (PASS, QUALITY_WARNING, WAIVED) / "
+            f"judged cases (value-judged, status-only, relations, and the cases that crashed, timed "
+            f"out, errored or were skipped). NOT_SUPPORTED, NOT_JUDGED (a call outside the "
+            f"profile's contract) and NOT_COVERED (outside an operator's declared domain) are "
+            f"counted apart, never as compliance; a product that only "
+            f"refuses an operator says so. Value rules exercised = the operator's value rules that "
+            f"a value-judged case or a relation covers.", ""]
     out += ["## Runs", ""] + _run_lines(doc)
     if doc["repeats"]:
         out += ["", f"{doc['repeats']} record(s) repeated a case already recorded in the same run "
@@ -136,11 +173,6 @@ def render_markdown(doc: dict) -> str:
         out += [f"- `{op}` covers only its declared domain: {text}. Calls outside it are NOT_COVERED "
                 f"(no verdict)." for op, text in doc["domains"].items()]
     out += surface_section.markdown(doc.get("surface"))
-    if doc.get("verdicts"):
-        out += ["", "## Verdict per product", ""] + [f"- {verdict_text(v)}"
-                                                     for v in doc["verdicts"]]
-    if doc.get("skipped_tests"):
-        out += [""] + [f"- {line}" for line in skipped_lines(doc)]
     out += ["", "## Compliance per operator and product", ""]
     present = outcome_columns(doc["compliance"])
     out.append(md_table(["op", "product", "compliance of judged", "value rules exercised",
@@ -150,12 +182,6 @@ def render_markdown(doc: dict) -> str:
                           c["cases"], *[judged_cell(c, k) for k, _ in JUDGED_HEADERS],
                           *[c["counts"].get(o, 0) for o in present], c["backend"], c["profile"]]
                          for c in doc["compliance"]]) if doc["compliance"] else "No records.")
-    shrunk = [f for f in doc["failures"] if f.get("failing_examples")]
-    if shrunk:
-        out += ["", f"{len(shrunk)} failing hypothesis case(s), each recorded once by the minimal "
-                    f"example hypothesis shrank it to; {sum(f['failing_examples'] for f in shrunk)} "
-                    f"distinct failing examples were tried while shrinking (per case in the "
-                    f"failures below)."]
     for op in doc["ops"]:
         for col in doc["columns"]:
             out += ["", f"## Rules of `{op}`: backend {col['backend']}, profile {col['profile']}", ""]
@@ -173,25 +199,6 @@ def render_markdown(doc: dict) -> str:
         out.append(md_table(["op", "erratum", "the document says", "cann does", "source"],
                             [[e["op"], e["id"], e["doc_says"], e["cann_does"], e["source"]]
                              for e in doc["errata"]]))
-    fails = doc["failures"]
-    out += ["", f"## Not certifiable ({len(fails)})", ""]
-    if not fails:
-        out.append("None.")
-    for f in fails[:MD_FAILURE_LIMIT]:
-        out += [f"- **{f['outcome']}** `{f['op']}` `{f['case_id']}` on `{f['product']}` "
-                f"(backend {f['backend']}, profile {f['profile']}); rules "
-                f"{', '.join(f['rule_ids']) or '-'}"
-                + (f"; decided by {f['deciding_rule']}" if f["deciding_rule"] else ""),
-                *([f"  - call: `{f['call']}`"] if f.get("call") else []),
-                *[f"  - {text}" for text in f.get("rule_texts", [])],
-                f"  - expected {f['expected'] or '-'}; actual {f['actual'] or 'no status'}",
-                *([f"  - the minimal example of {f['failing_examples']} distinct failing "
-                   f"example(s) hypothesis tried; the first found: `{f['first_failing_example']}`"]
-                  if f.get("failing_examples") else []),
-                f"  - {(f['detail'] or '').strip()[:800]}",
-                "  ```", "  " + (f["reproducer"] or "(no reproducer)").replace("\n", "\n  "), "  ```"]
-    if len(fails) > MD_FAILURE_LIMIT:
-        out.append(f"- ... {len(fails) - MD_FAILURE_LIMIT} more in report.json")
     if doc["declared_support_summary"]:
         out += ["", "## Declared against actual support", ""]
         keys = ["works but not declared", "declared but refused",

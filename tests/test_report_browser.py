@@ -1,9 +1,12 @@
 """report.html in a real headless browser: Chromium driven through chromedriver's WebDriver HTTP
 interface (plain JSON over the standard library), the page rendered at 1280 px wide.
 
-The page must load without console errors, say a verdict for every product at its top, and show
-the compliance table's key columns (compliance of judged, value rules exercised) inside the
-viewport, with no horizontal scrolling. Skipped, with the reason, where Chromium or its driver is
+The page must load without console errors, say a verdict for every product at its top with a link
+to the failing cases that follow it, and show the compliance table's key columns (compliance of
+judged, value rules exercised) inside the viewport, with no horizontal scrolling; the rules an
+operator's section holds are drawn when it opens, and the filter boxes keep the matching rows. A
+matrix page shows every column inside the viewport, filters its rows and scrolls to an API's
+anchor. Skipped, with the reason, where Chromium or its driver is
 not installed (Debian: ``apt-get install chromium chromium-driver``; CI installs them)."""
 from __future__ import annotations
 
@@ -126,8 +129,11 @@ def test_report_html_renders_at_1280_px_with_verdicts_and_key_columns(report, br
         const failures = [...document.querySelectorAll('details.failure')].map(d => ({
             call: (d.querySelector('p.call code') || {}).textContent,
             rules: [...d.querySelectorAll('p.rule-text')].map(p => p.textContent)}));
+        const link = document.querySelector('#verdicts a[href="#failures"]');
+        const top = s => document.querySelector(s).getBoundingClientRect().top;
         return {width, scrollWidth: document.documentElement.scrollWidth, boxes, verdicts,
-                failures};""")
+                failures, link: link && link.textContent,
+                order: [top('#failures'), top('table.compliance')]};""")
     assert page["width"] <= WIDTH and page["width"] > WIDTH - 40, page["width"]
     errors = [entry for entry in browser.console() if entry.get("level") == "SEVERE"]
     assert errors == []
@@ -136,6 +142,8 @@ def test_report_html_renders_at_1280_px_with_verdicts_and_key_columns(report, br
     assert set(verdicts) == set(PRODUCTS)
     assert {v["verdict"] for v in verdicts.values()} == {"NOT CONFORMANT"}
     assert all(v["top"] < HEIGHT for v in verdicts.values())     # at the top, without scrolling
+    assert page["link"].startswith(f"{len(PRODUCTS)} case(s) not certifiable")
+    assert page["order"][0] < page["order"][1]           # the failing cases before the tables
 
     assert {b["key"] for b in page["boxes"]} == {"compliance", "value-rules"}
     assert len(page["boxes"]) == 2 * len(PRODUCTS)
@@ -149,3 +157,56 @@ def test_report_html_renders_at_1280_px_with_verdicts_and_key_columns(report, br
         assert failure["call"].startswith("apply_adam_w_quant(varRef=FLOAT[")
         assert "weightDecay=-0.5" in failure["call"]
         assert failure["rules"] == [f"{i}: {texts[i]}" for i in record.rule_ids[:4]]
+
+
+def test_report_html_draws_the_rules_on_opening_and_filters(report, browser):
+    browser.open((report / "report.html").as_uri())
+    page = browser.script("""
+        const type = (id, text) => { const box = document.querySelector(`input[data-for="${id}"]`);
+            box.value = text; box.dispatchEvent(new Event('input')); };
+        const section = document.querySelector('details.rules[data-op="apply_adam_w_quant"]');
+        const before = section.querySelectorAll('tr[data-rule]').length;
+        section.open = true;
+        await new Promise(done => setTimeout(done, 50));
+        const rules = [...section.querySelectorAll('tr[data-rule]')].map(tr => tr.dataset.rule);
+        const outcomes = [...section.querySelectorAll('td[data-outcome]')].map(
+            td => td.dataset.outcome);
+        type('rules', 'AAWQ-DTYPE-001');
+        const shown = [...section.querySelectorAll('tr[data-rule]')].filter(
+            tr => !tr.hidden).map(tr => tr.dataset.rule);
+        type('compliance', 'ascend950');
+        const compliance = [...document.querySelectorAll('table.compliance tbody tr')].map(
+            tr => tr.dataset.product);
+        return {before, rules, outcomes, shown, compliance};""")
+    assert page["before"] == 0
+    assert page["rules"] == [rule.id for rule in OPS["apply_adam_w_quant"].rules]
+    assert "FAIL" in page["outcomes"]
+    assert page["shown"] == ["AAWQ-DTYPE-001"]
+    assert page["compliance"] == ["ascend950"]
+    assert [e for e in browser.console() if e.get("level") == "SEVERE"] == []
+
+
+def test_matrix_page_shows_every_column_filters_and_anchors(tmp_path, browser):
+    from aclnn_conformance.reports.matrix import matrix, matrix_page
+    rows = matrix("atlas-a2")
+    path = tmp_path / "matrix_atlas-a2.html"
+    path.write_text(matrix_page("atlas-a2", rows), encoding="utf-8")
+    last = rows[-1]["api"]
+    browser.open(path.as_uri() + "#" + last)
+    page = browser.script("""
+        const width = document.documentElement.clientWidth;
+        const scrollWidth = document.documentElement.scrollWidth;
+        const outside = [...document.querySelectorAll('#matrix th, #matrix td')].filter(cell => {
+            const r = cell.getBoundingClientRect();
+            return r.left < 0 || r.right > width || cell.scrollWidth > cell.clientWidth + 1; }
+        ).map(cell => cell.textContent).slice(0, 5);
+        const target = document.getElementById(location.hash.slice(1)).getBoundingClientRect();
+        const box = document.querySelector('input.filter[data-for="matrix"]');
+        box.value = 'aclnnCelu';
+        box.dispatchEvent(new Event('input'));
+        const shown = new Set([...document.querySelectorAll('#matrix tbody tr')].filter(
+            tr => !tr.hidden).map(tr => tr.dataset.api));
+        return {width, scrollWidth, outside, target: target.top, shown: [...shown]};""")
+    assert page["scrollWidth"] <= page["width"] and page["outside"] == [], page
+    assert 0 <= page["target"] < HEIGHT / 2              # the anchor's row scrolled into view
+    assert page["shown"] == ["aclnnCelu"]

@@ -18,6 +18,7 @@ from aclnn_conformance.reports.load import load, load_source
 from aclnn_conformance.judging.records import read_records, read_run, write_records, write_run
 from aclnn_conformance.spec import OPS, op_spec
 from aclnn_conformance.spec.products import PRODUCT_IDS
+from tests.test_report_layout import data_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 SELECT = ["suites/test_operators.py::test_table", "suites/test_rules.py",
@@ -117,30 +118,26 @@ def test_failures_carry_their_reproducer(runs):
     assert fail["reproducer"] in (runs["broken"] / "report.md").read_text().replace("\n  ", "\n")
 
 
-class _Matrix(HTMLParser):
+class _Tags(HTMLParser):
     def __init__(self):
         super().__init__()
-        self.products, self.rules, self.tags, self.urls = set(), {}, set(), []
-        self._op = None
+        self.tags, self.urls = set(), []
 
     def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
         self.tags.add(tag)
-        self.urls += [v for k, v in attrs if k in ("src", "href") and v]
-        if tag == "table" and "matrix" in (a.get("class") or ""):
-            self._op = a["data-op"]
-        if tag == "th" and "data-product" in a and self._op:
-            self.products.add(a["data-product"])
-        if tag == "tr" and "data-rule" in a:
-            self.rules.setdefault(self._op, set()).add(a["data-rule"])
+        self.urls += [v for k, v in attrs if k in ("src", "href") and v and not v.startswith("#")]
 
 
 def test_html_page_holds_every_product_and_rule(runs):
-    page = _Matrix()
-    page.feed((runs["one"] / "report.html").read_text())
-    assert page.products == set(PRODUCT_IDS)
-    assert page.rules == {"apply_adam_w_quant": {r.id for r in OPS["apply_adam_w_quant"].rules}}
-    assert "style" in page.tags and "script" not in page.tags and page.urls == []
+    text = (runs["one"] / "report.html").read_text()
+    page = _Tags()
+    page.feed(text)
+    rules = data_blocks(text)["rules-data"]
+    assert set(rules["products"]) == set(PRODUCT_IDS)
+    assert {g["op"]: {rules["strings"][r[0]] for r in g["rules"]} for g in rules["groups"]} == {
+        "apply_adam_w_quant": {r.id for r in OPS["apply_adam_w_quant"].rules}}
+    # self-contained: inline style and script, nothing fetched
+    assert "style" in page.tags and "script" in page.tags and page.urls == []
 
 
 def _inject(src: Path, dst: Path, case_id: str, product: str, outcome: str | None) -> Path:
