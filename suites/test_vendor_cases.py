@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -27,14 +28,25 @@ from aclnn_conformance.vendor.cases_dir import VENDOR_KEY, read_case
 pytestmark = pytest.mark.conformance
 
 
-def _items(config: pytest.Config) -> list[tuple[str, str | None]]:
+class VendorItem(NamedTuple):
+    """One imported case file on one product; ``op`` (the folder the import wrote it in, the
+    operator's key) lets ``--op`` select it."""
+
+    path: str
+    product: str | None
+    op: str
+
+
+def _items(config: pytest.Config) -> list[VendorItem]:
     if not config.getoption("--cases"):
         return []
     given = config.getoption("--product")
     products = config._aclnn_products if given is not None else None
     items = []
     for path, stated in config._aclnn_vendor_items:    # read and checked by the plugin
-        items += [(str(path), p) for p in products] if products is not None else [(str(path), stated)]
+        op = Path(path).parent.name
+        items += [VendorItem(str(path), p, op) for p in (products if products is not None
+                                                         else [stated])]
     return items
 
 
@@ -43,7 +55,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         items = _items(metafunc.config)
         metafunc.parametrize("vendor_item", items,
                              ids=[f"{Path(p).parent.name}/{Path(p).stem}-{prod or 'no-product'}"
-                                  for p, prod in items])
+                                  for p, prod, _ in items])
 
 
 def _record_and_stop(harness: Harness, case, vc, product: str, reason: str,
@@ -60,8 +72,8 @@ def _record_and_stop(harness: Harness, case, vc, product: str, reason: str,
     pytest.fail(reason, pytrace=False)
 
 
-def test_vendor_case(harness: Harness, vendor_item: tuple[str, str | None]) -> None:
-    path, product = vendor_item
+def test_vendor_case(harness: Harness, vendor_item: VendorItem) -> None:
+    path, product, _ = vendor_item
     try:
         case, vc = read_case(path)
     except (ValueError, KeyError, TypeError, OverflowError) as exc:   # the call cannot be built
