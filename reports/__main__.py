@@ -174,10 +174,11 @@ def cmd_verify(args) -> int:
     from aclnn_conformance.reports.certify import render_verify, verify
     if not Path(args.bundle).is_dir():
         raise FileNotFoundError(f"{args.bundle}: no such bundle folder")
+    reran: list = []
     errors, warnings = verify(Path(args.bundle), args.mustpass,
                               allowed_signers=args.allowed_signers, rerun=args.rerun,
-                              backend=args.backend)
-    print(render_verify(Path(args.bundle), errors, warnings))
+                              backend=args.backend, reran=reran)
+    print(render_verify(Path(args.bundle), errors, warnings, reran))
     return 1 if errors else 0
 
 
