@@ -26,7 +26,8 @@ class Progress:
     """One task's progress: ``update``/``moveto`` as it goes, ``close`` at its end (also as a
     context manager)."""
 
-    def __init__(self, desc: str, total: int | None = None, unit: str = "it"):
+    def __init__(self, desc: str, total: int | None = None, unit: str = "it",
+                 start: str | None = None):
         self.desc, self.total, self.unit = desc, total, unit
         self.n = 0
         self._start = time.monotonic()
@@ -34,8 +35,8 @@ class Progress:
         self._closed = False
         self._bar = tqdm(total=total, desc=desc, unit=f" {unit}", file=sys.stderr, leave=False,
                          dynamic_ncols=True) if _on_terminal() else None
-        if self._bar is None:
-            self.note(f"{total} {unit} to do" if total is not None else "started")
+        if start is not None or self._bar is None:
+            self.note(start or (f"{total} {unit} to do" if total is not None else "started"))
 
     def note(self, text: str) -> None:
         """A milestone line, shown on a terminal too (above the bar)."""
@@ -51,6 +52,10 @@ class Progress:
     def moveto(self, n: int) -> None:
         if n == self.n:
             return
+        if self.total is not None and n > self.total:   # more than foreseen (drawn cases)
+            self.total = n
+            if self._bar is not None:
+                self._bar.total = n
         if self._bar is not None:
             self._bar.update(n - self.n)
         self.n = n
@@ -69,7 +74,8 @@ class Progress:
         self._closed = True
         if self._bar is not None:
             self._bar.close()
-        self.note(text or f"done, {self.n} {self.unit} in {self.elapsed():.1f} s")
+        counted = f", {self.n} {self.unit}" if self.n or self.total is not None else ""
+        self.note(text or f"done{counted} in {self.elapsed():.1f} s")
 
     def __enter__(self) -> "Progress":
         return self

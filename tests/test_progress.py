@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from aclnn_conformance.judging.records import read_records, write_records
+from aclnn_conformance.judging.records import OutcomeRecord, read_records, write_records
 from aclnn_conformance.reports.__main__ import main
 from aclnn_conformance.reports.certify import MUSTPASS_FORMAT, certify
 from aclnn_conformance.reports.progress import Progress, RecordCounter, progress
@@ -116,3 +116,21 @@ def test_verify_rerun_names_each_case_and_its_result(bundle, tmp_path, capsys):
         else:
             assert f"re-ran {OP} {case_id} on {PRODUCT}: matched (PASS)" in out
     assert "verify: re-running 3 case(s): " in err and "re-ran" not in err
+
+
+def test_more_work_than_foreseen_raises_the_total(capsys):
+    with Progress("drawing", 4, "cases") as bar:
+        bar.moveto(6)
+    assert capsys.readouterr().err.splitlines()[-1].startswith("drawing: done, 6 cases in ")
+    assert bar.total == 6
+
+
+def test_report_says_when_its_records_are_read_and_when_it_is_done(tmp_path, capsys):
+    records = [OutcomeRecord(case_id=c, op=OP, product=PRODUCT, profile="cann", backend="b",
+                             outcome=Outcome.PASS, run_id="r1") for c in ("a", "b")]
+    write_records(tmp_path / "records.jsonl", records)
+    assert main(["report", str(tmp_path / "records.jsonl"), "--out", str(tmp_path / "out")]) == 0
+    out, err = capsys.readouterr()
+    assert err.splitlines()[0] == "report: 2 records read; writing the reports"
+    assert err.splitlines()[-1].startswith("report: done in ")
+    assert "report:" not in out
