@@ -96,6 +96,14 @@ def _warn_count_mismatches(runset) -> int:
     return EXIT_UNUSABLE if problems else 0
 
 
+def _writing(command: str, runset):
+    """The progress of writing a set's reports (tens of seconds for the main job's records), said
+    once the records are read: unusable input stays a one-line error."""
+    from aclnn_conformance.reports.progress import Progress
+    return Progress(command, unit="records",
+                    start=f"{len(runset.records)} records read; writing the reports")
+
+
 def cmd_report(args) -> int:
     from aclnn_conformance.reports.load import load
     from aclnn_conformance.reports.report import terminal_summary, write_reports
@@ -104,7 +112,8 @@ def cmd_report(args) -> int:
                                            else Path(args.runs[0]).parent)
     _refuse_foreign_outputs(out, ("report.*", "rules.csv"), _input_folders(args.runs),
                             args.overwrite)
-    doc, paths = write_reports(runset, out)
+    with _writing("report", runset):
+        doc, paths = write_reports(runset, out)
     print(terminal_summary(doc, paths))
     return _warn_count_mismatches(runset)
 
@@ -139,8 +148,9 @@ def cmd_merge(args) -> int:
     sets = [load_source(d) for d in args.dirs]
     check_shards(sets)   # a split run merges whole: no shard missing, none twice
     runset = merge(sets)
-    out = write_runset(out, runset)
-    doc, paths = write_reports(runset, out)
+    with _writing("merge", runset):
+        out = write_runset(out, runset)
+        doc, paths = write_reports(runset, out)
     print(f"merged {len(runset.records)} records of {len(runset.runs)} run(s) into {out}")
     print(terminal_summary(doc, paths))
     return 0
@@ -174,10 +184,11 @@ def cmd_verify(args) -> int:
     from aclnn_conformance.reports.certify import render_verify, verify
     if not Path(args.bundle).is_dir():
         raise FileNotFoundError(f"{args.bundle}: no such bundle folder")
+    reran: list = []
     errors, warnings = verify(Path(args.bundle), args.mustpass,
                               allowed_signers=args.allowed_signers, rerun=args.rerun,
-                              backend=args.backend)
-    print(render_verify(Path(args.bundle), errors, warnings))
+                              backend=args.backend, reran=reran)
+    print(render_verify(Path(args.bundle), errors, warnings, reran))
     return 1 if errors else 0
 
 

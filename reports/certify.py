@@ -37,11 +37,13 @@ import sys
 import tempfile
 import xml.etree.ElementTree as ET
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 from aclnn_conformance.judging.records import (CERTIFIABLE, OPERATOR_NEED, RecordError,
                                                read_records, read_run, wants_package)
+from aclnn_conformance.reports.progress import RecordCounter, run_watched
 from aclnn_conformance.reports.run import ROOT, library_versions, now
 
 MUSTPASS = Path(__file__).with_name("mustpass.txt")
@@ -195,8 +197,9 @@ def generate_mustpass(out: str | Path, workers: int = 2, from_dir: str | Path | 
     from aclnn_conformance.reports.load import load_source
     if from_dir is None:
         with tempfile.TemporaryDirectory() as tmp:
-            proc = subprocess.run(pytest_command("reference", "all", Path(tmp), workers, ops=ops),
-                                  cwd=ROOT, capture_output=True, text=True)
+            proc = run_watched(pytest_command("reference", "all", Path(tmp), workers, ops=ops),
+                               "mustpass: the reference run", "cases", None,
+                               RecordCounter(Path(tmp)), cwd=ROOT)
             if proc.returncode != 0:
                 raise RuntimeError("the reference run failed; no list written\n"
                                    + proc.stdout[-3000:] + proc.stderr[-2000:])
@@ -318,13 +321,15 @@ def _certification_run(backend: str, product: str, bundle: Path, workers: int,
     results = bundle / "results"
     shutil.copyfile(mustpass, bundle / "mustpass.txt")
     cmd = pytest_command(backend, product, results, workers, tuple(suites), bundle / JUNIT, ops)
-    proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    expected = sum(1 for (p, op, _), needs in _mustpass_lines(mustpass)
+                   if p == product and (not ops or op in ops) and runs_with(needs, ops))
+    proc = run_watched(cmd, f"certify {product}", "cases", expected or None,
+                       RecordCounter(results), cwd=ROOT)
     (bundle / "pytest.log").write_text(proc.stdout + proc.stderr, encoding="utf-8")
     if not (results / "run.json").exists():
         lines = [x for x in (proc.stdout + proc.stderr).splitlines() if x.strip()]
         raise CertificationError(f"pytest did not start the run (exit {proc.returncode}): "
                                  f"{lines[-1] if lines else 'no output'}")
-    shutil.rmtree(results / "records", ignore_errors=True)   # merged into records.jsonl
     run = read_run(results / "run.json")
     versions = library_versions()
     data = spec_data(tuple(ops) or None)
@@ -352,13 +357,15 @@ def _certification_run(backend: str, product: str, bundle: Path, workers: int,
 def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
            suites: tuple[str, ...] = SUITES, allowed_signers: str | Path | None = None,
            rerun: int = 0, backend: str | None = None,
-           chooser: random.Random | None = None) -> tuple[list[str], list[str]]:
+           chooser: random.Random | None = None,
+           reran: list[Rerun] | None = None) -> tuple[list[str], list[str]]:
     """(errors, warnings) of a bundle; no errors means it certifies its product.
 
     ``allowed_signers``: the manifest must carry a good signature by one of those keys.
     ``rerun``/``backend``: run that many randomly chosen must-pass cases again on ``backend`` and
     require the bundle's outcomes (``chooser`` draws them; by default from the system's entropy,
-    so that a bundle cannot be prepared for the draw)."""
+    so that a bundle cannot be prepared for the draw); each case re-run, with its result, is
+    appended to ``reran`` when given."""
     bundle = Path(bundle)
     errors: list[str] = []
     warnings: list[str] = []
@@ -512,7 +519,14 @@ def verify(bundle: str | Path, mustpass: str | Path | None = MUSTPASS,
             errors.append("--rerun needs --backend: the backend to run the cases on")
         else:
             chosen = [r for r in records if (r.op, r.case_id) in set(required) and r.nodeid]
-            errors += rerun_cases(chosen, rerun, backend, product or "", chooser)
+            try:
+                results = rerun_cases(chosen, rerun, backend, product or "", chooser)
+            except RerunError as exc:
+                results = []
+                errors.append(str(exc))
+            errors += [r.error() for r in results if not r.matched]
+            if reran is not None:
+                reran.extend(results)
     if allowed_signers is None and not rerun:
         warnings.append("the manifest detects accidental change, not forgery: check a signature "
                         "(--allowed-signers) or re-run cases (--rerun K --backend NAME) to prove "
@@ -622,33 +636,62 @@ def _check_pytest_log(bundle: Path, any_bad: bool) -> list[str]:
     return errors
 
 
+@dataclass(frozen=True)
+class Rerun:
+    """One must-pass case run again: the outcome the bundle records and the one it got now."""
+
+    op: str
+    case_id: str
+    product: str
+    backend: str
+    recorded: str
+    got: str | None               # None: the re-run wrote no record of the case
+
+    @property
+    def matched(self) -> bool:
+        return self.got == self.recorded
+
+    def line(self) -> str:
+        """What verify prints of it."""
+        if self.matched:
+            return f"re-ran {self.op} {self.case_id} on {self.product}: matched ({self.got})"
+        return (f"re-ran {self.op} {self.case_id} on {self.product}: differs "
+                f"({self.got or 'no record'}, the bundle records {self.recorded})")
+
+    def error(self) -> str:
+        return (f"re-run of {self.op} {self.case_id} on {self.product} ({self.backend}): "
+                f"{self.got or 'no record'}, the bundle records {self.recorded}")
+
+
+class RerunError(RuntimeError):
+    """The re-run could not be made (nothing to run, or it wrote no records)."""
+
+
 def rerun_cases(candidates, k: int, backend: str, product: str,
-                chooser: random.Random | None = None) -> list[str]:
+                chooser: random.Random | None = None) -> list[Rerun]:
     """Run ``k`` of the ``candidates`` records again (their tests, with the fixed options) on
-    ``backend`` and return an error for each case whose outcome differs from its record."""
+    ``backend``: each chosen case with the outcome it got (RerunError when none could be run)."""
     chooser = chooser or random.SystemRandom()
     chosen = chooser.sample(candidates, min(k, len(candidates)))
     if not chosen:
-        return ["--rerun: the bundle has no must-pass case to run again"]
+        raise RerunError("--rerun: the bundle has no must-pass case to run again")
     nodeids = sorted({r.nodeid for r in chosen})
     with tempfile.TemporaryDirectory() as tmp:
         cmd = [sys.executable, "-m", "pytest", *nodeids, *PLUGIN, *ROOTDIR, "--backend", backend,
                "--product", product, "--report-dir", str(Path(tmp) / "rerun"), "-q",
                *FIXED_OPTIONS, "-p", "no:xdist"]
-        proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+        proc = run_watched(cmd, f"verify: re-running {len(chosen)} case(s)", "records",
+                           sum(1 for r in candidates if r.nodeid in nodeids) or None,
+                           RecordCounter(Path(tmp) / "rerun"), cwd=ROOT)
         try:
             again = {(r.op, r.case_id): r.outcome
                      for r in read_records(Path(tmp) / "rerun" / "records.jsonl")}
         except (OSError, RecordError) as exc:
-            return [f"--rerun: the re-run wrote no records (pytest exit {proc.returncode}: "
-                    f"{exc}): {(proc.stdout + proc.stderr)[-300:]}"]
-    errors = []
-    for r in chosen:
-        got = again.get((r.op, r.case_id))
-        if got != r.outcome:
-            errors.append(f"re-run of {r.op} {r.case_id} on {product} ({backend}): "
-                          f"{got or 'no record'}, the bundle records {r.outcome}")
-    return errors
+            raise RerunError(f"--rerun: the re-run wrote no records (pytest exit "
+                             f"{proc.returncode}: {exc}): {(proc.stdout + proc.stderr)[-300:]}") \
+                from None
+    return [Rerun(r.op, r.case_id, product, backend, r.outcome, again.get((r.op, r.case_id)))
+            for r in chosen]
 
 
 def verdict_basis(bundle: Path, min_exercised: float | None = None) -> dict | None:
@@ -665,9 +708,11 @@ def verdict_basis(bundle: Path, min_exercised: float | None = None) -> dict | No
     return verdicts[0] if len(verdicts) == 1 else None
 
 
-def render_verify(bundle: Path, errors: list[str], warnings: list[str]) -> str:
+def render_verify(bundle: Path, errors: list[str], warnings: list[str],
+                  reran: list[Rerun] = ()) -> str:
     """The verify report: the verdict (partial when the bundle exercised too few of the applicable
-    rules), what it rests on, the errors, the warnings."""
+    rules), what it rests on, the cases re-run and whether each matched, the errors, the
+    warnings."""
     from aclnn_conformance.reports.tables import verdict_text
     basis = verdict_basis(bundle) if not errors else None
     verdict = (f"NOT CONFORMANT ({len(errors)} error(s))" if errors else
@@ -676,6 +721,11 @@ def render_verify(bundle: Path, errors: list[str], warnings: list[str]) -> str:
     lines = [f"bundle {bundle}: {verdict}"]
     lines += [f"rests on: {verdict_text(basis)}"] if basis else []
     lines += [f"integrity: {INTEGRITY}"]
+    if reran:
+        lines.append(f"re-ran {len(reran)} must-pass case(s): "
+                     f"{sum(r.matched for r in reran)} matched, "
+                     f"{sum(not r.matched for r in reran)} differ")
+        lines += [r.line() for r in reran]
     lines += [f"error: {e}" for e in errors[:200]]
     if len(errors) > 200:
         lines.append(f"... {len(errors) - 200} more errors")
@@ -684,5 +734,5 @@ def render_verify(bundle: Path, errors: list[str], warnings: list[str]) -> str:
 
 
 __all__ = ["certify", "verify", "generate_mustpass", "read_mustpass", "mustpass_needs", "write_manifest",
-           "sign_manifest", "check_signature", "cross_check_junit", "rerun_cases",
+           "sign_manifest", "check_signature", "cross_check_junit", "rerun_cases", "Rerun",
            "render_verify", "FIXED_OPTIONS", "MUSTPASS", "INTEGRITY"]

@@ -37,6 +37,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from aclnn_conformance.judging.records import CERTIFIABLE
+from aclnn_conformance.reports.progress import progress
 
 SCHEMA = "aclnn-conformance/mutation/1"
 PROFILE = "cann"
@@ -180,7 +181,7 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
     by_op: dict = {}
     start = time.perf_counter()
     results = []
-    for cls in mutants:
+    for cls in progress(mutants, "mutate", "mutants"):
         op = getattr(cls, "op", "") or None
         key = op or "*"
         if key not in by_op:

@@ -1,6 +1,8 @@
 """The end of a pytest run with --report-dir: merge the shards, write the reports, return the summary."""
 from __future__ import annotations
 
+import os
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -12,11 +14,23 @@ from aclnn_conformance.reports.tables import MIN_EXERCISED
 
 
 def merge_shards(report_dir: Path) -> RunSet:
-    """records/*.jsonl (one per xdist worker, or "main") -> records.jsonl; returns the run's set."""
-    shards = sorted((report_dir / "records").glob("*.jsonl"))
-    runset = merge(RunSet(list(read_records(p, partial_tail=True)), sources=[str(p)])
-                   for p in shards)
-    written = write_records(report_dir / "records.jsonl", runset.records)
+    """records/*.jsonl (one per xdist worker, or "main") -> records.jsonl, then the shards are
+    removed: the folder holds its records once. Returns the run's set; a folder already merged is
+    read as it is (records.jsonl is written whole before any shard goes, so it is complete)."""
+    shard_dir, merged = report_dir / "records", report_dir / "records.jsonl"
+    if merged.is_file():
+        runset = RunSet(list(read_records(merged)), sources=[str(merged)])
+        written = len(runset.records)
+        shutil.rmtree(shard_dir, ignore_errors=True)   # left by a merge cut short
+    else:
+        shards = sorted(shard_dir.glob("*.jsonl"))
+        runset = merge(RunSet(list(read_records(p, partial_tail=True)), sources=[str(p)])
+                       for p in shards)
+        # written whole before the shards go: a process killed in between leaves both
+        partial = merged.with_name(merged.name + ".partial")
+        written = write_records(partial, runset.records)
+        os.replace(partial, merged)
+        shutil.rmtree(shard_dir, ignore_errors=True)
     if (report_dir / RUN_FILE).exists():  # the count a report checks records.jsonl against
         run = replace(read_run(report_dir / RUN_FILE), records_written=written)
         write_run(report_dir / RUN_FILE, run)

@@ -1,6 +1,7 @@
 """A run split across machines with pytest-split (``--splits N --group G``): each shard's run record
 names its group, ``merge`` of every shard equals the unsharded run, and a merge with a shard missing
-or given twice is refused. One shard also runs under xdist, as a multi-core machine would."""
+or given twice is refused. One shard also runs under xdist, as a multi-core machine would. Each
+finished run holds its records once (records.jsonl; the workers' shards removed)."""
 from __future__ import annotations
 
 import subprocess
@@ -9,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from aclnn_conformance.judging.records import read_run
+from aclnn_conformance.judging.records import OutcomeRecord, read_records, read_run, write_records
 from aclnn_conformance.reports.__main__ import main
 from aclnn_conformance.reports.load import load
+from aclnn_conformance.reports.summary import merge_shards
+from aclnn_conformance.spec.outcome import Outcome
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,3 +80,35 @@ def test_merge_refuses_a_doubled_shard(split_runs, tmp_path, capsys):
     twice = [str(split_runs[f"shard{g}"]) for g in (1, 2, 2, 3)]
     assert main(["merge", *twice, "--out", str(tmp_path / "m")]) == 2
     assert "shard 2 of 3 given 2 times" in capsys.readouterr().err
+
+
+def test_a_finished_run_holds_its_records_once(split_runs):
+    """records.jsonl only: the workers' shards are removed once merged into it."""
+    for name, folder in split_runs.items():
+        assert (folder / "records.jsonl").is_file(), name
+        assert not (folder / "records").exists(), f"{name}: {sorted(folder.iterdir())}"
+        assert len(load([folder]).records) == read_run(folder / "run.json").records_written
+
+
+def _shard_folder(folder: Path, outcomes: dict[str, str]) -> list[OutcomeRecord]:
+    records = [OutcomeRecord(case_id=case_id, op="op", product="atlas-a2", profile="cann",
+                             backend="b", outcome=outcome, run_id="r1")
+               for case_id, outcome in outcomes.items()]
+    (folder / "records").mkdir(parents=True)
+    write_records(folder / "records" / "gw0.jsonl", records[:1])
+    write_records(folder / "records" / "gw1.jsonl", records[1:])
+    return records
+
+
+def test_merging_the_shards_again_keeps_the_records(tmp_path):
+    """A folder merged once (its shards gone) merges again to the same records, and a merge cut
+    short after records.jsonl was written (shards left) keeps records.jsonl."""
+    records = _shard_folder(tmp_path, {"a": Outcome.PASS, "b": Outcome.FAIL, "c": Outcome.PASS})
+    assert sorted(merge_shards(tmp_path).records, key=lambda r: r.case_id) == records
+    assert not (tmp_path / "records").exists()
+    assert sorted(merge_shards(tmp_path).records, key=lambda r: r.case_id) == records
+    (tmp_path / "records").mkdir()
+    write_records(tmp_path / "records" / "gw0.jsonl", records[:1])   # what rmtree left
+    assert sorted(merge_shards(tmp_path).records, key=lambda r: r.case_id) == records
+    assert list(read_records(tmp_path / "records.jsonl")) == records
+    assert not (tmp_path / "records").exists()
