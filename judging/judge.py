@@ -72,7 +72,8 @@ def judge(spec: OpSpec, case: Case, product: str, profile: str, result: RunResul
                                                   or result.status == expected.status)
         if ok and expected.first_phase_succeeds and result.phase == "GetWorkspaceSize":
             ok, got = False, f"{got} from GetWorkspaceSize"
-        outcome = (Outcome.NOT_SUPPORTED if expected.kind == "not_supported" else Outcome.PASS) if ok else Outcome.FAIL
+        as_expected = Outcome.NOT_SUPPORTED if expected.kind == "not_supported" else Outcome.PASS
+        outcome = as_expected if ok else Outcome.FAIL
         return Judgement(outcome, expected, "" if ok else f"{got}, expected {expected.describe()}")
     if result.status != Status.SUCCESS:
         return Judgement(Outcome.FAIL, expected, f"{got}, expected ACLNN_SUCCESS")
@@ -121,7 +122,8 @@ def _judge_values(spec: OpSpec, case: Case, product: str, profile: str, result: 
             if outside.any():
                 untouched = compare_bit_exact(actual[outside], arg.storage[outside])
                 record(name, "bit-exact", untouched if untouched.outcome == Outcome.PASS else
-                       Verdict(Outcome.FAIL, untouched.metrics, "written outside its view: " + untouched.detail))
+                       Verdict(Outcome.FAIL, untouched.metrics,
+                               "written outside its view: " + untouched.detail))
             continue
         if name in spec.outputs and not expected.judge_values:
             continue  # an output whose values are outside the contract

@@ -19,6 +19,7 @@ import pandas as pd
 
 from aclnn_conformance.judging.records import (CERTIFIABLE, OutcomeRecord, RecordError, RunRecord, read_records,
                              read_run)
+from aclnn_conformance.spec.outcome import Outcome
 
 RECORD_KEY = ("op", "case_id", "product", "profile", "backend")
 
@@ -102,7 +103,7 @@ def inflight_crashes(report_dir: Path, runs: dict[str, RunRecord]) -> list[Outco
                 continue
             base["rule_ids"] = tuple(base.get("rule_ids", ()))
             crashes.append(OutcomeRecord(
-                outcome="CRASH", reproducer=str(doc.get("reproducer", "")),
+                outcome=Outcome.CRASH, reproducer=str(doc.get("reproducer", "")),
                 detail=f"the process ({marker.stem}) died while running this case; no record was "
                        f"written (from its in-flight marker {marker.name})", **base))
         except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -38,6 +38,7 @@ from pathlib import Path
 
 from aclnn_conformance.judging.records import CERTIFIABLE
 from aclnn_conformance.reports.progress import progress
+from aclnn_conformance.spec.outcome import Outcome
 
 SCHEMA = "aclnn-conformance/mutation/1"
 PROFILE = "cann"
@@ -345,8 +346,8 @@ def render_html(doc: dict) -> str:
     head = "".join(f"<th>{escape(h)}</th>" for h in HEADERS)
     body = []
     for m, row in zip(doc["mutants"], table_rows(doc)):
-        outcome = "PASS" if m["ok"] and m["status"] == "killed" else (
-            "QUALITY_WARNING" if m["ok"] else "FAIL")
+        outcome = Outcome.PASS if m["ok"] and m["status"] == "killed" else (
+            Outcome.QUALITY_WARNING if m["ok"] else Outcome.FAIL)
         cells = "".join(f'<td class="cell o-{outcome}">{escape(c)}</td>' if i == 2 else
                         f"<td>{escape(c)}</td>" for i, c in enumerate(row))
         body.append(f'<tr data-mutant="{escape(m["name"])}" data-status="{escape(m["status"])}">'

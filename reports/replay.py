@@ -92,7 +92,7 @@ def replay(case_file: str | Path, backend_name: str, product: str | None = None,
     if j is not None and j.verdicts:
         lines.append("outputs   " + ", ".join(
             f"{name}: {v} [{j.standards.get(name, '-')}]" for name, v in j.verdicts.items()))
-        bad = {n: j.metrics.get(n, {}) for n, v in j.verdicts.items() if v != "PASS"}
+        bad = {n: j.metrics.get(n, {}) for n, v in j.verdicts.items() if v != Outcome.PASS}
         if bad:
             lines.append("metrics   " + json.dumps(bad, sort_keys=True, default=str)[:1500])
     lines.append(f"detail    {detail or '-'}")

@@ -230,6 +230,7 @@ def crash_record(harness, nodeid: str, worker_id: str, products: tuple[str, ...]
     """The CRASH record of a test item whose worker process died: the case its in-flight marker
     names (or, when the worker died before any case, the item itself)."""
     from aclnn_conformance.judging.records import OutcomeRecord
+    from aclnn_conformance.spec.outcome import Outcome
     marker = harness.report_dir / "inflight" / f"{worker_id}.json"
     base: dict[str, Any] = {}
     try:
@@ -250,5 +251,5 @@ def crash_record(harness, nodeid: str, worker_id: str, products: tuple[str, ...]
                     tier=harness.tier, nodeid=nodeid)
         detail += " before its case was known"
     base["rule_ids"] = tuple(base.get("rule_ids", ()))
-    return OutcomeRecord(outcome="CRASH", detail=detail,
+    return OutcomeRecord(outcome=Outcome.CRASH, detail=detail,
                          reproducer=harness.reproducer(nodeid, base["product"], None), **base)

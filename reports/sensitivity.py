@@ -33,12 +33,13 @@ from pathlib import Path
 import numpy as np
 
 from aclnn_conformance.judging.sensitivity import judge_injected
+from aclnn_conformance.spec.outcome import Outcome
 
 SCHEMA = "aclnn-conformance/sensitivity/2"
 SWEEP_EXPONENTS = tuple(e / 2 for e in range(-60, -1))      # log2 r: -30, -29.5, ..., -1
 MODES = ("every element", "bias", "one element")
 SEED = 20261202
-ACCEPTED = ("PASS", "QUALITY_WARNING")
+ACCEPTED = (Outcome.PASS, Outcome.QUALITY_WARNING)
 README = Path(__file__).resolve().parents[1] / "benchmarks" / "README.md"
 START, END = "<!-- sensitivity:start -->", "<!-- sensitivity:end -->"
 

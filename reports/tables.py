@@ -11,10 +11,13 @@ from typing import Callable, Iterable
 import pandas as pd
 
 from aclnn_conformance.judging.records import CERTIFIABLE, OUTCOMES, wants_package
+from aclnn_conformance.spec.outcome import Outcome
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
-SEVERITY_ORDER = ("CRASH", "TIMEOUT", "HARNESS_ERROR", "FAIL", "BACKEND_UNAVAILABLE", "SKIPPED",
-                  "QUALITY_WARNING", "WAIVED", "NOT_JUDGED", "NOT_COVERED", "NOT_SUPPORTED", "PASS")
+SEVERITY_ORDER = (Outcome.CRASH, Outcome.TIMEOUT, Outcome.HARNESS_ERROR, Outcome.FAIL,
+                  Outcome.BACKEND_UNAVAILABLE, Outcome.SKIPPED, Outcome.QUALITY_WARNING,
+                  Outcome.WAIVED, Outcome.NOT_JUDGED, Outcome.NOT_COVERED, Outcome.NOT_SUPPORTED,
+                  Outcome.PASS)
 _RANK = {o: i for i, o in enumerate(SEVERITY_ORDER)}
 assert set(SEVERITY_ORDER) == set(OUTCOMES)
 
@@ -45,22 +48,22 @@ def counts_text(counts: dict[str, int]) -> str:
 # their other fields).
 JUDGED_COLUMNS = ("values", "status", "relation", "not_supported", "not_judged", "not_covered",
                   "unanswered", "not_run")
-UNANSWERED = ("CRASH", "TIMEOUT", "HARNESS_ERROR")
+UNANSWERED = (Outcome.CRASH, Outcome.TIMEOUT, Outcome.HARNESS_ERROR)
 
 
 def judged_kind(rec) -> str:
     """One of JUDGED_COLUMNS for a record (a frame row or an OutcomeRecord)."""
-    if rec.outcome in ("SKIPPED", "BACKEND_UNAVAILABLE"):
+    if rec.outcome in (Outcome.SKIPPED, Outcome.BACKEND_UNAVAILABLE):
         return "not_run"
-    if rec.outcome == "NOT_COVERED":  # outside a scoped spec's domain, whatever the backend did
+    if rec.outcome == Outcome.NOT_COVERED:  # outside a scoped spec's domain, whatever the backend did
         return "not_covered"
     if rec.outcome in UNANSWERED and not rec.judged_by:  # the backend gave no answer to judge
         return "unanswered"
     if rec.judged_by:
         return rec.judged_by
-    if rec.outcome == "NOT_SUPPORTED":
+    if rec.outcome == Outcome.NOT_SUPPORTED:
         return "not_supported"
-    if rec.outcome == "NOT_JUDGED":
+    if rec.outcome == Outcome.NOT_JUDGED:
         return "not_judged"
     return "values" if rec.values_judged else "status"
 
@@ -123,7 +126,7 @@ def compliance(df: pd.DataFrame) -> list[dict]:
         kind = kinds[g.index]
         by_kind = {k: int((kind == k).sum()) for k in JUDGED_COLUMNS}
         judged = g[~kind.isin(["not_supported", "not_judged", "not_covered"])]
-        certified = int(judged["outcome"].isin(["PASS", "QUALITY_WARNING", "WAIVED"]).sum())
+        certified = int(judged["outcome"].isin([Outcome.PASS, Outcome.QUALITY_WARNING, Outcome.WAIVED]).sum())
         pct = round(100.0 * certified / len(judged), 2) if len(judged) else None
         label = ""
         if pct is None:
@@ -164,7 +167,7 @@ JUDGED_HEADERS = (("value_judged", "value-judged"), ("status_only", "status-only
 
 
 # Outcome columns that repeat a column of what was judged (the same records, counted alike).
-JUDGED_OUTCOMES = ("NOT_SUPPORTED", "NOT_JUDGED", "NOT_COVERED")
+JUDGED_OUTCOMES = (Outcome.NOT_SUPPORTED, Outcome.NOT_JUDGED, Outcome.NOT_COVERED)
 
 
 def outcome_columns(rows: list[dict]) -> list[str]:

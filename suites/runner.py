@@ -306,7 +306,8 @@ def fail_unless_certifiable(*checked: tuple[OutcomeRecord, Case]) -> None:
 
 def ran(record: OutcomeRecord) -> bool:
     """The backend answered the call (whatever the verdict): a relation on it can be judged."""
-    return record.outcome not in (Outcome.NOT_SUPPORTED, Outcome.CRASH, Outcome.TIMEOUT, Outcome.HARNESS_ERROR, *NOT_RUN)
+    return record.outcome not in (Outcome.NOT_SUPPORTED, Outcome.CRASH, Outcome.TIMEOUT,
+                                  Outcome.HARNESS_ERROR, *NOT_RUN)
 
 
 def failure_message(record: OutcomeRecord, case: Case) -> str:
