@@ -6,11 +6,13 @@ Each run is a small real sub-run of the suites in a subprocess on aclnnAbs's tab
 """
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
 import subprocess
 import sys
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +22,7 @@ from aclnn_conformance.backends.reference import ReferenceBackend
 from aclnn_conformance.judging.memory import (OVER_BUDGET, case_memory, memory_budget,
                                               over_budget, parse_bytes)
 from aclnn_conformance.judging.records import read_records, read_run
+from aclnn_conformance.oracle.cases import oracle_result
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.single_calls import table_cases
@@ -82,6 +85,18 @@ def test_the_estimate_reads_the_descriptors_alone():
     assert over_budget(full, memory_budget("78800")) == "" and over_budget(full, None) == ""
 
 
+def test_an_oracle_result_lives_no_longer_than_its_case():
+    """The oracle keeps its last results for the backends judging one case (mutate), never after
+    the case is gone: held, they filled the memory of a run of the vendor's largest cases."""
+    case = next(c for c in table_cases("abs", "ci") if c.case_id == VICTIM)
+    first = oracle_result(case, "cann", "ascend950")
+    assert oracle_result(case, "cann", "ascend950") is first
+    released = weakref.ref(first)
+    del case, first
+    gc.collect()
+    assert released() is None
+
+
 @pytest.mark.parametrize("text,count", [("4096", 4096), ("1K", 1024), ("4G", 4 << 30),
                                         ("512m", 512 << 20), ("2GiB", 2 << 30), ("3 GB", 3 << 30),
                                         ("1T", 1 << 40)])
@@ -138,7 +153,16 @@ def test_a_killed_run_is_merged_by_report_with_its_case_named(tmp_path):
     report = tmp_path / "report"
     proc = _run("--backend", f"{HERE}:KillingBackend", "--report-dir", str(report))
     assert proc.returncode == -signal.SIGKILL, proc.stdout[-2000:]
-    assert not (report / "records.jsonl").exists() and (report / "inflight" / "main.json").exists()
+    marker = report / "inflight" / "main.json"
+    assert not (report / "records.jsonl").exists() and marker.exists()
+    # while the marked process lives (here: this one) the run is still going: nothing is settled
+    dead = json.loads(marker.read_text())
+    marker.write_text(json.dumps({**dead, "pid": os.getpid()}))
+    live = subprocess.run([sys.executable, "-m", "reports", "report", str(report)], cwd=REPO,
+                          capture_output=True, text=True, timeout=300)
+    assert live.returncode == 0 and "CRASH" not in (report / "report.md").read_text()
+    assert not (report / "records.jsonl").exists() and marker.exists()
+    marker.write_text(json.dumps(dead))
     reported = subprocess.run([sys.executable, "-m", "reports", "report", str(report)], cwd=REPO,
                               capture_output=True, text=True, timeout=300)
     assert reported.returncode == 0, reported.stderr
