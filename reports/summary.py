@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 from dataclasses import replace
 from pathlib import Path
 
-from aclnn_conformance.reports.load import RunSet, inflight_crashes, merge
+from aclnn_conformance.reports.load import RunSet, inflight_crashes, marker_alive, merge
 from aclnn_conformance.judging.records import read_records, read_run, write_records, write_run
 from aclnn_conformance.reports.report import terminal_summary, write_reports
 from aclnn_conformance.reports.run import RUN_FILE
@@ -41,7 +39,7 @@ def settle_unfinished_run(report_dir: Path) -> str:
         return ""
     run = read_run(run_file)
     markers = sorted((report_dir / "inflight").glob("*.json"))
-    if run.finished or run.complete or any(_still_running(m) for m in markers):
+    if run.finished or run.complete or any(marker_alive(m) for m in markers):
         return ""
     runset = merge_shards(report_dir)      # records.jsonl from the shards, as the run's end would
     crashes = inflight_crashes(report_dir, runset.runs)
@@ -57,20 +55,6 @@ def settle_unfinished_run(report_dir: Path) -> str:
     for marker in markers:   # its CRASH record is in records.jsonl now
         marker.unlink()
     return reason
-
-
-def _still_running(marker: Path) -> bool:
-    """The process an in-flight marker names is alive on this machine (its run is not dead)."""
-    try:
-        doc = json.loads(marker.read_text(encoding="utf-8"))
-        if doc.get("host") != socket.gethostname():
-            return False
-        os.kill(int(doc["pid"]), 0)
-    except PermissionError:      # alive, and another user's
-        return True
-    except (OSError, ValueError, KeyError, TypeError):   # no such process, or an older marker
-        return False
-    return True
 
 
 def _note_skew(report_dir: Path) -> None:
