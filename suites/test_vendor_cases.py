@@ -77,6 +77,12 @@ def test_vendor_case(harness: Harness, vendor_item: tuple[str, str | None]) -> N
     if product is None:
         _record_and_stop(harness, described, vc, "none", f"{vc.source}: the vendor file names no "
                                               f"product ({vc.product_source}); pass --product")
+    unread = {n: r.values["unread"] for n, r in vc.tensors.items()
+              if r is not None and "unread" in r.values}
+    if unread:   # the import read the descriptor, not the values: no call to make
+        _record_and_stop(harness, described, vc, product, f"{vc.source}: the import did not read "
+                         f"the values of {', '.join(unread)} ({next(iter(unread.values()))}): "
+                         f"the call cannot be made")
     missing = unplaced(vc)
     if missing:
         _record_and_stop(harness, described, vc, product, f"{vc.source}: output {', '.join(missing)}: {UNPLACED}")
