@@ -20,6 +20,7 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from aclnn_conformance.backends.base import Backend, ProductUnknown, bound_product
 from aclnn_conformance.backends.registry import DEFAULT_BACKEND, UnknownBackend, load_backend
+from aclnn_conformance.judging.memory import OVER_BUDGET, MemoryBudget, memory_budget
 from aclnn_conformance.judging.records import RecordWriter
 from aclnn_conformance.spec.products import PRODUCT_IDS, parse_products
 from aclnn_conformance.spec.rules import DEFAULT_PROFILE, PROFILES
@@ -81,6 +82,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "each on the product its vendor file states unless --product is given")
     group.addoption("--overwrite", action="store_true",
                     help="replace an earlier run in --report-dir (refused without it)")
+    group.addoption("--max-case-bytes", default=None, metavar="BYTES",
+                    help="the memory one case may need (estimated from its tensors before any is "
+                         "allocated: bytes, or with K, M, G, T as powers of 1024; none for no "
+                         "limit); a case needing more is recorded SKIPPED with its bytes "
+                         "(default: a quarter of the machine's memory)")
     group.addoption("--min-exercised", default=None, metavar="SHARE",
                     help="the share (0 to 1) of a product's applicable rules, and of its value "
                          "rules, the run must exercise for a full CONFORMANT verdict; below it "
@@ -149,6 +155,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(str(exc)) from None
     _check_choices(config)
     min_exercised(config)
+    budget = case_memory_budget(config)
     if config.getoption("--cases"):     # a folder that is no whole, readable import stops the run
         from aclnn_conformance.vendor.cases_dir import CasesDirError, run_items
         try:
@@ -179,7 +186,7 @@ def pytest_configure(config: pytest.Config) -> None:
         report_dir=report_dir, writer=writer,
         unavailable="" if ok else f"backend {backend.name} unavailable: {reason}",
         executor=executor, backend_spec=config.getoption("--backend"), inflight=inflight,
-        rootdir=Path(config.rootpath))
+        rootdir=Path(config.rootpath), memory_budget=budget)
     config._aclnn_progress = RunProgress()
     if not _is_worker(config):
         config.pluginmanager.register(RunWatcher(config), "aclnn-conformance-run-watcher")
@@ -201,6 +208,16 @@ def min_exercised(config: pytest.Config) -> float:
     if not 0.0 <= share <= 1.0:
         raise pytest.UsageError(f"--min-exercised {given!r} is not a share from 0 to 1")
     return share
+
+
+def case_memory_budget(config: pytest.Config) -> MemoryBudget | None:
+    """--max-case-bytes as a budget (the default share of the machine without it), or a one-line
+    usage error."""
+    given = config.getoption("--max-case-bytes")
+    try:
+        return memory_budget(given)
+    except ValueError as exc:
+        raise pytest.UsageError(f"--max-case-bytes {exc}") from None
 
 
 def hypothesis_profile(config: pytest.Config) -> str:
@@ -511,7 +528,7 @@ class RunWatcher:
             progress.finished += 1
             props = dict(report.user_properties)
             if int(props.get("records", 0)) and progress.skipped.get(report.nodeid, "").startswith(
-                    NEEDS_PACKAGE):
+                    (NEEDS_PACKAGE, OVER_BUDGET)):
                 del progress.skipped[report.nodeid]   # its SKIPPED record names what it needs
             if "records" in props:
                 progress.conformance_items += 1

@@ -26,12 +26,15 @@ JUDGED_BY = ("values", "status", "relation", "not_supported", "not_judged", "not
 
 
 OPERATOR_NEED = "op:"
+MEMORY_NEED = "memory"   # a case over the run's memory budget (--max-case-bytes): never attempted
 
 
-def wants_package(outcome: str, needs: tuple[str, ...]) -> bool:
-    """A record SKIPPED only because an optional package (torch) is not installed: named, not
-    failed, never certified."""
-    return outcome == Outcome.SKIPPED and any(not n.startswith(OPERATOR_NEED) for n in needs)
+def wanting(outcome: str, needs: tuple[str, ...]) -> tuple[str, ...]:
+    """What a record was SKIPPED for want of (an optional package such as torch, or memory past the
+    budget), or () for any other record: such a skip is named, never failed and never certified."""
+    if outcome != Outcome.SKIPPED:
+        return ()
+    return tuple(n for n in needs if not n.startswith(OPERATOR_NEED))
 
 
 class RecordError(ValueError):
@@ -77,8 +80,8 @@ class OutcomeRecord:
     draws: int = 1                        # hypothesis: how often its test drew this case (one record)
     call: str = ""                        # not certifiable: the call in words (tensors, attributes)
     stands_for: int = 1                   # NOT_COVERED: how many calls of its case family it counts
-    # what the case needs beyond the backend: optional packages (SKIPPED without them) and, for a
-    # test chaining several operators, the others it calls (OPERATOR_NEED + key)
+    # what the case needs beyond the backend: optional packages or memory past the budget (SKIPPED
+    # without them) and, for a test chaining several operators, the others it calls (OPERATOR_NEED)
     needs: tuple[str, ...] = ()
     schema: str = OUTCOME_SCHEMA
 

@@ -15,7 +15,8 @@ _RECENT_SIZE = 64
 
 def oracle_result(case: Case, profile: str, product: str) -> OracleResult:
     """The expected outputs of a call that must succeed with judged values on ``product``. The
-    last few results are kept: one case is judged by every backend of a mutation run."""
+    last few results are kept while their cases live: one case is judged by every backend of a
+    mutation run."""
     key = (id(case), profile, product)
     kept = _RECENT.get(key)
     if kept is not None and kept[0]() is case:
@@ -23,5 +24,7 @@ def oracle_result(case: Case, profile: str, product: str) -> OracleResult:
     result = operator(case.op).piece("oracle")(case, profile, product)
     if len(_RECENT) >= _RECENT_SIZE:
         _RECENT.pop(next(iter(_RECENT)))
-    _RECENT[key] = (weakref.ref(case), result)
+    # a result lives no longer than its case: 64 results of the vendor's largest cases held after
+    # their cases were gone filled the memory of a run
+    _RECENT[key] = (weakref.ref(case, lambda _, key=key: _RECENT.pop(key, None)), result)
     return result

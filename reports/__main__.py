@@ -107,6 +107,11 @@ def _writing(command: str, runset):
 def cmd_report(args) -> int:
     from aclnn_conformance.reports.load import load
     from aclnn_conformance.reports.report import terminal_summary, write_reports
+    from aclnn_conformance.reports.summary import settle_unfinished_run
+    for run_dir in args.runs:   # a killed run's folder: its shards merged, its last case named
+        settled = settle_unfinished_run(Path(run_dir)) if Path(run_dir).is_dir() else ""
+        if settled:
+            print(f"{run_dir}: INCOMPLETE: {settled}")
     runset = load(args.runs)
     out = Path(args.out) if args.out else (Path(args.runs[0]) if Path(args.runs[0]).is_dir()
                                            else Path(args.runs[0]).parent)

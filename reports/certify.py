@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Callable
 
 from aclnn_conformance.judging.records import (CERTIFIABLE, OPERATOR_NEED, RecordError,
-                                               read_records, read_run, wants_package)
+                                               read_records, read_run, wanting)
 from aclnn_conformance.reports.progress import RecordCounter, run_watched
 from aclnn_conformance.reports.run import ROOT, library_versions, now
 
@@ -169,7 +169,7 @@ def write_mustpass(records, path: str | Path, source: str) -> int:
 
 def excused(record, listed_needs: tuple[str, ...]) -> bool:
     """A must-pass case skipped only for want of the optional packages its line lists."""
-    return wants_package(record.outcome, record.needs) and set(record.needs) <= set(listed_needs)
+    return bool(wanting(record.outcome, record.needs)) and set(record.needs) <= set(listed_needs)
 
 
 def runs_with(needs: tuple[str, ...], ops: tuple[str, ...]) -> bool:

@@ -11,6 +11,8 @@ from two different runs: shards of one run merge, two runs of the same cases do 
 from __future__ import annotations
 
 import json
+import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -95,6 +97,8 @@ def inflight_crashes(report_dir: Path, runs: dict[str, RunRecord]) -> list[Outco
     left in an incomplete run's folder."""
     crashes = []
     for marker in sorted((report_dir / "inflight").glob("*.json")):
+        if marker_alive(marker):   # a run still going: its case is running, not crashed
+            continue
         try:
             doc = json.loads(marker.read_text(encoding="utf-8"))
             base = dict(doc["record"])
@@ -109,6 +113,20 @@ def inflight_crashes(report_dir: Path, runs: dict[str, RunRecord]) -> list[Outco
         except (OSError, ValueError, KeyError, TypeError) as exc:
             raise RecordError(f"{marker}: unreadable in-flight marker ({exc})") from None
     return crashes
+
+
+def marker_alive(marker: Path) -> bool:
+    """The process an in-flight marker names is alive on this machine (its run is not dead)."""
+    try:
+        doc = json.loads(marker.read_text(encoding="utf-8"))
+        if doc.get("host") != socket.gethostname():
+            return False
+        os.kill(int(doc["pid"]), 0)
+    except PermissionError:      # alive, and another user's
+        return True
+    except (OSError, ValueError, KeyError, TypeError):   # no such process, or an older marker
+        return False
+    return True
 
 
 def merge(sets: Iterable[RunSet]) -> RunSet:

@@ -1,12 +1,13 @@
 """The end of a pytest run with --report-dir: merge the shards, write the reports, return the summary."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from dataclasses import replace
 from pathlib import Path
 
-from aclnn_conformance.reports.load import RunSet, merge
+from aclnn_conformance.reports.load import RunSet, inflight_crashes, marker_alive, merge
 from aclnn_conformance.judging.records import read_records, read_run, write_records, write_run
 from aclnn_conformance.reports.report import terminal_summary, write_reports
 from aclnn_conformance.reports.run import RUN_FILE
@@ -39,9 +40,39 @@ def merge_shards(report_dir: Path) -> RunSet:
     return runset
 
 
+def settle_unfinished_run(report_dir: Path) -> str:
+    """A run folder whose run never ended (its process killed from outside, by SIGKILL or the
+    kernel's OOM killer, which leave no time to merge): merge its shards and the CRASH records of
+    its in-flight markers into records.jsonl, and say in run.json why the run is incomplete and
+    which case was running. Returns that line; "" for a folder that needs nothing (a finished run,
+    one already settled, or one whose marked process still runs on this machine)."""
+    report_dir = Path(report_dir)
+    run_file = report_dir / RUN_FILE
+    if not run_file.is_file() or (report_dir / "records.jsonl").exists() \
+            or not (report_dir / "records").is_dir():
+        return ""
+    run = read_run(run_file)
+    markers = sorted((report_dir / "inflight").glob("*.json"))
+    if run.finished or run.complete or any(marker_alive(m) for m in markers):
+        return ""
+    runset = merge_shards(report_dir)      # records.jsonl from the shards, as the run's end would
+    crashes = inflight_crashes(report_dir, runset.runs)
+    records = runset.records + crashes
+    written = write_records(report_dir / "records.jsonl", records)
+    running = "; ".join(f"{c.op} case {c.case_id} on {c.product} ({c.nodeid})" for c in crashes)
+    reason = ("the run never finished: its process died " +
+              (f"while running {running}, recorded CRASH" if running else "between two cases") +
+              " (killed from outside, e.g. SIGKILL or the kernel's OOM killer, or crashed); "
+              f"the {written} records written until then were merged by `report`")
+    write_run(run_file, replace(read_run(run_file), records_written=written,
+                                stop_reason=run.stop_reason or reason))
+    for marker in markers:   # its CRASH record is in records.jsonl now
+        marker.unlink()
+    return reason
+
+
 def _note_skew(report_dir: Path) -> None:
     """Say in report.md when the run's CANN is not the release the extracted spec was read from."""
-    import json
     from aclnn_conformance.spec.skew import skew_line
     run = report_dir / "run.json"
     release = json.loads(run.read_text()).get("cann_version") if run.is_file() else None

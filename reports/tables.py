@@ -10,7 +10,7 @@ from typing import Callable, Iterable
 
 import pandas as pd
 
-from aclnn_conformance.judging.records import CERTIFIABLE, OUTCOMES, wants_package
+from aclnn_conformance.judging.records import CERTIFIABLE, OUTCOMES, wanting
 from aclnn_conformance.spec.outcome import Outcome
 
 # Worst first: a cell that aggregates several cases shows the worst of their outcomes.
@@ -102,9 +102,15 @@ def applicable_rules(op: str, profile: str, product: str) -> tuple[str, ...]:
 
 
 def wanting_package(g: pd.DataFrame) -> pd.Series:
-    """The records SKIPPED only for want of an optional package (torch): named, not failed."""
-    return pd.Series([wants_package(o, tuple(n)) for o, n in zip(g["outcome"], g["needs"])],
+    """The records SKIPPED only for want of an optional package (torch) or of memory past the
+    run's budget: named, not failed."""
+    return pd.Series([bool(wanting(o, tuple(n))) for o, n in zip(g["outcome"], g["needs"])],
                      index=g.index, dtype=bool)
+
+
+def wanted(g: pd.DataFrame) -> list[str]:
+    """What the records of ``g`` were skipped for want of, each once."""
+    return sorted({w for o, n in zip(g["outcome"], g["needs"]) for w in wanting(o, tuple(n))})
 
 
 def compliance(df: pd.DataFrame) -> list[dict]:
@@ -155,7 +161,7 @@ def compliance(df: pd.DataFrame) -> list[dict]:
                      "unanswered": by_kind["unanswered"],
                      "value_rules_exercised": len(exercised), "value_rules": len(rules),
                      "rules_exercised": sum(1 for r in applicable if r in touched),
-                     "rules": len(applicable), "needs_skipped": int(wanting_package(g).sum()),
+                     "rules": len(applicable), "needs_skipped": int(wanting_package(g).sum()), "wanted": wanted(g),
                      "counts": outcome_counts(g["outcome"])})
     return rows
 
@@ -216,11 +222,12 @@ def product_verdicts(rows: list[dict], min_exercised: float = MIN_EXERCISED,
         v = out.setdefault((c["backend"], c["profile"], c["product"]), {
             "backend": c["backend"], "profile": c["profile"], "product": c["product"],
             "not_certifiable": 0, "judged": 0, "value_rules_exercised": 0, "value_rules": 0,
-            "rules_exercised": 0, "rules": 0, "needs_skipped": 0, "ops": 0})
+            "rules_exercised": 0, "rules": 0, "needs_skipped": 0, "wanted": [], "ops": 0})
         skipped = c.get("needs_skipped", 0)
         v["not_certifiable"] += sum(n for o, n in c["counts"].items() if o not in CERTIFIABLE) \
             - skipped
         v["needs_skipped"] += skipped
+        v["wanted"] = sorted(set(v["wanted"]) | set(c.get("wanted", ())))
         for key in ("judged", "value_rules_exercised", "value_rules", "rules_exercised", "rules"):
             v[key] += c.get(key, 0)
         v["ops"] += 1
@@ -242,7 +249,8 @@ def _share(done: int, total: int) -> str:
 
 def verdict_text(v: dict) -> str:
     """One product's verdict line: the verdict, then what it rests on."""
-    wanting = (f", {v['needs_skipped']} case(s) skipped for want of an optional package"
+    wanting = (f", {v['needs_skipped']} case(s) skipped for want of "
+               f"{' or '.join(v.get('wanted') or ['an optional package'])}"
                if v.get("needs_skipped") else "")
     return (f"{v['product']} ({v['backend']}, {v['profile']}): {v['verdict']}: "
             f"{v['not_certifiable']} case(s) not certifiable{wanting}; "

@@ -13,6 +13,7 @@ import importlib
 import json
 import os
 import shlex
+import socket
 import warnings
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -22,8 +23,9 @@ import numpy as np
 import pytest
 
 from aclnn_conformance.backends.base import Backend, RunResult
-from aclnn_conformance.judging.records import (CERTIFIABLE, NOT_RUN, OPERATOR_NEED, OutcomeRecord,
-                                               RecordWriter, wants_package)
+from aclnn_conformance.judging.records import (CERTIFIABLE, MEMORY_NEED, NOT_RUN, OPERATOR_NEED,
+                                               OutcomeRecord, RecordWriter, wanting)
+from aclnn_conformance.judging.memory import MemoryBudget, over_budget
 from aclnn_conformance.judging.run_case import run_case
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.case import Case, save_case
@@ -66,6 +68,7 @@ class Harness:
     # nodeid -> the operators the item names: its reproducer selects them (--op), so that a rerun
     # builds no other operator's cases
     item_ops: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    memory_budget: MemoryBudget | None = None  # a case needing more is SKIPPED, never attempted
 
     def execute(self, case: Case, product: str) -> RunResult:
         if self.unavailable:  # records the case SKIPPED with the reason, and skips the test
@@ -81,8 +84,10 @@ class Harness:
             return
         tmp = self.inflight.with_suffix(".tmp")
         reproducer = self.reproducer(nodeid, record_base["product"], None)
+        # the process and machine: a report on the folder tells a dead run from one still running
         tmp.write_text(json.dumps({"nodeid": nodeid, "record": record_base,
-                                   "reproducer": reproducer}), encoding="utf-8")
+                                   "reproducer": reproducer, "pid": os.getpid(),
+                                   "host": socket.gethostname()}), encoding="utf-8")
         os.replace(tmp, self.inflight)
 
     def end_item(self, nodeid: str) -> "ItemRecords":
@@ -157,8 +162,10 @@ class Harness:
                         if op != record.op and f"{OPERATOR_NEED}{op}" not in record.needs)
         if chained:
             record = replace(record, needs=record.needs + chained)
+        # an over-budget case gets no case file: writing its storages would allocate them
         if record.outcome not in CERTIFIABLE and self.report_dir is not None \
-                and not wants_package(record.outcome, record.needs):
+                and not wanting(record.outcome, record.needs) \
+                and not over_budget(case, self.memory_budget):
             case_file = _case_file(self, case, record.product, record.case_id)
             record = replace(record, case_file=str(case_file), call=case.summary()[:CALL_TEXT],
                              reproducer=self.reproducer(record.nodeid, record.product, case_file))
@@ -267,13 +274,11 @@ def check_case(harness: Harness, case: Case, product: str, nodeid: str = "", *,
     and calls ``fail_unless_certifiable`` at its end). ``annotate``: more record fields (an
     imported vendor case's source, expectation and agreement)."""
     nodeid = nodeid or harness.current_item
-    base = dict(case_id=case.case_id, op=case.op, product=product, profile=harness.profile,
-                backend=harness.backend.name, backend_version=str(harness.backend.version),
-                run_id=harness.run_id, origin=case.origin, rule_ids=case.rule_ids, seed=case.seed,
-                tier=harness.tier, nodeid=nodeid, **(annotate or {}))
+    base = _record_base(harness, case, product, nodeid, annotate)
     if harness.unavailable:
         harness.emit(OutcomeRecord(outcome=Outcome.SKIPPED, detail=harness.unavailable, **base), case)
         skip_unavailable(harness)
+    skip_over_budget(harness, case, product, nodeid, annotate)
     expected = expected_outcome(op_spec(case.op), case, product, harness.profile)
     harness.begin_case({**base, "rule_ids": list(case.rule_ids), "deciding_rule": expected.rule_id,
                         "expected": expected.describe()}, nodeid)
@@ -286,6 +291,31 @@ def check_case(harness: Harness, case: Case, product: str, nodeid: str = "", *,
     if not defer:
         fail_unless_certifiable((record, case))
     return record
+
+
+def _record_base(harness: Harness, case: Case, product: str, nodeid: str,
+                 annotate: dict | None) -> dict:
+    """The identity fields of ``case``'s record on ``product``."""
+    return dict(case_id=case.case_id, op=case.op, product=product, profile=harness.profile,
+                backend=harness.backend.name, backend_version=str(harness.backend.version),
+                run_id=harness.run_id, origin=case.origin, rule_ids=case.rule_ids, seed=case.seed,
+                tier=harness.tier, nodeid=nodeid, **(annotate or {}))
+
+
+def skip_over_budget(harness: Harness, case: Case, product: str, nodeid: str = "",
+                     annotate: dict | None = None) -> None:
+    """Record ``case`` SKIPPED, with the bytes it needs and the budget, and skip the calling test
+    when its estimate exceeds the run's memory budget. The estimate reads the descriptors alone:
+    call it before the storages exist (an imported case's are read or drawn after it)."""
+    detail = over_budget(case, harness.memory_budget)
+    if not detail:
+        return
+    nodeid = nodeid or harness.current_item
+    harness.emit(OutcomeRecord(outcome=Outcome.SKIPPED, detail=detail, needs=(MEMORY_NEED,),
+                               reproducer=harness.reproducer(nodeid, product, None),
+                               call=case.summary()[:CALL_TEXT],
+                               **_record_base(harness, case, product, nodeid, annotate)), case)
+    pytest.skip(detail)
 
 
 def skip_unavailable(harness: Harness) -> None:

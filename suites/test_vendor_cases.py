@@ -19,7 +19,9 @@ from aclnn_conformance.judging.records import OutcomeRecord
 from aclnn_conformance.spec.outcome import Outcome
 from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.rules import expected_outcome
-from aclnn_conformance.suites.runner import Harness, check_case, fail_unless_certifiable
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.suites.runner import (Harness, check_case, fail_unless_certifiable,
+                                             skip_over_budget)
 from aclnn_conformance.vendor.agreement import vendor_agrees
 from aclnn_conformance.vendor.atk_outputs import UNPLACED, unplaced
 from aclnn_conformance.vendor.model import FIRST_PHASE_FORMATS, VendorCase
@@ -74,29 +76,48 @@ def _record_and_stop(harness: Harness, case, vc, product: str, reason: str,
 
 def test_vendor_case(harness: Harness, vendor_item: VendorItem) -> None:
     path, product, _ = vendor_item
+    # the descriptors first: a case skipped (or over the memory budget) never reads or draws its
+    # storages, which for the vendor's largest cases are gigabytes
+    vc = VendorCase.from_json(json.loads(Path(path).read_text())[VENDOR_KEY])
+    try:
+        described = vc.to_case(draw=False)
+    except (ValueError, KeyError, TypeError, OverflowError) as exc:   # the call cannot be built
+        _cannot_build(harness, vc, product, exc)
+    if not vc.has_spec:
+        _record_and_stop(harness, described, vc, product or vc.product or "none",
+              f"the suite has no spec for {vc.api}: imported, not judged")
+    if product is None:
+        _record_and_stop(harness, described, vc, "none", f"{vc.source}: the vendor file names no "
+                                              f"product ({vc.product_source}); pass --product")
+    unread = {n: r.values["unread"] for n, r in vc.tensors.items()
+              if r is not None and "unread" in r.values}
+    if unread:   # the import read the descriptor, not the values: no call to make
+        _record_and_stop(harness, described, vc, product, f"{vc.source}: the import did not read "
+                         f"the values of {', '.join(unread)} ({next(iter(unread.values()))}): "
+                         f"the call cannot be made")
+    missing = unplaced(vc)
+    if missing:
+        _record_and_stop(harness, described, vc, product, f"{vc.source}: output {', '.join(missing)}: {UNPLACED}")
+    bound = bound_product(harness.backend)
+    if bound is not None and bound != product:
+        _record_and_stop(harness, described, vc, product, f"the case is for {product}; backend "
+                                               f"{harness.backend.name} runs as {bound}")
+    annotate = {"vendor_source": vc.source, "vendor_expected": vc.expected.describe()}
+    skip_over_budget(harness, described, product, annotate=annotate)
     try:
         case, vc = read_case(path)
     except (ValueError, KeyError, TypeError, OverflowError) as exc:   # the call cannot be built
-        vc = VendorCase.from_json(json.loads(Path(path).read_text())[VENDOR_KEY])
-        _record_and_stop(harness, vc.to_case(draw=False), vc, product or vc.product or "none",
-              f"{vc.source}: the call cannot be built from the case file ({type(exc).__name__}: "
-              f"{str(exc)[:160]})", Outcome.HARNESS_ERROR)
-    if not vc.has_spec:
-        _record_and_stop(harness, case, vc, product or vc.product or "none",
-              f"the suite has no spec for {vc.api}: imported, not judged")
-    if product is None:
-        _record_and_stop(harness, case, vc, "none", f"{vc.source}: the vendor file names no product "
-                                         f"({vc.product_source}); pass --product")
-    missing = unplaced(vc)
-    if missing:
-        _record_and_stop(harness, case, vc, product, f"{vc.source}: output {', '.join(missing)}: {UNPLACED}")
-    bound = bound_product(harness.backend)
-    if bound is not None and bound != product:
-        _record_and_stop(harness, case, vc, product, f"the case is for {product}; backend "
-                                          f"{harness.backend.name} runs as {bound}")
+        _cannot_build(harness, vc, product, exc)
     expected = expected_outcome(op_spec(case.op), case, product, harness.profile)
-    annotate = {"vendor_source": vc.source, "vendor_expected": vc.expected.describe(),
-                "vendor_agrees": vendor_agrees(expected, vc.expected,
-                                               vc.format in FIRST_PHASE_FORMATS)}
+    annotate["vendor_agrees"] = vendor_agrees(expected, vc.expected,
+                                              vc.format in FIRST_PHASE_FORMATS)
     record = check_case(harness, case, product, defer=True, annotate=annotate)
     fail_unless_certifiable((record, case))
+
+
+def _cannot_build(harness: Harness, vc: VendorCase, product: str | None, exc: Exception) -> None:
+    """Record HARNESS_ERROR for a case file whose call cannot be built, and fail the test."""
+    described = Case(op=vc.op, case_id=vc.case_id, tensors={}, origin="vendor", seed=vc.seed)
+    _record_and_stop(harness, described, vc, product or vc.product or "none",
+                     f"{vc.source}: the call cannot be built from the case file "
+                     f"({type(exc).__name__}: {str(exc)[:160]})", Outcome.HARNESS_ERROR)

@@ -671,7 +671,7 @@ def test_torch_relations_skipped_without_torch_are_reported(tmp_path):
     skipped = [r for r in read_records(report / "records.jsonl") if r.outcome == "SKIPPED"]
     assert len(skipped) == 4 and all(r.needs == ("torch",) for r in skipped)
     assert all("pip install 'aclnn-conformance[torch]'" in r.detail for r in skipped)
-    line = "4 case(s) skipped for want of an optional package"
+    line = "4 case(s) skipped for want of torch"
     assert line in (report / "report.md").read_text() and line in proc.stdout
     assert line in (report / "report.html").read_text()
 

@@ -119,6 +119,8 @@ def test_ttk_aclnn_strides_offsets_storage_and_soc_series(imported):
     ("test_aclnn_malformed.cpp", 3, "SomeHelper"),
     ("atk_aclnnMalformed.json", 3, "not valid JSON"),
     ("ttk_aclnn_malformed.csv", 2, "not a Python literal"),
+    # ops-nn batch_mat_mul_v3's aclnnEinsum row: its first tensor is a list of two shapes
+    ("ttk_aclnn_tensor_list.csv", 2, "is a tensor list: not imported"),
     ("test_aclnn_malformed_table.csv", 2, "not integers"),
 ])
 def test_a_malformed_file_is_named_with_its_line_and_the_rest_imported(imported, name, line, words):

@@ -201,3 +201,25 @@ def test_atk_outputs_take_the_dtype_and_shape_of_the_golden_result():
     for vc in (add, gelu):
         done = run_case(load_backend("emulator"), vc.to_case(), "atlas-a2", "cann")
         assert (done.outcome, done.result.status) == (Outcome.PASS, 0), done.detail
+
+
+def test_a_case_whose_values_the_import_did_not_read_is_skipped_with_the_reason(tmp_path):
+    """An ATK tensor drawn from a normal whose mean and std are ranges (ops-math aclnnCeil and
+    1,177 more cases of ops-math) keeps its descriptor, not its values: SKIPPED, never a
+    HARNESS_ERROR of a call that cannot be built."""
+    atk = tmp_path / "vendor" / "atk_aclnnAbs.json"
+    atk.parent.mkdir()
+    atk.write_text(json.dumps([{"id": 0, "name": "torch.abs", "aclnn_name": "Abs",
+                                "api_type": "function", "standard": {"acc": "default"},
+                                "inputs": [{"name": None, "type": "tensor", "required": True,
+                                            "dtype": "fp32", "shape": [4], "range_values": {
+                                                "name": "nd", "mean": [-1, 1], "std": [1, 2]}}]}]))
+    cases = tmp_path / "cases"
+    assert _console("import", str(atk), "--out", str(cases), cwd=tmp_path).returncode == 0
+    done = _console("run", "--cases", str(cases), "--product", "ascend950", "--report-dir",
+                    str(tmp_path / "report"), "-q", "-p", "no:xdist", cwd=tmp_path)
+    (record,) = [json.loads(line) for line in
+                 (tmp_path / "report" / "records.jsonl").read_text().splitlines()]
+    assert record["outcome"] == Outcome.SKIPPED, record["detail"]
+    assert "the import did not read the values of self" in record["detail"]
+    assert done.returncode == 6, done.stdout[-2000:]     # nothing judged

@@ -38,6 +38,16 @@ def literal(cell: str | None) -> Any:
         raise ValueError(f"cell {text[:60]!r} is not a Python literal") from None
 
 
+def _shape(value: Any, what: str) -> tuple[int, ...]:
+    """A tensor's shape as whole numbers; a tensor list (a tuple of shapes, aclTensorList) is
+    refused with the reason, since a case holds one descriptor per tensor parameter."""
+    dims = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    if not all(isinstance(d, int) and not isinstance(d, bool) for d in dims):
+        kind = "a tensor list" if any(isinstance(d, (tuple, list)) for d in dims) else "no shape"
+        raise ValueError(f"{what} {value!r} is {kind}: not imported (one shape per tensor)")
+    return dims
+
+
 def _per_tensor(value: Any, count: int, what: str) -> list:
     """A per-tensor tuple, a one-element tuple standing for all, or nothing."""
     if value is None or value == ():
@@ -130,7 +140,7 @@ def _aclnn_row(row: dict, display: str, line: int, product, product_source) -> V
         if not is_output:
             input_index += 1
         tensors[name] = TensorRecipe(
-            dtype_of(dtypes[k]), tuple(shapes[k]), format_of(formats[k] or "ND"),
+            dtype_of(dtypes[k]), _shape(shapes[k], f"tensor {k}"), format_of(formats[k] or "ND"),
             tuple(strides[k]) if strides[k] else None, int(offsets[k] or 0),
             tuple(storages[k]) if storages[k] else None, rng)
     attrs = dict(literal(row.get("attributes")) or {})
@@ -181,7 +191,7 @@ def _kernel_row(row: dict, display: str, line: int, product, product_source) -> 
     for k in range(count):
         if shapes[k] is None:
             continue
-        shape = tuple(shapes[k])
+        shape = _shape(shapes[k], f"input {k}")
         store = tuple(storage[k]) if storage[k] and tuple(storage[k]) != shape else None
         tensors[mapping.inputs[k]] = TensorRecipe(dtype_of(dtypes[k]), shape,
                                                   format_of(formats[k] or "ND"), None, 0, store,
