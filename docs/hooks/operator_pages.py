@@ -1,5 +1,6 @@
 """MkDocs hook: the manual's per-operator pages (rules, errata, values), generated at build time from the
-operator records, so that no table of one operator is written by hand and none goes stale. A page per
+operator records, so that no table of one operator is written by hand and none goes stale, and the
+host-code reader's list of constructs, from its package's docstring. A page per
 hand-specified operator (every rule with what each profile expects, the document's sentence and its
 source; the errata; the precision standard of each output) and one table of the extracted operators."""
 from __future__ import annotations
@@ -98,14 +99,29 @@ def index_page(hand, extracted) -> str:
     return "\n".join(lines) + "\n"
 
 
+CONSTRUCTS = "extractor-constructs.md"
+
+
+def constructs_page() -> str:
+    """The host-code reader's modules and the C++ constructs each reads: its package docstring, kept
+    beside the code it describes, rendered here so that the list and the code cannot part."""
+    import re
+    from aclnn_conformance.extract import host_code
+    text = re.sub(r"``([^`]+)``", r"`\1`", host_code.__doc__ or "")
+    return ("# The host-code reader's constructs\n\nGenerated from the docstring of the package "
+            "`extract/host_code/`.\n\n" + text.strip() + "\n")
+
+
 def on_config(config):
     hand, _ = _records()
+    config.nav.append({"The host-code reader's constructs": CONSTRUCTS})
     config.nav.append({SECTION: ["rules/index.md", *({r.spec.api: f"rules/{r.spec.key}.md"} for r in hand)]})
     return config
 
 
 def on_files(files, config):
     hand, extracted = _records()
+    files.append(File.generated(config, CONSTRUCTS, content=constructs_page()))
     files.append(File.generated(config, "rules/index.md", content=index_page(hand, extracted)))
     for record in hand:
         files.append(File.generated(config, f"rules/{record.spec.key}.md", content=operator_page(record)))
