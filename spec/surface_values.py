@@ -207,7 +207,19 @@ def outside_domain(case: Any) -> bool:
             return True
     except ValueError:
         return True
-    return False
+    return _subtracts_booleans(case, entry)
+
+
+def _subtracts_booleans(case: Any, entry: ValueEntry) -> bool:
+    """Every tensor operand BOOL (the compute dtype then BOOL) in a function that subtracts or
+    negates: no document says what BOOL - BOOL yields (the vendor's Sub accepts the dtype), and
+    booleans have no subtraction to evaluate it with, so its values are not judged."""
+    import ast
+    tensors = [case.tensors[n] for n in entry.inputs if case.tensors.get(n) is not None]
+    if not tensors or any(t.desc.dtype.name != "BOOL" for t in tensors):
+        return False
+    return any(isinstance(node, (ast.Sub, ast.USub))
+               for node in ast.walk(ast.parse(entry.function, mode="eval")))
 
 
 def reduction_shape(case: Any, entry: ValueEntry) -> tuple[int, ...] | None:

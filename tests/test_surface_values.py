@@ -444,3 +444,15 @@ def test_the_native_steps_control_computes_integer_calls_as_float32_steps_do():
     doc = mutate(tier="full", mutants=[control], products=("ascend950",))
     assert doc["summary"]["false_alarms"] == 0 and doc["passed"], doc["summary"]
     assert doc["mutants"][0]["cases_run"] > 0
+
+
+def test_boolean_subtraction_is_outside_the_value_domain():
+    """aclnnSub accepts BOOL operands (the vendor's own unit test l2_sub_test.normal_dtype_bool), but
+    no document says what BOOL - BOOL yields and booleans have no subtraction: not value-judged; an
+    integer subtraction and a boolean addition stay judged."""
+    from aclnn_conformance.spec.surface_values import outside_domain
+    flags = {"self": np.array([True, False, True]), "other": np.array([True, True, False])}
+    assert outside_domain(_case("aclnnSub", "BOOL", **flags))
+    assert not outside_domain(_case("aclnnSub", "INT32", self=np.arange(3, dtype=np.int32),
+                                    other=np.ones(3, dtype=np.int32)))
+    assert not outside_domain(_case("aclnnAdd", "BOOL", **flags))
