@@ -22,7 +22,8 @@ import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
-from aclnn_conformance.oracle.surface_functions import evaluate_bound, evaluate_values, parse
+from aclnn_conformance.oracle.surface_functions import (evaluate_bound, evaluate_values, parse,
+                                                       zero_sign_fixed)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
@@ -224,6 +225,8 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
         aux["exact"] = exact
         if narrower:
             aux["faithful_dtype"] = np.dtype(compute)   # the result is as fine as the compute dtype
+    if "exact" in aux and entry.zero_sign != "either" and zero_sign_fixed(entry.function):
+        aux["zero_sign_fixed"] = True   # the sign of an exact zero is judged (IEEE 754 fixes it)
     expected = np.broadcast_to(expected, out_shape).astype(out_dtype) if out_shape != shape \
         else np.asarray(expected)
     if "exact" in aux and np.shape(aux["exact"]) != out_shape:

@@ -137,6 +137,7 @@ class Word:
     implementation: str       # "numpy:<name>" or "helper:<name>"
     bound: str                # how error propagates through it: pass | where | root | fresh | none
     torch: str = ""           # the torch function of the same name, for the torch backend's expressions
+    odd_at_zero: bool = False  # f(+-0) = +-0, fixed by IEEE 754 (the vocabulary cites where)
 
     def callable(self) -> Callable[..., Any]:
         kind, _, target = self.implementation.partition(":")
@@ -150,8 +151,27 @@ def vocabulary() -> dict[str, Word]:
     doc = json.loads(VOCABULARY_FILE.read_text(encoding="utf-8"))
     if doc.get("schema") != VOCABULARY_SCHEMA:
         raise ValueError(f"{VOCABULARY_FILE}: schema {doc.get('schema')!r}")
-    return {w["name"]: Word(w["name"], w["implementation"], w["bound"], w.get("torch", ""))
+    return {w["name"]: Word(w["name"], w["implementation"], w["bound"], w.get("torch", ""),
+                            bool(w.get("odd_at_zero", False)))
             for w in doc["words"]}
+
+
+def zero_sign_fixed(expression: str) -> bool:
+    """Whether IEEE 754 fixes the sign of every zero the function gives, whatever a correct
+    implementation's formula: a product or quotient of operands (the exclusive or of their signs),
+    a negation, or a word odd at zero, each applied directly to the operands. Anything else (a sum
+    of zeros of both signs, a select, max/min, a formula a device may rewrite) leaves the sign of a
+    zero open, and it is not judged."""
+    node = parse(expression)
+
+    def operand(n: ast.AST) -> bool:
+        return isinstance(n, (ast.Name, ast.Constant))
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mult, ast.Div)):
+        return operand(node.left) and operand(node.right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return operand(node.operand)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 1
+            and vocabulary()[node.func.id].odd_at_zero and operand(node.args[0]))
 
 
 @lru_cache(maxsize=None)

@@ -63,6 +63,30 @@ def neighbours(exact: np.ndarray, dtype: np.dtype) -> tuple[np.ndarray, np.ndarr
     return low, high
 
 
+def zero_sign_lost(actual: np.ndarray, aux: Mapping[str, Any]) -> np.ndarray:
+    """Elements whose exact value is a zero whose sign IEEE 754 fixes (``zero_sign_fixed``) and whose
+    result is a zero of the other sign (flat; all False where the sign is left open)."""
+    a = np.asarray(actual).astype(np.float64).reshape(-1)
+    if not aux.get("zero_sign_fixed") or "exact" not in aux:
+        return np.zeros(a.shape, bool)
+    x = np.asarray(aux["exact"], np.float64).reshape(-1)
+    return (x == 0) & (a == 0) & ((np.copysign(1.0, x) < 0) != (np.copysign(1.0, a) < 0))
+
+
+def _sign_verdict(actual: np.ndarray, expected: np.ndarray, aux: Mapping[str, Any],
+                  metrics: dict[str, Any], keep: np.ndarray | None = None) -> Verdict | None:
+    """A FAIL naming the zeros of the wrong sign, or None."""
+    lost = zero_sign_lost(actual, aux)
+    if keep is not None:
+        lost &= keep
+    if not lost.any():
+        return None
+    idx = np.flatnonzero(lost)
+    return Verdict(Outcome.FAIL, {**metrics, "zero_sign_lost": int(idx.size)},
+                   "the sign of a zero that IEEE 754 fixes: " + _first(
+                       idx, np.asarray(actual).reshape(-1), np.asarray(expected).reshape(-1)))
+
+
 def _integral(expected: np.ndarray) -> bool:
     """An integer or BOOL output (a float computation cast to it): judged exactly."""
     return np.asarray(expected).dtype.kind in "iub"
@@ -89,6 +113,9 @@ def compare_surface_tolerance(actual: np.ndarray, expected: np.ndarray, aux: Map
         rel = np.where(finite & ~faithful, err / (np.absolute(g) + 1e-7), 0.0)
     metrics: dict[str, Any] = {"nan_inf_mismatched": int(special_bad.sum()),
                                "faithful": int((faithful & finite).sum())}
+    signed = _sign_verdict(actual, expected, aux, metrics)
+    if signed is not None:
+        return signed
     if "rtol" in aux:
         rtol, atol = float(aux["rtol"]), float(aux["atol"])
         limit = atol + rtol * np.absolute(g)
@@ -134,6 +161,9 @@ def compare_surface_rounded(actual: np.ndarray, expected: np.ndarray, aux: Mappi
         beyond = np.isfinite(x) & (np.absolute(x) > top)
         skip = skip | (beyond & ((np.absolute(wide) == top) | np.isinf(wide)) & ((wide > 0) == (x > 0)))
     keep = ~skip
+    signed = _sign_verdict(actual, expected, aux, {"not_judged": int(skip.sum())}, keep)
+    if signed is not None:
+        return signed
     verdict = compare_model_envelope(a[keep], e[keep], np.asarray(aux["bound"]).reshape(-1)[keep],
                                      np.asarray(aux["unrounded"]).reshape(-1)[keep], std)
     return Verdict(verdict.outcome, {**verdict.metrics, "not_judged": int(skip.sum())},

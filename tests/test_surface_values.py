@@ -336,7 +336,7 @@ def test_every_generated_mutant_is_killed_and_every_control_is_clean(surface_reg
     assert {k for _, k in kinds} >= {"promotion", "dtype-missing", "nan", "ulp-bias", "twice-limit",
                                      "flush", "faithful-control", "float32-steps-control",
                                      "native-steps-control", "wrong-axis", "keepdim-ignored",
-                                     "nan-ignoring-control", "zero-sign-control"}
+                                     "nan-ignoring-control", "zero-sign-control", "zero-sign"}
     doc = mutate(mutants=chosen, products=("ascend950",))
     s = doc["summary"]
     assert s["survived"] == 0 and s["killed"] == s["named"] == s["mutants"] > 600, s
@@ -456,3 +456,30 @@ def test_boolean_subtraction_is_outside_the_value_domain():
     assert not outside_domain(_case("aclnnSub", "INT32", self=np.arange(3, dtype=np.int32),
                                     other=np.ones(3, dtype=np.int32)))
     assert not outside_domain(_case("aclnnAdd", "BOOL", **flags))
+
+
+def test_the_sign_of_a_zero_is_judged_where_ieee_fixes_it():
+    """A product, quotient, negation or odd function at +-0 has its zero's sign fixed by IEEE 754
+    whatever the formula; a sum or a select does not (lerp may be computed as (1-w)*a + w*b)."""
+    from aclnn_conformance.oracle.surface_functions import zero_sign_fixed
+    from aclnn_conformance.spec.standards_surface import CLASS_STANDARD
+    from aclnn_conformance.spec.surface_compare import compare
+    assert zero_sign_fixed("self * other") and zero_sign_fixed("tanh(self)")
+    assert zero_sign_fixed("negative(self)") and zero_sign_fixed("self / other")
+    assert not zero_sign_fixed("self + alpha * other")
+    assert not zero_sign_fixed("maximum(0, self)") and not zero_sign_fixed("self * clip(self, 0, 6)")
+
+    def verdict(api: str, actual: np.ndarray, **tensors) -> str:
+        entry = value_entry(api)
+        case = _case(api, "FLOAT", **tensors)
+        oracle = _oracle(case)
+        return compare(CLASS_STANDARD[entry.function_class], actual, oracle.views[entry.output],
+                       oracle.aux[entry.output]).outcome
+
+    zeros = np.array([-0.0, 0.0, -0.0], np.float32)
+    assert verdict("aclnnTanh", zeros, **{value_entry("aclnnTanh").inputs[0]: zeros}) == "PASS"
+    assert verdict("aclnnTanh", np.abs(zeros), **{value_entry("aclnnTanh").inputs[0]: zeros}) == "FAIL"
+    mul = {"self": np.array([-0.0, 2.0, 0.0], np.float32), "other": np.array([3.0, -0.0, -1.0], np.float32)}
+    assert verdict("aclnnMul", np.array([-0.0, -0.0, -0.0], np.float32), **mul) == "PASS"
+    assert verdict("aclnnMul", np.array([0.0, -0.0, -0.0], np.float32), **mul) == "FAIL"
+

@@ -153,6 +153,18 @@ class FlushMutant(SurfaceBackend):
         return np.where(tiny, np.copysign(0.0, wide), wide).astype(expected.dtype)
 
 
+class ZeroSignMutant(SurfaceBackend):
+    def change(self, case, expected, aux):
+        wide = expected.astype(np.float64)
+        return np.where(wide == 0, 0.0, wide).astype(expected.dtype)   # every zero written +0
+
+
+def has_negative_zero(o: np.ndarray) -> bool:
+    """Some value of the float array ``o`` is -0."""
+    w = o.astype(np.float64)
+    return bool(((w == 0) & (np.copysign(1.0, w) < 0)).any())
+
+
 def _slug(api: str) -> str:
     return api[len("aclnn"):] if api.startswith("aclnn") else api
 

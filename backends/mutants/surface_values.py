@@ -13,6 +13,8 @@ oracle with one defect; a control computes correctly but otherwise than the orac
 - ``ulp-bias``: every non-zero finite result one ulp up (exact and rounded classes);
 - ``twice-limit``: results off by twice the standard's limit (transcendental class);
 - ``flush``: subnormal results flushed to zero (exact class: the model keeps every value);
+- ``zero-sign``: -0 results written +0, where IEEE 754 fixes the sign (a product or quotient of the
+  operands, a negation, an odd function at +-0: ``oracle.surface_functions.zero_sign_fixed``);
 - controls ``faithful`` (transcendental: the other faithful neighbour for a pseudo-random half),
   ``float32-steps`` (rounded: every operation rounded in float32, one cast at the end; divisions
   and square roots the other faithful neighbour for a pseudo-random half) and ``native-steps``
@@ -34,9 +36,10 @@ from aclnn_conformance.backends.mutants.base import MutantSet
 from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SEED, DtypeMissingMutant, FlushMutant,
                                                              NanMutant, PromotionMutant, SurfaceBackend,
                                                              TwiceLimitMutant, UlpBiasMutant, _equivalent,
-                                                             _is_float, _make, _same_outputs, has_subnormal,
-                                                             one_ulp_up)
+                                                             ZeroSignMutant, _is_float, _make, _same_outputs,
+                                                             has_negative_zero, has_subnormal, one_ulp_up)
 from aclnn_conformance.backends.mutants.surface_reductions import reduction_mutant_set
+from aclnn_conformance.oracle.surface_functions import zero_sign_fixed
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
 from aclnn_conformance.spec.outcome import Outcome
@@ -192,6 +195,10 @@ def mutant_set(key: str) -> MutantSet:
 
     if cls == "exact" and any(has_subnormal(o) for o in float_out):
         mutants.append(_make(FlushMutant, entry, key, "flush", "subnormal results flushed to zero", rule))
+    if cls != "exact" and entry.zero_sign != "either" and zero_sign_fixed(entry.function) \
+            and any(has_negative_zero(o) for o in float_out):
+        mutants.append(_make(ZeroSignMutant, entry, key, "zero-sign",
+                             "-0 results written +0 (a sign IEEE 754 fixes)", rule))
     controls: list[type] = []
     if cls == "transcendental" and float_out:
         controls.append(_make(FaithfulControl, entry, key, "faithful-control",
