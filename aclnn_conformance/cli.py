@@ -285,8 +285,9 @@ def parser() -> argparse.ArgumentParser:
     add_commands(sub)
     from aclnn_conformance.extract.cli import add_command
     add_command(sub)
-    from aclnn_conformance.extract import agreement
+    from aclnn_conformance.extract import agreement, contract_diff
     agreement.add_command(sub)
+    contract_diff.add_command(sub)
     from aclnn_conformance.reports import matrix
     matrix.add_command(sub)
     return p
@@ -347,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_list(args)
     if args.command == "export":
         return cmd_export(args)
-    if args.command in ("extract", "agreement", "matrix"):
+    if args.command in ("extract", "agreement", "contract-diff", "matrix"):
         return args.func(args)
     if args.command == "import":
         from aclnn_conformance.vendor.importer import cli_import

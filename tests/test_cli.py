@@ -21,7 +21,7 @@ from aclnn_conformance.spec.products import PRODUCT_IDS
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("run", "list", "report", "diff", "compare", "merge", "replay", "certify", "verify",
             "mutate", "sensitivity", "mustpass", "doctor", "import", "export", "extract", "agreement",
-            "matrix")
+            "contract-diff", "matrix")
 
 
 def _main(argv: list[str], capsys) -> tuple[int, str, str]:
@@ -43,7 +43,7 @@ def _subparsers() -> dict:
 def test_top_level_help_lists_every_command(capsys):
     status, out, _ = _main(["--help"], capsys)
     assert status == 0
-    listed = re.findall(r"^    (\w+)", out, flags=re.M)
+    listed = re.findall(r"^    ([\w-]+)", out, flags=re.M)
     assert sorted(listed) == sorted(COMMANDS)
     assert f"{EXIT_PRODUCT_UNKNOWN} the backend is tied" in out
 
