@@ -101,7 +101,7 @@ def applicable_rules(op: str, profile: str, product: str) -> tuple[str, ...]:
     return _applicable[key]
 
 
-def wanting_package(g: pd.DataFrame) -> pd.Series:
+def skipped_for_want(g: pd.DataFrame) -> pd.Series:
     """The records SKIPPED only for want of an optional package (torch) or of memory past the
     run's budget: named, not failed."""
     return pd.Series([bool(wanting(o, tuple(n))) for o, n in zip(g["outcome"], g["needs"])],
@@ -161,7 +161,7 @@ def compliance(df: pd.DataFrame) -> list[dict]:
                      "unanswered": by_kind["unanswered"],
                      "value_rules_exercised": len(exercised), "value_rules": len(rules),
                      "rules_exercised": sum(1 for r in applicable if r in touched),
-                     "rules": len(applicable), "needs_skipped": int(wanting_package(g).sum()), "wanted": wanted(g),
+                     "rules": len(applicable), "needs_skipped": int(skipped_for_want(g).sum()), "wanted": wanted(g),
                      "counts": outcome_counts(g["outcome"])})
     return rows
 
@@ -354,7 +354,7 @@ def rule_sentences(op: str, deciding_rule: str | None, rule_ids, limit: int = 4)
 def failures(df: pd.DataFrame) -> list[dict]:
     from aclnn_conformance.spec.enums import status_name
     rows = []
-    bad = df[~df["certifiable"] & ~wanting_package(df)]
+    bad = df[~df["certifiable"] & ~skipped_for_want(df)]
     for r in bad.itertuples(index=False):
         rows.append({"outcome": r.outcome, "op": r.op, "case_id": r.case_id, "product": r.product,
                      "backend": r.backend, "profile": r.profile, "rule_ids": list(r.rule_ids),
