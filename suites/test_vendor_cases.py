@@ -97,7 +97,9 @@ def test_vendor_case(harness: Harness, vendor_item: VendorItem) -> None:
                          f"the call cannot be made")
     missing = unplaced(vc)
     if missing:
-        _record_and_stop(harness, described, vc, product, f"{vc.source}: output {', '.join(missing)}: {UNPLACED}")
+        said = [p for p in vc.note.split("; ") if any(p.startswith(f"output {n}:") for n in missing)]
+        _record_and_stop(harness, described, vc, product, f"{vc.source}: " + "; ".join(said) if said else
+                         f"{vc.source}: output {', '.join(missing)}: {UNPLACED}")
     bound = bound_product(harness.backend)
     if bound is not None and bound != product:
         _record_and_stop(harness, described, vc, product, f"the case is for {product}; backend "

@@ -275,12 +275,18 @@ def test_an_executor_that_gives_every_tensor_the_format_item_applies_it(cases):
 def test_a_get_format_by_index_gives_each_unnamed_input_its_format(cases):
     """executor_aclnnSWhere.py's get_format answers 'NCL_ND_NCL' by the tensor's index (0 and 2 NCL,
     else ND): the unnamed inputs are passed in order, input i at index i, so condition (0) and other
-    (2) are NCL and self (1) ND; a docstring and an else branch are read."""
+    (2) are NCL and self (1) ND; a docstring and an else branch are read. The output, made from the
+    golden torch.where's result, is asked its format at an index this reader does not read: the case
+    stays read in part for it alone."""
     vc = cases[("aclnnSWhere", "atk-0")]
-    assert _blocking(vc) == []
-    assert {n: t.format.name for n, t in vc.tensors.items() if t is not None} == {
+    assert {n: t.format.name for n, t in vc.tensors.items() if t is not None and n != "out"} == {
         "condition": "NCL", "self": "ND", "other": "NCL"}
+    assert (vc.tensors["out"].dtype, vc.tensors["out"].shape) == (DT.FLOAT, (4, 2, 8))
     assert "executor_aclnnSWhere.py:10" in vc.note
+    [blocking] = _blocking(vc)
+    assert re.fullmatch(r"the executor's get_format \(\S+/executor_aclnnSWhere\.py:10\) answers 'NCL_ND_NCL' "
+                        r"by the tensor's index, and the index it is asked at for the output out is not read",
+                        blocking)
 
 
 def test_a_get_format_by_index_leaves_named_inputs_read_in_part(cases):

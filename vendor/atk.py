@@ -22,6 +22,7 @@ from aclnn_conformance.vendor.model import (TensorRecipe, VendorCase, VendorExpe
 from aclnn_conformance.spec.enums import AclFormat
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
+from aclnn_conformance.vendor.atk_golden import GoldenArgument, GoldenOutput, golden_name, golden_outputs
 from aclnn_conformance.vendor.atk_outputs import place_outputs
 from aclnn_conformance.vendor.names import dtype_of, format_of
 from aclnn_conformance.vendor.executor_rewrite import (BuiltTensor, CValue, ExecutorRewrite,
@@ -440,6 +441,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
         if unmapped:
             problems.append(unmapped)
     stated = set(tensors) | set(attrs)
+    unplaced_why: list[str] = []      # an output the import could not make, and why (the case's note)
     if params is not None:
         # as the gtest reader: an argument that is no aclTensor (aclScalar, arrays, plain values) is
         # an attribute of the case; an aclScalar keeps its dtype (the spec's dtype checks read it)
@@ -456,14 +458,19 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
                 attrs[p.name] = {"dtype": dtype_of(item["dtype"]).name, "value": attrs[p.name]}
         tensors = {p.name: tensors.get(p.name) for p in params if not is_attr[p.name]}
         attrs = {p.name: attrs[p.name] for p in params if is_attr[p.name] and p.name in attrs}
-        tensors = place_outputs(api, tensors, attrs, frozenset(p.name for p in params if p.name not in stated))
+        tensors, unplaced_why = place_outputs(api, tensors, attrs,
+                                         frozenset(p.name for p in params if p.name not in stated and (
+                                             _is_output(p) or p.name in written_tensors(api))),
+                                         _golden(doc, seed) if own_arguments else
+                                         "an executor beside the file changes the golden's arguments, "
+                                         "which this reader does not follow into the golden")
     if any(t is not None and t.format != AclFormat.ND for t in tensors.values()):
         open_formats = None         # an item's own format and the format item's: which one holds is not read
     standard = doc.get("standard") or {}
     expected = VendorExpectation("success", 0, str(standard.get("acc", "")),
                                  {"perf": standard["perf"]} if "perf" in standard else {})
-    note = ", ".join(f"{k} {doc[k]}" for k in ("name", "api_type", "aclnn_api_type", "is_boundary")
-                     if k in doc)
+    note = "; ".join([", ".join(f"{k} {doc[k]}" for k in ("name", "api_type", "aclnn_api_type", "is_boundary")
+                                if k in doc), *unplaced_why])
     return VendorCase(api=api, case_id=f"atk-{case_id}", source=source, format="atk",
                       tensors=tensors, attrs=attrs, unstated=frozenset(
                           p.name for p in params or () if p.name not in stated), expected=expected, product=product,
@@ -471,6 +478,59 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
                       drawn={n: d for n, d in drawn.items() if d is not None and n in attrs},
                       open_formats={n: open_formats for n, t in tensors.items() if t is not None and n in stated}
                       if open_formats else {})
+
+
+def _golden(doc: dict, seed: int) -> tuple[GoldenOutput, ...] | str:
+    """What the case's golden torch function gives, or why it is not known: its
+    inputs as the framework passes them, each value the one this import draws for the case."""
+    name = golden_name(doc)
+    if name is None:
+        return (f"the golden is the repository's executor registered as {doc.get('api_type')!r}, "
+                f"which this suite reads but does not run")
+    arguments = []
+    for index, item in enumerate(doc["inputs"]):
+        if not is_argument(item):
+            continue
+        try:
+            if isinstance(item, list) and all(isinstance(sub, dict) and sub.get("type") in TENSOR_TYPES
+                                              for sub in item):
+                parts = [tensor_from_item(sub) for sub in item]
+                arguments.append(GoldenArgument(_item_name(item), tensors=tuple(
+                    (t.dtype, t.shape) for t in parts if t is not None)))
+            elif isinstance(item, list):     # an array given element by element (dims), as array_of reads it
+                arguments.append(GoldenArgument(_item_name(item), value=[_typed_value(sub, _array_element(
+                    sub.get("range_values"))) for sub in item]))
+            elif item.get("type") in TENSOR_TYPES:
+                t = tensor_from_item(item)
+                arguments.append(GoldenArgument(str(item.get("name") or ""),
+                                                tensor=None if t is None else (t.dtype, t.shape)))
+            else:
+                arguments.append(GoldenArgument(str(item.get("name") or ""),
+                                                value=_typed_value(item, _attr_value(item, seed, 1000 + index)[0])))
+        except ValuesUnread as exc:
+            t = exc.recipe
+            arguments.append(GoldenArgument(str(item.get("name") or ""), tensor=(t.dtype, t.shape)))
+        except (RecipeError, ValueError, TypeError, KeyError, OverflowError) as exc:
+            return f"the golden {name}'s input {index} is not read ({exc})"
+    return golden_outputs(name, arguments)
+
+
+def _array_element(value: Any) -> Any:
+    """An array element's value: one value, or a list of one (a range is the framework's draw)."""
+    if isinstance(value, list) and len(value) == 1:
+        value = value[0]
+    if isinstance(value, (list, dict)):
+        raise RecipeError(f"an array element given as {value!r} is drawn by the framework")
+    return value
+
+
+def _typed_value(item: dict, value: Any) -> Any:
+    """A scalar or attr as a Python value of the kind its dtype names (a float scalar stays a float
+    for torch's promotion even where its value is whole)."""
+    kind = _attr_kind(item.get("dtype", ""))
+    if value is None or isinstance(value, (list, tuple, dict, str)):
+        return value
+    return {"bool": bool, "float32": float, "float64": float, "int": int}.get(kind, lambda v: v)(value)
 
 
 def _line_of_ids(text: str) -> dict[int, int]:
@@ -890,6 +950,8 @@ def _with_executor_format(vc: VendorCase, doc: dict, formats: dict[str, Executor
     if reader is None:
         return vc
     vc = replace(vc, open_formats={})     # the executor's get_format says which format each tensor gets
+    unread_outputs: tuple[str, ...] = ()
+    beyond: list[str] = []     # outputs the golden makes, which get_format's index does not reach
     value = next((item.get("range_values") for item in doc["inputs"]
                   if isinstance(item, dict) and not is_argument(item) and item.get("name") == "format"), None)
     items = [item for item in doc["inputs"] if is_argument(item)]
@@ -909,10 +971,16 @@ def _with_executor_format(vc: VendorCase, doc: dict, formats: dict[str, Executor
             if mapped is None:
                 raise _NotRead(f"its answer depends on the tensor's index and {why}")
             at = {name: i for i, name in enumerate(mapped)}
-            if any(t is not None and n not in at for n, t in vc.tensors.items()):
+            beyond = [n for n, t in vc.tensors.items() if t is not None and n not in at]
+            if [n for n in beyond if n not in vc.unstated]:
                 raise _NotRead("its answer depends on the tensor's index and a tensor is no input")
-            tensors = {n: t if t is None else replace(t, format=format_of(reader.format_for(value, at[n])))
+            tensors = {n: t if t is None or n in beyond else
+                       replace(t, format=format_of(reader.format_for(value, at[n])))
                        for n, t in vc.tensors.items()}
+            if beyond:   # an output the golden makes: the index its format is asked at is not read
+                unread_outputs = (f"{vc.source}: the executor's get_format ({reader.where}) answers "
+                                  f"{value!r} by the tensor's index, and the index it is asked at for "
+                                  f"the output {', '.join(beyond)} is not read",)
         named = [n for n, t in vc.tensors.items() if t is not None and t.format != AclFormat.ND
                  and t.format != tensors[n].format]
         if named:   # an input item's own format and the executor's differ: which one is made is not read
@@ -923,8 +991,8 @@ def _with_executor_format(vc: VendorCase, doc: dict, formats: dict[str, Executor
             return replace(vc, problems=tuple(p.split(", which")[0] + f"; {why}" if FORMAT_APPLIED in p
                                               else p for p in vc.problems))
         return replace(vc, problems=vc.problems + (f"{vc.source}: {why}",))
-    kept = tuple(p for p in vc.problems if FORMAT_APPLIED not in p)
-    said = ", ".join(f"{n} {t.format.name}" for n, t in tensors.items() if t is not None)
+    kept = tuple(p for p in vc.problems if FORMAT_APPLIED not in p) + unread_outputs
+    said = ", ".join(f"{n} {t.format.name}" for n, t in tensors.items() if t is not None and n not in beyond)
     return replace(vc, tensors=tensors, problems=kept,
                    note=(vc.note + "; " if vc.note else "") +
                    f"{said}, as the executor's get_format gives them for {value!r} ({reader.where})")

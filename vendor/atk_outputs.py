@@ -2,11 +2,12 @@
 from the golden's result (ops-nn norm/quantized_batch_norm/tests/st/aclnnQuantizedBatchNorm/
 executor_aclnnQuantizedBatchNorm.py:187-190: ``convert_output_data`` of each entry of
 ``task_result.output_info_list``, appended after the inputs), so an output has the dtype and shape the
-golden gives it for the case's inputs. This reader takes them from the operator's code-read rules that
+golden gives it for the case's inputs. Where the golden is a torch function, torch gives them
+(atk_golden: evaluated on its meta device); else this reader takes them from the operator's code-read rules that
 tie an output to its inputs (its shape: ``shapes_equal``, ``broadcast_equals``, ``reduced_shape``; its
 dtype: the values block's ``output_dtype``, ``dtypes_equal``, a ``castable`` from the inputs'
-promotion), never from a guess: an output no rule places stays unplaced, with the reason, and its case
-is not run."""
+promotion), never from a guess: an output neither places stays unplaced, with the reason, and its
+case is not run."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -16,6 +17,7 @@ from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.templates import broadcast_shape, reduced_shape, rule_dims
+from aclnn_conformance.vendor.atk_golden import GoldenOutput
 from aclnn_conformance.vendor.model import TensorRecipe, VendorCase, op_key_of
 from aclnn_conformance.vendor.values import constant
 
@@ -85,19 +87,35 @@ def _dtype(key: str, out: str, rules, tensors: Mapping[str, TensorRecipe | None]
 
 
 def place_outputs(api: str, tensors: dict[str, TensorRecipe | None], attrs: Mapping[str, Any],
-                  unstated: frozenset[str]) -> dict[str, TensorRecipe | None]:
-    """``tensors`` with each unstated output tensor the rules place made as the framework makes it
-    (the rest stay None: ``unplaced`` names them)."""
+                  unstated: frozenset[str], golden: tuple[GoldenOutput, ...] | str | None = None,
+                  ) -> tuple[dict[str, TensorRecipe | None], list[str]]:
+    """``tensors`` with each unstated output tensor made as the framework makes it, and a line per
+    output left unplaced saying why. ``golden``: the golden's result tensors where the case's golden
+    is a torch function (atk_golden), else why they are not known, else None. An output takes the
+    golden's dtype and shape (the golden's result, in the order of the outputs the case leaves
+    unstated, is what the framework makes them from); where the golden is not known, the shape and
+    dtype the spec's rules tie to the inputs."""
     key = op_key_of(api)
     if key is None or not operator(key).modules[0].startswith("data:"):
-        return tensors
+        return tensors, []
     rules = _code_rules(key)
     placed = dict(tensors)
-    for name in [n for n in tensors if n in unstated and tensors[n] is None]:
+    missing = [n for n in tensors if n in unstated and tensors[n] is None]
+    if isinstance(golden, tuple) and len(golden) == len(missing):
+        for name, out in zip(missing, golden):
+            placed[name] = TensorRecipe(out.dtype, out.shape, values=OUTPUT_VALUES)
+        return placed, []
+    why = []
+    for name in missing:
         shape, dtype = _shape(name, rules, tensors, attrs), _dtype(key, name, rules, tensors)
         if shape is not None and dtype in AclDataType.__members__:
             placed[name] = TensorRecipe(AclDataType[dtype], tuple(shape), values=OUTPUT_VALUES)
-    return placed
+        elif isinstance(golden, tuple):
+            why.append(f"output {name}: the golden gives {len(golden)} tensors for {len(missing)} "
+                       f"unstated outputs ({', '.join(missing)}), and no rule of the spec places it")
+        elif isinstance(golden, str):
+            why.append(f"output {name}: {golden}, and no rule of the spec places it")
+    return placed, why
 
 
 def unplaced(vc: VendorCase) -> list[str]:
