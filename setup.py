@@ -8,7 +8,7 @@ from pathlib import Path
 
 PACKAGE = "aclnn_conformance"
 # data files shipped beside the modules (the stand-in library's C source, the spec's data folders)
-PACKAGE_DATA = ["*.c", "*.json", "*.txt", "data/**/*.json", "data/**/*.csv"]
+PACKAGE_DATA = ["*.c", "*.json", "*.txt", "data/**/*.json", "data/**/*.csv", "data/*.tsv"]
 
 
 def found_packages(root: Path) -> dict[str, str]:

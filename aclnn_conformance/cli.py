@@ -288,8 +288,9 @@ def parser() -> argparse.ArgumentParser:
     from aclnn_conformance.extract import agreement, contract_diff
     agreement.add_command(sub)
     contract_diff.add_command(sub)
-    from aclnn_conformance.reports import matrix
+    from aclnn_conformance.reports import matrix, usage
     matrix.add_command(sub)
+    usage.add_command(sub)
     return p
 
 
@@ -348,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_list(args)
     if args.command == "export":
         return cmd_export(args)
-    if args.command in ("extract", "agreement", "contract-diff", "matrix"):
+    if args.command in ("extract", "agreement", "contract-diff", "matrix", "scope"):
         return args.func(args)
     if args.command == "import":
         from aclnn_conformance.vendor.importer import cli_import

@@ -14,6 +14,9 @@ from aclnn_conformance.reports.tables import md_table
 
 STATUSES = ("covered", "partly covered", "not covered")
 MISSING_SHOWN = 2      # what is missing, per API, in the report (scope.json has all of it)
+USAGE_SHOWN = 10       # the most used APIs not covered, in the report (`aclnn-conformance scope` lists all)
+USAGE_SOURCE = ("Coverage weighted by use (the shipped table of public projects' call sites, APIs called "
+                "by at least 2 of them; `aclnn-conformance scope --usage FILE` for your own workload)")
 
 
 def _read(path: Path) -> dict[str, Any] | None:
@@ -55,7 +58,10 @@ def build(ops: Iterable[str], folders: Iterable[Path] | None = None) -> dict[str
                                  "vendor": measured.get("vendor", {})}
     if not counts:
         return None
-    return {"bar": BAR, "families": {f: {"counts": {s: counts[f].get(s, 0) for s in STATUSES},
+    from aclnn_conformance.reports.usage import headline, shipped_usage, usage_report
+    used = usage_report(shipped_usage(), folders if folders is not None else None)
+    return {"usage": {"headline": headline(used, "call sites"), "top": used["not_covered"][:USAGE_SHOWN]},
+            "bar": BAR, "families": {f: {"counts": {s: counts[f].get(s, 0) for s in STATUSES},
                                          "agreement": agreement.get(f)} for f in sorted(counts)},
             "incomplete": sorted(incomplete, key=lambda r: (r["family"], r["api"])),
             "not_taken": {f: {"why": v["why"], "apis": sorted(v["apis"])} for f, v in sorted(not_taken.items())}}
@@ -79,6 +85,9 @@ def markdown(doc: dict[str, Any] | None) -> list[str]:
                         [[f, *[v["counts"][s] for s in STATUSES], _agreement_text(v["agreement"]),
                           "-" if v["agreement"] is None else ("yes" if v["agreement"]["holds_bar"] else "no")]
                          for f, v in doc["families"].items()]))
+    if doc.get("usage"):
+        out += ["", f"{USAGE_SOURCE}: {doc['usage']['headline']}. The most used not covered:", ""]
+        out += [f"- `{r['api']}` ({r['weight']} call sites, {r['status']}): {r['why']}" for r in doc["usage"]["top"]]
     if doc["incomplete"]:
         out += ["", "APIs not fully covered (first causes; the data folder's scope.json lists all):", ""]
         out += [f"- `{r['api']}` ({r['family']}, {r['status']}): " + "; ".join(r["missing"])
@@ -105,6 +114,12 @@ def html(doc: dict[str, Any] | None) -> list[str]:
              f"agreement in any expected status does not hold the bar.</p>",
              "<table><thead><tr>" + "".join(f"<th>{escape(h)}</th>" for h in head)
              + f"</tr></thead><tbody>{rows}</tbody></table>"]
+    if doc.get("usage"):
+        items = "".join(f"<li><code>{escape(r['api'])}</code> ({r['weight']} call sites, {escape(r['status'])}): "
+                        f"{escape(r['why'])}</li>" for r in doc["usage"]["top"])
+        parts.append(f"<p>{escape(USAGE_SOURCE)}: {escape(doc['usage']['headline'])}.</p>"
+                     f"<details><summary>The {len(doc['usage']['top'])} most used APIs not covered</summary>"
+                     f"<ul>{items}</ul></details>")
     if doc["incomplete"]:
         items = "".join(f"<li><code>{escape(r['api'])}</code> ({escape(r['family'])}, {escape(r['status'])}): "
                         + escape("; ".join(r["missing"]) + (f"; and {r['more']} more" if r["more"] else ""))

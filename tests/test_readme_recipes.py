@@ -74,6 +74,8 @@ def test_the_recipe_runs_as_written(tmp_path, title):
     work.mkdir()
     for name, tree in CHECKOUTS.items():
         (work / name).symlink_to(tree, target_is_directory=True)
+    # the workload list the lookup recipe asks about: one API covered, one of a family not extracted
+    (work / "my_model_ops.txt").write_text("aclnnGelu 12\naclnnIndexSelect 4\n", encoding="utf-8")
     env = {**os.environ, "PATH": _path_with_console_script(tmp_path), "PYTHONPATH": ""}
     outputs = []
     for command in RECIPES[title]:
@@ -106,7 +108,9 @@ def _check_what_it_made(job: str, work: Path, outputs: list[str]) -> None:
         assert records and all(r.get("vendor_source") for r in records)
         assert any(r["outcome"] == "PASS" for r in records)
     else:
-        rules, status, matrix = outputs
+        rules, status, matrix, scope = outputs
         assert re.search(r"\b[A-Z0-9]+-[A-Z]+-\d{3}\b", rules), rules[:500]
         assert "161002" in status or "PARAM_INVALID" in status
         assert "aclnnGelu" in matrix
+        assert "1 of 2 APIs covered (50%), 12 of 16 calls (75%)" in scope
+        assert "aclnnIndexSelect" in scope
