@@ -462,8 +462,9 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
                                          frozenset(p.name for p in params if p.name not in stated and (
                                              _is_output(p) or p.name in written_tensors(api))),
                                          _golden(doc, seed) if own_arguments else
-                                         "an executor beside the file changes the golden's arguments, "
-                                         "which this reader does not follow into the golden")
+                                         "an executor beside the file builds the call's arguments "
+                                         "(init_by_input_data), and whether the golden is called with "
+                                         "them is not read")
     if any(t is not None and t.format != AclFormat.ND for t in tensors.values()):
         open_formats = None         # an item's own format and the format item's: which one holds is not read
     standard = doc.get("standard") or {}
