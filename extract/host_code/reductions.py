@@ -68,7 +68,10 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
             return None
     # every dim named: a rank-0 tensor's list is empty and keeps its shape, which reducing it gives too
     shape = ("rshape", tensor, dims, flags[0], False if dims is None else flags[1])
-    return shape + ("one-element",) if ks.one_element else shape
+    shape = shape + ("one-element",) if ks.one_element else shape
+    if ks.body is not None:
+        w.read_elsewhere[shape] = (ks.body,)
+    return shape
 
 
 # ---- duplicate dims of an integer array (a mask of the dims seen) ----
