@@ -15,6 +15,7 @@ from aclnn_conformance.extract.scope import coverage_of
 from aclnn_conformance.spec.templates import CATEGORIES as TEMPLATE_CATEGORIES
 from aclnn_conformance.extract.host_code import Event, Index, KernelIndex, T, Unreadable, walk_api
 from aclnn_conformance.extract.opdef import bind, generated_events, read_opdef
+from aclnn_conformance.extract.opbase import Opbase, OpbaseChoice, OpbaseSource, choose_opbase
 from aclnn_conformance.spec.operator_data import SCHEMA, api_key, rule_prefix_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
 
@@ -37,9 +38,10 @@ class Checkout:
     repository: str        # hicann/ops-math
     commit: str
     cann_release: str
+    opbase: OpbaseChoice | None = None   # where the functions it declares OPBASE_API are read
 
 
-def open_checkout(path: str | Path) -> Checkout:
+def open_checkout(path: str | Path, opbases: list[Opbase] | None = None) -> Checkout:
     root = Path(path)
     if not root.is_dir():
         raise CheckoutError(f"{path}: not a folder")
@@ -57,15 +59,20 @@ def open_checkout(path: str | Path) -> Checkout:
     if version.is_file():
         m = re.search(r'set_cann_package\s*\(\s*[\w-]+\s+VERSION\s+"([^"]+)"', version.read_text(errors="replace"))
         release = m.group(1) if m else ""
-    return Checkout(root, f"hicann/{root.name}" if root.name.startswith("ops-") else root.name, commit, release)
+    repository = f"hicann/{root.name}" if root.name.startswith("ops-") else root.name
+    return Checkout(root, repository, commit, release, choose_opbase(root, repository, opbases or []))
 
 
-_KERNELS: dict[Path, KernelIndex] = {}
+_KERNELS: dict[tuple, KernelIndex] = {}
 
 
 def _kernels(checkout: Checkout) -> KernelIndex:
-    """The checkout's l0op functions, one index per checkout (read on first use)."""
-    return _KERNELS.setdefault(checkout.root.resolve(), KernelIndex(checkout.root))
+    """The checkout's l0op functions, one index per checkout and opbase (read on first use)."""
+    opbase = checkout.opbase.opbase if checkout.opbase else None
+    key = (checkout.root.resolve(), opbase.root.resolve() if opbase else None)
+    if key not in _KERNELS:
+        _KERNELS[key] = KernelIndex(checkout.root, OpbaseSource(opbase) if opbase else None)
+    return _KERNELS[key]
 
 
 def _common(checkout: Checkout) -> list[SourceFile]:
@@ -222,7 +229,8 @@ def build_record(checkout: Checkout, family: str, document: Document, doc: ApiDo
         "schema": SCHEMA,
         "key": key, "api": doc.api, "family": family, "rule_prefix": prefix,
         "vendor": {"repository": checkout.repository, "commit": checkout.commit,
-                   "cann_release": checkout.cann_release},
+                   "cann_release": checkout.cann_release,
+                   **({"opbase": checkout.opbase.provenance()} if checkout.opbase else {})},
         "document": {"path": document.path, "prototype_line": doc.prototype_line,
                      "table_line": doc.table_line, "products_line": document.products_line},
         "host_code": host_code,
@@ -343,7 +351,7 @@ def _code_rules(prefix: str, per_product: dict[str, list[Event]], cite, unread: 
         products = [k[4]] if split else [p for p in PRODUCT_IDS if any(_key(e) == k for e in per_product[p])]
         events = [e for p in products for e in per_product[p] if _key(e) == k[:4]]
         first = events[0]
-        citations = _dedupe([cite(e.path, e.line) for e in events])
+        citations = _dedupe([cite(e.path, e.line) for e in events] + [c.as_dict() for e in events for c in e.cites])
         args_d = first.args_dict()
         if kind == "empty":
             empty = {"params": args_d["params"], "any": args_d["any"], "products": products}
@@ -374,7 +382,7 @@ def _code_rules(prefix: str, per_product: dict[str, list[Event]], cite, unread: 
 def _dedupe(items: list[dict]) -> list[dict]:
     seen, out = set(), []
     for c in items:
-        k = (c["path"], c["line"])
+        k = (c["repository"], c["path"], c["line"])
         if k not in seen:
             seen.add(k)
             out.append(c)

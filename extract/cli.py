@@ -1,7 +1,8 @@
-"""``aclnn-conformance extract REPO_CHECKOUT... --out DIR [--family F]``: every documented API of the
-chosen families (default: ops-math's math and ops-nn's activation) read and written as one
+"""``aclnn-conformance extract REPO_CHECKOUT... --out DIR [--family F] [--opbase DIR]``: every documented
+API of the chosen families (default: ops-math's math and ops-nn's activation) read and written as one
 operator-data file each (``DIR/<family>/<key>.json``), plus ``DIR/scope.json``, what was read in
-full, in part (what is missing) or not at all (why)."""
+full, in part (what is missing) or not at all (why). With ``--opbase``, the functions a checkout only
+declares (``OPBASE_API``) are read in hicann/opbase (``extract/opbase.py``)."""
 from __future__ import annotations
 
 import argparse
@@ -12,6 +13,7 @@ from pathlib import Path
 
 from aclnn_conformance.extract.build import (CheckoutError, document_census, extract_checkout,
                                              open_checkout, taken_families, write_records)
+from aclnn_conformance.extract.opbase import OpbaseError, open_opbase
 from aclnn_conformance.extract.scope import scope_of
 from aclnn_conformance.spec.registry import hand_specified_apis
 
@@ -24,20 +26,29 @@ def add_command(sub) -> None:
     s.add_argument("--family", action="append", default=None, metavar="F",
                    help="a family folder to read (repeatable; default: math for ops-math, activation "
                         "for ops-nn, every family folder with documents otherwise)")
+    s.add_argument("--opbase", action="append", default=[], metavar="DIR",
+                   help="a checkout of hicann/opbase (repeatable), where the functions a checkout declares "
+                        "OPBASE_API are read: each checkout reads the one at the commit its "
+                        "cmake/third_party/opbase.cmake names, else the first given, and says so")
     s.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     out = Path(args.out)
-    records, census = [], []
+    records, census, opbase_read = [], [], []
     try:
+        opbases = [open_opbase(path) for path in args.opbase]
         for path in args.checkouts:
-            checkout = open_checkout(path)
+            checkout = open_checkout(path, opbases)
+            if checkout.opbase is not None:
+                opbase_read.append({"for": checkout.repository, **checkout.opbase.provenance()})
+                if checkout.opbase.notice:
+                    print(f"extract: {checkout.opbase.notice} ({checkout.opbase.opbase.root}); read all the same")
             families = tuple(args.family) if args.family else taken_families(checkout)
             records += list(extract_checkout(checkout, families))
             census += document_census(checkout, families)
-    except CheckoutError as exc:
+    except (CheckoutError, OpbaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     seen: dict[str, str] = {}
@@ -63,6 +74,8 @@ def run(args: argparse.Namespace) -> int:
     scope["counts"]["not covered"] = scope["counts"].get("not covered", 0) + len(others)
     if left:
         scope["hand_specified"] = left
+    if opbase_read:
+        scope["opbase"] = opbase_read
     out.mkdir(parents=True, exist_ok=True)
     (out / "scope.json").write_text(json.dumps(scope, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     counts = scope["counts"]

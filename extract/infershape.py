@@ -10,6 +10,10 @@ dim kept as 1 with the bool attribute 0:
 - a function of the op's own file that sets the output to the input when the dims are empty and
   else returns ``ReduceDims<T>(in, axes, size, *keepDims, out)`` (reduce_nansum_infershape.cpp:24-60):
   empty dims keep the shape.
+- ``return Ops::Base::InferShape4Reduce(context);`` of a function the checkout only declares
+  (``OPBASE_API``, ops-math v9.0.0 common/inc/op_api/infershape_reduce_util.h:88): with an opbase
+  checkout given, its definition there read as an op's own function (opbase src/op_common/op_host/
+  infershape_reduce_util.cpp:23-56), the rule citing that body in hicann/opbase; without one, unread.
 - the arg-with-value infer (ops-math math/arg_max_with_value/op_host/arg_common_base_infershape.cpp:
   41-69, 86-94): both outputs the reduction of input 0 over the one dim the int attribute 0 names,
   kept as 1 with the bool attribute 1; a rank-0 input gives its own shape.
@@ -22,6 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from aclnn_conformance.extract.cpp import Function, SourceFile, match_close, read_source, split_args
+from aclnn_conformance.extract.opbase import Citation, OpbaseSource, opbase_declarations
 from aclnn_conformance.extract.shape_helpers import normalised, wraps_dim_by_rank
 
 _COMMON = "common/inc/op_host/infershape_reduce_util.h"
@@ -39,6 +44,7 @@ class ReduceInfer:
     dims_from: str = "input"   # "input": a tensor input 1; "attr": the int attribute 0
     outputs: int = 1
     keep_attr: bool = True     # False: the inference never keeps a dim (the l0op's keepdim block does)
+    body: Citation | None = None   # the body read outside the checkout (in opbase), cited by its rule
 
 
 @dataclass(frozen=True)
@@ -54,14 +60,16 @@ class KernelReduceShape:
     one_element: bool = False   # known only up to one-element shapes ([1] for [])
     wrapped_dim: bool = False   # its keepdim block indexes the shape by the dim as given: read only
                                 # for a dim the caller has wrapped already
+    body: Citation | None = None   # the inference's body when read outside the checkout (in opbase)
 
 
 class InferShapeIndex:
     """The op_host infer functions of a checkout (``<family>/<op>/op_host/*_infershape.cpp``), read on
     first use."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, opbase: OpbaseSource | None = None):
         self.root = root
+        self.opbase = opbase   # where the functions the checkout only declares are defined
         self._registered: dict[str, ReduceInfer | None] | None = None
         self._functions: dict[str, Function | None] = {}   # the op_host functions, by name (two: none)
         self.common_helper_reads = _common_helper_reads(root)   # read once for every registration
@@ -103,7 +111,22 @@ def _reduce_infer(index: InferShapeIndex, src: SourceFile, fn: Function) -> Redu
         if not index.common_helper_reads:
             return None
         return ReduceInfer("attr" if m.group(1) in (None, "true") else False, src.path, fn.line)
-    return ReduceInfer(True, src.path, fn.line) if _own_reduce_body(fn) else None
+    if _own_reduce_body(fn):
+        return ReduceInfer(True, src.path, fn.line)
+    return _declared_only_infer(index, src, fn, body)
+
+
+def _declared_only_infer(index: InferShapeIndex, src: SourceFile, fn: Function, body: str) -> ReduceInfer | None:
+    """``return F(context);`` of an F the checkout declares ``OPBASE_API``: F's opbase definition,
+    read as an op's own reduce infer function."""
+    m = re.fullmatch(r"return (?:\w+::)*(\w+)\(\s*context\s*\);", body)
+    if m is None or index.opbase is None or m.group(1) not in opbase_declarations(index.root):
+        return None
+    found = index.opbase.definition(m.group(1))
+    if found is None or not _own_reduce_body(found[1]):
+        return None
+    opbase_src, definition = found
+    return ReduceInfer(True, src.path, fn.line, body=index.opbase.cite(opbase_src.path, definition.line))
 
 
 def _common_helper_reads(root: Path) -> bool:
@@ -129,7 +152,7 @@ def _own_reduce_body(fn: Function) -> bool:
     for role, pat in (("in", r"auto (\w+) = context->GetInputShape\(0\);"),
                       ("axes", r"auto (\w+) = context->GetInputTensor\(1\);"),
                       ("out", r"auto (\w+) = context->GetOutputShape\(0\);"),
-                      ("keep", r"const bool\* (\w+) = attrs->GetAttrPointer<bool>\(0\);"),
+                      ("keep", r"const bool ?\* ?(\w+) = attrs->GetAttrPointer<bool>\(0\);"),   # opbase spaces it ``bool *k``
                       ("size", r"auto (\w+) = static_cast<int32_t>\((\w+)->GetShapeSize\(\)\);")):
         m = re.search(pat, b)
         if not m:
@@ -248,7 +271,8 @@ def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) 
         if None in (data_i, axes_i, keep):
             return None
         # a rank-0 input: the block indexes a dim it does not have, so only one element is known
-        return KernelReduceShape(data_i, axes_i, keep, False, infer.path, infer.line, True, wrapped_dim)
+        return KernelReduceShape(data_i, axes_i, keep, False, infer.path, infer.line, True, wrapped_dim,
+                                 infer.body)
     if infer.dims_from == "input" and len(inputs) == 2 and len(attrs) in (1, 2):
         data, axes_i, keep_expr = inputs[0], _axes_param(fn, inputs[1]), attrs[0]
         noop = (_flag(fn, attrs[1]) if len(attrs) == 2 else None) if infer.noop == "attr" else infer.noop
@@ -270,7 +294,7 @@ def kernel_reduce_shape(fn: Function, src: SourceFile, infers: InferShapeIndex) 
     data_i, keep = _param(fn, data, _TENSOR), _flag(fn, keep_expr)
     if None in (data_i, axes_i, keep, noop):
         return None
-    return KernelReduceShape(data_i, axes_i, keep, noop, infer.path, infer.line, one_element)
+    return KernelReduceShape(data_i, axes_i, keep, noop, infer.path, infer.line, one_element, body=infer.body)
 
 
 def _after_inference(after: str, data: str, outs: list[str], keep: str, dim: str | None,

@@ -6,7 +6,8 @@ The contract (schema ``aclnn-conformance/operator-data/1``):
 - One JSON file per API at ``<data folder>/<family>/<key>.json``; ``key`` is the API name without
   ``aclnn`` in snake_case (``aclnnGelu`` -> ``gelu``), unique across every source of the registry.
 - Fields: ``schema``, ``key``, ``api``, ``family``, ``rule_prefix`` (per API, for the rule ids),
-  ``vendor`` {``repository``, ``commit``, ``cann_release``}, ``document`` {``path``, lines},
+  ``vendor`` {``repository``, ``commit``, ``cann_release``, and with an opbase checkout read ``opbase``
+  {``repository``, ``commit``, ``named``, ``notice``}}, ``document`` {``path``, lines},
   ``host_code`` {``path``, ``kind``: ``op_api`` | ``generated``}.
 - ``params``: in prototype order; ``name``, ``direction`` (input | output | input/output | attr),
   ``c_kind`` (``spec.params.C_KINDS``), ``optional``, ``doc`` (the document's dtypes, per-product

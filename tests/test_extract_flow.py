@@ -614,3 +614,32 @@ def test_a_branch_whose_sides_make_the_same_checks_holds_them_for_every_call(oth
         assert [(e.template, dict(e.args)) for e in events] == [("shapes_equal", {"param": "out", "other": "self"})]
     else:
         assert events[-1].kind == "unread" and "holding checks" in events[-1].text
+
+
+ALWAYS_FALSE = """
+static bool IsNonContiguousSupport(const aclTensor* self)
+{
+    if (!IsRegBase()) {
+        return false;
+    }
+    if (!CheckType(self->GetDataType(), NON_CONTIGUOUS_DTYPE_LIST)) {
+        return false;
+    }
+    %s
+}
+"""
+
+
+@pytest.mark.parametrize("product", ["ascend950", "atlas-a2"])
+def test_a_helper_returning_false_on_every_path_takes_the_other_side_on_every_product(product):
+    events = _walk(ALWAYS_FALSE % "return false;" + BOTH_SIDES % "other", NAMES, product)
+    assert [(e.template, dict(e.args)) for e in events] == [("shapes_equal", {"param": "out", "other": "other"})]
+
+
+@pytest.mark.parametrize("tail", [
+    "return true;",                                       # true where its tests pass: decided by the data
+    "CHECK_RET(self->GetViewShape().GetDimNum() > 0, true);\n    return false;",   # a macro returning true
+])
+def test_a_helper_that_may_return_another_value_leaves_the_branch_unread_where_its_tests_decide(tail):
+    events = _walk(ALWAYS_FALSE % tail + BOTH_SIDES % "other", NAMES, "ascend950")
+    assert events[-1].kind == "unread" and "holding checks" in events[-1].text

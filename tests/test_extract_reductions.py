@@ -20,6 +20,16 @@ static inline uint64_t GetPosDim(int64_t dim, int64_t dimNum)
 }
 """
 
+# the API of every dim-check snippet: CheckDim(self, dim) fails with 161002
+CHECK_DIM_API = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepDim,
+                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDim(self, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
 NONZERO = POS_DIM + """
 static bool CheckDim(const aclTensor* self, const aclIntArray* dim)
 {
@@ -47,14 +57,7 @@ static bool CheckDim(const aclTensor* self, const aclIntArray* dim)
     }
     return true;
 }
-
-aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepDim,
-                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    CHECK_RET(CheckDim(self, dim), ACLNN_ERR_PARAM_INVALID);
-    return ACLNN_SUCCESS;
-}
-"""
+""" + CHECK_DIM_API
 NAMES = ["self", "dim", "keepDim", "out", "workspaceSize", "executor"]
 
 
@@ -200,14 +203,7 @@ static bool CheckDim(const aclTensor* self, const aclIntArray* dim)
     }
     return true;
 }
-
-aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* dim, bool keepDim,
-                                      aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    CHECK_RET(CheckDim(self, dim), ACLNN_ERR_PARAM_INVALID);
-    return ACLNN_SUCCESS;
-}
-"""
+""" + CHECK_DIM_API
 
 
 def test_a_mask_over_a_local_wrapped_by_the_rank_is_the_unique_rule():
@@ -630,3 +626,43 @@ def test_a_dim_size_read_at_the_integer_argument_as_given_is_unread_where_it_rea
 def test_a_dim_size_read_at_a_local_is_unread():
     events = _walk(RAW_DIM % "other", RAW_NAMES)
     assert events[-1].kind == "unread" and "when" not in dict(events[-1].args)
+
+
+LOGGED_DUP = POS_DIM + """
+static bool CheckDim(const aclTensor* self, const aclIntArray* dim)
+{
+    auto selfDimNum = static_cast<int64_t>(self->GetViewShape().GetDimNum());
+    if (selfDimNum <= 0) {
+        selfDimNum = 1;
+    }
+    std::bitset<64> axesMask = std::bitset<64>();
+    for (size_t i = 0; i < dim->Size(); i++) {
+        int64_t curDim = (*dim)[i];
+        if (curDim >= selfDimNum || curDim < (-selfDimNum)) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Provided axes %%ld not in the range.", curDim);
+            return false;
+        }
+        uint64_t index = GetPosDim(curDim, selfDimNum);
+        if (axesMask[index]) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Axes %%lu appears multiple times in the list of axes", index);
+            %s
+        }
+        axesMask.set(index);
+    }
+    return true;
+}
+""" + CHECK_DIM_API
+
+
+def test_a_duplicate_dim_refused_is_the_unique_rule_and_one_only_logged_checks_nothing():
+    refused = _walk(LOGGED_DUP % "return false;")
+    assert _kinds(refused) == [("check", "attr_in_rank_range"), ("check", "attr_in_rank_range"),
+                               ("check", "attr_dims_unique")]
+    logged = _walk(LOGGED_DUP % "")   # the test logs and the loop goes on: duplicates pass
+    assert _kinds(logged) == [("check", "attr_in_rank_range"), ("check", "attr_in_rank_range")]
+    assert {e.status for e in refused + logged} == {161002}
+
+
+def test_a_duplicate_test_doing_more_than_logging_is_unread():
+    events = _walk(LOGGED_DUP % "axesMask.reset();")
+    assert _kinds(events)[-1] == ("unread", "")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from aclnn_conformance.extract.infershape import InferShapeIndex
+from aclnn_conformance.extract.opbase import OpbaseSource
 from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, read_source, split_args
 from aclnn_conformance.spec.enums import Status
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -55,6 +56,7 @@ class Event:
     path: str
     line: int
     text: str                     # the construct, one line
+    cites: tuple = ()             # Citations of bodies read outside the checkout (opbase) it rests on
 
     def args_dict(self) -> dict[str, Any]:
         return {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.args}
@@ -155,11 +157,11 @@ class KernelIndex:
     beside the aclnn files), read on first use. Overloads in one file are told apart by their
     parameter count; a name defined in two files, or twice with one count, is none."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, opbase: OpbaseSource | None = None):
         self.root = root
         self._functions: dict[str, list[Function] | None] | None = None
         self._sources: dict[str, SourceFile] = {}
-        self.infers = InferShapeIndex(root)   # the op_host infer functions (a reduction's result shape)
+        self.infers = InferShapeIndex(root, opbase)   # the op_host infer functions (a reduction's result shape)
 
     def function(self, name: str, arity: int | None = None) -> Function | None:
         if self._functions is None:
@@ -236,6 +238,8 @@ class Walk:
     api_top: frozenset = frozenset()   # the offsets of GetWorkspaceSize's top-level statements
     top_guards: int = 0   # len(guards) when the top-level statement being walked began
     param_types: dict[str, str] = field(default_factory=dict)   # the walked function's parameter -> its C type
+    # a value held (a reduction's shape) -> the Citations of the bodies outside the checkout it was read from
+    read_elsewhere: dict[tuple, tuple] = field(default_factory=dict)
 
     @property
     def soc(self) -> str:
@@ -286,7 +290,7 @@ def _reaching(w: Walk) -> Any:
 
 
 def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, status: int | None,
-           text: str) -> None:
+           text: str, cites: tuple = ()) -> None:
     path, line = _cite(src, offset)
     if template == "product" and w.guards:   # every call taking the branches: the rule their guards say
         atom = reenter.guard_atom(w.guards[0] if len(w.guards) == 1 else ("and", *w.guards))
@@ -296,7 +300,7 @@ def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, st
     elif w.guards:
         args = reenter.guarded_args(w, template, args)
     reenter.decided(args)
-    w.events.append(Event("check", template, args, status, path, line, " ".join(text.split())[:160]))
+    w.events.append(Event("check", template, args, status, path, line, " ".join(text.split())[:160], cites))
 
 
 def _flatten(stmts: tuple[Stmt, ...]) -> list[Stmt]:

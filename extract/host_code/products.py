@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, statements
-from aclnn_conformance.extract.host_code.model import (REGBASE_HELPERS, SOC_ORDER, T, Unreadable, Walk, _is_int, _macro,
-                                                       _split_top, _strip)
+from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, REGBASE_HELPERS, SOC_ORDER, T, Unreadable, Walk,
+                                                       _flatten, _is_int, _macro, _split_top, _strip)
 from aclnn_conformance.extract.host_code.promotion import _dexpr
 from aclnn_conformance.extract.host_code.nulls import _same_pointer
 from aclnn_conformance.extract.host_code.dtypes import _map_end_compare, _run_dtype_switch, _switch_labels
@@ -136,6 +136,9 @@ def _product_return(w: Walk, fn: Function, args: list[str], env: dict) -> bool |
     false;`` off RegBase: false whatever ``d``); None when any statement on the way is anything else."""
     if w.depth > 12:
         return None
+    literal = _one_literal_return(fn)
+    if literal is not None:
+        return literal
     try:
         local = reenter.bind(w, fn, args, env)
     except Unreadable:
@@ -158,6 +161,21 @@ def _product_return(w: Walk, fn: Function, args: list[str], env: dict) -> bool |
         return None
     finally:
         w.depth -= 1
+
+
+def _one_literal_return(fn: Function) -> bool | None:
+    """The literal a bool function returns when every ``return`` of its body gives that one literal
+    and its last statement is one of them (ops-math v9.0.0 aclnn_reduce_sum.cpp IsNonContiguousSupport:
+    ``return false;`` after each test and at the end): the same whatever its tests; None otherwise."""
+    body = statements(fn.body, fn.body_offset)
+    every = _flatten(body)
+    # a macro call (CHECK_RET(c, true)) or a loop may return without a return statement of its own
+    if not body or body[-1].kind != "return" or any(
+            s.kind not in ("if", "return", "decl", "block") and not (s.kind == "call" and IGNORED_CALLS.match(s.text.strip()))
+            for s in every):
+        return None
+    values = {s.text.strip()[len("return"):].strip() for s in every if s.kind == "return"}
+    return {"true": True, "false": False}.get(values.pop()) if len(values) == 1 else None
 
 
 def _is_call_data(value: Any) -> bool:

@@ -11,8 +11,8 @@ from typing import Any
 from aclnn_conformance.extract.infershape import kernel_reduce_shape
 from aclnn_conformance.extract.shape_helpers import reduced_dims_fill
 from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close
-from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Walk, _args, _called, _check, _flat, _lin,
-                                                       _loop, _strip)
+from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, Opaque, T, Unreadable, Walk, _args, _called, _check,
+                                                       _flat, _lin, _loop, _strip)
 from aclnn_conformance.extract.host_code.statements import _error_exit
 from aclnn_conformance.extract.host_code.integers import _INT_TYPE
 from aclnn_conformance.extract.host_code.shapes import _shape_expr_at, _shape_of
@@ -68,7 +68,10 @@ def _kernel_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | 
             return None
     # every dim named: a rank-0 tensor's list is empty and keeps its shape, which reducing it gives too
     shape = ("rshape", tensor, dims, flags[0], False if dims is None else flags[1])
-    return shape + ("one-element",) if ks.one_element else shape
+    shape = shape + ("one-element",) if ks.one_element else shape
+    if ks.body is not None:
+        w.read_elsewhere[shape] = (ks.body,)
+    return shape
 
 
 # ---- duplicate dims of an integer array (a mask of the dims seen) ----
@@ -142,7 +145,16 @@ def _mask_dup(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail: int | No
             if mask and code is not None and ln and fn is not None and _mask_set(_flat(s.text, elem), mask, idx) \
                     and _pos_dim_body(fn):
                 return inner[:-3], (ln, ln[4] if ln[4] > 0 else 1, code)
+            # a duplicate only logged (ops-math v9.1.0 aclnn_reduce_log_sum.cpp:97-100): the tail checks nothing
+            if mask and _only_logs(t.then) and ln and fn is not None \
+                    and _mask_set(_flat(s.text, elem), mask, idx) and _pos_dim_body(fn):
+                return inner[:-3], None
     return inner, None
+
+
+def _only_logs(stmts: tuple[Stmt, ...]) -> bool:
+    return bool(stmts) and all(st.kind == "call" and IGNORED_CALLS.match(st.text.strip()) and "return" not in st.text
+                               for st in stmts)
 
 
 _VACUOUS_ON_NULL.update({"attr_dims_nonzero", "reduced_shape"})

@@ -94,7 +94,8 @@ def _scalar_same_check(w: Walk, src: SourceFile, stmt: Stmt, cond: str, env: dic
             _, tensor, dims, keepdim, noop = shapes[mine][:5]   # one-element only: the check exempts it
             _check(w, src, stmt.offset, "reduced_shape",
                    _args(param=held[other].name, of=tensor, dims=dims, keepdim=keepdim, scalar_same=True,
-                         **({"noop": noop} if noop is not False else {})), code, stmt.text)
+                         **({"noop": noop} if noop is not False else {})), code, stmt.text,
+                   w.read_elsewhere.get(shapes[mine], ()))
             return True
     for mine, other in ((0, 1), (1, 0)):
         expr = None if isinstance(held[mine], T) else reenter.tensor_shape_expr(held[mine])
@@ -455,7 +456,7 @@ def _m_shape_expected(w, src, stmt, env, fail, args):
     if other is None:
         raise Unreadable(f"the expected shape {args[1].strip()!r}")
     template, targs = _shape_compare(name, other)
-    _check(w, src, stmt.offset, template, targs, _fail_status(args[2], fail), stmt.text)
+    _check(w, src, stmt.offset, template, targs, _fail_status(args[2], fail), stmt.text, w.read_elsewhere.get(other, ()))
 
 
 def _m_broadcast_with_shape(w, src, stmt, env, fail, args):
