@@ -5,12 +5,18 @@ or matches brackets by hand.
 The vendor's macros that take a statement as an argument (``OP_CHECK_NULL(self, return false)``,
 ``CHECK_RET(cond, return ACLNN_ERR_PARAM_NULLPTR)``) are not C++ the grammar knows: the parser recovers
 locally and leaves one ``ERROR`` node per such statement, whose text is still the macro's name and its
-arguments. ``macro_call`` reads them back, here and nowhere else."""
+arguments. ``macro_call`` reads them back, here and nowhere else; ``bracket_end`` and ``arguments``
+fall back on the same reading of tokens where the parser left an error node.
+
+A reader that holds a part of a file (a body, a statement, a call's arguments) asks ``parsed`` for it:
+the part is parsed once (in the wrapper that makes it C++ the grammar accepts) and answered from its
+tree, in character offsets of the part.""" 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterable, Iterator
 
 import tree_sitter
 import tree_sitter_cpp
@@ -61,6 +67,28 @@ def leaves(node: Node) -> Iterator[Node]:
 
 
 _OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
+_CLOSING = {"(": ")", "[": "]", "{": "}"}
+
+
+def _split_at_commas(data: bytes, tokens: Iterable[Node]) -> tuple[list[str], Node] | None:
+    """The arguments of the bracket token the first of ``tokens`` is, split at its commas outside every
+    bracket token within (as the preprocessor splits a macro's arguments), and its closing token; None
+    when it does not close."""
+    args, depth, start = [], 0, -1
+    for tok in tokens:
+        if start < 0:
+            start = tok.end_byte
+        if tok.type in _OPEN:
+            depth += 1
+        elif tok.type in _CLOSE:
+            depth -= 1
+            if depth == 0:
+                args.append(data[start:tok.start_byte].decode("utf-8").strip())
+                return args, tok
+        elif tok.type == "," and depth == 1:
+            args.append(data[start:tok.start_byte].decode("utf-8").strip())
+            start = tok.end_byte
+    return None
 
 
 def macro_call(text: str, line: int = 1) -> MacroCall | None:
@@ -77,16 +105,120 @@ def macro_call(text: str, line: int = 1) -> MacroCall | None:
     tokens = [t for t in leaves(body) if t.end_byte > t.start_byte][1:]   # past the body's "{"
     if len(tokens) < 3 or tokens[0].type != "identifier" or tokens[1].type != "(":
         return None
-    args, depth, start = [], 0, tokens[1].end_byte
-    for tok in tokens[1:]:
-        if tok.type in _OPEN:
-            depth += 1
-        elif tok.type in _CLOSE:
-            depth -= 1
-            if depth == 0:
-                args.append(data[start:tok.start_byte].decode("utf-8").strip())
-                return MacroCall(text_of(tokens[0]), tuple(a for a in args if a) if args != [""] else (), line)
-        elif tok.type == "," and depth == 1:
-            args.append(data[start:tok.start_byte].decode("utf-8").strip())
-            start = tok.end_byte
-    return None
+    split = _split_at_commas(data, tokens[1:])
+    if split is None:
+        return None
+    args = split[0]
+    return MacroCall(text_of(tokens[0]), tuple(a for a in args if a) if args != [""] else (), line)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A text and its syntax tree, parsed inside ``prefix`` and ``suffix`` (the wrapper that makes a
+    part of a file C++ the grammar accepts); offsets are characters of ``text``."""
+    text: str
+    tree: tree_sitter.Tree
+    data: bytes                          # the parsed source: prefix, text and suffix in UTF-8
+    prefix_bytes: int
+    text_bytes: int
+    char_bytes: tuple[int, ...] | None   # the byte offset of each character; None when the text is ASCII
+
+    @property
+    def root(self) -> Node:
+        return self.tree.root_node
+
+    def offset(self, byte: int) -> int:
+        """The character offset in ``text`` of a byte offset of the parsed source."""
+        byte -= self.prefix_bytes
+        if self.char_bytes is None or byte < 0:
+            return byte
+        if byte >= self.text_bytes:   # in the suffix
+            return len(self.text) + byte - self.text_bytes
+        return bisect_right(self.char_bytes, byte) - 1
+
+    def byte(self, offset: int) -> int:
+        """The byte offset in the parsed source of a character offset of ``text``."""
+        if self.char_bytes is None:
+            return self.prefix_bytes + offset
+        if offset >= len(self.text):
+            return self.prefix_bytes + self.text_bytes + offset - len(self.text)
+        return self.prefix_bytes + self.char_bytes[offset]
+
+    def start(self, node: Node) -> int:
+        return self.offset(node.start_byte)
+
+    def end(self, node: Node) -> int:
+        return self.offset(node.end_byte)
+
+    def source(self, node: Node) -> str:
+        """The part of ``text`` a node spans."""
+        return self.text[self.start(node):self.end(node)]
+
+    def token_at(self, offset: int) -> Node | None:
+        """The token starting at character ``offset``; None when none does (inside a literal, a comment)."""
+        b = self.byte(offset)
+        node = self.root.descendant_for_byte_range(b, b + 1)
+        return node if node is not None and node.child_count == 0 and node.start_byte == b else None
+
+
+@lru_cache(maxsize=8192)
+def parsed(text: str, prefix: str = "", suffix: str = "") -> Parsed:
+    """``text`` parsed once inside ``prefix`` and ``suffix`` (each ASCII), kept for the next reader."""
+    char_bytes = None
+    encoded = text.encode("utf-8")
+    if len(encoded) != len(text):
+        sizes, at = [], 0
+        for c in text:
+            sizes.append(at)
+            at += len(c.encode("utf-8"))
+        char_bytes = tuple(sizes)
+    data = prefix.encode("ascii") + encoded + suffix.encode("ascii")
+    return Parsed(text, _parser().parse(data), data, len(prefix), len(encoded), char_bytes)
+
+
+def _tokens_from(first: Node) -> Iterator[Node]:
+    """The tokens of the tree from ``first`` on, in source order (a missing token, of no width, left out)."""
+    node: Node | None = first
+    while node is not None:
+        yield from (t for t in leaves(node) if t.end_byte > t.start_byte)
+        while node is not None and node.next_sibling is None:
+            node = node.parent
+        node = node.next_sibling if node is not None else None
+
+
+def bracket_end(text: str, start: int) -> int:
+    """The offset of the bracket closing the one at ``start`` in ``text`` (parsed as it stands): the
+    closing token of the node the bracket opens, or, where the parser left an error node, the token
+    the preprocessor would pair it with; -1 when the bracket is no token or does not close."""
+    src = parsed(text)
+    tok = src.token_at(start)
+    if tok is None or tok.type not in _CLOSING:
+        return -1
+    parent = tok.parent
+    if parent is not None and not parent.has_error:   # an error inside may have paired brackets anew
+        sibling = tok.next_sibling
+        while sibling is not None and sibling.type != _CLOSING[tok.type]:
+            sibling = sibling.next_sibling
+        if sibling is not None and not sibling.is_missing:
+            return src.start(sibling)
+    split = _split_at_commas(src.data, (t for t in _tokens_from(tok) if t.type in (tok.type, _CLOSING[tok.type])))
+    return src.start(split[1]) if split is not None else -1
+
+
+_CALL_PREFIX, _CALL_SUFFIX = "void _f() { _f(", "); }"
+
+
+def arguments(text: str) -> list[str]:
+    """The arguments of a call whose argument text is ``text``: the argument list's nodes, or, where
+    the parser left an error node in it, the text between its top-level comma tokens."""
+    src = parsed(text, _CALL_PREFIX, _CALL_SUFFIX)
+    opening = src.root.descendant_for_byte_range(src.prefix_bytes - 1, src.prefix_bytes)
+    arglist = opening.parent if opening is not None and opening.type == "(" else None
+    if arglist is not None and arglist.type == "argument_list" and \
+            src.offset(arglist.end_byte) == len(text) + 1 and not arglist.has_error:
+        return [src.source(c) for c in arglist.named_children if c.type != "comment"]
+    split = _split_at_commas(src.data, _tokens_from(opening)) if opening is not None else None
+    if split is None:
+        return [text.strip()] if text.strip() else []
+    args = split[0]
+    return [] if args == [""] else args
