@@ -35,3 +35,39 @@ def test_the_parser_leaves_a_statement_macro_as_an_error_node_and_keeps_the_rest
     assert line_of(errors[0]) == 2
     returns = [n for n in walk(tree.root_node) if n.type == "return_statement"]
     assert [text_of(r) for r in returns] == ["return true;"]
+
+
+# ---- brackets and arguments answered from the tree ----
+
+from aclnn_conformance.extract.syntax import arguments, bracket_end, parsed  # noqa: E402
+
+
+@pytest.mark.parametrize("text, start, expected", [
+    ("f(a, g(b), c) + 1", 1, 12),
+    ("f(a, g(b), c) + 1", 6, 8),
+    ("if (x) { y = {1, 2}; } z;", 7, 21),
+    ('f(")", a)', 1, 8),                           # a bracket in a string literal is no bracket
+    ("OP_CHECK(a, (b), return false);", 8, 29),     # an error node: paired from its tokens
+    ("f(a", 1, -1),
+    ("a + b", 2, -1),
+])
+def test_bracket_end_pairs_what_the_parser_pairs(text: str, start: int, expected: int) -> None:
+    assert bracket_end(text, start) == expected
+
+
+def test_bracket_end_counts_characters_not_bytes() -> None:
+    text = "/* 检查 */ f(a, \"形状\")"
+    start = text.index("(")
+    assert bracket_end(text, start) == len(text) - 1
+    assert parsed(text).offset(parsed(text).byte(start)) == start
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("a, b(c, d), e[1]", ["a", "b(c, d)", "e[1]"]),
+    ("std::pair<DataType, DataType>(x, y), z", ["std::pair<DataType, DataType>(x, y)", "z"]),
+    ('"x, y", z', ['"x, y"', "z"]),
+    ("self, return false", ["self", "return false"]),   # a macro's statement argument: split at its tokens
+    ("", []),
+])
+def test_arguments_are_the_argument_nodes(text: str, expected: list[str]) -> None:
+    assert arguments(text) == expected

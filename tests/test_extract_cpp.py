@@ -1,0 +1,86 @@
+"""The host-code reader on the syntax tree (extract/cpp.py): definitions, lists and statements."""
+from __future__ import annotations
+
+from aclnn_conformance.extract.cpp import match_close, read_source, split_args, statements, strip_comments
+
+SOURCE = '''// a header comment (
+#include "aclnn_x.h"
+#ifdef __cplusplus
+extern "C" {
+#endif
+static const std::initializer_list<op::DataType> LIST = {
+    op::DataType::DT_FLOAT, /* no DT_INT8 */ op::DataType::DT_FLOAT16};
+static const std::initializer_list<std::pair<DataType, DataType>> PAIRS = {{DT_FLOAT, DT_INT32}};
+static constexpr size_t MAX_DIM = 8;
+
+template <typename T>
+static aclnnStatus CheckStep(T start, T end)
+{
+    return start < end ? ACLNN_SUCCESS : ACLNN_ERR_PARAM_INVALID;
+}
+
+ACLNN_API aclnnStatus aclnnXGetWorkspaceSize(const aclTensor* self, const gert::Shape* const shape,
+                                             int64_t pads[3], aclOpExecutor** executor)
+{
+    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
+    if (self->IsEmpty()) {
+        return ACLNN_SUCCESS;
+    } else if (MAX_DIM > 2) {
+        { }
+    }
+    for (int i = 0; i < 2; i++) {
+        Run(i);
+    }
+    auto out = l0op::X(self, executor);
+    return ACLNN_SUCCESS;
+}
+
+extern "C" aclnnStatus aclnnX(void* workspace) { return ACLNN_SUCCESS; }
+#ifdef __cplusplus
+}
+#endif
+'''
+
+
+def test_definitions_lists_and_constants_come_from_the_tree() -> None:
+    src = read_source("x/op_api/aclnn_x.cpp", SOURCE)
+    assert src.lists["LIST"] == (("FLOAT", "FLOAT16"), 6)
+    assert src.pair_lists["PAIRS"] == ((("FLOAT", "INT32"),), 8)
+    assert src.constants == {"MAX_DIM": 8}
+    assert sorted(src.functions) == ["CheckStep", "aclnnX", "aclnnXGetWorkspaceSize"]
+    api = src.functions["aclnnXGetWorkspaceSize"]
+    assert (api.line, api.returns) == (17, "ACLNN_API aclnnStatus")
+    assert api.params == ("self", "shape", "pads", "executor")
+    assert api.param_types == ("const aclTensor*", "const gert::Shape* const", "int64_t", "aclOpExecutor**")
+    assert src.text[api.body_offset - 1] == "{" and api.body.rstrip().endswith("return ACLNN_SUCCESS;")
+    step = src.functions["CheckStep"]
+    assert step.line == 11 and step.returns.startswith("template <typename T>")
+    assert src.functions["aclnnX"].params == ("workspace",)
+
+
+def test_comments_and_strings_are_blanked_in_place() -> None:
+    text = 'a = f("x, y", "tanh"); // c(\n/* d\n e */ g();\n#define M "q, s" // r\n'
+    clean = strip_comments(text)
+    assert clean == 'a = f("    ", "tanh");      \n    \n      g();\n#define M "    "     \n'
+
+
+def test_statements_follow_the_compound_statement() -> None:
+    src = read_source("x/op_api/aclnn_x.cpp", SOURCE)
+    api = src.functions["aclnnXGetWorkspaceSize"]
+    stmts = statements(api.body, api.body_offset)
+    assert [s.kind for s in stmts] == ["call", "if", "other", "decl", "return"]
+    check, branch, loop, decl, ret = stmts
+    assert check.text == "OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR)"
+    assert src.text[check.offset:].startswith("OP_CHECK_NULL")
+    assert (branch.text, branch.cond) == ("if (self->IsEmpty())", "self->IsEmpty()")
+    assert [s.kind for s in branch.then] == ["return"]
+    assert [s.kind for s in branch.orelse] == ["if"] and branch.orelse[0].then[0].kind == "block"
+    assert loop.text.startswith("for (") and loop.text.endswith("}")
+    assert (decl.text, ret.text) == ("auto out = l0op::X(self, executor)", "return ACLNN_SUCCESS")
+
+
+def test_match_close_and_split_args_on_text_slices() -> None:
+    assert match_close("CheckType(a, LIST)", 9) == 17
+    assert match_close("{ a; }", 0, "{", "}") == 5
+    assert match_close("x(", 0) == -1   # the character at start is not the bracket asked for
+    assert split_args("a, g(b, c)") == ["a", "g(b, c)"]
