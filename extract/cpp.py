@@ -11,7 +11,7 @@ from functools import lru_cache
 import tree_sitter_cpp
 from tree_sitter import Language, Node, Query, QueryCursor
 
-from aclnn_conformance.extract.syntax import Parsed, arguments, bracket_end, macro_call, parsed
+from aclnn_conformance.extract.syntax import Parsed, arguments, bracket_end, macro_call, parse_cpp, parsed
 
 _WORD_LITERAL = re.compile(r'"\w+"')   # "tanh", "none": a mode the code compares a string argument with
 
@@ -28,27 +28,31 @@ def _captures(root: Node, pattern: str) -> list[Node]:
 
 
 def strip_comments(text: str) -> str:
-    """Comments and string literals blanked with spaces, newlines kept (lines stay where they were);
-    a literal of one word stays (the readers compare string arguments with it). A ``#define``'s
-    value is parsed on its own to blank what it holds."""
-    src = parsed(text)
-    chars = list(text)
-
-    def blank(start: int, end: int) -> None:
-        for i in range(start, end):
-            if chars[i] != "\n":
-                chars[i] = " "
-
-    for node in _captures(src.root, "(comment) @c (string_literal) @s (raw_string_literal) @s (preproc_arg) @p"):
-        start, end = src.start(node), src.end(node)
+    """Comments and string literals blanked with spaces, newlines kept (lines stay where they were,
+    a character for a character); a literal of one word stays (the readers compare string arguments
+    with it). A ``#define``'s value is parsed on its own to blank what it holds."""
+    data = text.encode("utf-8")
+    root = parse_cpp(text).root_node
+    chunks, at = [], 0
+    for node in _captures(root, "(comment) @c (string_literal) @s (raw_string_literal) @s (preproc_arg) @p"):
+        if node.start_byte < at:
+            continue
+        part = data[node.start_byte:node.end_byte].decode("utf-8")
         if node.type == "comment":
-            blank(start, end)
+            part = _blank(part)
         elif node.type == "preproc_arg":
-            chars[start:end] = strip_comments(text[start:end])
-        elif not _WORD_LITERAL.fullmatch(text[start:end]):
-            quote = text.find('"', start, end)
-            blank(quote + 1 if quote >= 0 else start, end - 1)
-    return "".join(chars)
+            part = strip_comments(part)
+        elif not _WORD_LITERAL.fullmatch(part) and '"' in part:
+            quote = part.index('"')
+            part = part[:quote + 1] + _blank(part[quote + 1:-1]) + part[-1:]
+        chunks += [data[at:node.start_byte], part.encode("utf-8")]
+        at = node.end_byte
+    chunks.append(data[at:])
+    return b"".join(chunks).decode("utf-8")
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
 
 
 def match_close(text: str, start: int, open_: str = "(", close: str = ")") -> int:
@@ -108,11 +112,9 @@ def read_source(path: str, text: str) -> SourceFile:
     tree = parsed(clean)
     for node in _captures(tree.root, "(declaration) @d"):
         _read_declaration(src, tree, node)
-    for node in _captures(tree.root, "(function_definition) @f"):
-        fn = _function(tree, node, path)
-        if fn is not None:
-            src.functions.setdefault(fn.name, fn)
-            src.overloads.setdefault(fn.name, []).append(fn)
+    for fn in _definitions(clean, path):
+        src.functions.setdefault(fn.name, fn)
+        src.overloads.setdefault(fn.name, []).append(fn)
     return src
 
 
@@ -158,16 +160,62 @@ def _dtype_pairs(tree: Parsed, value: Node) -> tuple[tuple[str, str], ...]:
 
 
 _AFTER_PARAMETERS = ("type_qualifier", "noexcept")   # ``) const noexcept {``: a definition read as written
+_TYPES = ("primitive_type", "type_identifier", "qualified_identifier", "template_type", "sized_type_specifier")
+_SPECIFIERS = (*_TYPES, "storage_class_specifier", "type_qualifier", "attribute_declaration")
 
 
-def _function(tree: Parsed, node: Node, path: str) -> Function | None:
-    """A definition with a return type and a plain name (no constructor, operator or qualified name)."""
-    declarator = node.child_by_field_name("declarator")
+def _definitions(text: str, path: str, base: int = 0) -> list[Function]:
+    """The function definitions of ``text`` from ``base`` on, in source order: the tree's definition nodes;
+    where a statement macro upset the parser's recovery and left a definition's start in an error node
+    (its type, declarator and ``{``), that definition read with its body closed from the tokens, and the
+    text after it parsed anew."""
+    tree = parsed(text[base:])
+    lines_before = text.count("\n", 0, base)
+    candidates = []   # (start, declarator, first specifier, body or "{" token)
+    for node in _captures(tree.root, "(function_definition) @f (ERROR) @e"):
+        body = node.child_by_field_name("body")
+        if node.type == "function_definition" and node.child_by_field_name("type") is not None and body is not None:
+            start = node.parent if node.parent is not None and node.parent.type == "template_declaration" else node
+            candidates.append((tree.start(start), node.child_by_field_name("declarator"), start, body))
+        for declarator, opening in zip(node.children, node.children[1:]) if node.type == "ERROR" else ():
+            first = _type_start(declarator)
+            if opening.type == "{" and first is not None:
+                candidates.append((tree.start(first), declarator, first, opening))
+    out: list[Function] = []
+    done = 0   # the end of the last definition read: what starts before it is inside it
+    for at, declarator, first, body in sorted(candidates, key=lambda c: c[0]):
+        if at < done:
+            continue
+        close = bracket_end(tree.text, tree.start(body))   # from the tokens where the body holds an error
+        fn = _function(tree, base, lines_before, path, declarator, first, body, close) if close > 0 else None
+        if fn is None:
+            continue
+        if body.type == "compound_statement" and close == tree.end(body) - 1:
+            out.append(fn)
+            done = close
+            continue
+        return out + [fn] + _definitions(text, path, base + close + 1)   # the parser's recovery ran past it
+    return out
+
+
+def _type_start(declarator: Node) -> Node | None:
+    """The first of the specifiers and the type written before ``declarator`` among its siblings; None
+    when no type is."""
+    first, typed = None, False
+    sibling = declarator.prev_sibling
+    while sibling is not None and sibling.type in _SPECIFIERS:
+        first, typed = sibling, typed or sibling.type in _TYPES
+        sibling = sibling.prev_sibling
+    return first if typed else None
+
+
+def _function(tree: Parsed, base: int, lines_before: int, path: str, declarator: Node | None, start: Node,
+              body: Node, body_end: int) -> Function | None:
+    """A definition with a plain name (no constructor, operator or qualified name), its body from the
+    ``{`` of ``body`` (a compound statement or, in an error node, the token) to ``body_end``."""
     while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator"):
         declarator = declarator.named_children[-1] if declarator.named_children else None
-    body = node.child_by_field_name("body")
-    if node.child_by_field_name("type") is None or declarator is None or \
-            declarator.type != "function_declarator" or body is None or body.type != "compound_statement":
+    if declarator is None or declarator.type != "function_declarator" or body.type not in ("compound_statement", "{"):
         return None
     name, params = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("parameters")
     if name is not None and name.type == "qualified_identifier" and any(c.is_missing for c in name.children):
@@ -175,7 +223,6 @@ def _function(tree: Parsed, node: Node, path: str) -> Function | None:
     if name is None or name.type not in ("identifier", "field_identifier") or params is None or \
             any(c.type not in _AFTER_PARAMETERS for c in declarator.children if c.start_byte >= params.end_byte):
         return None
-    start = node.parent if node.parent is not None and node.parent.type == "template_declaration" else node
     names, types = [], []
     for param in params.named_children:
         named = _parameter(tree, param)
@@ -183,8 +230,8 @@ def _function(tree: Parsed, node: Node, path: str) -> Function | None:
             names.append(named[0])
             types.append(named[1])
     body_start = tree.start(body) + 1
-    return Function(tree.source(name), tuple(names), tuple(types), tree.text[body_start:tree.end(body) - 1],
-                    body_start, path, tree.text.count("\n", 0, tree.start(start)) + 1,
+    return Function(tree.source(name), tuple(names), tuple(types), tree.text[body_start:body_end],
+                    base + body_start, path, lines_before + tree.text.count("\n", 0, tree.start(start)) + 1,
                     tree.text[tree.start(start):tree.start(name)].strip())
 
 

@@ -84,3 +84,45 @@ def test_match_close_and_split_args_on_text_slices() -> None:
     assert match_close("{ a; }", 0, "{", "}") == 5
     assert match_close("x(", 0) == -1   # the character at start is not the bracket asked for
     assert split_args("a, g(b, c)") == ["a", "g(b, c)"]
+
+
+STATEMENT_MACROS = '''namespace ops {
+static graphStatus GetN(gert::InferShapeContext* context, int64_t& n)
+{
+    auto attrs = context->GetAttrs();
+    OP_CHECK_NULL_WITH_CONTEXT(context, attrs);
+    OP_CHECK_IF(
+        n < 1,
+        OP_LOGE(context->GetNodeName(), "bad"),
+        return GRAPH_FAILED);
+    bool isInvalid = (static_cast<size_t>(n) != 2 ||
+                      static_cast<size_t>(n) != 3);
+    OP_CHECK_IF(
+        isInvalid,
+        OP_LOGE(context->GetNodeName(), "bad"),
+        return GRAPH_FAILED);
+    return GRAPH_SUCCESS;
+}
+
+static bool CheckSize(const gert::Shape* a, int32_t& zeros)
+{
+    const int64_t size = a->GetShapeSize();
+    return size > 0;
+}
+
+static graphStatus InferShape(gert::InferShapeContext* context)
+{
+    return GRAPH_SUCCESS;
+}
+}  // namespace ops
+'''
+
+
+def test_definitions_after_a_recovery_that_ran_past_a_body_are_read() -> None:
+    from aclnn_conformance.extract.syntax import parse_cpp, walk
+    plain = [n for n in walk(parse_cpp(STATEMENT_MACROS).root_node) if n.type == "function_definition"]
+    assert len(plain) == 1   # the parser's recovery from the macros swallows the next two definitions
+    src = read_source("x/op_host/x_infershape.cpp", STATEMENT_MACROS)
+    assert [(f.name, f.line) for f in src.functions.values()] == [("GetN", 2), ("CheckSize", 19), ("InferShape", 25)]
+    assert src.functions["GetN"].body.rstrip().endswith("return GRAPH_SUCCESS;")
+    assert src.functions["CheckSize"].params == ("a", "zeros")
