@@ -321,3 +321,49 @@ def _kind(node: Node, text: str) -> str:
     expr = node.named_children[0] if node.type == "expression_statement" and node.named_children else None
     function = expr.child_by_field_name("function") if expr is not None and expr.type == "call_expression" else None
     return "call" if function is not None and function.type in ("identifier", "qualified_identifier") else "decl"
+
+
+def block_end(body: str, offset: int) -> int:
+    """The offset of the ``}`` closing the block that holds the statement at ``offset`` of ``body``;
+    -1 when the statement stands in the body itself."""
+    tree = parsed(body, _BODY_PREFIX, _BODY_SUFFIX)
+    at = tree.byte(offset)
+    node = tree.root.descendant_for_byte_range(at, at + 1)
+    while node is not None and not (node.type == "compound_statement" and node.start_byte < at):
+        node = node.parent
+    if node is None or node.start_byte < tree.prefix_bytes:   # the body's own braces
+        return -1
+    return match_close(body, tree.start(node), "{", "}")
+
+
+@dataclass(frozen=True)
+class Case:
+    """A label of a switch's body: where it starts and ends (after its ``:``) in the body's text, and
+    its value (None for ``default``)."""
+    start: int
+    end: int
+    value: str | None
+
+
+def switch_cases(text: str) -> tuple[str, tuple[Case, ...], int] | None:
+    """A ``switch`` statement's body text, its labels named by a (qualified) name or ``default``, and
+    the offset of the body's ``{`` in ``text``; None when ``text`` is no switch with a body."""
+    tree = parsed(text, _BODY_PREFIX, _BODY_SUFFIX)
+    definition = next((c for c in tree.root.children if c.type == "function_definition"), None)
+    block = definition.child_by_field_name("body") if definition is not None else None
+    switch = next((c for c in block.named_children if c.type == "switch_statement"), None) if block else None
+    body = switch.child_by_field_name("body") if switch is not None else None
+    if body is None or body.type != "compound_statement":
+        return None
+    opening = tree.start(body)
+    close = match_close(text, opening, "{", "}")
+    if close < 0:
+        return None
+    cases = []
+    for case in body.named_children:
+        value = case.child_by_field_name("value") if case.type == "case_statement" else None
+        colon = next((c for c in case.children if c.type == ":"), None) if case.type == "case_statement" else None
+        if colon is not None and (value is None or value.type in ("identifier", "qualified_identifier")):
+            cases.append(Case(tree.start(case) - opening - 1, tree.end(colon) - opening - 1,
+                              tree.source(value) if value is not None else None))
+    return text[opening + 1:close], tuple(cases), opening

@@ -222,3 +222,75 @@ def arguments(text: str) -> list[str]:
         return [text.strip()] if text.strip() else []
     args = split[0]
     return [] if args == [""] else args
+
+
+@dataclass(frozen=True)
+class Token:
+    """A token of an expression: its type (``"&&"``, ``"?"``, ``"identifier"``), where it stands in
+    characters of the text, how many bracket tokens enclose it and the type of its parent node
+    (``binary_expression`` for a binary operator, ``unary_expression`` for a sign)."""
+    type: str
+    start: int
+    end: int
+    depth: int
+    parent: str
+
+
+_TEMPLATE_BRACKETS = ("template_argument_list", "template_parameter_list")
+
+
+@lru_cache(maxsize=8192)
+def tokens(text: str) -> tuple[Token, ...]:
+    """The tokens of ``text`` parsed as an expression (a call's argument), each with the number of
+    bracket tokens around it; a template's angle brackets count as brackets, a comparison's do not."""
+    src = parsed(text, _CALL_PREFIX, _CALL_SUFFIX)
+    opening = src.root.descendant_for_byte_range(src.prefix_bytes - 1, src.prefix_bytes)
+    out, depth = [], 0
+    for tok in _tokens_from(opening) if opening is not None else ():
+        if tok.start_byte < src.prefix_bytes:
+            continue
+        if tok.start_byte >= src.prefix_bytes + src.text_bytes:
+            break
+        parent = tok.parent.type if tok.parent is not None else ""
+        angle = tok.type in ("<", ">") and parent in _TEMPLATE_BRACKETS
+        if tok.type in _CLOSE or angle and tok.type == ">":
+            depth -= 1
+        out.append(Token(tok.type, src.start(tok), src.end(tok), depth, parent))
+        if tok.type in _OPEN or angle and tok.type == "<":
+            depth += 1
+    return tuple(out)
+
+
+def split_top(text: str, operator: str) -> list[str]:
+    """The parts of ``text`` between its ``operator`` tokens outside every bracket, stripped (one part,
+    the text, when there is none)."""
+    parts, start = [], 0
+    for tok in tokens(text):
+        if tok.depth == 0 and tok.type == operator and tok.parent not in _TEMPLATE_BRACKETS:
+            parts.append(text[start:tok.start].strip())
+            start = tok.end
+    return parts + [text[start:].strip()]
+
+
+def ternary_branches(text: str) -> list[str]:
+    """The two branches of a ternary's ``a : b``, split at the top-level ``:`` token that closes no
+    nested ``?``; the text alone when there is no such ``:``."""
+    nested = 0
+    for tok in tokens(text):
+        if tok.depth == 0 and tok.type == "?":
+            nested += 1
+        elif tok.depth == 0 and tok.type == ":":
+            if nested:
+                nested -= 1
+                continue
+            return [text[:tok.start].strip(), text[tok.end:].strip()]
+    return [text.strip()]
+
+
+def closes_no_unopened_block(text: str) -> bool:
+    """No ``}`` of ``text`` (statements) closes a block it did not open: parsed as a function's body,
+    the body runs to the end."""
+    src = parsed(text, "void _f() {;", "\n}")
+    definition = next((c for c in src.root.children if c.type == "function_definition"), None)
+    body = definition.child_by_field_name("body") if definition is not None else None
+    return body is not None and body.end_byte == len(src.data)

@@ -126,3 +126,18 @@ def test_definitions_after_a_recovery_that_ran_past_a_body_are_read() -> None:
     assert [(f.name, f.line) for f in src.functions.values()] == [("GetN", 2), ("CheckSize", 19), ("InferShape", 25)]
     assert src.functions["GetN"].body.rstrip().endswith("return GRAPH_SUCCESS;")
     assert src.functions["CheckSize"].params == ("a", "zeros")
+
+
+def test_block_end_and_switch_cases_come_from_the_tree() -> None:
+    from aclnn_conformance.extract.cpp import block_end, switch_cases
+    body = "\n    if (a) {\n        x = 1;\n        return true;\n    }\n    y = 2;\n"
+    assert block_end(body, body.index("x = 1")) == body.index("}")
+    assert block_end(body, body.index("y = 2")) == -1
+    text = "switch (dtype) {\n    case op::DataType::DT_FLOAT:\n    case 3:\n        return a;\n    default: {\n        break;\n    }\n}"
+    found = switch_cases(text)
+    assert found is not None
+    inner, cases, opening = found
+    assert opening == text.index("{") and inner == text[opening + 1:text.rindex("}")]
+    assert [c.value for c in cases] == ["op::DataType::DT_FLOAT", None]   # a number label is not read as a name
+    assert inner[cases[0].start:cases[0].end] == "case op::DataType::DT_FLOAT:"
+    assert switch_cases("x = 1") is None

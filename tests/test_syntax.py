@@ -71,3 +71,35 @@ def test_bracket_end_counts_characters_not_bytes() -> None:
 ])
 def test_arguments_are_the_argument_nodes(text: str, expected: list[str]) -> None:
     assert arguments(text) == expected
+
+
+# ---- expressions split at the parser's operator tokens ----
+
+from aclnn_conformance.extract.syntax import closes_no_unopened_block, split_top, ternary_branches, tokens  # noqa: E402
+
+
+@pytest.mark.parametrize("text, operator, expected", [
+    ("a && f(b && c) && d", "&&", ["a", "f(b && c)", "d"]),
+    ("self->IsEmpty()", ">", ["self->IsEmpty()"]),                      # "->" is no ">"
+    ("dim >= size", ">", ["dim >= size"]),                              # nor is ">="
+    ("step > static_cast<T>(0)", ">", ["step", "static_cast<T>(0)"]),   # a template's ">" is a bracket
+    ("c ? x : y", "?", ["c", "x : y"]),
+])
+def test_split_top_splits_at_operator_tokens(text: str, operator: str, expected: list[str]) -> None:
+    assert split_top(text, operator) == expected
+
+
+def test_ternary_branches_skip_nested_choices_and_scopes() -> None:
+    assert ternary_branches("a ? b : c : op::d") == ["a ? b : c", "op::d"]
+    assert ternary_branches("op::x") == ["op::x"]
+
+
+def test_tokens_tell_a_sign_from_a_binary_operator() -> None:
+    minus = [t for t in tokens("a - -b") if t.type == "-"]
+    assert [t.parent for t in minus] == ["binary_expression", "unary_expression"]
+    assert [t.depth for t in tokens("f(a)") if t.type == "identifier"] == [0, 1]
+
+
+def test_closes_no_unopened_block() -> None:
+    assert closes_no_unopened_block("int a = 1; if (a) { b(); }")
+    assert not closes_no_unopened_block("int a = 1; } return a;")
