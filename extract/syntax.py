@@ -294,3 +294,12 @@ def closes_no_unopened_block(text: str) -> bool:
     definition = next((c for c in src.root.children if c.type == "function_definition"), None)
     body = definition.child_by_field_name("body") if definition is not None else None
     return body is not None and body.end_byte == len(src.data)
+
+
+def open_braces(text: str, end: int | None = None) -> int:
+    """The ``{`` tokens of ``text`` before ``end`` less its ``}`` tokens: 0 where a statement stands at
+    the level the text starts at (braces in literals and comments are no tokens)."""
+    src = parsed(text)
+    limit = src.byte(len(text) if end is None else end)
+    return sum(1 if t.type == "{" else -1 for t in leaves(src.root)
+               if t.type in ("{", "}") and t.end_byte > t.start_byte and t.start_byte < limit)

@@ -103,3 +103,11 @@ def test_tokens_tell_a_sign_from_a_binary_operator() -> None:
 def test_closes_no_unopened_block() -> None:
     assert closes_no_unopened_block("int a = 1; if (a) { b(); }")
     assert not closes_no_unopened_block("int a = 1; } return a;")
+
+
+def test_open_braces_counts_brace_tokens_before_an_offset() -> None:
+    from aclnn_conformance.extract.syntax import open_braces
+    text = 'if (a) { x = "{"; } y = 1; } z = 2;'
+    assert open_braces(text, text.index("y")) == 0
+    assert open_braces(text, text.index("x")) == 1
+    assert open_braces(text) == -1   # a block the text did not open closes in it
