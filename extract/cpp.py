@@ -106,6 +106,7 @@ def dtype_tokens(text: str) -> tuple[str, ...]:
     return tuple(_DT.findall(text))
 
 
+@lru_cache(maxsize=512)   # a file is read for its API, its kernels and its infershape: parsed once
 def read_source(path: str, text: str) -> SourceFile:
     clean = strip_comments(text)
     src = SourceFile(path, clean)

@@ -91,6 +91,7 @@ def _split_at_commas(data: bytes, tokens: Iterable[Node]) -> tuple[list[str], No
     return None
 
 
+@lru_cache(maxsize=8192)
 def macro_call(text: str, line: int = 1) -> MacroCall | None:
     """``NAME(a, b, ...)`` read as a name and its top-level arguments from the parser's tokens (the
     form the parser leaves as an error node): an argument ends at a comma outside every bracket token
