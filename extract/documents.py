@@ -162,7 +162,8 @@ def _direction(cell: str) -> str:
 def parse_prototypes(text: str) -> dict[str, tuple[tuple[ProtoParam, ...], int]]:
     out = {}
     for m in re.finditer(r"aclnnStatus\s+(aclnn\w+)GetWorkspaceSize\s*\(", text):
-        prototype = text[m.start():]   # the document's text from the prototype on, parsed as C++
+        fence = text.find("```", m.end())   # the prototype's code block ends there: the rest is no C++
+        prototype = text[m.start():fence if fence > 0 else len(text)]
         close = match_close(prototype, m.end() - 1 - m.start())
         params = []
         for raw in split_args(prototype[m.end() - m.start():close]) if close > 0 else ():

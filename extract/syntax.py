@@ -13,11 +13,11 @@ the part is parsed once (in the wrapper that makes it C++ the grammar accepts) a
 tree, in character offsets of the part.""" 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Iterator
 
+import numpy as np
 import tree_sitter
 import tree_sitter_cpp
 
@@ -113,7 +113,7 @@ def macro_call(text: str, line: int = 1) -> MacroCall | None:
     return MacroCall(text_of(tokens[0]), tuple(a for a in args if a) if args != [""] else (), line)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)   # compared by identity: it holds an array
 class Parsed:
     """A text and its syntax tree, parsed inside ``prefix`` and ``suffix`` (the wrapper that makes a
     part of a file C++ the grammar accepts); offsets are characters of ``text``."""
@@ -122,7 +122,7 @@ class Parsed:
     data: bytes                          # the parsed source: prefix, text and suffix in UTF-8
     prefix_bytes: int
     text_bytes: int
-    char_bytes: tuple[int, ...] | None   # the byte offset of each character; None when the text is ASCII
+    char_bytes: np.ndarray | None        # the byte offset of each character; None when the text is ASCII
 
     @property
     def root(self) -> Node:
@@ -135,7 +135,7 @@ class Parsed:
             return byte
         if byte >= self.text_bytes:   # in the suffix
             return len(self.text) + byte - self.text_bytes
-        return bisect_right(self.char_bytes, byte) - 1
+        return int(np.searchsorted(self.char_bytes, byte, side="right")) - 1
 
     def byte(self, offset: int) -> int:
         """The byte offset in the parsed source of a character offset of ``text``."""
@@ -143,7 +143,7 @@ class Parsed:
             return self.prefix_bytes + offset
         if offset >= len(self.text):
             return self.prefix_bytes + self.text_bytes + offset - len(self.text)
-        return self.prefix_bytes + self.char_bytes[offset]
+        return self.prefix_bytes + int(self.char_bytes[offset])
 
     def start(self, node: Node) -> int:
         return self.offset(node.start_byte)
@@ -167,12 +167,10 @@ def parsed(text: str, prefix: str = "", suffix: str = "") -> Parsed:
     """``text`` parsed once inside ``prefix`` and ``suffix`` (each ASCII), kept for the next reader."""
     char_bytes = None
     encoded = text.encode("utf-8")
-    if len(encoded) != len(text):
-        sizes, at = [], 0
-        for c in text:
-            sizes.append(at)
-            at += len(c.encode("utf-8"))
-        char_bytes = tuple(sizes)
+    if len(encoded) != len(text):   # each character's UTF-8 width from its code point, summed
+        points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
+        widths = 1 + (points >= 0x80).astype(np.int64) + (points >= 0x800) + (points >= 0x10000)
+        char_bytes = np.concatenate(([0], np.cumsum(widths)[:-1]))
     data = prefix.encode("ascii") + encoded + suffix.encode("ascii")
     return Parsed(text, _parser().parse(data), data, len(prefix), len(encoded), char_bytes)
 
