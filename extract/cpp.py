@@ -8,23 +8,10 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-import tree_sitter_cpp
-from tree_sitter import Language, Node, Query, QueryCursor
-
-from aclnn_conformance.extract.syntax import Parsed, arguments, bracket_end, macro_call, parse_cpp, parsed
+from aclnn_conformance.extract.syntax import (Node, Parsed, arguments, bracket_end, captures, macro_call,
+                                              parse_cpp, parsed)
 
 _WORD_LITERAL = re.compile(r'"\w+"')   # "tanh", "none": a mode the code compares a string argument with
-
-
-@lru_cache(maxsize=None)
-def _query(pattern: str) -> Query:
-    return Query(Language(tree_sitter_cpp.language()), pattern)
-
-
-def _captures(root: Node, pattern: str) -> list[Node]:
-    """The nodes under ``root`` the query ``pattern`` captures, in source order."""
-    found = [n for nodes in QueryCursor(_query(pattern)).captures(root).values() for n in nodes]
-    return sorted(found, key=lambda n: (n.start_byte, -n.end_byte))
 
 
 def strip_comments(text: str) -> str:
@@ -34,7 +21,7 @@ def strip_comments(text: str) -> str:
     data = text.encode("utf-8")
     root = parse_cpp(text).root_node
     chunks, at = [], 0
-    for node in _captures(root, "(comment) @c (string_literal) @s (raw_string_literal) @s (preproc_arg) @p"):
+    for node in captures(root, "(comment) @c (string_literal) @s (raw_string_literal) @s (preproc_arg) @p"):
         if node.start_byte < at:
             continue
         part = data[node.start_byte:node.end_byte].decode("utf-8")
@@ -111,7 +98,7 @@ def read_source(path: str, text: str) -> SourceFile:
     clean = strip_comments(text)
     src = SourceFile(path, clean)
     tree = parsed(clean)
-    for node in _captures(tree.root, "(declaration) @d"):
+    for node in captures(tree.root, "(declaration) @d"):
         _read_declaration(src, tree, node)
     for fn in _definitions(clean, path):
         src.functions.setdefault(fn.name, fn)
@@ -173,7 +160,7 @@ def _definitions(text: str, path: str, base: int = 0) -> list[Function]:
     tree = parsed(text[base:])
     lines_before = text.count("\n", 0, base)
     candidates = []   # (start, declarator, first specifier, body or "{" token)
-    for node in _captures(tree.root, "(function_definition) @f (ERROR) @e"):
+    for node in captures(tree.root, "(function_definition) @f (ERROR) @e"):
         body = node.child_by_field_name("body")
         if node.type == "function_definition" and node.child_by_field_name("type") is not None and body is not None:
             start = node.parent if node.parent is not None and node.parent.type == "template_declaration" else node

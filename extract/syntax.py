@@ -25,8 +25,25 @@ Node = tree_sitter.Node
 
 
 @lru_cache(maxsize=1)
+def _language() -> tree_sitter.Language:
+    return tree_sitter.Language(tree_sitter_cpp.language())
+
+
+@lru_cache(maxsize=1)
 def _parser() -> tree_sitter.Parser:
-    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_cpp.language()))
+    return tree_sitter.Parser(_language())
+
+
+@lru_cache(maxsize=None)
+def _query(pattern: str) -> tree_sitter.Query:
+    return tree_sitter.Query(_language(), pattern)
+
+
+def captures(root: Node, pattern: str) -> list[Node]:
+    """The nodes under ``root`` that the tree-sitter query ``pattern`` captures, in source order (an
+    enclosing node before the nodes it holds)."""
+    found = [n for nodes in tree_sitter.QueryCursor(_query(pattern)).captures(root).values() for n in nodes]
+    return sorted(found, key=lambda n: (n.start_byte, -n.end_byte))
 
 
 def parse_cpp(text: str) -> tree_sitter.Tree:
