@@ -10,7 +10,7 @@ fall back on the same reading of tokens where the parser left an error node.
 
 A reader that holds a part of a file (a body, a statement, a call's arguments) asks ``parsed`` for it:
 the part is parsed once (in the wrapper that makes it C++ the grammar accepts) and answered from its
-tree, in character offsets of the part.""" 
+tree, in character offsets of the part."""
 from __future__ import annotations
 
 from dataclasses import dataclass
