@@ -1,62 +1,55 @@
-"""A small reader of the vendor's host C++: comments blanked (line numbers kept), top-level function
-definitions and ``initializer_list<DataType>`` constants found by brace matching, bodies split into
-statements. It reads the regular subset the op_api files are written in; the interpreter
-(``extract.host_code``) says ``unread`` for anything else."""
+"""The vendor's host C++ read from its syntax tree (``extract.syntax``): comments and string literals
+blanked (line numbers kept), the function definitions and the ``initializer_list<DataType>``
+constants taken from the tree's nodes, bodies split into the statements the tree holds. The
+interpreter (``extract.host_code``) says ``unread`` for what it does not know."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
-_COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.S)
-_STRING = re.compile(r'"(?:\\.|[^"\\])*"', re.S)   # re.S: a backslash-newline continues the literal
-
+from aclnn_conformance.extract.syntax import (Node, Parsed, arguments, bracket_end, captures, macro_call,
+                                              parse_cpp, parsed)
 
 _WORD_LITERAL = re.compile(r'"\w+"')   # "tanh", "none": a mode the code compares a string argument with
 
 
 def strip_comments(text: str) -> str:
-    """Comments and string literals blanked with spaces, newlines kept (lines stay where they were);
-    a literal of one word stays (nothing the reader splits on is in it)."""
-    def blank(m: re.Match) -> str:
-        return "".join(c if c == "\n" else " " for c in m.group(0))
-    text = _STRING.sub(lambda m: m.group(0) if _WORD_LITERAL.fullmatch(m.group(0))
-                       else '"' + blank(m)[1:-1] + '"', text)
-    return _COMMENT.sub(blank, text)
+    """Comments and string literals blanked with spaces, newlines kept (lines stay where they were,
+    a character for a character); a literal of one word stays (the readers compare string arguments
+    with it). A ``#define``'s value is parsed on its own to blank what it holds."""
+    data = text.encode("utf-8")
+    root = parse_cpp(text).root_node
+    chunks, at = [], 0
+    for node in captures(root, "(comment) @c (string_literal) @s (raw_string_literal) @s (preproc_arg) @p"):
+        if node.start_byte < at:
+            continue
+        part = data[node.start_byte:node.end_byte].decode("utf-8")
+        if node.type == "comment":
+            part = _blank(part)
+        elif node.type == "preproc_arg":
+            part = strip_comments(part)
+        elif not _WORD_LITERAL.fullmatch(part) and '"' in part:
+            quote = part.index('"')
+            part = part[:quote + 1] + _blank(part[quote + 1:-1]) + part[-1:]
+        chunks += [data[at:node.start_byte], part.encode("utf-8")]
+        at = node.end_byte
+    chunks.append(data[at:])
+    return b"".join(chunks).decode("utf-8")
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
 
 
 def match_close(text: str, start: int, open_: str = "(", close: str = ")") -> int:
-    """Index of the bracket closing the one at ``start``; -1 when unbalanced."""
-    depth = 0
-    for i in range(start, len(text)):
-        c = text[i]
-        if c == open_:
-            depth += 1
-        elif c == close:
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
+    """Index of the bracket closing the one at ``start`` (the parser's pairing); -1 when there is none."""
+    return bracket_end(text, start) if text[start:start + 1] == open_ else -1
 
 
-def split_args(text: str, angles: bool = False) -> list[str]:
-    """Top-level comma-separated arguments of a call's argument text; with ``angles``, a template's
-    angle brackets count as brackets too (a parameter list: ``op::FVector<int64_t, N>& dims``)."""
-    opening, closing = ("([{<", ")]}>") if angles else ("([{", ")]}")
-    out, depth, cur = [], 0, []
-    for c in text:
-        if c in opening:
-            depth += 1
-        if c in closing:
-            depth -= 1
-        if c == "," and depth == 0:
-            out.append("".join(cur).strip())
-            cur = []
-            continue
-        cur.append(c)
-    last = "".join(cur).strip()
-    if last or out:
-        out.append(last)
-    return out
+def split_args(text: str) -> list[str]:
+    """The arguments of a call's argument text, as the parser splits them."""
+    return arguments(text)
 
 
 @dataclass(frozen=True)
@@ -71,7 +64,7 @@ class Function:
     returns: str                   # the declared return type text
 
 
-@dataclass
+@dataclass(frozen=True)
 class SourceFile:
     path: str                      # as cited (relative to the repository root)
     text: str                      # comments blanked
@@ -86,71 +79,162 @@ class SourceFile:
         return self.text.count("\n", 0, offset) + 1
 
 
-_FUNC = re.compile(r"(?m)^[ \t]*((?:\[\[[^\]]*\]\][ \t]*)?(?:static\s+|inline\s+|const\s+|extern\s+)*"
-                   r"[A-Za-z_][\w:<>,\s\*&]*?[\s\*&])([A-Za-z_]\w*)\s*\(")
-_LIST = re.compile(r"(?:static\s+)?(?:const\s+)?(?:std::)?(?:initializer_list|vector|set)\s*<\s*(?:op::|ge::)?"
-                   r"DataType\s*>\s*&?\s*([A-Za-z_]\w*)\s*=\s*\{")
-_PAIR_LIST = re.compile(r"(?:static\s+)?(?:const\s+)?(?:std::)?(?:initializer_list|vector|set)\s*<\s*std::pair\s*<\s*"
-                        r"(?:op::|ge::)?DataType\s*,\s*(?:op::|ge::)?DataType\s*>\s*>\s*&?\s*([A-Za-z_]\w*)\s*=\s*\{")
-_PAIR = re.compile(r"\{\s*(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)\s*,\s*(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)\s*\}")
-_FORMAT_LIST = re.compile(r"(?:static\s+)?(?:const\s+)?(?:std::)?(?:initializer_list|vector|set)\s*<\s*(?:op::|ge::)?"
-                          r"Format\s*>\s*&?\s*([A-Za-z_]\w*)\s*=\s*\{")
-_FORMAT = re.compile(r"\bFORMAT_([A-Z0-9_]+)\b")
-_CONST = re.compile(r"(?:static\s+)?(?:constexpr|const)\s+(?:std::)?(?:size_t|int64_t|int32_t|uint32_t|int|"
-                    r"uint64_t|uint8_t)\s+([A-Za-z_]\w*)\s*=\s*(\d+)\s*;")
 _DT = re.compile(r"\bDT_([A-Z0-9_]+)\b")
-_KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof", "defined", "else"}
+_DT_NAME = re.compile(r"(?:op::|ge::)?(?:DataType::)?DT_([A-Z0-9_]+)")
+_FORMAT = re.compile(r"\bFORMAT_([A-Z0-9_]+)\b")
+_CONTAINER = re.compile(r"(?:std::)?(?:initializer_list|vector|set|unordered_set)<(.*)>")
+_DTYPE = re.compile(r"(?:op::|ge::)?DataType")
+_PAIR_TYPE = re.compile(r"std::pair<(?:op::|ge::)?DataType,(?:op::|ge::)?DataType>")
+_FORMAT_TYPE = re.compile(r"(?:op::|ge::)?Format")
+_INT_TYPES = {"size_t", "int64_t", "int32_t", "uint32_t", "int", "uint64_t", "uint8_t"}
 
 
 def dtype_tokens(text: str) -> tuple[str, ...]:
     return tuple(_DT.findall(text))
 
 
+@lru_cache(maxsize=512)   # a file is read for its API, its kernels and its infershape: parsed once
 def read_source(path: str, text: str) -> SourceFile:
     clean = strip_comments(text)
     src = SourceFile(path, clean)
-    for m in _LIST.finditer(clean):
-        end = match_close(clean, m.end() - 1, "{", "}")
-        if end > 0:
-            src.lists[m.group(1)] = (dtype_tokens(clean[m.end():end]), src.line_of(m.start()))
-    for m in _PAIR_LIST.finditer(clean):
-        end = match_close(clean, m.end() - 1, "{", "}")
-        if end > 0:
-            src.pair_lists[m.group(1)] = (tuple(_PAIR.findall(clean[m.end():end])), src.line_of(m.start()))
-    for m in _FORMAT_LIST.finditer(clean):
-        end = match_close(clean, m.end() - 1, "{", "}")
-        if end > 0:
-            src.format_lists[m.group(1)] = (tuple(_FORMAT.findall(clean[m.end():end])), src.line_of(m.start()))
-    for m in _CONST.finditer(clean):
-        src.constants[m.group(1)] = int(m.group(2))
-    for m in _FUNC.finditer(clean):
-        name = m.group(2)
-        if name in _KEYWORDS:
-            continue
-        open_paren = m.end() - 1
-        close = match_close(clean, open_paren)
-        if close < 0:
-            continue
-        rest = clean[close + 1:close + 200]
-        brace = re.match(r"\s*(?:const\s*)?(?:noexcept\s*)?\{", rest)
-        if not brace:
-            continue
-        body_start = close + 1 + brace.end()
-        body_end = match_close(clean, body_start - 1, "{", "}")
-        if body_end < 0:
-            continue
-        raw_params = [p for p in split_args(clean[open_paren + 1:close], angles=True) if p and p != "void"]
-        names, types = [], []
-        for p in raw_params:
-            p = p.split("=")[0].strip()
-            pm = re.match(r"(.*?)([A-Za-z_]\w*)\s*(\[\s*\])?$", p)
-            names.append(pm.group(2) if pm else p)
-            types.append(pm.group(1).strip() if pm else "")
-        fn = Function(name, tuple(names), tuple(types), clean[body_start:body_end], body_start, path,
-                      src.line_of(m.start()), m.group(1).strip())
-        src.functions.setdefault(name, fn)
-        src.overloads.setdefault(name, []).append(fn)
+    tree = parsed(clean)
+    for node in captures(tree.root, "(declaration) @d"):
+        _read_declaration(src, tree, node)
+    for fn in _definitions(clean, path):
+        src.functions.setdefault(fn.name, fn)
+        src.overloads.setdefault(fn.name, []).append(fn)
     return src
+
+
+def _read_declaration(src: SourceFile, tree: Parsed, node: Node) -> None:
+    """A dtype, dtype-pair or format list written in braces, or an integer constant, kept by name."""
+    kind = node.child_by_field_name("type")
+    declarators = node.children_by_field_name("declarator")
+    if kind is None or len(declarators) != 1 or declarators[0].type != "init_declarator":
+        return
+    init = declarators[0]
+    name, value = init.child_by_field_name("declarator"), init.child_by_field_name("value")
+    if name is not None and name.type == "reference_declarator":
+        name = name.named_children[-1]
+    if name is None or name.type != "identifier" or value is None or \
+            not any(c.type == "=" for c in init.children):
+        return
+    type_text = "".join(tree.source(kind).split())
+    line = src.line_of(tree.start(node))
+    contained = _CONTAINER.fullmatch(type_text)
+    if value.type == "initializer_list" and contained:
+        items = tree.source(value)
+        if _DTYPE.fullmatch(contained.group(1)):
+            src.lists[tree.source(name)] = (dtype_tokens(items), line)
+        elif _PAIR_TYPE.fullmatch(contained.group(1)):
+            src.pair_lists[tree.source(name)] = (_dtype_pairs(tree, value), line)
+        elif _FORMAT_TYPE.fullmatch(contained.group(1)):
+            src.format_lists[tree.source(name)] = (tuple(_FORMAT.findall(items)), line)
+    elif value.type == "number_literal" and type_text.removeprefix("std::") in _INT_TYPES and \
+            tree.source(value).isdigit() and \
+            any(c.type in ("type_qualifier", "storage_class_specifier") and tree.source(c) in ("const", "constexpr")
+                for c in node.children):
+        src.constants[tree.source(name)] = int(tree.source(value))
+
+
+def _dtype_pairs(tree: Parsed, value: Node) -> tuple[tuple[str, str], ...]:
+    """The ``{DT_A, DT_B}`` items of a pair list."""
+    out = []
+    for item in value.named_children:
+        two = [_DT_NAME.fullmatch(tree.source(c)) for c in item.named_children] if item.type == "initializer_list" else []
+        if len(two) == 2 and all(two):
+            out.append((two[0].group(1), two[1].group(1)))
+    return tuple(out)
+
+
+_AFTER_PARAMETERS = ("type_qualifier", "noexcept")   # ``) const noexcept {``: a definition read as written
+_TYPES = ("primitive_type", "type_identifier", "qualified_identifier", "template_type", "sized_type_specifier")
+_SPECIFIERS = (*_TYPES, "storage_class_specifier", "type_qualifier", "attribute_declaration")
+
+
+def _definitions(text: str, path: str, base: int = 0) -> list[Function]:
+    """The function definitions of ``text`` from ``base`` on, in source order: the tree's definition nodes;
+    where a statement macro upset the parser's recovery and left a definition's start in an error node
+    (its type, declarator and ``{``), that definition read with its body closed from the tokens, and the
+    text after it parsed anew."""
+    tree = parsed(text[base:])
+    lines_before = text.count("\n", 0, base)
+    candidates = []   # (start, declarator, first specifier, body or "{" token)
+    for node in captures(tree.root, "(function_definition) @f (ERROR) @e"):
+        body = node.child_by_field_name("body")
+        if node.type == "function_definition" and node.child_by_field_name("type") is not None and body is not None:
+            start = node.parent if node.parent is not None and node.parent.type == "template_declaration" else node
+            candidates.append((tree.start(start), node.child_by_field_name("declarator"), start, body))
+        for declarator, opening in zip(node.children, node.children[1:]) if node.type == "ERROR" else ():
+            first = _type_start(declarator)
+            if opening.type == "{" and first is not None:
+                candidates.append((tree.start(first), declarator, first, opening))
+    out: list[Function] = []
+    done = 0   # the end of the last definition read: what starts before it is inside it
+    for at, declarator, first, body in sorted(candidates, key=lambda c: c[0]):
+        if at < done:
+            continue
+        close = bracket_end(tree.text, tree.start(body))   # from the tokens where the body holds an error
+        fn = _function(tree, base, lines_before, path, declarator, first, body, close) if close > 0 else None
+        if fn is None:
+            continue
+        if body.type == "compound_statement" and close == tree.end(body) - 1:
+            out.append(fn)
+            done = close
+            continue
+        return out + [fn] + _definitions(text, path, base + close + 1)   # the parser's recovery ran past it
+    return out
+
+
+def _type_start(declarator: Node) -> Node | None:
+    """The first of the specifiers and the type written before ``declarator`` among its siblings; None
+    when no type is."""
+    first, typed = None, False
+    sibling = declarator.prev_sibling
+    while sibling is not None and sibling.type in _SPECIFIERS:
+        first, typed = sibling, typed or sibling.type in _TYPES
+        sibling = sibling.prev_sibling
+    return first if typed else None
+
+
+def _function(tree: Parsed, base: int, lines_before: int, path: str, declarator: Node | None, start: Node,
+              body: Node, body_end: int) -> Function | None:
+    """A definition with a plain name (no constructor, operator or qualified name), its body from the
+    ``{`` of ``body`` (a compound statement or, in an error node, the token) to ``body_end``."""
+    while declarator is not None and declarator.type in ("pointer_declarator", "reference_declarator"):
+        declarator = declarator.named_children[-1] if declarator.named_children else None
+    if declarator is None or declarator.type != "function_declarator" or body.type not in ("compound_statement", "{"):
+        return None
+    name, params = declarator.child_by_field_name("declarator"), declarator.child_by_field_name("parameters")
+    if name is not None and name.type == "qualified_identifier" and any(c.is_missing for c in name.children):
+        name = name.child_by_field_name("name")   # ``ACLNN_API aclnnStatus F(``: the parser's "::" is missing
+    if name is None or name.type not in ("identifier", "field_identifier") or params is None or \
+            any(c.type not in _AFTER_PARAMETERS for c in declarator.children if c.start_byte >= params.end_byte):
+        return None
+    names, types = [], []
+    for param in params.named_children:
+        named = _parameter(tree, param)
+        if named is not None:
+            names.append(named[0])
+            types.append(named[1])
+    body_start = tree.start(body) + 1
+    return Function(tree.source(name), tuple(names), tuple(types), tree.text[body_start:body_end],
+                    base + body_start, path, lines_before + tree.text.count("\n", 0, tree.start(start)) + 1,
+                    tree.text[tree.start(start):tree.start(name)].strip())
+
+
+def _parameter(tree: Parsed, param: Node) -> tuple[str, str] | None:
+    """A parameter's name and the type written before it; an unnamed one is named by its text."""
+    if param.type == "comment":
+        return None
+    name = param.child_by_field_name("declarator")
+    while name is not None and name.type != "identifier":   # through *, &, [] and const to the name
+        name = name.child_by_field_name("declarator") or \
+            next((c for c in reversed(name.named_children) if c.type not in ("parameter_list", "type_qualifier")), None)
+    if name is None:
+        text = tree.source(param)
+        return None if text in ("void", "") else (text, "")
+    return tree.source(name), tree.text[tree.start(param):tree.start(name)].strip()
 
 
 # ---- statements ----
@@ -165,111 +249,109 @@ class Stmt:
     orelse: tuple["Stmt", ...] = ()
 
 
+_BODY_PREFIX, _BODY_SUFFIX = "void _f() {;", "\n}"   # the ";" keeps "{ {} }" a body, not a brace initializer
+_LOOPS = ("for_statement", "for_range_loop", "while_statement", "do_statement", "switch_statement")
+
+
 def statements(body: str, base: int = 0) -> tuple[Stmt, ...]:
-    """The statements of a body: ``if``/``else`` with their branches, the rest up to their ``;``."""
-    out: list[Stmt] = []
-    i, n = 0, len(body)
-    while i < n:
-        while i < n and body[i] in " \t\r\n;":
-            i += 1
-        if i >= n:
-            break
-        if body[i] == "{":
-            end = match_close(body, i, "{", "}")
-            out.append(Stmt("block", body[i + 1:end], base + i, then=statements(body[i + 1:end], base + i + 1)))
-            i = end + 1
-            continue
-        m = re.match(r"if\s*(?:constexpr\s*)?\(", body[i:])
-        if m:
-            open_ = i + m.end() - 1
-            close = match_close(body, open_)
-            cond = body[open_ + 1:close]
-            then, j = _branch(body, close + 1, base)
-            orelse: tuple[Stmt, ...] = ()
-            k = j
-            while k < n and body[k] in " \t\r\n":
-                k += 1
-            if re.match(r"else\b", body[k:]):
-                orelse, j = _branch(body, k + 4, base)
-            out.append(Stmt("if", body[i:close + 1], base + i, cond=cond, then=then, orelse=orelse))
-            i = j
-            continue
-        m = re.match(r"(for|while|switch|do)\b", body[i:])
-        if m:
-            j = i + m.end()
-            while j < n and body[j] in " \t\r\n":
-                j += 1
-            if j < n and body[j] == "(":
-                j = match_close(body, j) + 1
-            while j < n and body[j] in " \t\r\n":
-                j += 1
-            if j < n and body[j] == "{":
-                j = match_close(body, j, "{", "}") + 1
-            else:
-                j = _stmt_end(body, j) + 1
-            out.append(Stmt("other", body[i:j], base + i))
-            i = j
-            continue
-        end = _stmt_end(body, i)
-        text = body[i:end].strip()
-        kind = ("return" if re.match(r"return\b", text) else
-                "call" if re.match(r"[A-Za-z_][\w:]*\s*\(.*\)\s*$", text, re.S) else "decl")
-        out.append(Stmt(kind, text, base + i))
-        i = end + 1
-    return tuple(out)
+    """The statements of a body: ``if``/``else`` with their branches, blocks with theirs, loops and
+    switches whole, the rest up to their ``;`` (a macro statement the parser leaves as an error node
+    is read from its tokens)."""
+    tree = parsed(body, _BODY_PREFIX, _BODY_SUFFIX)
+    definition = next((c for c in tree.root.children if c.type == "function_definition"), None)
+    block = definition.child_by_field_name("body") if definition is not None else None
+    return _block(tree, block, base) if block is not None else ()
 
 
-def _branch(body: str, i: int, base: int) -> tuple[tuple[Stmt, ...], int]:
-    n = len(body)
-    while i < n and body[i] in " \t\r\n":
-        i += 1
-    if i < n and body[i] == "{":
-        end = match_close(body, i, "{", "}")
-        return statements(body[i + 1:end], base + i + 1), end + 1
-    if re.match(r"if\b", body[i:]):
-        first = statements(body[i:], base + i)[:1]
-        # the nested if ends where its own statement ends: re-split to find it
-        consumed = _if_extent(body, i)
-        return first, consumed
-    end = _stmt_end(body, i)
-    return statements(body[i:end + 1], base + i), end + 1
+def _block(tree: Parsed, block: Node, base: int) -> tuple[Stmt, ...]:
+    return tuple(s for s in (_statement(tree, n, base) for n in block.named_children) if s is not None)
 
 
-def _if_extent(body: str, i: int) -> int:
-    m = re.match(r"if\s*\(", body[i:])
-    close = match_close(body, i + m.end() - 1)
-    _, j = _branch(body, close + 1, 0)
-    k = j
-    while k < len(body) and body[k] in " \t\r\n":
-        k += 1
-    if re.match(r"else\b", body[k:]):
-        _, j = _branch(body, k + 4, 0)
-    return j
+def _branch(tree: Parsed, node: Node | None, base: int) -> tuple[Stmt, ...]:
+    if node is None:
+        return ()
+    if node.type == "compound_statement":
+        return _block(tree, node, base)
+    one = _statement(tree, node, base)
+    return (one,) if one is not None else ()
 
 
-def _stmt_end(body: str, i: int) -> int:
-    """Index of the ``;`` ending the statement at ``i`` (brackets balanced); a macro call without
-    its ``;`` (``OP_CHECK_NULL(x, return false)``) ends at its closing parenthesis."""
-    depth = 0
-    n = len(body)
-    j = i
-    while j < n:
-        c = body[j]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0 and c == ")":
-                k = j + 1
-                while k < n and body[k] in " \t":
-                    k += 1
-                if k < n and body[k] == "\n" and re.match(r"\s*[A-Z_][A-Z0-9_]*\s*\(", body[i:j]):
-                    nxt = body[k:].lstrip()
-                    if not nxt.startswith((";", ".", "->", "&&", "||", "?", ":", "+", ",")):
-                        return j + 1
-            if depth < 0:
-                return j
-        elif c == ";" and depth == 0:
-            return j
-        j += 1
-    return n
+def _statement(tree: Parsed, node: Node, base: int) -> Stmt | None:
+    offset = base + tree.start(node)
+    if node.type == "comment" or node.type == "expression_statement" and not node.named_children:
+        return None
+    if node.type == "compound_statement":
+        return Stmt("block", tree.text[tree.start(node) + 1:tree.end(node) - 1], offset,
+                    then=_block(tree, node, base))
+    if node.type == "if_statement":
+        condition = node.child_by_field_name("condition")
+        alternative = node.child_by_field_name("alternative")
+        return Stmt("if", tree.text[tree.start(node):tree.end(condition)], offset,
+                    cond=tree.text[tree.start(condition) + 1:tree.end(condition) - 1],
+                    then=_branch(tree, node.child_by_field_name("consequence"), base),
+                    orelse=_branch(tree, alternative.named_children[-1] if alternative is not None and
+                                   alternative.named_children else None, base))
+    if node.type in _LOOPS:
+        return Stmt("other", tree.source(node), offset)
+    last = node.children[-1] if node.children else None
+    end = tree.start(last) if last is not None and last.type == ";" else tree.end(node)
+    text = tree.text[tree.start(node):end].strip()
+    return Stmt(_kind(node, text), text, offset)
+
+
+def _kind(node: Node, text: str) -> str:
+    """``return``; ``call``: a call of a (qualified) name standing alone, a macro statement among them;
+    ``decl`` for the rest."""
+    if node.type == "return_statement":
+        return "return"
+    if node.type == "ERROR":
+        return "call" if macro_call(text) is not None else "decl"
+    expr = node.named_children[0] if node.type == "expression_statement" and node.named_children else None
+    function = expr.child_by_field_name("function") if expr is not None and expr.type == "call_expression" else None
+    return "call" if function is not None and function.type in ("identifier", "qualified_identifier") else "decl"
+
+
+def block_end(body: str, offset: int) -> int:
+    """The offset of the ``}`` closing the block that holds the statement at ``offset`` of ``body``;
+    -1 when the statement stands in the body itself."""
+    tree = parsed(body, _BODY_PREFIX, _BODY_SUFFIX)
+    at = tree.byte(offset)
+    node = tree.root.descendant_for_byte_range(at, at + 1)
+    while node is not None and not (node.type == "compound_statement" and node.start_byte < at):
+        node = node.parent
+    if node is None or node.start_byte < tree.prefix_bytes:   # the body's own braces
+        return -1
+    return match_close(body, tree.start(node), "{", "}")
+
+
+@dataclass(frozen=True)
+class Case:
+    """A label of a switch's body: where it starts and ends (after its ``:``) in the body's text, and
+    its value (None for ``default``)."""
+    start: int
+    end: int
+    value: str | None
+
+
+def switch_cases(text: str) -> tuple[str, tuple[Case, ...], int] | None:
+    """A ``switch`` statement's body text, its labels named by a (qualified) name or ``default``, and
+    the offset of the body's ``{`` in ``text``; None when ``text`` is no switch with a body."""
+    tree = parsed(text, _BODY_PREFIX, _BODY_SUFFIX)
+    definition = next((c for c in tree.root.children if c.type == "function_definition"), None)
+    block = definition.child_by_field_name("body") if definition is not None else None
+    switch = next((c for c in block.named_children if c.type == "switch_statement"), None) if block else None
+    body = switch.child_by_field_name("body") if switch is not None else None
+    if body is None or body.type != "compound_statement":
+        return None
+    opening = tree.start(body)
+    close = match_close(text, opening, "{", "}")
+    if close < 0:
+        return None
+    cases = []
+    for case in body.named_children:
+        value = case.child_by_field_name("value") if case.type == "case_statement" else None
+        colon = next((c for c in case.children if c.type == ":"), None) if case.type == "case_statement" else None
+        if colon is not None and (value is None or value.type in ("identifier", "qualified_identifier")):
+            cases.append(Case(tree.start(case) - opening - 1, tree.end(colon) - opening - 1,
+                              tree.source(value) if value is not None else None))
+    return text[opening + 1:close], tuple(cases), opening

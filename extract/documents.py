@@ -6,6 +6,8 @@ import html
 import re
 from dataclasses import dataclass, field
 
+from aclnn_conformance.extract.cpp import match_close, split_args
+
 # the documents' npu="..." tags -> product ids of spec.products
 NPU_TAGS = {"950": "ascend950", "A3": "atlas-a3", "910b": "atlas-a2", "310b": "atlas-200i-500-a2",
             "310p": "atlas-inference", "910": "atlas-training"}
@@ -160,14 +162,11 @@ def _direction(cell: str) -> str:
 def parse_prototypes(text: str) -> dict[str, tuple[tuple[ProtoParam, ...], int]]:
     out = {}
     for m in re.finditer(r"aclnnStatus\s+(aclnn\w+)GetWorkspaceSize\s*\(", text):
-        close = text.find(")", m.end())
-        depth, i = 1, m.end()
-        while i < len(text) and depth:
-            depth += {"(": 1, ")": -1}.get(text[i], 0)
-            i += 1
-        close = i - 1
+        fence = text.find("```", m.end())   # the prototype's code block ends there: the rest is no C++
+        prototype = text[m.start():fence if fence > 0 else len(text)]
+        close = match_close(prototype, m.end() - 1 - m.start())
         params = []
-        for raw in text[m.end():close].split(","):
+        for raw in split_args(prototype[m.end() - m.start():close]) if close > 0 else ():
             raw = " ".join(raw.split())
             if not raw:
                 continue

@@ -5,6 +5,15 @@ product at a time. The walk yields, per product, the checks in the order they ru
 ``spec.templates`` with its arguments, status and citation, the empty-tensor early return, and
 ``unread`` wherever a construct is outside what the reader recognises (never a guess).
 
+The C++ is read from its syntax tree: ``tree-sitter`` with its C++ grammar, through ``extract/cpp.py``
+(definitions, dtype lists, constants and statements from the tree's nodes; comments and string
+literals blanked by node, lines kept for the citations) and ``extract/syntax.py`` (brackets paired,
+arguments split, expressions split at their operator tokens, a switch's labels and a statement's block
+found by the parser). A statement macro the grammar does not know (``OP_CHECK_NULL(x, return false)``)
+is left as an error node and read from its tokens, in ``extract/syntax.py`` alone; a definition whose
+body the parser's recovery ran past is closed where its tokens close it and the rest parsed anew. No
+module tokenizes C++ or matches brackets by hand.
+
 The modules and the constructs each reads (a new construct goes into its family's module, with its
 fixture tests in tests/test_extract_*.py):
 
@@ -73,7 +82,8 @@ fixture tests in tests/test_extract_*.py):
 - ``model``: What the reader works with: the product table and status names, the events it yields (``Event``),
   the argument wrappers (``T``, ``DList``, ``Opaque``), the index of an op_api file's functions and of the
   checkout's kernels (``Index``, ``KernelIndex``), the walk's state (``Walk``), the constants of a file
-  (``#define``, ``enum``) and the small text helpers every family shares.
+  (``#define``, ``enum``) and the small helpers every family shares (a call's name and arguments, the
+  top-level operators and ternary branches of an expression, from the parser's tokens).
 - ``reenter``: The reader's calls back up its own layers. Reading an expression can inline a helper of the
   checkout (the walk), and the walk reads expressions and conditions; the reader is recursive by nature. The
   modules of this package import only the ones below them, so a call from a family module up to the walk, the

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
+from aclnn_conformance.extract.syntax import open_braces
 from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable, Walk,
                                                        _End, _Stop, _args, _cite, _enclosing_function, _flatten, _macro,
                                                        _split_top, _status_of, _strip)
@@ -428,10 +429,10 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
             if 0 <= at and at + len(s.text) <= len(rest) and rest[at:at + len(s.text)] == s.text:
                 rest = rest[:at] + " " * len(s.text) + rest[at + len(s.text):]
     for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=(?!=)[^;{{}}]*;", rest):
-        if rest[:m.start()].count("{") == rest[:m.start()].count("}"):   # read in order, where it stands
+        if open_braces(rest, m.start()) == 0:   # read in order, where it stands
             rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]
     for m in re.finditer(rf"(?m)^[ \t]*{n}\s*=\s*\(?\s*{n}\s*(?:<=|==)\s*0\s*\)?\s*\?\s*-?\d+\s*:\s*{n}\s*;", rest):
-        if value[0] == "lin" and rest[:m.start()].count("{") == rest[:m.start()].count("}"):
+        if value[0] == "lin" and open_braces(rest, m.start()) == 0:
             rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
     # a dim read by ``s[i]`` (Shape::operator[]) is no change: one assigned, stepped or bound to a reference is
     changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"

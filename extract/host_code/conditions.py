@@ -183,10 +183,13 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
         if len(parts) == 2 and not neg:
             md = re.fullmatch(r"(\w+)\s*->\s*GetViewShape\(\)\s*\.\s*GetDimNum\(\)|(\w+)\s*->\s*GetDimNum\(\)",
                               _strip(parts[0]))
+            try:
+                n = reenter.value(w, parts[1], env) if md else None
+            except Unreadable:   # a bound that is no constant (``rank > repeats->Size()``): an integer test
+                break
+            if md and (not isinstance(n, int) or isinstance(n, bool)):
+                raise Unreadable(f"the rank bound {parts[1]!r}")
             if md:
-                n = reenter.value(w, parts[1], env)
-                if not isinstance(n, int) or isinstance(n, bool):
-                    raise Unreadable(f"the rank bound {parts[1]!r}")
                 name = _tensor(env, md.group(1) or md.group(2))
                 bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
                           "!=": dict(min=n, max=n)}[op]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
+from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements, switch_cases
 from aclnn_conformance.extract.host_code.model import (DList, FORMAT_OF, Opaque, T, Unreadable, Walk, _End, _args,
                                                        _check, _fail_status, _flatten, _mentions, _strip, _tensor)
 from aclnn_conformance.extract.host_code.promotion import _UNDEF, _dexpr, _dexpr_of, _leaves
@@ -113,38 +113,22 @@ def _dtype_atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple] | None:
     return reenter.guard_atom(g)
 
 
-def _switch_labels(text: str, close: int) -> tuple[str, list[tuple[int, int, str | None]], int] | None:
-    """A switch's body (after the condition closing at ``close``), its top-level labels (start, end,
-    label value or None for default) and the offset of its opening brace; None when the body does
-    not close."""
-    ob = text.find("{", close)
-    cb = match_close(text, ob, "{", "}") if ob >= 0 else -1
-    if cb < 0:
+def _switch_labels(text: str) -> tuple[str, list[tuple[int, int, str | None]], int] | None:
+    """A switch's body, its top-level labels (start, end, label value or None for default) and the
+    offset of its opening brace; None when the body does not close."""
+    found = switch_cases(text)
+    if found is None:
         return None
-    body = text[ob + 1:cb]
-    labels, depth, i = [], 0, 0
-    while i < len(body):
-        c = body[i]
-        if c == "{":
-            depth += 1
-        elif c == "}":
-            depth -= 1
-        elif depth == 0:
-            lm = _LABEL.match(body, i)
-            if lm and (i == 0 or not (body[i - 1].isalnum() or body[i - 1] == "_")):
-                labels.append((lm.start(), lm.end(), lm.group(1)))
-                i = lm.end()
-                continue
-        i += 1
-    return body, labels, ob
+    body, cases, opening = found
+    return body, [(c.start, c.end, c.value) for c in cases], opening
 
 
 def _run_dtype_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool,
-                      subject: str, close: int) -> bool:
+                      subject: str) -> bool:
     """``switch`` on a dtype: each label group a branch on ``subject == label`` (the default on none of
     them), run as data-dependent branches; a group falling through into the next is unread."""
     text = stmt.text
-    found = _switch_labels(text, close)
+    found = _switch_labels(text)
     if found is None:
         return False
     body, labels, ob = found
@@ -361,9 +345,6 @@ def _map_end_compare(expr: str, env: dict) -> bool | None:
     if not (isinstance(held, tuple) and held[:1] == ("map-it",)):
         return None
     return (held[1] is None) == (m.group(2) == "==")
-
-
-_LABEL = re.compile(r"\b(?:case\s+((?:[A-Za-z_]\w*::)*[A-Za-z_]\w*)|default)\s*:(?!:)")
 
 
 def _list_value(w: Walk, expr: str, env: dict) -> Any:

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from aclnn_conformance.extract.cpp import match_close, split_args
+from aclnn_conformance.extract.syntax import tokens
 from aclnn_conformance.spec.templates import int_leaves as templates_int_leaves, int_op
 from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Walk, _args, _is_int, _lin, _split_top,
                                                        _strip)
@@ -44,25 +45,12 @@ def _int_constant(w: Walk, text: str) -> int | None:
 
 
 def _binary_split(expr: str) -> tuple[str, str, str] | None:
-    """The last top-level binary + or - (left-associative), else the last *, / or % ; None if none."""
+    """The last top-level binary + or - (left-associative), else the last *, / or % ; None if none
+    (a sign is no binary operator: the parser tells them apart)."""
     for ops in ("+-", "*/%"):
-        depth, found = 0, None
-        for i, c in enumerate(expr):
-            if c in "([{":
-                depth += 1
-            elif c in ")]}":
-                depth -= 1
-            elif depth == 0 and c in ops and i > 0:
-                if c == "-" and expr[i + 1:i + 2] in (">", "-", "="):
-                    continue
-                if c == "+" and expr[i + 1:i + 2] in ("+", "="):
-                    continue
-                prev = expr[:i].rstrip()
-                if not prev or prev[-1] in "+-*/(,<>=!&|?:":
-                    continue       # a unary sign
-                found = i
-        if found is not None:
-            return expr[:found].strip(), expr[found], expr[found + 1:].strip()
+        found = [t for t in tokens(expr) if t.depth == 0 and t.type in ops and t.parent == "binary_expression"]
+        if found:
+            return expr[:found[-1].start].strip(), found[-1].type, expr[found[-1].end:].strip()
     return None
 
 
@@ -245,36 +233,17 @@ _FLIP = {">": "<", "<": ">", ">=": "<=", "<=": ">=", "==": "==", "!=": "!="}
 _NEG = {">": "<=", "<": ">=", ">=": "<", "<=": ">", "==": "!=", "!=": "=="}
 
 
+_COMPARISONS = (">=", "<=", "==", "!=", "<", ">")
+
+
 def _compare_split(body: str) -> tuple[str, str, str] | None:
-    """The one top-level comparison of ``body`` (``->``, shifts and template brackets are no comparison)."""
-    depth, found = 0, []
-    i = 0
-    while i < len(body):
-        c = body[i]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif depth == 0 and c in "<>=!":
-            two = body[i:i + 2]
-            if two in (">=", "<=", "==", "!="):
-                found.append((i, two))
-                i += 2
-                continue
-            if two in ("<<", ">>") or (c == ">" and i > 0 and body[i - 1] == "-"):
-                i += 2 if two in ("<<", ">>") else 1
-                continue
-            cast = re.search(r"\b(?:static|const|reinterpret)_cast\s*$", body[:i]) if c == "<" else None
-            if cast and ">" in body[i:]:   # a cast's type in brackets
-                i = body.index(">", i) + 1
-                continue
-            if c in "<>":
-                found.append((i, c))
-        i += 1
-    if len(found) != 1 or re.search(r"&&|\|\||\?", body):
+    """The one top-level comparison of ``body`` (``->``, shifts and template brackets are no comparison:
+    the parser's tokens tell them apart); None when there is another, or a ``&&``, ``||`` or ``?``."""
+    toks = tokens(body)
+    found = [t for t in toks if t.depth == 0 and t.type in _COMPARISONS and t.parent == "binary_expression"]
+    if len(found) != 1 or any(t.type in ("&&", "||", "?") for t in toks):
         return None
-    at, op = found[0]
-    return body[:at].strip(), op, body[at + len(op):].strip()
+    return body[:found[0].start].strip(), found[0].type, body[found[0].end:].strip()
 
 
 def _comparison(body: str, neg: bool) -> tuple[str, str, str] | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, statements
+from aclnn_conformance.extract.syntax import open_braces
 from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, T, Unreadable, Walk, _args, _check,
                                                        _enclosing_body, _enclosing_function, _fail_status, _flatten,
                                                        _split_top, _status_of, _strip)
@@ -223,7 +224,7 @@ def _slice_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
     m = re.fullmatch(_COUNTED_LOOP + r"\{?\s*(?P<s>\w+)\s*\.\s*SetDim\s*\(\s*(?P=i)\s*,\s*(?P<x>.+?)\s*\.\s*GetDim\s*"
                      r"\((?P<at>[^;]+)\)\s*\)\s*;\s*\}?", stmt.text.strip(), re.S)
     fn = _enclosing_function(src, stmt.offset)
-    if not m or fn is None or m.group(0).count("{") != m.group(0).count("}"):
+    if not m or fn is None or open_braces(m.group(0)) != 0:
         return False
     name, n = re.escape(m.group("s")), re.escape(m.group("n"))
     before = fn.body[:stmt.offset - fn.body_offset]

@@ -12,6 +12,7 @@ from typing import Any
 from aclnn_conformance.extract.infershape import InferShapeIndex
 from aclnn_conformance.extract.opbase import OpbaseSource
 from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, read_source, split_args
+from aclnn_conformance.extract.syntax import closes_no_unopened_block, split_top, ternary_branches
 from aclnn_conformance.spec.enums import Status
 import aclnn_conformance.extract.host_code.reenter as reenter
 
@@ -363,22 +364,8 @@ def _strip(expr: str) -> str:
 
 
 def _split_top(expr: str, op: str) -> list[str]:
-    parts, depth, cur, i = [], 0, [], 0
-    while i < len(expr):
-        c = expr[i]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        if depth == 0 and expr.startswith(op, i):
-            parts.append("".join(cur))
-            cur = []
-            i += len(op)
-            continue
-        cur.append(c)
-        i += 1
-    parts.append("".join(cur))
-    return [p.strip() for p in parts]
+    """The parts of ``expr`` between its top-level ``op`` operators (the parser's tokens)."""
+    return split_top(expr, op)
 
 
 def _tensor(env: dict, expr: str) -> str:
@@ -392,31 +379,13 @@ def _tensor(env: dict, expr: str) -> str:
 # ---- product lists: switches on the product, lists written in place, list sizes, map lookups ----
 
 def _split_colon(expr: str) -> list[str]:
-    """The two branches of a ternary's ``a : b``, split at the top-level ``:`` that is no ``::``."""
-    depth, nested = 0, 0
-    for i, c in enumerate(expr):
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-        elif c == "?" and depth == 0:
-            nested += 1
-        elif c == ":" and depth == 0 and expr[i - 1:i] != ":" and expr[i + 1:i + 2] != ":":
-            if nested:
-                nested -= 1
-                continue
-            return [expr[:i].strip(), expr[i + 1:].strip()]
-    return [expr.strip()]
+    """The two branches of a ternary's ``a : b``, split at the top-level ``:`` (the parser's tokens)."""
+    return ternary_branches(expr)
 
 
 def _block_open(text: str) -> bool:
     """No brace in ``text`` closes a block it did not open: its start is in scope at its end."""
-    depth = 0
-    for c in re.findall(r"[{}]", text):
-        depth += 1 if c == "{" else -1
-        if depth < 0:
-            return False
-    return True
+    return closes_no_unopened_block(text)
 
 
 # ---- integers depending on a rank: ("lin", tensor, scale, offset, at_rank0) ----

@@ -260,10 +260,10 @@ def _run_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
     except Unreadable:
         return False
     if _dexpr(value) is not None:
-        return _run_dtype_switch(w, src, stmt, env, fail, top, text[m.end():close], close)
+        return _run_dtype_switch(w, src, stmt, env, fail, top, text[m.end():close])
     if not (isinstance(value, tuple) and value and value[0] in ("arch", "soc")):
         return False
-    found = _switch_labels(text, close)
+    found = _switch_labels(text)
     if found is None:
         return False
     body, labels, ob = found

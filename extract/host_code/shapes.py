@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, split_args
+from aclnn_conformance.extract.syntax import tokens
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.extract.host_code.model import (Event, FORMAT_OF, Opaque, T, Unreadable, Walk, _args,
                                                        _block_open, _check, _cite, _enclosing_function, _fail_status,
@@ -24,7 +25,8 @@ def _brace_shape(w: Walk, text: str, rhs: str, env: dict) -> tuple | None:
     typed = re.fullmatch(r"(?:op|gert)::Shape\s*(\{.*\})", rhs, re.S)   # ``auto s = op::Shape{0};``
     rhs = typed.group(1) if typed else rhs
     if not (typed or re.match(r"(?:const\s+)?(?:op|gert)::Shape\s", text)) or \
-            not (rhs.startswith("{") and rhs.endswith("}")) or rhs.count("{") != 1 or rhs.count("}") != 1:
+            not (rhs.startswith("{") and rhs.endswith("}")) or \
+            [t.type for t in tokens(rhs) if t.type in ("{", "}")] != ["{", "}"]:   # one flat brace list
         return None
     dims = []
     for a in split_args(rhs[1:-1]):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from aclnn_conformance.extract.shape_helpers import normalised
-from aclnn_conformance.extract.cpp import Function, Stmt, match_close
+from aclnn_conformance.extract.cpp import Function, Stmt, block_end
 from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, Opaque, SUCCESS_NAMES, T, Unreadable, Walk,
                                                        _fail_status, _flatten)
 
@@ -94,16 +94,8 @@ def _reachable_after(fn: Function, stmt: Stmt) -> str:
     when that block ends in a return (``if (IsRegBase()) { ...; return true; }``), else to the end
     of the function."""
     start = stmt.offset - fn.body_offset + len(stmt.text)
-    body, depth, i = fn.body, 0, stmt.offset - fn.body_offset
-    while i > 0:   # the brace opening the block holding the statement
-        i -= 1
-        if body[i] == "}":
-            depth += 1
-        elif body[i] == "{":
-            if depth == 0:
-                break
-            depth -= 1
-    close = match_close(body, i, "{", "}") if i > 0 and body[i] == "{" else -1
+    body = fn.body
+    close = block_end(body, stmt.offset - fn.body_offset)
     if close > start and re.search(r"(?:^|[;{}])\s*return\b[^;{}]*;\s*$", body[start:close]) and \
             not re.search(r"\b(?:break|continue|goto)\b", body[start:close]):
         return body[start:close]
