@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -53,6 +54,11 @@ _CASTS = ("static_cast", "int64_t", "int32_t", "float", "double", "int", "bool",
 _CONTROL_WORDS = {"if_statement": "if", "for_statement": "for", "for_range_loop": "for",
                   "while_statement": "while", "do_statement": "do", "switch_statement": "switch"}
 _WORKSPACE_WORDS = ("OP_API_UT", "TestGetWorkspaceSize", "TestGetWorkspaceSizeWithNNopbaseInner")
+# the nodes whose declarations are at file scope (a namespace's body, a preprocessor branch)
+_FILE_SCOPES = frozenset({"translation_unit", "declaration_list", "preproc_if", "preproc_ifdef",
+                          "preproc_else", "preproc_elif"})
+# what declares a constant at file scope: a declaration, an enum, an object-like macro
+_FILE_DECLARATIONS = frozenset({"declaration", "enum_specifier", "preproc_def"})
 _IDENTIFIER_TOKENS = frozenset({"identifier", "type_identifier", "namespace_identifier",
                                 "field_identifier"})
 
@@ -108,6 +114,9 @@ class _Var:
     type_arguments: tuple[str, ...] = ()
     unreadable: str = ""        # why its value is not the one declared (a call sets it)
     elsewhere: bool = False     # `node` is a re-parse of the declaration: errors cite `at`
+    header: bool = False        # declared in a header the file includes: errors cite the use
+    before: "_Var | None" = None   # `v.push_back(x)`: the definition `node` changes
+    constant: tuple = ()        # an enumerator's value, counted when the file is read
 
 
 # ---- literals ----
@@ -177,6 +186,8 @@ def _arith(op: str, a: Any, b: Any, at: Node | int | None) -> Any:
 def _ints(value: Any, what: str, at: Node | None) -> tuple[int, ...]:
     if isinstance(value, ArrayVal):
         value = list(value.values)
+    if isinstance(value, list) and len(value) == 1 and isinstance(value[0], list):
+        value = value[0]        # `{shape}` of a vector<int64_t> shape copies it
     if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool)
                                               for v in value):
         raise ReadError(f"{what} is not a list of integers: {value!r}"[:120], at)
@@ -229,6 +240,12 @@ def _numeric_limit(type_name: str, member: str, at: Node) -> int | float:
     return table[member]
 
 
+# <cmath>'s macros for the float special values
+_CMATH_CONSTANTS = {"INFINITY": math.inf, "NAN": math.nan}
+# the methods of a std::vector local a test calls to fill it, and how each changes it
+_VECTOR_MUTATORS = ("push_back", "emplace_back", "resize", "clear")
+
+
 # ---- expressions ----
 
 def _callee(node: Node) -> tuple[str, tuple[str, ...]]:
@@ -268,6 +285,10 @@ class _Eval:
         v = self.vars.get(name)
         if v is None:
             raise ReadError(f"`{name}` is not a value this test defines", at)
+        return self.resolve(v, name, at)
+
+    def resolve(self, v: _Var, name: str, at: Node) -> Any:
+        """The value of one definition of ``name`` (used at ``at``), evaluated once."""
         if id(v) in self.values:
             return self.values[id(v)]
         if v.unreadable:
@@ -276,7 +297,11 @@ class _Eval:
             raise ReadError(f"`{name}` refers to itself", at)
         self.depth += 1
         try:
-            if v.constructed:
+            if v.constant:
+                value = v.constant[0]
+            elif v.before is not None:
+                value = _mutated(self, self.resolve(v.before, name, at), v.node)
+            elif v.constructed:
                 value = _construct(self, v.constructed, v.type_arguments,
                                    _parts(v.node) if v.node is not None else [],
                                    "{" if v.node is not None and v.node.type == "initializer_list"
@@ -287,6 +312,8 @@ class _Eval:
         except ReadError as exc:
             if v.elsewhere:     # the re-parsed text has no line of the file: cite the declaration
                 raise ReadError(exc.reason, v.at) from None
+            if v.header:        # a header's line is no line of this file: cite the use
+                raise ReadError(exc.reason, at) from None
             raise
         finally:
             self.depth -= 1
@@ -314,6 +341,8 @@ class _Eval:
             return NULL
         if short in self.vars:
             return self.var(short, node)
+        if name in _CMATH_CONSTANTS:
+            return _CMATH_CONSTANTS[name]
         if name.startswith("std::numeric_limits"):
             raise ReadError(f"cannot read `{name}`", node)
         if _is_enum_name(short) or "::" in name:
@@ -524,6 +553,22 @@ def _method(ev: _Eval, value: Any, method: str, args: list[Node], at: Node) -> A
     if method in ("ToAclType", "ToAclTypeRawPtr", "ValidCount"):
         return value    # ValidCount only limits what the vendor harness compares of an output
     raise ReadError(f"`.{method}()` is not a TensorDesc method this reader knows", at)
+
+
+def _mutated(ev: _Eval, value: Any, call: Node) -> Any:
+    """A vector after ``v.push_back(x)``, ``v.emplace_back(x)``, ``v.resize(n[, x])``, ``v.clear()``."""
+    method = text_of(call.child_by_field_name("function").child_by_field_name("field"))
+    got = [ev.value(a) for a in _parts(call.child_by_field_name("arguments"))]
+    if not isinstance(value, list):
+        raise ReadError(f"`.{method}()` on {type(value).__name__}", call)
+    if method in ("push_back", "emplace_back") and len(got) == 1:
+        return value + got
+    if method == "clear" and not got:
+        return []
+    if method == "resize" and 1 <= len(got) <= 2 and isinstance(got[0], int) and got[0] >= 0:
+        fill = got[1] if len(got) == 2 else 0
+        return value[:got[0]] + [fill] * max(0, got[0] - len(value))
+    raise ReadError(f"cannot read `{text_of(call)[:80]}`", call)
 
 
 # ---- statements ----
@@ -804,6 +849,7 @@ class GtestFile:
         self.result = ImportResult()
         self.persistent: tuple[str, str] | None = None     # SetPlatform* in force for later tests
         self.fixture_soc: dict[str, tuple[str, str]] = {}
+        self.file_scope = _TestState("", "")     # the constants declared before a test, for it
 
     def where(self, node: Node) -> str:
         return f"{self.ctx.display}:{line_of(node)}"
@@ -836,13 +882,76 @@ class GtestFile:
                 continue
             if _called(child, _SOC_SETTERS):
                 self.persistent = self._soc_arg(child)
+            if child.type in _FILE_DECLARATIONS and node.type in _FILE_SCOPES:
+                self._file_declaration(child, header=False)
+                continue
+            if child.type == "preproc_include" and node.type in _FILE_SCOPES:
+                self._include(child)
+                continue
             self._visit(child)
+
+    def _file_declaration(self, node: Node, header: bool) -> None:
+        """A constant at file or namespace scope (``const int8_t cubeMathType = 1;``), which the
+        tests after it read."""
+        before = dict(self.file_scope.variables)
+        try:
+            if node.type == "declaration":
+                self._declaration(self.file_scope, node)
+            elif node.type == "enum_specifier":
+                self._enumerators(node)
+            else:
+                self._macro_constant(node)
+        except ReadError:
+            return      # a declaration no test needs to be read
+        if header:
+            for name, var in self.file_scope.variables.items():
+                if before.get(name) is not var:
+                    self.file_scope.variables[name] = replace(var, header=True)
+
+    def _enumerators(self, node: Node) -> None:
+        """``enum Reduction { None, Mean, Sum };``: each enumerator's value, counted from the last
+        one stated (an enumerator this reader cannot count ends the reading of the enum)."""
+        body = node.child_by_field_name("body")
+        ev = _Eval(self.file_scope.variables)
+        following = 0
+        for enumerator in (_parts(body) if body is not None else []):
+            if enumerator.type != "enumerator":
+                continue
+            value = enumerator.child_by_field_name("value")
+            number = ev.value(value) if value is not None else following
+            if not isinstance(number, int) or isinstance(number, bool):
+                return
+            self.file_scope.variables[text_of(enumerator.child_by_field_name("name"))] = _Var(
+                None, "int", enumerator, constant=(number,))
+            following = number + 1
+
+    def _macro_constant(self, node: Node) -> None:
+        """``#define USE_HF32 3``: an object-like macro whose text is an expression."""
+        name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+        if name is not None and value is not None and text_of(value).strip():
+            self.file_scope.variables[text_of(name)] = _Var(_expression_of(text_of(value).strip()),
+                                                            "auto", node, elsewhere=True)
+
+    def _include(self, node: Node) -> None:
+        """The constants a header beside the file or in the checkout's common/inc declares."""
+        path = _included(self.ctx.path, node)
+        if path is None:
+            return
+        stack = [_header_tree(path).root_node]
+        while stack:
+            scope = stack.pop()
+            for child in scope.children:
+                if child.type in _FILE_DECLARATIONS:
+                    self._file_declaration(child, header=True)
+                elif child.type in _FILE_SCOPES or child.type in ("namespace_definition",
+                                                                  "linkage_specification"):
+                    stack.append(child)
 
     def _read_test(self, header: _TestHeader) -> None:
         suite, name = header.args
         before = (len(self.result.cases), len(self.result.problems))
         try:
-            self._test(_TestState(suite, name), header.body)
+            self._test(_TestState(suite, name, dict(self.file_scope.variables)), header.body)
         except ReadError as exc:
             self.result.problems.append(Problem(self.where(exc.at or header.at),
                                                 f"test {suite}.{name}: {exc.reason}"))
@@ -965,6 +1074,10 @@ class GtestFile:
             self._declaration(state, node)
         elif expression is not None and expression.type == "assignment_expression":
             self._assignment(state, expression)
+        elif expression is not None and _mutator_target(expression) in state.variables:
+            target = _mutator_target(expression)
+            prior = state.variables[target]
+            state.variables[target] = _Var(expression, prior.kind, node, before=prior)
         return 0
 
     def _addresses_taken(self, state: _TestState, node: Node) -> None:
@@ -1007,6 +1120,10 @@ class GtestFile:
                 self._define(state, text_of(target), value, kind, node)
             elif value is not None:     # TensorDesc x({2}, ...); vector<int64_t> v{1, 2};
                 state.variables[text_of(target)] = _Var(value, kind, node, constructed=type_name,
+                                                        type_arguments=targs)
+            elif declarator.type == "identifier" and type_name == "vector":
+                # `vector<float> v;` is empty until a test fills it (push_back, resize)
+                state.variables[text_of(target)] = _Var(None, kind, node, constructed=type_name,
                                                         type_arguments=targs)
             elif declarator.type == "function_declarator" and type_name in _DESC_CLASSES:
                 # the grammar reads `TensorDesc x(shape, ACL_FLOAT, ACL_FORMAT_ND)` as a function
@@ -1101,6 +1218,41 @@ class GtestFile:
                         where=self.where(call.at), seed=seed_of(source))
         self.result.cases.append(vc)
         return 1
+
+
+def _mutator_target(expression: Node) -> str | None:
+    """``v.push_back(x)`` and the other vector mutators: the name of ``v``."""
+    if expression.type != "call_expression":
+        return None
+    function = expression.child_by_field_name("function")
+    if function is None or function.type != "field_expression":
+        return None
+    target, field_name = function.child_by_field_name("argument"), function.child_by_field_name("field")
+    if (target is None or target.type != "identifier" or field_name is None
+            or text_of(field_name) not in _VECTOR_MUTATORS
+            or text_of(function.child_by_field_name("operator")) != "."):
+        return None
+    return text_of(target)
+
+
+@lru_cache(maxsize=64)
+def _header_tree(path: Path) -> Any:
+    """A header's syntax tree, parsed once for all the files that include it."""
+    return parse_cpp(path.read_text(encoding="utf-8", errors="replace"))
+
+
+def _included(source: Path, include: Node) -> Path | None:
+    """The header a quoted ``#include`` names: beside the file, else in the ``common/inc`` of a
+    folder above it (the vendor's ``op_api/op_api_def_nn.h``)."""
+    path = include.child_by_field_name("path")
+    if path is None or path.type != "string_literal":
+        return None
+    name = text_of(path)[1:-1]
+    for candidate in [source.parent / name] + [folder / "common" / "inc" / name
+                                               for folder in source.parents]:
+        if candidate.is_file():
+            return candidate
+    return None
 
 
 def _expression_of(text: str) -> Node:
