@@ -173,3 +173,54 @@ def test_the_api_of_a_csv_table_and_the_harness_default_come_from_the_tree():
                                "thread_local SocVersion g_socVersion = op::SocVersion::ASCEND910B;\n") == ("ASCEND910B", 2)
     assert default_soc_version("void Reset() {\n  g_socVersion = SocVersion::ASCEND950;\n}\n") == ("ASCEND950", 2)
     assert default_soc_version("SocVersion other = SocVersion::ASCEND950;\n") is None
+
+
+def test_file_constants_enums_macros_and_the_constants_of_an_included_header(tmp_path):
+    header = tmp_path / "ops" / "common" / "inc" / "op_api" / "op_api_def_nn.h"
+    header.parent.mkdir(parents=True)
+    header.write_text("namespace op {\nconstexpr int8_t KEEP_DTYPE = 0;\nconstexpr int8_t USE_HF32 = 3;\n}\n"
+                      "aclnnStatus aclnnTreeOnly(const aclTensor* self);\n")
+    source = tmp_path / "ops" / "tree" / "tests" / "ut" / "op_api" / "test_aclnn_tree.cpp"
+    source.parent.mkdir(parents=True)
+    source.write_text(HEAD + """#include "op_api/op_api_def_nn.h"
+#define HALF_WIDTH 4 / 2
+enum Reduction { None, Mean, Sum = 5, END };
+const int8_t cubeMathType = op::USE_HF32;
+TEST_F(tree_test, file_scope)
+{
+    auto self = TensorDesc({HALF_WIDTH, 3}, ACL_FLOAT, ACL_FORMAT_ND).ValueRange(-INFINITY, NAN);
+    auto ut = OP_API_UT(aclnnTreeOnly, INPUT(self, Mean, END, cubeMathType, KEEP_DTYPE), OUTPUT());
+    uint64_t ws = 0;
+    EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+}
+""")
+    result = read_gtest(source, "ops/tree/test_aclnn_tree.cpp", None, "no default", None)
+    vc = result.cases[0]
+    assert vc.tensors["input0"].shape == (2, 3)
+    assert vc.tensors["input0"].values["lo"] == -math.inf and math.isnan(vc.tensors["input0"].values["hi"])
+    assert [vc.attrs[f"input{k}"] for k in range(1, 5)] == [1, 6, 3, 0]
+    assert result.problems == []
+
+
+def test_a_vector_a_test_fills_and_a_braced_copy_of_a_shape():
+    result, cases = _read("""
+TEST_F(tree_test, filled)
+{
+    vector<float> values;
+    values.resize(4, 1.5);
+    values.push_back(2);
+    vector<int64_t> shape = {5};
+    auto self = TensorDesc({shape}, ACL_FLOAT, ACL_FORMAT_ND).Value(values);
+    auto ut = OP_API_UT(aclnnTreeOnly, INPUT(self), OUTPUT());
+    uint64_t ws = 0;
+    EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+    values.clear();
+    auto ut2 = OP_API_UT(aclnnTreeOnly, INPUT(TensorDesc({shape}, ACL_FLOAT, ACL_FORMAT_ND).Value(values)), OUTPUT());
+    EXPECT_EQ(ut2.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+}
+""")
+    assert cases["ut-tree_test.filled"].tensors["input0"].shape == (5,)
+    assert cases["ut-tree_test.filled"].tensors["input0"].values == {"kind": "values",
+                                                                      "values": [1.5, 1.5, 1.5, 1.5, 2.0]}
+    assert cases["ut-tree_test.filled#2"].tensors["input0"].values == {"kind": "values", "values": []}
+    assert result.problems == []
