@@ -8,8 +8,11 @@ constants, ``OP_API_UT(aclnnX, INPUT(...), OUTPUT(...))``, null tensors, the sta
 ``NpuArchManager`` for the rest of its scope, a ``SetPlatformSocVersion`` / ``SetPlatformNpuArch``
 for the rest of the file (the stub platform keeps it), else the harness's default. A test whose name
 the grammar cannot read (``TEST_F(suite, 001_name)``, a number starting a name) is read from its
-tokens (``syntax.macro_call``). A call this reader cannot evaluate is listed with its line and the
-reason, never guessed.
+tokens (``syntax.macro_call``). A test also reads the constants declared before it in its file and
+in the headers it includes. A ``for (auto x : list)`` over a list the test states is read once a
+pass, and an ``if`` whose condition the test states takes its one branch; an expectation inside any
+other loop or branch is refused (its call varies at run time). A call this reader cannot evaluate is
+listed with its line and the reason, never guessed.
 """
 from __future__ import annotations
 
@@ -183,6 +186,20 @@ def _arith(op: str, a: Any, b: Any, at: Node | int | None) -> Any:
     return a / b
 
 
+_COMPARISONS = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+                "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def _compare(op: str, a: Any, b: Any, at: Node | None) -> bool:
+    """Numbers compared as numbers; enum names (``dtype == ACL_COMPLEX128``) for equality by name."""
+    numbers = [isinstance(x, (int, float)) for x in (a, b)]
+    if all(numbers):
+        return _COMPARISONS[op](a, b)
+    if all(isinstance(x, str) for x in (a, b)) and op in ("==", "!="):
+        return _COMPARISONS[op](a.split("::")[-1], b.split("::")[-1])
+    raise ReadError(f"a comparison this reader cannot evaluate ({a!r} {op} {b!r})"[:120], at)
+
+
 def _ints(value: Any, what: str, at: Node | None) -> tuple[int, ...]:
     if isinstance(value, ArrayVal):
         value = list(value.values)
@@ -240,6 +257,8 @@ def _numeric_limit(type_name: str, member: str, at: Node) -> int | float:
     return table[member]
 
 
+# the items of a for-range loop read one pass each, at the most (a longer list is left as a loop)
+_UNROLLED_AT_MOST = 64
 # <cmath>'s macros for the float special values
 _CMATH_CONSTANTS = {"INFINITY": math.inf, "NAN": math.nan}
 # the methods of a std::vector local a test calls to fill it, and how each changes it
@@ -362,10 +381,16 @@ class _Eval:
 
     def binary(self, node: Node) -> Any:
         op = text_of(node.child_by_field_name("operator"))
-        if op not in ("+", "-", "*", "/", "%"):
+        if op not in ("+", "-", "*", "/", "%") and op not in _COMPARISONS and op not in ("&&", "||"):
             raise ReadError(f"cannot read `{text_of(node)[:80]}`", node)
         left = self.value(node.child_by_field_name("left"))
+        if op in ("&&", "||") and bool(left) == (op == "||"):
+            return bool(left)       # C++ does not evaluate the right side
         right = self.value(node.child_by_field_name("right"))
+        if op in ("&&", "||"):
+            return bool(right)
+        if op in _COMPARISONS:
+            return _compare(op, left, right, node)
         return _arith(op, left, right, node)
 
     def cast(self, node: Node) -> Any:
@@ -1018,10 +1043,16 @@ class GtestFile:
         if node.type == "compound_statement":
             self._block(state, node, "")
         elif node.type == "if_statement":
-            self._block(state, node.child_by_field_name("consequence"), "if")
             alternative = node.child_by_field_name("alternative")
-            if alternative is not None:
-                self._block(state, next(iter(_parts(alternative)), None), "else")
+            otherwise = next(iter(_parts(alternative)), None) if alternative is not None else None
+            taken = self._condition(state, node)
+            if taken is None:       # a condition decided at run time: neither branch is one call
+                self._block(state, node.child_by_field_name("consequence"), "if")
+                self._block(state, otherwise, "else")
+            else:
+                self._block(state, node.child_by_field_name("consequence") if taken else otherwise, "")
+        elif node.type == "for_range_loop" and self._range_items(state, node) is not None:
+            self._unrolled(state, node)
         elif node.type in _CONTROL_WORDS:
             self._block(state, node.child_by_field_name("body"), _CONTROL_WORDS[node.type])
         elif node.type == "try_statement":
@@ -1034,6 +1065,48 @@ class GtestFile:
                 self._statement(state, statement)
         elif node.type in ("declaration", "expression_statement"):
             self._simple(state, node)
+
+    def _condition(self, state: _TestState, node: Node) -> bool | None:
+        """An ``if``'s condition when the test states all it reads (``dtype == ACL_COMPLEX128`` in a
+        loop over dtypes), else None."""
+        clause = node.child_by_field_name("condition")
+        value = clause.child_by_field_name("value") if clause is not None else None
+        if value is None:
+            return None
+        try:
+            result = state.ev.value(value)
+        except (ReadError, ValueError, TypeError, KeyError, IndexError, RecursionError):
+            return None
+        return result if isinstance(result, bool) else None
+
+    def _range_items(self, state: _TestState, node: Node) -> list | None:
+        """The items a ``for (auto x : list)`` walks, when the list is one the test states (a
+        vector of dtypes, of shapes); None where it is not read, or its variable is no plain name."""
+        name = _declared_name(node.child_by_field_name("declarator"))
+        if name is None or node.child_by_field_name("declarator").type not in (
+                "identifier", "reference_declarator"):
+            return None
+        try:
+            items = state.ev.value(node.child_by_field_name("right"))
+        except (ReadError, ValueError, TypeError, KeyError, IndexError, RecursionError):
+            return None
+        if isinstance(items, ArrayVal):
+            items = list(items.values)
+        return items if isinstance(items, list) and len(items) <= _UNROLLED_AT_MOST else None
+
+    def _unrolled(self, state: _TestState, node: Node) -> None:
+        """The body of a ``for (auto x : list)`` read once for each item, ``x`` bound to it: each
+        expectation in it is one case a pass (their source is the expectation's line)."""
+        target = text_of(_declared_name(node.child_by_field_name("declarator")))
+        kind = _type_kind(node.child_by_field_name("type"))
+        prior = state.variables.get(target)
+        for item in self._range_items(state, node) or []:
+            state.variables[target] = _Var(None, kind, node, constant=(_convert(kind, item),))
+            self._block(state, node.child_by_field_name("body"), "")
+        if prior is not None:
+            state.variables[target] = prior
+        else:
+            state.variables.pop(target, None)
 
     def _simple(self, state: _TestState, node: Node) -> None:
         """A declaration or expression statement; what it cannot read becomes a problem."""
