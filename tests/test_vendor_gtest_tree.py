@@ -118,10 +118,10 @@ TEST_F(tree_test, not_followed)
     uint64_t ws = 0;
     EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
     EXPECT_EQ(ut2.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
-    for (auto dtype : {ACL_FLOAT, ACL_INT32}) {
+    for (auto dtype : SupportedDtypes()) {
         EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
     }
-    if (ws > 0) EXPECT_NE(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+    if (IsRegBase()) EXPECT_NE(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
 }
 """)
     assert cases == {}
@@ -224,3 +224,34 @@ TEST_F(tree_test, filled)
                                                                       "values": [1.5, 1.5, 1.5, 1.5, 2.0]}
     assert cases["ut-tree_test.filled#2"].tensors["input0"].values == {"kind": "values", "values": []}
     assert result.problems == []
+
+
+def test_a_loop_over_a_stated_list_is_read_once_a_pass_and_a_stated_condition_takes_one_branch():
+    result, cases = _read("""
+TEST_F(tree_test, every_dtype)
+{
+    vector<aclDataType> dtypes{ACL_FLOAT, ACL_INT8, ACL_COMPLEX128};
+    for (auto dtype : dtypes) {
+        auto self = TensorDesc({2}, dtype, ACL_FORMAT_ND);
+        auto ut = OP_API_UT(aclnnTreeOnly, INPUT(self), OUTPUT());
+        uint64_t ws = 0;
+        aclnnStatus ret = ut.TestGetWorkspaceSize(&ws);
+        if (dtype == ACL_COMPLEX128 || dtype == ACL_INT8 && false) {
+            EXPECT_EQ(ret, ACLNN_ERR_PARAM_INVALID);
+        } else {
+            EXPECT_EQ(ret, ACLNN_SUCCESS);
+        }
+    }
+    for (const auto& shape : vector<vector<int64_t>>{{1}, {2, 3}}) {
+        auto ut = OP_API_UT(aclnnTreeOnly, INPUT(TensorDesc(shape, ACL_FLOAT, ACL_FORMAT_ND)), OUTPUT());
+        uint64_t ws = 0;
+        EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), shape.size() > 1 ? ACLNN_SUCCESS : ACLNN_ERR_PARAM_INVALID);
+    }
+}
+""")
+    read = [(c.tensors["input0"].dtype, c.expected.status, c.source.rsplit(":", 1)[1]) for c in cases.values()]
+    assert read == [(DT.FLOAT, 0, "14"), (DT.INT8, 0, "14"), (DT.COMPLEX128, Status.ERR_PARAM_INVALID, "12")]
+    assert list(cases) == ["ut-tree_test.every_dtype", "ut-tree_test.every_dtype#2", "ut-tree_test.every_dtype#3"]
+    # the second loop is read a pass at a time too: its status, a conditional expression, is listed once a pass
+    assert _problems(result) == ["ops/test_aclnn_tree.cpp:20: test tree_test.every_dtype: the expected status "
+                                 "`shape.size()>1?ACLNN_SUCCESS:ACLNN_ERR_PARAM_INVALID` is not a status name"] * 2
