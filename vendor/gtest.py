@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import numpy as np
 
@@ -466,7 +466,7 @@ _EXPRESSIONS: dict[str, Callable[[_Eval, Node], Any]] = {
 
 def _construct(ev: _Eval, name: str, targs: tuple[str, ...], args: list[Node], opener: str,
                at: Node) -> Any:
-    """The value of a harness helper (``TensorDesc(...)``, ``IntArrayDesc(...)``), a container
+    """The value of a harness descriptor (``TensorDesc(...)``, ``IntArrayDesc(...)``), a container
     (``vector<T>{...}``) or a cast, from its argument nodes."""
     vals = lambda: [ev.value(a) for a in args]   # noqa: E731 (evaluated only when needed)
     if name == "TensorDesc":
