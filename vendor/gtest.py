@@ -819,9 +819,24 @@ class _TestState:
     results: dict[str, str] = field(default_factory=dict)    # status variable -> its ut variable
     scopes: list[_Scope] = field(default_factory=lambda: [_Scope()])
     count: int = 0
+    passes: list[int] = field(default_factory=list)   # the scope depth each loop read a pass at a time starts at
 
     def __post_init__(self) -> None:
         self.ev = _Eval(self.variables)
+
+
+class _Jump(Exception):
+    """A ``break`` or ``continue`` the branches the test states lead to, in a loop read a pass at a
+    time."""
+
+    def __init__(self, word: str):
+        super().__init__(word)
+        self.word = word
+
+
+class _RunTimePath(Exception):
+    """A jump (``break``, ``continue``, ``return``) in a loop read a pass at a time that a branch
+    decided at run time, or the end of the test, guards: the passes are not one call each."""
 
 
 @dataclass(frozen=True)
@@ -1051,8 +1066,17 @@ class GtestFile:
                 self._block(state, otherwise, "else")
             else:
                 self._block(state, node.child_by_field_name("consequence") if taken else otherwise, "")
-        elif node.type == "for_range_loop" and self._range_items(state, node) is not None:
-            self._unrolled(state, node)
+        elif node.type == "for_range_loop":
+            items = self._range_items(state, node)
+            if items is None:
+                self._block(state, node.child_by_field_name("body"), "for")
+            else:
+                self._unrolled(state, node, items)
+        elif node.type in ("break_statement", "continue_statement", "return_statement") and state.passes:
+            decided = all(not scope.loop for scope in state.scopes[state.passes[-1]:])
+            if node.type == "return_statement" or not decided:
+                raise _RunTimePath()
+            raise _Jump(node.type.split("_")[0])
         elif node.type in _CONTROL_WORDS:
             self._block(state, node.child_by_field_name("body"), _CONTROL_WORDS[node.type])
         elif node.type == "try_statement":
@@ -1094,17 +1118,36 @@ class GtestFile:
             items = list(items.values)
         return items if isinstance(items, list) and len(items) <= _UNROLLED_AT_MOST else None
 
-    def _unrolled(self, state: _TestState, node: Node) -> None:
+    def _unrolled(self, state: _TestState, node: Node, items: list) -> None:
         """The body of a ``for (auto x : list)`` read once for each item, ``x`` bound to it: each
-        expectation in it is one case a pass (their source is the expectation's line)."""
+        expectation in it is one case a pass (their source is the expectation's line). A jump the
+        passes cannot tell apart undoes them: the loop is then read as one whose call varies."""
         target = text_of(_declared_name(node.child_by_field_name("declarator")))
         kind = _type_kind(node.child_by_field_name("type"))
-        prior = state.variables.get(target)
-        for item in self._range_items(state, node) or []:
-            state.variables[target] = _Var(None, kind, node, constant=(_convert(kind, item),))
-            self._block(state, node.child_by_field_name("body"), "")
-        if prior is not None:
-            state.variables[target] = prior
+        body = node.child_by_field_name("body")
+        before = (len(self.result.cases), len(self.result.problems), state.count, self.persistent,
+                  dict(state.variables), dict(state.calls), dict(state.results))
+        state.passes.append(len(state.scopes))
+        try:
+            for item in items:
+                state.variables[target] = _Var(None, kind, node, constant=(_convert(kind, item),))
+                try:
+                    self._block(state, body, "")
+                except _Jump as jump:
+                    if jump.word == "break":
+                        break
+        except _RunTimePath:
+            cases, problems, state.count, self.persistent = before[:4]
+            del self.result.cases[cases:], self.result.problems[problems:]
+            for now, then in zip((state.variables, state.calls, state.results), before[4:]):
+                now.clear()
+                now.update(then)
+            state.passes.pop()
+            self._block(state, body, "for")
+            return
+        state.passes.pop()
+        if target in before[4]:     # the loop's variable is its own: the name is the earlier one again
+            state.variables[target] = before[4][target]
         else:
             state.variables.pop(target, None)
 
