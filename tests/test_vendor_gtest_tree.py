@@ -255,3 +255,37 @@ TEST_F(tree_test, every_dtype)
     # the second loop is read a pass at a time too: its status, a conditional expression, is listed once a pass
     assert _problems(result) == ["ops/test_aclnn_tree.cpp:20: test tree_test.every_dtype: the expected status "
                                  "`shape.size()>1?ACLNN_SUCCESS:ACLNN_ERR_PARAM_INVALID` is not a status name"] * 2
+
+
+def test_a_continue_a_stated_branch_takes_skips_its_pass_and_one_decided_at_run_time_undoes_the_passes():
+    result, cases = _read("""
+TEST_F(tree_test, skipped)
+{
+    vector<aclDataType> dtypes{ACL_FLOAT, ACL_COMPLEX64, ACL_INT32, ACL_BOOL};
+    for (auto dtype : dtypes) {
+        if (dtype == ACL_COMPLEX64) {
+            continue;
+        }
+        if (dtype == ACL_BOOL) break;
+        auto ut = OP_API_UT(aclnnTreeOnly, INPUT(TensorDesc({2}, dtype, ACL_FORMAT_ND)), OUTPUT());
+        uint64_t ws = 0;
+        EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+    }
+}
+TEST_F(tree_test, run_time)
+{
+    vector<aclDataType> dtypes{ACL_FLOAT, ACL_INT32};
+    for (auto dtype : dtypes) {
+        auto ut = OP_API_UT(aclnnTreeOnly, INPUT(TensorDesc({2}, dtype, ACL_FORMAT_ND)), OUTPUT());
+        uint64_t ws = 0;
+        EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+        if (IsRegBase()) {
+            continue;
+        }
+    }
+}
+""")
+    assert [c.tensors["input0"].dtype for c in cases.values()] == [DT.FLOAT, DT.INT32]
+    assert list(cases) == ["ut-tree_test.skipped", "ut-tree_test.skipped#2"]
+    assert _problems(result) == ["ops/test_aclnn_tree.cpp:22: test tree_test.run_time: the expectation sits "
+                                 "inside `for`: its call varies at run time"]
