@@ -119,7 +119,7 @@ class _Var:
     elsewhere: bool = False     # `node` is a re-parse of the declaration: errors cite `at`
     header: bool = False        # declared in a header the file includes: errors cite the use
     before: "_Var | None" = None   # `v.push_back(x)`: the definition `node` changes
-    constant: tuple = ()        # an enumerator's value, counted when the file is read
+    constant: tuple = ()        # a value known as it is read: an enumerator's, a loop pass's item
 
 
 # ---- literals ----
@@ -329,10 +329,10 @@ class _Eval:
             else:
                 value = self.expr(v.node, v.kind)
         except ReadError as exc:
-            if v.elsewhere:     # the re-parsed text has no line of the file: cite the declaration
-                raise ReadError(exc.reason, v.at) from None
             if v.header:        # a header's line is no line of this file: cite the use
                 raise ReadError(exc.reason, at) from None
+            if v.elsewhere:     # the re-parsed text has no line of the file: cite the declaration
+                raise ReadError(exc.reason, v.at) from None
             raise
         finally:
             self.depth -= 1
