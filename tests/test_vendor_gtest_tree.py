@@ -289,3 +289,21 @@ TEST_F(tree_test, run_time)
     assert list(cases) == ["ut-tree_test.skipped", "ut-tree_test.skipped#2"]
     assert _problems(result) == ["ops/test_aclnn_tree.cpp:22: test tree_test.run_time: the expectation sits "
                                  "inside `for`: its call varies at run time"]
+
+
+def test_a_statement_the_grammar_cannot_read_is_listed_when_it_may_hold_the_call():
+    result, cases = _read("""
+TEST_F(tree_test, unreadable)
+{
+    auto self = TensorDesc({2}, ACL_FLOAT, ACL_FORMAT_ND);
+    auto ut = OP_API_UT(aclnnTreeOnly, INPUT(self), OUTPUT());
+    uint64_t ws = 0;
+    EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+    EXPECT_EQ(ut.TestGetWorkspaceSize(&ws) ACLNN_SUCCESS, return);
+    CHECK_RET(OP_API_UT(aclnnTreeOnly, INPUT(self), OUTPUT()), return ACLNN_ERR_PARAM_NULLPTR);
+}
+""")
+    assert list(cases) == ["ut-tree_test.unreadable"]
+    assert [(p.where, p.reason.split(": ", 2)[1]) for p in result.problems] == [
+        ("ops/test_aclnn_tree.cpp:9", "a statement the C++ grammar cannot read"),
+        ("ops/test_aclnn_tree.cpp:10", "a statement the C++ grammar cannot read")]
