@@ -9,13 +9,24 @@ the seconds of each step; the import writes nothing (the case files are a separa
 from __future__ import annotations
 
 import argparse
-import re
 import time
 from pathlib import Path
 
+from aclnn_conformance.extract.syntax import parse_cpp, text_of, walk
 from aclnn_conformance.vendor.importer import import_paths
 
-TEST = re.compile(r"\b(?:TEST|TEST_F|TEST_P)\s*\(")
+TEST_MACROS = {"TEST", "TEST_F", "TEST_P"}
+
+
+def test_count(text: str) -> int:
+    """The tests a file defines: the test macros its syntax tree names as a function definition or,
+    for a name the grammar cannot read (``TEST_F(suite, 001_name)``), as a call."""
+    found = 0
+    for node in walk(parse_cpp(text).root_node):
+        name = (node.child_by_field_name("declarator") if node.type == "function_declarator"
+                else node.child_by_field_name("function") if node.type == "call_expression" else None)
+        found += name is not None and name.type == "identifier" and text_of(name) in TEST_MACROS
+    return found
 
 
 def unit_test_files(roots: list[str]) -> list[Path]:
@@ -37,7 +48,7 @@ def main() -> None:
     start = time.perf_counter()
     texts = [p.read_text(encoding="utf-8", errors="replace") for p in files]
     plain = time.perf_counter() - start
-    tests = sum(len(TEST.findall(t)) for t in texts)
+    tests = sum(test_count(t) for t in texts)
     start = time.perf_counter()
     result = import_paths(files, jobs=args.jobs)
     imported = time.perf_counter() - start

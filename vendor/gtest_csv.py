@@ -17,6 +17,7 @@ from typing import Any
 
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
+from aclnn_conformance.vendor.gtest import first_api
 from aclnn_conformance.vendor.model import TensorRecipe, VendorCase, VendorExpectation, spec_params
 from aclnn_conformance.vendor.names import dtype_of, format_of
 from aclnn_conformance.vendor.soc import product_of_enum
@@ -143,9 +144,8 @@ def read_ut_csv(path: Path, display: str, default_product: str | None, default_s
 
 
 def _api_of(path: Path) -> str | None:
-    cpp = path.with_suffix(".cpp")
+    """The API of the first ``OP_API_UT`` of the .cpp of the same name (its ``TEST_P``)."""
     try:
-        found = re.search(r"OP_API_UT\(\s*(aclnn\w+)", cpp.read_text(errors="replace"))
+        return first_api(path.with_suffix(".cpp").read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return None
-    return found.group(1) if found else None

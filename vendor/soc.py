@@ -8,8 +8,9 @@ by ``SocVersionManager`` / ``NpuArchManager`` scopes or by ``SetPlatformSocVersi
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+from aclnn_conformance.extract.syntax import line_of, parse_cpp, text_of, walk
 
 # the stub's SocVersion enum -> product id (None: a line the suite does not know)
 SOC_VERSION_PRODUCT: dict[str, str | None] = {
@@ -24,7 +25,7 @@ NPU_ARCH_PRODUCT: dict[str, str | None] = {
     "DAV_2002": "atlas-inference", "DAV_3002": "atlas-200i-500-a2", "DAV_3102": None,
 }
 STUB_PLATFORM = Path("tests/ut/op_api/stub/opdev/platform.cpp")
-_DEFAULT_SOC = re.compile(r"\bg_socVersion\s*=\s*(?:op::)?SocVersion::(\w+)")
+_DEFAULT_SOC_VARIABLE = "g_socVersion"
 
 
 def product_of_enum(name: str) -> tuple[bool, str | None]:
@@ -41,13 +42,30 @@ def harness_default(root: Path) -> tuple[str | None, str]:
     from its stub platform, and the citation (path:line) or why there is none."""
     stub = root / STUB_PLATFORM
     try:
-        lines = stub.read_text(encoding="utf-8", errors="replace").splitlines()
+        text = stub.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None, f"no unit-test harness stub platform at {root.name}/{STUB_PLATFORM}"
-    for lineno, line in enumerate(lines, 1):
-        found = _DEFAULT_SOC.search(line)
-        if found:
-            product = SOC_VERSION_PRODUCT.get(found.group(1))
-            where = f"{root.name}/{STUB_PLATFORM}:{lineno}"
-            return product, f"the harness default SocVersion::{found.group(1)} ({where})"
-    return None, f"{root.name}/{STUB_PLATFORM} sets no default SocVersion"
+    found = default_soc_version(text)
+    if found is None:
+        return None, f"{root.name}/{STUB_PLATFORM} sets no default SocVersion"
+    name, line = found
+    where = f"{root.name}/{STUB_PLATFORM}:{line}"
+    return SOC_VERSION_PRODUCT.get(name), f"the harness default SocVersion::{name} ({where})"
+
+
+def default_soc_version(text: str) -> tuple[str, int] | None:
+    """The first ``g_socVersion = SocVersion::X`` of the stub platform's source (its declaration's
+    initializer or an assignment): X and its line."""
+    for node in walk(parse_cpp(text).root_node):
+        if node.type == "init_declarator":
+            target, value = node.child_by_field_name("declarator"), node.child_by_field_name("value")
+        elif node.type == "assignment_expression":
+            target, value = node.child_by_field_name("left"), node.child_by_field_name("right")
+        else:
+            continue
+        if target is None or value is None or text_of(target) != _DEFAULT_SOC_VARIABLE:
+            continue
+        parts = "".join(text_of(value).split()).split("::")
+        if len(parts) >= 2 and parts[-2] == "SocVersion" and parts[0] in ("op", "SocVersion"):
+            return parts[-1], line_of(value)
+    return None
