@@ -69,6 +69,12 @@ def _line(text: str) -> int:
     ("api_name_module", [_t("self", DT.FLOAT, 3, 4)], "torch.nn.LogSoftmax", (GoldenOutput(DT.FLOAT, (3, 4)),)),
     # a list comprehension over the shape's indices; arithmetic on tensors and numbers
     ("mean_dims", [_t("input", DT.FLOAT, 8, 3, 5)], "", (GoldenOutput(DT.FLOAT, (3,)), GoldenOutput(DT.FLOAT, (3,)))),
+    # a torch.nn.Module subclass of the file: its __init__ builds it, its forward is the call
+    ("file_module", [_t("self", DT.FLOAT16, 3, 4), _v("alpha", 0.5)], "", (GoldenOutput(DT.FLOAT16, (3, 4)),)),
+    # another method of the executor's class, on the benchmark's device
+    ("own_method", [_t("gradOut", DT.FLOAT16, 2, 3, 8, 8), _t("gradSelf", DT.FLOAT16, 2, 3, 8, 8)], "",
+     (GoldenOutput(DT.FLOAT16, (2, 3, 8)),)),
+    ("own_method", [_t("gradOut", DT.FLOAT, 4, 4), _t("gradSelf", DT.FLOAT, 4, 4)], "", (GoldenOutput(DT.FLOAT, (4,)),)),
     ("kl_div_reduction", [_t("self", DT.FLOAT, 4, 4), _t("target", DT.FLOAT, 4, 4), _v("reduction", 2)], "",
      (GoldenOutput(DT.FLOAT, ()),)),
 ])
@@ -84,13 +90,15 @@ def test_the_golden_gives_dtype_and_shape_as_torch_does(goldens, registered, arg
     ("refuses_loop", [_t("cost", DT.FLOAT, 3)], "for _ in range(3)", "runs 'for _ in range(3):'"),
     ("refuses_value_test", [_t("self", DT.FLOAT, 3)], "if x.sum() > 0", "tests 'x.sum() > 0', which needs values"),
     ("refuses_own_method", [_t("self", DT.FLOAT16, 3)], "self.change_data_dtype",
-     "calls 'self.change_data_dtype', the executor's own method or the framework's"),
+     "reads 'self.change_data_dtype', which the executor's class neither sets nor defines (the framework's)"),
     ("refuses_torch_load", [], "torch.load(", "calls 'torch.load', which is no tensor operation of torch"),
     ("refuses_open", [], 'with open("golden.bin"', 'runs "with open(\'golden.bin\', \'rb\') as f:"'),
     ("refuses_os", [_t("self", DT.FLOAT, 3)], 'os.system("true")', "uses 'os.system' (os, no torch)"),
     ("refuses_import", [_t("self", DT.FLOAT, 3)], 'subprocess.run', "uses 'subprocess.run' (subprocess, no torch)"),
     ("refuses_framework_state", [_t("self", DT.FLOAT, 3)], "kwargs[self.output]",
-     "reads 'self.output', which the framework or another method sets"),
+     "reads 'self.output', which the executor's class neither sets nor defines (the framework's)"),
+    ("refuses_plain_class", [_t("self", DT.FLOAT, 3)], "return PlainHolder(",
+     "builds 'PlainHolder', a class of the file that is no torch.nn.Module"),
     ("refuses_meta", [_t("self", DT.FLOAT, 3), _t("other", DT.FLOAT, 3)], "torch.equal(",
      "is not evaluated by torch on its meta device (NotImplementedError"),
     # a key the executor's map does not hold: the golden itself raises

@@ -25,7 +25,7 @@ from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.vendor.atk_golden import GoldenArgument, GoldenOutput, golden_name, golden_outputs
 from aclnn_conformance.vendor.atk_outputs import place_outputs
 from aclnn_conformance.vendor.names import dtype_of, format_of
-from aclnn_conformance.vendor.executor_golden import ExecutorGolden, module_statements
+from aclnn_conformance.vendor.executor_golden import ExecutorGolden, executor_scope
 from aclnn_conformance.vendor.executor_rewrite import (BuiltTensor, CValue, ExecutorRewrite,
                                                        InputTensor, NotEvaluated)
 from aclnn_conformance.vendor.values import (RecipeError, constant, draw_scalar, exact, number,
@@ -598,9 +598,12 @@ def executor_rewrites(folder: Path, display_folder: str) -> dict[str, ExecutorRe
 def executor_goldens(folder: Path, display_folder: str) -> dict[str, ExecutorGolden]:
     """Registered executor name -> its ``__call__``, for the ``executor_*.py`` beside an ATK file:
     the golden of the cases whose api_type names it (vendor/executor_golden.py)."""
-    return {name: ExecutorGolden(method, f"{display_folder}/{executor.name}",
-                                 module_statements(executor))
-            for executor, names, method in registered_methods(folder, "__call__") for name in names}
+    goldens = {}
+    for executor, names, method in registered_methods(folder, "__call__"):
+        module, methods = executor_scope(executor, method)
+        goldens.update({name: ExecutorGolden(method, f"{display_folder}/{executor.name}", module, methods)
+                        for name in names})
+    return goldens
 
 
 def registered_methods(folder: Path, method: str) -> list[tuple[Path, list[str], ast.FunctionDef]]:

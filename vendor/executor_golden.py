@@ -12,7 +12,10 @@ The subset: ``input_data.kwargs[name]`` (and ``.get``), ``input_data.args[k]``, 
 unpacked from a tuple), dict, list and tuple literals, ``if``/``else`` and ``x if c else y`` on values
 known here (an attr's value, a dtype or shape comparison), comparisons, ``and``/``or``/``not``,
 arithmetic on numbers and tensors, ``len``/``tuple``/``list``/``int``/``float``/``bool``/``abs``/
-``min``/``max``/``range``, functions the method defines itself, ``return``; attribute paths into
+``min``/``max``/``range``, list comprehensions over known values, ``try`` (its body: every exception
+here is a refusal), ``return``; functions the method defines, the other methods of its class, and
+the file's own undecorated functions, top-level assignments and ``torch.nn.Module`` subclasses (built
+by their ``__init__``, called through ``forward``), all read from the same file; attribute paths into
 torch (``torch.nn.functional.softmax``, ``torch.ops.aten.gelu_backward``, module aliases such as
 ``import torch.nn.functional as F``), called where torch counts them as tensor operations (its
 ``torch.overrides`` list, the ``aten`` operators and their ``torch.X`` bindings, the tensor factories),
@@ -22,9 +25,9 @@ meta tensors, ``eval(self.api_name)`` of a case naming a torch path. The golden 
 sigmoid_v2/README.md:177-178), so ``self.device`` is ``"cpu"``; the framework asks it for its result,
 so ``with_output`` is true (executors return nothing without it: ops-nn norm/lp_norm_v2/tests/st/
 aclnnNorm/executor_aclnnNorm.py:32-37). Everything else (numpy, loops, ``.item()``/``.tolist()``/
-``.numpy()`` and whatever else needs values, the executor's other methods, the framework's objects,
-other modules, files and processes) is refused with NotEvaluated naming the construct and its line,
-and the case's outputs stay unplaced with that reason."""
+``.numpy()`` and whatever else needs values, the framework's objects and methods, other modules,
+files and processes) is refused with NotEvaluated naming the construct and its line, and the case's
+outputs stay unplaced with that reason."""
 from __future__ import annotations
 
 import ast
@@ -78,12 +81,28 @@ class _Returned(Exception):
         self.value = value
 
 
-class _Executor:
-    """The executor object (``self``): the framework's attributes the golden reads, and what the
-    method sets on it."""
+class _Instance:
+    """An object of a class the file defines: the executor (``self``: the framework's attributes
+    the golden reads, what its methods set, its class's other methods) or a ``torch.nn.Module``
+    subclass of the file, built and called."""
 
-    def __init__(self, api_name: str):
-        self.known: dict[str, Any] = {"device": GOLDEN_DEVICE, "api_name": api_name}
+    def __init__(self, name: str, methods: dict[str, ast.FunctionDef], known: dict[str, Any]):
+        self.name, self.methods, self.known = name, methods, known
+
+
+@dataclass(frozen=True)
+class _FileClass:
+    """A class the file defines at its top level (not registered): built where it is a torch.nn.Module."""
+
+    node: ast.ClassDef
+
+
+@dataclass(frozen=True)
+class _BoundMethod:
+    """``instance.method``: a method of a class of the file, with its object."""
+
+    function: "_LocalFunction"
+    instance: _Instance
 
 
 class _InputData:
@@ -116,16 +135,24 @@ class _Deferred:
     value: ast.expr
 
 
-def module_statements(source: Path) -> tuple[ast.stmt, ...]:
-    """The top-level statements of an executor's file that bind the names its methods may read:
-    imports, functions and assignments to a name (read, never imported)."""
+def executor_scope(source: Path, method: ast.FunctionDef) -> tuple[tuple[ast.stmt, ...], tuple[ast.FunctionDef, ...]]:
+    """What a registered method of an executor's file may call beyond itself (read, never
+    imported): the file's top-level statements that bind names (imports, undecorated functions and
+    classes, assignments to a name) and the other methods of the method's class."""
     try:
         tree = ast.parse(source.read_text(encoding="utf-8", errors="replace"))
     except SyntaxError:
-        return ()
-    return tuple(stmt for stmt in tree.body if isinstance(stmt, (ast.Import, ast.ImportFrom))
-                 or isinstance(stmt, ast.FunctionDef) and not stmt.decorator_list
-                 or isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name))
+        return (), ()
+    module = tuple(stmt for stmt in tree.body if isinstance(stmt, (ast.Import, ast.ImportFrom))
+                   or isinstance(stmt, (ast.FunctionDef, ast.ClassDef)) and not stmt.decorator_list
+                   or isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                   and isinstance(stmt.targets[0], ast.Name))
+    owner = next((cls for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef) and any(
+        isinstance(f, ast.FunctionDef) and f.name == method.name and f.lineno == method.lineno
+        for f in cls.body)), None)
+    siblings = () if owner is None else tuple(
+        f for f in owner.body if isinstance(f, ast.FunctionDef) and f.lineno != method.lineno)
+    return module, siblings
 
 
 def _imported(body: Sequence[ast.stmt]) -> dict[str, str]:
@@ -148,6 +175,7 @@ class ExecutorGolden:
     method: ast.FunctionDef = field(compare=False, repr=False)
     where: str                          # the executor's file as the case names it
     module: tuple[ast.stmt, ...] = field(default=(), compare=False, repr=False)
+    methods: tuple[ast.FunctionDef, ...] = field(default=(), compare=False, repr=False)
 
     def evaluate(self, arguments: Sequence[GoldenArgument], api_name: str) -> tuple[GoldenOutput, ...] | str:
         """The golden's result tensors for the case's inputs (a named input in ``input_data.kwargs``,
@@ -164,7 +192,9 @@ class ExecutorGolden:
         evaluator = _Evaluator(torch, self.module)
         try:
             with torch.device("meta"):     # a tensor the golden builds holds no storage either
-                result = evaluator.call_method(self.method, _Executor(api_name), _InputData(kwargs, args))
+                executor = _Instance("the executor", {f.name: f for f in self.methods},
+                                     {"device": GOLDEN_DEVICE, "api_name": api_name})
+                result = evaluator.call_method(self.method, executor, _InputData(kwargs, args))
         except _Refused as exc:
             return f"the golden is not evaluated: {self.where}:{exc.line} {exc.what}"
         except NotEvaluated as exc:
@@ -187,6 +217,8 @@ class _Evaluator:
         for stmt in module:      # in the file's order: a later binding of a name stands
             if isinstance(stmt, ast.FunctionDef):
                 self.globals[stmt.name] = _LocalFunction(stmt, self.globals)
+            elif isinstance(stmt, ast.ClassDef):
+                self.globals[stmt.name] = _FileClass(stmt)
             elif isinstance(stmt, ast.Assign):
                 self.globals[stmt.targets[0].id] = _Deferred(stmt.value)
             else:
@@ -207,7 +239,7 @@ class _Evaluator:
         return value
 
     # functions ----------------------------------------------------------------------------------
-    def call_method(self, method: ast.FunctionDef, executor: _Executor, input_data: _InputData) -> Any:
+    def call_method(self, method: ast.FunctionDef, executor: _Instance, input_data: _InputData) -> Any:
         names = [a.arg for a in method.args.posonlyargs + method.args.args]
         if len(names) < 2:
             raise _Refused(method.lineno, f"takes {ast.unparse(method.args)!r}, not (self, input_data, ...)")
@@ -297,7 +329,7 @@ class _Evaluator:
             return
         if isinstance(target, ast.Attribute):
             holder = self._expr(target.value, scope)
-            if isinstance(holder, _Executor):
+            if isinstance(holder, _Instance):
                 holder.known[target.attr] = value
                 return
             if isinstance(holder, _InputData) and target.attr in holder.fields:
@@ -465,10 +497,13 @@ class _Evaluator:
         return self._member(holder, node.attr, node.lineno, ast.unparse(node))
 
     def _member(self, holder: Any, name: str, line: int, text: str) -> Any:
-        if isinstance(holder, _Executor):
+        if isinstance(holder, _Instance):
             if name in holder.known:
                 return holder.known[name]
-            raise _Refused(line, f"reads {text!r}, which the framework or another method sets")
+            if name in holder.methods:
+                return _BoundMethod(_LocalFunction(holder.methods[name], self.globals), holder)
+            raise _Refused(line, f"reads {text!r}, which {holder.name}'s class neither sets nor defines "
+                                 f"(the framework's)")
         if isinstance(holder, _InputData) and name in holder.fields:
             return holder.fields[name]
         if self._is_tensor(holder) and name in _TENSOR_ATTRIBUTES:
@@ -512,6 +547,8 @@ class _Evaluator:
     def _call(self, node: ast.Call, scope: dict[str, Any]) -> Any:
         text = ast.unparse(node.func)
         if isinstance(node.func, ast.Attribute):
+            if node.func.attr == "__init__" and self._is_super(node.func.value, scope):
+                return None       # torch.nn.Module's own set-up: nothing the result depends on
             holder = self._expr(node.func.value, scope)
             if self._is_tensor(holder):
                 args, kwargs = self._arguments(node, scope)
@@ -519,14 +556,19 @@ class _Evaluator:
             if isinstance(holder, (dict, list)):
                 args, kwargs = self._arguments(node, scope)
                 return self._container_method(holder, node.func.attr, args, kwargs, node)
-            if isinstance(holder, _Executor):
-                raise _Refused(node.lineno, f"calls {text!r}, the executor's own method or the framework's")
             function = self._attribute(holder, node.func)
         else:
             function = self._expr(node.func, scope)
         args, kwargs = self._arguments(node, scope)
         if isinstance(function, _LocalFunction):
             return self._call_local(function, args, kwargs, node.lineno)
+        if isinstance(function, _BoundMethod):
+            return self._call_local(function.function, [function.instance, *args], kwargs, node.lineno)
+        if isinstance(function, _FileClass):
+            return self._build(function, args, kwargs, node)
+        if isinstance(function, _Instance) and "forward" in function.methods and function.name != "the executor":
+            forward = _LocalFunction(function.methods["forward"], self.globals)
+            return self._call_local(forward, [function, *args], kwargs, node.lineno)
         if function is builtins.eval:
             return self._eval_api_name(node, args, kwargs, scope)
         if any(function is getattr(builtins, name) for name in _BUILTINS):
@@ -542,6 +584,23 @@ class _Evaluator:
         if isinstance(function, _Foreign):
             raise _Refused(node.lineno, f"calls {text!r} ({function.module}, no torch)")
         raise _Refused(node.lineno, f"calls {text!r}, which is no tensor operation of torch")
+
+    def _is_super(self, node: ast.expr, scope: dict[str, Any]) -> bool:
+        """``super()`` or ``super(Cls, self)`` inside a method of a class of the file."""
+        return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super" \
+            and "super" not in scope and not node.keywords and len(node.args) in (0, 2)
+
+    def _build(self, cls: _FileClass, args: list[Any], kwargs: dict[str, Any], node: ast.Call) -> _Instance:
+        """A torch.nn.Module subclass of the file, built by its ``__init__`` (its ``forward`` is what
+        calling it runs); any other class of the file is refused."""
+        bases = [self._expr(b, self.globals) for b in cls.node.bases]
+        if not bases or any(b is not self.torch.nn.Module for b in bases) or cls.node.keywords:
+            raise _Refused(node.lineno, f"builds {cls.node.name!r}, a class of the file that is no torch.nn.Module")
+        methods = {f.name: f for f in cls.node.body if isinstance(f, ast.FunctionDef) and not f.decorator_list}
+        instance = _Instance(f"{cls.node.name!r}", methods, {})
+        if "__init__" in methods:
+            self._call_local(_LocalFunction(methods["__init__"], self.globals), [instance, *args], kwargs, node.lineno)
+        return instance
 
     def _is_tensor_operation(self, function: Any) -> bool:
         torch = self.torch
