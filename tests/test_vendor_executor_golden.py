@@ -75,6 +75,12 @@ def _line(text: str) -> int:
     ("own_method", [_t("gradOut", DT.FLOAT16, 2, 3, 8, 8), _t("gradSelf", DT.FLOAT16, 2, 3, 8, 8)], "",
      (GoldenOutput(DT.FLOAT16, (2, 3, 8)),)),
     ("own_method", [_t("gradOut", DT.FLOAT, 4, 4), _t("gradSelf", DT.FLOAT, 4, 4)], "", (GoldenOutput(DT.FLOAT, (4,)),)),
+    # the CPU kernel's dtype (the golden's device) where torch's meta kernel follows input_dtype (1 is
+    # int8) and its CPU kernel keeps the gradient's dtype (torch/_decomp/decompositions.py says so)
+    ("softmax_backward_input_dtype", [_t("gradOutput", DT.FLOAT, 4, 6), _t("output", DT.FLOAT, 4, 6), _v("dim", 0)],
+     "", (GoldenOutput(DT.FLOAT, (4, 6)),)),
+    ("softmax_backward_input_dtype", [_t("gradOutput", DT.BF16, 2, 3, 5), _t("output", DT.BF16, 2, 3, 5),
+                                      _v("dim", -1)], "", (GoldenOutput(DT.BF16, (2, 3, 5)),)),
     ("kl_div_reduction", [_t("self", DT.FLOAT, 4, 4), _t("target", DT.FLOAT, 4, 4), _v("reduction", 2)], "",
      (GoldenOutput(DT.FLOAT, ()),)),
 ])
@@ -101,6 +107,10 @@ def test_the_golden_gives_dtype_and_shape_as_torch_does(goldens, registered, arg
      "builds 'PlainHolder', a class of the file that is no torch.nn.Module"),
     ("refuses_meta", [_t("self", DT.FLOAT, 3), _t("other", DT.FLOAT, 3)], "torch.equal(",
      "is not evaluated by torch on its meta device (NotImplementedError"),
+    # known values past a bound: no unbounded time or memory on the reader's side
+    ("refuses_long_range", [_t("self", DT.FLOAT, 3)], "list(range(10 ** 9))",
+     "builds 'range(10 ** 9)', longer than this reader's bound"),
+    ("refuses_huge_power", [_t("self", DT.FLOAT, 3)], "2 ** 100000", "computes '2 ** 100000', a value past"),
     # a key the executor's map does not hold: the golden itself raises
     ("cast_by_map", [_t("self", DT.FLOAT, 3), _v("dtype", 5)], "cast_map[input_data",
      "reads \"cast_map[input_data.kwargs['dtype']]\", a key the dict does not hold"),

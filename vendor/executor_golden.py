@@ -63,6 +63,30 @@ _OPERATORS: dict[type, Callable[[Any, Any], Any]] = {
 _IDENTITY = {ast.Is: operator.is_, ast.IsNot: operator.is_not}
 _MEMBERSHIP = {ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b}
 _DEPTH = 20                       # calls of the method's own functions, nested
+_MOST_ITEMS = 1 << 16             # a list the golden builds of known values (a shape's indices are few)
+_MOST_BITS = 1 << 12              # an exponent or shift of known integers
+
+
+# operators whose meta kernel follows an argument for the result's dtype where the CPU kernel does
+# not (torch/_decomp/decompositions.py _softmax_backward_data: "CPU kernel doesn't respect input_dtype")
+_CPU_DTYPE_OPERATORS = frozenset({"_softmax_backward_data", "_log_softmax_backward_data"})
+
+
+def _operator_name(function: Any) -> str:
+    """``aten::_softmax_backward_data`` and ``torch._softmax_backward_data`` alike: the operator's name."""
+    qualified = getattr(function, "_qualified_op_name", None) or getattr(function, "__name__", "")
+    return str(qualified).removeprefix("aten::").split(".")[0]
+
+
+def _too_large(op: ast.operator, left: Any, right: Any) -> bool:
+    """Whether Python would spend unbounded time or memory on this operation of known values."""
+    if isinstance(op, (ast.Pow, ast.LShift)) and isinstance(right, int) and isinstance(left, int):
+        return abs(right) > _MOST_BITS or isinstance(op, ast.Pow) and abs(left).bit_length() * abs(right) > _MOST_BITS
+    if isinstance(op, ast.Mult) and any(isinstance(v, (list, tuple)) for v in (left, right)):
+        count = next((v for v in (left, right) if isinstance(v, int)), 1)
+        items = next((len(v) for v in (left, right) if isinstance(v, (list, tuple))), 0)
+        return count * max(items, 1) > _MOST_ITEMS
+    return False
 
 
 class _Refused(NotEvaluated):
@@ -457,6 +481,8 @@ class _Evaluator:
         if not (numbers or tensors or sequences):
             raise _Refused(node.lineno, f"computes {ast.unparse(node)!r} on {type(left).__name__} and "
                                         f"{type(right).__name__}")
+        if not tensors and _too_large(op, left, right):
+            raise _Refused(node.lineno, f"computes {ast.unparse(node)!r}, a value past this reader's bound")
         return self._torch_call(_OPERATORS[type(op)], [left, right], {}, node) if tensors else \
             _OPERATORS[type(op)](left, right)
 
@@ -639,6 +665,8 @@ class _Evaluator:
         if not all(self._known(a) for a in args):
             raise _Refused(node.lineno, f"calls {ast.unparse(node)!r} on a tensor")
         if name == "range":
+            if len(range(*args)) > _MOST_ITEMS:
+                raise _Refused(node.lineno, f"builds {ast.unparse(node)!r}, longer than this reader's bound")
             return list(range(*args))
         return function(*args)
 
@@ -669,8 +697,20 @@ class _Evaluator:
     def _torch_call(self, function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Any:
         """A call into torch on meta tensors; what torch raises says why the golden is not known."""
         try:
-            return function(*args, **kwargs)
+            result = function(*args, **kwargs)
+            if _operator_name(function) in _CPU_DTYPE_OPERATORS and self._is_tensor(result):
+                result = result.to(self._cpu_dtype(function, args, kwargs))
+            return result
         except Exception as exc:   # noqa: BLE001 - any failure in torch leaves the golden unknown, said why
             message = " ".join(str(exc).split())[:100]
             raise _Refused(node.lineno, f"{ast.unparse(node)!r} is not evaluated by torch on its meta device "
                                         f"({type(exc).__name__}: {message})") from None
+
+    def _cpu_dtype(self, function: Callable[..., Any], args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """The dtype the CPU kernel gives, from the same call on one-element CPU tensors of the
+        same dtypes and ranks (the golden runs on the CPU)."""
+        def on_cpu(value: Any) -> Any:
+            if self._is_tensor(value):
+                return self.torch.zeros((1,) * value.dim(), dtype=value.dtype, device="cpu")
+            return value
+        return function(*[on_cpu(a) for a in args], **{k: on_cpu(v) for k, v in kwargs.items()}).dtype
