@@ -111,6 +111,10 @@ def test_the_golden_gives_dtype_and_shape_as_torch_does(goldens, registered, arg
     ("refuses_long_range", [_t("self", DT.FLOAT, 3)], "list(range(10 ** 9))",
      "builds 'range(10 ** 9)', longer than this reader's bound"),
     ("refuses_huge_power", [_t("self", DT.FLOAT, 3)], "2 ** 100000", "computes '2 ** 100000', a value past"),
+    ("refuses_print", [_t("self", DT.FLOAT, 3)], "print(input_data", "uses the builtin 'print', outside this reader's subset"),
+    # a top-level assignment reading its own name (as Python would, it raises: the name is unbound)
+    ("refuses_unbound_name", [_t("self", DT.FLOAT, 3)], "SELF_REFERENCE = SELF_REFERENCE",
+     "reads 'SELF_REFERENCE', which neither the method nor the file's top level sets"),
     # a key the executor's map does not hold: the golden itself raises
     ("cast_by_map", [_t("self", DT.FLOAT, 3), _v("dtype", 5)], "cast_map[input_data",
      "reads \"cast_map[input_data.kwargs['dtype']]\", a key the dict does not hold"),

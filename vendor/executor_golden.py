@@ -221,6 +221,8 @@ class ExecutorGolden:
                 result = evaluator.call_method(self.method, executor, _InputData(kwargs, args))
         except _Refused as exc:
             return f"the golden is not evaluated: {self.where}:{exc.line} {exc.what}"
+        except RecursionError:
+            return f"the golden is not evaluated: {self.where}:{self.method.lineno} nests deeper than Python's stack"
         except NotEvaluated as exc:
             return f"the golden is not evaluated: {self.where}: {exc}"
         return result_outputs(torch, result, f"the golden ({self.where}:{self.method.lineno})")
@@ -466,11 +468,15 @@ class _Evaluator:
             return scope[node.id]
         if node.id in self.globals:
             if isinstance(self.globals[node.id], _Deferred):
-                self.globals[node.id] = self._expr(self.globals[node.id].value, self.globals)
+                # out of the globals while evaluated: an assignment reading its own name is refused
+                deferred = self.globals.pop(node.id)
+                self.globals[node.id] = self._expr(deferred.value, self.globals)
             return self.globals[node.id]
         if node.id in _BUILTINS or node.id == "eval":
             return getattr(builtins, node.id)
-        raise _Refused(node.lineno, f"reads {node.id!r}, which the method does not set")
+        if hasattr(builtins, node.id):
+            raise _Refused(node.lineno, f"uses the builtin {node.id!r}, outside this reader's subset")
+        raise _Refused(node.lineno, f"reads {node.id!r}, which neither the method nor the file's top level sets")
 
     def _binary(self, op: ast.operator, left: Any, right: Any, node: ast.AST) -> Any:
         numbers = all(isinstance(v, (int, float)) for v in (left, right))
