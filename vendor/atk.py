@@ -25,6 +25,7 @@ from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.vendor.atk_golden import GoldenArgument, GoldenOutput, golden_name, golden_outputs
 from aclnn_conformance.vendor.atk_outputs import place_outputs
 from aclnn_conformance.vendor.names import dtype_of, format_of
+from aclnn_conformance.vendor.executor_golden import ExecutorGolden, executor_scope
 from aclnn_conformance.vendor.executor_rewrite import (BuiltTensor, CValue, ExecutorRewrite,
                                                        InputTensor, NotEvaluated)
 from aclnn_conformance.vendor.values import (RecipeError, constant, draw_scalar, exact, number,
@@ -336,10 +337,12 @@ def written_tensors(api: str) -> frozenset[str]:
 
 
 def case_of(doc: dict, display: str, product: str | None, product_source: str,
-            own_arguments: bool = False, edits: "ArgumentEdits | None" = None) -> VendorCase:
+            own_arguments: bool = False, edits: "ArgumentEdits | None" = None,
+            goldens: dict[str, ExecutorGolden] | None = None) -> VendorCase:
     """The call an ATK case makes; ``own_arguments`` when no executor beside the file changes the
     argument list the framework builds (then inputs fewer than the parameters may stand for the
-    leading ones: positional_names); ``edits``, the changes its executor makes to that list."""
+    leading ones: positional_names); ``edits``, the changes its executor makes to that list;
+    ``goldens``, the executors' ``__call__`` beside the file by registered name."""
     case_id = doc.get("id")
     source = f"{display}#{case_id}"
     api = "aclnn" + str(doc["aclnn_name"]).removeprefix("aclnn")
@@ -461,7 +464,7 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
         tensors, unplaced_why = place_outputs(api, tensors, attrs,
                                          frozenset(p.name for p in params if p.name not in stated and (
                                              _is_output(p) or p.name in written_tensors(api))),
-                                         _golden(doc, seed) if own_arguments else
+                                         _golden(doc, seed, goldens or {}) if own_arguments else
                                          "an executor beside the file builds the call's arguments "
                                          "(init_by_input_data), and whether the golden is called with "
                                          "them is not read")
@@ -481,16 +484,30 @@ def case_of(doc: dict, display: str, product: str | None, product_source: str,
                       if open_formats else {})
 
 
-def _golden(doc: dict, seed: int) -> tuple[GoldenOutput, ...] | str:
-    """What the case's golden torch function gives, or why it is not known: its
+def _golden(doc: dict, seed: int, goldens: dict[str, ExecutorGolden]) -> tuple[GoldenOutput, ...] | str:
+    """What the case's golden gives, or why it is not known: a torch function (atk_golden) or the
+    ``__call__`` of the executor registered as the case's api_type (executor_golden), on the case's
     inputs as the framework passes them, each value the one this import draws for the case."""
     name = golden_name(doc)
-    if name is None:
+    if name is not None:
+        arguments = _golden_arguments(doc, seed, name, every_item=False)
+        return arguments if isinstance(arguments, str) else golden_outputs(name, arguments)
+    registered = next((k for k in (doc.get("api_type"), doc.get("aclnn_api_type")) if k in goldens), None)
+    if registered is None:
         return (f"the golden is the repository's executor registered as {doc.get('api_type')!r}, "
-                f"which this suite reads but does not run")
+                f"and no __call__ registered so is found beside the file")
+    # the executor reads every input the case states, also those passed to no aclnn argument
+    arguments = _golden_arguments(doc, seed, f"executor {registered!r}", every_item=True)
+    if isinstance(arguments, str):
+        return arguments
+    return goldens[registered].evaluate(arguments, str(doc.get("name") or ""))
+
+
+def _golden_arguments(doc: dict, seed: int, golden: str, every_item: bool) -> list[GoldenArgument] | str:
+    """The case's inputs as the framework passes them to the golden, or why one is not read."""
     arguments = []
     for index, item in enumerate(doc["inputs"]):
-        if not is_argument(item):
+        if not every_item and not is_argument(item):
             continue
         try:
             if isinstance(item, list) and all(isinstance(sub, dict) and sub.get("type") in TENSOR_TYPES
@@ -512,8 +529,8 @@ def _golden(doc: dict, seed: int) -> tuple[GoldenOutput, ...] | str:
             t = exc.recipe
             arguments.append(GoldenArgument(str(item.get("name") or ""), tensor=(t.dtype, t.shape)))
         except (RecipeError, ValueError, TypeError, KeyError, OverflowError) as exc:
-            return f"the golden {name}'s input {index} is not read ({exc})"
-    return golden_outputs(name, arguments)
+            return f"the golden {golden}'s input {index} is not read ({exc})"
+    return arguments
 
 
 def _array_element(value: Any) -> Any:
@@ -577,6 +594,17 @@ def executor_rewrites(folder: Path, display_folder: str) -> dict[str, ExecutorRe
                 found[name] = ExecutorRewrite(
                     method, f"{said} ({display_folder}/{executor.name}:{writes[0][1]})", targets)
     return found
+
+
+def executor_goldens(folder: Path, display_folder: str) -> dict[str, ExecutorGolden]:
+    """Registered executor name -> its ``__call__``, for the ``executor_*.py`` beside an ATK file:
+    the golden of the cases whose api_type names it (vendor/executor_golden.py)."""
+    goldens = {}
+    for executor, names, method in registered_methods(folder, "__call__"):
+        module, methods = executor_scope(executor, method)
+        goldens.update({name: ExecutorGolden(method, f"{display_folder}/{executor.name}", module, methods)
+                        for name in names})
+    return goldens
 
 
 def registered_methods(folder: Path, method: str) -> list[tuple[Path, list[str], ast.FunctionDef]]:
@@ -1017,6 +1045,7 @@ def read_atk(path: Path, display: str, product: str | None, product_source: str,
     builders = {name for _, names, _ in registered_methods(path.parent, "init_by_input_data")
                 for name in names}
     edited = executor_arguments(path.parent, str(Path(display).parent))
+    goldens = executor_goldens(path.parent, str(Path(display).parent))
     for n, doc in enumerate(docs):
         case_id = doc.get("id", n) if isinstance(doc, dict) else n
         where = f"{display}:{lines.get(case_id, 1)}"
@@ -1027,7 +1056,7 @@ def read_atk(path: Path, display: str, product: str | None, product_source: str,
             # the executor of the aclnn call, where its init_by_input_data is read as edits
             caller = doc.get("aclnn_api_type") or doc.get("api_type")
             edits = edited.get(caller)
-            vc = _with_executor_format(case_of(doc, display, product, product_source, own, edits),
+            vc = _with_executor_format(case_of(doc, display, product, product_source, own, edits, goldens),
                                        doc, formats)
             # an executor whose method is read as argument edits is not read a second time
             found = list(dict.fromkeys(rewrites[k] for k in (doc.get("api_type"), doc.get("aclnn_api_type"))

@@ -75,13 +75,6 @@ def golden_outputs(name: str, arguments: Sequence[GoldenArgument]) -> tuple[Gold
     except ImportError:
         return NEEDS_TORCH
 
-    def meta(spec: tuple[AclDataType, tuple[int, ...]]) -> Any:
-        dtype, shape = spec
-        torch_name = _TORCH_DTYPE_NAMES.get(dtype.name)
-        if torch_name is None or not hasattr(torch, torch_name):
-            raise LookupError(f"torch has no dtype for {dtype.name}")
-        return torch.empty(shape, dtype=getattr(torch, torch_name), device="meta")
-
     try:
         function = _resolve(torch, name)
         args: list[Any] = []
@@ -89,8 +82,7 @@ def golden_outputs(name: str, arguments: Sequence[GoldenArgument]) -> tuple[Gold
         for a in arguments:
             if a.name in FRAMEWORK_INPUTS:
                 continue
-            value = meta(a.tensor) if a.tensor is not None else (
-                [meta(t) for t in a.tensors] if a.tensors is not None else a.value)
+            value = argument_value(torch, a)
             if a.name:
                 kwargs[a.name] = value
             else:
@@ -98,13 +90,37 @@ def golden_outputs(name: str, arguments: Sequence[GoldenArgument]) -> tuple[Gold
         result = function(*args, **kwargs)
     except Exception as exc:   # noqa: BLE001 - any failure of the golden leaves the output unplaced, said why
         return f"the golden {name} could not be evaluated on torch's meta device ({type(exc).__name__}: {str(exc)[:120]})"
+    return result_outputs(torch, result, f"the golden {name}")
+
+
+def meta_tensor(torch: Any, spec: tuple[AclDataType, tuple[int, ...]]) -> Any:
+    """A tensor of this dtype and shape on torch's meta device (no storage, no values)."""
+    dtype, shape = spec
+    torch_name = _TORCH_DTYPE_NAMES.get(dtype.name)
+    if torch_name is None or not hasattr(torch, torch_name):
+        raise LookupError(f"torch has no dtype for {dtype.name}")
+    return torch.empty(shape, dtype=getattr(torch, torch_name), device="meta")
+
+
+def argument_value(torch: Any, argument: GoldenArgument) -> Any:
+    """What the framework passes the golden for one input: a meta tensor, a list of them, a value."""
+    if argument.tensor is not None:
+        return meta_tensor(torch, argument.tensor)
+    if argument.tensors is not None:
+        return [meta_tensor(torch, t) for t in argument.tensors]
+    return argument.value
+
+
+def result_outputs(torch: Any, result: Any, golden: str) -> tuple[GoldenOutput, ...] | str:
+    """The golden's result (a tensor, or a tuple or list of them) as GoldenOutputs; or why not, the
+    sentence starting with ``golden`` (who the golden is)."""
     results = result if isinstance(result, (tuple, list)) else (result,)
     outputs = []
     for r in results:
         if not isinstance(r, torch.Tensor):
-            return f"the golden {name} returns a {type(r).__name__}, not a tensor"
+            return f"{golden} returns a {type(r).__name__}, not a tensor"
         acl = _ACL_BY_TORCH_NAME.get(str(r.dtype).removeprefix("torch."))
         if acl is None:
-            return f"the golden {name} returns {r.dtype}, which has no aclDataType here"
+            return f"{golden} returns {r.dtype}, which has no aclDataType here"
         outputs.append(GoldenOutput(AclDataType[acl], tuple(int(d) for d in r.shape)))
     return tuple(outputs)

@@ -2,12 +2,12 @@
 from the golden's result (ops-nn norm/quantized_batch_norm/tests/st/aclnnQuantizedBatchNorm/
 executor_aclnnQuantizedBatchNorm.py:187-190: ``convert_output_data`` of each entry of
 ``task_result.output_info_list``, appended after the inputs), so an output has the dtype and shape the
-golden gives it for the case's inputs. Where the golden is a torch function, torch gives them
-(atk_golden: evaluated on its meta device); else this reader takes them from the operator's code-read rules that
-tie an output to its inputs (its shape: ``shapes_equal``, ``broadcast_equals``, ``reduced_shape``; its
-dtype: the values block's ``output_dtype``, ``dtypes_equal``, a ``castable`` from the inputs'
-promotion), never from a guess: an output neither places stays unplaced, with the reason, and its
-case is not run."""
+golden gives it for the case's inputs. Where the golden is a torch function (atk_golden) or an
+executor's ``__call__`` the reader evaluates (executor_golden), torch gives them on its meta device;
+else this reader takes them from the operator's code-read rules that tie an output to its inputs
+(its shape: ``shapes_equal``, ``broadcast_equals``, ``reduced_shape``; its dtype: the values block's
+``output_dtype``, ``dtypes_equal``, a ``castable`` from the inputs' promotion), never from a guess:
+an output neither places stays unplaced, with the reason, and its case is not run."""
 from __future__ import annotations
 
 from typing import Any, Mapping
@@ -90,8 +90,8 @@ def place_outputs(api: str, tensors: dict[str, TensorRecipe | None], attrs: Mapp
                   unstated: frozenset[str], golden: tuple[GoldenOutput, ...] | str | None = None,
                   ) -> tuple[dict[str, TensorRecipe | None], list[str]]:
     """``tensors`` with each unstated output tensor made as the framework makes it, and a line per
-    output left unplaced saying why. ``golden``: the golden's result tensors where the case's golden
-    is a torch function (atk_golden), else why they are not known, else None. An output takes the
+    output left unplaced saying why. ``golden``: the golden's result tensors (a torch function's,
+    atk_golden, or an executor's, executor_golden), else why they are not known, else None. An output takes the
     golden's dtype and shape (the golden's result, in the order of the outputs the case leaves
     unstated, is what the framework makes them from); where the golden is not known, the shape and
     dtype the spec's rules tie to the inputs."""

@@ -151,10 +151,10 @@ def _built(t) -> BuiltTensor:
                        tuple(t.flatten().tolist()))
 
 
-_COMPARE: dict[type, Callable[[Any, Any], bool]] = {
+COMPARISONS: dict[type, Callable[[Any, Any], bool]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge}
-_ARITH: dict[type, Callable[[Any, Any], Any]] = {
+ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 _PLAIN = (bool, int, float, str, type(None))
@@ -181,11 +181,11 @@ def _is_self_attribute(node: ast.expr) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
-def _is_plain(value: Any) -> bool:
+def is_plain(value: Any) -> bool:
     if isinstance(value, AclDataType):    # a torch dtype, no number (an IntEnum here)
         return False
     if isinstance(value, (list, tuple)):
-        return all(_is_plain(v) for v in value)
+        return all(is_plain(v) for v in value)
     return isinstance(value, _PLAIN)
 
 
@@ -361,7 +361,7 @@ class _Evaluator:
 
     # expressions --------------------------------------------------------------------------------
     def _truth(self, value: Any, node: ast.AST) -> bool:
-        if not _is_plain(value):
+        if not is_plain(value):
             raise NotEvaluated(f"line {node.lineno} tests {ast.unparse(node.test if isinstance(node, ast.If) else node)!r}, "
                                f"no plain value")
         return bool(value)
@@ -410,9 +410,9 @@ class _Evaluator:
                         return False
                     left = right
                     continue
-                if type(op) not in _COMPARE or not (_is_plain(left) and _is_plain(right)):
+                if type(op) not in COMPARISONS or not (is_plain(left) and is_plain(right)):
                     raise NotEvaluated(f"line {node.lineno} compares {text!r}")
-                if not _COMPARE[type(op)](left, right):
+                if not COMPARISONS[type(op)](left, right):
                     return False
                 left = right
             return True
@@ -420,7 +420,7 @@ class _Evaluator:
             values = []
             for v in node.values:
                 x = self._expr(v, state)
-                if not _is_plain(x):
+                if not is_plain(x):
                     raise NotEvaluated(f"line {node.lineno} combines {text!r}")
                 values.append(x)
                 if isinstance(node.op, ast.And) and not x or isinstance(node.op, ast.Or) and x:
@@ -428,7 +428,7 @@ class _Evaluator:
             return values[-1]
         if isinstance(node, ast.UnaryOp):
             x = self._expr(node.operand, state)
-            if not _is_plain(x):
+            if not is_plain(x):
                 raise NotEvaluated(f"line {node.lineno} applies {text!r}")
             if isinstance(node.op, ast.Not):
                 return not x
@@ -436,11 +436,11 @@ class _Evaluator:
                 return -x
             if isinstance(node.op, ast.UAdd):
                 return +x
-        if isinstance(node, ast.BinOp) and type(node.op) in _ARITH:
+        if isinstance(node, ast.BinOp) and type(node.op) in ARITHMETIC:
             left, right = self._expr(node.left, state), self._expr(node.right, state)
             if not (isinstance(left, (int, float)) and isinstance(right, (int, float))):
                 raise NotEvaluated(f"line {node.lineno} computes {text!r} on no numbers")
-            return _ARITH[type(node.op)](left, right)
+            return ARITHMETIC[type(node.op)](left, right)
         if isinstance(node, ast.IfExp):
             test = self._expr(node.test, state)
             if isinstance(test, _Inputs):     # a dict's truth: whether it holds an item
@@ -524,7 +524,7 @@ class _Evaluator:
             method = node.func.attr
             if func in ("np.unique", "numpy.unique"):
                 [x] = self._args(node, state, 1)
-                if not (isinstance(x, (list, tuple)) and _is_plain(x)):
+                if not (isinstance(x, (list, tuple)) and is_plain(x)):
                     raise NotEvaluated(f"line {line}: {func} of no plain list")
                 return np.unique(np.asarray(x))
             if func in ("torch.tensor", "torch.linspace"):
@@ -570,7 +570,7 @@ class _Evaluator:
                 raise NotEvaluated(f"line {line}: dict of {ast.unparse(node)!r}")
             if node.func.id in ("len", "list") and len(args) == 1 and isinstance(args[0], (list, tuple)):
                 return len(args[0]) if node.func.id == "len" else list(args[0])
-            if all(_is_plain(a) for a in args) and args:
+            if all(is_plain(a) for a in args) and args:
                 return {"abs": abs, "min": min, "max": max, "int": int, "float": float,
                         "bool": bool}[node.func.id](*args)
             # a number not known, with finite ones: min, max and int of finite numbers cannot raise
@@ -589,7 +589,7 @@ class _Evaluator:
         torch = _torch()
         args = [self._expr(a, state) for a in node.args]
         keywords = {k.arg: self._expr(k.value, state) for k in node.keywords}
-        if not all(_is_plain(a) for a in [*args, *keywords.values()]):
+        if not all(is_plain(a) for a in [*args, *keywords.values()]):
             raise NotEvaluated(f"line {node.lineno}: {func} of no plain values")
         if func == "torch.tensor" and len(args) == 1 and not keywords and isinstance(args[0], (list, tuple)):
             return _built(torch.tensor(args[0]))
