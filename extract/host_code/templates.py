@@ -207,6 +207,7 @@ def _is_same(tree: Parsed, node: Node, env: dict) -> bool | None:
     if arguments is None or len(arguments) != 2:
         return None
     a, b = (_type_argument(tree, n, env) for n in arguments)
+    # the pointee's const counts: a T deduced from ``const aclTensor*`` is not ``aclTensor*``
     return None if a is None or b is None else a == b
 
 
