@@ -370,6 +370,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     code = _status_of(code_text)
     if code_text == "false" and fail is not None and _check_ret_false(w, cond, env, fail):
         return
+    if code_text == "false" and fail is not None:
+        code = fail   # ``if (!(C)) return false`` in a bool check function: it fails with the caller's status
     null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
     if null and code is not None and _view_copy_check(w, src, stmt, env.get(null.group(1) or null.group(2)), code):
         return
