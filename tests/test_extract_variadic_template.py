@@ -69,6 +69,19 @@ def test_a_pack_of_one_argument_is_the_first_parameter_alone():
     assert _checks("self") == []
 
 
+def test_a_parameter_of_a_deduced_type_passed_on_keeps_that_type():
+    # t is ``const T&`` of T = aclTensor*, so aclTensor* const, from which CheckDimension deduces aclTensor*
+    forwarding = SNIPPET.replace("static aclnnStatus CheckParams", """template <typename T, typename... Ts>
+static bool Forward(const T& t, const Ts&... args)
+{
+    return CheckDimension(t, args...);
+}
+
+static aclnnStatus CheckParams""").replace("CheckDimension(%(args)s)", "Forward(%(args)s)")
+    assert [r for r in _rules(_walk(forwarding % {"args": "out, self"}, NAMES)) if r[0] != "empty"] == [
+        _rank("out")]
+
+
 def test_a_condition_the_instantiation_does_not_decide_is_unread():
     text = SNIPPET.replace("sizeof...(args) > 0", "sizeof...(args) > MAX_DIMS") % {"args": "out, grad"}
     events = [e for e in _walk(text, NAMES) if e.kind != "empty"]

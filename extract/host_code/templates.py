@@ -34,6 +34,12 @@ class CppType:
             return replace(self, pointers=(*self.pointers[:-1], False))
         return replace(self, const=False)
 
+    def with_top_const(self) -> CppType:
+        """The type made const itself (``const T`` of a pointer T: the pointer const)."""
+        if self.pointers:
+            return replace(self, pointers=(*self.pointers[:-1], True))
+        return replace(self, const=True)
+
 
 @dataclass(frozen=True)
 class Declared:
@@ -97,10 +103,18 @@ def _deduced(param: Declared, argument: CppType | None) -> CppType | None:
     return argument
 
 
-def _argument_type(w: Walk, text: str) -> CppType | None:
-    """The declared type of an argument that is a parameter of the function being walked; None else."""
+def _argument_type(w: Walk, text: str, env: dict) -> CppType | None:
+    """The declared type of an argument that is a parameter of the function being walked (through the
+    type its own template parameter was deduced as, ``const T& t``); None else."""
     declared = declared_type(w.param_types[text]) if text in w.param_types else None
-    return None if declared is None or declared.pack else declared.type
+    if declared is None or declared.pack:
+        return None
+    bound = env.get(declared.type.base)
+    if not isinstance(bound, CppType):
+        return declared.type
+    if declared.type.pointers:
+        return None   # ``T*`` of a deduced T: not read
+    return bound.with_top_const() if declared.type.const else bound
 
 
 def template_bindings(w: Walk, fn: Function, args: list[str], env: dict,
@@ -121,7 +135,7 @@ def template_bindings(w: Walk, fn: Function, args: list[str], env: dict,
             raise Unreadable(f"the expansion {text!r} of a pack the reader does not hold")
         else:
             values.append(read(text))
-            types.append(_argument_type(w, text))
+            types.append(_argument_type(w, text, env))
     declared = [declared_type(t) for t in fn.param_types]
     packs = [i for i, d in enumerate(declared) if d is not None and d.pack]
     if packs and packs != [len(fn.params) - 1] or not packs and len(values) != len(fn.params) or \
