@@ -62,6 +62,8 @@ class Function:
     path: str
     line: int                      # line of the definition
     returns: str                   # the declared return type text
+    # a template's type parameters in order, a pack's name followed by "..." (``typename... Ts``: "Ts...")
+    type_params: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,19 @@ def _function(tree: Parsed, base: int, lines_before: int, path: str, declarator:
     body_start = tree.start(body) + 1
     return Function(tree.source(name), tuple(names), tuple(types), tree.text[body_start:body_end],
                     base + body_start, path, lines_before + tree.text.count("\n", 0, tree.start(start)) + 1,
-                    tree.text[tree.start(start):tree.start(name)].strip())
+                    tree.text[tree.start(start):tree.start(name)].strip(), _type_params(tree, start))
+
+
+def _type_params(tree: Parsed, start: Node) -> tuple[str, ...]:
+    """The type parameters of the template declaration ``start`` (a pack's name followed by "...");
+    none when it declares no template."""
+    params = start.child_by_field_name("parameters") if start.type == "template_declaration" else None
+    out = []
+    for param in params.named_children if params is not None else ():
+        name = next((c for c in param.named_children if c.type == "type_identifier"), None)
+        if name is not None and param.type in ("type_parameter_declaration", "variadic_type_parameter_declaration"):
+            out.append(tree.source(name) + ("..." if param.type.startswith("variadic") else ""))
+    return tuple(out)
 
 
 def _parameter(tree: Parsed, param: Node) -> tuple[str, str] | None:

@@ -274,6 +274,16 @@ def test_check_ret_false_reads_the_call_with_the_callers_status(body):
         ("check", "null", "other", 161002)]
 
 
+def test_check_ret_false_on_a_condition_reads_it_as_a_failure_with_the_callers_status():
+    body = ("const op::Shape& selfShape = self->GetViewShape();\n    op::Shape broadcastShape;\n"
+            "    OP_CHECK_BROADCAST_AND_INFER_SHAPE(other, self, broadcastShape, return false);\n"
+            "    CHECK_RET(selfShape == broadcastShape, false);")
+    events = _walk(FALSE % body, NAMES)
+    assert [(e.kind, e.template, e.args_dict(), e.status) for e in events] == [
+        ("check", "broadcastable", {"param": "other", "other": "self"}, 161002),
+        ("check", "broadcast_equals", {"param": "self", "of": ["other", "self"]}, 161002)]
+
+
 def test_check_ret_false_on_a_value_that_is_no_check_call_stays_unread():
     events = _walk(FALSE % "auto ok = other->GetViewShape().GetDimNum() > 2;\n    CHECK_RET(ok, false);", NAMES)
     assert [e.kind for e in events] == ["unread"]

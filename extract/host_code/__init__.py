@@ -79,6 +79,10 @@ fixture tests in tests/test_extract_*.py):
 - ``loops``: Loops over shapes and arrays: copies of an int array, batch dims checked broadcastable, dims
   appended to shapes, negative dims refused, slices of a shape set or compared, element counts, and a loop
   over an ``aclIntArray`` dim checking each element.
+- ``templates``: Function templates: a call binding a parameter pack (``const Ts&... args``) to the remaining
+  arguments and a type parameter (``const T& t``) to the type deduced from its argument's declared type, a
+  pack expanded into a call (``F(args...)``), ``if constexpr`` decided by the instantiation (``sizeof...``,
+  ``std::is_same_v``, ``std::remove_const_t``).
 - ``model``: What the reader works with: the product table and status names, the events it yields (``Event``),
   the argument wrappers (``T``, ``DList``, ``Opaque``), the index of an op_api file's functions and of the
   checkout's kernels (``Index``, ``KernelIndex``), the walk's state (``Walk``), the constants of a file
@@ -98,7 +102,8 @@ from __future__ import annotations
 # every module is imported here, before any reading: each fills its entries of reenter
 from aclnn_conformance.extract.host_code import (branches, casts, conditions, dtypes, empty, integers, kernels,
                                                  loops, model, nulls, products, promotion, ranks, reductions, reenter,
-                                                 scalars, shapes, statements, values, walk)  # noqa: F401
+                                                 scalars, shapes, statements, templates, values,
+                                                 walk)  # noqa: F401
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS
 from aclnn_conformance.extract.host_code.model import Event, Index, KernelIndex, T, Unreadable, _args
 from aclnn_conformance.extract.host_code.walk import walk_api

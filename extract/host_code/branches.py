@@ -30,6 +30,7 @@ from aclnn_conformance.extract.host_code.kernels import (_compute_only, _kernel_
 from aclnn_conformance.extract.host_code.empty import _empty_exit, _empty_helper, _empty_params, _run_fill_empty
 from aclnn_conformance.extract.host_code.conditions import (_data_condition, _guard, _guarded_args, _has_atom,
                                                             _plain_exit, _same_checks_both_sides)
+from aclnn_conformance.extract.host_code.templates import constexpr_decided
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -127,7 +128,9 @@ def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
 
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
     cond = stmt.cond.strip()
-    decided = _product_bool(w, cond, env)
+    decided = constexpr_decided(stmt, env)   # an ``if constexpr``: only the side the template takes is compiled
+    if decided is None:
+        decided = _product_bool(w, cond, env)
     if decided is not None:
         reenter.run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return

@@ -36,6 +36,7 @@ from aclnn_conformance.extract.host_code.kernels import (_broadcast_to_helper, _
                                                          _made_local, _one_dim_at_rank0_local, _view_copy,
                                                          _view_copy_check)
 from aclnn_conformance.extract.host_code.empty import _run_after_empty, _scan_after_empty
+from aclnn_conformance.extract.host_code.templates import template_bindings
 from aclnn_conformance.extract.host_code.conditions import _data_condition, _guard_atom, _guarded_args
 from aclnn_conformance.extract.host_code.values import _value
 from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _remapped_call, _returned, _run_if,
@@ -344,19 +345,23 @@ def _call_status(w: Walk, fn: Function, args: list[str], env: dict, src: SourceF
 
 
 def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
+    templated = template_bindings(w, fn, args, env, lambda a: _argument_value(w, a, env))
+    if templated is not None:
+        return templated
     if len(args) != len(fn.params):
         raise Unreadable(f"call of {fn.name} with {len(args)} arguments for {len(fn.params)} parameters")
-    out = {}
-    for p, a in zip(fn.params, args):
-        held = env.get(a.strip())
-        if isinstance(held, tuple) and held[:1] == ("numel-if-nonnull",):
-            out[p] = held   # read as a count where the callee uses it, after its null checks
-            continue
-        try:
-            out[p] = _value(w, a, env)
-        except Unreadable:
-            out[p] = _dtype_or_opaque(w, a, env)
-    return out
+    return {p: _argument_value(w, a, env) for p, a in zip(fn.params, args)}
+
+
+def _argument_value(w: Walk, arg: str, env: dict) -> Any:
+    """What a parameter holds for the argument ``arg`` of a call the walk inlines."""
+    held = env.get(arg.strip())
+    if isinstance(held, tuple) and held[:1] == ("numel-if-nonnull",):
+        return held   # read as a count where the callee uses it, after its null checks
+    try:
+        return _value(w, arg, env)
+    except Unreadable:
+        return _dtype_or_opaque(w, arg, env)
 
 
 def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[str],
@@ -365,6 +370,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     code = _status_of(code_text)
     if code_text == "false" and fail is not None and _check_ret_false(w, cond, env, fail):
         return
+    if code_text == "false" and fail is not None:
+        code = fail   # ``if (!(C)) return false`` in a bool check function: it fails with the caller's status
     null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
     if null and code is not None and _view_copy_check(w, src, stmt, env.get(null.group(1) or null.group(2)), code):
         return
