@@ -11,10 +11,17 @@ Three ways to break the emulator, all from outside it:
 - transform what the emulator returned (a layout written wrongly, an output left unwritten);
 - recompute the outputs with a variant of the emulator's arithmetic in which one step is swapped
   (``backends.mutants.apply_adam_w_quant_kernel``).
+
+A mutant whose defect is a family's own (a kernel step swapped, an attribute value let through) is
+declared in one statement, ``Family.declare("ClassName", name=..., defect=..., killed_by=...,
+steps={...})``; one whose defect is its own code is a class.
 """
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -47,6 +54,25 @@ class Mutant(EmulatorBackend):
     # how many distinct single-call cases, on how many products, must fail it naming its defect
     killing_cases_wanted = 1
     killing_products_wanted = 1
+
+    @classmethod
+    def declare(cls, class_name: str, *, name: str, defect: str, killed_by: tuple[str, ...] = (),
+                steps: Mapping[str, Callable[..., Any]] | None = None, **attributes: Any) -> type[Mutant]:
+        """One mutant (or control) of this family in one statement: the subclass ``class_name`` of the
+        calling module, with its identity, ``steps`` (functions of the kernel that replace its steps
+        of the same names, as the family's ``with_steps`` puts them in) and other class ``attributes``."""
+        # the module that assigns the class, as namedtuple finds it: where it is imported and reported from
+        module = sys._getframe(1).f_globals.get("__name__", cls.__module__)
+        body = {"__module__": module, "__qualname__": class_name, "name": name,
+                "defect": defect, "killed_by": tuple(killed_by), **attributes}
+        if steps:
+            body.update(cls.with_steps(class_name, steps))
+        return type(class_name, (cls,), body)
+
+    @classmethod
+    def with_steps(cls, class_name: str, steps: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
+        """The class attributes with which this family computes with ``steps`` in place of its own."""
+        raise TypeError(f"{cls.__name__} has no arithmetic whose steps can be replaced")
 
     def run(self, case: Case, product: str) -> RunResult:
         if case.op != self.op:
@@ -81,6 +107,17 @@ class Mutant(EmulatorBackend):
         """End GetWorkspaceSize with ``status``: nothing written."""
         return RunResult(int(status), case.copy_storages(), None, "GetWorkspaceSize",
                          f"{self.name}: {message}")
+
+
+def replaced_steps(class_name: str, base: type, steps: Mapping[str, Callable[..., Any]],
+                   of: tuple[type, ...] = ()) -> type:
+    """``base`` (an arithmetic, or ``object`` for a mixin) with ``steps`` as its methods. Each step
+    must be a method of ``base`` or of every class in ``of``: a misspelt one would change nothing."""
+    for arithmetic in of or (base,):
+        unknown = sorted(s for s in steps if not callable(getattr(arithmetic, s, None)))
+        if unknown:
+            raise TypeError(f"{class_name}: {arithmetic.__name__} has no step {', '.join(unknown)}")
+    return type(f"{class_name}Steps", (base,), dict(steps))
 
 
 def replace_result(result: RunResult, **changes) -> RunResult:
