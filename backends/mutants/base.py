@@ -160,3 +160,33 @@ class StridesIgnoredMutant(Mutant):
         if altered is case:
             return self.emulate(case, product)
         return self.run_as(case, altered, product)
+
+
+class OutputsRewritten(Mutant):
+    """A defect in what a successful call writes: ``rewrite`` changes, in place, copies of the
+    storages the emulator wrote; a failed call is returned as the emulator's."""
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        result = self.emulate(case, product)
+        if result.status != 0:
+            return result
+        storages = copied(result)
+        self.rewrite(case, storages)
+        return replace_result(result, storages=storages)
+
+    def rewrite(self, case: Case, storages: dict[str, np.ndarray]) -> None:
+        """Change ``storages`` (writable copies of the emulator's) as the defective code writes them."""
+
+
+class VarTwoUlpsUpMutant(OutputsRewritten):
+    """The defect shared by the Adam operators' bias mutants: every float32 var element two ulps
+    high, each within its bound, their mean not."""
+
+    defect = "float32 var two ulps high on every element (a systematic bias), other dtypes untouched"
+
+    def rewrite(self, case: Case, storages: dict[str, np.ndarray]) -> None:
+        var = case.tensor("varRef")
+        if var.desc.is_empty() or var.storage.dtype != np.float32:
+            return
+        view = var.view_of(storages["varRef"])
+        view[...] = np.nextafter(np.nextafter(view, np.float32(np.inf)), np.float32(np.inf))
