@@ -20,8 +20,8 @@ from aclnn_conformance.backends.emulator.apply_adam_w_quant import QMAP_SIZE
 from aclnn_conformance.backends.mutants.apply_adam_w_quant_kernel import F32, AawqKernel, recompute
 
 BF16 = ml_dtypes.bfloat16
-from aclnn_conformance.backends.mutants.base import (Mutant, MutantSet, StridesIgnoredMutant, replace_result,
-                                                    replaced_steps)
+from aclnn_conformance.backends.mutants.base import (AnotherProductsPath, Mutant, MutantSet, RejectedValueAccepted,
+                                                    StridesIgnoredMutant, replace_result, replaced_steps)
 from aclnn_conformance.backends.mutants.faithful_arithmetic import (faithful_power, faithful_quotient,
                                                                     faithful_sqrt, fused_multiply_add,
                                                                     reciprocal_quotient, shaped_like,
@@ -365,16 +365,9 @@ class MixedDtypesAccepted(Mutant):
         return self.run_as(case, case.with_tensor("grad", grad.with_desc(dtype=var.dtype)), product)
 
 
-class BlockSize128Accepted(Mutant):
-    op = OP
-    name = "mutant-block-size-128-accepted"
-    defect = "blockSize not checked: 128 runs as 256"
-    killed_by = ("AAWQ-SHAPE-001",)
-
-    def mutate(self, case, product):
-        if case.attrs.get("blockSize") != 128:
-            return self.emulate(case, product)
-        return self.run_as(case, case.with_attrs(blockSize=256), product)
+BlockSize128Accepted = RejectedValueAccepted.declare(
+    "BlockSize128Accepted", name="mutant-block-size-128-accepted", defect="blockSize not checked: 128 runs as 256",
+    killed_by=("AAWQ-SHAPE-001",), op=OP, attribute="blockSize", value=128, runs_as=256)
 
 
 class ShapeFaultParamInvalid(Mutant):
@@ -390,14 +383,10 @@ class ShapeFaultParamInvalid(Mutant):
         return result
 
 
-class AbsmaxCountUnchecked(Mutant):
-    op = OP
-    name = "mutant-absmax-count-unchecked-950"
-    defect = "Ascend 950 tiling without the absmax count check (the A2/A3 tiling reused)"
-    killed_by = ("AAWQ-SHAPE-008", "AAWQ-SHAPE-009")
-
-    def mutate(self, case, product):
-        return self.emulate(case, "atlas-a2" if product == "ascend950" else product)
+AbsmaxCountUnchecked = AnotherProductsPath.declare(
+    "AbsmaxCountUnchecked", name="mutant-absmax-count-unchecked-950",
+    defect="Ascend 950 tiling without the absmax count check (the A2/A3 tiling reused)",
+    killed_by=("AAWQ-SHAPE-008", "AAWQ-SHAPE-009"), op=OP, product="ascend950", runs_as="atlas-a2")
 
 
 class EmptyCallTiled(Mutant):

@@ -162,6 +162,31 @@ class StridesIgnoredMutant(Mutant):
         return self.run_as(case, altered, product)
 
 
+class RejectedValueAccepted(Mutant):
+    """The defect of an attribute check missing: ``value`` of ``attribute``, which the operator
+    rejects, accepted and run as ``runs_as``."""
+
+    attribute = ""
+    value: Any = None
+    runs_as: Any = None
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        if case.attrs.get(self.attribute) != self.value:
+            return self.emulate(case, product)
+        return self.run_as(case, case.with_attrs(**{self.attribute: self.runs_as}), product)
+
+
+class AnotherProductsPath(Mutant):
+    """The defect of code registered for the wrong chip: a call on ``product`` computed as on
+    ``runs_as`` (its checks, tiling and kernel)."""
+
+    product = ""
+    runs_as = ""
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        return self.emulate(case, self.runs_as if product == self.product else product)
+
+
 class OutputsRewritten(Mutant):
     """A defect in what a successful call writes: ``rewrite`` changes, in place, copies of the
     storages the emulator wrote; a failed call is returned as the emulator's."""
