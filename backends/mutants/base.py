@@ -43,6 +43,19 @@ class MutantSet:
     gaps: tuple[type, ...] = ()
 
 
+class MutantSetsByKey:
+    """``SETS.<key>``: an operator's MutantSet, made by ``make`` when first asked for (an operator
+    record names its generated set by reference, ``module:SETS.<key>``)."""
+
+    def __init__(self, make: Callable[[str], MutantSet]) -> None:
+        self._make = make
+
+    def __getattr__(self, key: str) -> MutantSet:
+        if key.startswith("_"):
+            raise AttributeError(key)
+        return self._make(key)
+
+
 class Mutant(EmulatorBackend):
     """An emulator with one defect. Subclasses set the attributes and override ``mutate``."""
 
