@@ -12,17 +12,14 @@ multiply-adds): they must pass every case.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
-
 import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator.apply_adam_w import F32, HYPER, ApplyAdamWKernel
 from aclnn_conformance.backends.mutants.faithful_arithmetic import (faithful_quotient, faithful_sqrt,
                                                                   reciprocal_quotient)
-from aclnn_conformance.backends.mutants.base import (Mutant, MutantSet, StridesIgnoredMutant, VarTwoUlpsUpMutant,
-                                                    copied, replace_result, replaced_steps, write_view_flat)
+from aclnn_conformance.backends.mutants.base import (KernelVariantMutant, Mutant, MutantSet, StridesIgnoredMutant,
+                                                    VarTwoUlpsUpMutant, copied, replace_result, write_view_flat)
 from aclnn_conformance.spec.apply_adam_w import MAX_GRAD_NORM, OP, SCALARS
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclFormat as F
@@ -51,18 +48,12 @@ class V1Mutant(Mutant):
     killing_cases_wanted = 3
 
 
-class V1KernelMutant(V1Mutant):
+class V1KernelMutant(KernelVariantMutant, V1Mutant):
     """Outputs computed by ``kernel`` (the emulator's arithmetic, one step swapped); statuses are the
     emulator's."""
 
     kernel: ApplyAdamWKernel = ApplyAdamWKernel()
-
-    @classmethod
-    def with_steps(cls, class_name: str, steps: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
-        return {"kernel": replaced_steps(class_name, ApplyAdamWKernel, steps)()}
-
-    def mutate(self, case: Case, product: str) -> RunResult:
-        return recompute(case, self.emulate(case, product), self.kernel)
+    recompute = staticmethod(recompute)
 
 
 # ---- controls: legal variants ----

@@ -9,43 +9,34 @@ block, the document itself writes t = step.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 import ml_dtypes
 import numpy as np
 
-from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator.apply_adam_w_quant import QMAP_SIZE
 from aclnn_conformance.backends.mutants.apply_adam_w_quant_kernel import F32, AawqKernel, recompute
-
-BF16 = ml_dtypes.bfloat16
-from aclnn_conformance.backends.mutants.base import (AnotherProductsPath, Mutant, MutantSet, RejectedValueAccepted,
-                                                    StridesIgnoredMutant, replace_result, replaced_steps)
+from aclnn_conformance.backends.mutants.base import (AnotherProductsPath, KernelVariantMutant, Mutant, MutantSet,
+                                                    RejectedValueAccepted, StridesIgnoredMutant, replace_result)
 from aclnn_conformance.backends.mutants.faithful_arithmetic import (faithful_power, faithful_quotient,
                                                                     faithful_sqrt, fused_multiply_add,
                                                                     reciprocal_quotient, shaped_like,
                                                                     torch_sqrt, value_pick)
 from aclnn_conformance.spec.apply_adam_w_quant import OP, OUTPUTS, VAR_DTYPES
-from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.tensor import TensorArg
 
+BF16 = ml_dtypes.bfloat16
 
-class KernelMutant(Mutant):
+
+class KernelMutant(KernelVariantMutant):
     """A mutant whose outputs are computed by ``kernel`` (the emulator's arithmetic, one step
     swapped); statuses are the emulator's."""
 
     op = OP
     kernel: AawqKernel = AawqKernel()
-
-    @classmethod
-    def with_steps(cls, class_name: str, steps: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
-        return {"kernel": replaced_steps(class_name, AawqKernel, steps)()}
-
-    def mutate(self, case: Case, product: str) -> RunResult:
-        return recompute(case, self.emulate(case, product), self.kernel)
+    recompute = staticmethod(recompute)
 
 
 class UnmutatedKernel(KernelMutant):

@@ -15,11 +15,10 @@ from typing import Any
 import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
-from aclnn_conformance.backends.call_layer import read_back, to_raw_call
 from aclnn_conformance.backends.emulator import apply_adam_w_v2 as emu
+from aclnn_conformance.backends.emulator import run_phases
 from aclnn_conformance.backends.emulator.apply_adam_w_v2 import AdamWV2Kernel, Arch35Kernel
 from aclnn_conformance.backends.emulator.products import chip
-from aclnn_conformance.backends.emulator.protocol import execute
 from aclnn_conformance.backends.mutants.faithful_arithmetic import (faithful_power, faithful_quotient,
                                                                   faithful_sqrt, reciprocal_quotient)
 from aclnn_conformance.backends.mutants.base import (Mutant, MutantSet, VarTwoUlpsUpMutant, copied,
@@ -61,13 +60,7 @@ class V2KernelMutant(V2Mutant):
 
     def mutate(self, case: Case, product: str) -> RunResult:
         gen = chip(product)
-        raw = to_raw_call(case)
-        first = emu.get_workspace_size(raw, gen, self.kernel_for(gen.arch))
-        if first.status != Status.SUCCESS:
-            return RunResult(int(first.status), read_back(raw), None, "GetWorkspaceSize", first.message)
-        workspace = bytearray(first.workspace_size)
-        status, message = execute(workspace, first.workspace_size, first.executor)
-        return RunResult(int(status), read_back(raw), first.workspace_size, "Execute", message)
+        return run_phases(case, lambda raw: emu.get_workspace_size(raw, gen, self.kernel_for(gen.arch)))
 
 
 # ---- controls: legal variants of the arithmetic model ----

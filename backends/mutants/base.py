@@ -122,6 +122,25 @@ class Mutant(EmulatorBackend):
                          f"{self.name}: {message}")
 
 
+class KernelVariantMutant(Mutant):
+    """Outputs recomputed by ``kernel``, a variant of the emulator's step-by-step kernel whose steps
+    ``declare(steps=...)`` replaces, from a successful emulator call; statuses are the emulator's."""
+
+    kernel: Any = None
+
+    @classmethod
+    def with_steps(cls, class_name: str, steps: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
+        return {"kernel": replaced_steps(class_name, type(cls.kernel), steps)()}
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        return self.recompute(case, self.emulate(case, product), self.kernel)
+
+    @staticmethod
+    def recompute(case: Case, result: RunResult, kernel: Any) -> RunResult:
+        """``result`` with the outputs ``kernel`` computes, read and written as the operator's are."""
+        raise NotImplementedError
+
+
 def replaced_steps(class_name: str, base: type, steps: Mapping[str, Callable[..., Any]],
                    of: tuple[type, ...] = ()) -> type:
     """``base`` (an arithmetic, or ``object`` for a mixin) with ``steps`` as its methods. Each step

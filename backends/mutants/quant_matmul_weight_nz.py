@@ -9,13 +9,11 @@ from typing import Any
 import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
-from aclnn_conformance.backends.call_layer import read_back, to_raw_call
+from aclnn_conformance.backends.emulator import run_phases
 from aclnn_conformance.backends.emulator.products import chip
-from aclnn_conformance.backends.emulator.protocol import execute
 from aclnn_conformance.backends.emulator.quant_matmul_weight_nz import MxA8W4Model, get_workspace_size
 from aclnn_conformance.backends.mutants.base import Mutant, MutantSet, replaced_steps
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.quant_matmul_weight_nz import OP
 
 
@@ -32,12 +30,8 @@ class ModelMutant(Mutant):
         return {"model": replaced_steps(class_name, MxA8W4Model, steps)}
 
     def mutate(self, case: Case, product: str) -> RunResult:
-        raw = to_raw_call(case)
-        first = get_workspace_size(raw, chip(product), self.model())
-        if first.status != Status.SUCCESS:
-            return RunResult(int(first.status), read_back(raw), None, "GetWorkspaceSize", first.message)
-        status, message = execute(bytearray(first.workspace_size), first.workspace_size, first.executor)
-        return RunResult(int(status), read_back(raw), first.workspace_size, "Execute", message)
+        gen = chip(product)
+        return run_phases(case, lambda raw: get_workspace_size(raw, gen, self.model()))
 
 
 def _next_block_scale(model: MxA8W4Model, block, blocks):
