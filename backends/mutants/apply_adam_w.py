@@ -18,8 +18,8 @@ from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.emulator.apply_adam_w import F32, HYPER, ApplyAdamWKernel
 from aclnn_conformance.backends.mutants.faithful_arithmetic import (faithful_quotient, faithful_sqrt,
                                                                   reciprocal_quotient)
-from aclnn_conformance.backends.mutants.base import (Mutant, MutantSet, StridesIgnoredMutant, copied, replace_result,
-                                                    write_view_flat)
+from aclnn_conformance.backends.mutants.base import (KernelVariantMutant, Mutant, MutantSet, StridesIgnoredMutant,
+                                                    VarTwoUlpsUpMutant, copied, replace_result, write_view_flat)
 from aclnn_conformance.spec.apply_adam_w import MAX_GRAD_NORM, OP, SCALARS
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclFormat as F
@@ -48,23 +48,15 @@ class V1Mutant(Mutant):
     killing_cases_wanted = 3
 
 
-class V1KernelMutant(V1Mutant):
+class V1KernelMutant(KernelVariantMutant, V1Mutant):
     """Outputs computed by ``kernel`` (the emulator's arithmetic, one step swapped); statuses are the
     emulator's."""
 
     kernel: ApplyAdamWKernel = ApplyAdamWKernel()
-
-    def mutate(self, case: Case, product: str) -> RunResult:
-        return recompute(case, self.emulate(case, product), self.kernel)
+    recompute = staticmethod(recompute)
 
 
 # ---- controls: legal variants ----
-
-class V1UnmutatedKernel(V1KernelMutant):
-    name = "emulator-apply-adam-w-kernel-variant"
-    defect = "none: the emulator's arithmetic step by step"
-    killed_by = ()
-
 
 class _GoldenOrder(ApplyAdamWKernel):
     def moments(self, m, v, g, s):
@@ -76,13 +68,6 @@ class _GoldenOrder(ApplyAdamWKernel):
 
     def adam_step(self, m1, denom, s):
         return (s["lr"] * (m1 / (s["beta1Power"] * s["beta1"] - F32(1)))) / denom
-
-
-class V1GoldenOrder(V1KernelMutant):
-    name = "control-apply-adam-w-golden-order"
-    defect = "none: the vendor golden's order of operations instead of the 950 kernel's"
-    killed_by = ()
-    kernel = _GoldenOrder()
 
 
 class _ExperimentalA2Order(ApplyAdamWKernel):
@@ -100,68 +85,20 @@ class _ExperimentalA2Order(ApplyAdamWKernel):
         return (m1 / denom) * (s["lr"] / (s["beta1Power"] * s["beta1"] - F32(1)))
 
 
-class V1ExperimentalA2Order(V1KernelMutant):
-    name = "control-apply-adam-w-a2-kernel-order"
-    defect = "none: the experimental A2 kernel's order (reciprocal of 1 - beta2^t, scalar step factor)"
-    killed_by = ()
-    kernel = _ExperimentalA2Order()
-
-
 def _fma32(a, b, c) -> np.ndarray:
     """a*b + c with the product exact (float64) and one rounding to float32."""
     return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + np.asarray(c, np.float64)).astype(F32)
 
 
-class _FusedMultiplyAdd(ApplyAdamWKernel):
-    def moments(self, m, v, g, s):
-        one = F32(1)
-        m1 = _fma32(-g, s["beta1"] - one, m * s["beta1"])
-        v1 = _fma32(-(g * g), s["beta2"] - one, v * s["beta2"])
-        return m1, v1
-
-    def parameter(self, var, m1, denom, s):
-        return _fma32(var, F32(1) - s["lr"] * s["weightDecay"], self.adam_step(m1, denom, s))
+def _fused_decayed_sum(kernel: ApplyAdamWKernel, var, m1, denom, s):
+    return _fma32(var, F32(1) - s["lr"] * s["weightDecay"], kernel.adam_step(m1, denom, s))
 
 
-class V1FusedMultiplyAdd(V1KernelMutant):
-    name = "control-apply-adam-w-fused-multiply-add"
-    defect = "none: the moments and the decayed sum as fused multiply-adds"
-    killed_by = ()
-    kernel = _FusedMultiplyAdd()
-
-
-class _FaithfulByValue(ApplyAdamWKernel):
-    """The 950 kernel's order with every sqrt and division faithful, the other neighbour chosen by
-    the operands' values."""
-
-    def denominator(self, vv, s):
-        return faithful_sqrt(faithful_quotient(-vv, s["beta2Power"] * s["beta2"] - F32(1))) + s["eps"]
-
-    def adam_step(self, m1, denom, s):
-        return faithful_quotient(faithful_quotient(s["lr"], s["beta1Power"] * s["beta1"] - F32(1)) * m1, denom)
-
-
-class V1FaithfulByValue(V1KernelMutant):
-    name = "control-apply-adam-w-faithful-by-value"
-    defect = "none: sqrt and every division faithful, the other neighbour for a value-chosen half"
-    killed_by = ()
-    kernel = _FaithfulByValue()
-
-
-class _ReciprocalDivision(ApplyAdamWKernel):
-    def denominator(self, vv, s):
-        return np.sqrt(reciprocal_quotient(-vv, s["beta2Power"] * s["beta2"] - F32(1))) + s["eps"]
-
-    def adam_step(self, m1, denom, s):
-        return reciprocal_quotient(reciprocal_quotient(s["lr"], s["beta1Power"] * s["beta1"] - F32(1)) * m1,
-                                   denom)
-
-
-class V1ReciprocalDivision(V1KernelMutant):
-    name = "control-apply-adam-w-reciprocal-division"
-    defect = "none: every division a times the float32 reciprocal of the divisor"
-    killed_by = ()
-    kernel = _ReciprocalDivision()
+def _fused_moments(kernel: ApplyAdamWKernel, m, v, g, s):
+    one = F32(1)
+    m1 = _fma32(-g, s["beta1"] - one, m * s["beta1"])
+    v1 = _fma32(-(g * g), s["beta2"] - one, v * s["beta2"])
+    return m1, v1
 
 
 class _AllFreedoms(_ExperimentalA2Order):
@@ -180,16 +117,42 @@ class _AllFreedoms(_ExperimentalA2Order):
     def adam_step(self, m1, denom, s):
         return faithful_quotient(m1, denom) * faithful_quotient(s["lr"], s["beta1Power"] * s["beta1"] - F32(1))
 
-    def parameter(self, var, m1, denom, s):
-        return _fma32(var, F32(1) - s["lr"] * s["weightDecay"], self.adam_step(m1, denom, s))
+    parameter = _fused_decayed_sum
 
 
-class V1AllModelFreedoms(V1KernelMutant):
-    name = "control-apply-adam-w-all-model-freedoms"
-    defect = "none: the A2 kernel's order, fused multiply-adds, faithful sqrt and division, together"
-    killed_by = ()
-    kernel = _AllFreedoms()
-
+V1UnmutatedKernel = V1KernelMutant.declare(
+    "V1UnmutatedKernel", name="emulator-apply-adam-w-kernel-variant",
+    defect="none: the emulator's arithmetic step by step")
+V1GoldenOrder = V1KernelMutant.declare(
+    "V1GoldenOrder", name="control-apply-adam-w-golden-order",
+    defect="none: the vendor golden's order of operations instead of the 950 kernel's", kernel=_GoldenOrder())
+V1ExperimentalA2Order = V1KernelMutant.declare(
+    "V1ExperimentalA2Order", name="control-apply-adam-w-a2-kernel-order",
+    defect="none: the experimental A2 kernel's order (reciprocal of 1 - beta2^t, scalar step factor)",
+    kernel=_ExperimentalA2Order())
+V1FusedMultiplyAdd = V1KernelMutant.declare(
+    "V1FusedMultiplyAdd", name="control-apply-adam-w-fused-multiply-add",
+    defect="none: the moments and the decayed sum as fused multiply-adds",
+    steps={"moments": _fused_moments, "parameter": _fused_decayed_sum})
+V1FaithfulByValue = V1KernelMutant.declare(
+    "V1FaithfulByValue", name="control-apply-adam-w-faithful-by-value",
+    defect="none: sqrt and every division faithful, the other neighbour for a value-chosen half",
+    # the 950 kernel's order with every sqrt and division faithful
+    steps={"denominator": lambda kernel, vv, s: faithful_sqrt(
+               faithful_quotient(-vv, s["beta2Power"] * s["beta2"] - F32(1))) + s["eps"],
+           "adam_step": lambda kernel, m1, denom, s: faithful_quotient(
+               faithful_quotient(s["lr"], s["beta1Power"] * s["beta1"] - F32(1)) * m1, denom)})
+V1ReciprocalDivision = V1KernelMutant.declare(
+    "V1ReciprocalDivision", name="control-apply-adam-w-reciprocal-division",
+    defect="none: every division a times the float32 reciprocal of the divisor",
+    steps={"denominator": lambda kernel, vv, s: np.sqrt(
+               reciprocal_quotient(-vv, s["beta2Power"] * s["beta2"] - F32(1))) + s["eps"],
+           "adam_step": lambda kernel, m1, denom, s: reciprocal_quotient(
+               reciprocal_quotient(s["lr"], s["beta1Power"] * s["beta1"] - F32(1)) * m1, denom)})
+V1AllModelFreedoms = V1KernelMutant.declare(
+    "V1AllModelFreedoms", name="control-apply-adam-w-all-model-freedoms",
+    defect="none: the A2 kernel's order, fused multiply-adds, faithful sqrt and division, together",
+    kernel=_AllFreedoms())
 
 V1_CONTROLS = (V1UnmutatedKernel, V1GoldenOrder, V1ExperimentalA2Order, V1FusedMultiplyAdd,
                V1FaithfulByValue, V1ReciprocalDivision, V1AllModelFreedoms)
@@ -197,185 +160,106 @@ V1_CONTROLS = (V1UnmutatedKernel, V1GoldenOrder, V1ExperimentalA2Order, V1FusedM
 
 # ---- value mutants ----
 
-class _DecayAfterStep(ApplyAdamWKernel):
-    def parameter(self, var, m1, denom, s):
-        return self.decayed(var + self.adam_step(m1, denom, s), s)
+def _powers_as_beta_t(kernel: ApplyAdamWKernel, values):
+    s = ApplyAdamWKernel.hyper_parameters(kernel, values)
+    # beta1Power/beta2Power taken as beta^t: the kernel's extra multiply undone
+    s["beta1Power"], s["beta2Power"] = s["beta1Power"] / s["beta1"], s["beta2Power"] / s["beta2"]
+    return s
 
 
-class V1DecayAfterStep(V1KernelMutant):
-    name = "mutant-apply-adam-w-decay-after-step"
-    defect = "weight decay applied after the Adam step: (theta + delta)*(1 - lr*wd)"
-    killed_by = ("AAW-VAL-005",)
-    kernel = _DecayAfterStep()
+def _hyper_parameters_as_float32(kernel: ApplyAdamWKernel, values):
+    out = {}
+    for k in HYPER:
+        raw = np.ascontiguousarray(np.asarray(values[k]).reshape(-1)[:1])
+        if raw.dtype.itemsize == 2:   # the 16-bit pattern read as the low half of a float32
+            out[k] = raw.view(np.uint16).astype(np.uint32).view(F32)[0]
+        else:
+            out[k] = F32(raw[0])
+    return out
 
 
-class _DecaySkippedWhenNonpositive(ApplyAdamWKernel):
-    def decayed(self, var, s):
-        return super().decayed(var, s) if s["weightDecay"] > 0 else var
+def _bf16_truncated(kernel: ApplyAdamWKernel, x, dtype):
+    if np.dtype(dtype).itemsize == 2 and np.dtype(dtype) != np.dtype(np.float16):
+        bits = np.ascontiguousarray(np.asarray(x, F32)).view(np.uint32)
+        return (bits >> 16).astype(np.uint16).view(dtype)
+    return ApplyAdamWKernel.cast(kernel, x, dtype)
 
 
-class V1DecaySkippedWhenNonpositive(V1KernelMutant):
-    name = "mutant-apply-adam-w-decay-only-positive-wd"
-    defect = "weight decay skipped when weightDecay <= 0 (ApplyAdamWQuant's guard)"
-    killed_by = ("AAW-VAL-005",)
-    kernel = _DecaySkippedWhenNonpositive()
+def _nonfinite_grad_skipped(kernel: ApplyAdamWKernel, var, m, v, hyper, grad, mgn, amsgrad, maximize):
+    bad = ~np.isfinite(np.asarray(grad, F32))
+    out = ApplyAdamWKernel.update(kernel, var, m, v, hyper, np.where(bad, 0, grad).astype(grad.dtype), mgn,
+                                  amsgrad, maximize)
+    return tuple(np.where(bad, old, new) for old, new in zip((var, m, v), out))
 
 
-class _PowersAsBetaT(ApplyAdamWKernel):
-    def hyper_parameters(self, values):
-        s = super().hyper_parameters(values)
-        # beta1Power/beta2Power taken as beta^t: the kernel's extra multiply undone
-        s["beta1Power"], s["beta2Power"] = s["beta1Power"] / s["beta1"], s["beta2Power"] / s["beta2"]
-        return s
+def _update_from_rounded_moments(kernel: ApplyAdamWKernel, var, m, v, hyper, grad, mgn, amsgrad, maximize):
+    dtype = var.dtype
+    if dtype == np.dtype(F32):
+        return ApplyAdamWKernel.update(kernel, var, m, v, hyper, grad, mgn, amsgrad, maximize)
+    s = kernel.hyper_parameters(hyper)
+    f = lambda a: None if a is None else np.asarray(a).astype(F32)   # noqa: E731
+    with np.errstate(all="ignore"):
+        g = kernel.gradient(f(grad), maximize)
+        m1, v1 = kernel.moments(f(m), f(v), g, s)
+        # the moments rounded to var's dtype first, the update computed from those
+        m1, v1 = (kernel.cast(x, dtype).astype(F32) for x in (m1, v1))
+        vv = kernel.second_moment(v1, f(mgn), amsgrad)
+        var_new = kernel.parameter(f(var), m1, kernel.denominator(vv, s), s)
+    return kernel.cast(var_new, dtype), kernel.cast(m1, dtype), kernel.cast(v1, dtype)
 
 
-class V1PowersAsBetaT(V1KernelMutant):
-    name = "mutant-apply-adam-w-powers-as-beta-t"
-    defect = "beta1Power/beta2Power used as beta^t (no multiply by beta): the wrong caller convention"
-    killed_by = ("AAW-VAL-003",)
-    kernel = _PowersAsBetaT()
+V1DecayAfterStep = V1KernelMutant.declare(
+    "V1DecayAfterStep", name="mutant-apply-adam-w-decay-after-step",
+    defect="weight decay applied after the Adam step: (theta + delta)*(1 - lr*wd)", killed_by=("AAW-VAL-005",),
+    steps={"parameter": lambda kernel, var, m1, denom, s: kernel.decayed(var + kernel.adam_step(m1, denom, s), s)})
+V1DecaySkippedWhenNonpositive = V1KernelMutant.declare(
+    "V1DecaySkippedWhenNonpositive", name="mutant-apply-adam-w-decay-only-positive-wd",
+    defect="weight decay skipped when weightDecay <= 0 (ApplyAdamWQuant's guard)", killed_by=("AAW-VAL-005",),
+    steps={"decayed": lambda kernel, var, s: (
+        ApplyAdamWKernel.decayed(kernel, var, s) if s["weightDecay"] > 0 else var)})
+V1PowersAsBetaT = V1KernelMutant.declare(
+    "V1PowersAsBetaT", name="mutant-apply-adam-w-powers-as-beta-t",
+    defect="beta1Power/beta2Power used as beta^t (no multiply by beta): the wrong caller convention",
+    killed_by=("AAW-VAL-003",), steps={"hyper_parameters": _powers_as_beta_t})
+V1AmsgradMaxIntoV = V1KernelMutant.declare(
+    "V1AmsgradMaxIntoV", name="mutant-apply-adam-w-amsgrad-max-into-v",
+    defect="amsgrad's max(maxGradNorm, v) written into vRef (the document's literal reading)",
+    killed_by=("AAW-VAL-006",), steps={"stored_v": lambda kernel, v1, vv: vv})
+V1MaximizeIgnored = V1KernelMutant.declare(
+    "V1MaximizeIgnored", name="mutant-apply-adam-w-maximize-ignored",
+    defect="maximize ignored: grad never negated", killed_by=("AAW-VAL-001",),
+    steps={"gradient": lambda kernel, grad, maximize: grad})
+V1HyperParametersAsFloat32 = V1KernelMutant.declare(
+    "V1HyperParametersAsFloat32", name="mutant-apply-adam-w-hyper-parameters-read-as-float32",
+    defect="fp16/bf16 hyper-parameter tensors read through a float32 pointer instead of their dtype",
+    killed_by=("AAW-VAL-008",), steps={"hyper_parameters": _hyper_parameters_as_float32})
+V1Bf16Truncated = V1KernelMutant.declare(
+    "V1Bf16Truncated", name="mutant-apply-adam-w-bf16-truncated",
+    defect="bf16 outputs truncated (upper 16 bits) instead of rounded to nearest even", killed_by=("AAW-VAL-008",),
+    steps={"cast": _bf16_truncated})
+V1EpsInsideSqrt = V1KernelMutant.declare(
+    "V1EpsInsideSqrt", name="mutant-apply-adam-w-eps-inside-sqrt",
+    defect="eps added under the square root: sqrt(v_hat + eps)", killed_by=("AAW-VAL-004",),
+    steps={"denominator": lambda kernel, vv, s: np.sqrt(
+        (-vv) / (s["beta2Power"] * s["beta2"] - F32(1)) + s["eps"])})
+V1NoBiasCorrection = V1KernelMutant.declare(
+    "V1NoBiasCorrection", name="mutant-apply-adam-w-no-bias-correction",
+    defect="no bias correction: m and v used without dividing by 1 - beta^t", killed_by=("AAW-VAL-004",),
+    steps={"denominator": lambda kernel, vv, s: np.sqrt(vv) + s["eps"],
+           "adam_step": lambda kernel, m1, denom, s: -(s["lr"] * m1) / denom})
+V1NanGradSkipped = V1KernelMutant.declare(
+    "V1NanGradSkipped", name="mutant-apply-adam-w-nonfinite-grad-skipped",
+    defect="elements with a NaN/Inf grad left unchanged instead of propagated", killed_by=("AAW-VAL-009",),
+    steps={"update": _nonfinite_grad_skipped})
+V1UpdateFromRoundedMoments = V1KernelMutant.declare(
+    "V1UpdateFromRoundedMoments", name="mutant-apply-adam-w-update-from-rounded-moments",
+    defect="fp16/bf16: the var update computed from m and v already rounded to the dtype",
+    killed_by=("AAW-VAL-008",), steps={"update": _update_from_rounded_moments})
 
 
-class _AmsgradMaxIntoV(ApplyAdamWKernel):
-    def stored_v(self, v1, vv):
-        return vv
-
-
-class V1AmsgradMaxIntoV(V1KernelMutant):
-    name = "mutant-apply-adam-w-amsgrad-max-into-v"
-    defect = "amsgrad's max(maxGradNorm, v) written into vRef (the document's literal reading)"
-    killed_by = ("AAW-VAL-006",)
-    kernel = _AmsgradMaxIntoV()
-
-
-class _MaximizeIgnored(ApplyAdamWKernel):
-    def gradient(self, grad, maximize):
-        return grad
-
-
-class V1MaximizeIgnored(V1KernelMutant):
-    name = "mutant-apply-adam-w-maximize-ignored"
-    defect = "maximize ignored: grad never negated"
-    killed_by = ("AAW-VAL-001",)
-    kernel = _MaximizeIgnored()
-
-
-class _HyperParametersAsFloat32(ApplyAdamWKernel):
-    def hyper_parameters(self, values):
-        out = {}
-        for k in HYPER:
-            raw = np.ascontiguousarray(np.asarray(values[k]).reshape(-1)[:1])
-            if raw.dtype.itemsize == 2:   # the 16-bit pattern read as the low half of a float32
-                out[k] = raw.view(np.uint16).astype(np.uint32).view(F32)[0]
-            else:
-                out[k] = F32(raw[0])
-        return out
-
-
-class V1HyperParametersAsFloat32(V1KernelMutant):
-    name = "mutant-apply-adam-w-hyper-parameters-read-as-float32"
-    defect = "fp16/bf16 hyper-parameter tensors read through a float32 pointer instead of their dtype"
-    killed_by = ("AAW-VAL-008",)
-    kernel = _HyperParametersAsFloat32()
-
-
-class _Bf16Truncated(ApplyAdamWKernel):
-    def cast(self, x, dtype):
-        if np.dtype(dtype).itemsize == 2 and np.dtype(dtype) != np.dtype(np.float16):
-            bits = np.ascontiguousarray(np.asarray(x, F32)).view(np.uint32)
-            return (bits >> 16).astype(np.uint16).view(dtype)
-        return super().cast(x, dtype)
-
-
-class V1Bf16Truncated(V1KernelMutant):
-    name = "mutant-apply-adam-w-bf16-truncated"
-    defect = "bf16 outputs truncated (upper 16 bits) instead of rounded to nearest even"
-    killed_by = ("AAW-VAL-008",)
-    kernel = _Bf16Truncated()
-
-
-class _EpsInsideSqrt(ApplyAdamWKernel):
-    def denominator(self, vv, s):
-        return np.sqrt((-vv) / (s["beta2Power"] * s["beta2"] - F32(1)) + s["eps"])
-
-
-class V1EpsInsideSqrt(V1KernelMutant):
-    name = "mutant-apply-adam-w-eps-inside-sqrt"
-    defect = "eps added under the square root: sqrt(v_hat + eps)"
-    killed_by = ("AAW-VAL-004",)
-    kernel = _EpsInsideSqrt()
-
-
-class _NoBiasCorrection(ApplyAdamWKernel):
-    def denominator(self, vv, s):
-        return np.sqrt(vv) + s["eps"]
-
-    def adam_step(self, m1, denom, s):
-        return -(s["lr"] * m1) / denom
-
-
-class V1NoBiasCorrection(V1KernelMutant):
-    name = "mutant-apply-adam-w-no-bias-correction"
-    defect = "no bias correction: m and v used without dividing by 1 - beta^t"
-    killed_by = ("AAW-VAL-004",)
-    kernel = _NoBiasCorrection()
-
-
-class _NanGradSkipped(ApplyAdamWKernel):
-    def update(self, var, m, v, hyper, grad, mgn, amsgrad, maximize):
-        bad = ~np.isfinite(np.asarray(grad, F32))
-        out = super().update(var, m, v, hyper, np.where(bad, 0, grad).astype(grad.dtype), mgn,
-                             amsgrad, maximize)
-        return tuple(np.where(bad, old, new) for old, new in zip((var, m, v), out))
-
-
-class V1NanGradSkipped(V1KernelMutant):
-    name = "mutant-apply-adam-w-nonfinite-grad-skipped"
-    defect = "elements with a NaN/Inf grad left unchanged instead of propagated"
-    killed_by = ("AAW-VAL-009",)
-    kernel = _NanGradSkipped()
-
-
-class _UpdateFromRoundedMoments(ApplyAdamWKernel):
-    def update(self, var, m, v, hyper, grad, mgn, amsgrad, maximize):
-        dtype = var.dtype
-        if dtype == np.dtype(F32):
-            return super().update(var, m, v, hyper, grad, mgn, amsgrad, maximize)
-        s = self.hyper_parameters(hyper)
-        f = lambda a: None if a is None else np.asarray(a).astype(F32)   # noqa: E731
-        with np.errstate(all="ignore"):
-            g = self.gradient(f(grad), maximize)
-            m1, v1 = self.moments(f(m), f(v), g, s)
-            # the moments rounded to var's dtype first, the update computed from those
-            m1, v1 = (self.cast(x, dtype).astype(F32) for x in (m1, v1))
-            vv = self.second_moment(v1, f(mgn), amsgrad)
-            var_new = self.parameter(f(var), m1, self.denominator(vv, s), s)
-        return self.cast(var_new, dtype), self.cast(m1, dtype), self.cast(v1, dtype)
-
-
-class V1UpdateFromRoundedMoments(V1KernelMutant):
-    name = "mutant-apply-adam-w-update-from-rounded-moments"
-    defect = "fp16/bf16: the var update computed from m and v already rounded to the dtype"
-    killed_by = ("AAW-VAL-008",)
-    kernel = _UpdateFromRoundedMoments()
-
-
-class V1VarTwoUlpsUp(V1KernelMutant):
-    """Every float32 var element two ulps high: each within its bound, their mean not."""
-
+class V1VarTwoUlpsUp(VarTwoUlpsUpMutant, V1Mutant):
     name = "mutant-apply-adam-w-var-two-ulps-up"
-    defect = "float32 var two ulps high on every element (a systematic bias), other dtypes untouched"
     killed_by = ("AAW-VAL-016",)
-
-    def mutate(self, case: Case, product: str) -> RunResult:
-        result = self.emulate(case, product)
-        var = case.tensor("varRef")
-        if result.status != 0 or var.desc.is_empty() or var.storage.dtype != np.float32:
-            return result
-        storages = copied(result)
-        view = var.view_of(storages["varRef"])
-        view[...] = np.nextafter(np.nextafter(view, F32(np.inf)), F32(np.inf))
-        return replace_result(result, storages=storages)
 
 
 # ---- the first phase ----

@@ -9,17 +9,20 @@ amsgrad semantics (the maximum stored in v), torch's lerp branch, the A2 CAST_RO
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import Any
+
 import numpy as np
 
 from aclnn_conformance.backends.base import RunResult
-from aclnn_conformance.backends.call_layer import read_back, to_raw_call
 from aclnn_conformance.backends.emulator import apply_adam_w_v2 as emu
+from aclnn_conformance.backends.emulator import run_phases
 from aclnn_conformance.backends.emulator.apply_adam_w_v2 import AdamWV2Kernel, Arch35Kernel
 from aclnn_conformance.backends.emulator.products import chip
-from aclnn_conformance.backends.emulator.protocol import execute
 from aclnn_conformance.backends.mutants.faithful_arithmetic import (faithful_power, faithful_quotient,
                                                                   faithful_sqrt, reciprocal_quotient)
-from aclnn_conformance.backends.mutants.base import Mutant, MutantSet, copied, replace_result
+from aclnn_conformance.backends.mutants.base import (Mutant, MutantSet, VarTwoUlpsUpMutant, copied,
+                                                    replace_result, replaced_steps)
 from aclnn_conformance.oracle.adamw_arithmetic import fma_f32
 from aclnn_conformance.spec.apply_adam_w_v2 import MAX_GRAD_NORM, OP
 from aclnn_conformance.spec.case import Case
@@ -47,28 +50,24 @@ class V2KernelMutant(V2Mutant):
 
     swap: type = _NoSwap
 
+    @classmethod
+    def with_steps(cls, class_name: str, steps: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
+        return {"swap": replaced_steps(class_name, object, steps, of=(AdamWV2Kernel, Arch35Kernel))}
+
     def kernel_for(self, arch: str | None):
         base = Arch35Kernel if arch == "arch35" else AdamWV2Kernel
         return type(f"{type(self).__name__}{base.__name__}", (self.swap, base), {})()
 
     def mutate(self, case: Case, product: str) -> RunResult:
         gen = chip(product)
-        raw = to_raw_call(case)
-        first = emu.get_workspace_size(raw, gen, self.kernel_for(gen.arch))
-        if first.status != Status.SUCCESS:
-            return RunResult(int(first.status), read_back(raw), None, "GetWorkspaceSize", first.message)
-        workspace = bytearray(first.workspace_size)
-        status, message = execute(workspace, first.workspace_size, first.executor)
-        return RunResult(int(status), read_back(raw), first.workspace_size, "Execute", message)
+        return run_phases(case, lambda raw: emu.get_workspace_size(raw, gen, self.kernel_for(gen.arch)))
 
 
 # ---- controls: legal variants of the arithmetic model ----
 
-class UnmutatedV2Kernel(V2KernelMutant):
-    """The kernel variant machinery with nothing swapped: it must agree with the emulator."""
-
-    name = "emulator-v2-kernel-variant"
-    defect = "none: the emulator's ApplyAdamWV2 kernels step by step"
+UnmutatedV2Kernel = V2KernelMutant.declare(
+    "UnmutatedV2Kernel", name="emulator-v2-kernel-variant",
+    defect="none: the emulator's ApplyAdamWV2 kernels step by step")
 
 
 def _toward_exact(rounded: np.ndarray, exact: np.ndarray) -> np.ndarray:
@@ -97,12 +96,6 @@ class _Faithful:
         return _toward_exact(r, np.asarray(a, dtype=np.float64) / np.asarray(b, dtype=np.float64))
 
 
-class FaithfulArithmeticV2(V2KernelMutant):
-    name = "control-v2-faithful-sqrt-pow-div"
-    defect = "none: every sqrt, pow and division one ulp off, on the exact value's side (faithful)"
-    swap = _Faithful
-
-
 class _Fused:
     """The moments with fused multiply-adds: fma(g - m, 1 - b1, m), fma(g*g, 1 - b2, v*b2)."""
 
@@ -113,20 +106,8 @@ class _Fused:
         return m1, v1
 
 
-class FusedMomentsV2(V2KernelMutant):
-    name = "control-v2-fused-moments"
-    defect = "none: the moments' last multiply-add fused (one rounding)"
-    swap = _Fused
-
-
 class _Bf16TiesToEven:
     bf16_half_away = False
-
-
-class Bf16TiesToEvenV2(V2KernelMutant):
-    name = "control-v2-bf16-ties-to-even"
-    defect = "none: A2/A3 bfloat16 outputs rounded ties to even (CAST_ROUND's tie direction is open)"
-    swap = _Bf16TiesToEven
 
 
 class _FaithfulByValue:
@@ -142,38 +123,13 @@ class _FaithfulByValue:
         return faithful_quotient(a, b)
 
 
-class FaithfulByValueV2(V2KernelMutant):
-    name = "control-v2-faithful-by-value"
-    defect = "none: sqrt, pow and division faithful, the other neighbour for a value-chosen half"
-    swap = _FaithfulByValue
-
-
-class _ReciprocalDivision:
-    def divide(self, a, b):
-        return reciprocal_quotient(a, b)
-
-
-class ReciprocalDivisionV2(V2KernelMutant):
-    name = "control-v2-reciprocal-division"
-    defect = "none: every division a times the float32 reciprocal of b"
-    swap = _ReciprocalDivision
-
-
-class _UnfusedGoldenMoments:
+def _unfused_golden_moments(kernel, m, v, g, s):
     """The golden's lerp and addcmul without fusing: two roundings each."""
-
-    def moments(self, m, v, g, s):
-        one = F32(1)
-        w = one - s["beta1"]
-        m1 = m + w * (g - m) if abs(w) < 0.5 else g + (w - one) * (g - m)
-        v1 = v * s["beta2"] + ((one - s["beta2"]) * g) * g
-        return m1, v1
-
-
-class UnfusedGoldenMomentsV2(V2KernelMutant):
-    name = "control-v2-unfused-golden-moments"
-    defect = "none: the golden's lerp and addcmul with the multiply and the add rounded apart"
-    swap = _UnfusedGoldenMoments
+    one = F32(1)
+    w = one - s["beta1"]
+    m1 = m + w * (g - m) if abs(w) < 0.5 else g + (w - one) * (g - m)
+    v1 = v * s["beta2"] + ((one - s["beta2"]) * g) * g
+    return m1, v1
 
 
 class OtherChipOrderV2(V2KernelMutant):
@@ -209,10 +165,33 @@ class _AllFreedoms(_FaithfulByValue, _Fused):
     """Faithful sqrt, pow and division by value, fused moments, reciprocal scalars."""
 
 
-class AllModelFreedomsV2(V2KernelMutant):
-    name = "control-v2-all-model-freedoms"
-    defect = "none: faithful sqrt, pow and division, fused moments, each chip's order, together"
-    swap = _AllFreedoms
+FaithfulArithmeticV2 = V2KernelMutant.declare(
+    "FaithfulArithmeticV2", name="control-v2-faithful-sqrt-pow-div",
+    defect="none: every sqrt, pow and division one ulp off, on the exact value's side (faithful)",
+    swap=_Faithful)
+FusedMomentsV2 = V2KernelMutant.declare(
+    "FusedMomentsV2", name="control-v2-fused-moments",
+    defect="none: the moments' last multiply-add fused (one rounding)", swap=_Fused)
+Bf16TiesToEvenV2 = V2KernelMutant.declare(
+    "Bf16TiesToEvenV2", name="control-v2-bf16-ties-to-even",
+    defect="none: A2/A3 bfloat16 outputs rounded ties to even (CAST_ROUND's tie direction is open)",
+    swap=_Bf16TiesToEven)
+FaithfulByValueV2 = V2KernelMutant.declare(
+    "FaithfulByValueV2", name="control-v2-faithful-by-value",
+    defect="none: sqrt, pow and division faithful, the other neighbour for a value-chosen half",
+    swap=_FaithfulByValue)
+ReciprocalDivisionV2 = V2KernelMutant.declare(
+    "ReciprocalDivisionV2", name="control-v2-reciprocal-division",
+    defect="none: every division a times the float32 reciprocal of b",
+    steps={"divide": lambda kernel, a, b: reciprocal_quotient(a, b)})
+UnfusedGoldenMomentsV2 = V2KernelMutant.declare(
+    "UnfusedGoldenMomentsV2", name="control-v2-unfused-golden-moments",
+    defect="none: the golden's lerp and addcmul with the multiply and the add rounded apart",
+    steps={"moments": _unfused_golden_moments})
+AllModelFreedomsV2 = V2KernelMutant.declare(
+    "AllModelFreedomsV2", name="control-v2-all-model-freedoms",
+    defect="none: faithful sqrt, pow and division, fused moments, each chip's order, together",
+    swap=_AllFreedoms)
 
 
 class TorchFusedAdamWV2(Mutant):
@@ -276,63 +255,10 @@ class _DecayAfter:
             return var1 * (one - hp["lr"] * hp["weightDecay"]), m1, v1, mgn1
 
 
-class V2DecayAfterStep(V2KernelMutant):
-    name = "mutant-v2-decay-after-step"
-    defect = "weight decay applied after the Adam step, (θ + Δ)·(1 - lr·wd), as ApplyAdamWQuant does"
-    killed_by = ("AAWV2-VAL-004",)
-    swap = _DecayAfter
-
-
-class _TimeIsStep:
-    def time_step(self, step):
-        return F32(step)
-
-
-class V2TimeStepIsStep(V2KernelMutant):
-    name = "mutant-v2-t-equals-step"
-    defect = "t = step (the document's reading) instead of step + 1"
-    killed_by = ("AAWV2-VAL-003",)
-    swap = _TimeIsStep
-
-
 class _MaxIntoV:
     def update(self, var, m, v, mgn, grad, step, hp, amsgrad, maximize):
         var1, m1, v1, mgn1 = super().update(var, m, v, mgn, grad, step, hp, amsgrad, maximize)
         return var1, m1, (mgn1 if amsgrad else v1), mgn1
-
-
-class V2AmsgradMaxIntoV(V2KernelMutant):
-    name = "mutant-v2-amsgrad-max-into-v"
-    defect = "amsgrad writes max(maxGradNorm, v') into vRef (ApplyAdamW's document) instead of v'"
-    killed_by = ("AAWV2-VAL-005",)
-    swap = _MaxIntoV
-
-
-class _MaximizeIgnored:
-    def signed_grad(self, g, maximize):
-        return g
-
-
-class V2MaximizeIgnored(V2KernelMutant):
-    name = "mutant-v2-maximize-ignored"
-    defect = "maximize never negates the gradient"
-    killed_by = ("AAWV2-VAL-007",)
-    swap = _MaximizeIgnored
-
-
-class _HyperDouble:
-    def hyper_parameters(self, scalars):
-        return {k: np.float64(float(scalars[k])) for k in ("lr", "beta1", "beta2", "weightDecay", "eps")}
-
-    def power(self, base, exponent):
-        return np.float64(base) ** np.float64(exponent)
-
-
-class V2HyperParametersInDouble(V2KernelMutant):
-    name = "mutant-v2-hyper-parameters-double"
-    defect = "lr, betas, wd and eps used as the caller's doubles, not the C floats the API receives"
-    killed_by = ("AAWV2-VAL-011",)
-    swap = _HyperDouble
 
 
 class _Bf16Truncated:
@@ -341,13 +267,6 @@ class _Bf16Truncated:
             return super().cast(x, dtype, in_kernel)
         bits = np.ascontiguousarray(x, dtype=F32).view(np.uint32) >> 16
         return bits.astype(np.uint16).view(dtype)
-
-
-class V2Bf16Truncated(V2KernelMutant):
-    name = "mutant-v2-bf16-truncated"
-    defect = "bfloat16 outputs truncated (the upper 16 bits) instead of rounded to nearest"
-    killed_by = ("AAWV2-VAL-009",)
-    swap = _Bf16Truncated
 
 
 class _EpsBeforeCorrection:
@@ -359,13 +278,6 @@ class _EpsBeforeCorrection:
         return super().parameter(p, m1, stretched, corrected)
 
 
-class V2EpsBeforeCorrection(V2KernelMutant):
-    name = "mutant-v2-eps-before-bias-correction"
-    defect = "eps added to sqrt(v) before the division by sqrt(1 - beta2^t)"
-    killed_by = ("AAWV2-VAL-002",)
-    swap = _EpsBeforeCorrection
-
-
 class _MgnAlwaysMaxed:
     def second_moment_used(self, mgn, v1, amsgrad):
         if mgn is None:
@@ -374,39 +286,9 @@ class _MgnAlwaysMaxed:
         return (vv if amsgrad else v1), vv
 
 
-class V2MaxGradNormWrittenWithoutAmsgrad(V2KernelMutant):
-    name = "mutant-v2-max-grad-norm-updated-without-amsgrad"
-    defect = "a given maxGradNorm is updated with max(maxGradNorm, v') also when amsgrad is false"
-    killed_by = ("AAWV2-VAL-006",)
-    swap = _MgnAlwaysMaxed
-
-
-class _Int32Step:
-    def time_step(self, step):
-        return F32(np.int64(step).astype(np.int32)) + F32(1)
-
-
-class V2StepAsInt32(V2KernelMutant):
-    name = "mutant-v2-step-int32"
-    defect = "the INT64 step read as a 32-bit integer (steps past 2^31 wrap negative)"
-    killed_by = ("AAWV2-VAL-003", "AAWV2-VAL-010")
-    swap = _Int32Step
-
-
 class _DecayOnlyPositive:
     def decay(self, var, s):
         return super().decay(var, s) if s["weightDecay"] > 0 else var
-
-
-class V2DecaySkippedWhenNonpositive(V2KernelMutant):
-    name = "mutant-v2-decay-only-positive-wd"
-    defect = "weight decay skipped when weightDecay <= 0 (ApplyAdamWQuant's guard)"
-    killed_by = ("AAWV2-VAL-004",)
-    swap = _DecayOnlyPositive
-
-
-class _Bf16TiesAwayOn950:
-    bf16_half_away = True
 
 
 class V2Bf16TiesAwayOn950(V2KernelMutant):
@@ -422,45 +304,74 @@ class V2Bf16TiesAwayOn950(V2KernelMutant):
         return kernel
 
 
-class V2VarTwoUlpsUp(V2Mutant):
-    """Every float32 var element two ulps high: each element within its bound, the mean not."""
+V2DecayAfterStep = V2KernelMutant.declare(
+    "V2DecayAfterStep", name="mutant-v2-decay-after-step",
+    defect="weight decay applied after the Adam step, (θ + Δ)·(1 - lr·wd), as ApplyAdamWQuant does",
+    killed_by=("AAWV2-VAL-004",), swap=_DecayAfter)
+V2TimeStepIsStep = V2KernelMutant.declare(
+    "V2TimeStepIsStep", name="mutant-v2-t-equals-step",
+    defect="t = step (the document's reading) instead of step + 1", killed_by=("AAWV2-VAL-003",),
+    steps={"time_step": lambda kernel, step: F32(step)})
+V2AmsgradMaxIntoV = V2KernelMutant.declare(
+    "V2AmsgradMaxIntoV", name="mutant-v2-amsgrad-max-into-v",
+    defect="amsgrad writes max(maxGradNorm, v') into vRef (ApplyAdamW's document) instead of v'",
+    killed_by=("AAWV2-VAL-005",), swap=_MaxIntoV)
+V2MaximizeIgnored = V2KernelMutant.declare(
+    "V2MaximizeIgnored", name="mutant-v2-maximize-ignored", defect="maximize never negates the gradient",
+    killed_by=("AAWV2-VAL-007",), steps={"signed_grad": lambda kernel, g, maximize: g})
+V2HyperParametersInDouble = V2KernelMutant.declare(
+    "V2HyperParametersInDouble", name="mutant-v2-hyper-parameters-double",
+    defect="lr, betas, wd and eps used as the caller's doubles, not the C floats the API receives",
+    killed_by=("AAWV2-VAL-011",),
+    steps={"hyper_parameters": lambda kernel, scalars: {k: np.float64(float(scalars[k])) for k in (
+               "lr", "beta1", "beta2", "weightDecay", "eps")},
+           "power": lambda kernel, base, exponent: np.float64(base) ** np.float64(exponent)})
+V2Bf16Truncated = V2KernelMutant.declare(
+    "V2Bf16Truncated", name="mutant-v2-bf16-truncated",
+    defect="bfloat16 outputs truncated (the upper 16 bits) instead of rounded to nearest",
+    killed_by=("AAWV2-VAL-009",), swap=_Bf16Truncated)
+V2EpsBeforeCorrection = V2KernelMutant.declare(
+    "V2EpsBeforeCorrection", name="mutant-v2-eps-before-bias-correction",
+    defect="eps added to sqrt(v) before the division by sqrt(1 - beta2^t)", killed_by=("AAWV2-VAL-002",),
+    swap=_EpsBeforeCorrection)
+V2MaxGradNormWrittenWithoutAmsgrad = V2KernelMutant.declare(
+    "V2MaxGradNormWrittenWithoutAmsgrad", name="mutant-v2-max-grad-norm-updated-without-amsgrad",
+    defect="a given maxGradNorm is updated with max(maxGradNorm, v') also when amsgrad is false",
+    killed_by=("AAWV2-VAL-006",), swap=_MgnAlwaysMaxed)
+V2StepAsInt32 = V2KernelMutant.declare(
+    "V2StepAsInt32", name="mutant-v2-step-int32",
+    defect="the INT64 step read as a 32-bit integer (steps past 2^31 wrap negative)",
+    killed_by=("AAWV2-VAL-003", "AAWV2-VAL-010"),
+    steps={"time_step": lambda kernel, step: F32(np.int64(step).astype(np.int32)) + F32(1)})
+V2DecaySkippedWhenNonpositive = V2KernelMutant.declare(
+    "V2DecaySkippedWhenNonpositive", name="mutant-v2-decay-only-positive-wd",
+    defect="weight decay skipped when weightDecay <= 0 (ApplyAdamWQuant's guard)", killed_by=("AAWV2-VAL-004",),
+    swap=_DecayOnlyPositive)
 
+
+class V2VarTwoUlpsUp(VarTwoUlpsUpMutant, V2Mutant):
     name = "mutant-v2-var-two-ulps-up"
-    defect = "float32 var two ulps high on every element (a systematic bias), other dtypes untouched"
     killed_by = ("AAWV2-VAL-018",)
-
-    def mutate(self, case: Case, product: str) -> RunResult:
-        result = self.emulate(case, product)
-        var = case.tensor("varRef")
-        if result.status != Status.SUCCESS or var.desc.is_empty() or var.storage.dtype != np.float32:
-            return result
-        storages = copied(result)
-        view = var.view_of(storages["varRef"])
-        view[...] = np.nextafter(np.nextafter(view, F32(np.inf)), F32(np.inf))
-        return replace_result(result, storages=storages)
 
 
 # ---- the lerp branch: equivalent under the arithmetic model ----
 
-class _LerpOnSignedWeight:
+def _lerp_on_signed_weight(kernel, m, v, g, s):
     """torch's lerp, with the branch chosen on w < 0.5 instead of |w| < 0.5."""
-
-    def moments(self, m, v, g, s):
-        one = F32(1)
-        w = one - s["beta1"]
-        d = g - m
-        m1 = fma_f32(w, d, m) if w < 0.5 else fma_f32(w - one, d, g)
-        v1 = fma_f32((one - s["beta2"]) * g, g, v * s["beta2"])
-        return m1, v1
+    one = F32(1)
+    w = one - s["beta1"]
+    d = g - m
+    m1 = fma_f32(w, d, m) if w < 0.5 else fma_f32(w - one, d, g)
+    v1 = fma_f32((one - s["beta2"]) * g, g, v * s["beta2"])
+    return m1, v1
 
 
-class V2LerpBranchOnW(V2KernelMutant):
-    name = "mutant-v2-lerp-branch-on-w"
-    defect = "torch's lerp branch tested on w = 1 - beta1 instead of |w| (differs only for beta1 >= 1.5)"
-    killed_by = ("AAWV2-VAL-001",)
-    swap = _LerpOnSignedWeight
-    equivalent = ("both branches evaluate m + w*(g - m) with one fused rounding; for beta1 >= 1.5 they "
-                  "differ by the rounding of g - m, a few ulps of |g| + |m|, inside the model's bound")
+V2LerpBranchOnW = V2KernelMutant.declare(
+    "V2LerpBranchOnW", name="mutant-v2-lerp-branch-on-w",
+    defect="torch's lerp branch tested on w = 1 - beta1 instead of |w| (differs only for beta1 >= 1.5)",
+    killed_by=("AAWV2-VAL-001",), steps={"moments": _lerp_on_signed_weight},
+    equivalent=("both branches evaluate m + w*(g - m) with one fused rounding; for beta1 >= 1.5 they "
+                "differ by the rounding of g - m, a few ulps of |g| + |m|, inside the model's bound"))
 
 
 # ---- check mutants ----

@@ -11,10 +11,17 @@ Three ways to break the emulator, all from outside it:
 - transform what the emulator returned (a layout written wrongly, an output left unwritten);
 - recompute the outputs with a variant of the emulator's arithmetic in which one step is swapped
   (``backends.mutants.apply_adam_w_quant_kernel``).
+
+A mutant whose defect is a family's own (a kernel step swapped, an attribute value let through) is
+declared in one statement, ``Family.declare("ClassName", name=..., defect=..., killed_by=...,
+steps={...})``; one whose defect is its own code is a class.
 """
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +43,19 @@ class MutantSet:
     gaps: tuple[type, ...] = ()
 
 
+class MutantSetsByKey:
+    """``SETS.<key>``: an operator's MutantSet, made by ``make`` when first asked for (an operator
+    record names its generated set by reference, ``module:SETS.<key>``)."""
+
+    def __init__(self, make: Callable[[str], MutantSet]) -> None:
+        self._make = make
+
+    def __getattr__(self, key: str) -> MutantSet:
+        if key.startswith("_"):
+            raise AttributeError(key)
+        return self._make(key)
+
+
 class Mutant(EmulatorBackend):
     """An emulator with one defect. Subclasses set the attributes and override ``mutate``."""
 
@@ -47,6 +67,25 @@ class Mutant(EmulatorBackend):
     # how many distinct single-call cases, on how many products, must fail it naming its defect
     killing_cases_wanted = 1
     killing_products_wanted = 1
+
+    @classmethod
+    def declare(cls, class_name: str, *, name: str, defect: str, killed_by: tuple[str, ...] = (),
+                steps: Mapping[str, Callable[..., Any]] | None = None, **attributes: Any) -> type[Mutant]:
+        """One mutant (or control) of this family in one statement: the subclass ``class_name`` of the
+        calling module, with its identity, ``steps`` (functions of the kernel that replace its steps
+        of the same names, as the family's ``with_steps`` puts them in) and other class ``attributes``."""
+        # the module that assigns the class, as namedtuple finds it: where it is imported and reported from
+        module = sys._getframe(1).f_globals.get("__name__", cls.__module__)
+        body = {"__module__": module, "__qualname__": class_name, "name": name,
+                "defect": defect, "killed_by": tuple(killed_by), **attributes}
+        if steps:
+            body.update(cls.with_steps(class_name, steps))
+        return type(class_name, (cls,), body)
+
+    @classmethod
+    def with_steps(cls, class_name: str, steps: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
+        """The class attributes with which this family computes with ``steps`` in place of its own."""
+        raise TypeError(f"{cls.__name__} has no arithmetic whose steps can be replaced")
 
     def run(self, case: Case, product: str) -> RunResult:
         if case.op != self.op:
@@ -81,6 +120,36 @@ class Mutant(EmulatorBackend):
         """End GetWorkspaceSize with ``status``: nothing written."""
         return RunResult(int(status), case.copy_storages(), None, "GetWorkspaceSize",
                          f"{self.name}: {message}")
+
+
+class KernelVariantMutant(Mutant):
+    """Outputs recomputed by ``kernel``, a variant of the emulator's step-by-step kernel whose steps
+    ``declare(steps=...)`` replaces, from a successful emulator call; statuses are the emulator's."""
+
+    kernel: Any = None
+
+    @classmethod
+    def with_steps(cls, class_name: str, steps: Mapping[str, Callable[..., Any]]) -> dict[str, Any]:
+        return {"kernel": replaced_steps(class_name, type(cls.kernel), steps)()}
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        return self.recompute(case, self.emulate(case, product), self.kernel)
+
+    @staticmethod
+    def recompute(case: Case, result: RunResult, kernel: Any) -> RunResult:
+        """``result`` with the outputs ``kernel`` computes, read and written as the operator's are."""
+        raise NotImplementedError
+
+
+def replaced_steps(class_name: str, base: type, steps: Mapping[str, Callable[..., Any]],
+                   of: tuple[type, ...] = ()) -> type:
+    """``base`` (an arithmetic, or ``object`` for a mixin) with ``steps`` as its methods. Each step
+    must be a method of ``base`` or of every class in ``of``: a misspelt one would change nothing."""
+    for arithmetic in of or (base,):
+        unknown = sorted(s for s in steps if not callable(getattr(arithmetic, s, None)))
+        if unknown:
+            raise TypeError(f"{class_name}: {arithmetic.__name__} has no step {', '.join(unknown)}")
+    return type(f"{class_name}Steps", (base,), dict(steps))
 
 
 def replace_result(result: RunResult, **changes) -> RunResult:
@@ -123,3 +192,58 @@ class StridesIgnoredMutant(Mutant):
         if altered is case:
             return self.emulate(case, product)
         return self.run_as(case, altered, product)
+
+
+class RejectedValueAccepted(Mutant):
+    """The defect of an attribute check missing: ``value`` of ``attribute``, which the operator
+    rejects, accepted and run as ``runs_as``."""
+
+    attribute = ""
+    value: Any = None
+    runs_as: Any = None
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        if case.attrs.get(self.attribute) != self.value:
+            return self.emulate(case, product)
+        return self.run_as(case, case.with_attrs(**{self.attribute: self.runs_as}), product)
+
+
+class AnotherProductsPath(Mutant):
+    """The defect of code registered for the wrong chip: a call on ``product`` computed as on
+    ``runs_as`` (its checks, tiling and kernel)."""
+
+    product = ""
+    runs_as = ""
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        return self.emulate(case, self.runs_as if product == self.product else product)
+
+
+class OutputsRewritten(Mutant):
+    """A defect in what a successful call writes: ``rewrite`` changes, in place, copies of the
+    storages the emulator wrote; a failed call is returned as the emulator's."""
+
+    def mutate(self, case: Case, product: str) -> RunResult:
+        result = self.emulate(case, product)
+        if result.status != 0:
+            return result
+        storages = copied(result)
+        self.rewrite(case, storages)
+        return replace_result(result, storages=storages)
+
+    def rewrite(self, case: Case, storages: dict[str, np.ndarray]) -> None:
+        """Change ``storages`` (writable copies of the emulator's) as the defective code writes them."""
+
+
+class VarTwoUlpsUpMutant(OutputsRewritten):
+    """The defect shared by the Adam operators' bias mutants: every float32 var element two ulps
+    high, each within its bound, their mean not."""
+
+    defect = "float32 var two ulps high on every element (a systematic bias), other dtypes untouched"
+
+    def rewrite(self, case: Case, storages: dict[str, np.ndarray]) -> None:
+        var = case.tensor("varRef")
+        if var.desc.is_empty() or var.storage.dtype != np.float32:
+            return
+        view = var.view_of(storages["varRef"])
+        view[...] = np.nextafter(np.nextafter(view, np.float32(np.inf)), np.float32(np.inf))

@@ -10,7 +10,7 @@ from functools import lru_cache
 from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.call_layer import to_raw_call
 from aclnn_conformance.backends.emulator.surface import call_view, checks, first_violation
-from aclnn_conformance.backends.mutants.base import Mutant, MutantSet
+from aclnn_conformance.backends.mutants.base import Mutant, MutantSet, MutantSetsByKey
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.operator_data import data_of
@@ -127,25 +127,26 @@ def mutant_set(key: str, everyone: bool = False) -> MutantSet:
         if rule["template"] == "dtype_in" and rule["known_by"] == "code" and rule["args"]["param"] in base.tensors:
             arg = base.tensors[rule["args"]["param"]]
             if arg is not None and arg.desc.dtype.name in rule["args"]["dtypes"]:
-                made.append(type(f"DtypeMissing_{rid.replace('-', '_')}", (DtypeMissing,), {
-                    "name": f"mutant-{_slug(rid)}-dtype-missing", "op": key, "param": rule["args"]["param"],
-                    "dtype": arg.desc.dtype.name, "killed_by": (rid,), "__module__": __name__, "gap": gap,
-                    "defect": f"{rule['args']['param']} {arg.desc.dtype.name} rejected, though {rid} accepts it"}))
+                made.append(DtypeMissing.declare(
+                    f"DtypeMissing_{rid.replace('-', '_')}", name=f"mutant-{_slug(rid)}-dtype-missing",
+                    defect=f"{rule['args']['param']} {arg.desc.dtype.name} rejected, though {rid} accepts it",
+                    killed_by=(rid,), op=key, param=rule["args"]["param"], dtype=arg.desc.dtype.name, gap=gap))
                 break
     # a check missing: the first faulted check
     for rid in ids:
         if rid in faulted:
-            made.append(type(f"CheckMissing_{rid.replace('-', '_')}", (SurfaceMutant,), {
-                "name": f"mutant-{_slug(rid)}-missing", "op": key, "killed_by": (rid,), "__module__": __name__,
-                "order": tuple(o for o in order if o[0] != rid), "defect": f"check {rid} is not made"}))
+            made.append(SurfaceMutant.declare(
+                f"CheckMissing_{rid.replace('-', '_')}", name=f"mutant-{_slug(rid)}-missing",
+                defect=f"check {rid} is not made", killed_by=(rid,), op=key,
+                order=tuple(o for o in order if o[0] != rid)))
             break
     # two checks of different statuses in swapped order: the first fault pair that sees it
     pair = _swappable_pair(key, order)
     if pair:
         a, b, swapped = pair
-        made.append(type(f"Swapped_{a.replace('-', '_')}_{b.replace('-', '_')}", (SurfaceMutant,), {
-            "name": f"mutant-{_slug(a)}-after-{_slug(b)}", "op": key, "killed_by": (a, b), "__module__": __name__,
-            "order": swapped, "defect": f"{b} checked before {a}"}))
+        made.append(SurfaceMutant.declare(
+            f"Swapped_{a.replace('-', '_')}_{b.replace('-', '_')}", name=f"mutant-{_slug(a)}-after-{_slug(b)}",
+            defect=f"{b} checked before {a}", killed_by=(a, b), op=key, order=swapped))
     # the control: each run of consecutive checks of one status reversed
     runs: list[list] = []
     for o in order:
@@ -155,10 +156,9 @@ def mutant_set(key: str, everyone: bool = False) -> MutantSet:
             runs.append([o])
     reordered = tuple(o for run in runs for o in reversed(run))
     if reordered != order:
-        controls.append(type(f"Control_{key}", (SurfaceMutant,), {
-            "name": f"control-{key.replace('_', '-')}-same-status-reordered", "op": key, "killed_by": (),
-            "__module__": __name__, "order": reordered,
-            "defect": "no defect: each run of checks of one status in reverse order"}))
+        controls.append(SurfaceMutant.declare(
+            f"Control_{key}", name=f"control-{key.replace('_', '-')}-same-status-reordered",
+            defect="no defect: each run of checks of one status in reverse order", op=key, order=reordered))
     mutants, gaps = tuple(m for m in made if not getattr(m, "gap", "")), tuple(m for m in made if getattr(m, "gap", ""))
     from aclnn_conformance.spec.surface_values import has_value_entry
     if has_value_entry(key):  # the value mutants and controls of a value-judged operator
@@ -210,11 +210,4 @@ def _swappable_pair(key: str, order: tuple) -> tuple[str, str, tuple] | None:
     return None
 
 
-class _Sets:
-    def __getattr__(self, key: str) -> MutantSet:
-        if key.startswith("_"):
-            raise AttributeError(key)
-        return mutant_set(key)
-
-
-MUTANT_SETS = _Sets()
+MUTANT_SETS = MutantSetsByKey(mutant_set)

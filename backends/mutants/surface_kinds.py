@@ -172,9 +172,8 @@ def _slug(api: str) -> str:
 def _make(base: type, entry: ValueEntry, key: str, kind: str, defect: str,
           killed_by: tuple[str, ...], **attrs: Any) -> type:
     name = f"{_slug(entry.api)}_{kind.replace('-', '_')}"
-    return type(name, (base,), {"name": f"mutant-{key}-{kind}", "op": key, "defect": defect,
-                                "killed_by": killed_by, "entry_api": entry.api, "kind": kind,
-                                "__module__": __name__, **attrs})
+    return base.declare(name, name=f"mutant-{key}-{kind}", defect=defect, killed_by=killed_by, op=key,
+                        entry_api=entry.api, kind=kind, **attrs)
 
 
 def has_subnormal(o: np.ndarray) -> bool:

@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from aclnn_conformance.backends.mutants.base import MutantSet
+from aclnn_conformance.backends.mutants.base import MutantSet, MutantSetsByKey
 from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SEED, DtypeMissingMutant, FlushMutant,
                                                              NanMutant, PromotionMutant, SurfaceBackend,
                                                              TwiceLimitMutant, UlpBiasMutant, _equivalent,
@@ -276,21 +276,12 @@ def _bias_share(key: str, cases: list) -> tuple[float, float] | None:
     return best
 
 
-class _MutantSets:
-    """``MUTANT_SETS.<key>``: an operator's generated MutantSet (built on first use)."""
-
-    def __getattr__(self, key: str) -> MutantSet:
-        if key.startswith("__"):
-            raise AttributeError(key)
-        return _cached(key)
-
-
 @lru_cache(maxsize=None)
 def _cached(key: str) -> MutantSet:
     return mutant_set(key)
 
 
-MUTANT_SETS = _MutantSets()
+MUTANT_SETS = MutantSetsByKey(_cached)
 KINDS: tuple[str, ...] = ("promotion", "dtype-missing", "nan", "ulp-bias",
                           "twice-limit", "flush", "wrong-axis", "keepdim-ignored")
 CONTROL_KINDS: tuple[str, ...] = ("faithful-control", "float32-steps-control", "native-steps-control",

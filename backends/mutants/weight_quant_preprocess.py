@@ -10,8 +10,8 @@ import math
 
 import numpy as np
 
-from aclnn_conformance.backends.base import RunResult
-from aclnn_conformance.backends.mutants.base import MutantSet, Mutant, copied, replace_result
+from aclnn_conformance.backends.mutants.base import (AnotherProductsPath, Mutant, MutantSet, OutputsRewritten,
+                                                    RejectedValueAccepted, copied, replace_result)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType as DT
 from aclnn_conformance.spec.enums import AclFormat as F
@@ -27,30 +27,25 @@ def _gkn(case: Case) -> tuple[int, int, int]:
     return (shape[0] if len(shape) == 3 else 1), shape[-2], shape[-1]
 
 
-class LayoutMutant(Mutant):
+class LayoutMutant(OutputsRewritten):
     """Rewrites the NZ storage the emulator wrote (``edit(nz, before, case)`` on
     [G, K1, N1, 16, 32] uint8 codes; ``before`` is the storage as the call received it)."""
 
     op = OP
 
-    def mutate(self, case: Case, product: str) -> RunResult:
-        result = self.emulate(case, product)
-        if result.status != 0:
-            return result
+    def rewrite(self, case: Case, storages: dict[str, np.ndarray]) -> None:
         g, k, n = _gkn(case)
         shape = (g, ceil_div(k, 32), ceil_div(n, 16), 16, 32)
         size = math.prod(shape)
         start = case.desc("outWeight").offset
-        storages = copied(result)
         codes = storages["outWeight"].view(np.uint8)
         before = case.tensor("outWeight").storage.view(np.uint8)
         if start + size > codes.size:
-            return result
+            return
         region = codes[start:start + size].reshape(shape)
         new = self.edit(region.copy(), before[start:start + size].reshape(shape), case)
         codes[start:start + size] = np.asarray(new, dtype=np.uint8).reshape(-1)
         self.after(codes, start + size, case)
-        return replace_result(result, storages=storages)
 
     def edit(self, nz: np.ndarray, before: np.ndarray, case: Case) -> np.ndarray:
         return nz
@@ -118,80 +113,55 @@ class GuardOverwritten(LayoutMutant):
         codes[end:] = 0
 
 
-class ScaleTransposed(Mutant):
+class ScaleTransposed(OutputsRewritten):
     op = OP
     name = "mutant-scale-transposed"
     defect = "weightScale transposed ({N, ceil(K/64), 2} order) instead of copied view to view"
     killed_by = ("WQP-VAL-005",)
 
-    def mutate(self, case, product):
-        result = self.emulate(case, product)
-        if result.status != 0:
-            return result
+    def rewrite(self, case, storages):
         src = case.tensor("weightScale").values()
         axes = (1, 0, 2) if src.ndim == 3 else (0, 2, 1, 3)
-        out = case.tensor("outWeightScale")
-        storages = copied(result)
-        view = out.view_of(storages["outWeightScale"])
+        view = case.tensor("outWeightScale").view_of(storages["outWeightScale"])
         view[...] = np.ascontiguousarray(src.transpose(axes)).reshape(view.shape)
-        return replace_result(result, storages=storages)
 
 
-class ScaleCopiedAsBytes(Mutant):
+class ScaleCopiedAsBytes(OutputsRewritten):
     op = OP
     name = "mutant-scale-copied-as-storage"
     defect = "weightScale copied as a flat block of bytes from its buffer start (strides and offsets ignored)"
     killed_by = ("WQP-VAL-005",)
 
-    def mutate(self, case, product):
-        result = self.emulate(case, product)
-        if result.status != 0:
-            return result
+    def rewrite(self, case, storages):
         src = case.tensor("weightScale").storage.view(np.uint8)
-        storages = copied(result)
         dst = storages["outWeightScale"].view(np.uint8)
         count = min(src.size, dst.size, case.desc("outWeightScale").storage_numel)
         dst[:count] = src[:count]
-        return replace_result(result, storages=storages)
 
 
-class BiasNotCopied(Mutant):
+class BiasNotCopied(OutputsRewritten):
     op = OP
     name = "mutant-bias-not-copied"
     defect = "outBiasOptional never written"
     killed_by = ("WQP-VAL-006",)
 
-    def mutate(self, case, product):
-        result = self.emulate(case, product)
-        if result.status != 0 or case.tensor("outBiasOptional") is None:
-            return result
-        storages = copied(result)
-        storages["outBiasOptional"] = case.tensor("outBiasOptional").storage.copy()
-        return replace_result(result, storages=storages)
+    def rewrite(self, case, storages):
+        if case.tensor("outBiasOptional") is not None:
+            storages["outBiasOptional"] = case.tensor("outBiasOptional").storage.copy()
 
 
 # ---- the first phase ----
 
-class KGroupSize64Accepted(Mutant):
-    op = OP
-    name = "mutant-k-group-size-64-accepted"
-    defect = "kGroupSize 64 accepted (checked as a multiple of 32)"
-    killed_by = ("WQP-ATTR-001",)
-
-    def mutate(self, case, product):
-        if case.attrs.get("kGroupSize") != 64:
-            return self.emulate(case, product)
-        return self.run_as(case, case.with_attrs(kGroupSize=32), product)
+KGroupSize64Accepted = RejectedValueAccepted.declare(
+    "KGroupSize64Accepted", name="mutant-k-group-size-64-accepted",
+    defect="kGroupSize 64 accepted (checked as a multiple of 32)", killed_by=("WQP-ATTR-001",), op=OP,
+    attribute="kGroupSize", value=64, runs_as=32)
 
 
-class AtlasA2Accepted(Mutant):
-    op = OP
-    name = "mutant-atlas-a2-accepted"
-    defect = "no 361001 on Atlas A2: the MX A8W4 data flow registered for its architecture too"
-    killed_by = ("WQP-PRODUCT-001",)
-
-    def mutate(self, case, product):
-        return self.emulate(case, "ascend950" if product == "atlas-a2" else product)
+AtlasA2Accepted = AnotherProductsPath.declare(
+    "AtlasA2Accepted", name="mutant-atlas-a2-accepted",
+    defect="no 361001 on Atlas A2: the MX A8W4 data flow registered for its architecture too",
+    killed_by=("WQP-PRODUCT-001",), op=OP, product="atlas-a2", runs_as="ascend950")
 
 
 class DtypeBeforeNull(Mutant):
