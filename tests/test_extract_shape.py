@@ -279,7 +279,13 @@ def test_checks_of_an_optional_argument_under_its_non_null_condition():
         ("castable", {"param": "betaOptional", "to_dtype": "FLOAT"}),
         ("dtypes_equal", {"param": "bias", "other": "self"})]
     events = _walk(OPTIONAL_SNIPPET % "OP_CHECK_MAX_DIM(self, 8, return false);", "", names)
-    assert [e.kind for e in events] == ["check", "check", "unread"]     # a check of self only when bias is given
+    # a check of self made only when bias is given: under that guard
+    assert (events[-1].template, events[-1].args_dict()) == (
+        "rank_range", {"param": "self", "max": 8, "when": ["not", ("null", "bias")]})
+    ranked = predicate("rank_range", events[-1].args_dict())
+    call = lambda bias: CallView({"self": TensorView("FLOAT", (1,) * 9, "ND"),  # noqa: E731
+                                  "bias": bias and TensorView("FLOAT", (1,) * 9, "ND")}, {}, frozenset())
+    assert ranked(call(True)) and not ranked(call(None))
     events = _walk(OPTIONAL_SNIPPET % "return true;", "", names)
     assert [e.kind for e in events] == ["check", "unread"]              # a branch that returns
 

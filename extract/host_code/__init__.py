@@ -36,8 +36,9 @@ fixture tests in tests/test_extract_*.py):
   family's readers of an expression.
 - ``nulls``: Null checks: ``OP_CHECK_NULL`` and ``CHECK_NOT_NULL``, ``if (x == nullptr) return true`` and the
   checks after it, ``OP_CHECK_NULL(x, return false)`` for a status, optional arguments (``p != nullptr &&
-  ...``, ``if (p != nullptr) {checks}``), a null pointer flag, two pointer arguments compared, the null check
-  of a contiguous copy, an element count set only when non-null.
+  ...``, ``if (p != nullptr) {checks}`` and a local it assigns, a choice on p's null-ness after it), a null
+  pointer flag, two pointer arguments compared, the null check of a contiguous copy, an element count set
+  only when non-null.
 - ``dtypes``: Dtype lists and checks: ``OP_CHECK_DTYPE_NOT_SUPPORT`` over per-product lists,
   ``OP_CHECK_DTYPE_NOT_MATCH``/``NOT_SAME``, the data_type_utils.h classes, dtype atoms of a failure,
   conjunctions of dtype conditions, ``std::find`` in a list, dtype pairs, constant maps and their ``find``,

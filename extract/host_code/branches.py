@@ -16,11 +16,10 @@ from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opa
 from aclnn_conformance.extract.host_code.promotion import _dexpr
 from aclnn_conformance.extract.host_code.statements import (_checks_params, _error_exit, _first_param_check,
                                                             _in_order_mutations, _is_checker, _reachable_after)
-from aclnn_conformance.extract.host_code.integers import _iexpr_of
 from aclnn_conformance.extract.host_code.casts import _recast_only, _tensor_dtype
 from aclnn_conformance.extract.host_code.ranks import (_every_dim_if_empty, _no_dims_return, _rank0_branch,
                                                        _rank0_return, _rank0_value_return, _wrap_negative_dim)
-from aclnn_conformance.extract.host_code.shapes import _infer_broadcast, _shape_expr_of
+from aclnn_conformance.extract.host_code.shapes import _infer_broadcast, _int_or_shape_choice
 from aclnn_conformance.extract.host_code.nulls import _nonnull_param, _null_test_guard, _run_nonnull_branch
 from aclnn_conformance.extract.host_code.reductions import _last_param_by_value
 from aclnn_conformance.extract.host_code.products import _product_bool, _product_side, _without_true_product_terms
@@ -349,18 +348,6 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
     w.guards.extend(("not", p) for p in partly)   # popped when the function ends (_run_function)
     return True
-
-
-def _int_or_shape_choice(w: Walk, guard: Any, new: Any, old: Any) -> tuple | None:
-    """A shape or an integer a guarded branch set: the choice of its new value and the one from
-    before on the branch's guard; None when either is no shape or integer the walk knows."""
-    s_new, s_old = _shape_expr_of(new), _shape_expr_of(old)
-    if s_new is not None and s_old is not None:
-        return ("shape-expr", ("?", ("guard", guard), s_new, s_old))
-    i_new, i_old = _iexpr_of(w, new), _iexpr_of(w, old)
-    if i_new is not None and i_old is not None:
-        return ("iexpr", ("?", ("guard", guard), i_new, i_old))
-    return None
 
 
 def _returned(w: Walk, value: Any) -> Any:

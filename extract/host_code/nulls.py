@@ -1,19 +1,21 @@
 """Null checks: ``OP_CHECK_NULL`` and ``CHECK_NOT_NULL``, ``if (x == nullptr) return true`` and the
 checks after it, ``OP_CHECK_NULL(x, return false)`` for a status, optional arguments
-(``p != nullptr && ...``, ``if (p != nullptr) {checks}``), a null pointer flag, two pointer arguments
-compared, the null check of a contiguous copy, an element count set only when non-null."""
+(``p != nullptr && ...``, ``if (p != nullptr) {checks}`` and a local it assigns, a choice on p's
+null-ness after it), a null pointer flag, two pointer arguments compared, the null check of a
+contiguous copy, an element count set only when non-null."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.extract.host_code.model import (Event, T, Unreadable, Walk, _End, _Stop, _args, _check,
                                                        _fail_status, _macro, _names_in, _split_top, _strip, _tensor)
-from aclnn_conformance.extract.host_code.promotion import _keep_unchanged_dtypes
+from aclnn_conformance.extract.host_code.promotion import _dexpr, _keep_unchanged_dtypes
 from aclnn_conformance.extract.host_code.statements import _returns_success_only
-from aclnn_conformance.extract.host_code.shapes import _shape_value
+from aclnn_conformance.extract.host_code.shapes import _int_or_shape_choice, _shape_value
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -220,8 +222,9 @@ def _drop_nonnull(w: Walk, conds: list[str], env: dict) -> list[str]:
 
 
 def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
-    """``if (p != nullptr) { checks }`` without else: its checks, when each names p in a template a
-    null p does not violate (so that they hold whatever p is); unread otherwise."""
+    """``if (p != nullptr) { checks }`` without else: its checks, as they are when each names p in a
+    template a null p does not violate, the others under the guard that p is not null; a local it
+    assigns holds after it the choice of its value there and its value before on p's null-ness."""
     guard = _nonnull_param(stmt.cond, env, w)   # ``p != nullptr``, or the pointer alone (``if (weights)``)
     if guard is None or stmt.orelse:
         return False
@@ -234,8 +237,40 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     except _End:
         del w.events[mark:]
         raise Unreadable(f"a branch on {stmt.cond.strip()!r} that returns") from None
-    _only_null_vacuous(w, mark, guard)
+    nonnull = ("not", ("null", guard))
+    _guard_unless_null_vacuous(w, mark, guard, nonnull)
     before = dict(env)
     reenter.forget_assigned(stmt, env)   # the branch ran on a copy: what it assigns is unknown after it
+    forgotten = dict(env)
     _keep_unchanged_dtypes(w, before, local, env)
+    for name, value in local.items():
+        if name in before and env.get(name) == forgotten.get(name) != before[name] != value:
+            env[name] = _chosen_on(w, nonnull, value, before[name]) or env[name]
     return True
+
+
+def _guard_unless_null_vacuous(w: Walk, mark: int, guard: str, nonnull: tuple) -> None:
+    """The checks made since ``mark`` inside ``if (guard) {...}``: one naming ``guard`` in a template a
+    null argument does not violate kept as it is, any other check made under the guard ``nonnull``;
+    from the first event that is no check (an empty return, a value), unread (and the walk stops)."""
+    for k in range(mark, len(w.events)):
+        e = w.events[k]
+        if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
+                                  and guard in _names_in(e.args)):
+            continue
+        if e.kind == "check" and e.template != "product":
+            when = [v for key, v in e.args if key == "when"]
+            kept = tuple((key, v) for key, v in e.args if key != "when")
+            guarded = ("and", *when, nonnull) if when else nonnull
+            w.events[k] = replace(e, args=tuple(sorted(kept + (("when", guarded),))))
+            continue
+        _only_null_vacuous(w, k, guard)
+
+
+def _chosen_on(w: Walk, guard: tuple, new: Any, old: Any) -> tuple | None:
+    """A local a branch on ``guard`` assigned: the choice of its value there and the one from before
+    (a dtype, a shape or an integer); None when either is no value the walk can hold as one."""
+    d_new, d_old = _dexpr(new), _dexpr(old)
+    if d_new is not None and d_old is not None:
+        return ("dexpr", ("if", guard, d_new, d_old))
+    return _int_or_shape_choice(w, guard, new, old)

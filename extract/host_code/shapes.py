@@ -546,6 +546,18 @@ def _shape_expr_of(v: Any) -> Any:
     return v[1] if v[0] == "shape-expr" else None
 
 
+def _int_or_shape_choice(w: Walk, guard: Any, new: Any, old: Any) -> tuple | None:
+    """A shape or an integer a guarded branch set: the choice of its new value and the one from
+    before on the branch's guard; None when either is no shape or integer the walk knows."""
+    s_new, s_old = _shape_expr_of(new), _shape_expr_of(old)
+    if s_new is not None and s_old is not None:
+        return ("shape-expr", ("?", ("guard", guard), s_new, s_old))
+    i_new, i_old = _iexpr_of(w, new), _iexpr_of(w, old)
+    if i_new is not None and i_old is not None:
+        return ("iexpr", ("?", ("guard", guard), i_new, i_old))
+    return None
+
+
 def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
     """``s.SetDim(i, v);`` on a shape local the walk holds, i a constant, ``s.GetDimNum() - k`` or
     ``rank - k`` of the tensor whose rank s has, inside the rank earlier checks leave s, and v an
