@@ -21,7 +21,7 @@ from aclnn_conformance.spec.products import PRODUCT_IDS
 ROOT = Path(__file__).resolve().parents[1]
 COMMANDS = ("run", "list", "report", "diff", "compare", "merge", "replay", "certify", "verify",
             "mutate", "sensitivity", "mustpass", "doctor", "import", "export", "extract", "agreement",
-            "contract-diff", "matrix")
+            "contract-diff", "matrix", "scope")
 
 
 def _main(argv: list[str], capsys) -> tuple[int, str, str]:
