@@ -65,6 +65,31 @@ class FaithfulControl(SurfaceBackend):
         return np.where(_half(expected.shape) & np.isfinite(other), other, g).astype(expected.dtype)
 
 
+def flush_products() -> tuple[str, ...]:
+    """The products whose special-value model leaves subnormal flushing open."""
+    from aclnn_conformance.spec.special_values import EITHER, SPECIAL_VALUES
+    return tuple(p for p, model in SPECIAL_VALUES.items() if model.subnormals == EITHER)
+
+
+class FlushToZeroControl(SurfaceBackend):
+    """A correct device that reads subnormal inputs and writes subnormal results as zero; it runs
+    only on the products whose model leaves that open (elsewhere the flush mutants show it wrong)."""
+
+    def products(self) -> tuple[str, ...]:
+        return flush_products()
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import flush_subnormals, from_case
+        from aclnn_conformance.spec.tensor import TensorArg
+        entry = self.entry()
+        altered = case
+        for name in entry.inputs:
+            arg = case.tensors.get(name)
+            if arg is not None and (name != entry.output or entry.inplace):
+                altered = altered.with_tensor(name, TensorArg(arg.desc, flush_subnormals(arg.storage)))
+        return flush_subnormals(np.asarray(from_case(altered, PROFILE).views[entry.output]))
+
+
 class StepsControl(SurfaceBackend):
     """The rounded class's formula with every operation rounded in ``steps`` (float32, or the
     compute dtype itself), one cast to the output; with ``faithful`` the divisions and square roots
@@ -215,6 +240,9 @@ def mutant_set(key: str) -> MutantSet:
         mutants.append(_make(ZeroSignMutant, entry, key, "zero-sign",
                              "-0 results written +0 (a sign IEEE 754 fixes)", rule))
     controls: list[type] = []
+    if any(has_subnormal(o) for o in float_out) or any(_subnormal_inputs(c) for c in cases):
+        controls.append(_make(FlushToZeroControl, entry, key, "flush-to-zero-control",
+                              "subnormal inputs and results read and written as zero", ()))
     if cls == "transcendental" and float_out:
         controls.append(_make(FaithfulControl, entry, key, "faithful-control",
                               "the other faithful neighbour for half the results", ()))
@@ -234,6 +262,11 @@ def mutant_set(key: str) -> MutantSet:
             equivalent.append(_equivalent(two, "two float32 steps in a division or root stay inside "
                                           "this formula's bound on every value case"))
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))
+
+
+def _subnormal_inputs(case: Case) -> bool:
+    return any(a is not None and _is_float(a.storage.dtype) and has_subnormal(a.storage)
+               for a in case.tensors.values())
 
 
 def _judged_somewhere(key: str) -> bool:
@@ -317,7 +350,8 @@ MUTANT_SETS = _MutantSets()
 KINDS: tuple[str, ...] = ("promotion", "dtype-missing", "nan", "ulp-bias",
                           "twice-limit", "flush", "wrong-axis", "keepdim-ignored", "two-ulp")
 CONTROL_KINDS: tuple[str, ...] = ("faithful-control", "float32-steps-control", "native-steps-control",
-                                  "nan-ignoring-control", "zero-sign-control", "one-ulp-control")
+                                  "nan-ignoring-control", "zero-sign-control", "one-ulp-control",
+                                  "flush-to-zero-control")
 ONE_ULP_DEFECT = ("every operation in float32, each division and square root the correctly rounded "
                   "result or a neighbour of it by value (the vendor's 1-ulp Div and Sqrt), one cast")
 TWO_ULP_DEFECT = "divisions and square roots two float32 steps from the correctly rounded result"
@@ -343,6 +377,28 @@ class _ByEntry(Mutant):
 @lru_cache(maxsize=None)
 def _by_entry(device: type, key: str) -> type:
     return _make(StepsControl, value_entry(key), key, device.kind, device.defect, (), ulps=device.ulps)
+
+
+class FlushToZeroDevice(Mutant):
+    """A correct device that flushes subnormal inputs and results of every elementwise API to zero
+    (reductions and other operators as the emulator); for ``run --backend``."""
+
+    name, defect = "flush-to-zero-device", "subnormal inputs and results read and written as zero"
+
+    def products(self) -> tuple[str, ...]:
+        return flush_products()
+
+    def run(self, case: Case, product: str):
+        from aclnn_conformance.spec.surface_values import has_value_entry
+        if not has_value_entry(case.op) or value_entry(case.op).reduction is not None:
+            return self.emulate(case, product)
+        return _flushing(case.op)().run(case, product)
+
+
+@lru_cache(maxsize=None)
+def _flushing(key: str) -> type:
+    return _make(FlushToZeroControl, value_entry(key), key, "flush-to-zero-control",
+                 FlushToZeroDevice.defect, ())
 
 
 class OneUlpDivisionDevice(_ByEntry):
