@@ -201,7 +201,7 @@ def with_device_choices(compare_kind: Callable[..., Verdict]) -> Callable[..., V
         for choice in open_choices:
             other = np.asarray(aux[choice]).astype(np.float64).reshape(-1)
             differs = ~_same(other, e)
-            taken = differs & _same(a, other) & ~_same(a, e)
+            taken = differs & _same(a, other) & ~_same(a, e) & ~aside   # each element to one choice
             counted[choice] = int(taken.sum())
             if differs.any():
                 made[choice] = "taken" if taken.any() else "not taken"
