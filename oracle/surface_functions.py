@@ -12,7 +12,8 @@ Three evaluations:
 - ``evaluate_bound``: the float64 value and, per element, a bound on how far any implementation
   inside the arithmetic model of the rounded class can be from it (forward error analysis of the
   expression in its order, each operation rounded in the compute dtype or in float32,
-  faithfully for division and square root, constants held in either type);
+  division and square root within one ulp of the correctly rounded result, constants held in
+  either type: spec/surface_models.py DIVISION_AND_ROOT);
 - large inputs are evaluated in blocks, so that the float64 temporaries stay in cache.
 
 float64 suffices for every function here: the transcendental class is judged against tolerances
@@ -175,6 +176,17 @@ def zero_sign_fixed(expression: str) -> bool:
 
 
 @lru_cache(maxsize=None)
+def divides_or_roots(expression: str) -> bool:
+    """Whether the expression divides or takes a square root (where the rounded class's model
+    allows a result one ulp from the correctly rounded one)."""
+    for node in ast.walk(parse(expression)):
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            return True
+        if isinstance(node, ast.Call) and vocabulary()[node.func.id].bound == "root":
+            return True
+    return False
+
+
 def parse(expression: str) -> ast.expr:
     tree = ast.parse(expression, mode="eval").body
     words = vocabulary()
@@ -328,6 +340,7 @@ class _Bounded:
     propagated: np.ndarray   # the part of err that comes from the operands
     correctly_rounded: bool  # the node's own rounding is correct (not faithful)
     overflow: Any = False    # an intermediate beyond the compute dtype's range (per element)
+    within_one_ulp: bool = False   # the node's own result may be a neighbour of the correct one
 
 
 def _rounding(value: np.ndarray, compute: np.dtype, faithful: bool) -> np.ndarray:
@@ -335,6 +348,25 @@ def _rounding(value: np.ndarray, compute: np.dtype, faithful: bool) -> np.ndarra
     unit = spacing(value, np.dtype(np.float32)) if np.dtype(compute) == np.dtype(np.float32) else \
         P.larger(spacing(value, compute), spacing(value, np.dtype(np.float32)))
     return unit if faithful else unit / 2
+
+
+def _unit(value: np.ndarray, compute: np.dtype) -> np.ndarray:
+    """The ulp at ``value`` of the compute dtype or of float32, the wider."""
+    if np.dtype(compute) == np.dtype(np.float32):
+        return spacing(value, np.dtype(np.float32))
+    return P.larger(spacing(value, compute), spacing(value, np.dtype(np.float32)))
+
+
+def _one_ulp_off(value: np.ndarray, propagated: np.ndarray, compute: np.dtype) -> np.ndarray:
+    """The own error of a division or square root within one ulp of the correctly rounded result:
+    that rounding's half unit (none where the exact result is held) and a step beyond it, measured
+    in the binade above where the correct result may round up to a power of two."""
+    unit = _unit(value, compute)
+    step = _unit(np.absolute(value) + unit, compute)
+    with np.errstate(over="ignore", invalid="ignore"):
+        held = (np.asarray(value).astype(compute).astype(np.float64) == value) & \
+            (np.asarray(value).astype(np.float32).astype(np.float64) == value)
+    return np.where((propagated == 0) & held, step, unit / 2 + step)
 
 
 def _own(value: np.ndarray, propagated: np.ndarray, compute: np.dtype, faithful: bool) -> np.ndarray:
@@ -420,8 +452,8 @@ def _bound_node(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
                 propagated = np.where((a.err == 0) & (b.err == 0), 0.0,
                                       np.where(room > 0, (a.err + np.absolute(value) * b.err)
                                                / np.where(room > 0, room, 1.0), np.inf))
-            return _Bounded(value, propagated + _own(value, propagated, compute, True),
-                            propagated, False)
+            return _Bounded(value, propagated + _one_ulp_off(value, propagated, compute),
+                            propagated, False, within_one_ulp=True)
         raise ValueError(f"{ast.unparse(node)}: no error bound for this operator")
     if isinstance(node, ast.Compare):
         value = _eval(node, {k: (v.astype(np.float64) if isinstance(v, np.ndarray) else v)
@@ -451,7 +483,8 @@ def _bound_node(node: ast.expr, env: Mapping[str, Any], compute: np.dtype,
             with np.errstate(invalid="ignore", divide="ignore"):
                 low = P.square_root(P.larger(a.value - a.err, 0.0))
                 propagated = np.where(a.err == 0, 0.0, a.err / (low + value))
-            return _Bounded(value, propagated + _own(value, propagated, compute, True), propagated, False)
+            return _Bounded(value, propagated + _one_ulp_off(value, propagated, compute), propagated,
+                            False, within_one_ulp=True)
         if word.bound == "fresh":
             value = word.callable()(*[a.value for a in args])
             zero = np.zeros(np.shape(value))
@@ -502,6 +535,9 @@ def _bound_block(tree: ast.expr, env: Mapping[str, Any], compute: np.dtype, outp
         final = spacing(value, np.dtype(compute) if narrower else np.dtype(np.float32)) / 2
         # (a single correct rounding through float32 and a cast is innocuous: 24 >= 2*11 + 2)
         bound = np.where(exact_result & (not narrower), 0.0, err + final)
+        # one division or root of exact operands: the correctly rounded result or a neighbour of it
+        if node.within_one_ulp and not narrower:
+            bound = np.where(propagated == 0, _unit(unrounded.astype(np.float64), compute), bound)
         bound = np.where(np.isfinite(value), bound, 0.0)
         unjudged = np.broadcast_to(np.asarray(node.overflow, dtype=bool), shape)
     return value, unrounded, bound, unjudged

@@ -504,5 +504,9 @@ def render_html(doc: dict) -> str:
         parts.append("<h2>Values per operator</h2><p>" + _e(values_section.summary(doc["values"]))
                      + "</p>")
         parts.append(_table(values_section.HEADERS, values_section.table_rows(doc["values"])))
+    if doc.get("special_values"):
+        parts.append("<h3>Special values set aside</h3>")
+        parts.append(_table(values_section.SPECIAL_HEADERS,
+                            values_section.special_rows(doc["special_values"])))
     parts += _detection_power(doc)
     return page("aclnn conformance report", parts)

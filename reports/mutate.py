@@ -199,7 +199,9 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
         t0 = time.perf_counter()
         cases_wanted = getattr(cls, "killing_cases_wanted", 1)
         products_wanted = min(getattr(cls, "killing_products_wanted", 1), len(products))
-        run = run_mutant(backend, by_op[key], products, getattr(cls, "killed_by", ()),
+        # a backend runs on the products it can run as (a control valid only where a model allows it)
+        own = tuple(p for p in products if p in backend.products())
+        run = run_mutant(backend, by_op[key], own, getattr(cls, "killed_by", ()),
                          stop_when_named=not exhaustive and kind == "mutant",
                          cases_wanted=cases_wanted, products_wanted=products_wanted)
         killed = run["killing"] > 0

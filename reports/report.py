@@ -80,6 +80,7 @@ def build(runset: RunSet, min_exercised: float = MIN_EXERCISED) -> dict:
         "declared_support_summary": summary_rows(declared),
         "vendor": vendor_section.build(runset.records),
         "values": values_section.build(runset.records),
+        "special_values": values_section.special_values(runset.records),
     }
 
 
@@ -208,6 +209,7 @@ def render_markdown(doc: dict) -> str:
                              for s in doc["declared_support_summary"]]))
         out.append("\nDetails in `declared_support.md` and `declared_support.csv`.")
     out += values_section.markdown(doc.get("values") or [])
+    out += values_section.special_markdown(doc.get("special_values") or [])
     out += vendor_section.markdown(doc.get("vendor"))
     out += _detection_markdown(doc)
     return "\n".join(out) + "\n"

@@ -112,13 +112,73 @@ def summary(rows: list[dict[str, Any]]) -> str:
             f"rules but no value case judged in these records, {counts[STATUS_ONLY]} status only.")
 
 
+def _section(title: str, text: str, headers: list[str], rows: list[list[str]]) -> list[str]:
+    return ["", title, "", text, "", md_table(headers, rows)]
+
+
 def markdown(rows: list[dict[str, Any]]) -> list[str]:
     if not rows:
         return []
-    return ["", "## Values per operator", "",
-            "Whether each operator's outputs were compared with the oracle, on which products (the "
-            "number of value-judged cases), by which precision standard per output (the tensors "
-            "the call must leave unchanged are judged bit-exact), and, for the value cases that "
-            "were not judged, the rule that decided so (an unread check, an unsupported product, "
-            "a precondition). " + summary(rows), "",
-            md_table(HEADERS, table_rows(rows))]
+    return _section("## Values per operator",
+                    "Whether each operator's outputs were compared with the oracle, on which products "
+                    "(the number of value-judged cases), by which precision standard per output (the "
+                    "tensors the call must leave unchanged are judged bit-exact), and, for the value "
+                    "cases that were not judged, the rule that decided so (an unread check, an "
+                    "unsupported product, a precondition). " + summary(rows),
+                    HEADERS, table_rows(rows))
+
+
+# ---- special values set aside (spec/special_values.py) ----
+
+SPECIAL_HEADERS = ["product", "backend", "subnormals (model)", "overflow (model)",
+                   "elements set aside", "cases", "the device's choice"]
+
+
+def special_values(records: Iterable[OutcomeRecord]) -> list[dict[str, Any]]:
+    """Per (product, backend): the elements set aside as a choice the product's model leaves open,
+    by choice, the cases holding them, and what the device chose where the choice could show."""
+    from aclnn_conformance.spec.special_values import special_values as model_of
+    groups: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in records:
+        for tensor_metrics in (r.metrics or {}).values():
+            made = tensor_metrics.get("device_choice") or {}
+            if not made:
+                continue
+            row = groups.setdefault((r.product, r.backend), {"aside": Counter(), "cases": set(),
+                                                             "made": defaultdict(set)})
+            for choice, n in (tensor_metrics.get("set_aside") or {}).items():
+                row["aside"][choice] += n
+                if n:
+                    row["cases"].add((r.op, r.case_id))
+            for choice, taken in made.items():
+                row["made"][choice].add(taken)
+    rows = []
+    for (product, backend), row in sorted(groups.items()):
+        model = model_of(product)
+        rows.append({"product": product, "backend": backend,
+                     "subnormals": model.subnormals if model else "-",
+                     "overflow": model.overflow if model else "-",
+                     "set_aside": dict(row["aside"]), "cases": len(row["cases"]),
+                     "choice": {c: ("taken" if "taken" in v else "not taken")
+                                for c, v in sorted(row["made"].items())}})
+    return rows
+
+
+def special_rows(rows: list[dict[str, Any]]) -> list[list[str]]:
+    def choice_text(r):
+        return ", ".join(f"{c}: {t}" for c, t in r["choice"].items()) or "-"
+    return [[r["product"], r["backend"], r["subnormals"], r["overflow"],
+             ", ".join(f"{c} {n}" for c, n in r["set_aside"].items()) or "0", str(r["cases"]),
+             choice_text(r)] for r in rows]
+
+
+def special_markdown(rows: list[dict[str, Any]]) -> list[str]:
+    if not rows:
+        return []
+    return _section("### Special values set aside",
+                    "Elements whose result is another answer the product's special-value model leaves "
+                    "open (`flushed`: subnormal inputs or results read or written as zero; "
+                    "`saturated`: an infinity saturated, a NaN written as 0), counted apart and named "
+                    "in the case's quality warning instead of judged; the device's choice is `taken` "
+                    "where it gave that answer, `not taken` where it could have and did not "
+                    "(docs/values.md).", SPECIAL_HEADERS, special_rows(rows))

@@ -54,6 +54,9 @@ class ArithmeticModel:
     may: tuple[str, ...]
     may_not: tuple[str, ...]
     source: str = ""
+    # operations that may return the correctly rounded result or either of its neighbours, also
+    # where the exact result is representable (the vendor's documented error of 1 ulp)
+    within_one_ulp: tuple[str, ...] = ()
 
     def cast_mode(self, product: str, dtype_name: str) -> str:
         try:

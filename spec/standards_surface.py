@@ -5,10 +5,12 @@
   exactly representable values): every element equal in value; NaN where the oracle has NaN (any
   payload); the sign of a zero judged unless the entry says an IEEE max/min or select may give
   either. Exactness leaves no room for a bias: a shifted element is a failed element.
-- ``surface-rounded@1`` (rounded class: add, subtract, multiply, divide, square root and their
+- ``surface-rounded@2`` (rounded class: add, subtract, multiply, divide, square root and their
   compositions): the ``model_envelope`` comparison of model-bound@2, with the per-element bound the
   oracle derives from the class's model (oracle/surface_functions.py ``evaluate_bound``) and its
-  bias check.
+  bias check; division, reciprocal and square root within one ulp of the correctly rounded result
+  (spec/surface_models.py DIVISION_AND_ROOT). ``surface-rounded@1`` (the same with faithful
+  division and square root) stays for the records that name it.
 
 The comparisons are in spec/surface_compare.py, the arithmetic models in spec/surface_models.py;
 this module is data only, so that spec/precision.py can register the standards without a cycle.
@@ -24,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-EXACT, ROUNDED, TOLERANCE = "surface-exact@1", "surface-rounded@1", "surface-tolerance@1"
+EXACT, ROUNDED, TOLERANCE = "surface-exact@1", "surface-rounded@2", "surface-tolerance@1"
 CLASS_STANDARD = {"exact": EXACT, "rounded": ROUNDED, "transcendental": TOLERANCE}
 # the published experimental standard (notes conformance_anchors.md 4.6), per output dtype
 PUBLISHED_T = {"float32": 2.0 ** -13, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
@@ -51,6 +53,23 @@ SURFACE_STANDARDS: tuple[tuple[Any, ...], ...] = (
              "largest finite value, that value is as faithful as the infinity.",
              {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
              "the rounded class's arithmetic model (spec/surface_models.py)"),
+    ("surface-rounded", "2", "surface_rounded",
+             "Basic arithmetic correctly rounded in the compute dtype the host code chooses, or in "
+             "float32 with one cast at the end; multiply-adds fused or not; division, reciprocal "
+             "and square root within 1 ulp of the correctly rounded result, also where the exact "
+             "result is representable (the vendor's documented error of its one-instruction Div "
+             "and Sqrt). Per element within the bound the oracle derives for the call by forward "
+             "error analysis of the API's formula in its order (0 for a single correctly rounded "
+             "operation: the correctly rounded result itself; 1 ulp of it for a single division or "
+             "root of exact operands); fp16/bf16 equal to the cast of the float32 result, the other "
+             "neighbour only where the bound reaches its midpoint; the mean signed error in units of "
+             "the bound within `bias_share` + `bias_spread`/sqrt(n). Not judged: elements whose "
+             "intermediates leave the compute dtype's range (a native evaluation overflows, a float32 "
+             "one need not); where the exact result lies beyond the largest finite value, that value "
+             "is as faithful as the infinity.",
+             {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
+             "the rounded class's arithmetic model (spec/surface_models.py DIVISION_AND_ROOT: "
+             "hicann/asc-devkit Div.md, Sqrt.md)"),
     ("surface-tolerance", "1", "surface_tolerance",
              "Transcendental functions within the vendor's accuracy standard for the API and output "
              "dtype: TTK's precision_tolerances (rtol, atol; the smallest over the API's cases of that "

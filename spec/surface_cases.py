@@ -102,6 +102,27 @@ def tensor_inputs(entry: ValueEntry) -> list[str]:
     return [n for n in entry.inputs if n not in attrs]
 
 
+def with_model_freedom(entry: ValueEntry, values: dict[str, np.ndarray],
+                       dtype: np.dtype) -> dict[str, np.ndarray]:
+    """``values`` with the entry's ``sample.model_freedom`` inputs (exact quotients and roots, rounding
+    midpoints) written at the middle of every array, so that every run judges them."""
+    freedom = entry.sample.get("model_freedom", {}).get("inputs", {})
+    if not freedom or not _is_float_dtype(dtype):
+        return values
+    out = dict(values)
+    for name, given in freedom.items():
+        v = np.array(out[name], copy=True)
+        start = v.size // 2
+        picked = np.asarray(given, np.float64)[:max(0, v.size - start)]
+        v[start:start + picked.size] = picked.astype(dtype)
+        out[name] = v
+    return out
+
+
+def _is_float_dtype(dtype: np.dtype) -> bool:
+    return np.dtype(dtype).kind == "f" or np.dtype(dtype) == np.dtype(ml_dtypes.bfloat16)
+
+
 def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = None) -> list[Case]:
     """The value cases of an operator (by key or API name)."""
     entry = value_entry(op)
@@ -123,6 +144,7 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
             values[name] = v
         for name in entry.sample.get("boolean_inputs", []):
             values[name] = rng.integers(0, 2, size=count).astype(bool)
+        values = with_model_freedom(entry, values, dt)
         cases.append(build_case(entry, key, f"values-{dtype_name}", values, acl))
         if len(names) >= 2 and not entry.inplace:
             shapes = [(32, 1, 4), (1, 8, 4), (32, 8, 1)]

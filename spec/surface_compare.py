@@ -174,9 +174,60 @@ def _exact(actual, expected, aux, std):
     return compare_surface_exact(actual, expected, aux)
 
 
-COMPARERS: dict[str, Callable[..., Any]] = {"surface_exact": _exact,
-                                            "surface_rounded": compare_surface_rounded,
-                                            "surface_tolerance": compare_surface_tolerance}
+# the other answers a product's special-value model leaves open (oracle/surface.py device_choices)
+CHOICES = {"flushed": "subnormal inputs or results read or written as zero",
+           "saturated": "an infinite result saturated to the largest finite value, a NaN written as 0"}
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Equal in value, either zero for a zero, NaN for NaN (flat float64)."""
+    return (a == b) | (np.isnan(a) & np.isnan(b))
+
+
+def with_device_choices(compare_kind: Callable[..., Verdict]) -> Callable[..., Verdict]:
+    """A comparison that sets aside the elements where the result is another answer the product's
+    model leaves open (``aux['flushed']``, ``aux['saturated']``) and not the oracle's: judged as the
+    oracle's, counted, named in a quality warning, and the device's choice recorded; a FAIL
+    elsewhere stays a FAIL."""
+    def compare_kind_with_choices(actual, expected, aux, std) -> Verdict:
+        open_choices = [k for k in CHOICES if k in (aux or {})]
+        if not open_choices:
+            return compare_kind(actual, expected, aux, std)
+        a = np.asarray(actual).astype(np.float64).reshape(-1)
+        e = np.asarray(expected).astype(np.float64).reshape(-1)
+        aside = np.zeros(a.shape, bool)
+        made: dict[str, str] = {}
+        counted: dict[str, int] = {}
+        for choice in open_choices:
+            other = np.asarray(aux[choice]).astype(np.float64).reshape(-1)
+            differs = ~_same(other, e)
+            taken = differs & _same(a, other) & ~_same(a, e) & ~aside   # each element to one choice
+            counted[choice] = int(taken.sum())
+            if differs.any():
+                made[choice] = "taken" if taken.any() else "not taken"
+            aside |= taken
+        plain = compare_kind(actual, expected, aux, std)
+        if plain.outcome == Outcome.PASS or not aside.any():   # nothing the choice alone decides
+            return Verdict(plain.outcome, {**plain.metrics, "set_aside": {c: 0 for c in counted},
+                                           "device_choice": made}, plain.detail)
+        judged = np.where(aside, e, a).astype(np.asarray(actual).dtype).reshape(np.shape(actual))
+        verdict = compare_kind(judged, expected, aux, std)
+        metrics = {**verdict.metrics, "set_aside": counted, "device_choice": made}
+        if verdict.outcome != Outcome.PASS:
+            return Verdict(verdict.outcome, metrics, verdict.detail)
+        named = "; ".join(f"{counted[c]} element(s): {CHOICES[c]}" for c in open_choices if counted[c])
+        return Verdict(Outcome.QUALITY_WARNING, metrics,
+                       "set aside, a choice the product's special-value model leaves open "
+                       "(spec/special_values.py): " + named + " (first: " +
+                       _first(np.flatnonzero(aside), np.asarray(actual).reshape(-1),
+                              np.asarray(expected).reshape(-1)) + ")")
+    return compare_kind_with_choices
+
+
+COMPARERS: dict[str, Callable[..., Any]] = {
+    "surface_exact": with_device_choices(_exact),
+    "surface_rounded": with_device_choices(compare_surface_rounded),
+    "surface_tolerance": with_device_choices(compare_surface_tolerance)}
 
 
 def compare(std_name: str, actual: np.ndarray, expected: np.ndarray, aux: Mapping[str, Any]) -> Verdict:

@@ -2,17 +2,61 @@
 may do), and the standards an API's outputs are judged by (spec/standards_surface.py)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from aclnn_conformance.spec.precision import ArithmeticModel
 from aclnn_conformance.spec.standards_surface import CLASS_STANDARD
+
+ASC_DOCS = "hicann/asc-devkit@93c993b docs/api/SIMD-API/基础API/Memory矢量计算/基础算术/"
+
+
+@dataclass(frozen=True)
+class DivisionAndRoot:
+    """How far from the correctly rounded result one product's division, reciprocal and square root
+    may land, in ulps of the result, with what the sources say."""
+    product: str
+    ulps: int
+    evidence: str
+    sources: tuple[str, ...]
+
+
+_ASCEND_C_950 = (ASC_DOCS + "Div.md (DivConfig: INTRINSIC and PRECISION_1ULP_*, one instruction, "
+                 "max error 1 ulp; DIFF_COMPENSATION and PRECISION_0ULP_*, 0 ulp)",
+                 ASC_DOCS + "Sqrt.md (SqrtConfig and its key features: INTRINSIC, the default, "
+                 "max error 1 ulp; FAST_INVERSE, 0 ulp)",
+                 ASC_DOCS + "Reciprocal.md (ReciprocalConfig: one instruction, PRECISION_1ULP_*)")
+_UNDOCUMENTED = ("no document states the error of this product's vector division or square root; "
+                 "its Reciprocal instruction is an estimate the vendor says misses the double "
+                 "thousandth (half) and ten-thousandth (float) and sends high precision to Div "
+                 "(Reciprocal.md), so nothing says these are correctly rounded: the model allows "
+                 "both a correctly rounded unit and the 1-ulp unit the vendor documents for the "
+                 "same instructions on Ascend 950")
+
+# per product (spec/products.py ids); the rounded class allows the widest, 1 ulp
+DIVISION_AND_ROOT: dict[str, DivisionAndRoot] = {d.product: d for d in (
+    DivisionAndRoot("ascend950", 1, "Ascend C Div, Sqrt and Reciprocal: the default one-instruction "
+                    "algorithm errs by at most 1 ulp, the compensated ones by 0 ulp; a kernel may "
+                    "use either. A 0-ulp error can only mean the correctly rounded result, so the "
+                    "ulps count from it: at an exact quotient or root a neighbour is allowed too",
+                    _ASCEND_C_950),
+    *(DivisionAndRoot(p, 1, _UNDOCUMENTED, (ASC_DOCS + "Reciprocal.md (constraints)",
+                                            ASC_DOCS + "Div.md (no error stated without config)"))
+      for p in ("atlas-a3", "atlas-a2", "atlas-200i-500-a2", "atlas-inference", "atlas-training")),
+)}
+ONE_ULP_OPERATIONS = ("division", "reciprocal of a value", "square root")
 
 
 def _model(function_class: str, order: str, correctly_rounded: tuple[str, ...],
            faithful: tuple[str, ...], may: tuple[str, ...], may_not: tuple[str, ...]) -> ArithmeticModel:
+    rounded = function_class == "rounded"
     return ArithmeticModel(
-        function_class, "1", order=order, correctly_rounded=correctly_rounded, faithful=faithful,
-        reciprocal_division=function_class == "rounded", fused_multiply_add=function_class == "rounded",
+        function_class, "2" if rounded else "1", order=order, correctly_rounded=correctly_rounded,
+        faithful=faithful, reciprocal_division=False, fused_multiply_add=rounded,
         final_cast={}, may=may, may_not=may_not,
-        source="issue 21 item 2; the API's document (value table entry); spec/standards_surface.py")
+        source="issue 21 item 2; the API's document (value table entry); spec/standards_surface.py"
+               + ("; division and square root: DIVISION_AND_ROOT (" + ASC_DOCS + "Div.md, Sqrt.md)"
+                  if rounded else ""),
+        within_one_ulp=ONE_ULP_OPERATIONS if rounded else ())
 
 
 # one model per function class (the ``operator`` field names the class); an operator's record takes
@@ -31,14 +75,17 @@ CLASS_MODELS: dict[str, ArithmeticModel] = {m.operator: m for m in (
     _model("rounded", "the document's formula in its order, operands cast to the compute dtype "
                       "the host code chooses, one cast to the output dtype",
            ("addition", "subtraction", "multiplication", "the final cast (round to nearest even)"),
-           ("divide", "square root"),
+           (),
            ("compute fp16/bf16 in float32 and cast once at the end",
             "round each operation in the compute dtype instead",
             "fuse any multiply-add of the formula (one rounding), or not",
-            "divide as a faithful reciprocal times the dividend, take square roots faithfully",
+            "divide, take a reciprocal or a square root within 1 ulp of the correctly rounded "
+            "result, also where the exact result is representable (DIVISION_AND_ROOT)",
             "hold a scalar or literal in the compute dtype or in float32"),
            ("another formula or order that changes the mathematics", "round twice at the end",
             "a systematic bias (every element leaning one way)",
+            "divide as an estimated reciprocal times the dividend (the vendor's Reciprocal "
+            "instruction misses the double thousandth; its Div is one operation)",
             "another promotion or output dtype than the host code's")),
     _model("transcendental", "the document's function; any algorithm",
            (), ("every function: within the vendor's standard for the API and dtype",),

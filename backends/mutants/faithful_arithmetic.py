@@ -26,16 +26,39 @@ def shaped_like(values, *operands):
     return out if any(isinstance(o, np.ndarray) for o in operands) else F32(out)
 
 
-def value_pick(*operands) -> np.ndarray:
-    """A pseudo-random choice per element that depends on the operands' values only (as a hardware
-    unit's would), so that equal inputs anywhere in any call give equal results."""
+def _mixed(*operands) -> np.ndarray:
+    """A 64-bit hash per element of the operands' float32 bits."""
     h = np.uint64(0x9E3779B97F4A7C15)
     mixed = np.zeros(np.broadcast(*operands).shape, dtype=np.uint64)
     with np.errstate(over="ignore"):
         for x in operands:
             bits = np.broadcast_to(np.asarray(x, F32), mixed.shape).view(np.uint32).astype(np.uint64)
             mixed = (mixed ^ bits) * h
-    return ((mixed >> np.uint64(40)) & np.uint64(1)).astype(bool)
+    return mixed
+
+
+def value_pick(*operands) -> np.ndarray:
+    """A pseudo-random choice per element that depends on the operands' values only (as a hardware
+    unit's would), so that equal inputs anywhere in any call give equal results."""
+    return ((_mixed(*operands) >> np.uint64(40)) & np.uint64(1)).astype(bool)
+
+
+def value_choice(among: int, *operands) -> np.ndarray:
+    """A pseudo-random whole number in [0, among) per element, from the operands' values only."""
+    return ((_mixed(*operands) >> np.uint64(33)) % np.uint64(among)).astype(np.int64)
+
+
+def steps_away(r, steps) -> np.ndarray:
+    """Each float32 value of ``r`` moved ``steps`` (a whole number per element, either sign) float32
+    neighbours away; infinities, NaN and zeros stay (a zero's neighbours are subnormal)."""
+    r = np.asarray(r, F32)
+    k = np.broadcast_to(np.asarray(steps, np.int64), r.shape)
+    toward = np.where(k > 0, F32(np.inf), F32(-np.inf)).astype(F32)
+    out = np.array(r, copy=True)
+    movable = np.isfinite(r) & (r != 0)
+    for done in range(int(np.abs(k).max(initial=0))):
+        out = np.where(movable & (np.abs(k) > done), np.nextafter(out, toward), out)
+    return out.astype(F32)
 
 
 def faithful_sqrt(x) -> np.ndarray:

@@ -32,14 +32,14 @@ from typing import Any
 
 import numpy as np
 
-from aclnn_conformance.backends.mutants.base import MutantSet, MutantSetsByKey
+from aclnn_conformance.backends.mutants.base import Mutant, MutantSet, MutantSetsByKey
 from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SEED, DtypeMissingMutant, FlushMutant,
                                                              NanMutant, PromotionMutant, SurfaceBackend,
                                                              TwiceLimitMutant, UlpBiasMutant, _equivalent,
                                                              ZeroSignMutant, _is_float, _make, _same_outputs,
                                                              has_negative_zero, has_subnormal, one_ulp_up)
 from aclnn_conformance.backends.mutants.surface_reductions import reduction_mutant_set
-from aclnn_conformance.oracle.surface_functions import zero_sign_fixed
+from aclnn_conformance.oracle.surface_functions import divides_or_roots, zero_sign_fixed
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
 from aclnn_conformance.spec.outcome import Outcome
@@ -65,12 +65,40 @@ class FaithfulControl(SurfaceBackend):
         return np.where(_half(expected.shape) & np.isfinite(other), other, g).astype(expected.dtype)
 
 
+def flush_products() -> tuple[str, ...]:
+    """The products whose special-value model leaves subnormal flushing open."""
+    from aclnn_conformance.spec.special_values import EITHER, SPECIAL_VALUES
+    return tuple(p for p, model in SPECIAL_VALUES.items() if model.subnormals == EITHER)
+
+
+class FlushToZeroControl(SurfaceBackend):
+    """A correct device that reads subnormal inputs and writes subnormal results as zero; it runs
+    only on the products whose model leaves that open (elsewhere the flush mutants show it wrong)."""
+
+    def products(self) -> tuple[str, ...]:
+        return flush_products()
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import flush_subnormals, from_case
+        from aclnn_conformance.spec.tensor import TensorArg
+        entry = self.entry()
+        altered = case
+        for name in entry.inputs:
+            arg = case.tensors.get(name)
+            if arg is not None and (name != entry.output or entry.inplace):
+                altered = altered.with_tensor(name, TensorArg(arg.desc, flush_subnormals(arg.storage)))
+        return flush_subnormals(np.asarray(from_case(altered, PROFILE).views[entry.output]))
+
+
 class StepsControl(SurfaceBackend):
     """The rounded class's formula with every operation rounded in ``steps`` (float32, or the
     compute dtype itself), one cast to the output; with ``faithful`` the divisions and square roots
-    take the other faithful neighbour for a pseudo-random half of the elements."""
+    take the other faithful neighbour for a pseudo-random half of the elements; with ``ulps`` they
+    land that many float32 steps from the correctly rounded result, either way or not at all, by
+    value (exact results too)."""
 
     native = False
+    ulps = 0
 
     def values(self, case: Case) -> np.ndarray:
         from aclnn_conformance.oracle.surface import compute_dtype, inputs
@@ -86,7 +114,8 @@ class StepsControl(SurfaceBackend):
         out_shape = tuple(case.tensor(entry.output).desc.shape)
         shape = np.broadcast_shapes(shape, out_shape) if out_shape else shape
         with np.errstate(all="ignore"):
-            result = _stepwise(entry.function, cast, steps, faithful=not self.native)
+            result = _stepwise(entry.function, cast, steps, faithful=not self.native,
+                               ulps=0 if self.native else self.ulps)
             return np.broadcast_to(np.asarray(result).astype(out_dtype), shape)
 
 
@@ -99,8 +128,15 @@ def _other_faithful(exact: np.ndarray, rounded: np.ndarray) -> np.ndarray:
     return np.where(pick, other, r).astype(rounded.dtype)
 
 
-def _stepwise(expression: str, env: dict, steps: np.dtype, faithful: bool) -> Any:
-    """Evaluate with every operation in ``steps``; divisions and roots faithful when asked."""
+def _steps_off(result: np.ndarray, ulps: int, *operands) -> np.ndarray:
+    """``result`` (float32) moved -ulps, 0 or +ulps float32 steps, chosen by the operands' values."""
+    from aclnn_conformance.backends.mutants.faithful_arithmetic import steps_away, value_choice
+    return steps_away(result, (value_choice(3, *operands) - 1) * ulps)
+
+
+def _stepwise(expression: str, env: dict, steps: np.dtype, faithful: bool, ulps: int = 0) -> Any:
+    """Evaluate with every operation in ``steps``; divisions and roots faithful when asked, or
+    ``ulps`` steps from the correctly rounded result."""
     from aclnn_conformance.oracle.surface_functions import _BINARY, _COMPARE, parse, vocabulary
 
     def ev(node):
@@ -115,6 +151,8 @@ def _stepwise(expression: str, env: dict, steps: np.dtype, faithful: bool) -> An
         if isinstance(node, ast.BinOp):
             a, b = ev(node.left), ev(node.right)
             result = np.asarray(_BINARY[type(node.op)](a, b))
+            if ulps and isinstance(node.op, ast.Div):
+                return _steps_off(result, ulps, a, b)
             if faithful and isinstance(node.op, ast.Div):
                 exact = np.asarray(a, np.float64) / np.asarray(b, np.float64)
                 result = _other_faithful(exact, result)
@@ -131,6 +169,8 @@ def _stepwise(expression: str, env: dict, steps: np.dtype, faithful: bool) -> An
             word = vocabulary()[node.func.id]
             args = [ev(a) for a in node.args]
             result = word.callable()(*args)
+            if ulps and word.bound == "root":
+                return _steps_off(np.asarray(result), ulps, *args)
             if faithful and word.bound == "root":
                 result = _other_faithful(word.callable()(np.asarray(args[0], np.float64)),
                                          np.asarray(result))
@@ -200,6 +240,9 @@ def mutant_set(key: str) -> MutantSet:
         mutants.append(_make(ZeroSignMutant, entry, key, "zero-sign",
                              "-0 results written +0 (a sign IEEE 754 fixes)", rule))
     controls: list[type] = []
+    if any(has_subnormal(o) for o in float_out) or any(_subnormal_inputs(c) for c in cases):
+        controls.append(_make(FlushToZeroControl, entry, key, "flush-to-zero-control",
+                              "subnormal inputs and results read and written as zero", ()))
     if cls == "transcendental" and float_out:
         controls.append(_make(FaithfulControl, entry, key, "faithful-control",
                               "the other faithful neighbour for half the results", ()))
@@ -210,7 +253,20 @@ def mutant_set(key: str) -> MutantSet:
         controls.append(_make(StepsControl, entry, key, "native-steps-control",
                               "every operation rounded in the compute dtype itself", (),
                               native=True))
+    if cls == "rounded" and float_out and divides_or_roots(entry.function):
+        controls.append(_make(StepsControl, entry, key, "one-ulp-control", ONE_ULP_DEFECT, (), ulps=1))
+        two = _make(StepsControl, entry, key, "two-ulp", TWO_ULP_DEFECT, rule, ulps=2)
+        if _fails_somewhere(two, key, cases):
+            mutants.append(two)
+        else:
+            equivalent.append(_equivalent(two, "two float32 steps in a division or root stay inside "
+                                          "this formula's bound on every value case"))
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))
+
+
+def _subnormal_inputs(case: Case) -> bool:
+    return any(a is not None and _is_float(a.storage.dtype) and has_subnormal(a.storage)
+               for a in case.tensors.values())
 
 
 def _judged_somewhere(key: str) -> bool:
@@ -283,9 +339,68 @@ def _cached(key: str) -> MutantSet:
 
 MUTANT_SETS = MutantSetsByKey(_cached)
 KINDS: tuple[str, ...] = ("promotion", "dtype-missing", "nan", "ulp-bias",
-                          "twice-limit", "flush", "wrong-axis", "keepdim-ignored")
+                          "twice-limit", "flush", "wrong-axis", "keepdim-ignored", "two-ulp")
 CONTROL_KINDS: tuple[str, ...] = ("faithful-control", "float32-steps-control", "native-steps-control",
-                                  "nan-ignoring-control", "zero-sign-control")
+                                  "nan-ignoring-control", "zero-sign-control", "one-ulp-control",
+                                  "flush-to-zero-control")
+ONE_ULP_DEFECT = ("every operation in float32, each division and square root the correctly rounded "
+                  "result or a neighbour of it by value (the vendor's 1-ulp Div and Sqrt), one cast")
+TWO_ULP_DEFECT = "divisions and square roots two float32 steps from the correctly rounded result"
+
+
+class _ByEntry(Mutant):
+    """A backend for whole runs: the generated ``kind`` class of each operator that has it (a
+    rounded entry that divides or takes a root), the emulator for every other call."""
+
+    kind = ""
+    ulps = 0
+
+    def run(self, case: Case, product: str):
+        from aclnn_conformance.spec.surface_values import has_value_entry
+        if not has_value_entry(case.op):
+            return self.emulate(case, product)
+        entry = value_entry(case.op)
+        if entry.function_class != "rounded" or not divides_or_roots(entry.function):
+            return self.emulate(case, product)
+        return _by_entry(type(self), case.op)().run(case, product)
+
+
+@lru_cache(maxsize=None)
+def _by_entry(device: type, key: str) -> type:
+    return _make(StepsControl, value_entry(key), key, device.kind, device.defect, (), ulps=device.ulps)
+
+
+class FlushToZeroDevice(Mutant):
+    """A correct device that flushes subnormal inputs and results of every elementwise API to zero
+    (reductions and other operators as the emulator); for ``run --backend``."""
+
+    name, defect = "flush-to-zero-device", "subnormal inputs and results read and written as zero"
+
+    def products(self) -> tuple[str, ...]:
+        return flush_products()
+
+    def run(self, case: Case, product: str):
+        from aclnn_conformance.spec.surface_values import has_value_entry
+        if not has_value_entry(case.op) or value_entry(case.op).reduction is not None:
+            return self.emulate(case, product)
+        return _flushing(case.op)().run(case, product)
+
+
+@lru_cache(maxsize=None)
+def _flushing(key: str) -> type:
+    return _make(FlushToZeroControl, value_entry(key), key, "flush-to-zero-control",
+                 FlushToZeroDevice.defect, ())
+
+
+class OneUlpDivisionDevice(_ByEntry):
+    """A correct device whose division and square root land within one ulp of the correctly rounded
+    result (``backends.mutants.surface_values:OneUlpDivisionDevice`` for ``run --backend``)."""
+    name, kind, ulps, defect = "one-ulp-division-device", "one-ulp-control", 1, ONE_ULP_DEFECT
+
+
+class TwoUlpDivisionDevice(_ByEntry):
+    """A device whose division and square root land two float32 steps off, outside the model."""
+    name, kind, ulps, defect = "two-ulp-division-device", "two-ulp", 2, TWO_ULP_DEFECT
 
 
 def kind_of(cls: type) -> str:
