@@ -7,12 +7,12 @@ both measured in the same run.
 from __future__ import annotations
 
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from aclnn_conformance.extract.build import (COMMON_HEADERS, extract_checkout, open_checkout, taken_families,
-                                             write_records)
+from bench_extract import timed_extraction   # the sibling benchmark's timing (this folder is on sys.path)
+
+from aclnn_conformance.extract.build import COMMON_HEADERS, open_checkout, taken_families
 from aclnn_conformance.extract.syntax import parse_cpp
 
 
@@ -36,11 +36,7 @@ def main(argv: list[str]) -> int:
     for text in texts:
         parse_cpp(text)
     t_parse = time.perf_counter() - start
-    start = time.perf_counter()
-    records = [r for root in roots for r in extract_checkout(open_checkout(root))]
-    with tempfile.TemporaryDirectory() as out:
-        write_records(records, Path(out))
-    t_extract = time.perf_counter() - start
+    records, t_extract = timed_extraction(roots)
     mbytes = sum(len(t.encode("utf-8")) for t in texts) / 1e6
     print(f"plain parse: {len(texts)} C++ files, {mbytes:.1f} MB in {t_parse:.2f} s")
     print(f"extract:     {len(records)} APIs in {t_extract:.2f} s "
