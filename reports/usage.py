@@ -53,6 +53,14 @@ def shipped_usage(min_consumers: int = MIN_CONSUMERS, path: Path = SHIPPED_USAGE
             for r in rows if int(r["n_consumers"]) >= min_consumers]
 
 
+def is_usage_table(path: Path) -> bool:
+    """Whether ``path`` is a usage table of the shipped kind (its tab-separated header names the
+    ``api``, ``n_consumers`` and ``call_sites`` columns), rather than a plain list of APIs."""
+    with path.open(encoding="utf-8", newline="") as f:
+        header = f.readline().rstrip("\r\n").split("\t")
+    return {"api", "n_consumers", "call_sites", "vendor_repo"} <= set(header)
+
+
 _LINE = re.compile(r"\s*(?P<api>aclnn\w+)(?:[\s,;:=]+(?P<count>\d+))?\s*")
 
 
@@ -152,8 +160,8 @@ def add_command(sub) -> None:
     s = sub.add_parser("scope", help="coverage weighted by use: the shipped usage table or your "
                                      "workload's API list, by APIs and call sites")
     s.add_argument("--usage", default=None, metavar="FILE",
-                   help="your workload's APIs: one aclnn API per line, optionally with a count "
-                        "(default: the shipped table of public projects' call sites)")
+                   help="your workload's APIs: one aclnn API per line, optionally with a count, or a usage "
+                        "table of the shipped kind (default: the shipped table of public projects' call sites)")
     s.add_argument("--min-consumers", type=int, default=MIN_CONSUMERS, metavar="N",
                    help=f"the shipped table: APIs called by at least N projects (default {MIN_CONSUMERS})")
     s.add_argument("--show", type=int, default=20, metavar="K",
@@ -167,13 +175,18 @@ def run_scope(args) -> int:
     if args.min_consumers < 0 or args.show < 0:
         print("error: --min-consumers and --show take a whole number >= 0", file=sys.stderr)
         return 2
+    table = False
     try:
-        used = read_usage_list(Path(args.usage)) if args.usage else shipped_usage(args.min_consumers)
+        table = bool(args.usage) and is_usage_table(Path(args.usage))
+        if table:   # a table of the shipped kind (a newer count)
+            used = shipped_usage(args.min_consumers, Path(args.usage))
+        else:
+            used = read_usage_list(Path(args.usage)) if args.usage else shipped_usage(args.min_consumers)
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     doc = usage_report(used)
-    unit = "calls" if args.usage else "call sites"
+    unit = "calls" if args.usage and not table else "call sites"
     source = args.usage or (f"the shipped usage table (APIs called by at least {args.min_consumers} "
                             f"public projects)")
     print(f"{source}: {headline(doc, unit)}")

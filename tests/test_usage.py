@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from aclnn_conformance.reports.usage import (COVERED, NOT_COVERED, PARTLY, SHIPPED_USAGE, Used, coverage,
-                                             headline, read_usage_list, shipped_usage, usage_report)
+                                             headline, is_usage_table, read_usage_list, shipped_usage,
+                                             usage_report)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTE = ROOT.parent / "shared" / "notes" / "aclnn_usage.tsv"
@@ -109,3 +110,21 @@ def test_the_scope_command_answers_for_a_workload(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "aclnn_conformance.cli", "scope", "--usage",
                           str(tmp_path / "missing.txt")], capture_output=True, text=True, cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.startswith("error:") and len(bad.stderr.splitlines()) == 1
+
+
+def test_a_usage_table_of_the_shipped_kind_is_read_as_a_table(tmp_path):
+    f = tmp_path / "usage.tsv"   # a newer count, laid out like the shipped one: weighted by call sites
+    f.write_text("api\tn_consumers\tcall_sites\tvendor_repo\n"
+                 "aclnnAdd\t3\t30\tops-math\naclnnNoSuchApi\t2\t10\tops-nn\naclnnRare\t1\t99\tops-nn\n")
+    assert is_usage_table(f) and not is_usage_table(_plain(tmp_path))
+    out = subprocess.run([sys.executable, "-m", "aclnn_conformance.cli", "scope", "--usage", str(f)],
+                         capture_output=True, text=True, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    # aclnnRare is called by one project only: below the default --min-consumers 2
+    assert out.stdout.startswith(f"{f}: 1 of 2 APIs covered (50%), 30 of 40 call sites (75%)")
+
+
+def _plain(tmp_path: Path) -> Path:
+    f = tmp_path / "plain.txt"
+    f.write_text("aclnnAdd 2\n")
+    return f

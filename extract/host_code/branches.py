@@ -33,6 +33,11 @@ from aclnn_conformance.extract.host_code.templates import constexpr_decided
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
+
+def _choice(guard: Any, then: Any, other: Any) -> Any:
+    """The value a branch on ``guard`` leaves: one value when both sides leave the same."""
+    return then if then == other else ("if", guard, then, other)
+
 def _true_unless_false(stmt: Stmt, rest: tuple[Stmt, ...]) -> bool:
     """``if (C) { return true; }`` followed (or else-ed) only by logs and ``return false;``: a bool
     check of C."""
@@ -274,7 +279,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                       for v in values]
             if shapes[0] is not None and shapes[0] == shapes[1]:
                 d0, d1 = l0[k][1], l1[k][1]
-                env[k] = ("tensor-dtype", ("if", g0, d0, d1) if d0 and d1 else None, shapes[0])
+                env[k] = ("tensor-dtype", _choice(g0, d0, d1) if d0 and d1 else None, shapes[0])
                 both_set.add(k)
             elif shapes[0] is not None and shapes[1] is not None:
                 # a kernel of another shape on each side: a check of it is made per side, under its guard
@@ -289,7 +294,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             elif all(isinstance(v, tuple) and v[:1] == ("tensor-dtype",) and v[1] is not None for v in values):
                 # kernels of shapes not read, of dtypes read: the dtype a choice on the guard
                 d0, d1 = values[0][1], values[1][1]
-                env[k] = ("tensor-dtype", d0 if d0 == d1 else ("if", g0, d0, d1), None)
+                env[k] = ("tensor-dtype", d0 if d0 == d1 else _choice(g0, d0, d1), None)
                 both_set.add(k)
         for k in set(l0) & set(l1) - made:
             if env.get(k) == l0[k] == l1[k]:
@@ -298,7 +303,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
             d0, d1 = _tensor_dtype(w, k, l0), _tensor_dtype(w, k, l1)
             if len(like) == 1 and None not in like:
                 shape = ("like", like.pop())
-                env[k] = ("tensor-dtype", ("if", g0, d0, d1), shape) if d0 and d1 else shape
+                env[k] = ("tensor-dtype", _choice(g0, d0, d1), shape) if d0 and d1 else shape
                 both_set.add(k)
     if ended and len(changed) == 1:   # the other side returned: the rest runs on this side's values
         env.update(changed[0][1])
@@ -311,7 +316,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 shapes = (_tensor_shape_expr(v), _tensor_shape_expr(env[k]))   # of the shape of the side taken
                 tnew, told = _tensor_dtype(w, k, local), _tensor_dtype(w, k, env)
                 env[k] = ("kernel-result", k) if None in shapes else \
-                    ("tensor-dtype", ("if", guard, tnew, told) if tnew is not None and told is not None else None,
+                    ("tensor-dtype", _choice(guard, tnew, told) if tnew is not None and told is not None else None,
                      ("shape-expr", shapes[0] if shapes[0] == shapes[1] else ("?", ("guard", guard), *shapes)))
                 continue
             if k in env and env[k] != v:
@@ -320,10 +325,10 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                     like = _shape_like(v)   # and its shape an API tensor's when both sides have it
                     shapes = (_tensor_shape_expr(v), _tensor_shape_expr(env[k]))   # or a choice of two known
                     shape = shapes[0] if shapes[0] == shapes[1] else ("?", ("guard", guard), *shapes)
-                    env[k] = ("tensor-dtype", ("if", guard, tnew, told), ("like", like)) \
+                    env[k] = ("tensor-dtype", _choice(guard, tnew, told), ("like", like)) \
                         if like is not None and like == _shape_like(env[k]) else \
-                        ("tensor-dtype", ("if", guard, tnew, told), ("shape-expr", shape)) \
-                        if None not in shapes else ("tensor-dtype", ("if", guard, tnew, told))
+                        ("tensor-dtype", _choice(guard, tnew, told), ("shape-expr", shape)) \
+                        if None not in shapes else ("tensor-dtype", _choice(guard, tnew, told))
                     continue
                 choice = _int_or_shape_choice(w, guard, v, env[k])
                 if choice is not None:
@@ -339,7 +344,7 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 if new is None or old is None:   # unknown after the branch: a check on it is unread
                     env[k] = Opaque(f"{k}, assigned in a branch on {stmt.cond.strip()}")
                     continue
-                env[k] = ("dexpr", ("if", guard, new, old))
+                env[k] = ("dexpr", _choice(guard, new, old))
     if len(ended) == 2:
         if w.pending and len(w.pending[-1][0]) > len(w.guards) - w.fn_guards:
             raise _End(("dexpr", w.pending.pop()[1]))   # both branches return a dtype

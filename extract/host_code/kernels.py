@@ -58,6 +58,8 @@ def _kernel_result(w: Walk, rhs: str, env: dict) -> tuple | None:
             (None if d is None else ("tensor-dtype", d))
     if call[0] == "l0op::Tile" and len(args) == 3:
         return _tiled(w, args, env)
+    if call[0] == "l0op::Contiguous" and len(args) == 2 and isinstance(env.get(_strip(args[0])), T):
+        return ("copy-of", env[_strip(args[0])].name)   # the argument's dtype and view shape (contiguous.cpp)
     if call[0] == "l0op::Cast" and len(args) == 3:
         like = _shape_like(env.get(_strip(args[0])))
         if like is None and _tensor_shape_expr(env.get(_strip(args[0]))) is not None:
@@ -488,7 +490,7 @@ def _helper_tensor(w: Walk, rhs: str, env: dict) -> tuple | None:
     if not read:
         return None
     held = left.get(last.group(1))
-    return held if isinstance(held, tuple) and held[:1] == ("tensor-dtype",) and \
+    return held if isinstance(held, tuple) and held[:1] in (("tensor-dtype",), ("cast-of",)) and \
         _tensor_shape_expr(held) is not None else None
 
 

@@ -203,6 +203,9 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*(?:GetViewShape\(\)\s*\.\s*GetShapeSize|Numel)\(\)", expr)
     if m and isinstance(env.get(m.group(1)), T):   # opbase Shape::GetShapeSize, aclTensor::Numel: the element count
         return ("numel", env[m.group(1)].name)
+    held = _view_shape_held(f"{m.group(1)}->GetViewShape()", env) if m else None
+    if isinstance(held, tuple) and held[:1] == ("shape-of",):   # of a copy or cast of an API tensor
+        return ("numel", held[1])
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetShapeSize\(\)", expr)
     held = env.get(m.group(1)) if m else None
     if isinstance(held, tuple) and held[:1] == ("shape-of",):

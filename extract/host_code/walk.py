@@ -381,8 +381,10 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         if isinstance(held, tuple) and held and held[0] == "status-of":
             return  # its failures were recorded when it was called
         raise Unreadable(f"the status {m.group(1)} of a call the reader did not follow")
-    if code is None and code_text == "nullptr" and null and _kernel_made(env.get(null.group(1) or null.group(2))):
-        return   # a kernel's null result passed on to the caller, which checks what it is given
+    passed_on = env.get(null.group(1) or null.group(2)) if null else None
+    if code is None and code_text == "nullptr" and null and \
+            (_kernel_made(passed_on) or (isinstance(passed_on, tuple) and passed_on[:1] in (("copy-of",), ("cast-of",)))):
+        return   # a kernel's (a copy's, a cast's) null result passed on to the caller, which checks what it is given
     if code is None:
         raise Unreadable(f"CHECK_RET with status {code_text!r}")
     if code not in PARAM_CODES:
