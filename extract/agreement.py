@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from aclnn_conformance.extract.build import DEFAULT_FAMILIES, open_checkout
-from aclnn_conformance.extract.scope import family_group
+from aclnn_conformance.extract.scope import REDUCTION_OPERATOR_FOLDERS, family_group
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.rules import expected_outcome
@@ -365,8 +365,35 @@ def _rule_params(key: str, rule_id: str) -> set[str]:
 _RULE_PARAMS: dict[str, dict[str, set[str]]] = {}
 
 
+# the vendor's CMake compiles only the op_api unit-test files named test_aclnn_*.cpp (ops-math
+# cmake/ut.cmake:342, ops-nn cmake/ut.cmake:370-372 at c41933244c31 / e5c3fa9327ea): the others never run
+BUILT_TEST_FILE = re.compile(r"test_aclnn_[^/]*\.cpp")
+NOT_BUILT = ("a vendor test the vendor does not run (its file is not a test_aclnn_*.cpp, the only op_api "
+             "unit-test files the vendor's CMake compiles)")
+
+
+def vendor_builds(source: str) -> bool:
+    """Whether the vendor's CI compiles the unit-test file of ``source`` (``path:line``)."""
+    return BUILT_TEST_FILE.fullmatch(source.rsplit(":", 1)[0].rsplit("/", 1)[-1]) is not None
+
+
+def family_of_test(source: str) -> str:
+    """The family a vendor unit-test file's expectations are measured in, from its path
+    (``repository/family/operator folder/tests/...``), as ``family_group`` groups an API."""
+    parts = source.split("/")
+    if len(parts) < 3:
+        return ""
+    return f"{parts[1]}/reduction" if parts[2].startswith(REDUCTION_OPERATOR_FOLDERS) else parts[1]
+
+
 def cause(row: dict[str, Any], spec) -> str:
-    """Why the spec and the vendor's test differ, from what decided the spec's expectation."""
+    """Why the spec and the vendor's test differ, from what decided the spec's expectation; a test
+    the vendor's CI never compiles is classified so first."""
+    why = _cause(row, spec)
+    return why if row.get("built", True) else f"{NOT_BUILT}: {why}"
+
+
+def _cause(row: dict[str, Any], spec) -> str:
     if row["problems"]:
         return "the importer read the vendor test only in part: " + "; ".join(row["problems"])[:200]
     rule_id = row["rule"]
@@ -414,11 +441,15 @@ def measure(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
                 if not vc.has_spec or not operator(vc.op).modules[0].startswith("data:"):
                     continue
                 rows.append(_row(vc))
+    families = sorted({r["family"] for r in rows})
+    built = [r for r in rows if r["built"]]
     return {"schema": "aclnn-conformance/agreement/1", "vendor": commits, "rows": rows,
             "st_validity": st_validity(checkouts, data),
             "per_status": per_status(rows),
-            "per_family": {f: per_status([r for r in rows if r["family"] == f])
-                           for f in sorted({r["family"] for r in rows})},
+            "per_family": {f: per_status([r for r in rows if r["family"] == f]) for f in families},
+            "per_status_built": per_status(built),
+            "per_family_built": {f: per_status([r for r in built if r["family"] == f]) for f in families},
+            "not_read_per_family": {f: sum(1 for x in not_read if family_of_test(x) == f) for f in families},
             "files_not_read": crashed, "not_read": not_read}
 
 
@@ -449,7 +480,8 @@ def _row(vc) -> dict[str, Any]:
     row = {"api": vc.api, "family": family_group(data_of(vc.op)), "source": vc.source, "product": product,
            "vendor": vendor,
            "class": _class(vendor), "ours": ours, "expected": expected.describe(),
-           "rule": expected.rule_id, "problems": list(vc.problems), "agree": agree}
+           "rule": expected.rule_id, "problems": list(vc.problems), "agree": agree,
+           "built": vendor_builds(vc.source)}
     if not agree:
         row["cause"] = cause(row, spec)
     return row
@@ -470,26 +502,31 @@ def render(doc: dict[str, Any]) -> str:
     lines = ["# Strict agreement with the vendor's unit tests", "",
              "Vendor commits: " + ", ".join(f"{r}@{c[:12]}" for r, c in doc["vendor"].items()),
              "Operator data: " + doc.get("data", "the project's spec/data"), "",
-             "| expected status | agree | of | share |", "|---|---|---|---|"]
-    total = [0, 0]
+             f"Read: {len(doc['rows'])} expectations; not read: {len(doc.get('not_read', []))} unit-test "
+             "parts (listed at the end, not in any share). *Built files*: the rows of the test files the "
+             "vendor's CMake compiles (`test_aclnn_*.cpp`), beside the figure on all rows (the bar is on "
+             "all rows).", "",
+             "| expected status | agree | of | share | built files |", "|---|---|---|---|---|"]
+    built = doc.get("per_status_built", {})
     for k, v in doc["per_status"].items():
-        lines.append(f"| {k} | {v['agree']} | {v['of']} | {v['agree'] / max(v['of'], 1):.1%} |")
-        total[0] += v["agree"]
-        total[1] += v["of"]
-    lines.append(f"| all | {total[0]} | {total[1]} | {total[0] / max(total[1], 1):.1%} |")
+        lines.append(f"| {k} | {v['agree']} | {v['of']} | {v['agree'] / max(v['of'], 1):.1%} | "
+                     f"{_share(built.get(k))} |")
+    agree, of = _total(doc["per_status"])
+    lines.append(f"| all | {agree} | {of} | {agree / max(of, 1):.1%} | {_share(_total_cell(built))} |")
     if doc.get("per_family"):
         lines += ["", "## Per family", "",
                   f"A family holds the bar when every expected status agrees in at least {BAR:.0%} of its "
                   "rows. `math/reduction`: the APIs documented in ops-math's reduction-kernel operator "
                   "folders (`reduce_*`, `arg_max*`, `arg_min*`).", "",
-                  "| family | " + " | ".join(STATUS_ORDER) + " | all | holds the bar |",
-                  "|---|" + "---|" * (len(STATUS_ORDER) + 2)]
+                  "| family | " + " | ".join(STATUS_ORDER) + " | all | read | not read | built files | "
+                  "holds the bar |",
+                  "|---|" + "---|" * (len(STATUS_ORDER) + 5)]
         for family, per in doc["per_family"].items():
-            cells = [f"{per[k]['agree']}/{per[k]['of']} ({per[k]['agree'] / per[k]['of']:.1%})" if k in per
-                     else "-" for k in STATUS_ORDER]
-            agree, of = sum(v["agree"] for v in per.values()), sum(v["of"] for v in per.values())
-            lines.append(f"| {family} | " + " | ".join(cells) + f" | {agree}/{of} ({agree / max(of, 1):.1%}) | "
-                         + ("yes" if holds_bar(per) else "no") + " |")
+            cells = [_share(per.get(k)) for k in STATUS_ORDER]
+            built_family = _total_cell(doc.get("per_family_built", {}).get(family, {}))
+            lines.append(f"| {family} | " + " | ".join(cells) + f" | {_share(_total_cell(per))} | "
+                         f"{_total(per)[1]} | {doc.get('not_read_per_family', {}).get(family, '-')} | "
+                         f"{_share(built_family)} | " + ("yes" if holds_bar(per) else "no") + " |")
     causes = Counter(_cause_key(r["cause"]) for r in doc["rows"] if not r["agree"])
     lines += ["", "## Causes", "", "| cause | disagreements |", "|---|---|"]
     lines += [f"| {c} | {n} |" for c, n in causes.most_common()]
@@ -522,6 +559,20 @@ def render(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _total(per: dict[str, dict[str, int]]) -> tuple[int, int]:
+    return sum(v["agree"] for v in per.values()), sum(v["of"] for v in per.values())
+
+
+def _total_cell(per: dict[str, dict[str, int]]) -> dict[str, int]:
+    agree, of = _total(per)
+    return {"agree": agree, "of": of}
+
+
+def _share(cell: dict[str, int] | None) -> str:
+    """``agree/of (share)``, or ``-`` where no row falls."""
+    return f"{cell['agree']}/{cell['of']} ({cell['agree'] / cell['of']:.1%})" if cell and cell["of"] else "-"
+
+
 def add_command(sub) -> None:
     s = sub.add_parser("agreement", help="the extracted spec against the vendor's op_api unit tests")
     s.add_argument("checkouts", nargs="+", metavar="REPO_CHECKOUT")
@@ -543,12 +594,15 @@ def run(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     (out / "agreement.json").write_text(json.dumps(doc, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     (out / "agreement.md").write_text(render(doc), encoding="utf-8")
-    agree = sum(v["agree"] for v in doc["per_status"].values())
-    total = sum(v["of"] for v in doc["per_status"].values())
-    print(f"agreement: {agree} of {total} vendor unit-test expectations ({agree / max(total, 1):.1%}); "
-          f"{out / 'agreement.md'}")
+    agree, total = _total(doc["per_status"])
+    built_agree, built_total = _total(doc["per_status_built"])
+    print(f"agreement: {agree} of {total} vendor unit-test expectations ({agree / max(total, 1):.1%}; "
+          f"{len(doc['not_read'])} unit-test parts not read; on the files the vendor builds {built_agree} of "
+          f"{built_total}); {out / 'agreement.md'}")
     for family, per in doc["per_family"].items():
-        f_agree, f_total = sum(v["agree"] for v in per.values()), sum(v["of"] for v in per.values())
-        print(f"  {family}: {f_agree} of {f_total} ({f_agree / max(f_total, 1):.1%})"
+        f_agree, f_total = _total(per)
+        b_agree, b_total = _total(doc["per_family_built"][family])
+        print(f"  {family}: {f_agree} of {f_total} ({f_agree / max(f_total, 1):.1%}; "
+              f"{doc['not_read_per_family'][family]} not read; built files {b_agree} of {b_total})"
               + ("" if holds_bar(per) else f", below the bar of {BAR:.0%}"))
     return 0

@@ -24,7 +24,7 @@ def add_command(sub) -> None:
                    help="a checkout of hicann/ops-math, hicann/ops-nn or a repository laid out like them")
     s.add_argument("--out", required=True, metavar="DIR", help="where the data files go")
     s.add_argument("--family", action="append", default=None, metavar="F",
-                   help="a family folder to read (repeatable; default: math for ops-math, activation "
+                   help="a family folder to read in each checkout that has it (repeatable; default: math for ops-math, activation "
                         "for ops-nn, every family folder with documents otherwise)")
     s.add_argument("--opbase", action="append", default=[], metavar="DIR",
                    help="a checkout of hicann/opbase (repeatable), where the functions a checkout declares "
@@ -45,9 +45,16 @@ def run(args: argparse.Namespace) -> int:
                 opbase_read.append({"for": checkout.repository, **checkout.opbase.provenance()})
                 if checkout.opbase.notice:
                     print(f"extract: {checkout.opbase.notice} ({checkout.opbase.opbase.root}); read all the same")
-            families = tuple(args.family) if args.family else taken_families(checkout)
-            records += list(extract_checkout(checkout, families))
+            # a named family is read in each checkout that has its folder (ops-math's conversion/,
+            # ops-nn's index/, ...)
+            families = tuple(f for f in args.family if (checkout.root / f).is_dir()) if args.family \
+                else taken_families(checkout)
+            if families:
+                records += list(extract_checkout(checkout, families))
             census += document_census(checkout, families)
+        missing = [f for f in args.family or () if not any((Path(c) / f).is_dir() for c in args.checkouts)]
+        if missing:
+            raise CheckoutError(f"no checkout has the family folder {', '.join(m + '/' for m in missing)}")
     except (CheckoutError, OpbaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
