@@ -106,7 +106,7 @@ def test_a_cast_of_kernel_results_of_bounded_dtypes_is_unread_only_for_an_out_dt
 
 
 def test_a_promotion_outside_the_aicpu_conversions_leaves_the_computed_dtype_in_the_guard(tmp_path):
-    """HIFLOAT8 promotes with nothing (PromoteType gives DT_UNDEFINED): the source dtype is not bounded,
+    """HIFLOAT8 promotes with itself to HIFLOAT8, outside the AICPU conversions: the source dtype is not bounded,
     so the guard names it beside out's."""
     when = dict(_walk(tmp_path, support=BOUNDED + ", op::DataType::DT_HIFLOAT8")[-1].args)["when"]
     assert when[0] == "not" and when[1][0] == "and" and ("in", ("of", "out"), tuple(sorted(CAST_ALWAYS))) in when[1]
