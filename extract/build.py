@@ -14,6 +14,8 @@ from aclnn_conformance.extract.documents import ApiDoc, Document, api_names_of, 
 from aclnn_conformance.extract.scope import coverage_of
 from aclnn_conformance.spec.templates import CATEGORIES as TEMPLATE_CATEGORIES
 from aclnn_conformance.extract.host_code import Event, Index, KernelIndex, T, Unreadable, walk_api
+from aclnn_conformance.extract.host_code.cast_routes import CastRoutes, read_cast_routes
+from aclnn_conformance.extract.host_code.model import PRODUCT_PLATFORM
 from aclnn_conformance.extract.opdef import bind, generated_events, read_opdef
 from aclnn_conformance.extract.opbase import Opbase, OpbaseChoice, OpbaseSource, choose_opbase
 from aclnn_conformance.spec.operator_data import SCHEMA, api_key, rule_prefix_of
@@ -91,8 +93,17 @@ def _op_api_files(family_dir: Path) -> list[Path]:
     return sorted(files)
 
 
-def extract_checkout(checkout: Checkout, families: tuple[str, ...] | None = None) -> Iterator[dict[str, Any]]:
-    """One operator-data record per documented API of ``families`` (default: part one's)."""
+def cast_routes_of(checkouts: list[Checkout]) -> CastRoutes | None:
+    """l0op::Cast's routes, from the first checkout holding ops-math's cast.cpp (ops-nn's APIs call
+    the Cast ops-math builds)."""
+    archs = tuple(dict.fromkeys(arch for _, arch in PRODUCT_PLATFORM.values()))
+    return next((r for c in checkouts if (r := read_cast_routes(c.root, c.repository, c.commit, archs))), None)
+
+
+def extract_checkout(checkout: Checkout, families: tuple[str, ...] | None = None,
+                     cast_routes: CastRoutes | None = None) -> Iterator[dict[str, Any]]:
+    """One operator-data record per documented API of ``families`` (default: part one's); with
+    ``cast_routes``, every null check of a Cast's result reads its routes."""
     families = families or taken_families(checkout)
     common = _common(checkout)
     for family in families:
@@ -115,7 +126,7 @@ def extract_checkout(checkout: Checkout, families: tuple[str, ...] | None = None
                     continue
                 op_dir = doc_path.parent.parent
                 host = definers.get(api_doc.api)
-                yield build_record(checkout, family, document, api_doc, host, sources, common, op_dir)
+                yield build_record(checkout, family, document, api_doc, host, sources, common, op_dir, cast_routes)
 
 
 # family folders whose APIs are specified by hand or not at all, never extracted (their paths run
@@ -164,7 +175,8 @@ def _own_headers(checkout: Checkout, host: Path, sources: dict) -> list[SourceFi
 
 
 def build_record(checkout: Checkout, family: str, document: Document, doc: ApiDoc, host: Path | None,
-                 sources: dict, common: list[SourceFile], op_dir: Path) -> dict[str, Any]:
+                 sources: dict, common: list[SourceFile], op_dir: Path,
+                 cast_routes: CastRoutes | None = None) -> dict[str, Any]:
     key = api_key(doc.api)
     prefix = rule_prefix_of(key)
     cite = _citer(checkout)
@@ -183,7 +195,7 @@ def build_record(checkout: Checkout, family: str, document: Document, doc: ApiDo
             unread.append({"what": "GetWorkspaceSize", "where": cite(src.path, 1),
                            "why": "its definition is not a function the reader finds"})
         else:
-            index = Index(src, common, _own_headers(checkout, host, sources), _kernels(checkout))
+            index = Index(src, common, _own_headers(checkout, host, sources), _kernels(checkout), cast_routes)
             documented = [p.name for p in doc.prototype]
             if len(documented) == len(fn.params):
                 # by position: the document's names are the API's (the code may name them otherwise)

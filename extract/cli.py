@@ -11,7 +11,7 @@ import sys
 import time
 from pathlib import Path
 
-from aclnn_conformance.extract.build import (CheckoutError, document_census, extract_checkout,
+from aclnn_conformance.extract.build import (CheckoutError, cast_routes_of, document_census, extract_checkout,
                                              open_checkout, taken_families, write_records)
 from aclnn_conformance.extract.opbase import OpbaseError, open_opbase
 from aclnn_conformance.extract.scope import scope_of
@@ -39,8 +39,9 @@ def run(args: argparse.Namespace) -> int:
     records, census, opbase_read = [], [], []
     try:
         opbases = [open_opbase(path) for path in args.opbase]
-        for path in args.checkouts:
-            checkout = open_checkout(path, opbases)
+        checkouts = [open_checkout(path, opbases) for path in args.checkouts]
+        routes = cast_routes_of(checkouts)
+        for checkout in checkouts:
             if checkout.opbase is not None:
                 opbase_read.append({"for": checkout.repository, **checkout.opbase.provenance()})
                 if checkout.opbase.notice:
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
             families = tuple(f for f in args.family if (checkout.root / f).is_dir()) if args.family \
                 else taken_families(checkout)
             if families:
-                records += list(extract_checkout(checkout, families))
+                records += list(extract_checkout(checkout, families, routes))
             census += document_census(checkout, families)
         missing = [f for f in args.family or () if not any((Path(c) / f).is_dir() for c in args.checkouts)]
         if missing:

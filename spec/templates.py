@@ -1235,3 +1235,16 @@ def _lengths_compared(g: Any) -> list[tuple]:
 TEMPLATES["int_test"] = _int_test
 REQUIRED_ARGS["int_test"] = ("test",)
 CATEGORIES["int_test"] = "shape"
+
+
+def _cast_routed(call: CallView, a: Mapping) -> bool:
+    """l0op::Cast of ``from_expr`` to ``to_expr`` (computed dtypes) has no route on the rule's products:
+    the pair is one of ``refused`` (ops-math cast.cpp: neither an AiCore pair of the arch nor two
+    AICPU dtypes; the extraction lists the refused pairs among the dtypes the expressions can take)."""
+    src, dst = dtype_value(call, a["from_expr"]), dtype_value(call, a["to_expr"])
+    return src is not None and dst is not None and (src, dst) in {tuple(p) for p in a["refused"]}
+
+
+TEMPLATES["cast_routed"] = _cast_routed
+REQUIRED_ARGS["cast_routed"] = ("from_expr", "to_expr", "refused")
+CATEGORIES["cast_routed"] = "dtype"

@@ -71,6 +71,9 @@ fixture tests in tests/test_extract_*.py):
 - ``casts``: Kernel results' dtypes and the casts on them: the dtype a kernel function allocates or returns
   (one tensor, a tuple, a view of a parameter, a local chosen on a flag), the dtype of a tensor of the compute
   path, ``l0op::Cast`` that cannot fail, ``OP_CHECK_RESULT_DTYPE_CAST_FAILED`` and ``CanCast``.
+- ``cast_routes``: The routes ``l0op::Cast`` has per NPU architecture, read from ops-math's cast.cpp (the
+  AiCore pair lists its ``IsAiCoreSupport`` reaches on each arch, the AICPU list), and the rule that a null
+  check of a Cast's result fails, with its status, on the pairs without a route.
 - ``empty``: Empty tensors: the empty-tensor early return of GetWorkspaceSize (or of a status function it
   calls), ``FillScalar`` on an empty tensor, the tensors an emptiness test names, an emptiness helper, loops
   finding a 0 dim or a 0 element, parameter checks after the return (unread).
@@ -101,7 +104,7 @@ back up (a family reading an expression, a condition or a helper's body) go thro
 from __future__ import annotations
 
 # every module is imported here, before any reading: each fills its entries of reenter
-from aclnn_conformance.extract.host_code import (branches, casts, conditions, dtypes, empty, integers, kernels,
+from aclnn_conformance.extract.host_code import (branches, cast_routes, casts, conditions, dtypes, empty, integers, kernels,
                                                  loops, model, nulls, products, promotion, ranks, reductions, reenter,
                                                  scalars, shapes, statements, templates, values,
                                                  walk)  # noqa: F401

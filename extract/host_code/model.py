@@ -101,6 +101,7 @@ class Index:
     common: list[SourceFile]
     headers: list[SourceFile] = field(default_factory=list)   # the op's own headers it includes
     kernels: "KernelIndex | None" = None   # the checkout's l0op functions (their results' dtypes)
+    cast_routes: "CastRoutes | None" = None   # l0op::Cast's routes per arch (ops-math cast.cpp), when read
 
     def function(self, name: str) -> Function | None:
         name = name.split("::")[-1]

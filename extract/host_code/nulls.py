@@ -71,7 +71,8 @@ def _m_check_not_null(w, src, stmt, env, fail, args):
 _VACUOUS_ON_NULL = {"dtype_in", "dtype_not_in", "dtypes_equal", "shapes_equal", "broadcastable", "rank_range",
                     "private_format", "formats_equal", "attr_in_rank_range", "attr_range", "broadcast_equals",
                     "broadcastable_all", "shapes_equal_or_single", "castable", "promotable", "attr_is",
-                    "format_in", "format_not_in", "string_in", "shape_is", "broadcastable_shape", "expands_to_shape"}
+                    "format_in", "format_not_in", "string_in", "shape_is", "broadcastable_shape", "expands_to_shape",
+                    "cast_routed"}
 
 
 def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:

@@ -16,6 +16,7 @@ from aclnn_conformance.extract.host_code.model import (Event, FalseStatus, IGNOR
 from aclnn_conformance.extract.host_code.promotion import _dexpr, _dtype_values
 from aclnn_conformance.extract.host_code.statements import _forget_in_text, _is_checker
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS, _cast_cannot_fail, _m_cast
+from aclnn_conformance.extract.host_code.cast_routes import route_check
 from aclnn_conformance.extract.host_code.ranks import _dims_local, _rank, _select_local
 from aclnn_conformance.extract.host_code.shapes import (_append_dim, _brace_shape, _dropped_broadcast, _infer_broadcast,
                                                         _m_broadcast, _m_broadcast_infer, _m_broadcast_with_shape,
@@ -401,6 +402,9 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
             # an API argument checked with an inner status (ACLNN_ERR_INNER_NULLPTR): a null rule
             _check(w, src, stmt.offset, "null", _args(param=env[null.group(1) or null.group(2)].name), code,
                    stmt.text)
+        cast = env.get(null.group(1) or null.group(2)) if null else None
+        if isinstance(cast, tuple) and cast[:1] == ("cast-of",):
+            route_check(w, src, stmt, cast, code)   # a Cast without a route on this arch: null, this status
         return  # otherwise an inner failure of the compute path (561xxx): not a parameter check
     if _contiguous_null_check(cond, env):
         return
@@ -416,8 +420,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     if names and all(_kernel_made(env.get(n)) for n in names):
         return   # several kernel results, or elements of one's tuple: the same
     if isinstance(held, tuple) and held[:1] == ("cast-of",):
-        if _cast_cannot_fail(w, held):
-            return   # the cast of two dtypes AICPU converts: no parameter check
+        if _cast_cannot_fail(w, held) or route_check(w, src, stmt, held, code):
+            return   # the cast of two dtypes AICPU converts, or the rule of the pairs without a route
         if held[1] is not None and held[2] is not None:
             # the calls casting between two dtypes AICPU converts pass it; the others are not judged
             always = tuple(sorted(CAST_ALWAYS))

@@ -12,6 +12,7 @@ from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtype_promotion import can_cast, promote_type
 from aclnn_conformance.spec.faults import Fault
 from aclnn_conformance.spec.operator_data import data_of
+from aclnn_conformance.spec.templates import predicate, view_of_case
 from aclnn_conformance.suites.calls.surface import (PREFERRED, PerOperator, base_call, decides_somewhere,
                                                     has_storage, int_test_changes, tensor_arg,
                                                     with_shape)
@@ -62,6 +63,12 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
         # the checked tensor's own dtype, then each dtype the expression reads
         names = ([a["param"]] if "param" in a else []) + _dtype_operands(a)
         return [lambda c, n=n, d=d: _with_dtype(c, n, d) for n in names for d in FAULT_DTYPES]
+    if t == "cast_routed":   # one operand's dtype, then two at once, kept where the pair has no route
+        names = _dtype_operands(a)
+        changes = [((n, d),) for n in names for d in FAULT_DTYPES]
+        changes += [((n, d), (m, e)) for n, m in itertools.combinations(names, 2) for d in FAULT_DTYPES
+                    for e in FAULT_DTYPES]
+        return [lambda c, ch=ch: _without_route(c, ch, a) for ch in changes]
     if (t == "castable" and "to" not in a and "to_dtype" not in a) or (t == "promotable" and "other" not in a):
         # a computed dtype (``from_expr``/``to_expr``/``expr``): each dtype of each tensor it reads,
         # kept only where it decides (faults() checks every candidate)
@@ -317,6 +324,17 @@ def _with_value(case: Case, name: str, v: float) -> Case:
     if isinstance(held, dict):
         return case.with_attrs(**{name: {**held, "value": v}})
     return case.with_attrs(**{name: int(v) if isinstance(held, int) else v})
+
+
+def _without_route(case: Case, changes: tuple, args: dict) -> Case:
+    """``case`` with each (operand, dtype) of ``changes``; ValueError (no candidate) unless the
+    rule's cast then meets a pair without a route (checked before the costlier search for the
+    rule deciding the call)."""
+    for name, dtype in changes:
+        case = _with_dtype(case, name, dtype)
+    if not predicate("cast_routed", args)(view_of_case(case)):
+        raise ValueError("the cast has a route")
+    return case
 
 
 def _dtype_operands(args: dict) -> list[str]:
