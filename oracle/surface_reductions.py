@@ -1,5 +1,6 @@
 """The oracle of every reduction with a value entry (spec/surface_values.py, ``reduction``): the
-entry's reducer over the dims the call names, as its document defines it.
+entry's reducer over the dims the call names, as its document defines it (the summing kinds, sum and
+mean, through oracle/surface_sums.py; below, the maximum and minimum).
 
 - The dims: each wrapped by the input's rank (by 1 at rank 0, as the host code's GetPosDim); no
   dims reduce every dim, or none when the entry's ``noop`` flag is set; ``keepdim`` keeps each
@@ -48,6 +49,9 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     """The expected output of a reduction's call, with the slices its standard leaves open."""
     entry = value_entry(case.op)
     red = entry.reduction
+    if entry.sums:   # sums and means: the summation model's envelope (oracle/surface_sums.py)
+        from aclnn_conformance.oracle import surface_sums
+        return surface_sums.from_case(case, entry, reduced_axes(case, entry), bool(case.attrs.get(red["keepdim"])))
     arg = case.tensor(red["input"])
     values = np.asarray(arg.view_of(arg.storage))   # the view itself: a reduction reads it once
     out_arg = case.tensor(entry.output)

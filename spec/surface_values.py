@@ -16,8 +16,10 @@ from typing import Any, Mapping
 VALUE_TABLE_SCHEMA = "aclnn-conformance/value-table/1"
 VALUES_FOLDER = Path(__file__).resolve().parent / "data" / "values"
 FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
-# what a reduction entry's ``reduction.kind`` may name (oracle/surface_reductions.py computes each)
-REDUCTION_KINDS = ("max", "min")
+# what a reduction entry's ``reduction.kind`` may name (oracle/surface_reductions.py computes each;
+# the summing kinds through oracle/surface_sums.py under the summation model)
+REDUCTION_KINDS = ("max", "min", "sum", "mean")
+SUMMING_KINDS = ("sum", "mean")
 
 
 class UnknownValueEntry(LookupError):
@@ -46,9 +48,15 @@ class ValueEntry:
     sample: Mapping[str, Any] = field(default_factory=dict)   # the harness's own values (range, attrs, dtypes)
     zero_sign: str = "judged"         # judged | either (an IEEE max/min or select may give either zero)
     note: str = ""
-    # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"]}, the parameters by role
+    # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"][, "dtype"]}, the parameters by role
+    # (``dtype``: the attribute naming the dtype the host code casts the input to before the kernel)
     reduction: Mapping[str, Any] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def sums(self) -> bool:
+        """A summing reduction (judged under the summation model, not its class's formula order)."""
+        return self.reduction is not None and self.reduction.get("kind") in SUMMING_KINDS
 
     def citation(self) -> str:
         s = self.source
