@@ -132,7 +132,7 @@ def summation_bound(abs_sum: np.ndarray, n: np.ndarray | int) -> np.ndarray:
     pairwise) whose exact sum is S and whose magnitudes sum to ``abs_sum``: gamma_{n-1} sum |x_i|,
     plus the oracle's own float64 summation error gamma_n(2^-53) sum |x_i|."""
     n = np.asarray(n, np.float64)
-    return (gamma(np.maximum(n - 1, 0)) + gamma(n, ORACLE_ROUNDOFF)) * np.asarray(abs_sum, np.float64)
+    return (gamma(np.clip(n - 1, 0, None)) + gamma(n, ORACLE_ROUNDOFF)) * np.asarray(abs_sum, np.float64)
 
 
 def mean_bound(exact_sum: np.ndarray, sum_bound: np.ndarray, n: np.ndarray | int) -> np.ndarray:
@@ -141,7 +141,7 @@ def mean_bound(exact_sum: np.ndarray, sum_bound: np.ndarray, n: np.ndarray | int
     most 2u + u^2) or s / n within 1 ulp of the correctly rounded quotient (the division model,
     DIVISION_AND_ROOT: at most u + 2u(1 + u) relative), so 3u(1 + u) of |s/n| <= (|S| + E)/n, plus
     three subnormal steps where the quotient leaves the normal range."""
-    n = np.maximum(np.asarray(n, np.float64), 1.0)
+    n = np.clip(np.asarray(n, np.float64), 1.0, None)
     u = UNIT_ROUNDOFF
     quotient = (np.absolute(np.asarray(exact_sum, np.float64)) + sum_bound) / n
     return sum_bound / n + 3 * u * (1 + u) * quotient + 3 * SMALLEST_SUBNORMAL32
@@ -168,7 +168,7 @@ SUMMATION = ArithmeticModel(
 
 def arithmetic_model_for(key: str, function_class: str, reduction: str | None = None) -> ArithmeticModel:
     """The class's model under an operator's key (an Operator record checks that its model is its
-    own); a summing reduction (``reduction`` "sum" or "mean") takes the summation model."""
+    own); a summing reduction (``reduction`` "sum" or "average") takes the summation model."""
     from dataclasses import replace
 
     from aclnn_conformance.spec.surface_values import SUMMING_KINDS

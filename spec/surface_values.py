@@ -18,8 +18,8 @@ VALUES_FOLDER = Path(__file__).resolve().parent / "data" / "values"
 FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
 # what a reduction entry's ``reduction.kind`` may name (oracle/surface_reductions.py computes each;
 # the summing kinds through oracle/surface_sums.py under the summation model)
-REDUCTION_KINDS = ("max", "min", "sum", "mean")
-SUMMING_KINDS = ("sum", "mean")
+REDUCTION_KINDS = ("max", "min", "sum", "average")
+SUMMING_KINDS = ("sum", "average")   # an average: the sum divided by the slice's length
 
 
 class UnknownValueEntry(LookupError):

@@ -1,5 +1,5 @@
 """Mutants and controls of the summing reductions (a value entry whose ``reduction.kind`` is ``sum``
-or ``mean``), generated per operator beside the kinds every reduction shares
+or ``average``), generated per operator beside the kinds every reduction shares
 (backends/mutants/surface_reductions.py: promotion, dtype-missing, ulp-bias, wrong-axis,
 keepdim-ignored). Each recomputes the call from its terms, in float32 as the summation model's
 device does (spec/surface_models.py SUMMATION), with one thing changed:
@@ -101,7 +101,7 @@ class SummingBackend(SurfaceBackend):
         if not np.issubdtype(work, np.floating) and work.name != "bfloat16" or n == 0:
             return super().values(case)
         total = self.total(terms, work)
-        if entry.reduction["kind"] == "mean":
+        if entry.reduction["kind"] == "average":
             total = self.divide(total, n)
         with np.errstate(over="ignore", invalid="ignore"):
             return total.astype(work).astype(out.storage.dtype).reshape(out.desc.shape)
@@ -133,7 +133,7 @@ def sum_kinds(entry, key: str, rule: tuple[str, ...], make: Callable[..., type])
                     "accumulates an fp16 or bf16 computation in that dtype, not float32", rule),
                make(DroppedTailMutant, entry, key, "dropped-tail",
                     f"skips the terms past the last whole block of {BLOCK} of a slice", rule)]
-    if entry.reduction["kind"] == "mean":
+    if entry.reduction["kind"] == "average":
         mutants.append(make(CountMinusOneMutant, entry, key, "n-minus-one",
                             "divides the mean by n - 1", rule))
     controls = [make(SummingBackend, entry, key, "sequential-control",
