@@ -18,8 +18,9 @@ VALUES_FOLDER = Path(__file__).resolve().parent / "data" / "values"
 FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
 # what a reduction entry's ``reduction.kind`` may name (oracle/surface_reductions.py computes each;
 # the summing kinds through oracle/surface_sums.py under the summation model)
-REDUCTION_KINDS = ("max", "min", "sum", "average")
+REDUCTION_KINDS = ("max", "min", "sum", "average", "argmax", "argmin")
 SUMMING_KINDS = ("sum", "average")   # an average: the sum divided by the slice's length
+INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
 
 
 class UnknownValueEntry(LookupError):
@@ -48,7 +49,8 @@ class ValueEntry:
     sample: Mapping[str, Any] = field(default_factory=dict)   # the harness's own values (range, attrs, dtypes)
     zero_sign: str = "judged"         # judged | either (an IEEE max/min or select may give either zero)
     note: str = ""
-    # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"][, "dtype"]}, the parameters by role
+    # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"][, "dtype"][, "index_dtype"]}, the
+    # parameters by role (``index_dtype``: an index reduction's output dtype in the harness's calls)
     # (``dtype``: the attribute naming the dtype the host code casts the input to before the kernel)
     reduction: Mapping[str, Any] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
@@ -57,6 +59,11 @@ class ValueEntry:
     def sums(self) -> bool:
         """A summing reduction (judged under the summation model, not its class's formula order)."""
         return self.reduction is not None and self.reduction.get("kind") in SUMMING_KINDS
+
+    @property
+    def indexes(self) -> bool:
+        """An index reduction (the position of each slice's extreme along one dim)."""
+        return self.reduction is not None and self.reduction.get("kind") in INDEX_KINDS
 
     def citation(self) -> str:
         s = self.source

@@ -189,3 +189,45 @@ def test_the_records_take_the_summation_model_and_standard():
         record = operator(op)
         assert record.arithmetic_model.operator == op and "any order" in record.arithmetic_model.order
         assert record.spec.standards["cann"]["out"] == SUM
+
+
+# ---- the index reductions (aclnnArgMax, aclnnArgMin): exact positions ----
+
+def _index_call(op: str, values, dim: int, keepdim=False, dtype=AclDataType.FLOAT) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    x = np.asarray(values, dtype=numpy_dtype(dtype))
+    out = np.zeros(reduced_shape(x.shape, dim, keepdim, False), np.int64)
+    return Case(op=op, case_id="hand", tensors={"self": TensorArg.from_array(x, dtype),
+                                                 "out": TensorArg.from_array(out, AclDataType.INT64)},
+                attrs={"dim": dim, "keepdim": keepdim})
+
+
+def test_positions_by_hand_with_ties_and_nan_left_open():
+    from aclnn_conformance.spec.surface_compare import compare_surface_exact
+    x = [[1.0, 7.0, 3.0], [4.0, -2.0, 4.0], [np.nan, 0.0, 9.0]]
+    want, aux = _oracle(_index_call("arg_max", x, 1))
+    assert want.tolist()[:1] == [1] and aux["unjudged"].tolist() == [False, True, True]
+    assert _oracle(_index_call("arg_min", x, 1))[0].tolist()[:2] == [0, 1]
+    assert _oracle(_index_call("arg_max", x, 0, keepdim=True))[0].shape == (1, 3)
+    assert _oracle(_index_call("arg_max", [[1.0, 7.0], [3.0, -2.0]], -2))[0].tolist() == [1, 0]
+    # a tie's last position and a NaN slice's other maximum are accepted; another position is not
+    assert compare_surface_exact(np.array([1, 2, 2]), want, aux).outcome == "PASS"
+    assert compare_surface_exact(np.array([2, 0, 2]), want, aux).outcome == "FAIL"
+
+
+@pytest.mark.parametrize("op", ["arg_max", "arg_min"])
+def test_each_index_mutant_fails_a_single_call_and_each_control_passes_every_one(op):
+    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
+    found = getattr(MUTANT_SETS, op)
+    kinds = {m.kind: m for m in found.mutants}
+    assert {"index-from-end", "other-extreme", "wrong-axis", "promotion"} <= set(kinds)
+    cases = _single_calls(op)
+    for kind in ("index-from-end", "other-extreme", "wrong-axis", "promotion"):
+        assert any(_judged(op, kinds[kind](), c, "atlas-a2") == "FAIL" for c in cases), kind
+    assert {c.kind for c in found.controls} == {"last-of-ties-control", "nan-skipping-control"}
+    for control in found.controls:
+        outcomes = {c.case_id: _judged(op, control(), c, "atlas-a2") for c in cases}
+        assert set(outcomes.values()) <= {"PASS", "NOT_JUDGED"}, (control.kind, outcomes)
+    pytest.importorskip("torch")
+    from aclnn_conformance.backends.torch_backend import TorchBackend
+    assert all(_judged(op, TorchBackend(), c, "atlas-a2") == "PASS" for c in cases)

@@ -44,8 +44,12 @@ class WrongAxisMutant(SurfaceBackend):
     def values(self, case: Case) -> np.ndarray:
         from aclnn_conformance.oracle.surface import from_case
         red = self.entry().reduction
-        dims = case.attrs.get(red["dims"]) or []
+        dims = case.attrs.get(red["dims"])
         rank = case.tensor(red["input"]).desc.ndim
+        if isinstance(dims, int):       # an index reduction's one dim
+            return np.asarray(from_case(case.with_attrs(**{red["dims"]: _partner_dims(case, [dims], rank)[0]}),
+                                        PROFILE).views[self.entry().output])
+        dims = dims or []
         altered = case.with_attrs(**{red["dims"]: _partner_dims(case, list(dims), rank)}) if dims else case
         return np.asarray(from_case(altered, PROFILE).views[self.entry().output])
 
@@ -140,7 +144,11 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
                          rule + shape_rules))
     controls: list[type] = [
         _make(ZeroSignControl, entry, key, "zero-sign-control", "a zero result of the other sign", ())]
-    if entry.sums:   # a NaN in a sum is NaN in any order: judged, no control; the sums' own kinds
+    if entry.indexes:   # positions: no zero sign; their own kinds
+        from aclnn_conformance.backends.mutants.surface_indices import index_kinds
+        own, controls = index_kinds(entry, key, rule, _make)
+        mutants += own
+    elif entry.sums:   # a NaN in a sum is NaN in any order: judged, no control; the sums' own kinds
         from aclnn_conformance.backends.mutants.surface_sums import sum_kinds
         own, own_controls = sum_kinds(entry, key, rule, _make)
         mutants += own

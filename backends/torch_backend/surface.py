@@ -91,6 +91,9 @@ def _reduction(case: Case, entry: ValueEntry):
         x = x.to(as_torch(np.zeros(0, compute_dtype(case, entry))).dtype)
     boolean = x.dtype == torch.bool
     fn = _resolve(entry.torch["function"])
+    if entry.indexes:    # one dim, an integer (rank 0: the scalar's own position)
+        dim = case.attrs.get(red["dims"])
+        return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
     result = fn(x.to(torch.uint8) if boolean else x, dim=dims if dims else list(range(x.dim())),
                 keepdim=bool(case.attrs.get(red["keepdim"])))
     return result.to(torch.bool) if boolean else result
