@@ -229,9 +229,9 @@ def _tied_slice(x: np.ndarray, kind: str, dtype: np.dtype) -> np.ndarray:
     0], is one fp16 step above 6.5 at x[1, 2, 0] (bf16, 2^-5 apart there, rounds both to 6.5: a
     narrower promotion makes a tie and moves the first position)."""
     x = np.array(x, copy=True)
-    sign = 1.0 if kind == "argmax" else -1.0
-    x[0, 3, 0] = x[0, 7, 0] = dtype.type(sign * 7.0)
-    x[1, 2, 0], x[1, 5, 0] = dtype.type(sign * 6.5), dtype.type(sign * (6.5 + 2.0 ** -8))
+    toward = 1.0 if kind == "argmax" else -1.0     # the extreme's side
+    x[0, 3, 0] = x[0, 7, 0] = dtype.type(toward * 7.0)
+    x[1, 2, 0], x[1, 5, 0] = dtype.type(toward * 6.5), dtype.type(toward * (6.5 + 2.0 ** -8))
     return x
 
 
