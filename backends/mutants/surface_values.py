@@ -363,7 +363,9 @@ class _ByEntry(Mutant):
         if not has_value_entry(case.op):
             return self.emulate(case, product)
         entry = value_entry(case.op)
-        if entry.function_class != "rounded" or not divides_or_roots(entry.function):
+        # a reduction's function is a sentence, not a formula: no division or root of its own
+        if entry.reduction is not None or entry.function_class != "rounded" \
+                or not divides_or_roots(entry.function):
             return self.emulate(case, product)
         return _by_entry(type(self), case.op)().run(case, product)
 
