@@ -53,7 +53,8 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     red = entry.reduction
     if entry.sums:   # sums and means: the summation model's envelope (oracle/surface_sums.py)
         from aclnn_conformance.oracle import surface_sums
-        return surface_sums.from_case(case, entry, reduced_axes(case, entry), bool(case.attrs.get(red["keepdim"])))
+        return surface_sums.from_case(case, entry, reduced_axes(case, entry),
+                                      bool(case.attrs.get(red["keepdim"])) if red.get("keepdim") else False)
     if entry.indexes:
         return index_from_case(case, entry)
     arg = case.tensor(red["input"])

@@ -59,8 +59,17 @@ def slice_length(shape: tuple[int, ...], axes: tuple[int, ...]) -> int:
     return int(np.prod([shape[a] for a in axes])) if axes else 1
 
 
+def prefix_lengths(shape: tuple[int, ...], axes: tuple[int, ...]) -> np.ndarray | int:
+    """A scan's number of terms at each element: its position along the one dim, plus one."""
+    if not axes:
+        return 1
+    k = np.arange(1, shape[axes[0]] + 1, dtype=np.float64)
+    return k.reshape([-1 if i == axes[0] else 1 for i in range(len(shape))])
+
+
 def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: bool) -> OracleResult:
-    """The expected output of a summing reduction's call, its per-element bound and what is open."""
+    """The expected output of a summing reduction's call (a scan's: every prefix's sum), its
+    per-element bound and what is open."""
     red = entry.reduction
     arg = case.tensor(red["input"])
     values = np.asarray(arg.view_of(arg.storage))
@@ -69,14 +78,16 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
     out_shape = tuple(out_arg.desc.shape)
     work = compute_dtype(case, entry)
     mean = red["kind"] == "average"
-    n = slice_length(values.shape, axes)
+    # a scan's element k of a slice sums its first k + 1 terms: the same model, prefix by prefix
+    n = prefix_lengths(values.shape, axes) if entry.scans else slice_length(values.shape, axes)
     # cases the model does not cover: a float64 computation, integer means, int <-> float casts
     uncovered = (work == np.dtype(np.float64) or out_dtype == np.dtype(np.float64)
                  or work.kind == "b" or (mean and not _is_float(work))
                  or _is_float(work) != _is_float(values.dtype))
     with np.errstate(over="ignore", invalid="ignore"):
         held = values.astype(work)                          # the host code's cast before the kernel
-    reduce = lambda v: np.sum(v, axis=axes, keepdims=keepdim) if axes else np.array(v, copy=True)
+    reduce = lambda v: (np.cumsum(v, axis=axes[0]) if entry.scans else np.sum(v, axis=axes, keepdims=keepdim)) \
+        if axes else np.array(v, copy=True)
     if not _is_float(work):
         exact_int = reduce(held.astype(np.int64))           # wraps where the compute dtype wraps
         expected = exact_int.astype(work).astype(out_dtype).reshape(out_shape)
@@ -94,7 +105,7 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
         if mean:
             bound = mean_bound(exact, bound, n)
             exact = exact / n if n else np.full(exact.shape, np.nan)
-        if n == 0:                                          # the host code fills before the kernel
+        if np.size(n) == 1 and int(np.max(n, initial=0)) == 0:   # the host code fills before the kernel
             exact, bound = (np.full(exact.shape, np.nan) if mean else np.zeros(exact.shape)), \
                 np.zeros(exact.shape)
         rounded = exact.astype(np.float32).astype(work)

@@ -179,7 +179,15 @@ INDEX_CALLS = (("values", (8, 16, 8), 1, False, False), ("twin", (6, 6, 4), 1, F
                ("empty", (0, 5), 1, False, False))
 
 
+# a scan names one dim and keeps the input's shape; a long dim as for the sums
+SCAN_CALLS = (("values", (8, 16, 8), 1, False, False), ("twin", (6, 6, 4), 1, False, False),
+              ("first", (4, 6, 5), 0, False, False), ("long", (2, 1000), -1, False, False),
+              ("empty", (0, 5), 1, False, False))
+
+
 def _calls(entry: ValueEntry) -> tuple:
+    if entry.scans:
+        return SCAN_CALLS
     return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else REDUCTION_CALLS
 
 
@@ -207,14 +215,15 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
                 x = _edge_slices(x, red["kind"], dt)
             if kind == "long":
                 x[1] = np.absolute(x[1])
-            attrs: dict[str, Any] = {red["dims"]: dims if isinstance(dims, int) else list(dims),
-                                     red["keepdim"]: keepdim}
+            attrs: dict[str, Any] = {red["dims"]: dims if isinstance(dims, int) else list(dims)}
+            if red.get("keepdim"):
+                attrs[red["keepdim"]] = keepdim
             if red.get("noop"):
                 attrs[red["noop"]] = noop
             if red.get("dtype"):     # the dtype the call computes in: the output's
                 attrs[red["dtype"]] = int(acl)
             from aclnn_conformance.spec.templates import reduced_shape
-            out_shape = reduced_shape(shape, dims, keepdim, noop)
+            out_shape = shape if entry.scans else reduced_shape(shape, dims, keepdim, noop)
             out_acl = AclDataType[red["index_dtype"]] if red.get("index_dtype") else acl
             tensors = {red["input"]: _tensor(x, acl),
                        entry.output: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)}
@@ -280,7 +289,8 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
                          if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
-    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS if kind not in names})
+    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS
+                  if kind not in names})
     out = []
     cases = value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=dtypes)
     if entry.sums and tier == "ci":

@@ -231,3 +231,45 @@ def test_each_index_mutant_fails_a_single_call_and_each_control_passes_every_one
     pytest.importorskip("torch")
     from aclnn_conformance.backends.torch_backend import TorchBackend
     assert all(_judged(op, TorchBackend(), c, "atlas-a2") == "PASS" for c in cases)
+
+
+# ---- the scan (aclnnCumsum): every prefix under the summation model ----
+
+def _scan_call(values, dim: int, dtype=AclDataType.FLOAT) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    x = np.asarray(values, dtype=numpy_dtype(dtype))
+    return Case(op="cumsum", case_id="hand", tensors={"self": TensorArg.from_array(x, dtype),
+                                                       "out": TensorArg.from_array(np.zeros_like(x), dtype)},
+                attrs={"dim": dim, "dtype": int(dtype)})
+
+
+def test_prefix_sums_and_their_bounds_by_hand():
+    from aclnn_conformance.spec.surface_models import summation_bound
+    want, aux = _oracle(_scan_call([[1.0, 2.0, 3.0], [4.0, -5.0, 0.5]], 1))
+    assert want.tolist() == [[1.0, 3.0, 6.0], [4.0, -1.0, -0.5]]
+    # element k sums k + 1 terms: gamma_k of their magnitudes (the first one, a single term, none)
+    assert aux["bound"][1, 0] == summation_bound(4.0, 1) and aux["bound"][1, 2] >= summation_bound(9.5, 3)
+    assert _oracle(_scan_call([[1.0, 2.0], [3.0, 4.0]], 0))[0].tolist() == [[1.0, 2.0], [4.0, 6.0]]
+    # 4096 fp16 ones: the prefixes of a float32 accumulator reach 4096, an fp16 one stalls at 2048
+    case = _scan_call(np.ones(4096), 0, dtype=AclDataType.FLOAT16)
+    assert _verdict(case, np.arange(1, 4097, dtype=np.float64).astype(np.float16)) == "PASS"
+    stalled = np.minimum(np.arange(1, 4097), 2048).astype(np.float16)
+    assert _verdict(case, stalled) == "FAIL"
+
+
+def test_each_scan_mutant_fails_a_single_call_and_each_control_passes_every_one():
+    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
+    found = getattr(MUTANT_SETS, "cumsum")
+    kinds = {m.kind: m for m in found.mutants}
+    assert {"narrow-accumulation", "dropped-tail", "wrong-axis"} <= set(kinds) and "keepdim-ignored" not in kinds
+    cases = _single_calls("cumsum")
+    for kind in ("narrow-accumulation", "dropped-tail", "wrong-axis"):
+        assert any(_judged("cumsum", kinds[kind](), c, "atlas-a2") == "FAIL" for c in cases), kind
+    assert {"sequential-control", "blocked-control"} <= {c.kind for c in found.controls}
+    for control in found.controls:
+        for product in PRODUCTS:
+            outcomes = {c.case_id: _judged("cumsum", control(), c, product) for c in cases}
+            assert set(outcomes.values()) <= {"PASS", "NOT_JUDGED"}, (control.kind, product, outcomes)
+    pytest.importorskip("torch")
+    from aclnn_conformance.backends.torch_backend import TorchBackend
+    assert all(_judged("cumsum", TorchBackend(), c, "atlas-a2") == "PASS" for c in cases)

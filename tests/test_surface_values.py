@@ -388,8 +388,8 @@ GENERIC = ["oracle/surface.py", "oracle/surface_functions.py", "spec/standards_s
            "backends/torch_backend/surface.py", "spec/surface_cases.py", "oracle/surface_reductions.py",
            "backends/mutants/surface_reductions.py", "oracle/surface_sums.py",
            "backends/mutants/surface_sums.py", "backends/mutants/surface_indices.py"]
-# operator keys that are ordinary words of the code as well (a variable, a NumPy method)
-PLAIN_WORDS = frozenset({"mean"})
+# operator keys that are ordinary words of the code as well (a variable, a NumPy function)
+PLAIN_WORDS = frozenset({"mean", "cumsum"})
 
 
 @pytest.mark.parametrize("module", GENERIC)

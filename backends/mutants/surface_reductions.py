@@ -88,6 +88,10 @@ class ZeroSignControl(SurfaceBackend):
         return np.where(wide == 0, -np.copysign(0.0, wide), wide).astype(expected.dtype)
 
 
+def red_keepdim(entry) -> bool:
+    return bool(entry.reduction.get("keepdim"))
+
+
 def fails_somewhere(cls: type, cases: list[Case]) -> bool:
     """Whether the entry's standard (spec/surface_models.py ``standards_for``) fails the outputs of
     ``cls`` on some value case."""
@@ -139,9 +143,10 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
         mutants.append(_make(FlushMutant, entry, key, "flush", "subnormal results flushed to zero", rule))
     mutants.append(_make(WrongAxisMutant, entry, key, "wrong-axis", "reduces another dim of the same "
                          "size than the one named", rule))
-    mutants.append(_make(KeepdimIgnoredMutant, entry, key, "keepdim-ignored", "infers the output "
-                         "shape without keepdim and refuses a valid call keeping its dims",
-                         rule + shape_rules))
+    if red_keepdim(entry):    # a scan has no keepdim: its output is the input's shape
+        mutants.append(_make(KeepdimIgnoredMutant, entry, key, "keepdim-ignored", "infers the output "
+                             "shape without keepdim and refuses a valid call keeping its dims",
+                             rule + shape_rules))
     controls: list[type] = [
         _make(ZeroSignControl, entry, key, "zero-sign-control", "a zero result of the other sign", ())]
     if entry.indexes:   # positions: no zero sign; their own kinds

@@ -10,6 +10,8 @@ device does (spec/surface_models.py SUMMATION), with one thing changed:
   forgot; slices of 64 terms or fewer, and multiples of 64, are computed right);
 - ``n-minus-one`` (means): the sum divided by n - 1 instead of n.
 
+A scan (cumsum) keeps every prefix: the narrow accumulator and the dropped tail apply to it, its
+controls are a float32 scan left to right and a two-level scan by blocks (``blocked-control``).
 Controls, correct devices of other orders the standard must pass: a float32 ``sequential-control``
 (left to right; a mean as the sum times a rounded 1/n, as the vendor's kernel does), a
 ``pairwise-control`` (pairs summed level by level; a mean divided by n) and a ``reversed-control``
@@ -72,6 +74,31 @@ def reversed_order(terms: np.ndarray) -> np.ndarray:
     return sequential(terms[..., ::-1])
 
 
+def prefixes(terms: np.ndarray, acc: np.dtype = np.dtype(np.float32)) -> np.ndarray:
+    """A scan left to right, every partial sum rounded to ``acc`` and kept (float32 out)."""
+    out = np.zeros(terms.shape, np.float32)
+    total = np.zeros(terms.shape[:-1], acc)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for i in range(terms.shape[-1]):
+            total = (total.astype(np.float32) + terms[..., i].astype(np.float32)).astype(acc)
+            out[..., i] = total
+    return out
+
+
+def blocked_prefixes(terms: np.ndarray) -> np.ndarray:
+    """A two-level scan: each block of ``BLOCK`` terms scanned on its own, the blocks' totals
+    scanned, each block's prefixes offset by the total before it (another association)."""
+    n = terms.shape[-1]
+    out = np.zeros(terms.shape, np.float32)
+    carry = np.zeros(terms.shape[:-1], np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for start in range(0, n, BLOCK):
+            local = prefixes(terms[..., start:start + BLOCK])
+            out[..., start:start + BLOCK] = (carry[..., None] + local).astype(np.float32)
+            carry = (carry + local[..., -1]).astype(np.float32)
+    return out
+
+
 def times_reciprocal(total: np.ndarray, n: int) -> np.ndarray:
     """The vendor kernel's mean: the float32 sum times 1/n rounded to float32 (reduce_mean_dag.h)."""
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
@@ -90,8 +117,13 @@ class SummingBackend(SurfaceBackend):
     summer: Callable[[np.ndarray], np.ndarray] = staticmethod(sequential)
     divider: Callable[[np.ndarray, int], np.ndarray] = staticmethod(times_reciprocal)
 
+    scanner: Callable[[np.ndarray], np.ndarray] = staticmethod(prefixes)
+
     def total(self, terms: np.ndarray, work: np.dtype) -> np.ndarray:
         return self.summer(terms)
+
+    def scan(self, terms: np.ndarray, work: np.dtype) -> np.ndarray:
+        return self.scanner(terms)
 
     def values(self, case: Case) -> np.ndarray:
         entry = self.entry()
@@ -100,6 +132,13 @@ class SummingBackend(SurfaceBackend):
         out = case.tensor(entry.output)
         if not np.issubdtype(work, np.floating) and work.name != "bfloat16" or n == 0:
             return super().values(case)
+        if entry.scans:      # every prefix, moved back to the scanned dim
+            from aclnn_conformance.oracle.surface_reductions import reduced_axes
+            axes = reduced_axes(case, entry)
+            found = self.scan(terms, work)
+            found = np.moveaxis(found, -1, axes[0]) if axes else found.reshape(rows)
+            with np.errstate(over="ignore", invalid="ignore"):
+                return found.astype(work).astype(out.storage.dtype).reshape(out.desc.shape)
         total = self.total(terms, work)
         if entry.reduction["kind"] == "average":
             total = self.divide(total, n)
@@ -114,12 +153,22 @@ class NarrowAccumulationMutant(SummingBackend):
     def total(self, terms, work):
         return sequential(terms, work if work.itemsize < 4 else np.dtype(np.float32))
 
+    def scan(self, terms, work):
+        return prefixes(terms, work if work.itemsize < 4 else np.dtype(np.float32))
+
+
+def _kept(n: int) -> int:
+    return n - n % BLOCK if n > BLOCK else n
+
 
 class DroppedTailMutant(SummingBackend):
     def total(self, terms, work):
-        n = terms.shape[-1]
-        kept = n - n % BLOCK if n > BLOCK else n
-        return sequential(terms[..., :kept])
+        return sequential(terms[..., :_kept(terms.shape[-1])])
+
+    def scan(self, terms, work):
+        kept = terms.astype(np.float32)
+        kept[..., _kept(terms.shape[-1]):] = 0     # the tail's terms never added
+        return prefixes(kept)
 
 
 class CountMinusOneMutant(SummingBackend):
@@ -136,6 +185,12 @@ def sum_kinds(entry, key: str, rule: tuple[str, ...], make: Callable[..., type])
     if entry.reduction["kind"] == "average":
         mutants.append(make(CountMinusOneMutant, entry, key, "n-minus-one",
                             "divides the mean by n - 1", rule))
+    if entry.scans:      # a scan's orders: left to right, and two-level by blocks
+        return mutants, [make(SummingBackend, entry, key, "sequential-control",
+                              "a float32 scan left to right", ()),
+                         make(SummingBackend, entry, key, "blocked-control",
+                              f"a float32 two-level scan by blocks of {BLOCK}", (),
+                              scanner=staticmethod(blocked_prefixes))]
     controls = [make(SummingBackend, entry, key, "sequential-control",
                      "a float32 sum left to right (a mean times a rounded 1/n)", ()),
                 make(SummingBackend, entry, key, "pairwise-control",
