@@ -273,3 +273,12 @@ def test_each_scan_mutant_fails_a_single_call_and_each_control_passes_every_one(
     pytest.importorskip("torch")
     from aclnn_conformance.backends.torch_backend import TorchBackend
     assert all(_judged("cumsum", TorchBackend(), c, "atlas-a2") == "PASS" for c in cases)
+
+
+def test_a_rank_zero_scan_is_its_scalar_on_torch_too():
+    """aclnnCumsum takes a 0-d input (dim 0 or -1, as one dim): the vendor's l2_cumsum_normal_0dim_tensor."""
+    pytest.importorskip("torch")
+    from aclnn_conformance.backends.torch_backend import TorchBackend
+    case = _scan_call(np.float32(2.5), 0)
+    assert float(_oracle(case)[0]) == 2.5
+    assert _judged("cumsum", TorchBackend(), case, "atlas-a2") == "PASS"

@@ -91,8 +91,9 @@ def _reduction(case: Case, entry: ValueEntry):
         x = x.to(as_torch(np.zeros(0, compute_dtype(case, entry))).dtype)
     boolean = x.dtype == torch.bool
     fn = _resolve(entry.torch["function"])
-    if entry.scans:      # one dim; rank 0 a one-element scan
-        return fn(x, dim=case.attrs.get(red["dims"]) if x.dim() else 0)
+    if entry.scans:      # one dim; rank 0 a one-element scan: the scalar itself, in its shape
+        x = x.reshape(tuple(case.tensor(red["input"]).desc.shape))
+        return fn(x, dim=case.attrs.get(red["dims"])) if x.dim() else x.clone()
     if entry.indexes:    # one dim, an integer (rank 0: the scalar's own position)
         dim = case.attrs.get(red["dims"])
         return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
