@@ -1,5 +1,6 @@
 """The oracle of every reduction with a value entry (spec/surface_values.py, ``reduction``): the
-entry's reducer over the dims the call names, as its document defines it.
+entry's reducer over the dims the call names, as its document defines it (the summing kinds, sum and
+mean, through oracle/surface_sums.py; below, the maximum and minimum).
 
 - The dims: each wrapped by the input's rank (by 1 at rank 0, as the host code's GetPosDim); no
   dims reduce every dim, or none when the entry's ``noop`` flag is set; ``keepdim`` keeps each
@@ -20,8 +21,10 @@ from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
 
-# the reducer of each kind: NumPy's, over a tuple of axes
-REDUCERS: dict[str, Callable[..., np.ndarray]] = {"max": np.max, "min": np.min}
+# the reducer of each kind: NumPy's, over a tuple of axes (the index kinds over one axis)
+REDUCERS: dict[str, Callable[..., np.ndarray]] = {"max": np.max, "min": np.min,
+                                                  "argmax": np.argmax, "argmin": np.argmin}
+EXTREMES = {"argmax": np.max, "argmin": np.min}
 
 
 def reduced_axes(case: Case, entry: ValueEntry) -> tuple[int, ...]:
@@ -48,6 +51,12 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     """The expected output of a reduction's call, with the slices its standard leaves open."""
     entry = value_entry(case.op)
     red = entry.reduction
+    if entry.sums:   # sums and means: the summation model's envelope (oracle/surface_sums.py)
+        from aclnn_conformance.oracle import surface_sums
+        return surface_sums.from_case(case, entry, reduced_axes(case, entry),
+                                      bool(case.attrs.get(red["keepdim"])) if red.get("keepdim") else False)
+    if entry.indexes:
+        return index_from_case(case, entry)
     arg = case.tensor(red["input"])
     values = np.asarray(arg.view_of(arg.storage))   # the view itself: a reduction reads it once
     out_arg = case.tensor(entry.output)
@@ -67,3 +76,33 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     aux: dict[str, Any] = {"either_zero_sign": entry.zero_sign == "either",
                            "unjudged": np.asarray(open_).reshape(out_shape)}
     return OracleResult(views={entry.output: expected}, aux={entry.output: aux})
+
+
+def index_from_case(case: Case, entry: ValueEntry) -> OracleResult:
+    """The expected output of an index reduction: the position of each slice's extreme along the one
+    dim the call names (rank 0: the scalar itself, position 0). Left open (``unjudged``): a slice
+    holding NaN (the documents do not say whether NaN counts as the extreme, as torch takes it) and a
+    slice whose extreme occurs more than once (the documents do not say which position a tie gives)."""
+    red = entry.reduction
+    arg = case.tensor(red["input"])
+    values = np.asarray(arg.view_of(arg.storage))
+    out_arg = case.tensor(entry.output)
+    out_shape = tuple(out_arg.desc.shape)
+    axes = reduced_axes(case, entry)
+    keepdim = bool(case.attrs.get(red["keepdim"]))
+    # fp16 and bf16 compared in float32, which holds them and keeps their order
+    held = values.astype(np.float32) if values.dtype.itemsize < 4 and values.dtype.kind not in "iub" \
+        else values
+    if not axes or held.size == 0:
+        expected = np.zeros(out_shape, out_arg.storage.dtype)
+        return OracleResult(views={entry.output: expected},
+                            aux={entry.output: {"unjudged": np.full(out_shape, held.size == 0)}})
+    axis = axes[0]
+    index = REDUCERS[red["kind"]](held, axis=axis, keepdims=keepdim)
+    extreme = EXTREMES[red["kind"]](held, axis=axis, keepdims=True)
+    ties = np.sum(held == extreme, axis=axis, keepdims=keepdim) > 1
+    nan = np.any(np.isnan(held), axis=axis, keepdims=keepdim) if held.dtype.kind == "f" \
+        else np.zeros(index.shape, bool)
+    expected = np.asarray(index).astype(out_arg.storage.dtype).reshape(out_shape)
+    return OracleResult(views={entry.output: expected},
+                        aux={entry.output: {"unjudged": np.asarray(ties | nan).reshape(out_shape)}})

@@ -9,7 +9,8 @@ import numpy as np
 def targets() -> tuple[tuple[str, str], ...]:
     """(API, dtype) per function class, chosen from the value tables in their order: the exact class
     in FLOAT, the rounded class in FLOAT, FLOAT16 and BF16, the transcendental class once with TTK
-    numbers (FLOAT, FLOAT16) and once under the published standard (FLOAT, BF16)."""
+    numbers (FLOAT, FLOAT16) and once under the published standard (FLOAT, BF16), and the summing
+    reductions' standard in FLOAT and FLOAT16."""
     from aclnn_conformance.spec.surface_values import value_entries
     entries = [e for _, e in sorted(value_entries().items())
                if not e.inplace and not e.raw.get("boolean_result")]
@@ -18,13 +19,16 @@ def targets() -> tuple[tuple[str, str], ...]:
         for e in entries:
             if e.function_class != function_class or not set(dtypes) <= set(e.sample.get("dtypes", ())):
                 continue
+            if e.sums:     # the summing reductions have their own standard and rows (below)
+                continue
             if ttk is not None and bool(e.tolerance) != ttk:
                 continue
             return [(e.api, d) for d in dtypes]
         return []
     return tuple(first("exact", ("FLOAT",)) + first("rounded", ("FLOAT", "FLOAT16", "BF16"))
                  + first("transcendental", ("FLOAT", "FLOAT16"), ttk=True)
-                 + first("transcendental", ("FLOAT", "BF16"), ttk=False))
+                 + first("transcendental", ("FLOAT", "BF16"), ttk=False)
+                 + [(e.api, d) for e in entries if e.sums for d in ("FLOAT", "FLOAT16")][:2])
 
 
 def _target(api: str, dtype: str) -> dict:

@@ -149,7 +149,8 @@ def _class_model(key: str, api: str) -> Any:
     """The arithmetic model of the API's value class (spec/surface_models.py), under its key."""
     from aclnn_conformance.spec.surface_models import arithmetic_model_for
     from aclnn_conformance.spec.surface_values import value_entry
-    return arithmetic_model_for(key, value_entry(api).function_class)
+    entry = value_entry(api)
+    return arithmetic_model_for(key, entry.function_class, (entry.reduction or {}).get("kind"))
 
 
 def _standards(data: Mapping[str, Any], values_judged: bool) -> dict[str, dict[str, str]]:

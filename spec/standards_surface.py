@@ -14,6 +14,8 @@
 
 The comparisons are in spec/surface_compare.py, the arithmetic models in spec/surface_models.py;
 this module is data only, so that spec/precision.py can register the standards without a cycle.
+- ``surface-sum@1`` (the summing reductions, sum and mean): the ``surface_rounded`` comparison with
+  the bound of the summation model (spec/surface_models.py SUMMATION): a float32 sum in any order.
 - ``surface-tolerance@1`` (transcendental class): the vendor's own accuracy standard for the API and
   output dtype. Where TTK cases of the API give ``precision_tolerances`` for that dtype (the
   smallest over them), an element is right if |a - g| <= atol + rtol*|g|, g the oracle's result in
@@ -27,6 +29,8 @@ from __future__ import annotations
 from typing import Any
 
 EXACT, ROUNDED, TOLERANCE = "surface-exact@1", "surface-rounded@2", "surface-tolerance@1"
+# the summing reductions' standard: the rounded class's comparison with the summation model's bound
+SUM = "surface-sum@1"
 CLASS_STANDARD = {"exact": EXACT, "rounded": ROUNDED, "transcendental": TOLERANCE}
 # the published experimental standard (notes conformance_anchors.md 4.6), per output dtype
 PUBLISHED_T = {"float32": 2.0 ** -13, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
@@ -70,6 +74,19 @@ SURFACE_STANDARDS: tuple[tuple[Any, ...], ...] = (
              {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
              "the rounded class's arithmetic model (spec/surface_models.py DIVISION_AND_ROOT: "
              "hicann/asc-devkit Div.md, Sqrt.md)"),
+    ("surface-sum", "1", "surface_rounded",
+             "Sums and means of a reduction's slices under the summation model (spec/surface_models.py "
+             "SUMMATION): a float32 accumulator in any order of the terms, fp16/bf16 inputs cast to "
+             "float32 and the result cast back once. Per element within gamma_{n-1} sum |x_i| of the "
+             "exact sum (gamma_k = k u / (1 - k u), u = 2^-24, n the slice's length); a mean within "
+             "that over n plus 3u(1 + u) of |s/n| (the sum times a rounded 1/n, or divided within 1 "
+             "ulp); fp16/bf16 outputs the cast of a float32 result inside that envelope; the mean "
+             "signed error in units of the bound within `bias_share` + `bias_spread`/sqrt(n). NaN "
+             "and infinities where IEEE arithmetic puts them in any order; slices whose magnitudes' "
+             "sum leaves float32's range not judged; either sign of a zero sum; integer sums exact.",
+             {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
+             "the summation model (spec/surface_models.py SUMMATION: hicann/ops-math reduce_sum_dag.h, "
+             "reduce_mean_dag.h; Higham, Accuracy and Stability of Numerical Algorithms, eq. 4.6)"),
     ("surface-tolerance", "1", "surface_tolerance",
              "Transcendental functions within the vendor's accuracy standard for the API and output "
              "dtype: TTK's precision_tolerances (rtol, atol; the smallest over the API's cases of that "

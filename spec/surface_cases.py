@@ -169,6 +169,26 @@ REDUCTION_CALLS = (("values", (8, 16, 8), [1], False, False),      # one middle 
                    ("all", (4, 6, 5), [], False, False),            # no dims: every dim
                    ("noop", (4, 6, 5), [], False, True),            # no dims and the no-op flag
                    ("empty", (0, 5), [1], False, False))            # an empty kept dim
+# the summing reductions add a long reduced dim (1000 terms, not a multiple of any power-of-two
+# block, so that a dropped tail block shows), its second row of one sign (a growing partial sum,
+# where accumulating in fp16 or bf16 shows)
+SUM_CALLS = REDUCTION_CALLS + (("long", (2, 1000), [-1], False, False),)
+# the index reductions name one dim (an integer); a dim of the size of another, keepdim, the first dim
+INDEX_CALLS = (("values", (8, 16, 8), 1, False, False), ("twin", (6, 6, 4), 1, False, False),
+               ("keepdim", (4, 6, 5), -1, True, False), ("first", (4, 6, 5), 0, False, False),
+               ("empty", (0, 5), 1, False, False))
+
+
+# a scan names one dim and keeps the input's shape; a long dim as for the sums
+SCAN_CALLS = (("values", (8, 16, 8), 1, False, False), ("twin", (6, 6, 4), 1, False, False),
+              ("first", (4, 6, 5), 0, False, False), ("long", (2, 1000), -1, False, False),
+              ("empty", (0, 5), 1, False, False))
+
+
+def _calls(entry: ValueEntry) -> tuple:
+    if entry.scans:
+        return SCAN_CALLS
+    return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else REDUCTION_CALLS
 
 
 def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
@@ -182,25 +202,46 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
     for dtype_name in dtypes or entry.sample.get("dtypes", ["FLOAT"]):
         acl = AclDataType[dtype_name]
         dt = numpy_dtype(acl)
-        for kind, shape, dims, keepdim, noop in REDUCTION_CALLS:
+        for kind, shape, dims, keepdim, noop in _calls(entry):
             if noop and not red.get("noop"):
                 continue
             scale = max(1, count // 1024) if kind == "values" else 1
             shape = (shape[0] * scale,) + shape[1:]
             size = int(np.prod(shape))
             x = sample_values(entry, dt, size, rng, with_specials=kind == "values").reshape(shape)
-            if kind == "values" and dt.kind == "f" or (kind == "values" and dt == np.dtype(ml_dtypes.bfloat16)):
+            if entry.indexes and kind == "values":
+                x = _tied_slice(x, red["kind"], dt)
+            elif not entry.sums and kind == "values" and _is_float_dtype(dt):
                 x = _edge_slices(x, red["kind"], dt)
-            attrs: dict[str, Any] = {red["dims"]: list(dims), red["keepdim"]: keepdim}
+            if kind == "long":
+                x[1] = np.absolute(x[1])
+            attrs: dict[str, Any] = {red["dims"]: dims if isinstance(dims, int) else list(dims)}
+            if red.get("keepdim"):
+                attrs[red["keepdim"]] = keepdim
             if red.get("noop"):
                 attrs[red["noop"]] = noop
+            if red.get("dtype"):     # the dtype the call computes in: the output's
+                attrs[red["dtype"]] = int(acl)
             from aclnn_conformance.spec.templates import reduced_shape
-            out_shape = reduced_shape(shape, dims, keepdim, noop)
+            out_shape = shape if entry.scans else reduced_shape(shape, dims, keepdim, noop)
+            out_acl = AclDataType[red["index_dtype"]] if red.get("index_dtype") else acl
             tensors = {red["input"]: _tensor(x, acl),
-                       entry.output: _tensor(np.zeros(out_shape, dtype=dt), acl)}
+                       entry.output: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)}
             cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
                               rule_ids=(value_rule(entry),), origin="table"))
     return cases
+
+
+def _tied_slice(x: np.ndarray, kind: str, dtype: np.dtype) -> np.ndarray:
+    """A slice (over dim 1) whose extreme occurs twice, x[0, 3, 0] and x[0, 7, 0], beyond every
+    other value (the position a tie gives is left open), and one whose extreme 6.5 + 2^-8, at x[1, 5,
+    0], is one fp16 step above 6.5 at x[1, 2, 0] (bf16, 2^-5 apart there, rounds both to 6.5: a
+    narrower promotion makes a tie and moves the first position)."""
+    x = np.array(x, copy=True)
+    toward = 1.0 if kind == "argmax" else -1.0     # the extreme's side
+    x[0, 3, 0] = x[0, 7, 0] = dtype.type(toward * 7.0)
+    x[1, 2, 0], x[1, 5, 0] = dtype.type(toward * 6.5), dtype.type(toward * (6.5 + 2.0 ** -8))
+    return x
 
 
 def _edge_slices(x: np.ndarray, kind: str, dtype: np.dtype) -> np.ndarray:
@@ -248,9 +289,16 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
                          if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
-    names.update({kind: f"values-{kind}" for kind, *_ in REDUCTION_CALLS if kind not in names})
+    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS
+                  if kind not in names})
     out = []
-    for case in value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=dtypes):
+    cases = value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=dtypes)
+    if entry.sums and tier == "ci":
+        # a sum's model is about its accumulator: the ci tier judges the long call in each other
+        # float dtype too, where accumulating fp16 or bf16 in its own dtype shows
+        narrow = tuple(d for d in entry.sample.get("dtypes", ()) if d in ("FLOAT16", "BF16") and d != dtype)
+        cases += [c for c in value_cases(key, dtypes=narrow) if c.case_id.startswith("long-")] if narrow else []
+    for case in cases:
         kind, case_dtype = case.case_id.split("-", 1)
         tensors = {n: case.tensors.get(n, base.tensors[n]) for n in base.tensors}
         attrs = {**base.attrs, **{k: v for k, v in case.attrs.items()}}

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from aclnn_conformance.spec.precision import ArithmeticModel
-from aclnn_conformance.spec.standards_surface import CLASS_STANDARD
+from aclnn_conformance.spec.standards_surface import CLASS_STANDARD, SUM
 
 ASC_DOCS = "hicann/asc-devkit@93c993b docs/api/SIMD-API/基础API/Memory矢量计算/基础算术/"
 
@@ -96,14 +98,86 @@ CLASS_MODELS: dict[str, ArithmeticModel] = {m.operator: m for m in (
 )}
 
 
-def arithmetic_model_for(key: str, function_class: str) -> ArithmeticModel:
-    """The class's model under an operator's key (an Operator record checks that its model is its own)."""
+# ---- the summation model (the summing reductions: sum, mean) ----
+
+OPS_MATH = "hicann/ops-math@c4193324 "
+# the float32 unit roundoff: a float32 accumulator's addition errs by at most u times its result
+UNIT_ROUNDOFF = 2.0 ** -24
+# the float64 one of the oracle's own sum (its error is added to the bound: the bound stays rigorous)
+ORACLE_ROUNDOFF = 2.0 ** -53
+SMALLEST_SUBNORMAL32 = 2.0 ** -149
+SUMMATION_SOURCES = (
+    OPS_MATH + "math/reduce_sum/op_kernel/arch35/reduce_sum_dag.h:31-33 (Cast<PromteT, T> of the "
+    "input, ReduceSumOp<PromteT>, one Cast<T, PromteT> back; reduce_sum_apt.cpp:40 PromoteType: "
+    "float for half and bfloat16)",
+    OPS_MATH + "math/reduce_mean/op_kernel/arch35/reduce_mean_dag.h (the same sum, then Muls by "
+    "tilingData.meanVar, reduce_mean_apt.cpp:43: a multiplication by a rounded 1/n)",
+    OPS_MATH + "math/reduce_sum/op_api/aclnn_reduce_sum.cpp:290 and math/reduce_mean/op_api/"
+    "aclnn_mean.cpp:284 (the input cast to the call's dtype before the kernel, the result cast to "
+    "out's after)",
+    "N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM 2002, eq. (4.6) "
+    "and section 4.2: any order of summation of n terms, |computed - exact| <= gamma_{n-1} sum |x_i|, "
+    "gamma_k = k u / (1 - k u)")
+
+
+def gamma(k: np.ndarray | int, u: float = UNIT_ROUNDOFF) -> np.ndarray:
+    """gamma_k = k u / (1 - k u) (Higham, section 3.1), k >= 0; infinite where k u >= 1."""
+    k = np.asarray(k, np.float64)
+    with np.errstate(divide="ignore"):
+        return np.where(k * u < 1, k * u / (1 - k * u), np.inf)
+
+
+def summation_bound(abs_sum: np.ndarray, n: np.ndarray | int) -> np.ndarray:
+    """The largest |s - S| of a float32 sum s of n terms in any order (sequential, blocked,
+    pairwise) whose exact sum is S and whose magnitudes sum to ``abs_sum``: gamma_{n-1} sum |x_i|,
+    plus the oracle's own float64 summation error gamma_n(2^-53) sum |x_i|."""
+    n = np.asarray(n, np.float64)
+    return (gamma(np.clip(n - 1, 0, None)) + gamma(n, ORACLE_ROUNDOFF)) * np.asarray(abs_sum, np.float64)
+
+
+def mean_bound(exact_sum: np.ndarray, sum_bound: np.ndarray, n: np.ndarray | int) -> np.ndarray:
+    """The largest |m - S/n| of a float32 mean m = the float32 sum s (|s - S| <= ``sum_bound``)
+    divided by n: either s * fl(1/n) rounded (the vendor's kernel: two roundings, relative error at
+    most 2u + u^2) or s / n within 1 ulp of the correctly rounded quotient (the division model,
+    DIVISION_AND_ROOT: at most u + 2u(1 + u) relative), so 3u(1 + u) of |s/n| <= (|S| + E)/n, plus
+    three subnormal steps where the quotient leaves the normal range."""
+    n = np.clip(np.asarray(n, np.float64), 1.0, None)
+    u = UNIT_ROUNDOFF
+    quotient = (np.absolute(np.asarray(exact_sum, np.float64)) + sum_bound) / n
+    return sum_bound / n + 3 * u * (1 + u) * quotient + 3 * SMALLEST_SUBNORMAL32
+
+
+SUMMATION = ArithmeticModel(
+    "summation", "1",
+    order="any order of the slice's terms (sequential, blocked, pairwise, reversed, split across "
+          "cores), in a float32 accumulator: fp16 and bf16 inputs cast to float32, summed, the sum "
+          "(or mean) cast back once",
+    correctly_rounded=("addition in float32", "the casts to float32 and back (round to nearest even)"),
+    faithful=(), reciprocal_division=True, fused_multiply_add=False, final_cast={},
+    may=("sum in any order or association (per element within gamma_{n-1} sum |x_i| of the exact "
+         "sum, u = 2^-24)",
+         "a mean as the float32 sum times a rounded 1/n, or divided by n within 1 ulp "
+         "(DIVISION_AND_ROOT)",
+         "either sign of a zero sum", "overflow in an intermediate sum where the magnitudes' sum "
+         "leaves float32's range (such slices are not judged)"),
+    may_not=("accumulate fp16 or bf16 in their own dtype", "skip or repeat terms",
+             "divide a mean by another count than the slice's", "reduce other dims than the call's",
+             "round the sum twice (to the input dtype, then again)"),
+    source="; ".join(SUMMATION_SOURCES), within_one_ulp=("the mean's division by n",))
+
+
+def arithmetic_model_for(key: str, function_class: str, reduction: str | None = None) -> ArithmeticModel:
+    """The class's model under an operator's key (an Operator record checks that its model is its
+    own); a summing reduction (``reduction`` "sum" or "average") takes the summation model."""
     from dataclasses import replace
-    return replace(CLASS_MODELS[function_class], operator=key)
+
+    from aclnn_conformance.spec.surface_values import SUMMING_KINDS
+    chosen = SUMMATION if reduction in SUMMING_KINDS else CLASS_MODELS[function_class]
+    return replace(chosen, operator=key)
 
 
 def standards_for(api_or_key: str) -> dict[str, str]:
     """{output: standard} of an API with a value entry (the ``standards`` of its OpSpec)."""
     from aclnn_conformance.spec.surface_values import value_entry
     entry = value_entry(api_or_key)
-    return {entry.output: CLASS_STANDARD[entry.function_class]}
+    return {entry.output: SUM if entry.sums else CLASS_STANDARD[entry.function_class]}

@@ -23,7 +23,8 @@ def hand_built_record(entry: ValueEntry) -> Operator:
                   rules=(value_domain_rule(entry, entry.key, prefix),),
                   supported={"cann": frozenset(PRODUCT_IDS), "doc": frozenset(PRODUCT_IDS)},
                   outputs=(entry.output,), standards={"cann": standards, "doc": standards})
-    return Operator(spec=spec, arithmetic_model=arithmetic_model_for(entry.key, entry.function_class),
+    return Operator(spec=spec, arithmetic_model=arithmetic_model_for(entry.key, entry.function_class,
+                                                                    (entry.reduction or {}).get("kind")),
                     oracle="aclnn_conformance.oracle.surface:from_case",
                     base_call=NOT_HERE,
                     table_cases=f"{CASES}:TABLE_CASES.{entry.key}",

@@ -16,8 +16,13 @@ from typing import Any, Mapping
 VALUE_TABLE_SCHEMA = "aclnn-conformance/value-table/1"
 VALUES_FOLDER = Path(__file__).resolve().parent / "data" / "values"
 FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
-# what a reduction entry's ``reduction.kind`` may name (oracle/surface_reductions.py computes each)
-REDUCTION_KINDS = ("max", "min")
+# what a reduction entry's ``reduction.kind`` may name (oracle/surface_reductions.py computes each;
+# the summing kinds through oracle/surface_sums.py under the summation model)
+REDUCTION_KINDS = ("max", "min", "sum", "average", "argmax", "argmin", "prefix-sum")
+# an average: the sum divided by the slice's length; a prefix-sum: every prefix's sum, in the input's shape
+SUMMING_KINDS = ("sum", "average", "prefix-sum")
+SCAN_KINDS = ("prefix-sum",)
+INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
 
 
 class UnknownValueEntry(LookupError):
@@ -46,9 +51,26 @@ class ValueEntry:
     sample: Mapping[str, Any] = field(default_factory=dict)   # the harness's own values (range, attrs, dtypes)
     zero_sign: str = "judged"         # judged | either (an IEEE max/min or select may give either zero)
     note: str = ""
-    # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"]}, the parameters by role
+    # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"][, "dtype"][, "index_dtype"]}, the
+    # parameters by role (``index_dtype``: an index reduction's output dtype in the harness's calls)
+    # (``dtype``: the attribute naming the dtype the host code casts the input to before the kernel)
     reduction: Mapping[str, Any] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def sums(self) -> bool:
+        """A summing reduction (judged under the summation model, not its class's formula order)."""
+        return self.reduction is not None and self.reduction.get("kind") in SUMMING_KINDS
+
+    @property
+    def scans(self) -> bool:
+        """A scan (every prefix of each slice along one dim: the output has the input's shape)."""
+        return self.reduction is not None and self.reduction.get("kind") in SCAN_KINDS
+
+    @property
+    def indexes(self) -> bool:
+        """An index reduction (the position of each slice's extreme along one dim)."""
+        return self.reduction is not None and self.reduction.get("kind") in INDEX_KINDS
 
     def citation(self) -> str:
         s = self.source
@@ -61,7 +83,8 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
                          f"{FUNCTION_CLASSES}")
     reduction = doc.get("reduction")
     if reduction is not None and (reduction.get("kind") not in REDUCTION_KINDS or
-                                  not {"input", "dims", "keepdim"} <= set(reduction)):
+                                  not {"input", "dims"} <= set(reduction) or
+                                  ("keepdim" not in reduction and reduction.get("kind") not in SCAN_KINDS)):
         raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
                          f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
@@ -229,6 +252,8 @@ def reduction_shape(case: Any, entry: ValueEntry) -> tuple[int, ...] | None:
     src = case.tensors.get(red.get("input"))
     if src is None:
         return None
+    if entry.scans:
+        return tuple(src.desc.shape)
     flag = lambda name: bool(case.attrs.get(name)) if name else False
     return reduced_shape(tuple(src.desc.shape), case.attrs.get(red["dims"]), flag(red.get("keepdim")),
                          flag(red.get("noop")))

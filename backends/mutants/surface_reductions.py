@@ -6,6 +6,9 @@ promotion, dtype-missing, ulp-bias, flush). Kinds of their own:
   shape; a call whose reduced dims have no such partner is computed right);
 - ``keepdim-ignored``: the output shape inferred without ``keepdim``, so that a valid call keeping
   its reduced dims is refused with 161002;
+- the summing reductions' own kinds (backends/mutants/surface_sums.py: narrow-accumulation,
+  dropped-tail, n-minus-one and three float32 orders as controls); their ulp-bias is equivalent
+  where one ulp stays inside the summation bound on every value case;
 - controls ``nan-ignoring-control`` (a slice holding NaN gives the extreme of its other values, as
   an IEEE maxNum/minNum does) and ``zero-sign-control`` (a zero result of the other sign): the
   standard leaves both open.
@@ -41,8 +44,12 @@ class WrongAxisMutant(SurfaceBackend):
     def values(self, case: Case) -> np.ndarray:
         from aclnn_conformance.oracle.surface import from_case
         red = self.entry().reduction
-        dims = case.attrs.get(red["dims"]) or []
+        dims = case.attrs.get(red["dims"])
         rank = case.tensor(red["input"]).desc.ndim
+        if isinstance(dims, int):       # an index reduction's one dim
+            return np.asarray(from_case(case.with_attrs(**{red["dims"]: _partner_dims(case, [dims], rank)[0]}),
+                                        PROFILE).views[self.entry().output])
+        dims = dims or []
         altered = case.with_attrs(**{red["dims"]: _partner_dims(case, list(dims), rank)}) if dims else case
         return np.asarray(from_case(altered, PROFILE).views[self.entry().output])
 
@@ -81,6 +88,28 @@ class ZeroSignControl(SurfaceBackend):
         return np.where(wide == 0, -np.copysign(0.0, wide), wide).astype(expected.dtype)
 
 
+def red_keepdim(entry) -> bool:
+    return bool(entry.reduction.get("keepdim"))
+
+
+def fails_somewhere(cls: type, cases: list[Case]) -> bool:
+    """Whether the entry's standard (spec/surface_models.py ``standards_for``) fails the outputs of
+    ``cls`` on some value case."""
+    from aclnn_conformance.oracle.surface import from_case
+    from aclnn_conformance.spec.surface_compare import compare
+    from aclnn_conformance.spec.surface_models import standards_for
+    backend = cls()
+    for case in cases:
+        entry = value_entry(case.op)
+        result = from_case(case, PROFILE)
+        want = np.asarray(result.views[entry.output])
+        got = np.asarray(backend.values(case)).reshape(want.shape).astype(want.dtype)
+        if compare(standards_for(case.op)[entry.output], got, want,
+                   result.aux[entry.output]).outcome == "FAIL":
+            return True
+    return False
+
+
 def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
     """The generated mutants and controls of a reduction (by key), given its value cases and the
     oracle's outputs on them."""
@@ -104,16 +133,32 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
     mutants.append(_make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an "
                          "accepted dtype", rule + dtype_rules, refused_dtype=first))
     if float_out and any(o.astype(np.float64).any() for o in float_out):
-        mutants.append(_make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule))
+        bias = _make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule)
+        if entry.sums and not fails_somewhere(bias, cases):
+            equivalent.append(_equivalent(bias, "one ulp is inside the summation model's bound on "
+                                          "every value case"))
+        else:
+            mutants.append(bias)
     if any(has_subnormal(o) for o in float_out):
         mutants.append(_make(FlushMutant, entry, key, "flush", "subnormal results flushed to zero", rule))
     mutants.append(_make(WrongAxisMutant, entry, key, "wrong-axis", "reduces another dim of the same "
                          "size than the one named", rule))
-    mutants.append(_make(KeepdimIgnoredMutant, entry, key, "keepdim-ignored", "infers the output "
-                         "shape without keepdim and refuses a valid call keeping its dims",
-                         rule + shape_rules))
+    if red_keepdim(entry):    # a scan has no keepdim: its output is the input's shape
+        mutants.append(_make(KeepdimIgnoredMutant, entry, key, "keepdim-ignored", "infers the output "
+                             "shape without keepdim and refuses a valid call keeping its dims",
+                             rule + shape_rules))
     controls: list[type] = [
-        _make(NanIgnoringControl, entry, key, "nan-ignoring-control", "a slice holding NaN gives the "
-              "extreme of its other values", ()),
         _make(ZeroSignControl, entry, key, "zero-sign-control", "a zero result of the other sign", ())]
+    if entry.indexes:   # positions: no zero sign; their own kinds
+        from aclnn_conformance.backends.mutants.surface_indices import index_kinds
+        own, controls = index_kinds(entry, key, rule, _make)
+        mutants += own
+    elif entry.sums:   # a NaN in a sum is NaN in any order: judged, no control; the sums' own kinds
+        from aclnn_conformance.backends.mutants.surface_sums import sum_kinds
+        own, own_controls = sum_kinds(entry, key, rule, _make)
+        mutants += own
+        controls += own_controls
+    else:
+        controls.insert(0, _make(NanIgnoringControl, entry, key, "nan-ignoring-control", "a slice "
+                                 "holding NaN gives the extreme of its other values", ()))
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))

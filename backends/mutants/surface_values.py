@@ -340,10 +340,12 @@ def _cached(key: str) -> MutantSet:
 
 MUTANT_SETS = MutantSetsByKey(_cached)
 KINDS: tuple[str, ...] = ("promotion", "dtype-missing", "nan", "ulp-bias",
-                          "twice-limit", "flush", "wrong-axis", "keepdim-ignored", "two-ulp")
+                          "twice-limit", "flush", "wrong-axis", "keepdim-ignored", "two-ulp",
+                          "narrow-accumulation", "dropped-tail", "n-minus-one")
 CONTROL_KINDS: tuple[str, ...] = ("faithful-control", "float32-steps-control", "native-steps-control",
                                   "nan-ignoring-control", "zero-sign-control", "one-ulp-control",
-                                  "flush-to-zero-control")
+                                  "flush-to-zero-control", "sequential-control", "pairwise-control",
+                                  "reversed-control")
 ONE_ULP_DEFECT = ("every operation in float32, each division and square root the correctly rounded "
                   "result or a neighbour of it by value (the vendor's 1-ulp Div and Sqrt), one cast")
 TWO_ULP_DEFECT = "divisions and square roots two float32 steps from the correctly rounded result"
@@ -361,7 +363,9 @@ class _ByEntry(Mutant):
         if not has_value_entry(case.op):
             return self.emulate(case, product)
         entry = value_entry(case.op)
-        if entry.function_class != "rounded" or not divides_or_roots(entry.function):
+        # a reduction's function is a sentence, not a formula: no division or root of its own
+        if entry.reduction is not None or entry.function_class != "rounded" \
+                or not divides_or_roots(entry.function):
             return self.emulate(case, product)
         return _by_entry(type(self), case.op)().run(case, product)
 

@@ -84,8 +84,19 @@ def _reduction(case: Case, entry: ValueEntry):
     dims = [dims] if isinstance(dims, int) else list(dims)
     if not dims and red.get("noop") and case.attrs.get(red["noop"]):
         return x
+    if entry.sums:
+        # the host code casts the input to the call's dtype before the kernel (the entry's why)
+        from aclnn_conformance.backends.torch_backend._tensors import as_torch
+        from aclnn_conformance.oracle.surface_sums import compute_dtype
+        x = x.to(as_torch(np.zeros(0, compute_dtype(case, entry))).dtype)
     boolean = x.dtype == torch.bool
     fn = _resolve(entry.torch["function"])
+    if entry.scans:      # one dim; rank 0 a one-element scan: the scalar itself, in its shape
+        x = x.reshape(tuple(case.tensor(red["input"]).desc.shape))
+        return fn(x, dim=case.attrs.get(red["dims"])) if x.dim() else x.clone()
+    if entry.indexes:    # one dim, an integer (rank 0: the scalar's own position)
+        dim = case.attrs.get(red["dims"])
+        return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
     result = fn(x.to(torch.uint8) if boolean else x, dim=dims if dims else list(range(x.dim())),
                 keepdim=bool(case.attrs.get(red["keepdim"])))
     return result.to(torch.bool) if boolean else result
