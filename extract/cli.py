@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     out = Path(args.out)
     records, census, opbase_read = [], [], []
+    found: set[str] = set()
     try:
         opbases = [open_opbase(path) for path in args.opbase]
         for path in args.checkouts:
@@ -45,9 +46,16 @@ def run(args: argparse.Namespace) -> int:
                 opbase_read.append({"for": checkout.repository, **checkout.opbase.provenance()})
                 if checkout.opbase.notice:
                     print(f"extract: {checkout.opbase.notice} ({checkout.opbase.opbase.root}); read all the same")
-            families = tuple(args.family) if args.family else taken_families(checkout)
+            families = taken_families(checkout)
+            if args.family:   # an explicit family is read in each checkout that has its folder
+                families = tuple(f for f in args.family if (checkout.root / f).is_dir())
+                found.update(families)
+                if not families:
+                    continue
             records += list(extract_checkout(checkout, families))
             census += document_census(checkout, families)
+        if args.family and set(args.family) - found:
+            raise CheckoutError(f"no checkout has the family folder {sorted(set(args.family) - found)[0]}/")
     except (CheckoutError, OpbaseError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
