@@ -118,9 +118,10 @@ def _read_declaration(src: SourceFile, tree: Parsed, node: Node) -> None:
     name, value = init.child_by_field_name("declarator"), init.child_by_field_name("value")
     if name is not None and name.type == "reference_declarator":
         name = name.named_children[-1]
-    if name is None or name.type != "identifier" or value is None or \
-            not any(c.type == "=" for c in init.children):
+    if name is None or name.type != "identifier" or value is None:
         return
+    if value.type != "initializer_list" and not any(c.type == "=" for c in init.children):
+        return   # a list is the same braced with or without ``=`` (``L{DT_FLOAT, ...}``); a number only with it
     type_text = "".join(tree.source(kind).split())
     line = src.line_of(tree.start(node))
     contained = _CONTAINER.fullmatch(type_text)

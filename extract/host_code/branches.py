@@ -30,6 +30,7 @@ from aclnn_conformance.extract.host_code.empty import _empty_exit, _empty_helper
 from aclnn_conformance.extract.host_code.conditions import (_data_condition, _guard, _guarded_args, _has_atom,
                                                             _plain_exit, _same_checks_both_sides)
 from aclnn_conformance.extract.host_code.templates import constexpr_decided
+from aclnn_conformance.extract.host_code.flags import flag_nested
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -131,6 +132,7 @@ def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
 
 
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
+    stmt = flag_nested(w, stmt, env) or stmt   # ``if (flag && C)``: C's checks under the flag's guard
     cond = stmt.cond.strip()
     decided = constexpr_decided(stmt, env)   # an ``if constexpr``: only the side the template takes is compiled
     if decided is None:
