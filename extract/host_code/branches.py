@@ -133,6 +133,12 @@ def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
 
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
     stmt = flag_nested(w, stmt, env) or stmt   # ``if (flag && C)``: C's checks under the flag's guard
+    if len(stmt.orelse) == 1 and re.fullmatch(r"return\s+true\s*;?", stmt.orelse[0].text.strip()) and \
+            _error_exit(stmt.then, fail) is not None:
+        # ``if (C) { fail } else { return true; }`` (aclnn_embedding_renorm.cpp:133): the check, then the return
+        _run_if(w, src, replace(stmt, orelse=()), env, fail, top)
+        reenter.run_block(w, src, stmt.orelse, env, fail, top)
+        return
     cond = stmt.cond.strip()
     decided = constexpr_decided(stmt, env)   # an ``if constexpr``: only the side the template takes is compiled
     if decided is None:

@@ -1,0 +1,48 @@
+"""A check written ``if (C) { log; return false; } else { return true; }``: the check of C with the
+caller's status (ops-nn norm/renorm/op_api/aclnn_embedding_renorm.cpp:130-142); an else doing anything
+else is not read so."""
+from __future__ import annotations
+
+from aclnn_conformance.extract.cpp import read_source
+from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+
+API = """
+static bool CheckFormatValid(const aclTensor* self)
+{
+    if (self->GetStorageFormat() == op::Format::FORMAT_FRACTAL_NZ) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Input format only support [ND].");
+        return false;
+    } else {
+        %s
+    }
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    CHECK_RET(CheckFormatValid(self), ACLNN_ERR_PARAM_INVALID);
+    OP_CHECK_NULL(out, return ACLNN_ERR_PARAM_NULLPTR);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def _walk(tmp_path, orelse: str) -> list:
+    (tmp_path / "math").mkdir()
+    src = read_source("snippet.cpp", API % orelse)
+    fn = src.functions["aclnnSnipGetWorkspaceSize"]
+    names = ["self", "out", "workspaceSize", "executor"]
+    return walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
+                    "atlas-a2")
+
+
+def test_a_check_whose_else_returns_true_is_read(tmp_path):
+    events = _walk(tmp_path, "return true;")
+    assert [e.kind for e in events] == ["check", "check"]
+    assert events[0].status == 161002 and "FRACTAL_NZ" in str(events[0].args)
+    assert (events[1].template, events[1].args_dict()["param"]) == ("null", "out")
+
+
+def test_an_else_doing_more_stays_unread(tmp_path):
+    events = _walk(tmp_path, "OP_CHECK_NULL(out, return false); return true;")
+    assert events[0].kind == "unread"
