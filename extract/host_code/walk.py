@@ -45,7 +45,7 @@ from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch
                                                        _negative_dim_loop, _numel_loop, _run_array_loop,
                                                        _slice_compare_loop, _slice_loop)
 import aclnn_conformance.extract.host_code.reenter as reenter
-from aclnn_conformance.extract.host_code import aggregates
+from aclnn_conformance.extract.host_code import aggregates, searches
 
 
 def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str) -> list[Event]:
@@ -153,7 +153,7 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
         if w.depth == 1 and stmt.offset in w.api_top:
             w.top_guards = len(w.guards)
         stmt = aggregates.rewrite(w, stmt, env)   # a member of an aggregate of the arguments read as it
-        if aggregates.read_declaration(w, src, stmt, env):
+        if aggregates.read_declaration(w, src, stmt, env) or searches.read_search(w, src, stmt, env, fail):
             continue
         guard = _null_guard(w, stmt, env) or _false_status_null_guard(w, stmt, env, fail)
         if guard is not None:
