@@ -133,9 +133,10 @@ def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
 
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
     stmt = flag_nested(w, stmt, env) or stmt   # ``if (flag && C)``: C's checks under the flag's guard
-    if len(stmt.orelse) == 1 and re.fullmatch(r"return\s+true\s*;?", stmt.orelse[0].text.strip()) and \
-            _error_exit(stmt.then, fail) is not None:
-        # ``if (C) { fail } else { return true; }`` (aclnn_embedding_renorm.cpp:133): the check, then the return
+    if stmt.orelse and _error_exit(stmt.then, fail) is not None and \
+            not re.search(r"return\s+false|ACLNN_ERR_PARAM|OP_CHECK", "".join(s.text for s in _flatten(stmt.orelse))):
+        # ``if (C) { fail } else { S }``, S failing nowhere, is ``if (C) { fail } S``: an else returning
+        # true (aclnn_embedding_renorm.cpp:133), an else-if returning success (aclnn_sync_batch_norm_gather_stats.cpp:271)
         _run_if(w, src, replace(stmt, orelse=()), env, fail, top)
         reenter.run_block(w, src, stmt.orelse, env, fail, top)
         return
