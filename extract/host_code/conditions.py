@@ -187,6 +187,8 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 n = reenter.value(w, parts[1], env) if md else None
             except Unreadable:   # a bound that is no constant (``rank > repeats->Size()``): an integer test
                 break
+            if md and isinstance(n, tuple) and n[:1] == ("lin",):
+                break   # another tensor's rank (``a->GetDimNum() != b->GetDimNum()``): an integer test below
             if md and (not isinstance(n, int) or isinstance(n, bool)):
                 raise Unreadable(f"the rank bound {parts[1]!r}")
             if md:
