@@ -17,16 +17,13 @@ static aclnnStatus CheckParams(const aclTensor* self, aclTensor* out)
 aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* mask, aclTensor* out,
                                       uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    auto uniqueExecutor = CREATE_EXECUTOR();
     OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
     if (self->IsEmpty()) {
         *workspaceSize = 0;
-        uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
     }
     if (mask->IsEmpty()) {
         *workspaceSize = 0;
-        uniqueExecutor.ReleaseTo(executor);
         return ACLNN_SUCCESS;
     }
     auto ret = CheckParams(self, out);
