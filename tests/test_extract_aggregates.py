@@ -6,8 +6,7 @@ The shapes of ops-nn norm/lp_norm_v2/op_api/aclnn_linalg_vector_norm.cpp:209-230
 norm/sync_batch_norm_backward_reduce/op_api/aclnn_batch_norm_backward_reduce.cpp:43-267."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from tests.snippet_walk import walk
 
 API = """
 static const std::initializer_list<DataType> SUPPORT_LIST{DataType::DT_FLOAT, DataType::DT_FLOAT16};
@@ -96,12 +95,8 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* ot
 NAMES = ["self", "other", "gradA", "gradB", "outA", "outB", "workspaceSize", "executor"]
 
 
-def _walk(tmp_path, api: str = API) -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", api)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    return walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, NAMES)},
-                    "atlas-a2")
+def _walk(api: str = API) -> list:
+    return walk(api, NAMES)
 
 
 def _checks(events: list) -> list[tuple]:
@@ -109,8 +104,8 @@ def _checks(events: list) -> list[tuple]:
             for e in events if e.kind == "check"]
 
 
-def test_members_of_aggregates_read_as_the_arguments_they_hold(tmp_path):
-    events = _walk(tmp_path)
+def test_members_of_aggregates_read_as_the_arguments_they_hold():
+    events = _walk()
     assert [e.text for e in events if e.kind == "unread"] == []
     checks = _checks(events)
     assert checks[0][:3] == ("null", "self", 161001)        # p.self
@@ -124,7 +119,7 @@ def test_members_of_aggregates_read_as_the_arguments_they_hold(tmp_path):
                                        ["value", ("not", ("not", ("flag", "gradB")))], ["value", ("flag", "gradB")]]
 
 
-def test_a_loop_of_unknown_count_stays_unread(tmp_path):
-    events = _walk(tmp_path, API.replace("CheckOutputs(outputs, m, masks)",
+def test_a_loop_of_unknown_count_stays_unread():
+    events = _walk(API.replace("CheckOutputs(outputs, m, masks)",
                                          "CheckOutputs(outputs, outB->Size(), masks)"))
     assert any(e.kind == "unread" for e in events)

@@ -5,8 +5,7 @@ of C with the caller's status (ops-nn norm/renorm/op_api/aclnn_embedding_renorm.
 that checks more is not read so."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from tests.snippet_walk import walk
 
 API = """
 static bool CheckFormatValid(const aclTensor* self)
@@ -29,24 +28,18 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uin
 """
 
 
-def _walk(tmp_path, orelse: str) -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API % orelse)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "out", "workspaceSize", "executor"]
-    return walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                    "atlas-a2")
+NAMES = ["self", "out", "workspaceSize", "executor"]
 
 
-def test_a_check_whose_else_returns_true_is_read(tmp_path):
-    events = _walk(tmp_path, "return true;")
+def test_a_check_whose_else_returns_true_is_read():
+    events = walk(API % "return true;", NAMES)
     assert [e.kind for e in events] == ["check", "check"]
     assert events[0].status == 161002 and "FRACTAL_NZ" in str(events[0].args)
     assert (events[1].template, events[1].args_dict()["param"]) == ("null", "out")
 
 
-def test_an_else_doing_more_stays_unread(tmp_path):
-    events = _walk(tmp_path, "OP_CHECK_NULL(out, return false); return true;")
+def test_an_else_doing_more_stays_unread():
+    events = walk(API % "OP_CHECK_NULL(out, return false); return true;", NAMES)
     assert events[0].kind == "unread"
 
 
@@ -69,13 +62,8 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uin
 """
 
 
-def test_a_check_whose_else_if_returns_success_is_read(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", GATHER)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "out", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+def test_a_check_whose_else_if_returns_success_is_read():
+    events = walk(GATHER, NAMES)
     assert [e.kind for e in events if e.kind == "unread"] == []
     checks = [(e.template, e.status, e.line) for e in events if e.kind == "check"]
     assert checks[1][1:] == (161002, 7)      # dim 0 of self zero: refused

@@ -5,7 +5,7 @@ bound the reader knows (ops-math random/stateless_sample_multinomial/op_api/acln
 from __future__ import annotations
 
 from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from tests.snippet_walk import walk
 
 API = """
 constexpr int64_t MAX_CONSECUTIVE = 1 << 24;
@@ -25,13 +25,8 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uin
 """
 
 
-def test_a_rank_against_another_and_a_shifted_constant(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    assert src.constants["MAX_CONSECUTIVE"] == 1 << 24
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "out", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+def test_a_rank_against_another_and_a_shifted_constant():
+    assert read_source("snippet.cpp", API).constants["MAX_CONSECUTIVE"] == 1 << 24
+    events = walk(API, ["self", "out", "workspaceSize", "executor"])
     assert [(e.kind, e.template) for e in events] == [("check", "ranks_equal"), ("check", "dims_compare")]
     assert events[1].args_dict()["b"] == 1 << 24

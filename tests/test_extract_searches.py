@@ -4,9 +4,8 @@ aclnn_linalg_vector_norm.cpp:116-132). A lambda taking ``int`` leaves the calls 
 32 bits unread."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
 from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds
+from tests.snippet_walk import walk
 
 API = """
 static inline bool CheckDimsValue(const aclTensor* self, const aclIntArray* dims)
@@ -40,17 +39,12 @@ SET_LOOP = """std::set<int64_t> dimSet;
     }"""
 
 
-def _walk(tmp_path, ctype: str, tail: str = "") -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API % (ctype, tail))
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "dims", "out", "workspaceSize", "executor"]
-    return walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                    "atlas-a2")
+def _walk(ctype: str, tail: str = "") -> list:
+    return walk(API % (ctype, tail), ["self", "dims", "out", "workspaceSize", "executor"])
 
 
-def test_a_search_of_the_array_checks_each_element(tmp_path):
-    events = _walk(tmp_path, "int64_t")
+def test_a_search_of_the_array_checks_each_element():
+    events = _walk("int64_t")
     assert [(e.template, e.status, e.line) for e in events] == [("attr_in_rank_range", 161002, 9)] * 2 + \
         [("null", 161001, 18)]
     assert {dict(e.args).get("min", dict(e.args).get("max")) for e in events[:2]} == {(-1, 0), (1, -1)}
@@ -61,8 +55,8 @@ def _call(dims: list[int]) -> CallView:
                     {"dims": dims}, frozenset())
 
 
-def test_a_lambda_taking_int_leaves_wide_elements_unread(tmp_path):
-    events = _walk(tmp_path, "int")
+def test_a_lambda_taking_int_leaves_wide_elements_unread():
+    events = _walk("int")
     assert [e.kind for e in events] == ["unread", "check", "check", "check"]
     when = events[0].args_dict()["when"]
     assert guard_holds(_call([0, 1 << 32]), when) is True     # converted to int: 0, in range
@@ -70,12 +64,12 @@ def test_a_lambda_taking_int_leaves_wide_elements_unread(tmp_path):
     assert guard_holds(_call([]), when) is False
 
 
-def test_a_set_of_the_wrapped_dims_seen_makes_them_unique(tmp_path):
-    events = _walk(tmp_path, "int64_t", SET_LOOP)
+def test_a_set_of_the_wrapped_dims_seen_makes_them_unique():
+    events = _walk("int64_t", SET_LOOP)
     assert [(e.template, e.status) for e in events][2:] == [("attr_dims_unique", 161002), ("null", 161001)]
     assert events[2].args_dict() == {"attr": "dims", "tensor": "self"}
 
 
-def test_a_set_used_elsewhere_leaves_the_loop_unread(tmp_path):
-    events = _walk(tmp_path, "int64_t", SET_LOOP + "\n    dimSet.clear();")
+def test_a_set_used_elsewhere_leaves_the_loop_unread():
+    events = _walk("int64_t", SET_LOOP + "\n    dimSet.clear();")
     assert "unread" in [e.kind for e in events]

@@ -3,9 +3,8 @@
 (ops-math random/drop_out_do_mask/op_api/aclnn_dropout_do_mask.cpp:145-159)."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
 from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds
+from tests.snippet_walk import walk
 
 API = """
 static aclnnStatus CheckParams(const aclTensor* self, aclTensor* out)
@@ -38,13 +37,8 @@ def _call(mask_shape: tuple) -> CallView:
                      "out": TensorView("FLOAT", (3,), "ND")}, {}, frozenset())
 
 
-def test_the_checks_after_two_empty_returns_are_read(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "mask", "out", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+def test_the_checks_after_two_empty_returns_are_read():
+    events = walk(API, ["self", "mask", "out", "workspaceSize", "executor"])
     assert [e.kind for e in events] == ["check", "empty", "empty", "check"]
     shape = events[-1]
     assert (shape.template, shape.status) == ("shapes_equal", 161002)
