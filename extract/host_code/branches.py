@@ -31,6 +31,7 @@ from aclnn_conformance.extract.host_code.conditions import (_data_condition, _gu
                                                             _plain_exit, _same_checks_both_sides)
 from aclnn_conformance.extract.host_code.templates import constexpr_decided
 from aclnn_conformance.extract.host_code.flags import flag_nested
+from aclnn_conformance.extract.host_code.partial import run_partly_read_branch
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -184,7 +185,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
             reenter.call_fn(w, fn, call[1], env, fail=code)
             return
     if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env) or \
-            _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
+            _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top) or \
+            run_partly_read_branch(w, src, stmt, env, fail, top):
         return
     if all(s.kind == "call" and re.fullmatch(r"OP_LOG\w*\s*\(.*\)\s*;?", s.text.strip(), re.S)
            for s in _flatten(stmt.then + stmt.orelse)):
