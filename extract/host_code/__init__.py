@@ -23,7 +23,8 @@ fixture tests in tests/test_extract_*.py):
 - ``branches``: Branches: ``if``/``else`` on a condition (decided by the product, guarded by the call's
   dtypes, or unread with its assignments forgotten), the choices a guarded branch leaves, ``if
   (!Checker(...))``, ``if (F(...) != ACLNN_SUCCESS)``, ``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``, locals a
-  function mutates after a point, a check whose else fails nowhere (``else { return true; }``, an else-if
+  function mutates after a point (a tensor local declared without a value and set by kernels or compute
+  helpers on every path a kernel's result), a check whose else fails nowhere (``else { return true; }``, an else-if
   returning success) read as the check followed by the else.
 - ``statements``: What a statement or a branch is, read from its text without walking it: a branch that only
   logs and fails (its status), one that returns success, whether a text makes a parameter check, what the rest

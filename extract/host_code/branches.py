@@ -11,8 +11,8 @@ from typing import Any
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
 from aclnn_conformance.extract.syntax import open_braces
 from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable, Walk,
-                                                       _End, _Stop, _args, _cite, _enclosing_function, _flatten, _macro,
-                                                       _split_top, _status_of, _strip)
+                                                       _End, _Stop, _args, _cite, _enclosing_body, _enclosing_function,
+                                                       _flatten, _macro, _split_top, _status_of, _strip)
 from aclnn_conformance.extract.host_code.promotion import _dexpr
 from aclnn_conformance.extract.host_code.statements import (_checks_params, _error_exit, _first_param_check,
                                                             _in_order_mutations, _is_checker, _reachable_after)
@@ -199,7 +199,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
-    _forget_assigned(stmt, env)
+    _forget_assigned(stmt, env, w, src)
 
 
 def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
@@ -380,12 +380,21 @@ def _returned(w: Walk, value: Any) -> Any:
     return ("dexpr", d)
 
 
-def _forget_assigned(stmt: Stmt, env: dict) -> None:
+def _forget_assigned(stmt: Stmt, env: dict, w: Walk | None = None, src: SourceFile | None = None) -> None:
     """A branch the reader does not follow: the locals it assigns are unknown after it (a check on
-    them is unread, never read with the value from before the branch)."""
+    them is unread, never read with the value from before the branch). With the walk, a tensor local
+    declared without a value (``const aclTensor* out;``) and set by a kernel or a compute helper on
+    every path through the branch holds a kernel's result (aclnn_multinomial.cpp:465-513)."""
     assigned = [s for s in _flatten(stmt.then + stmt.orelse) if s.kind == "decl"]
     for s in assigned:
         m = re.match(r"([A-Za-z_]\w*)\s*(?:[-+*/%|&^]|<<|>>)?=(?!=)", s.text.strip())   # ``+=`` too
+        if m and m.group(1) not in env and w is not None and src is not None and \
+                len(re.findall(rf"\baclTensor\s*\*\s*{re.escape(m.group(1))}\s*[;=]",
+                               _enclosing_body(src, stmt.offset))) == 1 and \
+                re.search(rf"\baclTensor\s*\*\s*{re.escape(m.group(1))}\s*;", _enclosing_body(src, stmt.offset)) \
+                and _kernel_on_every_path((stmt,), m.group(1), w):
+            env[m.group(1)] = ("kernel-result", m.group(1))
+            continue
         if not m or m.group(1) not in env:
             continue
         name = m.group(1)
@@ -393,7 +402,7 @@ def _forget_assigned(stmt: Stmt, env: dict) -> None:
         others = [x for x in assigned if x is not s and re.match(rf"{name}\s*=(?!=)", x.text.strip())]
         if reshaped and not others and _tensor_dtype(None, name, env) is not None:
             continue   # a tensor reshaped in place keeps its dtype (reshape.h:18-34)
-        env[name] = ("kernel-result", name) if _kernel_on_every_path((stmt,), name) else Opaque(s.text.strip())
+        env[name] = ("kernel-result", name) if _kernel_on_every_path((stmt,), name, w) else Opaque(s.text.strip())
 
 
 def _run_negated_checker(w: Walk, cond: str, env: dict, code: int) -> bool:
