@@ -4,6 +4,8 @@ constants taken from the tree's nodes, bodies split into the statements the tree
 interpreter (``extract.host_code``) says ``unread`` for what it does not know."""
 from __future__ import annotations
 
+import ast
+import operator
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -118,9 +120,10 @@ def _read_declaration(src: SourceFile, tree: Parsed, node: Node) -> None:
     name, value = init.child_by_field_name("declarator"), init.child_by_field_name("value")
     if name is not None and name.type == "reference_declarator":
         name = name.named_children[-1]
-    if name is None or name.type != "identifier" or value is None or \
-            not any(c.type == "=" for c in init.children):
+    if name is None or name.type != "identifier" or value is None:
         return
+    if value.type != "initializer_list" and not any(c.type == "=" for c in init.children):
+        return   # a list is the same braced with or without ``=`` (``L{DT_FLOAT, ...}``); a number only with it
     type_text = "".join(tree.source(kind).split())
     line = src.line_of(tree.start(node))
     contained = _CONTAINER.fullmatch(type_text)
@@ -132,11 +135,34 @@ def _read_declaration(src: SourceFile, tree: Parsed, node: Node) -> None:
             src.pair_lists[tree.source(name)] = (_dtype_pairs(tree, value), line)
         elif _FORMAT_TYPE.fullmatch(contained.group(1)):
             src.format_lists[tree.source(name)] = (tuple(_FORMAT.findall(items)), line)
-    elif value.type == "number_literal" and type_text.removeprefix("std::") in _INT_TYPES and \
-            tree.source(value).isdigit() and \
+    elif value.type in ("number_literal", "binary_expression", "parenthesized_expression") and \
+            type_text.removeprefix("std::") in _INT_TYPES and _int_literal(tree.source(value)) is not None and \
             any(c.type in ("type_qualifier", "storage_class_specifier") and tree.source(c) in ("const", "constexpr")
                 for c in node.children):
-        src.constants[tree.source(name)] = int(tree.source(value))
+        src.constants[tree.source(name)] = _int_literal(tree.source(value))
+
+
+def _int_literal(text: str) -> int | None:
+    """A decimal literal, or literals joined by ``<<``, ``*``, ``+`` (``1 << 24``), whose value stays
+    below 2**31 (computed alike in any integer type); None otherwise."""
+    ops = {ast.Add: operator.add, ast.Mult: operator.mul, ast.LShift: operator.lshift}
+
+    def value(node: ast.AST) -> int | None:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.BinOp) and type(node.op) in ops:
+            a, b = value(node.left), value(node.right)
+            if a is None or b is None or (isinstance(node.op, ast.LShift) and b > 31):
+                return None
+            return ops[type(node.op)](a, b)
+        return None
+    if not re.fullmatch(r"[\d\s()+*<]+", text):
+        return None
+    try:
+        got = value(ast.parse(text.strip(), mode="eval").body)
+    except SyntaxError:
+        return None
+    return got if got is not None and 0 <= got < 2 ** 31 else None
 
 
 def _dtype_pairs(tree: Parsed, value: Node) -> tuple[tuple[str, str], ...]:

@@ -1113,6 +1113,10 @@ def int_holds(call: CallView, t: Any) -> bool | None:
     head = t[0]
     if head == "guard":   # a branch's condition on dtypes, contiguity or argument values
         return guard_holds(call, t[1])
+    if head == "any-elem":   # ["any-elem", attr, op, n]: some element of an integer array compares with n
+        values = call.attrs.get(t[1])
+        values = _int_values(values) if isinstance(values, (list, tuple)) else None
+        return None if values is None else any(_COMPARE[t[2]](v, t[3]) for v in values)
     if head == "same-shape":
         x, y = shape_value(call, t[1]), shape_value(call, t[2])
         return None if x is None or y is None else x == y

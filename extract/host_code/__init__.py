@@ -23,7 +23,9 @@ fixture tests in tests/test_extract_*.py):
 - ``branches``: Branches: ``if``/``else`` on a condition (decided by the product, guarded by the call's
   dtypes, or unread with its assignments forgotten), the choices a guarded branch leaves, ``if
   (!Checker(...))``, ``if (F(...) != ACLNN_SUCCESS)``, ``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``, locals a
-  function mutates after a point.
+  function mutates after a point (a tensor local declared without a value and set by kernels or compute
+  helpers on every path a kernel's result), a check whose else fails nowhere (``else { return true; }``, an else-if
+  returning success) read as the check followed by the else.
 - ``statements``: What a statement or a branch is, read from its text without walking it: a branch that only
   logs and fails (its status), one that returns success, whether a text makes a parameter check, what the rest
   of a function after a statement may reach, and the locals a loop or switch not followed assigns.
@@ -38,7 +40,7 @@ fixture tests in tests/test_extract_*.py):
   checks after it, ``OP_CHECK_NULL(x, return false)`` for a status, optional arguments (``p != nullptr &&
   ...``, ``if (p != nullptr) {checks}`` and a local it assigns, a choice on p's null-ness after it), a null
   pointer flag, two pointer arguments compared, the null check of a contiguous copy, an element count set
-  only when non-null.
+  only when non-null, an optional tensor refused when given.
 - ``dtypes``: Dtype lists and checks: ``OP_CHECK_DTYPE_NOT_SUPPORT`` over per-product lists,
   ``OP_CHECK_DTYPE_NOT_MATCH``/``NOT_SAME``, the data_type_utils.h classes, dtype atoms of a failure,
   conjunctions of dtype conditions, ``std::find`` in a list, dtype pairs, constant maps and their ``find``,
@@ -76,13 +78,26 @@ fixture tests in tests/test_extract_*.py):
   check of a Cast's result fails, with its status, on the pairs without a route.
 - ``empty``: Empty tensors: the empty-tensor early return of GetWorkspaceSize (or of a status function it
   calls), ``FillScalar`` on an empty tensor, the tensors an emptiness test names, an emptiness helper, loops
-  finding a 0 dim or a 0 element, parameter checks after the return (unread).
+  finding a 0 dim or a 0 element, a second empty return after the first, parameter checks after the return
+  (unread).
 - ``products``: Product branches: if/else-if chains and switches on the product (``GetCurNpuArch()``,
   ``GetSocVersion()`` in opbase's enum order, ``IsRegBase``), decided per product; bool helpers whose result
   the product decides; a helper's statements with its product branches taken.
 - ``loops``: Loops over shapes and arrays: copies of an int array, batch dims checked broadcastable, dims
   appended to shapes, negative dims refused, slices of a shape set or compared, element counts, and a loop
   over an ``aclIntArray`` dim checking each element.
+- ``aggregates``: Aggregates of the API's arguments: a struct initialised with them (``InputParams p{self,
+  ...}``), an array of structs or of values (``bool mask[3] = {a, b, c}``), its length by ``sizeof``, a member
+  read (``p.self``, ``list[1].param``) as the value it holds, an integer helper of constant returns
+  (``GetMaskIdx(i)``), and a loop of a known count over them read once per index (``if (!mask[i])
+  continue;`` a guard on the rest).
+- ``searches``: An integer array searched with ``std::find_if`` over a vector copy of it and checked not found
+  (each element's check; a lambda taking ``int`` leaves the elements past 32 bits unread), and a dim loop
+  making the wrapped dims unique through a ``std::set``.
+- ``flags``: A check guarded by a bool argument in the same condition (``if (mask && !CheckType(...))``) read
+  as the check under the flag's guard.
+- ``partial``: A branch on ``!(A && B)`` holding checks with A read and B a value no call view holds
+  (``aclTensor::Size()``): the checks under ``!A``, the calls where A holds not judged from there.
 - ``templates``: Function templates: a call binding a parameter pack (``const Ts&... args``) to the remaining
   arguments and a type parameter (``const T& t``) to the type deduced from its argument's declared type, a
   pack expanded into a call (``F(args...)``), ``if constexpr`` decided by the instantiation (``sizeof...``,
@@ -104,10 +119,10 @@ back up (a family reading an expression, a condition or a helper's body) go thro
 from __future__ import annotations
 
 # every module is imported here, before any reading: each fills its entries of reenter
-from aclnn_conformance.extract.host_code import (branches, cast_routes, casts, conditions, dtypes, empty, integers, kernels,
-                                                 loops, model, nulls, products, promotion, ranks, reductions, reenter,
-                                                 scalars, shapes, statements, templates, values,
-                                                 walk)  # noqa: F401
+from aclnn_conformance.extract.host_code import (aggregates, branches, cast_routes, casts, conditions, dtypes, empty,
+                                                 flags, integers, kernels, loops, model, nulls, partial, products,
+                                                 promotion, ranks, reductions, reenter, scalars, searches, shapes,
+                                                 statements, templates, values, walk)  # noqa: F401
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS
 from aclnn_conformance.extract.host_code.model import Event, Index, KernelIndex, T, Unreadable, _args
 from aclnn_conformance.extract.host_code.walk import walk_api

@@ -11,8 +11,8 @@ from typing import Any
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
 from aclnn_conformance.extract.syntax import open_braces
 from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable, Walk,
-                                                       _End, _Stop, _args, _cite, _enclosing_function, _flatten, _macro,
-                                                       _split_top, _status_of, _strip)
+                                                       _End, _Stop, _args, _cite, _enclosing_body, _enclosing_function,
+                                                       _flatten, _macro, _split_top, _status_of, _strip)
 from aclnn_conformance.extract.host_code.promotion import _dexpr
 from aclnn_conformance.extract.host_code.statements import (_checks_params, _error_exit, _first_param_check,
                                                             _in_order_mutations, _is_checker, _reachable_after)
@@ -30,6 +30,8 @@ from aclnn_conformance.extract.host_code.empty import _empty_exit, _empty_helper
 from aclnn_conformance.extract.host_code.conditions import (_data_condition, _guard, _guarded_args, _has_atom,
                                                             _plain_exit, _same_checks_both_sides)
 from aclnn_conformance.extract.host_code.templates import constexpr_decided
+from aclnn_conformance.extract.host_code.flags import flag_nested
+from aclnn_conformance.extract.host_code.partial import run_partly_read_branch
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -131,6 +133,14 @@ def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
 
 
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
+    stmt = flag_nested(w, stmt, env) or stmt   # ``if (flag && C)``: C's checks under the flag's guard
+    if stmt.orelse and _error_exit(stmt.then, fail) is not None and \
+            not re.search(r"return\s+false|ACLNN_ERR_PARAM|OP_CHECK", "".join(s.text for s in _flatten(stmt.orelse))):
+        # ``if (C) { fail } else { S }``, S failing nowhere, is ``if (C) { fail } S``: an else returning
+        # true (aclnn_embedding_renorm.cpp:133), an else-if returning success (aclnn_sync_batch_norm_gather_stats.cpp:271)
+        _run_if(w, src, replace(stmt, orelse=()), env, fail, top)
+        reenter.run_block(w, src, stmt.orelse, env, fail, top)
+        return
     cond = stmt.cond.strip()
     decided = constexpr_decided(stmt, env)   # an ``if constexpr``: only the side the template takes is compiled
     if decided is None:
@@ -175,7 +185,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
             reenter.call_fn(w, fn, call[1], env, fail=code)
             return
     if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env) or \
-            _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
+            _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top) or \
+            run_partly_read_branch(w, src, stmt, env, fail, top):
         return
     if all(s.kind == "call" and re.fullmatch(r"OP_LOG\w*\s*\(.*\)\s*;?", s.text.strip(), re.S)
            for s in _flatten(stmt.then + stmt.orelse)):
@@ -188,7 +199,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         raise Unreadable(f"a branch on {cond!r} holding checks")
     if any(s.kind == "return" for s in _flatten(stmt.then + stmt.orelse)):
         raise Unreadable(f"a branch on {cond!r} that returns")
-    _forget_assigned(stmt, env)
+    _forget_assigned(stmt, env, w, src)
 
 
 def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
@@ -369,12 +380,21 @@ def _returned(w: Walk, value: Any) -> Any:
     return ("dexpr", d)
 
 
-def _forget_assigned(stmt: Stmt, env: dict) -> None:
+def _forget_assigned(stmt: Stmt, env: dict, w: Walk | None = None, src: SourceFile | None = None) -> None:
     """A branch the reader does not follow: the locals it assigns are unknown after it (a check on
-    them is unread, never read with the value from before the branch)."""
+    them is unread, never read with the value from before the branch). With the walk, a tensor local
+    declared without a value (``const aclTensor* out;``) and set by a kernel or a compute helper on
+    every path through the branch holds a kernel's result (aclnn_multinomial.cpp:465-513)."""
     assigned = [s for s in _flatten(stmt.then + stmt.orelse) if s.kind == "decl"]
     for s in assigned:
         m = re.match(r"([A-Za-z_]\w*)\s*(?:[-+*/%|&^]|<<|>>)?=(?!=)", s.text.strip())   # ``+=`` too
+        if m and m.group(1) not in env and w is not None and src is not None and \
+                len(re.findall(rf"\baclTensor\s*\*\s*{re.escape(m.group(1))}\s*[;=]",
+                               _enclosing_body(src, stmt.offset))) == 1 and \
+                re.search(rf"\baclTensor\s*\*\s*{re.escape(m.group(1))}\s*;", _enclosing_body(src, stmt.offset)) \
+                and _kernel_on_every_path((stmt,), m.group(1), w):
+            env[m.group(1)] = ("kernel-result", m.group(1))
+            continue
         if not m or m.group(1) not in env:
             continue
         name = m.group(1)
@@ -382,7 +402,7 @@ def _forget_assigned(stmt: Stmt, env: dict) -> None:
         others = [x for x in assigned if x is not s and re.match(rf"{name}\s*=(?!=)", x.text.strip())]
         if reshaped and not others and _tensor_dtype(None, name, env) is not None:
             continue   # a tensor reshaped in place keeps its dtype (reshape.h:18-34)
-        env[name] = ("kernel-result", name) if _kernel_on_every_path((stmt,), name) else Opaque(s.text.strip())
+        env[name] = ("kernel-result", name) if _kernel_on_every_path((stmt,), name, w) else Opaque(s.text.strip())
 
 
 def _run_negated_checker(w: Walk, cond: str, env: dict, code: int) -> bool:

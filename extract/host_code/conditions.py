@@ -18,7 +18,7 @@ from aclnn_conformance.extract.host_code.integers import _iexpr_atom, _int_atom,
 from aclnn_conformance.extract.host_code.casts import _cast_args
 from aclnn_conformance.extract.host_code.ranks import _dims_atom, _dims_conjunction, _rank_compare, _raw_dim_size_zero
 from aclnn_conformance.extract.host_code.shapes import _shape_atom, _shape_guard
-from aclnn_conformance.extract.host_code.nulls import _drop_nonnull, _flag_atom
+from aclnn_conformance.extract.host_code.nulls import _drop_nonnull, _flag_atom, _given_atom
 from aclnn_conformance.extract.host_code.dtypes import (_DCLASS, _DCLASS_NAMES, _computed, _dlist, _dtype_atom,
                                                         _dtype_conjunction, _dtype_or_opaque, _expand, _list_find)
 from aclnn_conformance.extract.host_code.products import _product_bool, _product_chosen
@@ -187,6 +187,8 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 n = reenter.value(w, parts[1], env) if md else None
             except Unreadable:   # a bound that is no constant (``rank > repeats->Size()``): an integer test
                 break
+            if md and isinstance(n, tuple) and n[:1] == ("lin",):
+                break   # another tensor's rank (``a->GetDimNum() != b->GetDimNum()``): an integer test below
             if md and (not isinstance(n, int) or isinstance(n, bool)):
                 raise Unreadable(f"the rank bound {parts[1]!r}")
             if md:
@@ -195,7 +197,7 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
     got = _shape_atom(w, body, neg, env) or _dims_atom(w, body, neg, env) or _int_atom(w, body, neg, env) \
-        or _flag_atom(w, body, neg, env) or _iexpr_atom(w, body, neg, env)
+        or _flag_atom(w, body, neg, env) or _iexpr_atom(w, body, neg, env) or _given_atom(w, body, neg, env)
     if got is not None:
         return got
     raise Unreadable(f"the condition {cond!r}")

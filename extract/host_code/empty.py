@@ -21,21 +21,25 @@ def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...
     are read for the calls not taking it (``when`` not empty). Kept only when the reading gets at least
     as far as the scan's first parameter check; else (an unread construct of the compute path before
     it) the scan's reading stands."""
+    # the guards in force are only those of empty returns before it (``if (self->IsEmpty()) {...}
+    # if (mask->IsEmpty()) {...}``, aclnn_dropout_do_mask.cpp:145-155)
     if not (w.depth in (w.api_depth, w.api_depth + 1) and getattr(stop, "origin", None) is stmt
-            and not w.guards):
+            and len(w.guards) == getattr(w, "empty_guards", 0)):
         return False
     first = _first_param_check(rest, w)
     if first is None:
         return False
     mark, guards = len(w.events), len(w.guards)
     w.guards.append(("not", stop.guard))
-    ended = None
+    ended, outer = None, getattr(w, "empty_guards", 0)
+    w.empty_guards = len(w.guards)
     try:
         reenter.run_block(w, src, rest, env, fail, top)
     except (_Stop, _End) as exc:
         ended = exc
     finally:
         del w.guards[guards:]
+        w.empty_guards = outer
     unread = [e for e in w.events[mark:] if e.kind == "unread"]
     at = getattr(ended, "at", None)   # the statement of ``rest`` where the reading stopped
     before = rest.index(at) < rest.index(first) if at in rest else \

@@ -408,14 +408,19 @@ def _shape_like(held: Any) -> str | None:
 _KERNEL_CALL = r"l0op::(?!Cast\b)\w+\s*\("   # a kernel call (a Cast is read apart: _cast_cannot_fail)
 
 
-def _kernel_on_every_path(stmts: tuple[Stmt, ...], name: str) -> bool:
-    """``name`` is set from a kernel call on every path through ``stmts``: by one of them, or by both
-    sides of an if/else among them (an else-if chain ending in an else)."""
+def _kernel_on_every_path(stmts: tuple[Stmt, ...], name: str, w: Walk | None = None) -> bool:
+    """``name`` is set from a kernel call (with the walk, or a compute helper's) on every path through
+    ``stmts``: by one of them, or by both sides of an if/else among them (an else-if chain ending in an
+    else)."""
     for st in stmts:
         if st.kind == "decl" and re.fullmatch(rf"{re.escape(name)}\s*=\s*{_KERNEL_CALL}.*", st.text.strip(), re.S):
             return True
-        if st.kind == "if" and st.orelse and _kernel_on_every_path(st.then, name) and \
-                _kernel_on_every_path(st.orelse, name):
+        hm = re.fullmatch(rf"{re.escape(name)}\s*=\s*([A-Za-z_]\w*)\s*\(.*\)", st.text.strip(), re.S) \
+            if st.kind == "decl" and w is not None else None
+        if hm and _compute_helper(w, hm.group(1)):
+            return True
+        if st.kind == "if" and st.orelse and _kernel_on_every_path(st.then, name, w) and \
+                _kernel_on_every_path(st.orelse, name, w):
             return True
     return False
 
@@ -427,7 +432,9 @@ def _compute_helper(w: Walk, name: str) -> bool:
     if fn is None or not re.search(_KERNEL_CALL, fn.body) or "aclnnStatus" in fn.returns \
             or fn.returns.split()[-1] == "bool":
         return False
-    return not _checks_params(w, _compute_only(fn.body)) and not re.search(r"CHECK_RET|OP_CHECK", fn.body)
+    # a null passed on (``CHECK_RET(r != nullptr, nullptr)``, aclnn_multinomial.cpp:335-339) checks nothing
+    body = re.sub(r"CHECK_RET\s*\(\s*\w+\s*!=\s*nullptr\s*,\s*nullptr\s*\)", "", fn.body)
+    return not _checks_params(w, _compute_only(body)) and not re.search(r"CHECK_RET|OP_CHECK", body)
 
 
 def _broadcast_to_helper(w: Walk, rhs: str, env: dict) -> tuple | None:

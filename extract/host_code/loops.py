@@ -20,6 +20,7 @@ from aclnn_conformance.extract.host_code.empty import _no_zero_dim
 from aclnn_conformance.extract.host_code.conditions import _data_condition
 from aclnn_conformance.extract.host_code.values import _value
 from aclnn_conformance.extract.host_code.branches import _forget_if_mutated
+from aclnn_conformance.extract.host_code.searches import set_dup
 
 
 def _copy_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
@@ -314,11 +315,15 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     inner = statements(m.group(6), body_offset)
     a, ii = re.escape(arr), re.escape(i)
     elem = re.compile(rf"\(\s*\*\s*{a}\s*\)\s*\[\s*{ii}\s*\]|{a}\s*->\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)|"
-                      rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)")
+                      rf"\(\s*\*\s*{a}\s*\)\s*\.\s*operator\s*\[\s*\]\s*\(\s*{ii}\s*\)" +
+                      # a vector copy of the array (searches._array_copy) indexed the same
+                      "".join(rf"|\b{re.escape(n)}\s*\[\s*{ii}\s*\]" for n, h in env.items() if h is v and n != arr))
     decl = r"(?:const\s+)?(?:auto|int64_t|int32_t|int)\s*&?\s*(\w+)\s*=\s*(.+)"
     inner, wrapped_dup = _wrapped_local_dup(w, inner, elem, env, fail)
     if wrapped_dup is None:
         inner, wrapped_dup = _wrapped_alias_dup(w, inner, elem, env, fail)
+    if wrapped_dup is None:
+        inner, wrapped_dup = set_dup(w, src, inner, elem, env, fail)
     aliases = [dm.group(1) for st in inner if st.kind == "decl"
                and (dm := re.fullmatch(decl, st.text.strip(), re.S)) and elem.fullmatch(_strip(dm.group(2)))]
     body = "".join(st.text + ";" for st in _flatten(inner))   # what is left of it after the tails read

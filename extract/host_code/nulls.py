@@ -146,6 +146,16 @@ def _flag_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
     return None
 
 
+def _given_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """``p != nullptr`` on an optional tensor argument as a failure (``if (noise != nullptr) { return
+    false; }``, aclnn_dropout_v3.cpp:61-68): the tensor is given, an integer test of its null guard."""
+    m = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", _strip(body))
+    v = env.get(m.group(1) or m.group(2)) if m and not neg else None
+    if not (isinstance(v, T) and "aclTensor" in w.ptypes.get(v.name, "")):
+        return None
+    return "int_test", _args(test=("guard", ("not", ("null", v.name))))
+
+
 def _nonnull_count(w: Walk, stmt: Stmt, env: dict, guard: str) -> bool:
     """``int64_t n = 0; if (p != nullptr) { n = p->Numel(); }``: n holds p's element count where p is
     not null, 0 where it is (``("numel-if-nonnull", p)``; read as the count once a null check of p

@@ -241,6 +241,11 @@ _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?[fFlL]?")
 _ZERO_CAST = re.compile(r"\bstatic_cast\s*<\s*[\w:]+\s*>\s*\(\s*0\s*\)")
 
 
+def _bool_param(w: Walk, name: str) -> bool:
+    """A ``bool`` (or ``const bool``) argument of the API."""
+    return re.sub(r"^const\s+", "", w.ptypes.get(name, "").strip()) == "bool"
+
+
 def _value_test(w: Walk, cond: str, env: dict) -> tuple | None:
     """``cond`` as a spec.templates.value_test over the API's aclScalar values (``x->ToFloat()``,
     ``x->ToDouble()`` against a number) and bool arguments; None when any part is something else."""
@@ -253,10 +258,10 @@ def _value_test(w: Walk, cond: str, env: dict) -> tuple | None:
         if len(parts) > 1:
             tests = [_value_test(w, p, env) for p in parts]
             return None if None in tests else (name, *tests)
-    if isinstance(env.get(cond), T) and w.ptypes.get(env[cond].name, "").strip() == "bool":
+    if isinstance(env.get(cond), T) and _bool_param(w, env[cond].name):
         return ("flag", env[cond].name)
     flag = re.fullmatch(r"(\w+)\s*([!=]=)\s*(true|false)", cond)
-    if flag and isinstance(env.get(flag.group(1)), T) and w.ptypes.get(env[flag.group(1)].name, "").strip() == "bool":
+    if flag and isinstance(env.get(flag.group(1)), T) and _bool_param(w, env[flag.group(1)].name):
         holds = (flag.group(2) == "==") == (flag.group(3) == "true")   # training == false: not the flag
         return ("flag", env[flag.group(1)].name) if holds else ("not", ("flag", env[flag.group(1)].name))
     special = re.fullmatch(r"(?:std::)?is(nan|inf)\((.+)\)", cond)

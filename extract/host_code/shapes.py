@@ -31,6 +31,9 @@ def _brace_shape(w: Walk, text: str, rhs: str, env: dict) -> tuple | None:
     dims = []
     for a in split_args(rhs[1:-1]):
         d = _int_constant(w, a) if _int_constant(w, a) is not None else _dim_value(w, _strip(a), env)
+        held = env.get(_strip(a))
+        if d is None and isinstance(held, tuple) and held[:1] == ("dim",):   # a local holding a dim
+            d = held
         if d is None:
             return None
         dims.append(d if _is_int(d) else tuple(d[1:]))

@@ -46,6 +46,7 @@ from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch
                                                        _negative_dim_loop, _numel_loop, _run_array_loop,
                                                        _slice_compare_loop, _slice_loop)
 import aclnn_conformance.extract.host_code.reenter as reenter
+from aclnn_conformance.extract.host_code import aggregates, searches
 
 
 def walk_api(index: Index, fn: Function, bindings: dict[str, Any], product: str) -> list[Event]:
@@ -152,6 +153,9 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
     for i, stmt in enumerate(stmts):
         if w.depth == 1 and stmt.offset in w.api_top:
             w.top_guards = len(w.guards)
+        stmt = aggregates.rewrite(w, stmt, env)   # a member of an aggregate of the arguments read as it
+        if aggregates.read_declaration(w, src, stmt, env) or searches.read_search(w, src, stmt, env, fail):
+            continue
         guard = _null_guard(w, stmt, env) or _false_status_null_guard(w, stmt, env, fail)
         if guard is not None:
             _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
@@ -204,6 +208,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
     if stmt.kind == "other":
         if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
                 _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env) or \
+                aggregates.run_unrolled_loop(w, src, stmt, env, fail, top) or \
                 _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
                 _slice_compare_loop(w, src, stmt, env, fail) or \
                 _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
@@ -437,6 +442,8 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
     succeeded = re.fullmatch(r"(.+?)\s*==\s*ACLNN_SUCCESS", cond, re.S)
     if succeeded and _remapped_call(w, succeeded.group(1), env, code):
         return
+    if isinstance(env.get(cond), Opaque) and _check_ret_false(w, cond, env, code):
+        return   # ``ret = F(...); CHECK_RET(ret, CODE)``: F's checks with CODE
     call = _macro(cond)
     neg = False
     if cond.startswith("!"):

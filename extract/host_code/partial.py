@@ -1,0 +1,47 @@
+"""A branch taken on ``!(A && B)`` (or ``!A || !B``) holding checks, with A a guard the reader reads
+and B a value it does not model (``!(out->IsEmpty() && std->Size() == 1)``, aclnn_normal_out.cpp:94:
+aclTensor::Size() counts the storage shape's elements, opbase common_types.cpp:477-480, which no call
+view holds): the calls where A does not hold take the branch, its checks read under ``!A``; the calls
+where A holds are not judged from there on (an unread under A)."""
+from __future__ import annotations
+
+from aclnn_conformance.extract.cpp import SourceFile, Stmt
+from aclnn_conformance.extract.host_code.model import Event, Walk, _cite, _split_top, _strip
+from aclnn_conformance.extract.host_code.conditions import _guard, _guarded_args
+import aclnn_conformance.extract.host_code.reenter as reenter
+
+
+def _terms(cond: str) -> list[str] | None:
+    """The terms T of ``!(T1 && T2 ...)`` or ``!T1 || !T2 ...``, None for another condition."""
+    cond = _strip(cond)
+    if cond.startswith("!") and not cond.startswith("!="):
+        inner = _strip(cond[1:])
+        if cond[1:].strip().startswith("(") and len(_split_top(inner, "&&")) > 1:
+            return _split_top(inner, "&&")
+    parts = _split_top(cond, "||")
+    if len(parts) > 1 and all(_strip(p).startswith("!") and not _strip(p).startswith("!=") for p in parts):
+        return [_strip(p)[1:] for p in parts]
+    return None
+
+
+def run_partly_read_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """The branch's checks for the calls a readable term decides, an unread for the others."""
+    terms = _terms(stmt.cond) if not stmt.orelse else None
+    if not terms:
+        return False
+    guards = [_guard(w, t, env) for t in terms]
+    known = [g for g in guards if g is not None]
+    if not known or len(known) == len(guards):
+        return False   # nothing read, or all of it (the guarded reading's)
+    held = known[0] if len(known) == 1 else ("and", *known)
+    path, line = _cite(src, stmt.offset)
+    w.events.append(Event("unread", "", _guarded_args(w, "unread", (("when", held),)), None, path, line,
+                          " ".join(f"a branch on a value the reader does not model: if ({stmt.cond.strip()})"
+                                   .split())[:160]))
+    mark = len(w.guards)
+    w.guards.append(("not", held))
+    try:
+        reenter.run_block(w, src, stmt.then, dict(env), fail, top)
+    finally:
+        del w.guards[mark:]
+    return True
