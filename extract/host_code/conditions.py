@@ -188,7 +188,7 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
             except Unreadable:   # a bound that is no constant (``rank > repeats->Size()``): an integer test
                 break
             if md and (not isinstance(n, int) or isinstance(n, bool)):
-                raise Unreadable(f"the rank bound {parts[1]!r}")
+                break   # a bound read as no constant (another tensor's rank): an integer test, else unread
             if md:
                 name = _tensor(env, md.group(1) or md.group(2))
                 bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),

@@ -294,7 +294,8 @@ def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, st
            text: str, cites: tuple = ()) -> None:
     path, line = _cite(src, offset)
     if template == "product" and w.guards:   # every call taking the branches: the rule their guards say
-        atom = reenter.guard_atom(w.guards[0] if len(w.guards) == 1 else ("and", *w.guards))
+        g = w.guards[0] if len(w.guards) == 1 else ("and", *w.guards)
+        atom = reenter.guard_atom(g) or reenter.rank_int_rule(g)   # guard_rules.py: ranks and integers
         if atom is None:
             raise Unreadable("a failure of every call taking a data-dependent branch")
         template, args = atom
