@@ -10,6 +10,7 @@ from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
 from aclnn_conformance.extract.syntax import open_braces
+from aclnn_conformance.extract.host_code.scalar_shapes import branch_constants_blanked, rank_zero_spelled
 from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable, Walk,
                                                        _End, _Stop, _args, _cite, _enclosing_function, _flatten, _macro,
                                                        _split_top, _status_of, _strip)
@@ -131,6 +132,8 @@ def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
 
 
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
+    if rank_zero_spelled(stmt.cond) != stmt.cond:   # a shape's IsScalar(): its rank 0
+        stmt = replace(stmt, cond=rank_zero_spelled(stmt.cond))
     cond = stmt.cond.strip()
     decided = constexpr_decided(stmt, env)   # an ``if constexpr``: only the side the template takes is compiled
     if decided is None:
@@ -412,7 +415,8 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         env[name] = Opaque(name)
         return
     rest = _reachable_after(fn, stmt)
-    if value[0] == "lin":   # the rank-0 branches _rank0_branch reads
+    if value[0] == "lin":   # the rank-0 branches _rank0_branch reads, constants set in guarded branches
+        rest = branch_constants_blanked(rest, name)
         rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*(?:-?\s*\d+|true|false)|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
