@@ -25,6 +25,7 @@ from aclnn_conformance.extract.host_code.products import _product_bool, _product
 from aclnn_conformance.extract.host_code.scalars import _has_compare, _string_test, _value_test
 from aclnn_conformance.extract.host_code.kernels import _kernel_made
 from aclnn_conformance.extract.host_code.empty import _zero_dim_loop, _zero_elem_loop
+from aclnn_conformance.extract.host_code.guard_rules import contiguity_rule
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -65,8 +66,10 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
             for p in parts:
                 _data_condition(w, src, offset, f"!({p})", env, code, text)
             return
-        if len(_split_top(inner, "||")) > 1:
-            raise Unreadable(f"the condition {cond!r}")
+        ors = _split_top(inner, "||")
+        if len(ors) > 1:   # !(a || b) = !a && !b: a conjunction the reader may read as one test
+            _data_condition(w, src, offset, " && ".join(f"!({p})" for p in ors), env, code, text)
+            return
     parts = _split_top(cond, "||")
     if len(parts) > 1:
         for p in parts:
@@ -195,7 +198,7 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
     got = _shape_atom(w, body, neg, env) or _dims_atom(w, body, neg, env) or _int_atom(w, body, neg, env) \
-        or _flag_atom(w, body, neg, env) or _iexpr_atom(w, body, neg, env)
+        or _flag_atom(w, body, neg, env) or _iexpr_atom(w, body, neg, env) or contiguity_rule(body, neg, env)
     if got is not None:
         return got
     raise Unreadable(f"the condition {cond!r}")

@@ -2,12 +2,14 @@
 data-dependent branch (the caller decides the status), and every call taking it fails with that
 status: the rule violated exactly when the guard holds. A guard on one tensor's rank against a
 constant is a rank range; a guard made only of comparisons of integers, ranks and dims (``and``,
-``or``, ``not`` of them) is the integer test of those comparisons. Anything else is not read here."""
+``or``, ``not`` of them) is the integer test of those comparisons; a tensor not contiguous, the
+integer test of that guard. Anything else is not read here."""
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from aclnn_conformance.extract.host_code.model import _args
+from aclnn_conformance.extract.host_code.model import T, _args
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 # the rank bounds a rank failing ``rank op n`` leaves: rank_range's min and max
@@ -53,6 +55,16 @@ def rank_int_rule(g: Any) -> tuple[str, tuple] | None:
                 rest = g[1:i + 1] + g[i + 2:]
                 return rule[0], tuple(sorted(rule[1] + (("when", rest[0] if len(rest) == 1 else ("and", *rest)),)))
     return None
+
+
+def contiguity_rule(body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
+    """``!IsContiguous(t)`` of an API tensor failing (``OP_CHECK(op::IsContiguous(out), ...)``, ops-nn
+    index/gather_elements/op_api/aclnn_max_unpool3d_backward.cpp:59): the integer test of the guard
+    ``not contiguous`` (opbase tensor_view_utils.h IsContiguous; a null tensor counts as contiguous)."""
+    m = re.fullmatch(r"(?:op::)?IsContiguous\(\s*(\w+)\s*\)", body.strip())
+    if not (m and neg and isinstance(env.get(m.group(1)), T)):
+        return None
+    return "int_test", _args(test=("guard", ("not", ("contiguous", (env[m.group(1)].name,)))))
 
 
 reenter.rank_int_rule = rank_int_rule
