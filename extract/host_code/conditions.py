@@ -25,7 +25,7 @@ from aclnn_conformance.extract.host_code.products import _product_bool, _product
 from aclnn_conformance.extract.host_code.scalars import _has_compare, _string_test, _value_test
 from aclnn_conformance.extract.host_code.kernels import _kernel_made
 from aclnn_conformance.extract.host_code.empty import _zero_dim_loop, _zero_elem_loop
-from aclnn_conformance.extract.host_code.guard_rules import contiguity_rule
+from aclnn_conformance.extract.host_code.guard_rules import contiguity_rule, selects_decided
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -33,6 +33,7 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                     text: str) -> None:
     """The checks of a failure taken when ``cond`` holds: an OR of atoms, each one check."""
     cond = _strip(cond)
+    env = selects_decided(w.guards, env)   # a local chosen on a rank test the branch decides
     string = _string_test(w, cond, env)
     if string is not None:   # a string argument none of the words the code accepts
         _check(w, src, offset, "string_in", _args(attr=string[0], values=string[1]), code, text)

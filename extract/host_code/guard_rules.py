@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from aclnn_conformance.extract.host_code.model import T, _args
+from aclnn_conformance.extract.host_code.model import T, Walk, _args
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 # the rank bounds a rank failing ``rank op n`` leaves: rank_range's min and max
@@ -65,6 +65,37 @@ def contiguity_rule(body: str, neg: bool, env: dict) -> tuple[str, tuple] | None
     if not (m and neg and isinstance(env.get(m.group(1)), T)):
         return None
     return "int_test", _args(test=("guard", ("not", ("contiguous", (env[m.group(1)].name,)))))
+
+
+
+def selects_decided(guards: list, env: dict) -> dict:
+    """``env`` with each local chosen by a rank test (``("select", g, a, b)``: ``int64_t c = rank == 3 ?
+    dim0 : dim1``) made the side a guard in force decides: a inside ``if (rank == 3)``, b in its else
+    (ops-nn index/gather_elements/op_api/aclnn_max_unpool2d_backward.cpp:83-101); ``env`` itself when
+    none is decided."""
+    decided = {}
+    for k, v in env.items():
+        if isinstance(v, tuple) and v[:1] == ("select",):
+            if v[1] in guards:
+                decided[k] = v[2]
+            elif ("not", v[1]) in guards:
+                decided[k] = v[3]
+    return {**env, **decided} if decided else env
+
+
+
+def passed_length_checks(w: Walk) -> list:
+    """The guards every call reaching the statement being walked holds because it passed an earlier
+    check failing on an integer array's length (``OP_CHECK(outputSize->Size() == 2, ...)``, ops-nn
+    index/gather_elements/op_api/aclnn_max_unpool2d_backward.cpp:106-109): ``("not", g)`` of each
+    such check made for every call (no ``when``), so ``(*outputSize)[1]`` after it is inside the array."""
+    passed = []
+    for e in w.events:
+        args = dict(e.args) if e.kind == "check" and e.template == "int_test" else {}
+        test = args.get("test")
+        if "when" not in args and isinstance(test, tuple) and test[:1] == ("guard",) and test[1][:1] == ("attr-len",):
+            passed.append(("not", test[1]))
+    return passed
 
 
 reenter.rank_int_rule = rank_int_rule
