@@ -11,6 +11,7 @@ from aclnn_conformance.extract.syntax import tokens
 from aclnn_conformance.spec.templates import int_leaves as templates_int_leaves, int_op
 from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Walk, _args, _is_int, _lin, _split_top,
                                                        _strip)
+from aclnn_conformance.extract.host_code.array_elements import element_compare_rule
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -289,7 +290,9 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
             if lb[4] != lb[3]:
                 kw[f"{key}_rank0"] = lb[4] + shift
             return "attr_in_rank_range", _args(attr=attr, tensor=lb[1], **kw)
-        return None
+        at = _iexpr_of(w, bound) if "__elem_" in a + b else None
+        # each element of an array against a computed integer (array_elements.py)
+        return None if at is None or _is_int(at) else element_compare_rule(attr, op, at, False)
     try:
         x, y = reenter.value(w, a, env), reenter.value(w, b, env)
     except Unreadable:

@@ -20,6 +20,7 @@ from aclnn_conformance.extract.host_code.empty import _no_zero_dim
 from aclnn_conformance.extract.host_code.conditions import _data_condition
 from aclnn_conformance.extract.host_code.values import _value
 from aclnn_conformance.extract.host_code.branches import _forget_if_mutated
+from aclnn_conformance.extract.host_code.array_elements import loop_invariant
 
 
 def _copy_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
@@ -302,7 +303,8 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     """``for (size_t i = 0; i < dim->Size(); i++) { if (<dim[i] ...>) return <code>; }`` over an
     integer array argument: the checks of each element, as checks of the array."""
     m = re.fullmatch(r"for\s*\(\s*(?:const\s+)?(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*"
-                     r"(\w+)\s*<\s*(\w+)\s*->\s*Size\(\)\s*;\s*(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{(.*)\}",
+                     r"(\w+)\s*<\s*(?:static_cast<\s*(?:u?int64_t|size_t)\s*>\s*\(\s*)?(\w+)\s*->\s*Size\(\)\s*\)?\s*;\s*"
+                     r"(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{(.*)\}",
                      stmt.text.strip(), re.S)
     if not m or m.group(2) != m.group(1) or (m.group(4) or m.group(5)) != m.group(1):
         return False
@@ -344,6 +346,8 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         if st.kind == "decl" and dm and elem.fullmatch(_strip(dm.group(2))):
             locals_.append(dm.group(1))
             continue
+        if st.kind == "decl" and dm and loop_invariant(w, dm.group(1), dm.group(2), (i, arr), body, env2):
+            continue   # a local the same on every pass (``auto dimSize = ...``): held once
         if st.kind == "if" and not st.orelse:
             code = _error_exit(st.then, fail)
             if code is None:
