@@ -101,7 +101,7 @@ back up (a family reading an expression, a condition or a helper's body) go thro
 from __future__ import annotations
 
 # every module is imported here, before any reading: each fills its entries of reenter
-from aclnn_conformance.extract.host_code import (array_elements, branches, casts, conditions, dtypes, empty,
+from aclnn_conformance.extract.host_code import (array_elements, branches, casts, conditions, dim_loops, dtypes, empty,
                                                  guard_rules, integers, kernels, loops, model, nulls, products,
                                                  promotion, ranks, reductions, reenter, scalar_shapes, scalars,
                                                  set_dim_index, shapes, statements, templates, values,
