@@ -10,6 +10,7 @@ from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
 from aclnn_conformance.extract.syntax import open_braces
+from aclnn_conformance.extract.host_code.dim_loops import pointer_reads_blanked
 from aclnn_conformance.extract.host_code.scalar_shapes import branch_constants_blanked, rank_zero_spelled
 from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable, Walk,
                                                        _End, _Stop, _args, _cite, _enclosing_function, _flatten, _macro,
@@ -434,6 +435,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         if value[0] == "lin" and open_braces(rest, m.start()) == 0:
             rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
     # a dim read by ``s[i]`` (Shape::operator[]) is no change: one assigned, stepped or bound to a reference is
+    rest = pointer_reads_blanked(src.functions, rest, name)   # ``&s`` to a helper only reading it
     changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
                         rf"resize|clear|erase)\s*\(|\[[^\[\];]*\]\s*(?:=(?!=)|\+\+|--|[-+*/]=)|=(?!=)|\+\+|--|[-+*/]=)|"
                         rf"(?<!&)&(?!&)\s*{n}\b|\+\+\s*{n}\b|&\s*\w+\s*=\s*{n}\s*\[|\b{n}\s*\[[^\]]*\[", rest)

@@ -1,4 +1,4 @@
-"""A loop over a shape's dims comparing it with another shape at every dim but one (ops-nn
+"""A shape passed by pointer to a helper that only reads it, and a loop over a shape's dims comparing it with another shape at every dim but one (ops-nn
 index/scatter_update/op_api/aclnn_index_copy.cpp:140-153 IsSliceShapeSame: ``for (idx < dimNum) { if
 (selfShape.GetDim(idx) != sourceShape.GetDim(idx) && idx != posDim) return false; }``): refused where
 the shapes differ outside dim ``posDim``, read on the other shape's first ``dimNum`` dims (a slice: a
@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import re
 
-from aclnn_conformance.extract.cpp import SourceFile, Stmt
+from typing import Any
+
+from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt
 from aclnn_conformance.extract.host_code.integers import _iexpr_of
 from aclnn_conformance.extract.host_code.model import Unreadable, Walk, _args, _check, _fail_status
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -39,3 +41,39 @@ def slice_same_but_one_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fai
     test = ("and", ("!=", ("rank", x[1]), 0), ("not", ("same-shape", mine, other)))
     _check(w, src, stmt.offset, "int_test", _args(test=test), _fail_status(m.group("ret"), fail), stmt.text)
     return True
+
+
+_SHAPE_HELD = ("shape-of", "bshape", "shape-expr", "built-shape", "bshape-built")
+
+
+def _reads_only(fn: Function, param: str) -> bool:
+    """Parameter ``param`` of ``fn`` is a ``Shape*`` its body uses only as ``p->GetDim(..)`` or
+    ``p->GetDimNum()``."""
+    ctype = dict(zip(fn.params, fn.param_types)).get(param, "")
+    uses = re.findall(rf"(?<![\w.>]){re.escape(param)}\b", fn.body)
+    reads = re.findall(rf"(?<![\w.>]){re.escape(param)}\s*->\s*(?:GetDim|GetDimNum)\s*\(", fn.body)
+    return bool(re.search(r"\bShape\s*\*", ctype)) and bool(uses) and len(uses) == len(reads)
+
+
+def pointer_reads_blanked(functions: dict, rest: str, name: str) -> str:
+    """``rest`` with each ``&name`` passed to a function of ``functions`` whose parameter there only reads
+    the shape (``_reads_only``) blanked: no change of ``name``."""
+    n = re.escape(name)
+    for m in re.finditer(rf"\b([A-Za-z_]\w*)\s*\(([^;{{}}()]*?)&\s*{n}\b", rest):
+        fn = functions.get(m.group(1))
+        before = [a for a in re.split(r",", m.group(2))]
+        if fn is not None and len(before) <= len(fn.params) and _reads_only(fn, fn.params[len(before) - 1]):
+            at = m.end() - len(name)
+            amp = rest.rindex("&", 0, at)
+            rest = rest[:amp] + " " * (at + len(name) - amp) + rest[at + len(name):]
+    return rest
+
+
+def shape_by_pointer(fn: Function, param: str, arg: str, env: dict) -> Any:
+    """``&s`` passed to a ``Shape*`` parameter the helper only reads (``p->GetDim(i)``, ``p->GetDimNum()``:
+    ops-nn index/masked_scatter/op_api/aclnn_masked_scatter.cpp:119-161 isMaskCanExpandToSelfRef):
+    the shape ``s`` holds; None otherwise (a helper that may write through it is read as before)."""
+    m = re.fullmatch(r"&\s*(\w+)", arg.strip())
+    held = env.get(m.group(1)) if m else None
+    return held if isinstance(held, tuple) and held[:1] and held[0] in _SHAPE_HELD and _reads_only(fn, param) \
+        else None

@@ -249,8 +249,9 @@ def _slice_compare_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     """``for (i = 0; i < n; i++) { if (x.GetDim(a + i) != y.GetDim(b + i)) { log; return ERR; } }`` with
     x, y shapes the walk holds and n, a, b integers it knows: refused where the n dims of x from a on
     differ from those of y from b on (a tensor's n dims from 0 with n its rank are its whole shape)."""
-    m = re.fullmatch(_COUNTED_LOOP + r"\{\s*if\s*\((?P<x>[^;]+?)\s*\.\s*GetDim\s*\((?P<a>[^;]+?)\)\s*!=\s*"
-                     r"(?P<y>[^;]+?)\s*\.\s*GetDim\s*\((?P<b>[^;]+?)\)\s*\)\s*\{\s*(?:OP_LOGE\s*\([^;]*\)\s*;\s*)?"
+    # ``p->GetDim(i)`` of a shape passed by pointer as ``s.GetDim(i)``; a log of any kind before the return
+    m = re.fullmatch(_COUNTED_LOOP + r"\{\s*if\s*\((?P<x>[^;]+?)\s*(?:\.|->)\s*GetDim\s*\((?P<a>[^;]+?)\)\s*!=\s*"
+                     r"(?P<y>[^;]+?)\s*\.\s*GetDim\s*\((?P<b>[^;]+?)\)\s*\)\s*\{\s*(?:OP_LOGE\w*\s*\([^;]*\)\s*;\s*)?"
                      r"(?P<ret>return\s[^;]+;)\s*\}\s*\}", stmt.text.strip(), re.S)
     if not m:
         return False

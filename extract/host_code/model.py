@@ -44,7 +44,8 @@ SUCCESS_NAMES = ("ACLNN_SUCCESS", "ACL_SUCCESS")
 # src/nnopbase/common/utils/common_types.cpp:195 and :208, ToOpFormat an identity), so the two are read alike.
 FORMAT_OF = r"(\w+)\s*->\s*Get(?:Storage|View)Format\(\)"
 PARAM_CODES = {int(Status.ERR_PARAM_NULLPTR), int(Status.ERR_PARAM_INVALID)}
-IGNORED_CALLS = re.compile(r"^(?:OP_LOG[A-Z]*|L2_DFX_PHASE_\d|OP_LOGE_WITH_INVALID_INPUT\w*|"
+# OP_LOGE_FOR_INVALID_*: opbase include/op_common/log/log.h:721 (a report, nothing else)
+IGNORED_CALLS = re.compile(r"^(?:OP_LOG[A-Z]*|L2_DFX_PHASE_\d|OP_LOGE_WITH_INVALID_INPUT\w*|OP_LOGE_FOR_INVALID_\w+|"
                            r"OP_LOGW|OP_LOGI|OP_LOGD|ACL_LOG\w*|OP_API_\w*LOG\w*)\s*\(")
 
 

@@ -547,6 +547,8 @@ def _shape_expr_of(v: Any) -> Any:
         return ("of", v[1])
     if v[0] == "built-shape":
         return ("dims", tuple(d if _is_int(d) else ("dim", *d) for d in v[1]))
+    if v[0] == "bshape" and len(v[1]) == 2:   # two API tensors' broadcast shape (opbase BroadcastInferShape)
+        return ("broadcast", ("of", v[1][0]), ("of", v[1][1]))
     return v[1] if v[0] == "shape-expr" else None
 
 

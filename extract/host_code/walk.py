@@ -39,7 +39,7 @@ from aclnn_conformance.extract.host_code.empty import _run_after_empty, _scan_af
 from aclnn_conformance.extract.host_code.templates import template_bindings
 from aclnn_conformance.extract.host_code.conditions import _data_condition, _guard_atom, _guarded_args
 from aclnn_conformance.extract.host_code.values import _value
-from aclnn_conformance.extract.host_code.dim_loops import slice_same_but_one_loop
+from aclnn_conformance.extract.host_code.dim_loops import shape_by_pointer, slice_same_but_one_loop
 from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _remapped_call, _returned, _run_if,
                                                           _status_neutral_return, _true_unless_false)
 from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch_broadcast_loop, _copy_loop,
@@ -351,7 +351,7 @@ def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
         return templated
     if len(args) != len(fn.params):
         raise Unreadable(f"call of {fn.name} with {len(args)} arguments for {len(fn.params)} parameters")
-    return {p: _argument_value(w, a, env) for p, a in zip(fn.params, args)}
+    return {p: shape_by_pointer(fn, p, a, env) or _argument_value(w, a, env) for p, a in zip(fn.params, args)}
 
 
 def _argument_value(w: Walk, arg: str, env: dict) -> Any:
