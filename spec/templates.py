@@ -1053,7 +1053,8 @@ CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 # (its rank). A test is
 # [cmp, a, b] for cmp in == != < <= > >=, ["and", t...], ["or", t...], ["not", t], ["same-shape",
 # S1, S2], ["guard", g] (a ``guard_holds`` condition) or ["any-elem", attr, t] (t holds for some
-# element of the integer array attr, ["each"] in t standing for the element). A value the call does not give (an absent
+# element of the integer array attr, ["each"] in t standing for the element) or ["any-dim", S, t] (t holds
+# for some dim of the shape expression S, ["each"] standing for it). A value the call does not give (an absent
 # attribute or tensor, an array shorter than the element read, a dim outside its rank, a division by
 # zero) is None, and a test reading it does not decide.
 
@@ -1120,6 +1121,12 @@ def int_holds(call: CallView, t: Any) -> bool | None:
         if values is None:
             return None
         held = [int_holds(call, _each(t[2], v)) for v in values]
+        return True if True in held else None if None in held else False
+    if head == "any-dim":   # ["any-dim", S, t]: t holds for some dim of shape expression S (["each"] in t)
+        shape = shape_value(call, t[1])
+        if shape is None:
+            return None
+        held = [int_holds(call, _each(t[2], d)) for d in shape]
         return True if True in held else None if None in held else False
     if head == "same-shape":
         x, y = shape_value(call, t[1]), shape_value(call, t[2])

@@ -9,9 +9,9 @@ import re
 
 from typing import Any
 
-from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt
+from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, statements
 from aclnn_conformance.extract.host_code.integers import _iexpr_of
-from aclnn_conformance.extract.host_code.model import Unreadable, Walk, _args, _check, _fail_status
+from aclnn_conformance.extract.host_code.model import Unreadable, Walk, _args, _check, _fail_status, _is_int
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 _LOOP = re.compile(
@@ -77,3 +77,61 @@ def shape_by_pointer(fn: Function, param: str, arg: str, env: dict) -> Any:
     held = env.get(m.group(1)) if m else None
     return held if isinstance(held, tuple) and held[:1] and held[0] in _SHAPE_HELD and _reads_only(fn, param) \
         else None
+
+
+_EACH_DIM = re.compile(
+    r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int)\s+(?P<i>\w+)\s*=\s*(?P<k>\d+)\s*;\s*(?P=i)\s*<\s*(?P<n>\w+)\s*;"
+    r"\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)\s*"
+    r"\{\s*if\s*\(\s*(?P<x>\w+)\s*\.\s*GetDim\s*\(\s*(?P=i)\s*\)\s*(?P<op>[<>]=?|[!=]=)\s*(?P<v>-?\d+)\s*\)\s*\{\s*"
+    r"(?:OP_LOGE\w*\s*\([^;]*\)\s*;\s*)?(?P<ret>return\s[^;]+;)\s*\}\s*\}", re.S)
+
+
+def each_dim_from_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
+    """``for (i = k; i < rank; ++i) { if (shape.GetDim(i) <= 0) { log; return false; } }`` over a
+    tensor's view shape (ops-nn index/scatter_elements/op_api/aclnn_max_unpool2d.cpp:86-100
+    CheckInpuNullTensor): refused where one of its dims from k on compares (the integer test
+    ``any-dim`` of those dims; a rank of k or less runs no pass)."""
+    m = _EACH_DIM.fullmatch(stmt.text.strip())
+    if not m:
+        return False
+    x = reenter.shape_expr_at(w, m.group("x"), env)
+    try:
+        n = _iexpr_of(w, reenter.value(w, m.group("n"), env))
+    except Unreadable:
+        return False
+    if not (x and x[0] == "of" and n == ("rank", x[1])):
+        return False
+    k, rank = int(m.group("k")), ("rank", x[1])
+    dims = ("?", ("<=", rank, k), ("dims", ()), ("slice", x, k, ("-", rank, k)))
+    test = ("any-dim", dims, (m.group("op"), ("each",), int(m.group("v"))))
+    _check(w, src, stmt.offset, "int_test", _args(test=test), _fail_status(m.group("ret"), fail), stmt.text)
+    return True
+
+
+_CONSTANT_LOOP = re.compile(
+    r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int)\s+(?P<i>\w+)\s*=\s*0\s*;\s*(?P=i)\s*<\s*(?P<n>\w+)\s*;"
+    r"\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)\s*\{", re.S)
+
+
+def unrolled_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """``for (i = 0; i < N; ++i) { ... }`` with N a constant of at most 9 (ops-nn
+    common/inc/op_api/level2_base.h:432-442: ``for (i < EXPECT_SIZE) { if ((*stride)[i] <= 0) ...``) and a
+    body that neither changes ``i`` nor leaves the loop early: its passes in order, ``i`` a literal in each."""
+    text = stmt.text.strip()
+    m = _CONSTANT_LOOP.match(text)
+    if not m or match_close(text, m.end() - 1, "{", "}") != len(text) - 1:
+        return False
+    try:
+        n = reenter.value(w, m.group("n"), env)
+    except Unreadable:
+        return False
+    i, body = m.group("i"), text[m.end():-1]
+    if not (_is_int(n) and 0 <= n <= 9) or re.search(r"\b(?:break|continue|goto)\b", body) or \
+            re.search(rf"\b{re.escape(i)}\s*(?:[-+*/]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{re.escape(i)}\b|&\s*{re.escape(i)}\b",
+                      body):
+        return False
+    offset = stmt.offset + stmt.text.index(text) + m.end()
+    for k in range(n):   # one digit for the counter's name: the offsets, and so the lines cited, stay
+        passed = re.sub(rf"\b{re.escape(i)}\b", lambda _: str(k).ljust(len(i)), body)
+        reenter.run_block(w, src, statements(passed, offset), env, fail, top)
+    return True

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from aclnn_conformance.extract.host_code.model import T, Walk, _args
+from aclnn_conformance.extract.host_code.model import T, Walk, _args, _is_int
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 # the rank bounds a rank failing ``rank op n`` leaves: rank_range's min and max
@@ -95,6 +95,9 @@ def passed_length_checks(w: Walk) -> list:
         test = args.get("test")
         if "when" not in args and isinstance(test, tuple) and test[:1] == ("guard",) and test[1][:1] == ("attr-len",):
             passed.append(("not", test[1]))
+        elif "when" not in args and isinstance(test, tuple) and len(test) == 3 and \
+                isinstance(test[1], tuple) and test[1][:1] == ("len",) and _is_int(test[2]):
+            passed.append(("not", ("attr-len", test[1][1], test[0], test[2])))   # [op, ["len", a], n]
     return passed
 
 

@@ -39,7 +39,8 @@ from aclnn_conformance.extract.host_code.empty import _run_after_empty, _scan_af
 from aclnn_conformance.extract.host_code.templates import template_bindings
 from aclnn_conformance.extract.host_code.conditions import _data_condition, _guard_atom, _guarded_args
 from aclnn_conformance.extract.host_code.values import _value
-from aclnn_conformance.extract.host_code.dim_loops import shape_by_pointer, slice_same_but_one_loop
+from aclnn_conformance.extract.host_code.dim_loops import (each_dim_from_loop, shape_by_pointer, slice_same_but_one_loop,
+                                                           unrolled_loop)
 from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _remapped_call, _returned, _run_if,
                                                           _status_neutral_return, _true_unless_false)
 from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch_broadcast_loop, _copy_loop,
@@ -206,8 +207,9 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
                 _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env) or \
                 _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
                 _slice_compare_loop(w, src, stmt, env, fail) or slice_same_but_one_loop(w, src, stmt, env, fail) or \
+                each_dim_from_loop(w, src, stmt, env, fail) or \
                 _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
-                _negative_dim_loop(w, src, stmt, env, fail):
+                _negative_dim_loop(w, src, stmt, env, fail) or unrolled_loop(w, src, stmt, env, fail, top):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
