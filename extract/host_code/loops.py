@@ -125,12 +125,12 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
     constant appends x's dims k - c - 1 .. k - 1 in order. Each s holds a shape, or is declared empty
     (``op::Shape s;``) and untouched before: it then holds ("concat", s, ("slice", x, start, count))."""
     t = re.sub(r"\s+", " ", stmt.text.strip())
-    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = 0; \1 < (.+?); (?:\1\+\+|\+\+\1)\) ?"
-                      r"\{ (.*) \}", t)
+    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = (?P<start>\w+); \1 < (.+?); "
+                      r"(?:\1\+\+|\+\+\1)\) ?\{ (.*) \}", t)
     down = re.fullmatch(r"for ?\((?:int64_t|int) (\w+) = (\d+); \1 >= 0; (?:\1--|--\1)\) ?\{ (.*) \}", t)
     if not (up or down):
         return False
-    i, body = (up or down).group(1), (up or down).group(3)
+    i, body = (up or down).group(1), up.group(4) if up else down.group(3)
     ie = re.escape(i)
     parts = [p.strip() for p in body.split(";")]
     if parts[-1] != "":
@@ -168,10 +168,16 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
             held = ("dims", ())
         try:
             if up:
-                n = _iexpr_of(w, _value(w, up.group(2), env))
+                n = _iexpr_of(w, _value(w, up.group(3), env))
                 if index != i or re.match(r"for ?\((?:size_t|uint64_t)", t) and not _never_negative(w, n):
                     return False   # an unsigned count below 0 wraps: read only where it cannot
-                start, count = 0, ("max", n, 0)
+                # from a start the walk knows (``i = indicesLastElement``, ops-nn
+                # index/gather_nd/op_api/aclnn_gather_nd.cpp:135): the dims start .. n - 1 (a start below 0
+                # reads outside the shape: the slice leaves it undecided)
+                start = 0 if up.group("start") == "0" else _iexpr_of(w, _value(w, up.group("start"), env))
+                if start != 0 and (start is None or re.match(r"for ?\((?:size_t|uint64_t)", t)):
+                    return False
+                count = ("max", n, 0) if start == 0 else ("max", ("-", n, start), 0)
             else:
                 k = re.fullmatch(rf"(.+?) - {ie} - 1", index)
                 if not k:
