@@ -524,6 +524,11 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
     try:
         returned = _value(w, value, env)
     except Unreadable:
+        if fail is not None and re.search(r"[<>]=?|[!=]=|&&|\|\|", value):
+            # ``return reduce >= REDUCE_NONE && reduce <= REDUCE_MEAN;`` (ops-nn
+            # index/scatter_elements_v2/op_api/aclnn_scatter.cpp:134): it fails where that does not hold
+            _data_condition(w, src, stmt.offset, f"!({value})", env, fail, stmt.text)
+            raise _End(True) from None
         if fail is not None:
             raise Unreadable(f"a check function returning {value!r}") from None
         raise _End(Opaque(value)) from None
