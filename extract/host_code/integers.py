@@ -157,6 +157,9 @@ def _iexpr_of(w: Walk, v: Any) -> Any:
         return ("dim", v[1], v[2], v[3])
     if v[0] == "numel":
         return ("numel", v[1])
+    if v[0] == "wrapped-dim-max1":   # d < 0 ? d + max(rank, 1) : d (values._dim_wrap_value, ranks._wrapped_choice)
+        d = ("attr", v[1])
+        return ("?", ("<", d, 0), ("+", d, ("max", ("rank", v[2]), 1)), d)
     if v[0] == "select":   # a local chosen by a rank test (ranks._select_local): the choice on that guard
         a, b = _iexpr_of(w, v[2]), _iexpr_of(w, v[3])
         return None if a is None or b is None else ("?", ("guard", v[1]), a, b)
