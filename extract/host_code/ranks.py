@@ -432,7 +432,7 @@ def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
     under keep below the array's length: ("iexpr", ("elem", a, i)); Unreadable for an element those
     guards do not keep in the array (aclIntArray's operator[] does not check); None for another
     expression."""
-    m = re.fullmatch(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[(.+)\]", expr, re.S)
+    m = re.fullmatch(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[([^\[\]]+)\]", expr, re.S)   # one element, not a product of them
     held = env.get(m.group(1)) if m else None
     if not (isinstance(held, T) and "IntArray" in w.ptypes.get(held.name, "")):
         return None
