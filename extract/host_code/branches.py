@@ -214,13 +214,15 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         # their values are not judged (whatever that side computes)
         test = _value_test(w, stmt.cond, env)
         g, by_value = (None, False) if test is None else (("value", test), returns_success)
-        if g is None:   # a conjunction of guards and value tests (``dimSize == 0 && noop == true``)
-            parts = _split_top(_strip(stmt.cond), "&&")
+        # a conjunction of guards and value tests (``dimSize == 0 && noop == true``), or a disjunction
+        # (``self->IsEmpty() || outputSize == 0``: ops-nn index/repeat_interleave/op_api/aclnn_repeat_interleave.cpp:525)
+        for op, name in (("&&", "and"), ("||", "or")):
+            parts = _split_top(_strip(stmt.cond), op)
             atoms = [_guard(w, p, env) or (("value", t) if (t := _value_test(w, p, env)) is not None else None)
                      or (("not", ("null", n)) if (n := _nonnull_param(p, env)) is not None else None)
-                     for p in parts] if len(parts) > 1 else [None]
+                     for p in parts] if len(parts) > 1 and g is None else [None]
             if None not in atoms:
-                g, by_value = ("and", *atoms), returns_success
+                g, by_value = (name, *atoms), returns_success
     if g is None or (_has_atom(g, "empty") and not _plain_exit(stmt)):
         return False   # an empty tensor's branch computing something is the empty return's to read
     ended, changed, partly = [], [], []
