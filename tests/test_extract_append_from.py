@@ -4,8 +4,7 @@ the reader does not follow that changes a shape by a method (``AppendDim``): the
 it, never the shape from before. The shape of ops-nn index/gather_nd/op_api/aclnn_gather_nd.cpp:125-144."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView
 
 API = """
@@ -36,12 +35,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* in
 
 
 def _events(tmp_path, step: str = "++i") -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API % step)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "indices", "out", "workspaceSize", "executor"]
-    return walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                    "atlas-a2")
+    return walk(API % step, ["self", "indices", "out", "workspaceSize", "executor"])
 
 
 def test_the_out_shape_takes_self_dims_from_the_last_index_on(tmp_path):

@@ -3,8 +3,7 @@ local computed once and a check of each element against it: the integer test "so
 (``any-elem``). The shape of ops-nn index/index_fill_d/op_api/aclnn_index_fill_tensor.cpp:74-96."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView, int_holds
 
 API = """
@@ -37,12 +36,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* 
 
 
 def _checks(tmp_path) -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "index", "dim", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["self", "index", "dim", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     return [e for e in events if e.kind == "check"][-2:]
 

@@ -3,8 +3,7 @@ fails where the condition does not hold. The shape of ops-nn
 index/scatter_elements_v2/op_api/aclnn_scatter.cpp:116-134,821."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView
 
 API = """
@@ -22,12 +21,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t reduce, uin
 
 
 def test_the_reduce_argument_is_kept_in_its_range(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "reduce", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["self", "reduce", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     checks = [e for e in events if e.kind == "check"]
     assert {c.status for c in checks} == {161002}

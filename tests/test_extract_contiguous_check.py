@@ -3,8 +3,7 @@
 as ``!a && !b``). The shape of ops-nn index/gather_elements/op_api/aclnn_max_unpool3d_backward.cpp:55-70."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView
 
 API = """
@@ -26,12 +25,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uin
 
 
 def _checks(tmp_path) -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "out", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["self", "out", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     return [e for e in events if e.kind == "check"]
 

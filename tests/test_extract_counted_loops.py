@@ -5,8 +5,7 @@ each inside the length an earlier check gave it. The shapes of ops-nn
 index/scatter_elements/op_api/aclnn_max_unpool2d.cpp:86-100 and common/inc/op_api/level2_base.h:407-442."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView
 
 API = """
@@ -47,12 +46,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* 
 
 
 def _checks(tmp_path) -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "stride", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["self", "stride", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     return [e for e in events if e.kind == "check"]
 

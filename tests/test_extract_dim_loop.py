@@ -4,8 +4,7 @@ pass, and a call whose other shape has fewer dims (read outside it) left undecid
 index/scatter_update/op_api/aclnn_index_copy.cpp:140-153,196-199."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import CallView, TensorView, int_holds
 
 API = """
@@ -36,12 +35,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, const 
 
 
 def _check(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "dim", "source", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["self", "dim", "source", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     (check,) = [e for e in events if e.kind == "check"]
     assert (check.template, check.status) == ("int_test", 161002)

@@ -3,8 +3,7 @@ three elements, each inside the length an earlier check gave the array, not as o
 reaching across the product. The shape of ops-nn common/inc/op_api/level2_base.h:412-459."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView
 
 API = """
@@ -28,12 +27,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* 
 
 
 def test_the_product_of_the_output_size_is_compared(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "outputSize", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["self", "outputSize", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     check = [e for e in events if e.kind == "check"][-1]
 

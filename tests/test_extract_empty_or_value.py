@@ -3,9 +3,8 @@ outputSize == 0`` (an empty tensor or an integer argument) leaves the checks aft
 The shape of ops-nn index/repeat_interleave/op_api/aclnn_repeat_interleave.cpp:122,166-173,525-534."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
-from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView, guard_holds
+from aclnn_conformance.spec.templates import CallView, TensorView
+from snippet_walk import read_checks, violated
 
 API = """
 static inline int64_t GetTensorDimNum(const aclTensor* self) { return (int64_t)(self->GetViewShape().GetDimNum()); }
@@ -38,23 +37,11 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* re
 
 
 def test_the_checks_after_an_empty_or_zero_return(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "repeats", "dim", "outputSize", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
-    assert [e.text for e in events if e.kind == "unread"] == []
-    checks = [e for e in events if e.kind == "check"]
+    checks = read_checks(API, ["self", "repeats", "dim", "outputSize", "workspaceSize", "executor"])
 
     def fails(self: tuple, repeats: tuple, size: int) -> bool:
         call = CallView({"self": TensorView("FLOAT", self, "ND"), "repeats": TensorView("INT64", repeats, "ND")},
                         {"dim": 0, "outputSize": size}, frozenset())
-        for c in checks:
-            args = dict(c.args)
-            when = args.pop("when", None)
-            if (when is None or guard_holds(call, when) is True) and TEMPLATES[c.template](call, args):
-                return True
-        return False
+        return bool(violated(checks, call))
     assert fails((), (1,), 1) and not fails((2,), (1,), 1)
     assert fails((2,), (0,), 1) and not fails((2,), (0,), 0) and not fails((0,), (0,), 1)

@@ -7,8 +7,7 @@ index/gather_v2/op_api/aclnn_kthvalue.cpp:90-97, index/gather_v2/op_api/aclnn_ga
 and index/scatter/op_api/aclnn_scatter_update.cpp:99."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView, guard_holds
 
 API = """
@@ -61,12 +60,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, aclTen
 
 
 def _checks(tmp_path) -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "dim", "out", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["self", "dim", "out", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     return [e for e in events if e.kind == "check" and e.template != "null"]
 

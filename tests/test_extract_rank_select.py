@@ -4,9 +4,8 @@ array read after a check of its length (``OP_CHECK(a->Size() == 2, ...)``) is in
 ops-nn index/gather_elements/op_api/aclnn_max_unpool2d_backward.cpp:70-123."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
-from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView, guard_holds
+from aclnn_conformance.spec.templates import CallView, TensorView
+from snippet_walk import read_checks, violated
 
 API = """
 static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self, const aclIntArray* outputSize)
@@ -40,25 +39,13 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* gradOutput, const aclTens
 
 
 def _checks(tmp_path) -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["gradOutput", "self", "outputSize", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
-    assert [e.text for e in events if e.kind == "unread"] == []
-    return [e for e in events if e.kind == "check"]
+    return read_checks(API, ["gradOutput", "self", "outputSize", "workspaceSize", "executor"])
 
 
 def _fails(checks, self: tuple, grad: tuple, size: list) -> bool:
     call = CallView({"self": TensorView("FLOAT", self, "ND"), "gradOutput": TensorView("FLOAT", grad, "ND")},
                     {"outputSize": size}, frozenset())
-    for c in checks:
-        args = dict(c.args)
-        when = args.pop("when", None)
-        if (when is None or guard_holds(call, when) is True) and TEMPLATES[c.template](call, args):
-            return True
-    return False
+    return bool(violated(checks, call))
 
 
 def test_the_channel_is_the_dim_the_rank_chooses(tmp_path):

@@ -4,8 +4,7 @@ wrapped by that rank sets the dim where the index falls inside the shape. The sh
 index/gather_v2/op_api/aclnn_index_select.cpp:111-147."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView, guard_holds
 
 API = """
@@ -44,12 +43,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, const 
 
 
 def _checks(tmp_path) -> list:
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "dim", "index", "out", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["self", "dim", "index", "out", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     return [e for e in events if e.kind == "check"]
 

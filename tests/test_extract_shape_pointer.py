@@ -4,8 +4,7 @@ report: refused where the broadcast shape's first dims are not the tensor's (the
 self). The shape of ops-nn index/masked_scatter/op_api/aclnn_masked_scatter.cpp:119-166."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView
 
 API = """
@@ -45,12 +44,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* selfRef, const aclTensor*
 
 
 def test_the_mask_must_expand_to_self(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["selfRef", "mask", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["selfRef", "mask", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     check = [e for e in events if e.kind == "check"][-1]
     assert check.status == 161002

@@ -3,8 +3,7 @@ or ``dim < 0 ? dim + rank : dim``) is the dim at that integer expression. The sh
 index/gather_v2/op_api/aclnn_kthvalue.cpp:78-111."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import TEMPLATES, CallView, TensorView
 
 API = """
@@ -46,12 +45,7 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t k, int64_t 
 
 
 def test_k_is_bounded_by_the_dim_at_the_wrapped_argument(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "k", "dim", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+    events = walk(API, ["self", "k", "dim", "workspaceSize", "executor"])
     assert [e.text for e in events if e.kind == "unread"] == []
     checks = [e for e in events if e.kind == "check"]
 
