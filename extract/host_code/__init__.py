@@ -80,6 +80,18 @@ fixture tests in tests/test_extract_*.py):
 - ``loops``: Loops over shapes and arrays: copies of an int array, batch dims checked broadcastable, dims
   appended to shapes, negative dims refused, slices of a shape set or compared, element counts, and a loop
   over an ``aclIntArray`` dim checking each element.
+- ``guard_rules``: Guards as rules: a helper's failure branch on ranks or integers (a rank range, or the
+  integer test of its comparisons), a failing ``!IsContiguous(t)``, locals chosen by a rank test decided by
+  the branch on it, and the array lengths an earlier check leaves.
+- ``scalar_shapes``: A shape's ``IsScalar()`` as its rank test, and a rank local set to a constant in a
+  guarded branch kept as a choice on it.
+- ``set_dim_index``: ``s.SetDim(dim, v)`` at an index computed from a dim argument, and its size read through
+  ``IsScalar()``.
+- ``array_elements``: A loop over an integer array's elements checking each against a bound computed once
+  (the integer test ``any-elem``).
+- ``dim_loops``: Loops over a shape's dims: compared with another shape at every dim but one, checked from a
+  dim on (``any-dim``), of a constant count run pass by pass; a shape passed by pointer to a helper only
+  reading it; a definition's default arguments.
 - ``templates``: Function templates: a call binding a parameter pack (``const Ts&... args``) to the remaining
   arguments and a type parameter (``const T& t``) to the type deduced from its argument's declared type, a
   pack expanded into a call (``F(args...)``), ``if constexpr`` decided by the instantiation (``sizeof...``,

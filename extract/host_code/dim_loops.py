@@ -9,7 +9,7 @@ import re
 
 from typing import Any
 
-from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, statements
+from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, split_args, statements
 from aclnn_conformance.extract.host_code.integers import _iexpr_of
 from aclnn_conformance.extract.host_code.model import Unreadable, Walk, _args, _check, _fail_status, _is_int
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -135,3 +135,31 @@ def unrolled_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | N
         passed = re.sub(rf"\b{re.escape(i)}\b", lambda _: str(k).ljust(len(i)), body)
         reenter.run_block(w, src, statements(passed, offset), env, fail, top)
     return True
+
+
+def default_arguments(w: Walk, fn: Function, args: list[str]) -> list[str]:
+    """``args`` completed by the default values ``fn``'s definition gives its last parameters (``bool
+    includeSelf = true``: ops-nn index/scatter_elements_v2/op_api/aclnn_scatter.cpp:799-802), when a call
+    gives fewer; ``args`` itself otherwise, or when a default is not found."""
+    if len(args) >= len(fn.params):
+        return args
+    try:
+        text = w.index.source(fn).text
+    except StopIteration:
+        return args
+    head = text[:fn.body_offset]
+    close = head.rfind(")")
+    depth, start = 0, None
+    for i in range(close, -1, -1):
+        depth += {")": 1, "(": -1}.get(head[i], 0)
+        if depth == 0:
+            start = i
+            break
+    if start is None:
+        return args
+    declared = split_args(head[start + 1:close])
+    if len(declared) != len(fn.params):
+        return args
+    defaults = [d.split("=", 1)[1].strip() if "=" in d else None for d in declared]
+    missing = defaults[len(args):]
+    return args if None in missing else [*args, *missing]

@@ -15,13 +15,18 @@ import aclnn_conformance.extract.host_code.reenter as reenter
 
 
 def computed_index(w: Walk, text: str, env: dict) -> Any:
-    """The integer expression a SetDim index ``text`` holds, when it reads the call's arguments or
-    dims (no constant: those are _set_dim_index's); None otherwise."""
+    """The integer expression a SetDim index ``text`` holds, when it reads a dim argument of the call
+    (a constant, or a rank less a constant, is _set_dim_index's and _rank_less_index's to read or
+    leave unread); None otherwise."""
     try:
         index = _iexpr_of(w, reenter.value(w, text, env))
     except Unreadable:
         return None
-    return index if isinstance(index, tuple) else None
+    return index if isinstance(index, tuple) and _reads_attr(index) else None
+
+
+def _reads_attr(e: Any) -> bool:
+    return isinstance(e, tuple) and bool(e) and (e[0] == "attr" or any(_reads_attr(x) for x in e[1:]))
 
 
 def dim_size(w: Walk, text: str, env: dict) -> Any:

@@ -39,7 +39,7 @@ from aclnn_conformance.extract.host_code.empty import _run_after_empty, _scan_af
 from aclnn_conformance.extract.host_code.templates import template_bindings
 from aclnn_conformance.extract.host_code.conditions import _data_condition, _guard_atom, _guarded_args
 from aclnn_conformance.extract.host_code.values import _value
-from aclnn_conformance.extract.host_code.dim_loops import (each_dim_from_loop, shape_by_pointer, slice_same_but_one_loop,
+from aclnn_conformance.extract.host_code.dim_loops import (default_arguments, each_dim_from_loop, shape_by_pointer, slice_same_but_one_loop,
                                                            unrolled_loop)
 from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _remapped_call, _returned, _run_if,
                                                           _status_neutral_return, _true_unless_false)
@@ -351,6 +351,7 @@ def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
     templated = template_bindings(w, fn, args, env, lambda a: _argument_value(w, a, env))
     if templated is not None:
         return templated
+    args = default_arguments(w, fn, args)   # the definition's defaults for the parameters not given
     if len(args) != len(fn.params):
         raise Unreadable(f"call of {fn.name} with {len(args)} arguments for {len(fn.params)} parameters")
     return {p: shape_by_pointer(fn, p, a, env) or _argument_value(w, a, env) for p, a in zip(fn.params, args)}
