@@ -126,7 +126,8 @@ def unrolled_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | N
     except Unreadable:
         return False
     i, body = m.group("i"), text[m.end():-1]
-    if not (_is_int(n) and 0 <= n <= 9) or re.search(r"\b(?:break|continue|goto)\b", body) or \
+    shadowed = re.search(rf"\b(?:auto|int|size_t|u?int(?:64|32)_t)\s*&?\s*{re.escape(i)}\b", body)   # a nested loop's own i
+    if not (_is_int(n) and 0 <= n <= 9) or shadowed or re.search(r"\b(?:break|continue|goto)\b", body) or \
             re.search(rf"\b{re.escape(i)}\s*(?:[-+*/]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*{re.escape(i)}\b|&\s*{re.escape(i)}\b",
                       body):
         return False
