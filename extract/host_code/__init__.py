@@ -91,7 +91,8 @@ fixture tests in tests/test_extract_*.py):
   (the integer test ``any-elem``).
 - ``dim_loops``: Loops over a shape's dims: compared with another shape at every dim but one, checked from a
   dim on (``any-dim``), of a constant count run pass by pass; a shape passed by pointer to a helper only
-  reading it; a definition's default arguments.
+  reading it; a definition's default arguments; the text of the branch a call does not take left out of
+  what changes a local on its way.
 - ``templates``: Function templates: a call binding a parameter pack (``const Ts&... args``) to the remaining
   arguments and a type parameter (``const T& t``) to the type deduced from its argument's declared type, a
   pack expanded into a call (``F(args...)``), ``if constexpr`` decided by the instantiation (``sizeof...``,

@@ -10,7 +10,7 @@ from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
 from aclnn_conformance.extract.syntax import open_braces
-from aclnn_conformance.extract.host_code.dim_loops import pointer_reads_blanked
+from aclnn_conformance.extract.host_code.dim_loops import pointer_reads_blanked, untaken_else_blanked
 from aclnn_conformance.extract.host_code.scalar_shapes import branch_constants_blanked, rank_zero_spelled
 from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable, Walk,
                                                        _End, _Stop, _args, _cite, _enclosing_function, _flatten, _macro,
@@ -311,6 +311,13 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 shape = ("like", like.pop())
                 env[k] = ("tensor-dtype", _choice(g0, d0, d1), shape) if d0 and d1 else shape
                 both_set.add(k)
+            elif k not in env and stmt.orelse and _declared_before(src, stmt, k):
+                # a shape declared before, set on each side (``if (rank == 0) { s = x; } else { s.AppendDim
+                # ... }``): the choice of the two on the guard
+                choice = _int_or_shape_choice(w, g0, l0[k], l1[k])
+                if choice is not None:
+                    env[k] = choice
+                    both_set.add(k)
     if ended and len(changed) == 1:   # the other side returned: the rest runs on this side's values
         env.update(changed[0][1])
         changed = []
@@ -438,6 +445,8 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
             rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
     # a dim read by ``s[i]`` (Shape::operator[]) is no change: one assigned, stepped or bound to a reference is
     rest = pointer_reads_blanked(src.functions, rest, name)   # ``&s`` to a helper only reading it
+    if value[0] == "shape-of":   # set in a then block: the else block after it is not on its way
+        rest = untaken_else_blanked(rest)
     changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
                         rf"resize|clear|erase)\s*\(|\[[^\[\];]*\]\s*(?:=(?!=)|\+\+|--|[-+*/]=)|=(?!=)|\+\+|--|[-+*/]=)|"
                         rf"(?<!&)&(?!&)\s*{n}\b|\+\+\s*{n}\b|&\s*\w+\s*=\s*{n}\s*\[|\b{n}\s*\[[^\]]*\[", rest)
@@ -459,3 +468,10 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
 reenter.forget_assigned = _forget_assigned
 reenter.forget_if_mutated = _forget_if_mutated
 reenter.run_guarded_if = _run_guarded_if
+
+
+def _declared_before(src: SourceFile, stmt: Stmt, name: str) -> bool:
+    """``name`` is declared (``Shape name;``) in the function before ``stmt``, not inside it."""
+    fn = _enclosing_function(src, stmt.offset)
+    before = fn.body[:stmt.offset - fn.body_offset] if fn is not None else ""
+    return bool(re.search(rf"(?<![\w:])(?:(?:op|gert)::)?Shape\s+{re.escape(name)}\s*;", before))

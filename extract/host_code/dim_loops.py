@@ -164,3 +164,66 @@ def default_arguments(w: Walk, fn: Function, args: list[str]) -> list[str]:
     defaults = [d.split("=", 1)[1].strip() if "=" in d else None for d in declared]
     missing = defaults[len(args):]
     return args if None in missing else [*args, *missing]
+
+
+def untaken_then_blanked(before: str) -> str:
+    """A function's text up to a statement inside ``else { ... }`` blocks, with the ``then`` block of each
+    such ``else`` blanked: a call running the statement took the else, so what the then block does to a
+    local is not done on its way (``if (rank == 0) { outShape = ...; } else { for (...) outShape.AppendDim(..);
+    ...}``: ops-nn index/gather_v2/op_api/aclnn_gather_v2.cpp:135-152)."""
+    depth, i = 0, len(before) - 1
+    while i >= 0:
+        c = before[i]
+        if c == "}":
+            depth += 1
+        elif c == "{" and depth:
+            depth -= 1
+        elif c == "{":   # a block open at the statement
+            head = before[:i].rstrip()
+            if head.endswith("else") and head[:-4].rstrip().endswith("}"):
+                close = len(head[:-4].rstrip()) - 1
+                opened = _open_brace(before, close)
+                if opened is not None:
+                    before = before[:opened + 1] + " " * (close - opened - 1) + before[close:]
+        i -= 1
+    return before
+
+
+def _open_brace(text: str, close: int) -> int | None:
+    depth = 0
+    for i in range(close, -1, -1):
+        depth += {"}": 1, "{": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return None
+
+
+def untaken_else_blanked(rest: str) -> str:
+    """A function's text after a statement inside ``if (...) { ... }`` blocks, with the ``else`` block
+    following each such block blanked: a call running the statement took the then side, so what the else
+    block does to a local is not done on its way (the other half of untaken_then_blanked)."""
+    depth, i = 0, 0
+    while i < len(rest):
+        c = rest[i]
+        if c == "{":
+            depth += 1
+        elif c == "}" and depth:
+            depth -= 1
+        elif c == "}":   # a block open at the statement closes
+            m = re.match(r"\s*else\s*\{", rest[i + 1:])
+            if m:
+                opened = i + 1 + m.end() - 1
+                close = _close_brace(rest, opened)
+                if close is not None:
+                    rest = rest[:opened + 1] + " " * (close - opened - 1) + rest[close:]
+        i += 1
+    return rest
+
+
+def _close_brace(text: str, opened: int) -> int | None:
+    depth = 0
+    for i in range(opened, len(text)):
+        depth += {"{": 1, "}": -1}.get(text[i], 0)
+        if depth == 0:
+            return i
+    return None

@@ -21,6 +21,7 @@ from aclnn_conformance.extract.host_code.conditions import _data_condition
 from aclnn_conformance.extract.host_code.values import _value
 from aclnn_conformance.extract.host_code.branches import _forget_if_mutated
 from aclnn_conformance.extract.host_code.array_elements import loop_invariant
+from aclnn_conformance.extract.host_code.dim_loops import untaken_then_blanked
 
 
 def _copy_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
@@ -125,7 +126,7 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
     constant appends x's dims k - c - 1 .. k - 1 in order. Each s holds a shape, or is declared empty
     (``op::Shape s;``) and untouched before: it then holds ("concat", s, ("slice", x, start, count))."""
     t = re.sub(r"\s+", " ", stmt.text.strip())
-    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = (?P<start>\w+); \1 < (.+?); "
+    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = (?P<start>\w+(?: \+ \d+)?); \1 < (.+?); "
                       r"(?:\1\+\+|\+\+\1)\) ?\{ (.*) \}", t)
     down = re.fullmatch(r"for ?\((?:int64_t|int) (\w+) = (\d+); \1 >= 0; (?:\1--|--\1)\) ?\{ (.*) \}", t)
     if not (up or down):
@@ -154,7 +155,7 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
     if local or not appended or len({a[0] for a in appended}) != len(appended):
         return False
     fn = _enclosing_function(src, stmt.offset)
-    before = fn.body[:stmt.offset - fn.body_offset] if fn is not None else ""
+    before = untaken_then_blanked(fn.body[:stmt.offset - fn.body_offset]) if fn is not None else ""
     new = {}
     for s, x, index in appended:
         shape = _shape_expr_at(w, x, env)
@@ -175,8 +176,8 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
                 # index/gather_nd/op_api/aclnn_gather_nd.cpp:135): the dims start .. n - 1 (a start below 0
                 # reads outside the shape: the slice leaves it undecided)
                 start = 0 if up.group("start") == "0" else _iexpr_of(w, _value(w, up.group("start"), env))
-                if start != 0 and (start is None or re.match(r"for ?\((?:size_t|uint64_t)", t)):
-                    return False
+                if start is None:   # an unsigned start below 0 wraps and runs no pass: the slice, of a
+                    return False    # start below 0, leaves those calls undecided
                 count = ("max", n, 0) if start == 0 else ("max", ("-", n, start), 0)
             else:
                 k = re.fullmatch(rf"(.+?) - {ie} - 1", index)
