@@ -172,6 +172,12 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if code is not None and not stmt.orelse:
         _data_condition(w, src, stmt.offset, cond, env, code, "if (" + stmt.cond.strip() + ")")
         return
+    if code is not None and fail is not None and len(stmt.orelse) == 1 and \
+            re.fullmatch(r"return\s+true\s*;?", stmt.orelse[0].text.strip()):
+        # ``if (C) { log; return false; } else { return true; }`` (ops-nn v9.0.0
+        # index/gather_v2/op_api/aclnn_embedding_renorm.cpp:124-135): fails where C holds, else ends true
+        _data_condition(w, src, stmt.offset, cond, env, code, "if (" + stmt.cond.strip() + ")")
+        raise _End(True)
     call = _macro(cond[1:].strip()) if cond.startswith("!") else None
     if call and code is not None:
         fn = w.index.function(call[0])
