@@ -1052,7 +1052,9 @@ CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 # ["?", test, a, b], ["sdim", S, i] (dim i of a shape expression S, ``shape_value``) or ["srank", S]
 # (its rank). A test is
 # [cmp, a, b] for cmp in == != < <= > >=, ["and", t...], ["or", t...], ["not", t], ["same-shape",
-# S1, S2] or ["guard", g] (a ``guard_holds`` condition). A value the call does not give (an absent
+# S1, S2], ["guard", g] (a ``guard_holds`` condition) or ["any-elem", attr, t] (t holds for some
+# element of the integer array attr, ["each"] in t standing for the element) or ["any-dim", S, t] (t holds
+# for some dim of the shape expression S, ["each"] standing for it). A value the call does not give (an absent
 # attribute or tensor, an array shorter than the element read, a dim outside its rank, a division by
 # zero) is None, and a test reading it does not decide.
 
@@ -1113,10 +1115,19 @@ def int_holds(call: CallView, t: Any) -> bool | None:
     head = t[0]
     if head == "guard":   # a branch's condition on dtypes, contiguity or argument values
         return guard_holds(call, t[1])
-    if head == "any-elem":   # ["any-elem", attr, op, n]: some element of an integer array compares with n
+    if head == "any-elem":   # ["any-elem", attr, t]: t holds for some element of the array (["each"] in t)
         values = call.attrs.get(t[1])
         values = _int_values(values) if isinstance(values, (list, tuple)) else None
-        return None if values is None else any(_COMPARE[t[2]](v, t[3]) for v in values)
+        if values is None:
+            return None
+        held = [int_holds(call, _each(t[2], v)) for v in values]
+        return True if True in held else None if None in held else False
+    if head == "any-dim":   # ["any-dim", S, t]: t holds for some dim of shape expression S (["each"] in t)
+        shape = shape_value(call, t[1])
+        if shape is None:
+            return None
+        held = [int_holds(call, _each(t[2], d)) for d in shape]
+        return True if True in held else None if None in held else False
     if head == "same-shape":
         x, y = shape_value(call, t[1]), shape_value(call, t[2])
         return None if x is None or y is None else x == y
@@ -1131,6 +1142,13 @@ def int_holds(call: CallView, t: Any) -> bool | None:
         return None if len(decided) < len(held) else head == "and"
     a, b = int_value(call, t[1]), int_value(call, t[2])
     return None if a is None or b is None else bool(_COMPARE[head](a, b))
+
+
+def _each(e: Any, value: int) -> Any:
+    """``e`` with each ``["each"]`` (the element an ``any-elem`` test reads) made ``value``."""
+    if isinstance(e, (list, tuple)):
+        return value if list(e) == ["each"] else type(e)(_each(x, value) for x in e)
+    return e
 
 
 def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:

@@ -36,3 +36,22 @@ def walk(body: str, names: list[str], product: str = "atlas-a2") -> list:
 def rules(events) -> list[tuple]:
     """(kind, template, arguments as JSON gives them back, status) of each event."""
     return [(e.kind, e.template, json.loads(json.dumps(e.args_dict())), e.status) for e in events]
+
+
+def read_checks(body: str, names: list[str]) -> list:
+    """The check events of a snippet the reader reads whole (no unread event)."""
+    events = walk(body, names)
+    assert [e.text for e in events if e.kind == "unread"] == []
+    return [e for e in events if e.kind == "check"]
+
+
+def violated(checks, call) -> list[int]:
+    """The indices of the checks ``call`` violates: its ``when`` guard holding and its rule violated."""
+    from aclnn_conformance.spec.templates import TEMPLATES, guard_holds
+    out = []
+    for i, c in enumerate(checks):
+        args = dict(c.args)
+        when = args.pop("when", None)
+        if (when is None or guard_holds(call, when) is True) and TEMPLATES[c.template](call, args):
+            out.append(i)
+    return out

@@ -98,6 +98,19 @@ fixture tests in tests/test_extract_*.py):
   as the check under the flag's guard.
 - ``partial``: A branch on ``!(A && B)`` holding checks with A read and B a value no call view holds
   (``aclTensor::Size()``): the checks under ``!A``, the calls where A holds not judged from there.
+- ``guard_rules``: Guards as rules: a helper's failure branch on ranks or integers (a rank range, or the
+  integer test of its comparisons), a failing ``!IsContiguous(t)``, locals chosen by a rank test decided by
+  the branch on it, and the array lengths an earlier check leaves.
+- ``scalar_shapes``: A shape's ``IsScalar()`` as its rank test, and a rank local set to a constant in a
+  guarded branch kept as a choice on it.
+- ``set_dim_index``: ``s.SetDim(dim, v)`` at an index computed from a dim argument, and its size read through
+  ``IsScalar()``.
+- ``array_elements``: A loop over an integer array's elements checking each against a bound computed once
+  (the integer test ``any-elem``).
+- ``dim_loops``: Loops over a shape's dims: compared with another shape at every dim but one, checked from a
+  dim on (``any-dim``), of a constant count run pass by pass; a shape passed by pointer to a helper only
+  reading it; a definition's default arguments; the text of the branch a call does not take left out of
+  what changes a local on its way.
 - ``templates``: Function templates: a call binding a parameter pack (``const Ts&... args``) to the remaining
   arguments and a type parameter (``const T& t``) to the type deduced from its argument's declared type, a
   pack expanded into a call (``F(args...)``), ``if constexpr`` decided by the instantiation (``sizeof...``,
@@ -119,9 +132,10 @@ back up (a family reading an expression, a condition or a helper's body) go thro
 from __future__ import annotations
 
 # every module is imported here, before any reading: each fills its entries of reenter
-from aclnn_conformance.extract.host_code import (aggregates, branches, cast_routes, casts, conditions, dtypes, empty,
-                                                 flags, integers, kernels, loops, model, nulls, partial, products,
-                                                 promotion, ranks, reductions, reenter, scalars, searches, shapes,
+from aclnn_conformance.extract.host_code import (aggregates, array_elements, branches, cast_routes, casts, conditions,
+                                                 dim_loops, dtypes, empty, flags, guard_rules, integers, kernels, loops,
+                                                 model, nulls, partial, products, promotion, ranks, reductions,
+                                                 reenter, scalar_shapes, scalars, searches, set_dim_index, shapes,
                                                  statements, templates, values, walk)  # noqa: F401
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS
 from aclnn_conformance.extract.host_code.model import Event, Index, KernelIndex, T, Unreadable, _args

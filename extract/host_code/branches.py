@@ -10,6 +10,8 @@ from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
 from aclnn_conformance.extract.syntax import open_braces
+from aclnn_conformance.extract.host_code.dim_loops import pointer_reads_blanked, untaken_else_blanked
+from aclnn_conformance.extract.host_code.scalar_shapes import branch_constants_blanked, rank_zero_spelled
 from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable, Walk,
                                                        _End, _Stop, _args, _cite, _enclosing_body, _enclosing_function,
                                                        _flatten, _macro, _split_top, _status_of, _strip)
@@ -133,6 +135,8 @@ def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
 
 
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
+    if rank_zero_spelled(stmt.cond) != stmt.cond:   # a shape's IsScalar(): its rank 0
+        stmt = replace(stmt, cond=rank_zero_spelled(stmt.cond))
     stmt = flag_nested(w, stmt, env) or stmt   # ``if (flag && C)``: C's checks under the flag's guard
     if stmt.orelse and _error_exit(stmt.then, fail) is not None and \
             not re.search(r"return\s+false|ACLNN_ERR_PARAM|OP_CHECK", "".join(s.text for s in _flatten(stmt.orelse))):
@@ -178,6 +182,12 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if code is not None and not stmt.orelse:
         _data_condition(w, src, stmt.offset, cond, env, code, "if (" + stmt.cond.strip() + ")")
         return
+    if code is not None and fail is not None and len(stmt.orelse) == 1 and \
+            re.fullmatch(r"return\s+true\s*;?", stmt.orelse[0].text.strip()):
+        # ``if (C) { log; return false; } else { return true; }`` (ops-nn v9.0.0
+        # index/gather_v2/op_api/aclnn_embedding_renorm.cpp:124-135): fails where C holds, else ends true
+        _data_condition(w, src, stmt.offset, cond, env, code, "if (" + stmt.cond.strip() + ")")
+        raise _End(True)
     call = _macro(cond[1:].strip()) if cond.startswith("!") else None
     if call and code is not None:
         fn = w.index.function(call[0])
@@ -221,13 +231,15 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         # their values are not judged (whatever that side computes)
         test = _value_test(w, stmt.cond, env)
         g, by_value = (None, False) if test is None else (("value", test), returns_success)
-        if g is None:   # a conjunction of guards and value tests (``dimSize == 0 && noop == true``)
-            parts = _split_top(_strip(stmt.cond), "&&")
+        # a conjunction of guards and value tests (``dimSize == 0 && noop == true``), or a disjunction
+        # (``self->IsEmpty() || outputSize == 0``: ops-nn index/repeat_interleave/op_api/aclnn_repeat_interleave.cpp:525)
+        for op, name in (("&&", "and"), ("||", "or")):
+            parts = _split_top(_strip(stmt.cond), op)
             atoms = [_guard(w, p, env) or (("value", t) if (t := _value_test(w, p, env)) is not None else None)
                      or (("not", ("null", n)) if (n := _nonnull_param(p, env)) is not None else None)
-                     for p in parts] if len(parts) > 1 else [None]
+                     for p in parts] if len(parts) > 1 and g is None else [None]
             if None not in atoms:
-                g, by_value = ("and", *atoms), returns_success
+                g, by_value = (name, *atoms), returns_success
     if g is None or (_has_atom(g, "empty") and not _plain_exit(stmt)):
         return False   # an empty tensor's branch computing something is the empty return's to read
     ended, changed, partly = [], [], []
@@ -316,6 +328,13 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 shape = ("like", like.pop())
                 env[k] = ("tensor-dtype", _choice(g0, d0, d1), shape) if d0 and d1 else shape
                 both_set.add(k)
+            elif k not in env and stmt.orelse and _declared_before(src, stmt, k):
+                # a shape declared before, set on each side (``if (rank == 0) { s = x; } else { s.AppendDim
+                # ... }``): the choice of the two on the guard
+                choice = _int_or_shape_choice(w, g0, l0[k], l1[k])
+                if choice is not None:
+                    env[k] = choice
+                    both_set.add(k)
     if ended and len(changed) == 1:   # the other side returned: the rest runs on this side's values
         env.update(changed[0][1])
         changed = []
@@ -432,7 +451,8 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         env[name] = Opaque(name)
         return
     rest = _reachable_after(fn, stmt)
-    if value[0] == "lin":   # the rank-0 branches _rank0_branch reads
+    if value[0] == "lin":   # the rank-0 branches _rank0_branch reads, constants set in guarded branches
+        rest = branch_constants_blanked(rest, name)
         rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*(?:-?\s*\d+|true|false)|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
@@ -450,6 +470,9 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         if value[0] == "lin" and open_braces(rest, m.start()) == 0:
             rest = rest[:m.start()] + " " * (m.end() - m.start()) + rest[m.end():]   # read by _rank_choice
     # a dim read by ``s[i]`` (Shape::operator[]) is no change: one assigned, stepped or bound to a reference is
+    rest = pointer_reads_blanked(src.functions, rest, name)   # ``&s`` to a helper only reading it
+    if value[0] == "shape-of":   # set in a then block: the else block after it is not on its way
+        rest = untaken_else_blanked(rest)
     changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
                         rf"resize|clear|erase)\s*\(|\[[^\[\];]*\]\s*(?:=(?!=)|\+\+|--|[-+*/]=)|=(?!=)|\+\+|--|[-+*/]=)|"
                         rf"(?<!&)&(?!&)\s*{n}\b|\+\+\s*{n}\b|&\s*\w+\s*=\s*{n}\s*\[|\b{n}\s*\[[^\]]*\[", rest)
@@ -471,3 +494,10 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
 reenter.forget_assigned = _forget_assigned
 reenter.forget_if_mutated = _forget_if_mutated
 reenter.run_guarded_if = _run_guarded_if
+
+
+def _declared_before(src: SourceFile, stmt: Stmt, name: str) -> bool:
+    """``name`` is declared (``Shape name;``) in the function before ``stmt``, not inside it."""
+    fn = _enclosing_function(src, stmt.offset)
+    before = fn.body[:stmt.offset - fn.body_offset] if fn is not None else ""
+    return bool(re.search(rf"(?<![\w:])(?:(?:op|gert)::)?Shape\s+{re.escape(name)}\s*;", before))

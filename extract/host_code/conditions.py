@@ -25,6 +25,7 @@ from aclnn_conformance.extract.host_code.products import _product_bool, _product
 from aclnn_conformance.extract.host_code.scalars import _has_compare, _string_test, _value_test
 from aclnn_conformance.extract.host_code.kernels import _kernel_made
 from aclnn_conformance.extract.host_code.empty import _zero_dim_loop, _zero_elem_loop
+from aclnn_conformance.extract.host_code.guard_rules import contiguity_rule, selects_decided
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -32,6 +33,7 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                     text: str) -> None:
     """The checks of a failure taken when ``cond`` holds: an OR of atoms, each one check."""
     cond = _strip(cond)
+    env = selects_decided(w.guards, env)   # a local chosen on a rank test the branch decides
     string = _string_test(w, cond, env)
     if string is not None:   # a string argument none of the words the code accepts
         _check(w, src, offset, "string_in", _args(attr=string[0], values=string[1]), code, text)
@@ -65,8 +67,10 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
             for p in parts:
                 _data_condition(w, src, offset, f"!({p})", env, code, text)
             return
-        if len(_split_top(inner, "||")) > 1:
-            raise Unreadable(f"the condition {cond!r}")
+        ors = _split_top(inner, "||")
+        if len(ors) > 1:   # !(a || b) = !a && !b: a conjunction the reader may read as one test
+            _data_condition(w, src, offset, " && ".join(f"!({p})" for p in ors), env, code, text)
+            return
     parts = _split_top(cond, "||")
     if len(parts) > 1:
         for p in parts:
@@ -190,14 +194,15 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
             if md and isinstance(n, tuple) and n[:1] == ("lin",):
                 break   # another tensor's rank (``a->GetDimNum() != b->GetDimNum()``): an integer test below
             if md and (not isinstance(n, int) or isinstance(n, bool)):
-                raise Unreadable(f"the rank bound {parts[1]!r}")
+                break   # a bound read as no constant (another tensor's rank): an integer test, else unread
             if md:
                 name = _tensor(env, md.group(1) or md.group(2))
                 bounds = {">": dict(max=n), ">=": dict(max=n - 1), "<": dict(min=n), "<=": dict(min=n + 1),
                           "!=": dict(min=n, max=n)}[op]
                 return "rank_range", _args(param=name, **bounds)
     got = _shape_atom(w, body, neg, env) or _dims_atom(w, body, neg, env) or _int_atom(w, body, neg, env) \
-        or _flag_atom(w, body, neg, env) or _iexpr_atom(w, body, neg, env) or _given_atom(w, body, neg, env)
+        or _flag_atom(w, body, neg, env) or _iexpr_atom(w, body, neg, env) or _given_atom(w, body, neg, env) \
+        or contiguity_rule(body, neg, env)
     if got is not None:
         return got
     raise Unreadable(f"the condition {cond!r}")

@@ -11,6 +11,7 @@ from aclnn_conformance.extract.syntax import tokens
 from aclnn_conformance.spec.templates import int_leaves as templates_int_leaves, int_op
 from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Walk, _args, _is_int, _lin, _split_top,
                                                        _strip)
+from aclnn_conformance.extract.host_code.array_elements import element_compare_rule
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -156,6 +157,12 @@ def _iexpr_of(w: Walk, v: Any) -> Any:
         return ("dim", v[1], v[2], v[3])
     if v[0] == "numel":
         return ("numel", v[1])
+    if v[0] == "wrapped-dim-max1":   # d < 0 ? d + max(rank, 1) : d (values._dim_wrap_value, ranks._wrapped_choice)
+        d = ("attr", v[1])
+        return ("?", ("<", d, 0), ("+", d, ("max", ("rank", v[2]), 1)), d)
+    if v[0] == "select":   # a local chosen by a rank test (ranks._select_local): the choice on that guard
+        a, b = _iexpr_of(w, v[2]), _iexpr_of(w, v[3])
+        return None if a is None or b is None else ("?", ("guard", v[1]), a, b)
     if v[0] == "lin":
         _, t, k, c, c0 = v
         scaled = ("rank", t) if k == 1 else ("*", k, ("rank", t))
@@ -286,7 +293,9 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
             if lb[4] != lb[3]:
                 kw[f"{key}_rank0"] = lb[4] + shift
             return "attr_in_rank_range", _args(attr=attr, tensor=lb[1], **kw)
-        return None
+        at = _iexpr_of(w, bound) if "__elem_" in a + b else None
+        # each element of an array against a computed integer (array_elements.py)
+        return None if at is None or _is_int(at) else element_compare_rule(attr, op, at, False)
     try:
         x, y = reenter.value(w, a, env), reenter.value(w, b, env)
     except Unreadable:

@@ -21,6 +21,8 @@ from aclnn_conformance.extract.host_code.conditions import _data_condition
 from aclnn_conformance.extract.host_code.values import _value
 from aclnn_conformance.extract.host_code.branches import _forget_if_mutated
 from aclnn_conformance.extract.host_code.searches import set_dup
+from aclnn_conformance.extract.host_code.array_elements import loop_invariant
+from aclnn_conformance.extract.host_code.dim_loops import untaken_then_blanked
 
 
 def _copy_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
@@ -125,12 +127,12 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
     constant appends x's dims k - c - 1 .. k - 1 in order. Each s holds a shape, or is declared empty
     (``op::Shape s;``) and untouched before: it then holds ("concat", s, ("slice", x, start, count))."""
     t = re.sub(r"\s+", " ", stmt.text.strip())
-    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = 0; \1 < (.+?); (?:\1\+\+|\+\+\1)\) ?"
-                      r"\{ (.*) \}", t)
+    up = re.fullmatch(r"for ?\((?:int64_t|size_t|int|uint64_t) (\w+) = (?P<start>\w+(?: \+ \d+)?); \1 < (.+?); "
+                      r"(?:\1\+\+|\+\+\1)\) ?\{ (.*) \}", t)
     down = re.fullmatch(r"for ?\((?:int64_t|int) (\w+) = (\d+); \1 >= 0; (?:\1--|--\1)\) ?\{ (.*) \}", t)
     if not (up or down):
         return False
-    i, body = (up or down).group(1), (up or down).group(3)
+    i, body = (up or down).group(1), up.group(4) if up else down.group(3)
     ie = re.escape(i)
     parts = [p.strip() for p in body.split(";")]
     if parts[-1] != "":
@@ -154,7 +156,7 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
     if local or not appended or len({a[0] for a in appended}) != len(appended):
         return False
     fn = _enclosing_function(src, stmt.offset)
-    before = fn.body[:stmt.offset - fn.body_offset] if fn is not None else ""
+    before = untaken_then_blanked(fn.body[:stmt.offset - fn.body_offset]) if fn is not None else ""
     new = {}
     for s, x, index in appended:
         shape = _shape_expr_at(w, x, env)
@@ -168,10 +170,16 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
             held = ("dims", ())
         try:
             if up:
-                n = _iexpr_of(w, _value(w, up.group(2), env))
+                n = _iexpr_of(w, _value(w, up.group(3), env))
                 if index != i or re.match(r"for ?\((?:size_t|uint64_t)", t) and not _never_negative(w, n):
                     return False   # an unsigned count below 0 wraps: read only where it cannot
-                start, count = 0, ("max", n, 0)
+                # from a start the walk knows (``i = indicesLastElement``, ops-nn
+                # index/gather_nd/op_api/aclnn_gather_nd.cpp:135): the dims start .. n - 1 (a start below 0
+                # reads outside the shape: the slice leaves it undecided)
+                start = 0 if up.group("start") == "0" else _iexpr_of(w, _value(w, up.group("start"), env))
+                if start is None:   # an unsigned start below 0 wraps and runs no pass: the slice, of a
+                    return False    # start below 0, leaves those calls undecided
+                count = ("max", n, 0) if start == 0 else ("max", ("-", n, start), 0)
             else:
                 k = re.fullmatch(rf"(.+?) - {ie} - 1", index)
                 if not k:
@@ -249,8 +257,9 @@ def _slice_compare_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     """``for (i = 0; i < n; i++) { if (x.GetDim(a + i) != y.GetDim(b + i)) { log; return ERR; } }`` with
     x, y shapes the walk holds and n, a, b integers it knows: refused where the n dims of x from a on
     differ from those of y from b on (a tensor's n dims from 0 with n its rank are its whole shape)."""
-    m = re.fullmatch(_COUNTED_LOOP + r"\{\s*if\s*\((?P<x>[^;]+?)\s*\.\s*GetDim\s*\((?P<a>[^;]+?)\)\s*!=\s*"
-                     r"(?P<y>[^;]+?)\s*\.\s*GetDim\s*\((?P<b>[^;]+?)\)\s*\)\s*\{\s*(?:OP_LOGE\s*\([^;]*\)\s*;\s*)?"
+    # ``p->GetDim(i)`` of a shape passed by pointer as ``s.GetDim(i)``; a log of any kind before the return
+    m = re.fullmatch(_COUNTED_LOOP + r"\{\s*if\s*\((?P<x>[^;]+?)\s*(?:\.|->)\s*GetDim\s*\((?P<a>[^;]+?)\)\s*!=\s*"
+                     r"(?P<y>[^;]+?)\s*\.\s*GetDim\s*\((?P<b>[^;]+?)\)\s*\)\s*\{\s*(?:OP_LOGE\w*\s*\([^;]*\)\s*;\s*)?"
                      r"(?P<ret>return\s[^;]+;)\s*\}\s*\}", stmt.text.strip(), re.S)
     if not m:
         return False
@@ -303,7 +312,8 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     """``for (size_t i = 0; i < dim->Size(); i++) { if (<dim[i] ...>) return <code>; }`` over an
     integer array argument: the checks of each element, as checks of the array."""
     m = re.fullmatch(r"for\s*\(\s*(?:const\s+)?(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*"
-                     r"(\w+)\s*<\s*(\w+)\s*->\s*Size\(\)\s*;\s*(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{(.*)\}",
+                     r"(\w+)\s*<\s*(?:static_cast<\s*(?:u?int64_t|size_t)\s*>\s*\(\s*)?(\w+)\s*->\s*Size\(\)\s*\)?\s*;\s*"
+                     r"(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{(.*)\}",
                      stmt.text.strip(), re.S)
     if not m or m.group(2) != m.group(1) or (m.group(4) or m.group(5)) != m.group(1):
         return False
@@ -349,6 +359,8 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         if st.kind == "decl" and dm and elem.fullmatch(_strip(dm.group(2))):
             locals_.append(dm.group(1))
             continue
+        if st.kind == "decl" and dm and loop_invariant(w, dm.group(1), dm.group(2), (i, arr), body, env2):
+            continue   # a local the same on every pass (``auto dimSize = ...``): held once
         if st.kind == "if" and not st.orelse:
             code = _error_exit(st.then, fail)
             if code is None:

@@ -44,7 +44,8 @@ SUCCESS_NAMES = ("ACLNN_SUCCESS", "ACL_SUCCESS")
 # src/nnopbase/common/utils/common_types.cpp:195 and :208, ToOpFormat an identity), so the two are read alike.
 FORMAT_OF = r"(\w+)\s*->\s*Get(?:Storage|View)Format\(\)"
 PARAM_CODES = {int(Status.ERR_PARAM_NULLPTR), int(Status.ERR_PARAM_INVALID)}
-IGNORED_CALLS = re.compile(r"^(?:OP_LOG[A-Z]*|L2_DFX_PHASE_\d|OP_LOGE_WITH_INVALID_INPUT\w*|"
+# OP_LOGE_FOR_INVALID_*: opbase include/op_common/log/log.h:721 (a report, nothing else)
+IGNORED_CALLS = re.compile(r"^(?:OP_LOG[A-Z]*|L2_DFX_PHASE_\d|OP_LOGE_WITH_INVALID_INPUT\w*|OP_LOGE_FOR_INVALID_\w+|"
                            r"OP_LOGW|OP_LOGI|OP_LOGD|ACL_LOG\w*|OP_API_\w*LOG\w*)\s*\(")
 
 
@@ -295,7 +296,8 @@ def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, st
            text: str, cites: tuple = ()) -> None:
     path, line = _cite(src, offset)
     if template == "product" and w.guards:   # every call taking the branches: the rule their guards say
-        atom = reenter.guard_atom(w.guards[0] if len(w.guards) == 1 else ("and", *w.guards))
+        g = w.guards[0] if len(w.guards) == 1 else ("and", *w.guards)
+        atom = reenter.guard_atom(g) or reenter.rank_int_rule(g)   # guard_rules.py: ranks and integers
         if atom is None:
             raise Unreadable("a failure of every call taking a data-dependent branch")
         template, args = atom

@@ -13,6 +13,7 @@ from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Wa
 from aclnn_conformance.extract.host_code.statements import _returns_success_only
 from aclnn_conformance.extract.host_code.integers import (_COMPARE_INT, _FLIP, _compare_split, _comparison, _iexpr_of,
                                                           _int_constant)
+from aclnn_conformance.extract.host_code.guard_rules import passed_length_checks
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -431,12 +432,12 @@ def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
     under keep below the array's length: ("iexpr", ("elem", a, i)); Unreadable for an element those
     guards do not keep in the array (aclIntArray's operator[] does not check); None for another
     expression."""
-    m = re.fullmatch(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[(.+)\]", expr, re.S)
+    m = re.fullmatch(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[([^\[\]]+)\]", expr, re.S)   # one element, not a product of them
     held = env.get(m.group(1)) if m else None
     if not (isinstance(held, T) and "IntArray" in w.ptypes.get(held.name, "")):
         return None
     index = reenter.value(w, m.group(2), env)
-    if not _is_int(index) or index < 0 or _least_length(w.guards, held.name) <= index:
+    if not _is_int(index) or index < 0 or _least_length(w.guards + passed_length_checks(w), held.name) <= index:
         raise Unreadable(f"{expr!r}, an element the code does not keep inside the array")
     return ("iexpr", ("elem", held.name, index))
 

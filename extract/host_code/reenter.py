@@ -26,6 +26,7 @@ guard: Callable[..., Any]   # conditions._guard
 guard_atom: Callable[..., Any]   # conditions._guard_atom
 guarded_args: Callable[..., Any]   # conditions._guarded_args
 has_atom: Callable[..., Any]   # conditions._has_atom
+rank_int_rule: Callable[..., Any]   # guard_rules.rank_int_rule
 value: Callable[..., Any]   # values._value
 forget_assigned: Callable[..., Any]   # branches._forget_assigned
 forget_if_mutated: Callable[..., Any]   # branches._forget_if_mutated

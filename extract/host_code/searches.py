@@ -88,7 +88,8 @@ def read_search(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
     env2 = dict(env)
     env2[marker] = arr
     if ctype == "int":   # each element converted to int first: the calls with one past 32 bits not judged
-        wide = ("int", ("or", ("any-elem", arr.name, "<", _INT32[0]), ("any-elem", arr.name, ">", _INT32[1])))
+        wide = ("int", ("or", ("any-elem", arr.name, ("<", ("each",), _INT32[0])),
+                              ("any-elem", arr.name, (">", ("each",), _INT32[1]))))
         path, line = _cite(src, stmt.offset)
         w.events.append(Event("unread", "", _guarded_args(w, "unread", (("when", wide),)), None, path,
                               line, f"an element of {arr.name} converted to int: {stmt.text}"[:160]))

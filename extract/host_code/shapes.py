@@ -15,6 +15,7 @@ from aclnn_conformance.extract.host_code.model import (Event, FORMAT_OF, Opaque,
                                                        _is_int, _lin, _macro, _split_top, _strip, _tensor)
 from aclnn_conformance.extract.host_code.integers import _iexpr_of, _int_constant
 from aclnn_conformance.extract.host_code.ranks import _dim_value, _expr_min_rank, _set_dim_index
+from aclnn_conformance.extract.host_code.set_dim_index import computed_index, dim_size
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -549,6 +550,8 @@ def _shape_expr_of(v: Any) -> Any:
         return ("of", v[1])
     if v[0] == "built-shape":
         return ("dims", tuple(d if _is_int(d) else ("dim", *d) for d in v[1]))
+    if v[0] == "bshape" and len(v[1]) == 2:   # two API tensors' broadcast shape (opbase BroadcastInferShape)
+        return ("broadcast", ("of", v[1][0]), ("of", v[1][1]))
     return v[1] if v[0] == "shape-expr" else None
 
 
@@ -579,8 +582,10 @@ def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
             size = _iexpr_of(w, reenter.value(w, two[1], env))
         except Unreadable:
             size = None
+    if len(two) == 2 and size is None:
+        size = dim_size(w, two[1], env)   # set_dim_index.py: ``index->IsScalar() ? 1 : index->GetDim(0)``
     if index is None and size is not None:
-        index = _rank_less_index(w, two[0], shape, env)
+        index = _rank_less_index(w, two[0], shape, env) or computed_index(w, two[0], env)
         if index is not None:
             env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
             return True

@@ -87,6 +87,12 @@ def _forget_in_text(text: str, env: dict) -> None:
     for m in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*(?:[+\-*/|&]?=)(?!=)", text):
         if m.group(1) in env and not isinstance(env[m.group(1)], T):
             env[m.group(1)] = Opaque(f"{m.group(1)}, assigned in a loop or switch")
+    # a shape or vector changed by a method (``outShape.AppendDim(d)``: ops-nn
+    # index/gather_nd/op_api/aclnn_gather_nd.cpp:135-137) is unknown after it too
+    for m in re.finditer(r"(?<![\w.>])([A-Za-z_]\w*)\s*\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|"
+                         r"emplace_back|resize|clear|erase)\s*\(", text):
+        if m.group(1) in env and not isinstance(env[m.group(1)], T):
+            env[m.group(1)] = Opaque(f"{m.group(1)}, changed in a loop or switch")
 
 
 def _reachable_after(fn: Function, stmt: Stmt) -> str:

@@ -32,6 +32,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     cm = re.match(r"^\((?:const\s+)?(?:op::)?acl\w+\s*\*\)\s*", expr)
     if cm:
         return _value(w, expr[cm.end():], env)
+    cm = re.match(r"^\(\s*(?:u?int(?:64|32)_t|size_t)\s*\)\s*\(", expr)   # ``(int64_t)(x->GetDimNum())``
+    if cm and match_close(expr, cm.end() - 1) == len(expr) - 1:
+        return _value(w, expr[cm.end() - 1:], env)
     q = _split_top(expr, "?")
     if len(q) == 2:
         branches = _split_colon(q[1])

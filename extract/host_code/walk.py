@@ -40,6 +40,8 @@ from aclnn_conformance.extract.host_code.empty import _run_after_empty, _scan_af
 from aclnn_conformance.extract.host_code.templates import template_bindings
 from aclnn_conformance.extract.host_code.conditions import _data_condition, _guard_atom, _guarded_args
 from aclnn_conformance.extract.host_code.values import _value
+from aclnn_conformance.extract.host_code.dim_loops import (default_arguments, each_dim_from_loop, shape_by_pointer, slice_same_but_one_loop,
+                                                           unrolled_loop)
 from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _remapped_call, _returned, _run_if,
                                                           _status_neutral_return, _true_unless_false)
 from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch_broadcast_loop, _copy_loop,
@@ -210,9 +212,10 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
                 _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env) or \
                 aggregates.run_unrolled_loop(w, src, stmt, env, fail, top) or \
                 _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
-                _slice_compare_loop(w, src, stmt, env, fail) or \
+                _slice_compare_loop(w, src, stmt, env, fail) or slice_same_but_one_loop(w, src, stmt, env, fail) or \
+                each_dim_from_loop(w, src, stmt, env, fail) or \
                 _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
-                _negative_dim_loop(w, src, stmt, env, fail):
+                _negative_dim_loop(w, src, stmt, env, fail) or unrolled_loop(w, src, stmt, env, fail, top):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
@@ -354,9 +357,10 @@ def _bind(w: Walk, fn: Function, args: list[str], env: dict) -> dict[str, Any]:
     templated = template_bindings(w, fn, args, env, lambda a: _argument_value(w, a, env))
     if templated is not None:
         return templated
+    args = default_arguments(w, fn, args)   # the definition's defaults for the parameters not given
     if len(args) != len(fn.params):
         raise Unreadable(f"call of {fn.name} with {len(args)} arguments for {len(fn.params)} parameters")
-    return {p: _argument_value(w, a, env) for p, a in zip(fn.params, args)}
+    return {p: shape_by_pointer(fn, p, a, env) or _argument_value(w, a, env) for p, a in zip(fn.params, args)}
 
 
 def _argument_value(w: Walk, arg: str, env: dict) -> Any:
@@ -532,6 +536,11 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
     try:
         returned = _value(w, value, env)
     except Unreadable:
+        if fail is not None and re.search(r"[<>]=?|[!=]=|&&|\|\|", value):
+            # ``return reduce >= REDUCE_NONE && reduce <= REDUCE_MEAN;`` (ops-nn
+            # index/scatter_elements_v2/op_api/aclnn_scatter.cpp:134): it fails where that does not hold
+            _data_condition(w, src, stmt.offset, f"!({value})", env, fail, stmt.text)
+            raise _End(True) from None
         if fail is not None:
             raise Unreadable(f"a check function returning {value!r}") from None
         raise _End(Opaque(value)) from None
