@@ -436,8 +436,11 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
         if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
             continue
-        # opbase shape_utils.h:25 ToShapeVector(const op::Shape&) reads the shape only
-        if m.group(2).split("::")[-1] in ("if", "while", "GetDimNum", "ToString", "GetDim", "ToShapeVector") \
+        # opbase shape_utils.h:25 ToShapeVector(const op::Shape&) reads the shape only; Shape::SetDimNum(size_t)
+        # and AppendDim(int64_t) take the value (``expectShape.SetDimNum(selfDimnum)``, ops-math
+        # conversion/pad_v3/op_api/aclnn_replication_pad1d.cpp:40)
+        if m.group(2).split("::")[-1] in ("if", "while", "GetDimNum", "ToString", "GetDim", "ToShapeVector",
+                                          "SetDimNum", "AppendDim") \
                 or m.group(2) in ("std::max", "std::min") \
                 or m.group(2).startswith("OP_") \
                 or _last_param_by_value(src, m.group(2)):
