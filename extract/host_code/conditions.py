@@ -18,7 +18,7 @@ from aclnn_conformance.extract.host_code.integers import _iexpr_atom, _int_atom,
 from aclnn_conformance.extract.host_code.casts import _cast_args
 from aclnn_conformance.extract.host_code.ranks import _dims_atom, _dims_conjunction, _rank_compare, _raw_dim_size_zero
 from aclnn_conformance.extract.host_code.shapes import _shape_atom, _shape_guard
-from aclnn_conformance.extract.host_code.nulls import _drop_nonnull, _flag_atom
+from aclnn_conformance.extract.host_code.nulls import _drop_nonnull, _flag_atom, _null_conjunction
 from aclnn_conformance.extract.host_code.dtypes import (_DCLASS, _DCLASS_NAMES, _computed, _dlist, _dtype_atom,
                                                         _dtype_conjunction, _dtype_or_opaque, _expand, _list_find)
 from aclnn_conformance.extract.host_code.products import _product_bool, _product_chosen
@@ -88,7 +88,7 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
             return
         if len(data) != 1:
             g = _guard(w, " && ".join(data), env)
-            rule = _guard_atom(g) if g is not None and g[0] == "and" else None
+            rule = _guard_atom(g) if g is not None and g[0] == "and" else _null_conjunction(data, env)
             test = _int_test(w, " && ".join(data), env) if rule is None else None
             if test is not None and templates_int_leaves(test):   # comparisons of integers, joined
                 rule = "int_test", _args(test=test)
