@@ -154,8 +154,8 @@ def _iexpr_of(w: Walk, v: Any) -> Any:
         return v[1]
     if v[0] == "dim":
         return ("dim", v[1], v[2], v[3])
-    if v[0] == "numel":
-        return ("numel", v[1])
+    if v[0] in ("numel", "snumel"):
+        return (v[0], v[1])
     if v[0] == "lin":
         _, t, k, c, c0 = v
         scaled = ("rank", t) if k == 1 else ("*", k, ("rank", t))

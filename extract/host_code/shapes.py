@@ -206,6 +206,12 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     held = _view_shape_held(f"{m.group(1)}->GetViewShape()", env) if m else None
     if isinstance(held, tuple) and held[:1] == ("shape-of",):   # of a copy or cast of an API tensor
         return ("numel", held[1])
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*Size\(\)", expr)
+    held = env.get(m.group(1)) if m else None
+    if isinstance(held, T) and "aclTensor" in w.ptypes.get(held.name, ""):
+        # opbase common_types.cpp aclTensor::Size(): GetStorageShape().GetShapeSize() (ops-math
+        # conversion/triu/op_api/aclnn_triu.cpp:95 ``if (self->Size() > 0)``)
+        return ("snumel", held.name)
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetShapeSize\(\)", expr)
     held = env.get(m.group(1)) if m else None
     if isinstance(held, tuple) and held[:1] == ("shape-of",):
