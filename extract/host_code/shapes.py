@@ -15,6 +15,7 @@ from aclnn_conformance.extract.host_code.model import (Event, FORMAT_OF, Opaque,
                                                        _is_int, _lin, _macro, _split_top, _strip, _tensor)
 from aclnn_conformance.extract.host_code.integers import _iexpr_of, _int_constant
 from aclnn_conformance.extract.host_code.ranks import _dim_value, _expr_min_rank, _set_dim_index
+from aclnn_conformance.extract.host_code.rank_shapes import rank_built_shape
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -463,6 +464,11 @@ def _m_shape_expected(w, src, stmt, env, fail, args):
         _check(w, src, stmt.offset, "shape_is", _args(param=name, shape=shape,
                                                       **({"fill": tuple(built[1])} if built[1] else {})),
                _fail_status(args[2], fail), stmt.text)
+        return
+    ranked = rank_built_shape(w, src, stmt, args[1].strip(), env) if other is None and built is None else None
+    if ranked is not None:   # built over a tensor's rank, its last dims set
+        _check(w, src, stmt.offset, "shape_is", _args(param=name, shape_expr=ranked), _fail_status(args[2], fail),
+               stmt.text)
         return
     if other is None:
         raise Unreadable(f"the expected shape {args[1].strip()!r}")
