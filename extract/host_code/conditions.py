@@ -187,6 +187,10 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 n = reenter.value(w, parts[1], env) if md else None
             except Unreadable:   # a bound that is no constant (``rank > repeats->Size()``): an integer test
                 break
+            if md and op == "!=" and isinstance(n, tuple) and n[:1] == ("lin",) and n[2:] == (1, 0, 0):
+                # the rank of another tensor held in a local (ops-math
+                # conversion/circular_pad_grad/op_api/aclnn_circular_pad2d_backward.cpp:32 ``... == selfDimnum``)
+                return "ranks_equal", _args(param=_tensor(env, md.group(1) or md.group(2)), other=n[1])
             if md and (not isinstance(n, int) or isinstance(n, bool)):
                 raise Unreadable(f"the rank bound {parts[1]!r}")
             if md:

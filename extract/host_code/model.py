@@ -101,9 +101,13 @@ class Index:
     common: list[SourceFile]
     headers: list[SourceFile] = field(default_factory=list)   # the op's own headers it includes
     kernels: "KernelIndex | None" = None   # the checkout's l0op functions (their results' dtypes)
+    # function-pointer parameters of the functions being inlined, bound to the function passed
+    aliases: dict[str, Function] = field(default_factory=dict)
 
     def function(self, name: str) -> Function | None:
         name = name.split("::")[-1]
+        if name in self.aliases:
+            return self.aliases[name]
         if name in self.own.functions:
             return self.own.functions[name]
         # then the op's own headers beside the file (ops-math conversion/pad_v3/op_api/op_replication_pad.h:40

@@ -68,7 +68,17 @@ def _call_fn(w: Walk, fn: Function, args: list[str], env: dict, fail: int | None
     if _recognised_helper(w, fn, args, env, fail):
         return True
     left: dict[str, Any] = {}
-    result = _run_function(w, fn, _bind(w, fn, args, env), fail=fail, left=left)
+    # a function passed for a function-pointer parameter (ops-math
+    # conversion/circular_pad_grad/op_api/circular_pad_backward_common.h:72 ``CheckShapeFn checkShapeFn``):
+    # a call of the parameter inside is a call of that function
+    aliases = {p: f for p, a in zip(fn.params, args) if re.fullmatch(r"[A-Za-z_]\w*", a.strip())
+               and a.strip() not in env and p not in w.index.aliases and (f := w.index.function(a.strip())) is not None}
+    w.index.aliases.update(aliases)
+    try:
+        result = _run_function(w, fn, _bind(w, fn, args, env), fail=fail, left=left)
+    finally:
+        for p in aliases:
+            del w.index.aliases[p]
     for param, arg, ctype in zip(fn.params, args, fn.param_types):
         name = arg.strip()
         if param in left and "&" in ctype and not ctype.lstrip().startswith("const") \
@@ -368,6 +378,10 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
                    fail: int | None = None) -> None:
     cond, code_text = args[0].strip(), args[1].strip() if len(args) > 1 else ""
     code = _status_of(code_text)
+    held = env.get(code_text)
+    if code is None and isinstance(held, Opaque) and held.text.strip() != code_text:
+        # a status parameter bound to a status name (circular_pad_backward_common.h:77 ``nullPtrErrorCode``)
+        code = _status_of(held.text.strip())
     if code_text == "false" and fail is not None and _check_ret_false(w, cond, env, fail):
         return
     if code_text == "false" and fail is not None:
