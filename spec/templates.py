@@ -631,7 +631,7 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
     ``["contiguous", [param...]]`` (opbase IsContiguous of each: a null tensor counts as contiguous, as
     there), ``["no-dims", attr]`` (an integer array absent or empty), ``["value", t]`` (value_test t),
-    ``["format-same", a, b]`` (equal storage formats), ``["pair-in", [e1, e2], [[d1, d2], ...], where]``
+    ``["format-same", a, b]`` (equal storage formats), ``["format-in", t, [F...]]`` (t's storage format one of them), ``["pair-in", [e1, e2], [[d1, d2], ...], where]``
     (the two dtypes one of the pairs), ``["null", tensor]`` (the tensor is a null pointer: null or
     absent), ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
     with n), ``["dims", a, op, b]`` (a comparison of dims_compare), ``["zero-dim", tensor, stop]`` (one
@@ -661,6 +661,9 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
         return all(t is None or t.contiguous for t in (call.tensor(n) for n in g[1]))
     if op == "empty":   # the named tensors are empty (any of them, or all): the empty-tensor return's test
         return _empty(call, {"params": g[1], "any": g[2]})
+    if op == "format-in":   # ["format-in", t, [F...]]: the tensor's storage format is one of them
+        t = call.tensor(g[1])
+        return None if t is None else t.format in g[2]
     if op == "format-same":   # ["format-same", a, b]: the two tensors' storage formats are equal
         x, y = call.tensor(g[1]), call.tensor(g[2])
         return None if x is None or y is None else x.format == y.format

@@ -17,7 +17,7 @@ from aclnn_conformance.extract.host_code.promotion import (_decided, _dexpr, _de
 from aclnn_conformance.extract.host_code.integers import _iexpr_atom, _int_atom, _int_guard, _int_test
 from aclnn_conformance.extract.host_code.casts import _cast_args
 from aclnn_conformance.extract.host_code.ranks import _dims_atom, _dims_conjunction, _rank_compare, _raw_dim_size_zero
-from aclnn_conformance.extract.host_code.shapes import _shape_atom, _shape_guard
+from aclnn_conformance.extract.host_code.shapes import _format_guard, _shape_atom, _shape_guard
 from aclnn_conformance.extract.host_code.nulls import _drop_nonnull, _flag_atom, _null_conjunction
 from aclnn_conformance.extract.host_code.dtypes import (_DCLASS, _DCLASS_NAMES, _computed, _dlist, _dtype_atom,
                                                         _dtype_conjunction, _dtype_or_opaque, _expand, _list_find)
@@ -244,6 +244,9 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
         return ("attr-len", env[lm.group(1)].name, lm.group(2), int(lm.group(3)))   # the array's length
     if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
         return env[cond][1]
+    format_guard = _format_guard(cond, env)
+    if format_guard is not None:
+        return format_guard
     fm = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)\s*([!=]=)\s*(\w+)\s*->\s*GetStorageFormat\(\)", cond)
     if fm and isinstance(env.get(fm.group(1)), T) and isinstance(env.get(fm.group(3)), T):
         g = ("format-same", env[fm.group(1)].name, env[fm.group(3)].name)   # two tensors' storage formats

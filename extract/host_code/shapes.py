@@ -175,6 +175,24 @@ def _shape_guard(cond: str, env: dict) -> tuple | None:
     return None
 
 
+_FORMAT_LITERAL = re.compile(r"(?:op::|ge::)?(?:Format::)?FORMAT_([A-Z0-9_]+)|"
+                             r"static_cast<\s*(?:op::|ge::)?Format\s*>\s*\(\s*ACL_FORMAT_([A-Z0-9_]+)\s*\)")
+
+
+def _format_guard(cond: str, env: dict) -> tuple | None:
+    """An API tensor's storage format compared with a format constant (``self->GetStorageFormat() !=
+    static_cast<op::Format>(ACL_FORMAT_ND)``, ops-math conversion/pad_v3/op_api/aclnn_constant_pad_nd.cpp:156)
+    as a guard ``("format-in", t, (F,))``, negated for ``!=``; None for anything else."""
+    op, two = next(((op, p) for op, p in ((op, _split_top(cond, op)) for op in ("==", "!=")) if len(p) == 2),
+                   (None, None))
+    fx = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", _strip(two[0])) if two else None
+    lit = _FORMAT_LITERAL.fullmatch(_strip(two[1])) if two else None
+    if not (fx and lit and isinstance(env.get(fx.group(1)), T)):
+        return None
+    g = ("format-in", env[fx.group(1)].name, (lit.group(1) or lit.group(2),))
+    return g if op == "==" else ("not", g)
+
+
 def _view_shape_held(holder: str, env: dict) -> Any:
     """What ``t->GetViewShape()`` holds (("shape-of", t) for an API tensor or a tensor with one's view
     shape: a contiguous copy, a cast; ("shape-expr", S) for a tensor whose shape the walk built), or
