@@ -4,8 +4,7 @@ declares locals from values the loop does not change (ops-math conversion/roll/o
 element's checks read as checks of the array, the locals as their values."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 
 API = """
 static bool CheckDimsRange(const aclTensor* x, const aclIntArray* dims)
@@ -33,13 +32,8 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x, const aclIntArray* dim
 """
 
 
-def test_each_element_in_the_rank_range(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["x", "dims", "out", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+def test_each_element_in_the_rank_range():
+    events = walk(API, ["x", "dims", "out", "workspaceSize", "executor"])
     assert [(e.kind, e.template, e.status) for e in events] == [("check", "attr_in_rank_range", 161002)] * 2
     # dims in [min(-r, r - 1), max(-r, r - 1)]: [-r, r - 1], and [-1, 0] at rank 0
     assert dict(events[0].args) == {"attr": "dims", "tensor": "x", "max": (1, -1), "max_rank0": 0}

@@ -5,8 +5,7 @@ inlined where the parameter is called, the status passed is the status; and a ra
 holding another tensor's rank (aclnn_circular_pad2d_backward.cpp:22-32) reads as equal ranks."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 
 API = """
 static bool CheckShape(const aclTensor* gradOutput, const aclTensor* self)
@@ -37,13 +36,8 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* gradOutput, const aclTens
 """
 
 
-def test_the_function_and_the_status_passed_are_read(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["gradOutput", "self", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+def test_the_function_and_the_status_passed_are_read():
+    events = walk(API, ["gradOutput", "self", "workspaceSize", "executor"])
     assert [(e.kind, e.template, dict(e.args), e.status) for e in events] == [
         ("check", "null", {"param": "gradOutput"}, 161001),
         ("check", "ranks_equal", {"param": "gradOutput", "other": "self"}, 161002)]

@@ -3,8 +3,7 @@ static_cast<op::Format>(ACL_FORMAT_ND))`` (ops-math conversion/pad_v3/op_api/acl
 the formats must be equal unless a's storage format is ND."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import CallView, TensorView, predicate
 
 API = """
@@ -31,13 +30,8 @@ def _call(a: str, b: str) -> CallView:
     return CallView({"self": TensorView("FLOAT", (2,), a), "out": TensorView("FLOAT", (2,), b)}, {}, frozenset())
 
 
-def test_formats_equal_unless_nd(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "out", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+def test_formats_equal_unless_nd():
+    events = walk(API, ["self", "out", "workspaceSize", "executor"])
     assert [(e.kind, e.template, e.status) for e in events] == [("check", "formats_equal", 161002)]
     violated = predicate(events[0].template, dict(events[0].args))
     assert violated(_call("NCHW", "ND")) is True

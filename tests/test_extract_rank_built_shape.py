@@ -4,8 +4,7 @@
 keeps: the tensor's shape with its last k dims made those sums."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import CallView, TensorView, predicate
 
 API = """
@@ -38,13 +37,8 @@ aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* 
 """
 
 
-def _walk(tmp_path, min_rank: int) -> list:
-    (tmp_path / "math").mkdir(exist_ok=True)
-    src = read_source("snippet.cpp", API % min_rank)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "padding", "out", "workspaceSize", "executor"]
-    return walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                    "atlas-a2")
+def _walk(min_rank: int) -> list:
+    return walk(API % min_rank, ["self", "padding", "out", "workspaceSize", "executor"])
 
 
 def _call(out: tuple) -> CallView:
@@ -52,14 +46,14 @@ def _call(out: tuple) -> CallView:
                     {"padding": [1, 1, 2, 0]}, frozenset())
 
 
-def test_the_expected_shape_is_the_padded_one(tmp_path):
-    check = _walk(tmp_path, 3)[-1]
+def test_the_expected_shape_is_the_padded_one():
+    check = _walk(3)[-1]
     assert (check.kind, check.template, check.status) == ("check", "shape_is", 161002)
     violated = predicate(check.template, dict(check.args))
     assert violated(_call((2, 5, 6))) is False
     assert violated(_call((2, 3, 4))) is True
 
 
-def test_a_rank_below_the_padded_dims_leaves_it_unread(tmp_path):
-    events = _walk(tmp_path, 1)
+def test_a_rank_below_the_padded_dims_leaves_it_unread():
+    events = _walk(1)
     assert events[-1].kind == "unread" and "expectShape" in events[-1].text

@@ -4,8 +4,7 @@ opbase ``aclTensor::Size()`` is the storage shape's element count (common_types.
 element, whatever their view."""
 from __future__ import annotations
 
-from aclnn_conformance.extract.cpp import read_source
-from aclnn_conformance.extract.host_code import Index, KernelIndex, T, walk_api
+from snippet_walk import walk
 from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds
 
 API = """
@@ -31,13 +30,8 @@ def _call(shape: tuple, storage: tuple | None) -> CallView:
                      "out": TensorView("FLOAT", shape, "ND")}, {}, frozenset())
 
 
-def test_the_rank_check_holds_where_the_storage_has_elements(tmp_path):
-    (tmp_path / "math").mkdir()
-    src = read_source("snippet.cpp", API)
-    fn = src.functions["aclnnSnipGetWorkspaceSize"]
-    names = ["self", "out", "workspaceSize", "executor"]
-    events = walk_api(Index(src, [], [], KernelIndex(tmp_path)), fn, {p: T(n) for p, n in zip(fn.params, names)},
-                      "atlas-a2")
+def test_the_rank_check_holds_where_the_storage_has_elements():
+    events = walk(API, ["self", "out", "workspaceSize", "executor"])
     assert [e.kind for e in events] == ["check"]
     args = dict(events[0].args)
     assert (events[0].template, args["min"], args["param"]) == ("rank_range", 2, "self")
