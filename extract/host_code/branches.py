@@ -30,6 +30,7 @@ from aclnn_conformance.extract.host_code.empty import _empty_exit, _empty_helper
 from aclnn_conformance.extract.host_code.conditions import (_data_condition, _guard, _guarded_args, _has_atom,
                                                             _plain_exit, _same_checks_both_sides)
 from aclnn_conformance.extract.host_code.templates import constexpr_decided
+from aclnn_conformance.extract.host_code.int_choices import int_assign_chain
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -174,7 +175,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         if fn is not None:
             reenter.call_fn(w, fn, call[1], env, fail=code)
             return
-    if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env) or \
+    if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env) or int_assign_chain(w, stmt, env) or \
             _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top):
         return
     if all(s.kind == "call" and re.fullmatch(r"OP_LOG\w*\s*\(.*\)\s*;?", s.text.strip(), re.S)

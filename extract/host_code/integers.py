@@ -164,6 +164,15 @@ def _iexpr_of(w: Walk, v: Any) -> Any:
     return None
 
 
+def _wrapped_iexpr(w: Walk, v: Any) -> Any:
+    """``_iexpr_of``, and an integer argument's dim of a tensor wrapped by its rank (``("wrapped-dim", d, t)``
+    of ranks._wrap_negative_dim: d + rank where d < 0), for the readers that check it is inside the shape."""
+    if isinstance(v, tuple) and v[:1] == ("wrapped-dim",):
+        d = ("attr", v[1])
+        return ("?", ("<", d, 0), ("+", d, ("rank", v[2])), d)
+    return _iexpr_of(w, v)
+
+
 _INT_TYPE = re.compile(r"(?:const\s+)?(?:u?int(?:64|32|16|8)?_t|int|long)")
 
 

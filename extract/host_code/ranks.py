@@ -12,7 +12,7 @@ from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Wa
                                                        _split_top, _strip, _tensor)
 from aclnn_conformance.extract.host_code.statements import _returns_success_only
 from aclnn_conformance.extract.host_code.integers import (_COMPARE_INT, _FLIP, _compare_split, _comparison, _iexpr_of,
-                                                          _int_constant)
+                                                          _int_constant, _wrapped_iexpr)
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -560,6 +560,9 @@ def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
     if li and shape[0] == "shape-of" and li[1] == shape[1] and li[4] == li[3]:   # no other value at rank 0
         return ("dim", shape[1], li[2], li[3])
     at = _iexpr_of(w, index)   # a dim at an index the walk computes: read where it is inside the shape
+    wrapped = _wrapped_iexpr(w, index) if at is None and getattr(w, "wrapped_dims", False) else None
+    if wrapped is not None and reenter.dims_decided(w, ("sdim", reenter.shape_expr_of(shape), wrapped)):
+        at = wrapped   # a wrapped dim argument kept inside the rank, in an integer choice (aclnn_slice.cpp:65)
     return None if at is None else ("iexpr", ("sdim", reenter.shape_expr_of(shape), at))
 
 

@@ -13,7 +13,7 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.extract.host_code.model import (Event, FORMAT_OF, Opaque, T, Unreadable, Walk, _args,
                                                        _block_open, _check, _cite, _enclosing_function, _fail_status,
                                                        _is_int, _lin, _macro, _split_top, _strip, _tensor)
-from aclnn_conformance.extract.host_code.integers import _iexpr_of, _int_constant
+from aclnn_conformance.extract.host_code.integers import _iexpr_of, _int_constant, _wrapped_iexpr
 from aclnn_conformance.extract.host_code.ranks import _dim_value, _expr_min_rank, _set_dim_index
 from aclnn_conformance.extract.host_code.rank_shapes import rank_built_shape
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -607,7 +607,7 @@ def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
         except Unreadable:
             size = None
     if index is None and size is not None:
-        index = _rank_less_index(w, two[0], shape, env)
+        index = _rank_less_index(w, two[0], shape, env) or _wrapped_index(w, two[0], shape, env)
         if index is not None:
             env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
             return True
@@ -616,6 +616,17 @@ def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
     else:
         env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
     return True
+
+
+def _wrapped_index(w: Walk, text: str, shape: tuple, env: dict) -> tuple | None:
+    """A SetDim index that is an integer argument's dim of the tensor, wrapped by its rank, the argument
+    kept inside [-rank, rank - 1] by checks before (ops-math conversion/slice/op_api/aclnn_slice.cpp:112-127
+    ``sliceShape.SetDim(dim, sliceNum)``): that wrapped dim as an integer expression; None otherwise."""
+    try:
+        index = _wrapped_iexpr(w, reenter.value(w, text, env))
+    except Unreadable:
+        return None
+    return index if index is not None and reenter.dims_decided(w, ("sdim", shape, index)) else None
 
 
 def _rank_less_index(w: Walk, text: str, shape: tuple, env: dict) -> tuple | None:

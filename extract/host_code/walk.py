@@ -44,6 +44,7 @@ from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _r
 from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch_broadcast_loop, _copy_loop,
                                                        _negative_dim_loop, _numel_loop, _run_array_loop,
                                                        _slice_compare_loop, _slice_loop)
+from aclnn_conformance.extract.host_code.int_choices import run_int_ref_helper
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -81,8 +82,12 @@ def _call_fn(w: Walk, fn: Function, args: list[str], env: dict, fail: int | None
             del w.index.aliases[p]
     for param, arg, ctype in zip(fn.params, args, fn.param_types):
         name = arg.strip()
+        # an argument passed to an integer reference the callee changes holds what it left (ops-math
+        # conversion/slice/op_api/aclnn_slice.cpp:123 ``CalculateValuesSliceUpperForSlice(self, dim, start, end)``)
+        changed = isinstance(env.get(name), T) and left.get(param) != env[name] and \
+            re.fullmatch(r"(?:u?int(?:64|32)_t|int)\s*&", ctype.strip())
         if param in left and "&" in ctype and not ctype.lstrip().startswith("const") \
-                and re.fullmatch(r"[A-Za-z_]\w*", name) and not isinstance(env.get(name), T):
+                and re.fullmatch(r"[A-Za-z_]\w*", name) and (not isinstance(env.get(name), T) or changed):
             env[name] = left[param]
     return result
 
@@ -262,6 +267,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             return
         if fn is not None and _is_checker(fn) and not _warns_only(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
+        if fn is not None and run_int_ref_helper(w, fn, args, env):
+            return
         _unknown_call(w, short, text)
         return  # a call of the compute path (l0op::..., executor setup)
     _run_decl(w, src, stmt, env)
