@@ -419,6 +419,12 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "int_test", _args(test=("guard", g))
     if g[0] == "and":   # the first part a template expresses (arrays' lengths last), the others its when
         g = ("and", *[x for part in g[1:] for x in (part[1:] if part[0] == "and" else (part,))])
+        outs = [x[1] for x in g[1:] if x[0] == "not" and x[1][0] == "in" and len(x[1]) == 3]
+        if len(outs) == len(g) - 1 and len({x[1] for x in outs}) == 1 and outs[0][1][0] == "of" and \
+                not any(n == "UNDEFINED" or n in _DCLASS_NAMES for x in outs for n in x[2]):
+            # one tensor's dtype none of several (``d != A && d != B``, ops-math
+            # conversion/trans_data/op_api/aclnn_trans_convolution_weight.cpp:74): its dtype one of them all
+            return "dtype_in", _args(param=outs[0][1][1], dtypes=[n for x in outs for n in x[2]], list="literal")
         for i, part in sorted(enumerate(g[1:]), key=lambda p: _lengths_only(p[1])):
             r = _guard_atom(part)
             if r is not None:
@@ -443,6 +449,8 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "dtype_not_in", _args(param=g[1][1], dtypes=_expand(g[2]), list="literal")
     if g[0] != "not":
         return None
+    if g[1][0] == "contiguous":   # a tensor not contiguous (aclnn_trans_convolution_weight.cpp:102): that guard's test
+        return "int_test", _args(test=("guard", g))
     g = g[1]
     if g[0] == "in" and g[1][0] == "of" and "UNDEFINED" not in g[2] and \
             (any(n in _DCLASS_NAMES for n in g[2]) or len(g) > 3):

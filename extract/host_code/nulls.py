@@ -133,7 +133,11 @@ def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fa
 
 def _flag_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
     """``!p`` on a pointer argument that is no tensor (char*, aclScalar*, arrays): p is null;
-    ``b`` / ``!b`` on a bool argument: b is true / false."""
+    ``b`` / ``!b`` on a bool argument: b is true / false, and ``b == true`` and its kin (ops-math
+    conversion/trans_data/op_api/aclnn_trans_convolution_weight.cpp:51 ``if (transposed == true)``)."""
+    m = re.fullmatch(r"(\w+)\s*([!=]=)\s*(true|false)", _strip(body))
+    if m:
+        body, neg = m.group(1), neg != ((m.group(2) == "==") != (m.group(3) == "true"))
     v = env.get(_strip(body))
     if not isinstance(v, T):
         return None

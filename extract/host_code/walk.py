@@ -4,6 +4,7 @@ status a called function ends with."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from aclnn_conformance.extract.shape_helpers import expand_to_size, split_half_of, split_halves
@@ -339,7 +340,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
     if call:
         fn = w.index.function(call[0])
         if fn is not None and fn.returns.endswith("aclnnStatus"):
-            env[name] = ("status-of", _call_status(w, fn, call[1], env, src, stmt))
+            mark = len(w.events)   # the call's failures: the events from here to its end
+            env[name] = ("status-of", _call_status(w, fn, call[1], env, src, stmt), mark, len(w.events))
             return
         reduced = _reduce_shape_value(w, fn, call[1], env) if fn is not None else None
         if reduced is not None:
@@ -401,6 +403,14 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         held = env.get(m.group(1))
         if isinstance(held, tuple) and held and held[0] == "status-of":
             return  # its failures were recorded when it was called
+    status = env.get(m.group(1)) if m and code in PARAM_CODES else None
+    if isinstance(status, tuple) and status[:1] == ("status-of",) and status[3] == len(w.events) and \
+            all(e.kind == "check" for e in w.events[status[2]:status[3]]):
+        # ``ret = F(...); CHECK_RET(ret == ACLNN_SUCCESS, CODE)`` right after the call, nothing read between
+        # (ops-math conversion/trans_data/op_api/aclnn_trans_convolution_weight.cpp:182-183): F's failures
+        # return CODE
+        w.events[status[2]:] = [replace(e, status=code) if e.status else e for e in w.events[status[2]:]]
+        return
         raise Unreadable(f"the status {m.group(1)} of a call the reader did not follow")
     passed_on = env.get(null.group(1) or null.group(2)) if null else None
     if code is None and code_text == "nullptr" and null and \
