@@ -403,6 +403,7 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         held = env.get(m.group(1))
         if isinstance(held, tuple) and held and held[0] == "status-of":
             return  # its failures were recorded when it was called
+        raise Unreadable(f"the status {m.group(1)} of a call the reader did not follow")
     status = env.get(m.group(1)) if m and code in PARAM_CODES else None
     if isinstance(status, tuple) and status[:1] == ("status-of",) and status[3] == len(w.events) and \
             all(e.kind == "check" for e in w.events[status[2]:status[3]]):
@@ -411,7 +412,6 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         # return CODE
         w.events[status[2]:] = [replace(e, status=code) if e.status else e for e in w.events[status[2]:]]
         return
-        raise Unreadable(f"the status {m.group(1)} of a call the reader did not follow")
     passed_on = env.get(null.group(1) or null.group(2)) if null else None
     if code is None and code_text == "nullptr" and null and \
             (_kernel_made(passed_on) or (isinstance(passed_on, tuple) and passed_on[:1] in (("copy-of",), ("cast-of",)))):
