@@ -11,7 +11,7 @@ from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt
 from aclnn_conformance.spec.enums import Status
-from aclnn_conformance.extract.host_code.model import (Event, Opaque, T, Unreadable, Walk, _End, _Stop, _args, _check,
+from aclnn_conformance.extract.host_code.model import (Event, T, Unreadable, Walk, _End, _Stop, _args, _check,
                                                        _fail_status, _macro, _names_in, _split_top, _strip, _tensor)
 from aclnn_conformance.extract.host_code.promotion import _dexpr, _keep_unchanged_dtypes
 from aclnn_conformance.extract.host_code.statements import _returns_success_only
@@ -213,22 +213,17 @@ def _same_pointer(w: Walk, expr: str, env: dict) -> bool | None:
 def _null_conjunction(parts: list[str], env: dict) -> tuple[str, tuple] | None:
     """``a == nullptr && b == nullptr`` of pointer arguments (ops-math
     conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp:132 ``clipValueMin == nullptr && clipValueMax ==
-    nullptr``): the last one null, when the others are; None for any other conjunction. A parameter
-    bound to a literal ``nullptr`` (aclnn_clamp.cpp:682 ``aclnnClampTensorCommon(self, nullptr, max, ...)``)
-    is null on every call: its part always holds."""
+    nullptr``): the last one null, when the others are; None for any other conjunction (a part on a
+    parameter bound to a literal ``nullptr`` is decided before, by products._product_bool)."""
     names = []
     for part in parts:
         m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", _strip(part))
         v = env.get(m.group(1) or m.group(2)) if m else None
-        if isinstance(v, Opaque) and v.text.strip() == "nullptr":
-            continue
         if not isinstance(v, T):
             return None
         names.append(v.name)
-    if len(set(names)) != len(names) or not names:
+    if len(set(names)) != len(names) or len(names) < 2:
         return None
-    if len(names) == 1:
-        return "null", _args(param=names[0])
     when = tuple(("null", n) for n in names[:-1])
     return "null", _args(param=names[-1], when=when[0] if len(when) == 1 else ("and", *when))
 

@@ -111,6 +111,12 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
     same = _same_pointer(w, expr, env)
     if same is not None:
         return same
+    null = re.fullmatch(r"(\w+)\s*([!=]=)\s*nullptr|nullptr\s*([!=]=)\s*(\w+)", expr)
+    held = env.get(null.group(1) or null.group(4)) if null else None
+    if isinstance(held, Opaque) and held.text.strip() == "nullptr":
+        # a parameter bound to a literal nullptr (ops-math conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp:682
+        # ``aclnnClampTensorCommon(self, nullptr, max, ...)``, tested at :489): null on every call
+        return (null.group(2) or null.group(3)) == "=="
     for op in ("==", "!="):
         words = [_constant_string(w, p, env) for p in _split_top(expr, op)]
         if len(words) == 2 and None not in words:   # ``mode == "reflect"`` with mode bound to a string constant
