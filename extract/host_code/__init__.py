@@ -52,6 +52,8 @@ fixture tests in tests/test_extract_*.py):
   comparisons, ``CheckShapeAndScalarSame``, a shape expression's rank.
 - ``rank_shapes``: Shapes built over a tensor's rank: ``SetDimNum(rank)``, the leading dims copied in a loop
   under ``if (rank > k)``, the last k set by ``SetDim(rank - j, E)`` (the padded out shape of a pad).
+- ``rank_loops``: Loops over a tensor's dims up to its rank (``for (i = start; i < rank; i++) { if
+  (shape.GetDim(i) <= 0) fail; }``), unrolled over the ranks the checks before allow.
 - ``int_choices``: Integers chosen by branches: an if / else-if chain of integer tests each assigning one integer
   (the wrap and clamps of a slice's start and end), and a void helper changing integers passed by reference.
 - ``ranks``: Ranks and dims: rank guards and rank comparisons (``GetDimNum()``), locals chosen by the rank,
@@ -106,9 +108,9 @@ from __future__ import annotations
 
 # every module is imported here, before any reading: each fills its entries of reenter
 from aclnn_conformance.extract.host_code import (branches, casts, conditions, dtypes, empty, int_choices, integers,
-                                                 kernels, loops, model, nulls, products, promotion, rank_shapes, ranks,
-                                                 reductions, reenter, scalars, shapes, statements, templates, values,
-                                                 walk)  # noqa: F401
+                                                 kernels, loops, model, nulls, products, promotion, rank_loops,
+                                                 rank_shapes, ranks, reductions, reenter, scalars, shapes, statements,
+                                                 templates, values, walk)  # noqa: F401
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS
 from aclnn_conformance.extract.host_code.model import Event, Index, KernelIndex, T, Unreadable, _args
 from aclnn_conformance.extract.host_code.walk import walk_api

@@ -46,6 +46,7 @@ from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch
                                                        _negative_dim_loop, _numel_loop, _run_array_loop,
                                                        _slice_compare_loop, _slice_loop)
 from aclnn_conformance.extract.host_code.int_choices import run_int_ref_helper
+from aclnn_conformance.extract.host_code.rank_loops import run_rank_loop
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -222,7 +223,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
                 _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
                 _slice_compare_loop(w, src, stmt, env, fail) or \
                 _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
-                _negative_dim_loop(w, src, stmt, env, fail):
+                _negative_dim_loop(w, src, stmt, env, fail) or run_rank_loop(w, src, stmt, env, fail):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
