@@ -342,7 +342,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         fn = w.index.function(call[0])
         if fn is not None and fn.returns.endswith("aclnnStatus"):
             mark = len(w.events)   # the call's failures: the events from here to its end
-            env[name] = ("status-of", _call_status(w, fn, call[1], env, src, stmt), mark, len(w.events))
+            env[name] = ("status-of", _call_status(w, fn, call[1], env, src, stmt))
+            w.status_spans = {**getattr(w, "status_spans", {}), name: (env[name], mark, len(w.events))}
             return
         reduced = _reduce_shape_value(w, fn, call[1], env) if fn is not None else None
         if reduced is not None:
@@ -405,13 +406,13 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         if isinstance(held, tuple) and held and held[0] == "status-of":
             return  # its failures were recorded when it was called
         raise Unreadable(f"the status {m.group(1)} of a call the reader did not follow")
-    status = env.get(m.group(1)) if m and code in PARAM_CODES else None
-    if isinstance(status, tuple) and status[:1] == ("status-of",) and status[3] == len(w.events) and \
-            all(e.kind == "check" for e in w.events[status[2]:status[3]]):
+    span = getattr(w, "status_spans", {}).get(m.group(1)) if m and code in PARAM_CODES else None
+    if span and span[0] is env.get(m.group(1)) and span[2] == len(w.events) and \
+            all(e.kind == "check" for e in w.events[span[1]:span[2]]):
         # ``ret = F(...); CHECK_RET(ret == ACLNN_SUCCESS, CODE)`` right after the call, nothing read between
         # (ops-math conversion/trans_data/op_api/aclnn_trans_convolution_weight.cpp:182-183): F's failures
         # return CODE
-        w.events[status[2]:] = [replace(e, status=code) if e.status else e for e in w.events[status[2]:]]
+        w.events[span[1]:] = [replace(e, status=code) if e.status else e for e in w.events[span[1]:]]
         return
     passed_on = env.get(null.group(1) or null.group(2)) if null else None
     if code is None and code_text == "nullptr" and null and \
