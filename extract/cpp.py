@@ -137,8 +137,8 @@ def _read_declaration(src: SourceFile, tree: Parsed, node: Node) -> None:
             src.format_lists[tree.source(name)] = (tuple(_FORMAT.findall(items)), line)
     elif value.type in ("number_literal", "binary_expression", "parenthesized_expression") and \
             type_text.removeprefix("std::") in _INT_TYPES and _int_literal(tree.source(value)) is not None and \
-            any(c.type in ("type_qualifier", "storage_class_specifier") and tree.source(c) in ("const", "constexpr")
-                for c in node.children):
+            (any(c.type in ("type_qualifier", "storage_class_specifier") and tree.source(c) in ("const", "constexpr")
+                 for c in node.children) or _never_written_static(src, tree, node, tree.source(name))):
         src.constants[tree.source(name)] = _int_literal(tree.source(value))
 
 
@@ -163,6 +163,20 @@ def _int_literal(text: str) -> int | None:
     except SyntaxError:
         return None
     return got if got is not None and 0 <= got < 2 ** 31 else None
+
+
+def _never_written_static(src: SourceFile, tree: Parsed, node: Node, name: str) -> bool:
+    """A ``static`` integer of the file's scope that no statement of the file writes after its
+    initialisation (ops-math conversion/trans_data/op_api/aclnn_trans_convolution_weight.cpp:30
+    ``static uint64_t g_dimNum = 4;``): its value is that of its initialiser on every call."""
+    if node.parent is None or node.parent.type not in ("translation_unit", "linkage_specification",
+                                                        "declaration_list") or \
+            not any(c.type == "storage_class_specifier" and tree.source(c) == "static" for c in node.children):
+        return False
+    n = re.escape(name)
+    writes = re.findall(rf"\b{n}\s*(?:[-+*/%|&^]|<<|>>)?=(?!=)|(?:\+\+|--)\s*{n}\b|\b{n}\s*(?:\+\+|--)|&\s*{n}\b",
+                        src.text)
+    return len(writes) == 1   # the initialiser alone
 
 
 def _dtype_pairs(tree: Parsed, value: Node) -> tuple[tuple[str, str], ...]:

@@ -23,6 +23,7 @@ class TensorView:
     shape: tuple[int, ...]
     format: str                # aclFormat name
     contiguous: bool = True    # opbase IsContiguous (TensorDesc.is_contiguous)
+    storage: tuple[int, ...] | None = None   # the storage shape (aclCreateTensor storageDims); None: the view's
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,8 @@ def _view_of_case(case, product: str) -> CallView:
     tensors = {}
     for name, arg in case.tensors.items():
         tensors[name] = None if arg is None else TensorView(arg.desc.dtype.name, tuple(arg.desc.shape),
-                                                            arg.desc.format.name, arg.desc.is_contiguous())
+                                                            arg.desc.format.name, arg.desc.is_contiguous(),
+                                                            tuple(arg.desc.storage_shape))
     for name, value in case.attrs.items():
         if isinstance(value, dict) and "dtype" in value:
             tensors[name] = TensorView(value["dtype"], (), "ND")
@@ -629,7 +631,7 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     data_type_utils.h), ``["cast", e1, e2]`` (opbase CanCast), ``["same", e1, e2]`` (equal dtypes),
     ``["contiguous", [param...]]`` (opbase IsContiguous of each: a null tensor counts as contiguous, as
     there), ``["no-dims", attr]`` (an integer array absent or empty), ``["value", t]`` (value_test t),
-    ``["format-same", a, b]`` (equal storage formats), ``["pair-in", [e1, e2], [[d1, d2], ...], where]``
+    ``["format-same", a, b]`` (equal storage formats), ``["format-in", t, [F...]]`` (t's storage format one of them), ``["pair-in", [e1, e2], [[d1, d2], ...], where]``
     (the two dtypes one of the pairs), ``["null", tensor]`` (the tensor is a null pointer: null or
     absent), ``["rank-zero", tensor]`` (the tensor has no dim), ``["rank", tensor, op, n]`` (its rank compared
     with n), ``["dims", a, op, b]`` (a comparison of dims_compare), ``["zero-dim", tensor, stop]`` (one
@@ -659,6 +661,9 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
         return all(t is None or t.contiguous for t in (call.tensor(n) for n in g[1]))
     if op == "empty":   # the named tensors are empty (any of them, or all): the empty-tensor return's test
         return _empty(call, {"params": g[1], "any": g[2]})
+    if op == "format-in":   # ["format-in", t, [F...]]: the tensor's storage format is one of them
+        t = call.tensor(g[1])
+        return None if t is None else t.format in g[2]
     if op == "format-same":   # ["format-same", a, b]: the two tensors' storage formats are equal
         x, y = call.tensor(g[1]), call.tensor(g[2])
         return None if x is None or y is None else x.format == y.format
@@ -1047,7 +1052,7 @@ CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 # ---- integer expressions of the host code over dims, ranks and integer attributes ----
 # An expression is an integer, ["attr", name], ["elem", name, i] (element i of an integer-array
 # argument), ["rank", tensor], ["dim", tensor, scale, offset] (the size of dim scale*rank + offset),
-# ["numel", tensor], [op, a, b] for op in + - * / % min max (/ and %
+# ["numel", tensor], ["snumel", tensor] (its storage shape's element count), [op, a, b] for op in + - * / % min max (/ and %
 # as C's int64 division: truncated toward zero, the remainder taking the dividend's sign), or
 # ["?", test, a, b], ["sdim", S, i] (dim i of a shape expression S, ``shape_value``) or ["srank", S]
 # (its rank). A test is
@@ -1094,6 +1099,9 @@ def int_value(call: CallView, e: Any) -> int | None:
         return dim_size(call, list(e[1:]))
     if head == "numel":
         return dim_size(call, ["numel", e[1]])
+    if head == "snumel":   # opbase aclTensor::Size(): the element count of the storage shape
+        t = call.tensor(e[1])
+        return None if t is None else math.prod(t.shape if t.storage is None else t.storage)
     if head == "len":   # an integer array's length: None for a null array
         values = call.attrs.get(e[1])
         return len(values) if isinstance(values, (list, tuple)) else None
@@ -1227,11 +1235,12 @@ def _int_test(call: CallView, a: Mapping) -> bool:
 
 def int_leaves(e: Any) -> list[tuple]:
     """The attributes and tensor dims an integer expression or test reads: ("attr", name), ("elem",
-    name, i), ("dim", tensor, scale, offset), ("rank", tensor), ("numel", tensor) or ("len", name)
+    name, i), ("dim", tensor, scale, offset), ("rank", tensor), ("numel", tensor), ("snumel", tensor) or ("len",
+    name)
     (an integer array's length a guard compares), in order, without repeats."""
     out: list[tuple] = []
     if isinstance(e, (list, tuple)) and e:
-        if e[0] in ("attr", "elem", "dim", "rank", "numel", "len"):
+        if e[0] in ("attr", "elem", "dim", "rank", "numel", "snumel", "len"):
             out.append(tuple(e))
         elif e[0] == "of":   # a tensor's whole shape: its rank stands for it
             out.append(("rank", e[1]))

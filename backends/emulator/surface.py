@@ -32,7 +32,7 @@ def call_view(raw: RawCall, product: str) -> CallView:
         if kind == "tensor":
             tensors[name] = None if value is None else TensorView(
                 _name(AclDataType, value.dtype), tuple(value.view_dims), _name(AclFormat, value.format),
-                is_contiguous_view(value.view_dims, value.strides, value.format))
+                is_contiguous_view(value.view_dims, value.strides, value.format), tuple(value.storage_dims))
         else:
             attrs[name] = value
             if kind == "scalar" and isinstance(value, dict):

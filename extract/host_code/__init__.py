@@ -40,7 +40,8 @@ fixture tests in tests/test_extract_*.py):
   checks after it, ``OP_CHECK_NULL(x, return false)`` for a status, optional arguments (``p != nullptr &&
   ...``, ``if (p != nullptr) {checks}`` and a local it assigns, a choice on p's null-ness after it), a null
   pointer flag, two pointer arguments compared, the null check of a contiguous copy, an element count set
-  only when non-null, an optional tensor refused when given.
+  only when non-null, an optional tensor refused when given, ``a == nullptr && b == nullptr`` (both
+  refused together).
 - ``dtypes``: Dtype lists and checks: ``OP_CHECK_DTYPE_NOT_SUPPORT`` over per-product lists,
   ``OP_CHECK_DTYPE_NOT_MATCH``/``NOT_SAME``, the data_type_utils.h classes, dtype atoms of a failure,
   conjunctions of dtype conditions, ``std::find`` in a list, dtype pairs, constant maps and their ``find``,
@@ -52,6 +53,12 @@ fixture tests in tests/test_extract_*.py):
   ``AppendDim``), a view shape the walk holds, ``BroadcastInferShape`` (checked or dropped),
   ``OP_CHECK_SHAPE_NOT_EQUAL``, ``OP_CHECK_BROADCAST*``, ``CHECK_SHAPE_ALL_EQUAL``, shape and storage format
   comparisons, ``CheckShapeAndScalarSame``, a shape expression's rank.
+- ``rank_shapes``: Shapes built over a tensor's rank: ``SetDimNum(rank)``, the leading dims copied in a loop
+  under ``if (rank > k)``, the last k set by ``SetDim(rank - j, E)`` (the padded out shape of a pad).
+- ``rank_loops``: Loops over a tensor's dims up to its rank (``for (i = start; i < rank; i++) { if
+  (shape.GetDim(i) <= 0) fail; }``), unrolled over the ranks the checks before allow.
+- ``int_choices``: Integers chosen by branches: an if / else-if chain of integer tests each assigning one integer
+  (the wrap and clamps of a slice's start and end), and a void helper changing integers passed by reference.
 - ``ranks``: Ranks and dims: rank guards and rank comparisons (``GetDimNum()``), locals chosen by the rank,
   conjunctions of dim comparisons, int arrays of every dim, returns at rank 0 or with no dims, a negative dim
   wrapped by the rank, dim sizes read where the rank holds them, ``OP_CHECK_*_DIM``.
@@ -133,10 +140,11 @@ from __future__ import annotations
 
 # every module is imported here, before any reading: each fills its entries of reenter
 from aclnn_conformance.extract.host_code import (aggregates, array_elements, branches, cast_routes, casts, conditions,
-                                                 dim_loops, dtypes, empty, flags, guard_rules, integers, kernels, loops,
-                                                 model, nulls, partial, products, promotion, ranks, reductions,
-                                                 reenter, scalar_shapes, scalars, searches, set_dim_index, shapes,
-                                                 statements, templates, values, walk)  # noqa: F401
+                                                 dim_loops, dtypes, empty, flags, guard_rules, int_choices, integers,
+                                                 kernels, loops, model, nulls, partial, products, promotion,
+                                                 rank_loops, rank_shapes, ranks, reductions, reenter, scalar_shapes,
+                                                 scalars, searches, set_dim_index, shapes, statements, templates,
+                                                 values, walk)  # noqa: F401
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS
 from aclnn_conformance.extract.host_code.model import Event, Index, KernelIndex, T, Unreadable, _args
 from aclnn_conformance.extract.host_code.walk import walk_api

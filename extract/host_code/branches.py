@@ -34,6 +34,7 @@ from aclnn_conformance.extract.host_code.conditions import (_data_condition, _gu
 from aclnn_conformance.extract.host_code.templates import constexpr_decided
 from aclnn_conformance.extract.host_code.flags import flag_nested
 from aclnn_conformance.extract.host_code.partial import run_partly_read_branch
+from aclnn_conformance.extract.host_code.int_choices import int_assign_chain
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -194,7 +195,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         if fn is not None:
             reenter.call_fn(w, fn, call[1], env, fail=code)
             return
-    if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env) or \
+    if _rank0_branch(w, stmt, env) or _every_dim_if_empty(w, src, stmt, env) or int_assign_chain(w, stmt, env) or \
             _run_guarded_if(w, src, stmt, env, fail, top) or _run_nonnull_branch(w, src, stmt, env, fail, top) or \
             run_partly_read_branch(w, src, stmt, env, fail, top):
         return
@@ -479,8 +480,11 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):
         if m.group(2).split("::")[-1] == "BroadcastInferShape" and m.group(1) == "!":
             continue
-        # opbase shape_utils.h:25 ToShapeVector(const op::Shape&) reads the shape only
-        if m.group(2).split("::")[-1] in ("if", "while", "GetDimNum", "ToString", "GetDim", "ToShapeVector") \
+        # opbase shape_utils.h:25 ToShapeVector(const op::Shape&) reads the shape only; Shape::SetDimNum(size_t)
+        # and AppendDim(int64_t) take the value (``expectShape.SetDimNum(selfDimnum)``, ops-math
+        # conversion/pad_v3/op_api/aclnn_replication_pad1d.cpp:40)
+        if m.group(2).split("::")[-1] in ("if", "while", "GetDimNum", "ToString", "GetDim", "ToShapeVector",
+                                          "SetDimNum", "AppendDim") \
                 or m.group(2) in ("std::max", "std::min") \
                 or m.group(2).startswith("OP_") \
                 or _last_param_by_value(src, m.group(2)):

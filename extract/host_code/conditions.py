@@ -17,8 +17,8 @@ from aclnn_conformance.extract.host_code.promotion import (_decided, _dexpr, _de
 from aclnn_conformance.extract.host_code.integers import _iexpr_atom, _int_atom, _int_guard, _int_test
 from aclnn_conformance.extract.host_code.casts import _cast_args
 from aclnn_conformance.extract.host_code.ranks import _dims_atom, _dims_conjunction, _rank_compare, _raw_dim_size_zero
-from aclnn_conformance.extract.host_code.shapes import _shape_atom, _shape_guard
-from aclnn_conformance.extract.host_code.nulls import _drop_nonnull, _flag_atom, _given_atom
+from aclnn_conformance.extract.host_code.shapes import _format_guard, _shape_atom, _shape_guard
+from aclnn_conformance.extract.host_code.nulls import _drop_nonnull, _flag_atom, _given_atom, _null_conjunction
 from aclnn_conformance.extract.host_code.dtypes import (_DCLASS, _DCLASS_NAMES, _computed, _dlist, _dtype_atom,
                                                         _dtype_conjunction, _dtype_or_opaque, _expand, _list_find)
 from aclnn_conformance.extract.host_code.products import _product_bool, _product_chosen
@@ -92,7 +92,7 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
             return
         if len(data) != 1:
             g = _guard(w, " && ".join(data), env)
-            rule = _guard_atom(g) if g is not None and g[0] == "and" else None
+            rule = _guard_atom(g) if g is not None and g[0] == "and" else _null_conjunction(data, env)
             test = _int_test(w, " && ".join(data), env) if rule is None else None
             if test is not None and templates_int_leaves(test):   # comparisons of integers, joined
                 rule = "int_test", _args(test=test)
@@ -191,6 +191,10 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
                 n = reenter.value(w, parts[1], env) if md else None
             except Unreadable:   # a bound that is no constant (``rank > repeats->Size()``): an integer test
                 break
+            if md and op == "!=" and isinstance(n, tuple) and n[:1] == ("lin",) and n[2:] == (1, 0, 0):
+                # the rank of another tensor held in a local (ops-math
+                # conversion/circular_pad_grad/op_api/aclnn_circular_pad2d_backward.cpp:32 ``... == selfDimnum``)
+                return "ranks_equal", _args(param=_tensor(env, md.group(1) or md.group(2)), other=n[1])
             if md and isinstance(n, tuple) and n[:1] == ("lin",):
                 break   # another tensor's rank (``a->GetDimNum() != b->GetDimNum()``): an integer test below
             if md and (not isinstance(n, int) or isinstance(n, bool)):
@@ -247,6 +251,9 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
         return ("attr-len", env[lm.group(1)].name, lm.group(2), int(lm.group(3)))   # the array's length
     if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
         return env[cond][1]
+    format_guard = _format_guard(cond, env)
+    if format_guard is not None:
+        return format_guard
     fm = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)\s*([!=]=)\s*(\w+)\s*->\s*GetStorageFormat\(\)", cond)
     if fm and isinstance(env.get(fm.group(1)), T) and isinstance(env.get(fm.group(3)), T):
         g = ("format-same", env[fm.group(1)].name, env[fm.group(3)].name)   # two tensors' storage formats
@@ -425,6 +432,12 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "int_test", _args(test=("guard", g))
     if g[0] == "and":   # the first part a template expresses (arrays' lengths last), the others its when
         g = ("and", *[x for part in g[1:] for x in (part[1:] if part[0] == "and" else (part,))])
+        outs = [x[1] for x in g[1:] if x[0] == "not" and x[1][0] == "in" and len(x[1]) == 3]
+        if len(outs) == len(g) - 1 and len({x[1] for x in outs}) == 1 and outs[0][1][0] == "of" and \
+                not any(n == "UNDEFINED" or n in _DCLASS_NAMES for x in outs for n in x[2]):
+            # one tensor's dtype none of several (``d != A && d != B``, ops-math
+            # conversion/trans_data/op_api/aclnn_trans_convolution_weight.cpp:74): its dtype one of them all
+            return "dtype_in", _args(param=outs[0][1][1], dtypes=[n for x in outs for n in x[2]], list="literal")
         for i, part in sorted(enumerate(g[1:]), key=lambda p: _lengths_only(p[1])):
             r = _guard_atom(part)
             if r is not None:
@@ -449,6 +462,8 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "dtype_not_in", _args(param=g[1][1], dtypes=_expand(g[2]), list="literal")
     if g[0] != "not":
         return None
+    if g[1][0] == "contiguous":   # a tensor not contiguous (aclnn_trans_convolution_weight.cpp:102): that guard's test
+        return "int_test", _args(test=("guard", g))
     g = g[1]
     if g[0] == "in" and g[1][0] == "of" and "UNDEFINED" not in g[2] and \
             (any(n in _DCLASS_NAMES for n in g[2]) or len(g) > 3):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt
-from aclnn_conformance.extract.host_code.model import (Event, SUCCESS_NAMES, T, Walk, _End, _Stop, _args, _cite,
+from aclnn_conformance.extract.host_code.model import (Event, Opaque, SUCCESS_NAMES, T, Walk, _End, _Stop, _args, _cite,
                                                        _flatten, _macro, _split_top, _strip, _unread)
 from aclnn_conformance.extract.host_code.statements import _checks_params, _first_param_check, _status_local
 from aclnn_conformance.extract.host_code.products import _bool_helper_condition
@@ -124,11 +124,19 @@ def _empty_params(cond: str, env: dict) -> list[str]:
     """The tensors an emptiness test names: ``a->IsEmpty() || b->IsEmpty()`` (any) or with ``&&``
     (all; the caller reads which from the condition)."""
     parts = _split_top(_strip(cond), "||")
+    any_of = len(parts) > 1
     if len(parts) == 1:
         parts = _split_top(_strip(cond), "&&")
     out = []
     for p in parts:
+        lit = re.fullmatch(r"([A-Za-z_]\w*)\s*!=\s*nullptr\s*&&\s*\1\s*->\s*IsEmpty\(\)", _strip(p))
+        held = env.get(lit.group(1)) if lit else None
+        if any_of and isinstance(held, Opaque) and held.text.strip() == "nullptr":
+            continue   # an optional tensor passed as a literal nullptr (aclnn_clamp.cpp:682): never empty
         m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*IsEmpty\(\)", _strip(p))
+        # ``(p != nullptr && p->IsEmpty())`` of an optional tensor (ops-math
+        # conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp): a null p is no empty tensor, as the rule reads it
+        m = m or re.fullmatch(r"([A-Za-z_]\w*)\s*!=\s*nullptr\s*&&\s*\1\s*->\s*IsEmpty\(\)", _strip(p))
         if not m or not isinstance(env.get(m.group(1)), T):
             return []
         out.append(env[m.group(1)].name)

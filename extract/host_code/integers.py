@@ -155,8 +155,8 @@ def _iexpr_of(w: Walk, v: Any) -> Any:
         return v[1]
     if v[0] == "dim":
         return ("dim", v[1], v[2], v[3])
-    if v[0] == "numel":
-        return ("numel", v[1])
+    if v[0] in ("numel", "snumel"):
+        return (v[0], v[1])
     if v[0] == "wrapped-dim-max1":   # d < 0 ? d + max(rank, 1) : d (values._dim_wrap_value, ranks._wrapped_choice)
         d = ("attr", v[1])
         return ("?", ("<", d, 0), ("+", d, ("max", ("rank", v[2]), 1)), d)
@@ -169,6 +169,15 @@ def _iexpr_of(w: Walk, v: Any) -> Any:
         line = c if k == 0 else ("+", scaled, c) if c else scaled
         return line if c0 == c else ("?", ("==", ("rank", t), 0), c0, line)
     return None
+
+
+def _wrapped_iexpr(w: Walk, v: Any) -> Any:
+    """``_iexpr_of``, and an integer argument's dim of a tensor wrapped by its rank (``("wrapped-dim", d, t)``
+    of ranks._wrap_negative_dim: d + rank where d < 0), for the readers that check it is inside the shape."""
+    if isinstance(v, tuple) and v[:1] == ("wrapped-dim",):
+        d = ("attr", v[1])
+        return ("?", ("<", d, 0), ("+", d, ("rank", v[2])), d)
+    return _iexpr_of(w, v)
 
 
 _INT_TYPE = re.compile(r"(?:const\s+)?(?:u?int(?:64|32|16|8)?_t|int|long)")

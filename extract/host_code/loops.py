@@ -7,11 +7,11 @@ import re
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, statements
 from aclnn_conformance.extract.syntax import open_braces
-from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, T, Unreadable, Walk, _args, _check,
+from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, Opaque, T, Unreadable, Walk, _args, _check,
                                                        _enclosing_body, _enclosing_function, _fail_status, _flatten,
                                                        _split_top, _status_of, _strip)
 from aclnn_conformance.extract.host_code.statements import _error_exit, _forget_in_text
-from aclnn_conformance.extract.host_code.integers import _iexpr_of, _never_negative
+from aclnn_conformance.extract.host_code.integers import _array_length, _iexpr_of, _never_negative
 from aclnn_conformance.extract.host_code.shapes import _shape_expr_at, _shape_expr_of
 from aclnn_conformance.extract.host_code.reductions import (_emit_dims_unique, _mask_dup, _pos_dim_checks,
                                                             _wrapped_alias_dup, _wrapped_local_dup)
@@ -308,16 +308,29 @@ def _numel_loop(w: Walk, stmt: Stmt, env: dict) -> bool:
     return True
 
 
+def _sized_array(w: Walk, bound: str, env: dict) -> str | None:
+    """The integer array argument a loop's bound is the length of: ``a->Size()``, or a local holding it
+    (ops-math conversion/roll/op_api/aclnn_roll.cpp:113 ``int64_t dimSize = static_cast<int64_t>(dims->Size())``)."""
+    m = re.fullmatch(r"(\w+)\s*->\s*Size\(\)", bound)
+    if m:
+        return m.group(1)
+    held = env.get(bound)
+    m = re.search(r"\b(\w+)\s*->\s*Size\(\)", held.text) if isinstance(held, Opaque) else None
+    return m.group(1) if m and _array_length(w, held.text, env) is not None else None
+
+
 def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
     """``for (size_t i = 0; i < dim->Size(); i++) { if (<dim[i] ...>) return <code>; }`` over an
     integer array argument: the checks of each element, as checks of the array."""
     m = re.fullmatch(r"for\s*\(\s*(?:const\s+)?(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*"
-                     r"(\w+)\s*<\s*(?:static_cast<\s*(?:u?int64_t|size_t)\s*>\s*\(\s*)?(\w+)\s*->\s*Size\(\)\s*\)?\s*;\s*"
+                     r"(\w+)\s*<\s*(?:static_cast<\s*(?:u?int64_t|size_t)\s*>\s*\(\s*)?(\w+(?:\s*->\s*Size\(\))?)\s*\)?\s*;\s*"
                      r"(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{(.*)\}",
                      stmt.text.strip(), re.S)
     if not m or m.group(2) != m.group(1) or (m.group(4) or m.group(5)) != m.group(1):
         return False
-    i, arr = m.group(1), m.group(3)
+    i, arr = m.group(1), _sized_array(w, m.group(3), env)
+    if arr is None:
+        return False
     v = env.get(arr)
     if not isinstance(v, T) or "IntArray" not in w.ptypes.get(v.name, ""):
         return False

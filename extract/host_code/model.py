@@ -103,24 +103,31 @@ class Index:
     headers: list[SourceFile] = field(default_factory=list)   # the op's own headers it includes
     kernels: "KernelIndex | None" = None   # the checkout's l0op functions (their results' dtypes)
     cast_routes: "CastRoutes | None" = None   # l0op::Cast's routes per arch (ops-math cast.cpp), when read
+    # function-pointer parameters of the functions being inlined, bound to the function passed
+    aliases: dict[str, Function] = field(default_factory=dict)
 
     def function(self, name: str) -> Function | None:
         name = name.split("::")[-1]
+        if name in self.aliases:
+            return self.aliases[name]
         if name in self.own.functions:
             return self.own.functions[name]
-        for src in self.common:
+        # then the op's own headers beside the file (ops-math conversion/pad_v3/op_api/op_replication_pad.h:40
+        # CheckNotNull, called by aclnn_replication_pad1d.cpp:58), then the repository's common helpers
+        for src in (*self.headers, *self.common):
             if name in src.functions:
                 return src.functions[name]
         return None
 
     def source(self, fn: Function) -> SourceFile:
-        return self.own if fn.path == self.own.path else next(s for s in self.common if s.path == fn.path)
+        return self.own if fn.path == self.own.path else \
+            next(s for s in (*self.headers, *self.common) if s.path == fn.path)
 
     def _named_list(self, table: str, name: str) -> tuple[tuple, str] | None:
         """A list constant of the file or its common helpers by name (the first found), from the
         source table ``table`` (dtype, pair or format lists), and where it is defined."""
         name = name.split("::")[-1]
-        for src in (self.own, *self.common):
+        for src in (self.own, *self.headers, *self.common):
             found = getattr(src, table)
             if name in found:
                 items, line = found[name]

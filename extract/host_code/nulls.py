@@ -134,7 +134,11 @@ def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fa
 
 def _flag_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:
     """``!p`` on a pointer argument that is no tensor (char*, aclScalar*, arrays): p is null;
-    ``b`` / ``!b`` on a bool argument: b is true / false."""
+    ``b`` / ``!b`` on a bool argument: b is true / false, and ``b == true`` and its kin (ops-math
+    conversion/trans_data/op_api/aclnn_trans_convolution_weight.cpp:51 ``if (transposed == true)``)."""
+    m = re.fullmatch(r"(\w+)\s*([!=]=)\s*(true|false)", _strip(body))
+    if m:
+        body, neg = m.group(1), neg != ((m.group(2) == "==") != (m.group(3) == "true"))
     v = env.get(_strip(body))
     if not isinstance(v, T):
         return None
@@ -215,6 +219,24 @@ def _same_pointer(w: Walk, expr: str, env: dict) -> bool | None:
             not all("*" in w.ptypes.get(t.name, "") for t in (a, b)):
         return None
     return (a.name == b.name) == (m.group(2) == "==")
+
+
+def _null_conjunction(parts: list[str], env: dict) -> tuple[str, tuple] | None:
+    """``a == nullptr && b == nullptr`` of pointer arguments (ops-math
+    conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp:132 ``clipValueMin == nullptr && clipValueMax ==
+    nullptr``): the last one null, when the others are; None for any other conjunction (a part on a
+    parameter bound to a literal ``nullptr`` is decided before, by products._product_bool)."""
+    names = []
+    for part in parts:
+        m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", _strip(part))
+        v = env.get(m.group(1) or m.group(2)) if m else None
+        if not isinstance(v, T):
+            return None
+        names.append(v.name)
+    if len(set(names)) != len(names) or len(names) < 2:
+        return None
+    when = tuple(("null", n) for n in names[:-1])
+    return "null", _args(param=names[-1], when=when[0] if len(when) == 1 else ("and", *when))
 
 
 def _drop_nonnull(w: Walk, conds: list[str], env: dict) -> list[str]:

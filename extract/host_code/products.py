@@ -7,8 +7,8 @@ import re
 from typing import Any
 
 from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, statements
-from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, REGBASE_HELPERS, SOC_ORDER, T, Unreadable, Walk,
-                                                       _flatten, _is_int, _macro, _split_top, _strip)
+from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, REGBASE_HELPERS, SOC_ORDER, Opaque, T, Unreadable,
+                                                       Walk, _flatten, _is_int, _macro, _split_top, _strip)
 from aclnn_conformance.extract.host_code.promotion import _dexpr
 from aclnn_conformance.extract.host_code.nulls import _same_pointer
 from aclnn_conformance.extract.host_code.dtypes import _map_end_compare, _run_dtype_switch, _switch_labels
@@ -67,6 +67,26 @@ def _without_true_product_terms(w: Walk, cond: str, env: dict) -> str:
     return " && ".join(kept) if kept and len(kept) < len(parts) else cond
 
 
+def _constant_string(w: Walk, expr: str, env: dict) -> str | None:
+    """The text of a string literal, or of a string constant of the file or its own headers that ``expr``
+    names or a parameter is bound to (ops-math conversion/pad_v3_grad_replication/op_api/aclnn_pad3d_backward.cpp:26
+    ``static const string REFLECTION_PAD_MODE = "reflect";``, passed at :286); None for anything else."""
+    expr = _strip(expr)
+    m = re.fullmatch(r'"([^"\\]*)"', expr)
+    if m:
+        return m.group(1)
+    held = env.get(expr)
+    name = held.text.strip() if isinstance(held, Opaque) else expr if held is None else None
+    if name is None or not re.fullmatch(r"[A-Za-z_]\w*", name):
+        return None
+    for src in (w.index.own, *w.index.headers):
+        found = re.findall(rf'(?m)^\s*(?:static\s+)?(?:constexpr\s+|const\s+)+(?:std::)?string(?:_view)?\s+{name}'
+                           rf'\s*(?:=\s*"([^"\\]*)"|\(\s*"([^"\\]*)"\s*\)|\{{\s*"([^"\\]*)"\s*\}})\s*;', src.text)
+        if len(found) == 1:
+            return "".join(found[0])
+    return None
+
+
 def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
     """A condition on the product only, decided; None when it depends on the call's data."""
     expr = _strip(expr)
@@ -91,6 +111,16 @@ def _product_bool(w: Walk, expr: str, env: dict) -> bool | None:
     same = _same_pointer(w, expr, env)
     if same is not None:
         return same
+    null = re.fullmatch(r"(\w+)\s*([!=]=)\s*nullptr|nullptr\s*([!=]=)\s*(\w+)", expr)
+    held = env.get(null.group(1) or null.group(4)) if null else None
+    if isinstance(held, Opaque) and held.text.strip() == "nullptr":
+        # a parameter bound to a literal nullptr (ops-math conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp:682
+        # ``aclnnClampTensorCommon(self, nullptr, max, ...)``, tested at :489): null on every call
+        return (null.group(2) or null.group(3)) == "=="
+    for op in ("==", "!="):
+        words = [_constant_string(w, p, env) for p in _split_top(expr, op)]
+        if len(words) == 2 and None not in words:   # ``mode == "reflect"`` with mode bound to a string constant
+            return (words[0] == words[1]) == (op == "==")
     for op in ("==", "!=", ">=", "<=", ">", "<"):
         parts = _split_top(expr, op)
         if len(parts) == 2 and not (op in (">", "<") and "->" in expr and parts[0].endswith("-")):

@@ -12,7 +12,7 @@ from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Wa
                                                        _split_top, _strip, _tensor)
 from aclnn_conformance.extract.host_code.statements import _returns_success_only
 from aclnn_conformance.extract.host_code.integers import (_COMPARE_INT, _FLIP, _compare_split, _comparison, _iexpr_of,
-                                                          _int_constant)
+                                                          _int_constant, _wrapped_iexpr)
 from aclnn_conformance.extract.host_code.guard_rules import passed_length_checks
 import aclnn_conformance.extract.host_code.reenter as reenter
 
@@ -437,12 +437,22 @@ def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
     if not (isinstance(held, T) and "IntArray" in w.ptypes.get(held.name, "")):
         return None
     index = reenter.value(w, m.group(2), env)
-    if not _is_int(index) or index < 0 or _least_length(w.guards + passed_length_checks(w), held.name) <= index:
+    if not _is_int(index) or index < 0 or \
+            max(_least_length(w.guards + passed_length_checks(w), held.name), _length_checked(w, held.name)) <= index:
         raise Unreadable(f"{expr!r}, an element the code does not keep inside the array")
     return ("iexpr", ("elem", held.name, index))
 
 
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+def _length_checked(w: Walk, attr: str) -> int:
+    """The least length of the integer array ``attr`` on the calls that pass the unguarded length checks
+    read before (``OP_CHECK(padding->Size() == 2, ...)``, ops-math
+    conversion/pad_v3/op_api/aclnn_replication_pad1d.cpp:36): 0 when none bounds it."""
+    return max([_least_length([("not", e.args_dict()["test"][1])], attr) for e in w.events
+                if e.kind == "check" and e.template == "int_test" and "when" not in e.args_dict()
+                and tuple(e.args_dict()["test"][:1]) == ("guard",)], default=0)
 
 
 def _least_length(guards: list, attr: str) -> int:
@@ -551,6 +561,9 @@ def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
     if li and shape[0] == "shape-of" and li[1] == shape[1] and li[4] == li[3]:   # no other value at rank 0
         return ("dim", shape[1], li[2], li[3])
     at = _iexpr_of(w, index)   # a dim at an index the walk computes: read where it is inside the shape
+    wrapped = _wrapped_iexpr(w, index) if at is None and getattr(w, "wrapped_dims", False) else None
+    if wrapped is not None and reenter.dims_decided(w, ("sdim", reenter.shape_expr_of(shape), wrapped)):
+        at = wrapped   # a wrapped dim argument kept inside the rank, in an integer choice (aclnn_slice.cpp:65)
     return None if at is None else ("iexpr", ("sdim", reenter.shape_expr_of(shape), at))
 
 

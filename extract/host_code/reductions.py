@@ -145,6 +145,11 @@ def _mask_dup(w: Walk, inner: tuple, elem: re.Pattern, env: dict, fail: int | No
             if mask and code is not None and ln and fn is not None and _mask_set(_flat(s.text, elem), mask, idx) \
                     and _pos_dim_body(fn):
                 return inner[:-3], (ln, ln[4] if ln[4] > 0 else 1, code)
+            # ``return d >= 0 ? d : d + n;`` without the clamp (ops-math
+            # conversion/strided_slice_v3/op_api/aclnn_slice_v2.cpp:40-43): wrapped by the rank as it is
+            if mask and code is not None and ln and fn is not None and _mask_set(_flat(s.text, elem), mask, idx) \
+                    and _plain_pos_dim_body(fn):
+                return inner[:-3], (ln, ln[4], code)
             # a duplicate only logged (ops-math v9.1.0 aclnn_reduce_log_sum.cpp:97-100): the tail checks nothing
             if mask and _only_logs(t.then) and ln and fn is not None \
                     and _mask_set(_flat(s.text, elem), mask, idx) and _pos_dim_body(fn):
@@ -269,6 +274,14 @@ def _pos_dim_body(fn: Function) -> bool:
         return False
     d, n = fn.params
     return re.sub(r"\s+", "", fn.body) == f"if({n}<=0){{{n}=1;}}return{d}>=0?{d}:{d}+{n};"
+
+
+def _plain_pos_dim_body(fn: Function) -> bool:
+    """``{ return d >= 0 ? d : d + n; }`` exactly."""
+    if len(fn.params) != 2:
+        return False
+    d, n = fn.params
+    return re.sub(r"\s+", "", fn.body) == f"return{d}>=0?{d}:{d}+{n};"
 
 
 def _mask_helper_pattern(S: str, D: str, K: str, R: str, N: str | None) -> re.Pattern:

@@ -13,9 +13,10 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.extract.host_code.model import (Event, FORMAT_OF, Opaque, T, Unreadable, Walk, _args,
                                                        _block_open, _check, _cite, _enclosing_function, _fail_status,
                                                        _is_int, _lin, _macro, _split_top, _strip, _tensor)
-from aclnn_conformance.extract.host_code.integers import _iexpr_of, _int_constant
+from aclnn_conformance.extract.host_code.integers import _iexpr_of, _int_constant, _wrapped_iexpr
 from aclnn_conformance.extract.host_code.ranks import _dim_value, _expr_min_rank, _set_dim_index
 from aclnn_conformance.extract.host_code.set_dim_index import computed_index, dim_size
+from aclnn_conformance.extract.host_code.rank_shapes import rank_built_shape
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -178,6 +179,24 @@ def _shape_guard(cond: str, env: dict) -> tuple | None:
     return None
 
 
+_FORMAT_LITERAL = re.compile(r"(?:op::|ge::)?(?:Format::)?FORMAT_([A-Z0-9_]+)|"
+                             r"static_cast<\s*(?:op::|ge::)?Format\s*>\s*\(\s*ACL_FORMAT_([A-Z0-9_]+)\s*\)")
+
+
+def _format_guard(cond: str, env: dict) -> tuple | None:
+    """An API tensor's storage format compared with a format constant (``self->GetStorageFormat() !=
+    static_cast<op::Format>(ACL_FORMAT_ND)``, ops-math conversion/pad_v3/op_api/aclnn_constant_pad_nd.cpp:156)
+    as a guard ``("format-in", t, (F,))``, negated for ``!=``; None for anything else."""
+    op, two = next(((op, p) for op, p in ((op, _split_top(cond, op)) for op in ("==", "!=")) if len(p) == 2),
+                   (None, None))
+    fx = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", _strip(two[0])) if two else None
+    lit = _FORMAT_LITERAL.fullmatch(_strip(two[1])) if two else None
+    if not (fx and lit and isinstance(env.get(fx.group(1)), T)):
+        return None
+    g = ("format-in", env[fx.group(1)].name, (lit.group(1) or lit.group(2),))
+    return g if op == "==" else ("not", g)
+
+
 def _view_shape_held(holder: str, env: dict) -> Any:
     """What ``t->GetViewShape()`` holds (("shape-of", t) for an API tensor or a tensor with one's view
     shape: a contiguous copy, a cast; ("shape-expr", S) for a tensor whose shape the walk built), or
@@ -210,6 +229,12 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
     held = _view_shape_held(f"{m.group(1)}->GetViewShape()", env) if m else None
     if isinstance(held, tuple) and held[:1] == ("shape-of",):   # of a copy or cast of an API tensor
         return ("numel", held[1])
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*Size\(\)", expr)
+    held = env.get(m.group(1)) if m else None
+    if isinstance(held, T) and "aclTensor" in w.ptypes.get(held.name, ""):
+        # opbase common_types.cpp aclTensor::Size(): GetStorageShape().GetShapeSize() (ops-math
+        # conversion/triu/op_api/aclnn_triu.cpp:95 ``if (self->Size() > 0)``)
+        return ("snumel", held.name)
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*GetShapeSize\(\)", expr)
     held = env.get(m.group(1)) if m else None
     if isinstance(held, tuple) and held[:1] == ("shape-of",):
@@ -462,6 +487,11 @@ def _m_shape_expected(w, src, stmt, env, fail, args):
                                                       **({"fill": tuple(built[1])} if built[1] else {})),
                _fail_status(args[2], fail), stmt.text)
         return
+    ranked = rank_built_shape(w, src, stmt, args[1].strip(), env) if other is None and built is None else None
+    if ranked is not None:   # built over a tensor's rank, its last dims set
+        _check(w, src, stmt.offset, "shape_is", _args(param=name, shape_expr=ranked), _fail_status(args[2], fail),
+               stmt.text)
+        return
     if other is None:
         raise Unreadable(f"the expected shape {args[1].strip()!r}")
     template, targs = _shape_compare(name, other)
@@ -585,7 +615,8 @@ def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
     if len(two) == 2 and size is None:
         size = dim_size(w, two[1], env)   # set_dim_index.py: ``index->IsScalar() ? 1 : index->GetDim(0)``
     if index is None and size is not None:
-        index = _rank_less_index(w, two[0], shape, env) or computed_index(w, two[0], env)
+        index = _rank_less_index(w, two[0], shape, env) or computed_index(w, two[0], env) or \
+            _wrapped_index(w, two[0], shape, env)
         if index is not None:
             env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
             return True
@@ -594,6 +625,17 @@ def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
     else:
         env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
     return True
+
+
+def _wrapped_index(w: Walk, text: str, shape: tuple, env: dict) -> tuple | None:
+    """A SetDim index that is an integer argument's dim of the tensor, wrapped by its rank, the argument
+    kept inside [-rank, rank - 1] by checks before (ops-math conversion/slice/op_api/aclnn_slice.cpp:112-127
+    ``sliceShape.SetDim(dim, sliceNum)``): that wrapped dim as an integer expression; None otherwise."""
+    try:
+        index = _wrapped_iexpr(w, reenter.value(w, text, env))
+    except Unreadable:
+        return None
+    return index if index is not None and reenter.dims_decided(w, ("sdim", shape, index)) else None
 
 
 def _rank_less_index(w: Walk, text: str, shape: tuple, env: dict) -> tuple | None:

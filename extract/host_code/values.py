@@ -8,10 +8,10 @@ from typing import Any
 
 from aclnn_conformance.extract.shape_helpers import wraps_dim_by_rank
 from aclnn_conformance.extract.cpp import match_close, split_args
-from aclnn_conformance.extract.host_code.model import (DList, SOC_ALIASES, T, Unreadable, Walk, _lin, _macro,
+from aclnn_conformance.extract.host_code.model import (DList, Opaque, SOC_ALIASES, T, Unreadable, Walk, _lin, _macro,
                                                        _split_colon, _split_top, _strip)
 from aclnn_conformance.extract.host_code.promotion import _binary_op_promote, _data_choice, _dexpr, _promote_expr
-from aclnn_conformance.extract.host_code.integers import _arith, _int_choice
+from aclnn_conformance.extract.host_code.integers import _arith, _array_length, _int_choice
 from aclnn_conformance.extract.host_code.casts import _tensor_dtype
 from aclnn_conformance.extract.host_code.ranks import _array_element, _rank_choice, _wrapped_choice
 from aclnn_conformance.extract.host_code.shapes import _shape_value
@@ -68,6 +68,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
             if not _null_checked(w, held[1]):
                 raise Unreadable(f"{expr!r}, 0 for a null {held[1]}, read before {held[1]}'s null check")
             return ("numel", held[1])
+        length = _array_length(w, expr, env) if isinstance(held, Opaque) else None
+        if length is not None:   # ``size_t padLen = pad->Size();`` (ops-math
+            return ("iexpr", length)   # conversion/pad_v3/op_api/aclnn_constant_pad_nd.cpp:86): the array's length
         return held
     extra = _list_value(w, expr, env)
     if extra is not None:

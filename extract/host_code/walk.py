@@ -4,6 +4,7 @@ status a called function ends with."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from aclnn_conformance.extract.shape_helpers import expand_to_size, split_half_of, split_halves
@@ -47,6 +48,8 @@ from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _r
 from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch_broadcast_loop, _copy_loop,
                                                        _negative_dim_loop, _numel_loop, _run_array_loop,
                                                        _slice_compare_loop, _slice_loop)
+from aclnn_conformance.extract.host_code.int_choices import run_int_ref_helper
+from aclnn_conformance.extract.host_code.rank_loops import run_rank_loop
 import aclnn_conformance.extract.host_code.reenter as reenter
 from aclnn_conformance.extract.host_code import aggregates, searches
 
@@ -72,11 +75,25 @@ def _call_fn(w: Walk, fn: Function, args: list[str], env: dict, fail: int | None
     if _recognised_helper(w, fn, args, env, fail):
         return True
     left: dict[str, Any] = {}
-    result = _run_function(w, fn, _bind(w, fn, args, env), fail=fail, left=left)
+    # a function passed for a function-pointer parameter (ops-math
+    # conversion/circular_pad_grad/op_api/circular_pad_backward_common.h:72 ``CheckShapeFn checkShapeFn``):
+    # a call of the parameter inside is a call of that function
+    aliases = {p: f for p, a in zip(fn.params, args) if re.fullmatch(r"[A-Za-z_]\w*", a.strip())
+               and a.strip() not in env and p not in w.index.aliases and (f := w.index.function(a.strip())) is not None}
+    w.index.aliases.update(aliases)
+    try:
+        result = _run_function(w, fn, _bind(w, fn, args, env), fail=fail, left=left)
+    finally:
+        for p in aliases:
+            del w.index.aliases[p]
     for param, arg, ctype in zip(fn.params, args, fn.param_types):
         name = arg.strip()
+        # an argument passed to an integer reference the callee changes holds what it left (ops-math
+        # conversion/slice/op_api/aclnn_slice.cpp:123 ``CalculateValuesSliceUpperForSlice(self, dim, start, end)``)
+        changed = isinstance(env.get(name), T) and left.get(param) != env[name] and \
+            re.fullmatch(r"(?:u?int(?:64|32)_t|int)\s*&", ctype.strip())
         if param in left and "&" in ctype and not ctype.lstrip().startswith("const") \
-                and re.fullmatch(r"[A-Za-z_]\w*", name) and not isinstance(env.get(name), T):
+                and re.fullmatch(r"[A-Za-z_]\w*", name) and (not isinstance(env.get(name), T) or changed):
             env[name] = left[param]
     return result
 
@@ -215,7 +232,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
                 _slice_compare_loop(w, src, stmt, env, fail) or slice_same_but_one_loop(w, src, stmt, env, fail) or \
                 each_dim_from_loop(w, src, stmt, env, fail) or \
                 _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
-                _negative_dim_loop(w, src, stmt, env, fail) or unrolled_loop(w, src, stmt, env, fail, top):
+                _negative_dim_loop(w, src, stmt, env, fail) or unrolled_loop(w, src, stmt, env, fail, top) or \
+                run_rank_loop(w, src, stmt, env, fail):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
@@ -261,6 +279,8 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             return
         if fn is not None and _is_checker(fn) and not _warns_only(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
+        if fn is not None and run_int_ref_helper(w, fn, args, env):
+            return
         _unknown_call(w, short, text)
         return  # a call of the compute path (l0op::..., executor setup)
     _run_decl(w, src, stmt, env)
@@ -331,7 +351,9 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
     if call:
         fn = w.index.function(call[0])
         if fn is not None and fn.returns.endswith("aclnnStatus"):
+            mark = len(w.events)   # the call's failures: the events from here to its end
             env[name] = ("status-of", _call_status(w, fn, call[1], env, src, stmt))
+            w.status_spans = {**getattr(w, "status_spans", {}), name: (env[name], mark, len(w.events))}
             return
         reduced = _reduce_shape_value(w, fn, call[1], env) if fn is not None else None
         if reduced is not None:
@@ -378,6 +400,10 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
                    fail: int | None = None) -> None:
     cond, code_text = args[0].strip(), args[1].strip() if len(args) > 1 else ""
     code = _status_of(code_text)
+    held = env.get(code_text)
+    if code is None and isinstance(held, Opaque) and held.text.strip() != code_text:
+        # a status parameter bound to a status name (circular_pad_backward_common.h:77 ``nullPtrErrorCode``)
+        code = _status_of(held.text.strip())
     if code_text == "false" and fail is not None and _check_ret_false(w, cond, env, fail):
         return
     if code_text == "false" and fail is not None:
@@ -391,6 +417,14 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         if isinstance(held, tuple) and held and held[0] == "status-of":
             return  # its failures were recorded when it was called
         raise Unreadable(f"the status {m.group(1)} of a call the reader did not follow")
+    span = getattr(w, "status_spans", {}).get(m.group(1)) if m and code in PARAM_CODES else None
+    if span and span[0] is env.get(m.group(1)) and span[2] == len(w.events) and \
+            all(e.kind == "check" for e in w.events[span[1]:span[2]]):
+        # ``ret = F(...); CHECK_RET(ret == ACLNN_SUCCESS, CODE)`` right after the call, nothing read between
+        # (ops-math conversion/trans_data/op_api/aclnn_trans_convolution_weight.cpp:182-183): F's failures
+        # return CODE
+        w.events[span[1]:] = [replace(e, status=code) if e.status else e for e in w.events[span[1]:]]
+        return
     passed_on = env.get(null.group(1) or null.group(2)) if null else None
     if code is None and code_text == "nullptr" and null and \
             (_kernel_made(passed_on) or (isinstance(passed_on, tuple) and passed_on[:1] in (("copy-of",), ("cast-of",)))):

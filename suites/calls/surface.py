@@ -253,7 +253,7 @@ def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
         elif leaf[0] == "dim":
             out += [lambda c, ref=leaf[1:], n=n, along=along: _with_dim_size(c, ref, n, along)
                     for along in (False, True) for n in INT_TEST_SIZES]
-        elif leaf[0] in ("rank", "numel"):
+        elif leaf[0] in ("rank", "numel", "snumel"):
             out += [lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape) + (2,)),
                     lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape)[1:])]
             out += [lambda c, t=leaf[1], r=r, along=along: _with_rank(c, t, r, along)
