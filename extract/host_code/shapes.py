@@ -231,7 +231,7 @@ def _shape_value(w: Walk, expr: str, env: dict) -> Any:
         return ("numel", held[1])
     m = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*Size\(\)", expr)
     held = env.get(m.group(1)) if m else None
-    if isinstance(held, T) and "aclTensor" in w.ptypes.get(held.name, ""):
+    if isinstance(held, T) and re.search(r"\baclTensor\s*\*", w.ptypes.get(held.name, "")):   # not a list's
         # opbase common_types.cpp aclTensor::Size(): GetStorageShape().GetShapeSize() (ops-math
         # conversion/triu/op_api/aclnn_triu.cpp:95 ``if (self->Size() > 0)``)
         return ("snumel", held.name)
