@@ -57,15 +57,7 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
                                       bool(case.attrs.get(red["keepdim"])) if red.get("keepdim") else False)
     if entry.indexes:
         return index_from_case(case, entry)
-    arg = case.tensor(red["input"])
-    values = np.asarray(arg.view_of(arg.storage))   # the view itself: a reduction reads it once
-    out_arg = case.tensor(entry.output)
-    out_shape = tuple(out_arg.desc.shape)
-    axes = reduced_axes(case, entry)
-    keepdim = bool(case.attrs.get(red["keepdim"]))
-    # fp16 and bf16 are reduced in float32, which holds them exactly; the others in their own dtype
-    held = values.astype(np.float32) if values.dtype.itemsize < 4 and values.dtype.kind not in "iub" \
-        else values
+    values, held, out_arg, out_shape, axes, keepdim = _operands(case, entry)
     result = np.asarray(reduce_values(held, red["kind"], axes, keepdim))
     # a maximum or minimum is NaN exactly where its slice holds a NaN: those are left open
     open_: Any = np.isnan(result) if result.dtype.kind == "f" else np.zeros(result.shape, bool)
@@ -78,28 +70,33 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     return OracleResult(views={entry.output: expected}, aux={entry.output: aux})
 
 
+def _operands(case: Case, entry: ValueEntry) -> tuple:
+    """The input's view (a reduction reads it once), the same held for reducing (fp16 and bf16 in
+    float32, which holds them exactly and keeps their order; the others in their own dtype), the
+    output argument and shape, the reduced axes and keepdim."""
+    red = entry.reduction
+    arg = case.tensor(red["input"])
+    values = np.asarray(arg.view_of(arg.storage))
+    out_arg = case.tensor(entry.output)
+    held = values.astype(np.float32) if values.dtype.itemsize < 4 and values.dtype.kind not in "iub" \
+        else values
+    return (values, held, out_arg, tuple(out_arg.desc.shape), reduced_axes(case, entry),
+            bool(case.attrs.get(red["keepdim"])))
+
+
 def index_from_case(case: Case, entry: ValueEntry) -> OracleResult:
     """The expected output of an index reduction: the position of each slice's extreme along the one
     dim the call names (rank 0: the scalar itself, position 0). Left open (``unjudged``): a slice
     holding NaN (the documents do not say whether NaN counts as the extreme, as torch takes it) and a
     slice whose extreme occurs more than once (the documents do not say which position a tie gives)."""
-    red = entry.reduction
-    arg = case.tensor(red["input"])
-    values = np.asarray(arg.view_of(arg.storage))
-    out_arg = case.tensor(entry.output)
-    out_shape = tuple(out_arg.desc.shape)
-    axes = reduced_axes(case, entry)
-    keepdim = bool(case.attrs.get(red["keepdim"]))
-    # fp16 and bf16 compared in float32, which holds them and keeps their order
-    held = values.astype(np.float32) if values.dtype.itemsize < 4 and values.dtype.kind not in "iub" \
-        else values
+    values, held, out_arg, out_shape, axes, keepdim = _operands(case, entry)
     if not axes or held.size == 0:
         expected = np.zeros(out_shape, out_arg.storage.dtype)
         return OracleResult(views={entry.output: expected},
                             aux={entry.output: {"unjudged": np.full(out_shape, held.size == 0)}})
     axis = axes[0]
-    index = REDUCERS[red["kind"]](held, axis=axis, keepdims=keepdim)
-    extreme = EXTREMES[red["kind"]](held, axis=axis, keepdims=True)
+    index = REDUCERS[entry.reduction["kind"]](held, axis=axis, keepdims=keepdim)
+    extreme = EXTREMES[entry.reduction["kind"]](held, axis=axis, keepdims=True)
     ties = np.sum(held == extreme, axis=axis, keepdims=keepdim) > 1
     nan = np.any(np.isnan(held), axis=axis, keepdims=keepdim) if held.dtype.kind == "f" \
         else np.zeros(index.shape, bool)

@@ -438,21 +438,12 @@ def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
         return None
     index = reenter.value(w, m.group(2), env)
     if not _is_int(index) or index < 0 or \
-            max(_least_length(w.guards + passed_length_checks(w), held.name), _length_checked(w, held.name)) <= index:
+            _least_length(w.guards + passed_length_checks(w), held.name) <= index:
         raise Unreadable(f"{expr!r}, an element the code does not keep inside the array")
     return ("iexpr", ("elem", held.name, index))
 
 
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
-
-
-def _length_checked(w: Walk, attr: str) -> int:
-    """The least length of the integer array ``attr`` on the calls that pass the unguarded length checks
-    read before (``OP_CHECK(padding->Size() == 2, ...)``, ops-math
-    conversion/pad_v3/op_api/aclnn_replication_pad1d.cpp:36): 0 when none bounds it."""
-    return max([_least_length([("not", e.args_dict()["test"][1])], attr) for e in w.events
-                if e.kind == "check" and e.template == "int_test" and "when" not in e.args_dict()
-                and tuple(e.args_dict()["test"][:1]) == ("guard",)], default=0)
 
 
 def _least_length(guards: list, attr: str) -> int:
