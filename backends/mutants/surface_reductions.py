@@ -24,6 +24,7 @@ from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, DtypeMiss
                                                               _make, _same_outputs, has_subnormal)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import Status
+from aclnn_conformance.spec.outcome import Outcome
 from aclnn_conformance.spec.surface_values import reduction_shape, value_entry
 
 
@@ -105,7 +106,7 @@ def fails_somewhere(cls: type, cases: list[Case]) -> bool:
         want = np.asarray(result.views[entry.output])
         got = np.asarray(backend.values(case)).reshape(want.shape).astype(want.dtype)
         if compare(standards_for(case.op)[entry.output], got, want,
-                   result.aux[entry.output]).outcome == "FAIL":
+                   result.aux[entry.output]).outcome == Outcome.FAIL:
             return True
     return False
 
