@@ -22,7 +22,7 @@ import numpy as np
 from aclnn_conformance.extract.build import DEFAULT_FAMILIES, open_checkout
 from aclnn_conformance.extract.scope import REDUCTION_OPERATOR_FOLDERS, family_group
 from aclnn_conformance.spec.operator_data import data_of
-from aclnn_conformance.spec.registry import operator
+from aclnn_conformance.spec.registry import operator, operators
 from aclnn_conformance.spec.rules import expected_outcome
 from aclnn_conformance.spec.enums import AclFormat
 from aclnn_conformance.spec.templates import reads_formats, value_reads, view_of_case
@@ -450,7 +450,24 @@ def measure(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
             "per_status_built": per_status(built),
             "per_family_built": {f: per_status([r for r in built if r["family"] == f]) for f in families},
             "not_read_per_family": {f: sum(1 for x in not_read if family_of_test(x) == f) for f in families},
+            "routes": lower_layer_routes(),
             "files_not_read": crashed, "not_read": not_read}
+
+
+# the lower-layer routes whose failures the extraction reads as rules (template -> the route it reads)
+ROUTE_TEMPLATES = {"cast_routed": "l0op::Cast (ops-math math/cast/op_api/cast.cpp)"}
+
+
+def lower_layer_routes() -> dict[str, list[str]]:
+    """Per lower-layer route, the APIs of the measured data with a rule of it, sorted."""
+    found: dict[str, set[str]] = {route: set() for route in ROUTE_TEMPLATES.values()}
+    for key, op in operators().items():
+        if not op.modules[0].startswith("data:"):
+            continue
+        for rule in data_of(key)["rules"]:
+            if rule["template"] in ROUTE_TEMPLATES:
+                found[ROUTE_TEMPLATES[rule["template"]]].add(data_of(key)["api"])
+    return {route: sorted(apis) for route, apis in found.items()}
 
 
 def per_status(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:
@@ -527,6 +544,12 @@ def render(doc: dict[str, Any]) -> str:
             lines.append(f"| {family} | " + " | ".join(cells) + f" | {_share(_total_cell(per))} | "
                          f"{_total(per)[1]} | {doc.get('not_read_per_family', {}).get(family, '-')} | "
                          f"{_share(built_family)} | " + ("yes" if holds_bar(per) else "no") + " |")
+    if doc.get("routes"):
+        lines += ["", "## Lower-layer routes read", "",
+                  "A call that passes every parameter check can still fail in the first phase where a lower "
+                  "layer has no route for it; the APIs with a rule of each route read:", "",
+                  "| route | APIs | which |", "|---|---|---|"]
+        lines += [f"| {route} | {len(apis)} | {', '.join(apis)} |" for route, apis in doc["routes"].items()]
     causes = Counter(_cause_key(r["cause"]) for r in doc["rows"] if not r["agree"])
     lines += ["", "## Causes", "", "| cause | disagreements |", "|---|---|"]
     lines += [f"| {c} | {n} |" for c, n in causes.most_common()]

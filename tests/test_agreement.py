@@ -179,3 +179,26 @@ def test_reductions_are_the_apis_of_the_reduction_kernels_folders():
     assert family_group(record("math/arg_min_with_value/docs/aclnnMinDim.md")) == "math/reduction"
     assert family_group(record("math/cumsum/docs/aclnnCumsum.md")) == "math"
     assert family_group(record("activation/gelu/docs/aclnnGelu.md", "activation")) == "activation"
+
+
+def test_the_agreement_counts_the_apis_per_lower_layer_route(measured):
+    """The APIs with a rule of l0op::Cast's routes, as the committed data files hold them (read here
+    from the files themselves), and the section of agreement.md that lists them."""
+    from aclnn_conformance.extract.agreement import ROUTE_TEMPLATES, lower_layer_routes
+    use_project_data(PROJECT_DATA)   # the project's data, then the module's fixture data again
+    try:
+        _project_routes_are_its_files(ROUTE_TEMPLATES["cast_routed"], lower_layer_routes())
+    finally:
+        use_project_data(measured[2])
+
+
+def _project_routes_are_its_files(route: str, routes: dict) -> None:
+    data = Path(__file__).resolve().parent.parent / "spec" / "data"
+    in_files = set()
+    for path in data.glob("*/*.json"):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        if isinstance(record, dict) and any(r.get("template") == "cast_routed" for r in record.get("rules", ())):
+            in_files.add(record["api"])
+    assert "aclnnGer" in in_files and set(routes[route]) == in_files
+    md = (data / "agreement.md").read_text(encoding="utf-8")
+    assert f"| {route} | {len(in_files)} | " in md
