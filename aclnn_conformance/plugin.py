@@ -7,6 +7,7 @@ incomplete (a collected case ended without a record, or collected cases never ra
 """
 from __future__ import annotations
 
+import collections
 import os
 import shutil
 import tempfile
@@ -591,7 +592,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Every test that takes ``product`` runs once per selected product (unless it chooses its own)."""
     own = any("product" in str(m.args[0]).replace(" ", "").split(",")
               for m in metafunc.definition.iter_markers("parametrize") if m.args)
-    if "product" in metafunc.fixturenames and not own:
+    if "fault_case" in metafunc.fixturenames:   # one-fault cases choose their products (sampling)
+        _parametrize_fault_cases(metafunc)
+    elif "product" in metafunc.fixturenames and not own:
         metafunc.parametrize("product", metafunc.config._aclnn_products)
     if "table_case" in metafunc.fixturenames:  # the generic suite: every record's table cases
         from aclnn_conformance.spec.registry import operators
@@ -600,7 +603,34 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         tier = metafunc.config.getoption("--tier")
         cases = [c for op in operators() if selected(op) for c in table_cases(op, tier)
                  if keep(c.op, "table", c.case_id, tier)]
-        metafunc.parametrize("table_case", cases, ids=[f"{c.op}:{c.case_id}" for c in cases])
+        ids = [f"{c.op}:{c.case_id}" for c in cases]
+        _refuse_repeated_ids(ids, "table cases")
+        metafunc.parametrize("table_case", cases, ids=ids)
+
+
+def _refuse_repeated_ids(ids: list[str], what: str) -> None:
+    """Records are keyed by (op, case id, product): two calls under one id would leave one record,
+    and pytest would silently number the second; every run checks every operator it collects."""
+    repeated = sorted(i for i, n in collections.Counter(ids).items() if n > 1)
+    if repeated:
+        raise pytest.UsageError(f"{what}: case ids used by more than one call: "
+                                f"{', '.join(repeated[:10])}")
+
+
+def _parametrize_fault_cases(metafunc: pytest.Metafunc) -> None:
+    """(fault_case, product) pairs: every selected operator's one-fault cases on the products the
+    tier runs each on (ids as a product parametrization over the cases would give them)."""
+    from aclnn_conformance.spec import OPS
+    from aclnn_conformance.spec.faults import fault_cases
+    from aclnn_conformance.suites.sampling import fault_products, selected
+    config = metafunc.config
+    tier, profile = config.getoption("--tier"), config.getoption("--profile")
+    pairs = [(case, product) for key, spec in OPS.items() if selected(key)
+             for case in fault_cases(spec)
+             for product in fault_products(case, config._aclnn_products, profile, tier)]
+    ids = [f"{product}-{case.op}:{case.case_id}" for case, product in pairs]
+    _refuse_repeated_ids(ids, "one-fault cases")
+    metafunc.parametrize("fault_case,product", pairs, ids=ids)
 
 
 @pytest.fixture(scope="session")

@@ -446,16 +446,16 @@ def _forge(bundle: Path, dst: Path) -> Path:
 
 
 def _fault_list(path: Path, product: str, per_op: int) -> list[str]:
-    """A must-pass list of the one-fault suite: ``per_op`` fault cases of every operator (of a data
-    operator, among those the ci tier's sample runs), or the family record of an operator whose
-    domain ``product`` lies outside."""
-    from aclnn_conformance.suites.sampling import keep
+    """A must-pass list of the one-fault suite: ``per_op`` fault cases of every operator (a run on
+    one product takes every one-fault case in either tier), or the family record of an operator
+    whose domain ``product`` lies outside."""
+    from aclnn_conformance.suites.sampling import fault_products
     entries = []
     for spec in OPS.values():
         if outside_domain(spec, product, "cann"):
             entries.append(f"{product} {spec.key} not-covered:test_rules::test_one_fault")
         else:
-            ran = [c for c in fault_cases(spec) if keep(c.op, "fault", c.case_id, "ci")]  # ci sample
+            ran = [c for c in fault_cases(spec) if fault_products(c, (product,), "cann", "ci")]
             entries += [f"{product} {spec.key} {c.case_id}" for c in ran[:per_op]]
     path.write_text(f"# {MUSTPASS_FORMAT}\n" + "\n".join(entries) + "\n")
     return entries

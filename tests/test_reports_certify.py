@@ -13,7 +13,7 @@ from aclnn_conformance.reports.certify import (FIXED_OPTIONS, MUSTPASS, MUSTPASS
                              read_mustpass, spec_data, spec_sha256, verify, write_manifest)
 from aclnn_conformance.judging.records import read_records, write_records
 from aclnn_conformance.spec import OPS
-from aclnn_conformance.suites.sampling import keep
+from aclnn_conformance.suites.sampling import fault_products
 from aclnn_conformance.spec.faults import fault_cases
 from aclnn_conformance.spec.rules import outside_domain
 
@@ -22,15 +22,15 @@ SUITES = ("suites/test_rules.py",)      # one suite keeps the test fast; certifi
 
 
 def list_entries(product: str, per_op: int) -> list[str]:
-    """Must-pass lines of the one-fault suite: ``per_op`` fault cases of every operator (of a data
-    operator, among those the ci tier's sample runs), or the one family record of an operator
+    """Must-pass lines of the one-fault suite: ``per_op`` fault cases of every operator (a run on
+    one product takes every one-fault case in either tier), or the one family record of an operator
     whose domain ``product`` lies outside."""
     lines = []
     for spec in OPS.values():
         if outside_domain(spec, product, "cann"):
             lines.append(f"{product} {spec.key} not-covered:test_rules::test_one_fault")
         else:
-            ran = [c for c in fault_cases(spec) if keep(c.op, "fault", c.case_id, "ci")]
+            ran = [c for c in fault_cases(spec) if fault_products(c, (product,), "cann", "ci")]
             lines += [f"{product} {spec.key} {c.case_id}" for c in ran[:per_op]]
     return lines
 

@@ -97,9 +97,32 @@ def test_the_ci_sample_is_fixed_and_the_full_tier_keeps_everything(fixture_data)
     first = [in_sample(n, 0.2) for n in names]
     assert first == [in_sample(n, 0.2) for n in names] and 40 < sum(first) < 120
     assert keep("foo", "table", "base", tier="ci")
-    assert all(keep("foo", "fault", f"fault-{n}", tier="full") for n in range(50))
-    assert all(keep("apply_adam_w", "fault", f"x{n}", tier="ci") for n in range(50))   # hand-written
+    assert all(keep("foo", "pair", f"pair-{n}", tier="full") for n in range(50))
+    assert all(keep("apply_adam_w", "pair", f"x{n}", tier="ci") for n in range(50))   # hand-written
 
+
+
+def test_the_ci_tier_breaks_every_faulted_rule_once_on_a_product_that_checks_it(fixture_data):
+    from aclnn_conformance.spec import OPS
+    from aclnn_conformance.spec.faults import fault_cases
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    from aclnn_conformance.suites.sampling import fault_products
+    for key in ("foo", "bar"):
+        spec = OPS[key]
+        cases = list(fault_cases(spec))
+        assert len(cases) >= 3
+        chosen = {c.case_id: fault_products(c, PRODUCT_IDS, "cann", "ci") for c in cases}
+        assert chosen == {c.case_id: fault_products(c, PRODUCT_IDS, "cann", "ci") for c in cases}
+        for case in cases:
+            (product,) = chosen[case.case_id]        # one product each, not six
+            checked = [p for p in PRODUCT_IDS
+                       if spec.rule(case.rule_ids[0]).expect_for("cann", p).kind != "unchecked"]
+            assert product in (checked or PRODUCT_IDS), (case.case_id, product)
+            assert fault_products(case, PRODUCT_IDS, "cann", "full") == PRODUCT_IDS
+            assert fault_products(case, ("atlas-a3",), "cann", "ci") == ("atlas-a3",)
+        assert len({p for (p,) in chosen.values()}) > 1    # spread over the products
+    hand = next(fault_cases(OPS["apply_adam_w"]))
+    assert fault_products(hand, PRODUCT_IDS, "cann", "ci") == PRODUCT_IDS
 
 def test_the_support_matrix_rows_and_files(fixture_data, tmp_path):
     from aclnn_conformance.reports.matrix import matrix, write_matrix
