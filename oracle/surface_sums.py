@@ -1,5 +1,5 @@
-"""The oracle of the summing reductions (a value entry whose ``reduction.kind`` is ``sum`` or
-``average``): the exact sum or mean of each slice over the dims the call names, and the envelope the
+"""The oracle of the summing reductions (a value entry whose ``reduction.kind`` is ``sum``,
+``nan-sum``, ``average`` or ``prefix-sum``): the exact sum or mean of each slice over the dims the call names, and the envelope the
 summation model allows around it (spec/surface_models.py SUMMATION).
 
 - The input is cast to the compute dtype first: the dtype the call's ``dtype`` attribute names when
@@ -18,6 +18,8 @@ summation model allows around it (spec/surface_models.py SUMMATION).
 - A slice whose magnitudes' sum (with the bound) exceeds float32's largest value is not judged: an
   intermediate sum may overflow in one order and not in another. A slice holding NaN, or
   infinities of both signs, is NaN in any order; one holding infinities of one sign is that infinity.
+- A ``nan-sum`` takes each NaN term as 0 after the cast (aclnnReduceNansum: "NaN treated as 0",
+  its kernel's float compute of the cast input, reduce_nansum_dag.h:16); infinities stay.
 - An empty slice (a reduced dim of size 0: the host code returns before the kernel) is 0 for a sum
   (aclnn_reduce_sum.cpp:219, FillScalar(out, 0.0f)) and NaN for a mean (aclnn_mean.cpp:258-260).
 """
@@ -86,6 +88,8 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
                  or _is_float(work) != _is_float(values.dtype))
     with np.errstate(over="ignore", invalid="ignore"):
         held = values.astype(work)                          # the host code's cast before the kernel
+    if red["kind"] == "nan-sum" and _is_float(work):
+        held = np.where(np.isnan(held), np.zeros((), work), held)
     reduce = lambda v: (np.cumsum(v, axis=axes[0]) if entry.scans else np.sum(v, axis=axes, keepdims=keepdim)) \
         if axes else np.array(v, copy=True)
     if not _is_float(work):

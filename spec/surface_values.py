@@ -18,9 +18,10 @@ VALUES_FOLDER = Path(__file__).resolve().parent / "data" / "values"
 FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
 # what a reduction entry's ``reduction.kind`` may name (oracle/surface_reductions.py computes each;
 # the summing kinds through oracle/surface_sums.py under the summation model)
-REDUCTION_KINDS = ("max", "min", "sum", "average", "argmax", "argmin", "prefix-sum")
-# an average: the sum divided by the slice's length; a prefix-sum: every prefix's sum, in the input's shape
-SUMMING_KINDS = ("sum", "average", "prefix-sum")
+REDUCTION_KINDS = ("max", "min", "sum", "nan-sum", "average", "argmax", "argmin", "prefix-sum")
+# an average: the sum divided by the slice's length; a prefix-sum: every prefix's sum, in the input's
+# shape; a nan-sum: the sum with each NaN term taken as 0
+SUMMING_KINDS = ("sum", "nan-sum", "average", "prefix-sum")
 SCAN_KINDS = ("prefix-sum",)
 INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
 

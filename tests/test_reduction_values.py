@@ -1,4 +1,4 @@
-"""The summing reductions (aclnnReduceSum, aclnnMean) under the summation model: the bound against
+"""The summing reductions (aclnnReduceSum, aclnnReduceNansum, aclnnMean) under the summation model: the bound against
 hand computation, the oracle by hand (dims, keepdim, empty slices, NaN and infinities, overflowing
 slices, integers), hand-made single calls a correct device in another order passes and a broken
 one fails, and every generated mutant killed and every control clean on single calls."""
@@ -104,6 +104,19 @@ def test_special_values_empty_slices_and_overflowing_slices():
     assert np.isnan(_oracle(_call("mean", np.zeros((3, 0)), [1]))[0]).all()
 
 
+def test_a_nan_sum_takes_each_nan_as_zero_and_keeps_infinities():
+    inf, nan = np.inf, np.nan
+    want, aux = _oracle(_call("reduce_nansum", [[1.0, nan], [nan, nan], [inf, nan], [inf, -inf]], [1]))
+    assert want[0] == 1.0 and want[1] == 0.0 and want[2] == inf and np.isnan(want[3])
+    assert not aux["unjudged"].any()
+    # by hand: 0.5 + 0.25 (NaN as 0) in a float16 call, summed in float32 and cast back
+    want, _ = _oracle(_call("reduce_nansum", [[0.5, nan, 0.25]], [1], dtype=AclDataType.FLOAT16))
+    assert want.dtype == np.float16 and want.tolist() == [0.75]
+    # a slice of NaN alone sums nothing: 0, where the plain sum is NaN
+    assert _verdict(_call("reduce_nansum", [[nan, nan]], [1]), [0.0]) == "PASS"
+    assert _verdict(_call("reduce_nansum", [[nan, nan]], [1]), [nan]) == "FAIL"
+    assert _verdict(_call("reduce_nansum", [[nan, 2.0]], [1]), [2.0]) == "PASS"
+
 def test_an_fp16_sum_is_the_cast_of_a_float32_sum():
     """4096 fp16 ones: a float32 accumulator gives 4096 (representable in fp16); an fp16 one stalls
     at 2048, where 2048 + 1 rounds back to 2048 (fp16's spacing there is 2)."""
@@ -143,7 +156,7 @@ def _judged(op: str, backend, case: Case, product: str) -> str:
     return judge(operator(op).spec, case, product, "cann", backend.run(case, product)).outcome
 
 
-@pytest.mark.parametrize("op", ["reduce_sum", "mean"])
+@pytest.mark.parametrize("op", ["reduce_sum", "reduce_nansum", "mean"])
 def test_each_sum_mutant_fails_a_single_call_and_each_control_passes_every_one(op):
     from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
     sums = getattr(MUTANT_SETS, op)
@@ -152,7 +165,9 @@ def test_each_sum_mutant_fails_a_single_call_and_each_control_passes_every_one(o
     assert ("n-minus-one" in kinds) == (op == "mean")
     assert {c.kind for c in sums.controls} >= {"sequential-control", "pairwise-control", "reversed-control"}
     cases = _single_calls(op)
-    for mutant in [m for m in sums.mutants if m.kind in ("narrow-accumulation", "dropped-tail", "n-minus-one")]:
+    assert ("nan-propagated" in kinds) == (op == "reduce_nansum")
+    for mutant in [m for m in sums.mutants
+                   if m.kind in ("narrow-accumulation", "dropped-tail", "n-minus-one", "nan-propagated")]:
         failed = [c.case_id for c in cases if _judged(op, mutant(), c, "atlas-a2") == "FAIL"]
         assert failed, mutant.kind
     for control in sums.controls:
@@ -177,7 +192,7 @@ def test_which_calls_kill_which_mutant():
 def test_torch_passes_every_value_call():
     pytest.importorskip("torch")
     from aclnn_conformance.backends.torch_backend import TorchBackend
-    for op in ("reduce_sum", "mean"):
+    for op in ("reduce_sum", "reduce_nansum", "mean"):
         for case in _single_calls(op):
             assert _judged(op, TorchBackend(), case, "atlas-a2") in ("PASS", "NOT_JUDGED"), (op, case.case_id)
 
@@ -185,7 +200,7 @@ def test_torch_passes_every_value_call():
 def test_the_records_take_the_summation_model_and_standard():
     from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.standards_surface import SUM
-    for op in ("reduce_sum", "mean"):
+    for op in ("reduce_sum", "reduce_nansum", "mean"):
         record = operator(op)
         assert record.arithmetic_model.operator == op and "any order" in record.arithmetic_model.order
         assert record.spec.standards["cann"]["out"] == SUM

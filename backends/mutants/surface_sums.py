@@ -1,5 +1,5 @@
-"""Mutants and controls of the summing reductions (a value entry whose ``reduction.kind`` is ``sum``
-or ``average``), generated per operator beside the kinds every reduction shares
+"""Mutants and controls of the summing reductions (a value entry whose ``reduction.kind`` is ``sum``,
+``nan-sum``, ``average`` or ``prefix-sum``), generated per operator beside the kinds every reduction shares
 (backends/mutants/surface_reductions.py: promotion, dtype-missing, ulp-bias, wrong-axis,
 keepdim-ignored). Each recomputes the call from its terms, in float32 as the summation model's
 device does (spec/surface_models.py SUMMATION), with one thing changed:
@@ -8,7 +8,8 @@ device does (spec/surface_models.py SUMMATION), with one thing changed:
   rounded to it) instead of float32; float32 and integer calls are computed right;
 - ``dropped-tail``: the terms past the last whole block of 64 of a slice skipped (a tail the tiling
   forgot; slices of 64 terms or fewer, and multiples of 64, are computed right);
-- ``n-minus-one`` (means): the sum divided by n - 1 instead of n.
+- ``n-minus-one`` (means): the sum divided by n - 1 instead of n;
+- ``nan-propagated`` (nan-sums): NaN terms summed as they are, as a plain sum's kernel would.
 
 A scan (cumsum) keeps every prefix: the narrow accumulator and the dropped tail apply to it, its
 controls are a float32 scan left to right and a two-level scan by blocks (``blocked-control``).
@@ -29,9 +30,10 @@ from aclnn_conformance.spec.case import Case
 BLOCK = 64     # the tail block the dropped-tail mutant forgets, in terms
 
 
-def slice_terms(case: Case) -> tuple[np.ndarray, np.dtype, tuple[int, ...]]:
+def slice_terms(case: Case, nan_propagated: bool = False) -> tuple[np.ndarray, np.dtype, tuple[int, ...]]:
     """The call's terms in the compute dtype, one slice per row (the reduced dims moved last and
-    flattened), with the compute dtype and the shape of the rows."""
+    flattened), with the compute dtype and the shape of the rows; a nan-sum's NaN terms as 0 unless
+    ``nan_propagated`` (the mutant that sums them as they are)."""
     from aclnn_conformance.oracle.surface_reductions import reduced_axes
     from aclnn_conformance.oracle.surface_sums import compute_dtype
     from aclnn_conformance.spec.surface_values import value_entry
@@ -40,6 +42,8 @@ def slice_terms(case: Case) -> tuple[np.ndarray, np.dtype, tuple[int, ...]]:
     work = compute_dtype(case, entry)
     with np.errstate(over="ignore", invalid="ignore"):
         x = np.asarray(arg.view_of(arg.storage)).astype(work)
+    if entry.reduction["kind"] == "nan-sum" and not nan_propagated and x.dtype.kind != "i":
+        x = np.where(np.isnan(x), np.zeros((), x.dtype), x)     # a NaN term counts as 0
     axes = reduced_axes(case, entry)
     moved = np.moveaxis(x, axes, tuple(range(x.ndim - len(axes), x.ndim))) if axes else x[..., None]
     rows = moved.shape[:moved.ndim - max(len(axes), 1)] if axes else x.shape
@@ -125,9 +129,11 @@ class SummingBackend(SurfaceBackend):
     def scan(self, terms: np.ndarray, work: np.dtype) -> np.ndarray:
         return self.scanner(terms)
 
+    nan_propagated = False     # a nan-sum's NaN terms summed as they are (a plain sum's kernel)
+
     def values(self, case: Case) -> np.ndarray:
         entry = self.entry()
-        terms, work, rows = slice_terms(case)
+        terms, work, rows = slice_terms(case, self.nan_propagated)
         n = terms.shape[-1]
         out = case.tensor(entry.output)
         if not np.issubdtype(work, np.floating) and work.name != "bfloat16" or n == 0:
@@ -185,6 +191,10 @@ def sum_kinds(entry, key: str, rule: tuple[str, ...], make: Callable[..., type])
     if entry.reduction["kind"] == "average":
         mutants.append(make(CountMinusOneMutant, entry, key, "n-minus-one",
                             "divides the mean by n - 1", rule))
+    if entry.reduction["kind"] == "nan-sum":
+        mutants.append(make(SummingBackend, entry, key, "nan-propagated",
+                            "sums NaN terms as they are (a plain sum), not as 0", rule,
+                            nan_propagated=True))
     if entry.scans:      # a scan's orders: left to right, and two-level by blocks
         return mutants, [make(SummingBackend, entry, key, "sequential-control",
                               "a float32 scan left to right", ()),

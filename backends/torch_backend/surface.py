@@ -97,9 +97,18 @@ def _reduction(case: Case, entry: ValueEntry):
     if entry.indexes:    # one dim, an integer (rank 0: the scalar's own position)
         dim = case.attrs.get(red["dims"])
         return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
-    result = fn(x.to(torch.uint8) if boolean else x, dim=dims if dims else list(range(x.dim())),
-                keepdim=bool(case.attrs.get(red["keepdim"])))
+    if x.dtype in (torch.float16, torch.bfloat16) and entry.torch.get("accumulate") == "float32":
+        # torch's own kernel accumulates this dtype in itself, the vendor's in float32 (the why)
+        return _reduction_of(fn, x.float(), case, red).to(x.dtype)
+    result = _reduction_of(fn, x.to(torch.uint8) if boolean else x, case, red)
     return result.to(torch.bool) if boolean else result
+
+
+def _reduction_of(fn, x, case: Case, red: dict):
+    """``fn`` over the call's dims (none given: every dim), keeping them as the call says."""
+    dims = case.attrs.get(red["dims"]) or []
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    return fn(x, dim=dims if dims else list(range(x.dim())), keepdim=bool(case.attrs.get(red["keepdim"])))
 
 
 def _call(case: Case, entry: ValueEntry):
