@@ -117,6 +117,28 @@ def test_a_nan_sum_takes_each_nan_as_zero_and_keeps_infinities():
     assert _verdict(_call("reduce_nansum", [[nan, nan]], [1]), [nan]) == "FAIL"
     assert _verdict(_call("reduce_nansum", [[nan, 2.0]], [1]), [2.0]) == "PASS"
 
+def _mean_v2_call(values, dims, keepdim=False, noop=False, out_dtype=AclDataType.FLOAT) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    x = np.asarray(values, dtype=np.float32)
+    kept = reduced_shape(x.shape, dims, keepdim, noop)
+    out = np.zeros(kept, numpy_dtype(out_dtype))
+    return Case(op="mean_v2", case_id="hand", tensors={"self": TensorArg.from_array(x, AclDataType.FLOAT),
+                                                       "out": TensorArg.from_array(out, out_dtype)},
+                attrs={"dim": dims, "keepDim": keepdim, "noopWithEmptyAxes": noop})
+
+
+def test_mean_v2_by_hand_every_dim_none_with_noop_and_a_cast_out():
+    x = [[1.0, 2.0, 3.0], [4.0, 5.0, 9.0]]
+    assert _oracle(_mean_v2_call(x, [1]))[0].tolist() == [2.0, 6.0]
+    assert _oracle(_mean_v2_call(x, [0], keepdim=True))[0].tolist() == [[2.5, 3.5, 6.0]]
+    assert _oracle(_mean_v2_call(x, []))[0].tolist() == 4.0                 # an empty dim: every dim
+    assert _oracle(_mean_v2_call(x, [], noop=True))[0].tolist() == x       # ... or none, a copy
+    want, _ = _oracle(_mean_v2_call(x, [1], out_dtype=AclDataType.FLOAT16))  # computed in float32, cast
+    assert want.dtype == np.float16 and want.tolist() == [2.0, 6.0]
+    assert np.isnan(_oracle(_mean_v2_call(np.zeros((2, 0)), [1]))[0]).all()   # an empty input: NaN
+    assert _verdict(_mean_v2_call(x, [1]), [2.0, 6.0]) == "PASS"
+    assert _verdict(_mean_v2_call(x, [1]), [3.0, 9.0]) == "FAIL"         # divided by n - 1
+
 def test_an_fp16_sum_is_the_cast_of_a_float32_sum():
     """4096 fp16 ones: a float32 accumulator gives 4096 (representable in fp16); an fp16 one stalls
     at 2048, where 2048 + 1 rounds back to 2048 (fp16's spacing there is 2)."""
@@ -162,7 +184,7 @@ def test_each_sum_mutant_fails_a_single_call_and_each_control_passes_every_one(o
     sums = getattr(MUTANT_SETS, op)
     kinds = {m.kind for m in sums.mutants}
     assert {"narrow-accumulation", "dropped-tail"} <= kinds
-    assert ("n-minus-one" in kinds) == (op == "mean")
+    assert ("n-minus-one" in kinds) == (op in ("mean", "mean_v2"))
     assert {c.kind for c in sums.controls} >= {"sequential-control", "pairwise-control", "reversed-control"}
     cases = _single_calls(op)
     assert ("nan-propagated" in kinds) == (op == "reduce_nansum")
