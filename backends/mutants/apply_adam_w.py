@@ -286,26 +286,18 @@ class V1MaxGradNormCheckedOnlyWithAmsgrad(V1Mutant):
         return self.emulate(case, product)
 
 
-class V1ScalarShapeStrict(V1Mutant):
-    name = "mutant-apply-adam-w-scalar-shape-1-only"
-    defect = "hyper-parameter tensors of any shape but [1] rejected with 161002"
-    killed_by = ("AAW-VAL-012",)
-
-    def mutate(self, case, product):
-        if any(case.tensor(n) is not None and case.desc(n).shape != (1,) for n in SCALARS):
-            return self.reject(case, Status.ERR_PARAM_INVALID, "hyper-parameter shape is not [1]")
-        return self.emulate(case, product)
-
-
-class V1FormatChecked(V1Mutant):
-    name = "mutant-apply-adam-w-format-nd-only"
-    defect = "tensors of a format other than ND rejected with 161002"
-    killed_by = ("AAW-VAL-013",)
-
-    def mutate(self, case, product):
-        if any(a is not None and a.desc.format != F.ND for a in case.tensors.values()):
-            return self.reject(case, Status.ERR_PARAM_INVALID, "format is not ND")
-        return self.emulate(case, product)
+V1ScalarShapeStrict = V1Mutant.declare(
+    "V1ScalarShapeStrict", name="mutant-apply-adam-w-scalar-shape-1-only",
+    defect="hyper-parameter tensors of any shape but [1] rejected with 161002", killed_by=("AAW-VAL-012",),
+    refuses=lambda case, product: any(case.tensor(n) is not None and case.desc(n).shape != (1,)
+                                      for n in SCALARS),
+    refusal=(Status.ERR_PARAM_INVALID, "hyper-parameter shape is not [1]"))
+V1FormatChecked = V1Mutant.declare(
+    "V1FormatChecked", name="mutant-apply-adam-w-format-nd-only",
+    defect="tensors of a format other than ND rejected with 161002", killed_by=("AAW-VAL-013",),
+    refuses=lambda case, product: any(a is not None and a.desc.format != F.ND
+                                      for a in case.tensors.values()),
+    refusal=(Status.ERR_PARAM_INVALID, "format is not ND"))
 
 
 class V1WrongProductAccepted(V1Mutant):

@@ -381,15 +381,12 @@ def _dtypes(case: Case) -> set:
             if case.desc(n) is not None}
 
 
-class V2MixedDtypesRejected(V2Mutant):
-    name = "mutant-v2-mixed-dtypes-rejected"
-    defect = "a call whose float tensors' dtypes differ is rejected with 161002 (the document's constraint)"
-    killed_by = ("AAWV2-VAL-008",)
-
-    def mutate(self, case, product):
-        if len(_dtypes(case)) > 1 and case.desc("varRef") is not None:
-            return self.reject(case, Status.ERR_PARAM_INVALID, "dtypes differ")
-        return self.emulate(case, product)
+V2MixedDtypesRejected = V2Mutant.declare(
+    "V2MixedDtypesRejected", name="mutant-v2-mixed-dtypes-rejected",
+    defect="a call whose float tensors' dtypes differ is rejected with 161002 (the document's constraint)",
+    killed_by=("AAWV2-VAL-008",),
+    refuses=lambda case, product: len(_dtypes(case)) > 1 and case.desc("varRef") is not None,
+    refusal=(Status.ERR_PARAM_INVALID, "dtypes differ"))
 
 
 class V2MaxGradNormNullUnchecked(V2Mutant):
@@ -416,15 +413,12 @@ class V2MaxGradNormShapeOnlyWithAmsgrad(V2Mutant):
         return self.emulate(case, product)
 
 
-class V2Bf16RejectedOnA2(V2Mutant):
-    name = "mutant-v2-bf16-rejected"
-    defect = "BFLOAT16 rejected with 161002 on every product (the DAV_1001 dtype list everywhere)"
-    killed_by = ("AAWV2-VAL-009", "AAWV2-DTYPE-002")
-
-    def mutate(self, case, product):
-        if DT.BF16 in _dtypes(case) and case.desc("varRef") is not None:
-            return self.reject(case, Status.ERR_PARAM_INVALID, "BFLOAT16 not supported")
-        return self.emulate(case, product)
+V2Bf16RejectedOnA2 = V2Mutant.declare(
+    "V2Bf16RejectedOnA2", name="mutant-v2-bf16-rejected",
+    defect="BFLOAT16 rejected with 161002 on every product (the DAV_1001 dtype list everywhere)",
+    killed_by=("AAWV2-VAL-009", "AAWV2-DTYPE-002"),
+    refuses=lambda case, product: DT.BF16 in _dtypes(case) and case.desc("varRef") is not None,
+    refusal=(Status.ERR_PARAM_INVALID, "BFLOAT16 not supported"))
 
 
 class V2EmptyVarLaunched(V2Mutant):

@@ -14,7 +14,8 @@ Three ways to break the emulator, all from outside it:
 
 A mutant whose defect is a family's own (a kernel step swapped, an attribute value let through) is
 declared in one statement, ``Family.declare("ClassName", name=..., defect=..., killed_by=...,
-steps={...})``; one whose defect is its own code is a class.
+steps={...})``, as is one that refuses what the source accepts (``refuses=lambda case, product: ...,
+refusal=(status, message)``); one whose defect is its own code is a class.
 """
 from __future__ import annotations
 
@@ -67,6 +68,10 @@ class Mutant(EmulatorBackend):
     # how many distinct single-call cases, on how many products, must fail it naming its defect
     killing_cases_wanted = 1
     killing_products_wanted = 1
+    # a check added where the source has none: (case, product) -> whether GetWorkspaceSize ends
+    # with ``refusal``'s (status, message) instead of running the call as the emulator does
+    refuses: Callable[[Case, str], bool] | None = None
+    refusal: tuple[int, str] = (0, "")
 
     @classmethod
     def declare(cls, class_name: str, *, name: str, defect: str, killed_by: tuple[str, ...] = (),
@@ -78,6 +83,8 @@ class Mutant(EmulatorBackend):
         module = sys._getframe(1).f_globals.get("__name__", cls.__module__)
         body = {"__module__": module, "__qualname__": class_name, "name": name,
                 "defect": defect, "killed_by": tuple(killed_by), **attributes}
+        if body.get("refuses") is not None:   # a plain function, not a method of the mutant
+            body["refuses"] = staticmethod(body["refuses"])
         if steps:
             body.update(cls.with_steps(class_name, steps))
         return type(class_name, (cls,), body)
@@ -93,6 +100,8 @@ class Mutant(EmulatorBackend):
         return self.mutate(case, product)
 
     def mutate(self, case: Case, product: str) -> RunResult:
+        if self.refuses is not None and self.refuses(case, product):
+            return self.reject(case, *self.refusal)
         return self.emulate(case, product)
 
     def emulate(self, case: Case, product: str) -> RunResult:
