@@ -223,6 +223,10 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
         # ones as the published standard, never to the wider output's
         aux = tolerance_aux(entry, compute if narrower else out_dtype)
         aux["exact"] = exact
+        if entry.raw.get("open_where"):   # where the entry's model of the kernel says not to judge
+            with np.errstate(all="ignore"):
+                aux["unjudged"] = np.broadcast_to(np.asarray(evaluate_values(
+                    entry.raw["open_where"]["where"], env, shape), bool), shape)
         if narrower:
             aux["faithful_dtype"] = np.dtype(compute)   # the result is as fine as the compute dtype
     if "exact" in aux and entry.zero_sign != "either" and zero_sign_fixed(entry.function):

@@ -146,6 +146,10 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
             values[name] = rng.integers(0, 2, size=count).astype(bool)
         values = with_model_freedom(entry, values, dt)
         cases.append(build_case(entry, key, f"values-{dtype_name}", values, acl))
+        for i, variant in enumerate(entry.sample.get("attr_variants", ()), start=1):
+            # the same values under each other documented attribute setting (approximate=1, ...)
+            cases.append(build_case(entry, key, f"attrs{i}-{dtype_name}", values, acl, attrs=variant,
+                                    note=", ".join(f"{k}={v}" for k, v in variant.items())))
         if len(names) >= 2 and not entry.inplace:
             shapes = [(32, 1, 4), (1, 8, 4), (32, 8, 1)]
             shaped = {n: sample_values(entry, dt, int(np.prod(shapes[i % 3])), rng, False)
@@ -291,6 +295,8 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
     names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS
                   if kind not in names})
+    names.update({f"attrs{i}": f"values-attrs{i}"
+                  for i in range(1, len(entry.sample.get("attr_variants", ())) + 1)})
     out = []
     cases = value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=dtypes)
     if entry.sums and tier == "ci":

@@ -96,6 +96,16 @@ class PromotionMutant(SurfaceBackend):
         return np.asarray(from_case(altered, PROFILE).views[self.entry().output])
 
 
+class AttributeIgnoredMutant(SurfaceBackend):
+    """Computes every call with the entry's sample attributes (its first setting), whatever the call
+    gives: an attribute the kernel never reads."""
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import from_case
+        fixed = {k: v for k, v in self.entry().sample.get("attrs", {}).items() if k in case.attrs}
+        return np.asarray(from_case(case.with_attrs(**fixed), PROFILE).views[self.entry().output])
+
+
 class DtypeMissingMutant(SurfaceBackend):
     refused_dtype = ""
 

@@ -33,8 +33,9 @@ from typing import Any
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import Mutant, MutantSet, MutantSetsByKey
-from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SEED, DtypeMissingMutant, FlushMutant,
-                                                             NanMutant, PromotionMutant, SurfaceBackend,
+from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SEED, AttributeIgnoredMutant,
+                                                             DtypeMissingMutant, FlushMutant, NanMutant,
+                                                             PromotionMutant, SurfaceBackend,
                                                              TwiceLimitMutant, UlpBiasMutant, _equivalent,
                                                              ZeroSignMutant, _is_float, _make, _same_outputs,
                                                              has_negative_zero, has_subnormal, one_ulp_up)
@@ -220,6 +221,9 @@ def mutant_set(key: str) -> MutantSet:
               rule + dtype_rules, refused_dtype=entry.sample.get("dtypes", ["FLOAT"])[0])]
     if any(np.isnan(o.astype(np.float64)).any() for o in float_out):
         mutants.append(_make(NanMutant, entry, key, "nan", "NaN results written as 0", rule))
+    if entry.sample.get("attr_variants"):
+        mutants.append(_make(AttributeIgnoredMutant, entry, key, "attribute-ignored",
+                             f"computes every call with {entry.sample['attrs']}, whatever it gives", rule))
     if cls in ("exact", "rounded") and float_out:
         bias = _make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule)
         if any(o.astype(np.float64).any() for o in float_out):

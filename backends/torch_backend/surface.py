@@ -44,8 +44,8 @@ def _operand(case: Case, entry: ValueEntry, name: str) -> Any:
 
     from aclnn_conformance.backends.torch_backend._tensors import as_torch
     arg = case.tensors.get(name)
-    if arg is not None:
-        return as_torch(np.ascontiguousarray(arg.values())).clone()
+    if arg is not None:   # in the view's shape (a 0-d tensor's values are one element)
+        return as_torch(np.ascontiguousarray(arg.values())).clone().reshape(tuple(arg.desc.shape))
     if name in case.attrs:
         value = case.attrs[name]
     else:
