@@ -57,6 +57,9 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
                                       bool(case.attrs.get(red["keepdim"])) if red.get("keepdim") else False)
     if entry.indexes:
         return index_from_case(case, entry)
+    if entry.normalizes:   # softmax and log-softmax along one dim (oracle/surface_softmax.py)
+        from aclnn_conformance.oracle import surface_softmax
+        return surface_softmax.from_case(case, entry, reduced_axes(case, entry))
     values, held, out_arg, out_shape, axes, keepdim = _operands(case, entry)
     result = np.asarray(reduce_values(held, red["kind"], axes, keepdim))
     # a maximum or minimum is NaN exactly where its slice holds a NaN: those are left open

@@ -190,7 +190,7 @@ SCAN_CALLS = (("values", (8, 16, 8), 1, False, False), ("twin", (6, 6, 4), 1, Fa
 
 
 def _calls(entry: ValueEntry) -> tuple:
-    if entry.scans:
+    if entry.keeps_shape:
         return SCAN_CALLS
     return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else REDUCTION_CALLS
 
@@ -215,7 +215,7 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
             x = sample_values(entry, dt, size, rng, with_specials=kind == "values").reshape(shape)
             if entry.indexes and kind == "values":
                 x = _tied_slice(x, red["kind"], dt)
-            elif not entry.sums and kind == "values" and _is_float_dtype(dt):
+            elif not entry.sums and not entry.normalizes and kind == "values" and _is_float_dtype(dt):
                 x = _edge_slices(x, red["kind"], dt)
             if kind == "long":
                 x[1] = np.absolute(x[1])
@@ -227,7 +227,7 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
             if red.get("dtype"):     # the dtype the call computes in: the output's
                 attrs[red["dtype"]] = int(acl)
             from aclnn_conformance.spec.templates import reduced_shape
-            out_shape = shape if entry.scans else reduced_shape(shape, dims, keepdim, noop)
+            out_shape = shape if entry.keeps_shape else reduced_shape(shape, dims, keepdim, noop)
             out_acl = AclDataType[red["index_dtype"]] if red.get("index_dtype") else acl
             tensors = {red["input"]: _tensor(x, acl),
                        entry.output: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)}

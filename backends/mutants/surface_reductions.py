@@ -20,7 +20,7 @@ import numpy as np
 from aclnn_conformance.backends.mutants.base import MutantSet
 from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, DtypeMissingMutant, FlushMutant,
                                                               PromotionMutant, SurfaceBackend,
-                                                              UlpBiasMutant, _equivalent, _is_float,
+                                                              TwiceLimitMutant, UlpBiasMutant, _equivalent, _is_float,
                                                               _make, _same_outputs, has_subnormal)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import Status
@@ -133,14 +133,17 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
         mutants.append(promotion)
     mutants.append(_make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an "
                          "accepted dtype", rule + dtype_rules, refused_dtype=first))
-    if float_out and any(o.astype(np.float64).any() for o in float_out):
+    if float_out and entry.normalizes:   # judged by the vendor's tolerance, as the transcendental class
+        mutants.append(_make(TwiceLimitMutant, entry, key, "twice-limit",
+                             "results off by twice the standard's limit", rule))
+    elif float_out and any(o.astype(np.float64).any() for o in float_out):
         bias = _make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule)
         if entry.sums and not fails_somewhere(bias, cases):
             equivalent.append(_equivalent(bias, "one ulp is inside the summation model's bound on "
                                           "every value case"))
         else:
             mutants.append(bias)
-    if any(has_subnormal(o) for o in float_out):
+    if any(has_subnormal(o) for o in float_out) and not entry.normalizes:   # (inside a tolerance's atol)
         mutants.append(_make(FlushMutant, entry, key, "flush", "subnormal results flushed to zero", rule))
     mutants.append(_make(WrongAxisMutant, entry, key, "wrong-axis", "reduces another dim of the same "
                          "size than the one named", rule))
@@ -157,6 +160,11 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
     elif entry.sums:   # a NaN in a sum is NaN in any order: judged, no control; the sums' own kinds
         from aclnn_conformance.backends.mutants.surface_sums import sum_kinds
         own, own_controls = sum_kinds(entry, key, rule, _make)
+        mutants += own
+        controls += own_controls
+    elif entry.normalizes:   # softmax, log-softmax: their own kinds (slices with NaN or inf are open)
+        from aclnn_conformance.backends.mutants.surface_softmax import normalizing_kinds
+        own, own_controls = normalizing_kinds(entry, key, rule, _make)
         mutants += own
         controls += own_controls
     else:

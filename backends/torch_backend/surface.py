@@ -97,6 +97,13 @@ def _reduction(case: Case, entry: ValueEntry):
     if entry.scans:      # one dim; rank 0 a one-element scan: the scalar itself, in its shape
         x = x.reshape(tuple(case.tensor(red["input"]).desc.shape))
         return fn(x, dim=case.attrs.get(red["dims"])) if x.dim() else x.clone()
+    if entry.normalizes:  # one dim, the input's shape; fp16 and bf16 in float32 (the entry's why)
+        from aclnn_conformance.oracle.surface_softmax import compute_dtype
+        from aclnn_conformance.backends.torch_backend._tensors import as_torch
+        x = x.to(as_torch(np.zeros(0, compute_dtype(case, entry))).dtype)
+        narrow = x.dtype if x.dtype in (torch.float16, torch.bfloat16) else None
+        result = fn(x.float() if narrow else x, dim=case.attrs.get(red["dims"]) if x.dim() else 0)
+        return result.to(narrow) if narrow else result
     if entry.indexes:    # one dim, an integer (rank 0: the scalar's own position)
         dim = case.attrs.get(red["dims"])
         return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
