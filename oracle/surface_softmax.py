@@ -1,5 +1,5 @@
 """The oracle of softmax and log-softmax along one dim (a value entry whose ``reduction.kind`` is
-``softmax`` or ``log-softmax``): each element against the exponentials of its slice, as the
+``normalized-exp`` or ``log-normalized-exp``): each element against the exponentials of its slice, as the
 documents define them (aclnnSoftmax.md line 33, aclnnLogSoftmax.md line 33), in float64.
 
 - The values are cast to the compute dtype first: the input's for softmax (the host code casts the
@@ -24,7 +24,7 @@ import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.surface_values import ValueEntry
+from aclnn_conformance.spec.surface_values import NORMALIZED_EXP, ValueEntry
 
 
 def compute_dtype(case: Case, entry: ValueEntry) -> np.dtype:
@@ -47,19 +47,16 @@ def normalized(wide: np.ndarray, axis: int, kind: str) -> np.ndarray:
     with np.errstate(all="ignore"):
         shifted = wide - np.max(wide, axis=axis, keepdims=True)
         total = np.sum(np.exp(shifted), axis=axis, keepdims=True)
-        return np.exp(shifted) / total if kind == "softmax" else shifted - np.log(total)
+        return np.exp(shifted) / total if kind == NORMALIZED_EXP else shifted - np.log(total)
 
 
 def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...]) -> OracleResult:
     """The expected output of a softmax or log-softmax call, the vendor's numbers for it and the
     slices left open."""
     from aclnn_conformance.oracle.surface import tolerance_aux
+    from aclnn_conformance.oracle.surface_reductions import input_and_output
     red = entry.reduction
-    arg = case.tensor(red["input"])
-    values = np.asarray(arg.view_of(arg.storage))
-    out_arg = case.tensor(entry.output)
-    out_dtype = np.dtype(out_arg.storage.dtype)
-    out_shape = tuple(out_arg.desc.shape)
+    values, _, out_dtype, out_shape = input_and_output(case, entry)
     with np.errstate(over="ignore", invalid="ignore"):
         wide = values.astype(compute_dtype(case, entry)).astype(np.float64)
     if wide.ndim == 0:          # rank 0: a slice of one element

@@ -72,12 +72,9 @@ def prefix_lengths(shape: tuple[int, ...], axes: tuple[int, ...]) -> np.ndarray 
 def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: bool) -> OracleResult:
     """The expected output of a summing reduction's call (a scan's: every prefix's sum), its
     per-element bound and what is open."""
+    from aclnn_conformance.oracle.surface_reductions import input_and_output
     red = entry.reduction
-    arg = case.tensor(red["input"])
-    values = np.asarray(arg.view_of(arg.storage))
-    out_arg = case.tensor(entry.output)
-    out_dtype = np.dtype(out_arg.storage.dtype)
-    out_shape = tuple(out_arg.desc.shape)
+    values, out_arg, out_dtype, out_shape = input_and_output(case, entry)
     work = compute_dtype(case, entry)
     mean = red["kind"] == "average"
     # a scan's element k of a slice sums its first k + 1 terms: the same model, prefix by prefix

@@ -18,15 +18,17 @@ VALUES_FOLDER = Path(__file__).resolve().parent / "data" / "values"
 FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
 # what a reduction entry's ``reduction.kind`` may name (oracle/surface_reductions.py computes each;
 # the summing kinds through oracle/surface_sums.py under the summation model)
+# each element of a slice along one dim against the slice's exponentials, the output in the input's
+# shape: e^x_i / sum_j e^x_j (the normalized exponential) and its logarithm
+NORMALIZED_EXP, LOG_NORMALIZED_EXP = "normalized-exp", "log-normalized-exp"
 REDUCTION_KINDS = ("max", "min", "sum", "nan-sum", "average", "argmax", "argmin", "prefix-sum",
-                   "softmax", "log-softmax")
+                   NORMALIZED_EXP, LOG_NORMALIZED_EXP)
 # an average: the sum divided by the slice's length; a prefix-sum: every prefix's sum, in the input's
 # shape; a nan-sum: the sum with each NaN term taken as 0
 SUMMING_KINDS = ("sum", "nan-sum", "average", "prefix-sum")
 SCAN_KINDS = ("prefix-sum",)
 INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
-# each element of a slice along one dim against the slice's exponentials (the output in the input's shape)
-NORMALIZING_KINDS = ("softmax", "log-softmax")
+NORMALIZING_KINDS = (NORMALIZED_EXP, LOG_NORMALIZED_EXP)
 
 
 class UnknownValueEntry(LookupError):
@@ -73,12 +75,12 @@ class ValueEntry:
 
     @property
     def normalizes(self) -> bool:
-        """A softmax or log-softmax along one dim (the output has the input's shape)."""
+        """A normalized exponential or its logarithm along one dim (the output has the input's shape)."""
         return self.reduction is not None and self.reduction.get("kind") in NORMALIZING_KINDS
 
     @property
     def keeps_shape(self) -> bool:
-        """The output has the input's shape (a scan, a softmax): one dim, no keepdim."""
+        """The output has the input's shape (a scan, a normalized exponential): one dim, no keepdim."""
         return self.scans or self.normalizes
 
     @property

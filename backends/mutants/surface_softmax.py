@@ -1,5 +1,5 @@
 """Mutants and controls of softmax and log-softmax (a value entry whose ``reduction.kind`` is
-``softmax`` or ``log-softmax``), generated per operator beside the kinds every reduction shares
+``normalized-exp`` or ``log-normalized-exp``), generated per operator beside the kinds every reduction shares
 (promotion, dtype-missing, wrong-axis). Each recomputes the call in float32 from the compute dtype's
 values, as the kernel does (fp16 and bf16 in float32, one cast at the end), with one thing changed:
 
@@ -20,6 +20,7 @@ import numpy as np
 
 from aclnn_conformance.backends.mutants.surface_kinds import SurfaceBackend
 from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.surface_values import LOG_NORMALIZED_EXP, NORMALIZED_EXP
 
 
 class NormalizingBackend(SurfaceBackend):
@@ -48,12 +49,12 @@ def kernel_order(x: np.ndarray, axis: int, kind: str) -> np.ndarray:
     """The kernel's order in float32: maximum, subtract, exponentials, their sum, divide or log."""
     shifted = x - np.max(x, axis=axis, keepdims=True)
     total = np.sum(np.exp(shifted), axis=axis, keepdims=True, dtype=np.float32)
-    return np.exp(shifted) / total if kind == "softmax" else shifted - np.log(total)
+    return np.exp(shifted) / total if kind == NORMALIZED_EXP else shifted - np.log(total)
 
 
 def times_reciprocal(x: np.ndarray, axis: int, kind: str) -> np.ndarray:
     """The softmax as the exponentials times the float32 reciprocal of their sum."""
-    if kind != "softmax":
+    if kind != NORMALIZED_EXP:
         return kernel_order(x, axis, kind)
     e = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return e * (np.float32(1.0) / np.sum(e, axis=axis, keepdims=True, dtype=np.float32))
@@ -62,12 +63,12 @@ def times_reciprocal(x: np.ndarray, axis: int, kind: str) -> np.ndarray:
 def without_max(x: np.ndarray, axis: int, kind: str) -> np.ndarray:
     """No subtraction of the maximum: exp(x) overflows past 88.7."""
     total = np.sum(np.exp(x), axis=axis, keepdims=True, dtype=np.float32)
-    return np.exp(x) / total if kind == "softmax" else x - np.log(total)
+    return np.exp(x) / total if kind == NORMALIZED_EXP else x - np.log(total)
 
 
 def log_of_softmax(x: np.ndarray, axis: int, kind: str) -> np.ndarray:
     """log(softmax(x)) in float32: -inf where the softmax underflows."""
-    return np.log(kernel_order(x, axis, "softmax"))
+    return np.log(kernel_order(x, axis, NORMALIZED_EXP))
 
 
 def normalizing_kinds(entry, key: str, rule: tuple[str, ...], make: Callable[..., type]) -> tuple[list[type], list[type]]:
@@ -75,7 +76,7 @@ def normalizing_kinds(entry, key: str, rule: tuple[str, ...], make: Callable[...
     mutants = [make(NormalizingBackend, entry, key, "no-max-subtraction",
                     "exponentials of the values themselves, not of x - max (overflow past 88.7)", rule,
                     evaluate=staticmethod(without_max))]
-    if entry.reduction["kind"] == "log-softmax":
+    if entry.reduction["kind"] == LOG_NORMALIZED_EXP:
         mutants.append(make(NormalizingBackend, entry, key, "log-of-softmax",
                             "log of the float32 softmax (-inf where it underflows)", rule,
                             evaluate=staticmethod(log_of_softmax)))
