@@ -27,7 +27,7 @@ from aclnn_conformance.oracle.surface_functions import (evaluate_bound, evaluate
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
-from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+from aclnn_conformance.spec.surface_values import ValueEntry, tolerance_aux, value_entry
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _FLOAT_RANK = {np.dtype(np.float16): 1, _BF16: 1, np.dtype(np.float32): 2, np.dtype(np.float64): 3}
@@ -296,13 +296,3 @@ def native_exact_dtype(case: Case, entry: ValueEntry, compute: np.dtype) -> np.d
                 not isinstance(node.value, bool) and float(held.type(node.value)) != node.value:
             return None
     return held
-
-
-def tolerance_aux(entry: ValueEntry, out_dtype: np.dtype) -> dict[str, Any]:
-    """The vendor's numbers for the API's output dtype: TTK's rtol/atol with their source, or
-    nothing (the published standard by dtype, in the standard itself)."""
-    from aclnn_conformance.spec.precision import dtype_name
-    found = entry.tolerance.get(dtype_name(np.dtype(out_dtype)))
-    if not found:
-        return {"source": (entry.published_standard or {}).get("source", "published standard")}
-    return {"rtol": found["rtol"], "atol": found["atol"], "source": found["source"]}

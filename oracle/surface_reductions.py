@@ -19,7 +19,7 @@ import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+from aclnn_conformance.spec.surface_values import ValueEntry, reduction_operands, value_entry
 
 # the reducer of each kind: NumPy's, over a tuple of axes (the index kinds over one axis)
 REDUCERS: dict[str, Callable[..., np.ndarray]] = {"max": np.max, "min": np.min,
@@ -73,20 +73,12 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     return OracleResult(views={entry.output: expected}, aux={entry.output: aux})
 
 
-def input_and_output(case: Case, entry: ValueEntry) -> tuple[np.ndarray, Any, np.dtype, tuple[int, ...]]:
-    """The input's view (a reduction reads it once), the output argument, its dtype and shape."""
-    arg = case.tensor(entry.reduction["input"])
-    out_arg = case.tensor(entry.output)
-    return (np.asarray(arg.view_of(arg.storage)), out_arg, np.dtype(out_arg.storage.dtype),
-            tuple(out_arg.desc.shape))
-
-
 def _operands(case: Case, entry: ValueEntry) -> tuple:
     """The input's view (a reduction reads it once), the same held for reducing (fp16 and bf16 in
     float32, which holds them exactly and keeps their order; the others in their own dtype), the
     output argument and shape, the reduced axes and keepdim."""
     red = entry.reduction
-    values, out_arg, _, _ = input_and_output(case, entry)
+    values, out_arg, _, _ = reduction_operands(case, entry)
     held = values.astype(np.float32) if values.dtype.itemsize < 4 and values.dtype.kind not in "iub" \
         else values
     return (values, held, out_arg, tuple(out_arg.desc.shape), reduced_axes(case, entry),

@@ -24,7 +24,8 @@ import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.surface_values import NORMALIZED_EXP, ValueEntry
+from aclnn_conformance.spec.surface_values import (NORMALIZED_EXP, ValueEntry, reduction_operands,
+                                                   tolerance_aux)
 
 
 def compute_dtype(case: Case, entry: ValueEntry) -> np.dtype:
@@ -53,10 +54,8 @@ def normalized(wide: np.ndarray, axis: int, kind: str) -> np.ndarray:
 def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...]) -> OracleResult:
     """The expected output of a softmax or log-softmax call, the vendor's numbers for it and the
     slices left open."""
-    from aclnn_conformance.oracle.surface import tolerance_aux
-    from aclnn_conformance.oracle.surface_reductions import input_and_output
     red = entry.reduction
-    values, _, out_dtype, out_shape = input_and_output(case, entry)
+    values, _, out_dtype, out_shape = reduction_operands(case, entry)
     with np.errstate(over="ignore", invalid="ignore"):
         wide = values.astype(compute_dtype(case, entry)).astype(np.float64)
     if wide.ndim == 0:          # rank 0: a slice of one element

@@ -33,7 +33,7 @@ import numpy as np
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_models import mean_bound, summation_bound, gamma
-from aclnn_conformance.spec.surface_values import ValueEntry
+from aclnn_conformance.spec.surface_values import ValueEntry, reduction_operands
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -72,9 +72,8 @@ def prefix_lengths(shape: tuple[int, ...], axes: tuple[int, ...]) -> np.ndarray 
 def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: bool) -> OracleResult:
     """The expected output of a summing reduction's call (a scan's: every prefix's sum), its
     per-element bound and what is open."""
-    from aclnn_conformance.oracle.surface_reductions import input_and_output
     red = entry.reduction
-    values, out_arg, out_dtype, out_shape = input_and_output(case, entry)
+    values, out_arg, out_dtype, out_shape = reduction_operands(case, entry)
     work = compute_dtype(case, entry)
     mean = red["kind"] == "average"
     # a scan's element k of a slice sums its first k + 1 terms: the same model, prefix by prefix

@@ -286,3 +286,24 @@ def _outside_reduction(case: Any, entry: ValueEntry, out: Any) -> bool:
             and "float64" not in entry.tolerance):   # no number of the vendor's for a DOUBLE result
         return True
     return reduction_shape(case, entry) != tuple(out.desc.shape)
+
+
+def tolerance_aux(entry: ValueEntry, out_dtype: Any) -> dict[str, Any]:
+    """The vendor's numbers for the API's output dtype: TTK's rtol/atol with their source, or
+    nothing (the published standard by dtype, in the standard itself)."""
+    import numpy as np
+
+    from aclnn_conformance.spec.precision import dtype_name
+    found = entry.tolerance.get(dtype_name(np.dtype(out_dtype)))
+    if not found:
+        return {"source": (entry.published_standard or {}).get("source", "published standard")}
+    return {"rtol": found["rtol"], "atol": found["atol"], "source": found["source"]}
+
+
+def reduction_operands(case: Any, entry: ValueEntry) -> tuple[Any, Any, Any, tuple[int, ...]]:
+    """A reduction call's input view (read once), its output argument, the output's dtype and shape."""
+    import numpy as np
+    arg = case.tensor(entry.reduction["input"])
+    out_arg = case.tensor(entry.output)
+    return (np.asarray(arg.view_of(arg.storage)), out_arg, np.dtype(out_arg.storage.dtype),
+            tuple(out_arg.desc.shape))
