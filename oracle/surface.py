@@ -25,7 +25,7 @@ from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.oracle.surface_functions import (evaluate_bound, evaluate_values, parse,
                                                        zero_sign_fixed)
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.dtypes import numpy_dtype
+from aclnn_conformance.spec.dtypes import fraction_bits, numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.surface_values import ValueEntry, tolerance_aux, value_entry
 
@@ -218,7 +218,7 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
         exact = evaluate_values(entry.function, env, shape)
         with np.errstate(all="ignore"):
             expected = exact.astype(compute).astype(out_dtype)
-        narrower = np.dtype(compute).itemsize < np.dtype(out_dtype).itemsize and is_float(out_dtype)
+        narrower = fraction_bits(compute) < fraction_bits(out_dtype)   # bf16 into fp16 too
         # a result computed in a narrower dtype is held to that dtype's numbers, the vendor's per-API
         # ones as the published standard, never to the wider output's
         aux = tolerance_aux(entry, compute if narrower else out_dtype)

@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtypes import fraction_bits
 from aclnn_conformance.spec.surface_values import (NORMALIZED_EXP, ValueEntry, reduction_operands,
                                                    tolerance_aux)
 
@@ -34,13 +34,6 @@ def compute_dtype(case: Case, entry: ValueEntry) -> np.dtype:
     red = entry.reduction
     name = entry.output if red.get("computes_in") == "output" else red["input"]
     return np.dtype(case.tensor(name).storage.dtype)
-
-
-def _mantissa_bits(dtype: np.dtype) -> int:
-    """A float dtype's fraction bits (bf16 7, fp16 10, float32 23); 0 for any other dtype."""
-    if np.dtype(dtype).name == "bfloat16":
-        return int(ml_dtypes.finfo(dtype).nmant)
-    return int(np.finfo(dtype).nmant) if np.dtype(dtype).kind == "f" else 0
 
 
 def normalized(wide: np.ndarray, axis: int, kind: str) -> np.ndarray:
@@ -72,7 +65,7 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...]) -> OracleRes
     with np.errstate(over="ignore", invalid="ignore"):
         expected = exact.astype(out_dtype).reshape(out_shape)
     work = compute_dtype(case, entry)
-    narrower = _mantissa_bits(work) < _mantissa_bits(out_dtype)   # bf16 into fp16 too
+    narrower = fraction_bits(work) < fraction_bits(out_dtype)   # bf16 into fp16 too
     # a result computed in a narrower dtype is held to that dtype's numbers, never the output's
     aux: dict[str, Any] = tolerance_aux(entry, work if narrower else out_dtype)
     if narrower:

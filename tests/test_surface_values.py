@@ -305,6 +305,30 @@ def test_a_wider_output_is_judged_by_the_compute_dtypes_number_and_double_transc
     assert compare_surface_tolerance(far, want, aux, std).outcome == "FAIL"
     assert outside_domain(_case(api, "DOUBLE", **x))
 
+
+def test_a_bf16_computation_written_to_float16_is_held_to_bf16s_numbers():
+    """bf16 and float16 are both two bytes; bf16 has 7 fraction bits to float16's 10, so a result
+    computed in bf16 is as fine as bf16 whatever dtype it is written in (a device's bf16 rounding,
+    2^-9 relative, passes; float16's own number would fail it)."""
+    from aclnn_conformance.spec.dtypes import fraction_bits
+    from aclnn_conformance.spec.precision import standard
+    from aclnn_conformance.spec.standards_surface import TOLERANCE
+    from aclnn_conformance.spec.surface_compare import compare_surface_tolerance
+    assert [fraction_bits(np.dtype(d)) for d in (ml_dtypes.bfloat16, np.float16, np.float32)] == [7, 10, 23]
+    api = next(a for a in ENTRIES if value_entry(a).function_class == "transcendental"
+               and not value_entry(a).inplace and len(value_entry(a).inputs) == 1)
+    entry = value_entry(api)
+    (name,) = entry.inputs
+    case = _case(api, "BF16", **{name: np.full((64,), 0.75)})
+    case = case.with_(tensors={**case.tensors, entry.output: _case(
+        api, "FLOAT16", **{name: np.full((64,), 0.75)}).tensors[entry.output]})
+    oracle = _oracle(case)
+    aux = oracle.aux[entry.output]
+    assert aux["faithful_dtype"] == np.dtype(ml_dtypes.bfloat16)
+    want = np.asarray(oracle.views[entry.output])
+    exact = np.asarray(aux["exact"], np.float64)
+    rounded_in_bf16 = exact.astype(ml_dtypes.bfloat16).astype(np.float64) * (1 + 2.0 ** -9)
+    assert compare_surface_tolerance(rounded_in_bf16, want, aux, standard(TOLERANCE)).outcome == "PASS"
 # ---- torch and the reference against the oracle ----
 
 @pytest.mark.parametrize("api", ENTRIES)
