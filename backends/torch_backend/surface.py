@@ -76,49 +76,54 @@ def _literal_or_operand(text: str, case: Case, entry: ValueEntry) -> Any:
 
 def _reduction(case: Case, entry: ValueEntry):
     """A reduction by its torch function over the call's dims (none given: every dim, or with the
-    entry's no-op flag none); a BOOL input reduced as uint8 (torch's max/min take no bool)."""
+    entry's no-op flag none); a BOOL input reduced as uint8 (torch's max/min take no bool); fp16 and
+    bf16 computed in float32 and cast back where the entry says ``accumulate`` float32 (its why)."""
     import torch
     red = entry.reduction
     x = _operand(case, entry, red["input"])
-    dims = case.attrs.get(red["dims"]) or []
-    dims = [dims] if isinstance(dims, int) else list(dims)
+    dims = _dims(case, red)
     if not dims and red.get("noop") and case.attrs.get(red["noop"]):
         return x
-    if entry.sums:
-        # the host code casts the input to the call's dtype before the kernel (the entry's why)
+    if entry.sums or entry.normalizes:
+        # the host code casts the input to the compute dtype before the kernel (the entry's why)
         from aclnn_conformance.backends.torch_backend._tensors import as_torch
-        from aclnn_conformance.oracle.surface_sums import compute_dtype
-        x = x.to(as_torch(np.zeros(0, compute_dtype(case, entry))).dtype)
+        from aclnn_conformance.oracle.surface_softmax import compute_dtype as normalized_dtype
+        from aclnn_conformance.oracle.surface_sums import compute_dtype as summed_dtype
+        work = (summed_dtype if entry.sums else normalized_dtype)(case, entry)
+        x = x.to(as_torch(np.zeros(0, work)).dtype)
     if red["kind"] == "average" and not (x.is_floating_point() or x.is_complex()):
         # torch.mean takes no integer; an integer mean is not judged (the entry's domain)
         x = x.to(torch.float64)
-    boolean = x.dtype == torch.bool
-    fn = _resolve(entry.torch["function"])
-    if entry.scans:      # one dim; rank 0 a one-element scan: the scalar itself, in its shape
+    narrow = x.dtype if (x.dtype in (torch.float16, torch.bfloat16)
+                         and entry.torch.get("accumulate") == "float32") else None
+    result = _reduced(_resolve(entry.torch["function"]), x.float() if narrow else x, case, entry)
+    return result.to(narrow) if narrow else result
+
+
+def _dims(case: Case, red: dict) -> list[int]:
+    dims = case.attrs.get(red["dims"]) or []
+    return [dims] if isinstance(dims, int) else list(dims)
+
+
+def _reduced(fn, x, case: Case, entry: ValueEntry):
+    """``fn`` of ``x`` as the entry's kind calls it: a scan or a normalized exponential along one dim
+    (the input's shape), an index reduction along one dim, or a reduction over the call's dims
+    (none given: every dim) keeping them as the call says."""
+    import torch
+    red = entry.reduction
+    if entry.keeps_shape:   # rank 0: a slice of one element
         x = x.reshape(tuple(case.tensor(red["input"]).desc.shape))
-        return fn(x, dim=case.attrs.get(red["dims"])) if x.dim() else x.clone()
-    if entry.normalizes:  # one dim, the input's shape; fp16 and bf16 in float32 (the entry's why)
-        from aclnn_conformance.oracle.surface_softmax import compute_dtype
-        from aclnn_conformance.backends.torch_backend._tensors import as_torch
-        x = x.to(as_torch(np.zeros(0, compute_dtype(case, entry))).dtype)
-        narrow = x.dtype if x.dtype in (torch.float16, torch.bfloat16) else None
-        result = fn(x.float() if narrow else x, dim=case.attrs.get(red["dims"]) if x.dim() else 0)
-        return result.to(narrow) if narrow else result
+        if not x.dim():
+            return fn(x, dim=0) if entry.normalizes else x.clone()
+        return fn(x, dim=case.attrs.get(red["dims"]))
     if entry.indexes:    # one dim, an integer (rank 0: the scalar's own position)
         dim = case.attrs.get(red["dims"])
         return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
-    if x.dtype in (torch.float16, torch.bfloat16) and entry.torch.get("accumulate") == "float32":
-        # torch's own kernel accumulates this dtype in itself, the vendor's in float32 (the why)
-        return _reduction_of(fn, x.float(), case, red).to(x.dtype)
-    result = _reduction_of(fn, x.to(torch.uint8) if boolean else x, case, red)
+    boolean = x.dtype == torch.bool
+    dims = _dims(case, red)
+    result = fn(x.to(torch.uint8) if boolean else x, dim=dims if dims else list(range(x.dim())),
+                keepdim=bool(case.attrs.get(red["keepdim"])))
     return result.to(torch.bool) if boolean else result
-
-
-def _reduction_of(fn, x, case: Case, red: dict):
-    """``fn`` over the call's dims (none given: every dim), keeping them as the call says."""
-    dims = case.attrs.get(red["dims"]) or []
-    dims = [dims] if isinstance(dims, int) else list(dims)
-    return fn(x, dim=dims if dims else list(range(x.dim())), keepdim=bool(case.attrs.get(red["keepdim"])))
 
 
 def _call(case: Case, entry: ValueEntry):
