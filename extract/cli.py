@@ -1,5 +1,5 @@
 """``aclnn-conformance extract REPO_CHECKOUT... --out DIR [--family F] [--opbase DIR]``: every documented
-API of the chosen families (default: ops-math's math and ops-nn's activation) read and written as one
+API of the chosen families (default: ops-math's math, ops-nn's activation and norm) read and written as one
 operator-data file each (``DIR/<family>/<key>.json``), plus ``DIR/scope.json``, what was read in
 full, in part (what is missing) or not at all (why). With ``--opbase``, the functions a checkout only
 declares (``OPBASE_API``) are read in hicann/opbase (``extract/opbase.py``)."""
@@ -11,8 +11,8 @@ import sys
 import time
 from pathlib import Path
 
-from aclnn_conformance.extract.build import (CheckoutError, cast_routes_of, document_census, extract_checkout,
-                                             open_checkout, taken_families, write_records)
+from aclnn_conformance.extract.build import (HELD_OUT, CheckoutError, cast_routes_of, document_census,
+                                             extract_checkout, open_checkout, taken_families, write_records)
 from aclnn_conformance.extract.opbase import OpbaseError, open_opbase
 from aclnn_conformance.extract.scope import scope_of
 from aclnn_conformance.spec.registry import hand_specified_apis
@@ -25,12 +25,20 @@ def add_command(sub) -> None:
     s.add_argument("--out", required=True, metavar="DIR", help="where the data files go")
     s.add_argument("--family", action="append", default=None, metavar="F",
                    help="a family folder to read in each checkout that has it (repeatable; default: math for ops-math, activation "
-                        "for ops-nn, every family folder with documents otherwise)")
+                        "and norm for ops-nn, every family folder with documents otherwise)")
     s.add_argument("--opbase", action="append", default=[], metavar="DIR",
                    help="a checkout of hicann/opbase (repeatable), where the functions a checkout declares "
                         "OPBASE_API are read: each checkout reads the one at the commit its "
                         "cmake/third_party/opbase.cmake names, else the first given, and says so")
     s.set_defaults(func=run)
+
+
+def _held_out_row(rec: dict) -> dict:
+    """The scope row of a read API its family holds out: not covered, and why."""
+    return {"api": rec["api"], "key": rec["key"], "family": rec["family"], "group": rec["family"],
+            "repository": rec["vendor"]["repository"], "document": rec["document"]["path"],
+            "host_code": rec["host_code"].get("kind"), "status": "not covered",
+            "missing": [HELD_OUT[rec["api"]]], "family_taken": True}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -69,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     hand = hand_specified_apis()   # a deep hand-written spec stays the operator's one record
     left = sorted(r["api"] for r in kept if r["api"] in hand)
     kept = [r for r in kept if r["api"] not in hand]
+    held = [r for r in kept if r["api"] in HELD_OUT]   # read, but not written: the scope says why
+    kept = [r for r in kept if r["api"] not in HELD_OUT]
     written = write_records([r for r in kept if r["coverage"]["status"] != "not covered"], out)
     scope = scope_of(kept)
     # the APIs of the families not extracted, each once, so that the scope names every documented API
@@ -78,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
             seen[row["key"]] = row["document"]
             others.append(row)
     left += sorted({row["api"] for row in census if row["api"] in hand} - set(left))
+    others += [_held_out_row(r) for r in held]
     scope["apis"] += others
     scope["counts"]["not covered"] = scope["counts"].get("not covered", 0) + len(others)
     if left:
