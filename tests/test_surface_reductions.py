@@ -151,13 +151,13 @@ def test_an_extracted_reductions_base_call_has_the_reduced_output_and_is_accepte
 
 
 def test_the_ci_sample_holds_a_value_judged_reduction_and_every_class_of_each_family(registry_loaded):
-    from aclnn_conformance.backends.mutants.surface import sampled
+    from aclnn_conformance.backends.mutants.surface import sampled, value_group
     from aclnn_conformance.backends.mutants.surface_values import _judged_somewhere
     from aclnn_conformance.spec.registry import is_data_operator, operators
-    from aclnn_conformance.spec.surface_values import has_value_entry, value_entry
+    from aclnn_conformance.spec.surface_values import has_value_entry, value_entries, value_entry
     keys = [k for k in operators() if is_data_operator(k) and has_value_entry(k)]
-    groups = {(value_entry(k).family, value_entry(k).function_class, value_entry(k).reduction is not None)
-              for k in keys if _judged_somewhere(k)}
-    in_sample = {(value_entry(k).family, value_entry(k).function_class, value_entry(k).reduction is not None)
-                 for k in keys if sampled(k) and _judged_somewhere(k)}
-    assert in_sample == groups and ("math", "exact", True) in groups
+    groups = {value_group(value_entry(k)) for k in keys if _judged_somewhere(k)}
+    in_sample = {value_group(value_entry(k)) for k in keys if sampled(k) and _judged_somewhere(k)}
+    # every reduction kind of the tables (max, sum, prefix-sum, argmax, normalized-exp, ...) has its own
+    kinds = {e.reduction["kind"] for e in value_entries().values() if e.reduction}
+    assert in_sample == groups and kinds <= {g[2] for g in groups} and ("math", "exact", "max") in groups

@@ -6,6 +6,7 @@ rule ids."""
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any
 
 from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.call_layer import to_raw_call
@@ -62,11 +63,16 @@ def _draw(key: str) -> float:
     return int.from_bytes(digest[:4], "big") / 2 ** 32
 
 
+def value_group(entry: Any) -> tuple:
+    """What decides which value mutants an entry gets: its family, function class and reduction kind."""
+    return entry.family, entry.function_class, (entry.reduction or {}).get("kind")
+
+
 def sampled(key: str) -> bool:
     """In the ci sample: drawn (``MUTANT_SHARE`` of the operators by a fixed hash), or the first
-    operator in draw order whose values are judged of a (family, function class, reduction or not)
+    operator in draw order whose values are judged of a (family, function class, reduction kind)
     group that the drawn ones leave without one, so that every kind of value mutant of every family
-    runs in the ci tier."""
+    (the summing, scanning, index and normalizing reductions' own) runs in the ci tier."""
     if _draw(key) < MUTANT_SHARE:
         return True
     from aclnn_conformance.spec.registry import is_data_operator, operators
@@ -80,8 +86,7 @@ def _completion(share: float, keys: tuple[str, ...]) -> frozenset[str]:
     from aclnn_conformance.spec.surface_values import has_value_entry, value_entry
 
     def group(k: str) -> tuple:
-        e = value_entry(k)
-        return e.family, e.function_class, e.reduction is not None
+        return value_group(value_entry(k))
 
     valued = sorted((k for k in keys if has_value_entry(k)), key=_draw)
     covered = {group(k) for k in valued if _draw(k) < share and _judged_somewhere(k)}
