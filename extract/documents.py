@@ -28,6 +28,9 @@ C_TYPES = [(r"aclTensorList\s*\*", "tensor_list"), (r"aclTensor\s*\*", "tensor")
            (r"aclFloatArray\s*\*", "float_array"), (r"uint64_t\s*\*", "workspace_size"),
            (r"aclOpExecutor\s*\*\s*\*", "executor"), (r"\bdouble\b", "double"), (r"\bfloat\b", "float"),
            (r"\bint64_t\b", "int64"), (r"\bint32_t\b", "int64"), (r"\bbool\b", "bool"),
+           # narrower integers are passed as int64 too (an integer argument is widened in its register on
+           # the ABIs CANN runs on); the prototype's c_type stays in the record (matmul's int8_t cubeMathType)
+           (r"\bint8_t\b", "int64"), (r"\bint16_t\b", "int64"), (r"\bint\b", "int64"),
            (r"\bchar\s*\*", "string"), (r"\baclDataType\b", "dtype")]
 
 
