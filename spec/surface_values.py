@@ -227,6 +227,10 @@ def outside_domain(case: Any) -> bool:
         return True
     if entry.reduction is not None:
         return _outside_reduction(case, entry, out)
+    if entry.raw.get("conversion"):   # a conversion's target attribute must name the output's dtype
+        from aclnn_conformance.oracle.surface_conversions import outside_conversion
+        src = case.tensors.get(entry.raw["conversion"]["input"])
+        return src is None or src.desc.dtype.name not in _COMPUTABLE or outside_conversion(case, entry)
     shapes = []
     for name in entry.inputs:
         if name in case.tensors:
