@@ -105,8 +105,8 @@ def sample(source: str, count: int, rng: np.random.Generator) -> np.ndarray:
 def conversion_case(entry: ValueEntry, key: str, source: str, target: str, count: int = 512,
                     shape: tuple[int, ...] | None = None) -> Case:
     """The call converting ``count`` values of ``source`` to ``target`` (an empty one for shape
-    (0, 3))."""
-    from aclnn_conformance.spec.surface_cases import value_rule
+    (0, 3)), naming the operator's value rule."""
+    from aclnn_conformance.spec.operator_data import rule_prefix_of
     conv = entry.raw["conversion"]
     rng = np.random.default_rng(SEED + 97 * int(AclDataType[source]) + int(AclDataType[target]))
     shape = shape if shape is not None else (count,)
@@ -117,7 +117,7 @@ def conversion_case(entry: ValueEntry, key: str, source: str, target: str, count
                entry.output: TensorArg.from_array(np.zeros(shape, numpy_dtype(out_acl)), out_acl)}
     kind = "empty" if not np.prod(shape) else "values"
     return Case(op=key, case_id=f"{kind}-{source}-{target}", tensors=tensors,
-                attrs={conv["attr"]: int(out_acl)}, rule_ids=(value_rule(entry),), origin="table",
+                attrs={conv["attr"]: int(out_acl)}, rule_ids=(f"{rule_prefix_of(entry.key)}-VALUE-001",), origin="table",
                 note=f"{source} converted to {target}")
 
 
@@ -144,3 +144,4 @@ def conversion_data_cases(entry: ValueEntry, key: str, base: Case, tier: str = "
         out.append(case.with_(tensors=tensors, attrs=attrs, case_id=case_id,
                               note="the value cases of the entry: " + case.note))
     return out
+

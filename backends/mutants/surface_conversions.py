@@ -27,11 +27,10 @@ import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, DtypeMissingMutant, FlushMutant,
+from aclnn_conformance.backends.mutants.surface_kinds import (DtypeMissingMutant, FlushMutant,
                                                              NanMutant, SurfaceBackend, UlpBiasMutant,
                                                              _is_float, _make, has_subnormal)
-from aclnn_conformance.oracle.surface_conversions import (RNA, RZ, convert, float_format, round_float,
-                                                         to_float)
+from aclnn_conformance.oracle.surface_conversions import RNA, RZ, float_format, round_float, to_float
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
 
@@ -175,11 +174,12 @@ class LibraryControl(SurfaceBackend):
         return np.where(open_.reshape(expected.shape), expected, got).astype(target)
 
 
-def conversion_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
-    """The generated mutants and controls of a conversion entry."""
+def conversion_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case],
+                          flush_control: type) -> MutantSet:
+    """The generated mutants and controls of a conversion entry (``flush_control``: the surface's
+    flush-to-zero control class)."""
     from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
-    from aclnn_conformance.backends.mutants.surface_values import FlushToZeroControl
     entry = value_entry(key)
     rule = (value_rule(entry),)
     dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
@@ -207,6 +207,6 @@ def conversion_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]
               "Python's fractions, the open elements given another correct device's answer", ()),
         _make(LibraryControl, entry, key, "library-control", "NumPy's and ml_dtypes' own casts "
               "where they round once", ()),
-        _make(FlushToZeroControl, entry, key, "flush-to-zero-control",
+        _make(flush_control, entry, key, "flush-to-zero-control",
               "subnormal inputs and results read and written as zero", ())]
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls))

@@ -209,7 +209,7 @@ def mutant_set(key: str) -> MutantSet:
         return reduction_mutant_set(key, outputs, cases)
     if entry.raw.get("conversion"):   # a dtype conversion's own kinds (rounding mode, overflow, wrap)
         from aclnn_conformance.backends.mutants.surface_conversions import conversion_mutant_set
-        return conversion_mutant_set(key, outputs, cases)
+        return conversion_mutant_set(key, outputs, cases, FlushToZeroControl)
     equivalent: list[type] = []
     promotion = _make(PromotionMutant, entry, key, "promotion", "computes in a wrongly promoted "
                       "(narrower) dtype", rule)
