@@ -187,6 +187,12 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     if entry.reduction is not None:
         from aclnn_conformance.oracle.surface_reductions import from_case as reduction_from_case
         return reduction_from_case(case, profile, product)
+    if entry.raw.get("conversion"):   # a dtype conversion: the target is an attribute
+        from aclnn_conformance.oracle.surface_conversions import from_case as conversion_from_case
+        expected, open_ = conversion_from_case(case, product)
+        aux = {"either_zero_sign": False, "unjudged": open_,
+               **device_choices(case, profile, product, entry, expected)}
+        return OracleResult(views={entry.output: expected}, aux={entry.output: aux})
     out_arg = case.tensor(entry.output)
     out_dtype = out_arg.storage.dtype
     out_shape = tuple(out_arg.desc.shape)

@@ -129,6 +129,9 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
     key = op if not op.startswith("aclnn") else entry.key
     if entry.reduction is not None:
         return reduction_value_cases(entry, key, count, dtypes)
+    if entry.raw.get("conversion"):   # one call per (source, target) pair, the ci tier's pairs
+        from aclnn_conformance.spec.surface_conversions import conversion_value_cases
+        return conversion_value_cases(entry, key, "ci" if count <= 1024 else "full")
     rng = np.random.default_rng(SEED)
     cases = []
     names = tensor_inputs(entry)
@@ -284,6 +287,9 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     ``values-broadcast``, ``values-empty``) and, in the full tier, in each other sample dtype of its
     entry (``values-FLOAT16``, ...), completed with the base call's other parameters."""
     entry = value_entry(key)
+    if entry.raw.get("conversion"):
+        from aclnn_conformance.spec.surface_conversions import conversion_data_cases
+        return conversion_data_cases(entry, key, base, tier)
     boolean = entry.sample.get("boolean_inputs", [])
     first = next((base.tensors[n] for n in entry.inputs
                   if base.tensors.get(n) is not None and n not in boolean), None)

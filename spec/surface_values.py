@@ -227,6 +227,13 @@ def outside_domain(case: Any) -> bool:
         return True
     if entry.reduction is not None:
         return _outside_reduction(case, entry, out)
+    if entry.raw.get("conversion"):   # a conversion's target attribute must name the output's dtype
+        src = case.tensors.get(entry.raw["conversion"]["input"])
+        target = case.attrs.get(entry.raw["conversion"]["attr"])
+        target = target.get("value") if isinstance(target, Mapping) else target
+        # the host code casts to the attribute's dtype and copies into out: judged where they agree
+        return src is None or src.desc.dtype.name not in _COMPUTABLE or target is None or \
+            int(target) != int(out.desc.dtype)
     shapes = []
     for name in entry.inputs:
         if name in case.tensors:

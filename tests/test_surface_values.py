@@ -414,7 +414,7 @@ GENERIC = ["oracle/surface.py", "oracle/surface_functions.py", "spec/standards_s
            "backends/mutants/surface_sums.py", "backends/mutants/surface_indices.py",
            "oracle/surface_softmax.py", "backends/mutants/surface_softmax.py"]
 # operator keys that are ordinary words of the code as well (a variable, a NumPy function)
-PLAIN_WORDS = frozenset({"mean", "cumsum", "exp", "log"})
+PLAIN_WORDS = frozenset({"mean", "cumsum", "exp", "log", "cast"})
 
 
 @pytest.mark.parametrize("module", GENERIC)

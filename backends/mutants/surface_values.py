@@ -207,6 +207,9 @@ def mutant_set(key: str) -> MutantSet:
     cases = value_cases(key)
     if entry.reduction is not None:
         return reduction_mutant_set(key, outputs, cases)
+    if entry.raw.get("conversion"):   # a dtype conversion's own kinds (rounding mode, overflow, wrap)
+        from aclnn_conformance.backends.mutants.surface_conversions import conversion_mutant_set
+        return conversion_mutant_set(key, outputs, cases, FlushToZeroControl)
     equivalent: list[type] = []
     promotion = _make(PromotionMutant, entry, key, "promotion", "computes in a wrongly promoted "
                       "(narrower) dtype", rule)
