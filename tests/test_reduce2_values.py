@@ -234,3 +234,21 @@ def test_the_near_one_factors_keep_every_order_in_range():
             _, aux = _oracle(case)
             assert not np.asarray(aux["unjudged"]).any(), case.case_id
     assert ml_dtypes.finfo(np.float16).smallest_normal == 2.0 ** -14
+
+
+@pytest.mark.parametrize("key,call", [("prod_dim", "values-FLOAT16"), ("max", "subnormal-FLOAT")])
+def test_a_flushed_subnormal_result_is_set_aside_where_the_product_leaves_flushing_open(key, call):
+    # Ascend 950 may flush subnormals (spec/special_values.py), Atlas A2 keeps them
+    from aclnn_conformance.oracle.surface import flush_subnormals, from_case
+    from aclnn_conformance.spec.surface_cases import value_cases
+    from aclnn_conformance.spec.surface_compare import compare
+    from aclnn_conformance.spec.surface_models import standards_for
+    case = next(c for c in value_cases(key) if c.case_id == call)
+    outcomes = {}
+    for product in ("ascend950", "atlas-a2"):
+        result = from_case(case, "cann", product)
+        want = np.asarray(result.views["out"])
+        flushed = flush_subnormals(want)
+        assert not np.array_equal(flushed.astype(np.float64), want.astype(np.float64))   # it has a subnormal
+        outcomes[product] = compare(standards_for(key)["out"], flushed, want, result.aux["out"]).outcome
+    assert outcomes == {"ascend950": "QUALITY_WARNING", "atlas-a2": "FAIL"}
