@@ -62,9 +62,8 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
         return truth_from_case(case, entry)
     if entry.multiplies:   # products: the product model's envelope (oracle/surface_products.py)
         from aclnn_conformance.oracle import surface_products
-        return _with_choices(surface_products.from_case(
-            case, entry, reduced_axes(case, entry),
-            bool(case.attrs.get(red["keepdim"])) if red.get("keepdim") else False), case, profile, product, entry)
+        return surface_products.from_case(case, entry, reduced_axes(case, entry),
+                                          bool(case.attrs.get(red["keepdim"])) if red.get("keepdim") else False)
     if entry.normalizes:   # softmax and log-softmax along one dim (oracle/surface_softmax.py)
         from aclnn_conformance.oracle import surface_softmax
         return surface_softmax.from_case(case, entry, reduced_axes(case, entry))
@@ -78,19 +77,7 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
         expected = np.asarray(result).astype(values.dtype).astype(out_arg.storage.dtype).reshape(out_shape)
     aux: dict[str, Any] = {"either_zero_sign": entry.zero_sign == "either",
                            "unjudged": np.asarray(open_).reshape(out_shape)}
-    result = OracleResult(views={entry.output: expected}, aux={entry.output: aux})
-    # a reduction of every element (no dims role) takes the product's special-value choices
-    return result if red.get("dims") else _with_choices(result, case, profile, product, entry)
-
-
-def _with_choices(result: OracleResult, case: Case, profile: str, product: str | None,
-                  entry: ValueEntry) -> OracleResult:
-    """``result`` with the other answers the product's special-value model leaves open (a flushed
-    subnormal result, a saturated infinity: oracle/surface.py ``device_choices``)."""
-    from aclnn_conformance.oracle.surface import device_choices
-    result.aux[entry.output].update(device_choices(case, profile, product, entry,
-                                                   np.asarray(result.views[entry.output])))
-    return result
+    return OracleResult(views={entry.output: expected}, aux={entry.output: aux})
 
 
 def _operands(case: Case, entry: ValueEntry) -> tuple:
