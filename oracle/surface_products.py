@@ -54,6 +54,11 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
                  or _is_float(work) != _is_float(values.dtype))
     with np.errstate(over="ignore", invalid="ignore"):
         held = values.astype(work)                          # the host code's cast before the kernel
+    if _is_float(values.dtype) and _is_float(work) and np.dtype(values.dtype).itemsize < np.dtype(work).itemsize:
+        # an fp16/bf16 input into a wider result: one product hands it to the kernel uncast, which
+        # rounds its float32 product to the input's dtype, another casts it first: held to the
+        # input dtype's numbers, which admit both (the entry's note)
+        work = np.dtype(values.dtype)
 
     def reduce(v: np.ndarray, whole: Any, scan: Any, identity: float) -> np.ndarray:
         if not axes:

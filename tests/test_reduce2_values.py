@@ -252,3 +252,19 @@ def test_a_flushed_subnormal_result_is_set_aside_where_the_product_leaves_flushi
         assert not np.array_equal(flushed.astype(np.float64), want.astype(np.float64))   # it has a subnormal
         outcomes[product] = compare(standards_for(key)["out"], flushed, want, result.aux["out"]).outcome
     assert outcomes == {"ascend950": "QUALITY_WARNING", "atlas-a2": "FAIL"}
+
+
+@pytest.mark.parametrize("dtype", [AclDataType.FLOAT16, AclDataType.BF16])
+def test_a_narrow_input_into_a_float_product_admits_the_kernels_rounding_and_the_float32_one(dtype):
+    # Ascend 950 rounds the float32 product to the input's dtype before widening it, the others
+    # cast the input to FLOAT first: both are correct, a product two of the input's ulps off is not
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    narrow = numpy_dtype(dtype)
+    x = np.array([1.137, 0.77, 0.541, 0.5166, 1.313, 1.413]).astype(narrow)
+    case = _case("prod", x, (), {"dtype": int(AclDataType.FLOAT)}, dtype=dtype, out_dtype=AclDataType.FLOAT)
+    float32 = np.float32(_f32_product(x, range(6)))
+    rounded = np.float32(float32.astype(narrow))
+    assert float32 != rounded
+    assert _verdict(case, float32) == "PASS" and _verdict(case, rounded) == "PASS"
+    two_off = np.float32(float(rounded) * (1 + 2 * float(ml_dtypes.finfo(narrow).eps)))
+    assert _verdict(case, two_off) == "FAIL"

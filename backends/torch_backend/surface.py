@@ -89,7 +89,7 @@ def _reduction(case: Case, entry: ValueEntry):
         from aclnn_conformance.backends.torch_backend._tensors import as_torch
         from aclnn_conformance.oracle.surface_softmax import compute_dtype as normalized_dtype
         from aclnn_conformance.oracle.surface_sums import compute_dtype as summed_dtype
-        work = (summed_dtype if entry.sums else normalized_dtype)(case, entry)
+        work = (summed_dtype if entry.sums or entry.multiplies else normalized_dtype)(case, entry)
         x = x.to(as_torch(np.zeros(0, work)).dtype)
     if red["kind"] == "average" and not (x.is_floating_point() or x.is_complex()):
         # torch.mean takes no integer; an integer mean is not judged (the entry's domain)
