@@ -186,7 +186,12 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     entry = value_entry(case.op)
     if entry.reduction is not None:
         from aclnn_conformance.oracle.surface_reductions import from_case as reduction_from_case
-        return reduction_from_case(case, profile, product)
+        result = reduction_from_case(case, profile, product)
+        if entry.multiplies or not entry.reduction.get("dims"):
+            # a product, or an extreme of every element: the product's special-value choices too
+            result.aux[entry.output].update(device_choices(case, profile, product, entry,
+                                                           np.asarray(result.views[entry.output])))
+        return result
     if entry.raw.get("conversion"):   # a dtype conversion: the target is an attribute
         from aclnn_conformance.oracle.surface_conversions import from_case as conversion_from_case
         expected, open_ = conversion_from_case(case, product)

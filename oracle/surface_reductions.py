@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
@@ -57,6 +58,12 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
                                       bool(case.attrs.get(red["keepdim"])) if red.get("keepdim") else False)
     if entry.indexes:
         return index_from_case(case, entry)
+    if entry.truths:
+        return truth_from_case(case, entry)
+    if entry.multiplies:   # products: the product model's envelope (oracle/surface_products.py)
+        from aclnn_conformance.oracle import surface_products
+        return surface_products.from_case(case, entry, reduced_axes(case, entry),
+                                          bool(case.attrs.get(red["keepdim"])) if red.get("keepdim") else False)
     if entry.normalizes:   # softmax and log-softmax along one dim (oracle/surface_softmax.py)
         from aclnn_conformance.oracle import surface_softmax
         return surface_softmax.from_case(case, entry, reduced_axes(case, entry))
@@ -104,3 +111,24 @@ def index_from_case(case: Case, entry: ValueEntry) -> OracleResult:
     expected = np.asarray(index).astype(out_arg.storage.dtype).reshape(out_shape)
     return OracleResult(views={entry.output: expected},
                         aux={entry.output: {"unjudged": np.asarray(ties | nan).reshape(out_shape)}})
+
+
+def truth_from_case(case: Case, entry: ValueEntry) -> OracleResult:
+    """The expected output of a truth reduction: whether every (``all-true``) or some (``any-true``)
+    element of each slice is nonzero, in the output's dtype (BOOL, or 0 and 1). An empty slice is
+    true for every and false for some (the host code fills the output so before the kernel). Left
+    open (``unjudged``): a slice holding NaN (whether the kernel, or the cast to BOOL some products
+    make first, reads NaN as true, no document says) or a subnormal (a product that flushes
+    subnormals reads it as zero)."""
+    values, out_arg, _, out_shape = reduction_operands(case, entry)
+    axes, keepdim = reduced_axes(case, entry), bool(case.attrs.get(entry.reduction["keepdim"]))
+    wide = values.astype(np.float64)
+    reduce = np.all if entry.reduction["kind"] == "all-true" else np.any
+    result = reduce(wide != 0, axis=axes, keepdims=keepdim) if axes else wide != 0
+    floating = values.dtype.kind == "f" or values.dtype == np.dtype(ml_dtypes.bfloat16)
+    tiny = float(ml_dtypes.finfo(values.dtype).smallest_normal) if floating else 0.0
+    doubtful = np.isnan(wide) | ((np.absolute(wide) < tiny) & (wide != 0))
+    open_ = np.any(doubtful, axis=axes, keepdims=keepdim) if axes else doubtful
+    expected = np.asarray(result).astype(out_arg.storage.dtype).reshape(out_shape)
+    return OracleResult(views={entry.output: expected},
+                        aux={entry.output: {"unjudged": np.asarray(open_).reshape(out_shape)}})

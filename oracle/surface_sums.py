@@ -20,6 +20,8 @@ summation model allows around it (spec/surface_models.py SUMMATION).
   infinities of both signs, is NaN in any order; one holding infinities of one sign is that infinity.
 - A ``nan-sum`` takes each NaN term as 0 after the cast (aclnnReduceNansum: "NaN treated as 0",
   its kernel's float compute of the cast input, reduce_nansum_dag.h:16); infinities stay.
+- A scan may run from the last element (``reverse``) and leave each element out of its own prefix
+  (``exclusive``: the first prefix is empty, 0), the roles its reduction block names.
 - An empty slice (a reduced dim of size 0: the host code returns before the kernel) is 0 for a sum
   (aclnn_reduce_sum.cpp:219, FillScalar(out, 0.0f)) and NaN for a mean (aclnn_mean.cpp:258-260).
 """
@@ -69,6 +71,27 @@ def prefix_lengths(shape: tuple[int, ...], axes: tuple[int, ...]) -> np.ndarray 
     return k.reshape([-1 if i == axes[0] else 1 for i in range(len(shape))])
 
 
+def scan_flags(case: Case, entry: ValueEntry) -> tuple[bool, bool]:
+    """A scan's ``exclusive`` and ``reverse`` settings (the roles its reduction block names; absent:
+    an inclusive scan from the first element)."""
+    red = entry.reduction
+    flag = lambda role: bool(case.attrs.get(red[role])) if red.get(role) else False
+    return flag("exclusive"), flag("reverse")
+
+
+def prefix_scan(values: np.ndarray, axis: int, exclusive: bool = False, reverse: bool = False,
+                step: Any = np.cumsum, identity: float = 0.0) -> np.ndarray:
+    """Every prefix of ``values`` along ``axis`` combined by ``step`` (np.cumsum): from the last
+    element with ``reverse``; with ``exclusive`` each element's prefix stops before it (the first
+    prefix is empty: ``identity``)."""
+    v = np.flip(values, axis) if reverse else values
+    out = step(v, axis=axis)
+    if exclusive and out.shape[axis]:
+        first = np.full(np.take(out, [0], axis).shape, identity, out.dtype)
+        out = np.concatenate([first, np.take(out, np.arange(out.shape[axis] - 1), axis)], axis)
+    return np.flip(out, axis) if reverse else out
+
+
 def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: bool) -> OracleResult:
     """The expected output of a summing reduction's call (a scan's: every prefix's sum), its
     per-element bound and what is open."""
@@ -77,7 +100,10 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
     work = compute_dtype(case, entry)
     mean = red["kind"] == "average"
     # a scan's element k of a slice sums its first k + 1 terms: the same model, prefix by prefix
+    exclusive, reverse = scan_flags(case, entry)
     n = prefix_lengths(values.shape, axes) if entry.scans else slice_length(values.shape, axes)
+    if entry.scans and axes and (exclusive or reverse):   # the terms each prefix holds, counted
+        n = prefix_scan(np.ones(values.shape), axes[0], exclusive, reverse)
     # cases the model does not cover: a float64 computation, integer means, int <-> float casts
     uncovered = (work == np.dtype(np.float64) or out_dtype == np.dtype(np.float64)
                  or work.kind == "b" or (mean and not _is_float(work))
@@ -86,8 +112,8 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
         held = values.astype(work)                          # the host code's cast before the kernel
     if red["kind"] == "nan-sum" and _is_float(work):
         held = np.where(np.isnan(held), np.zeros((), work), held)
-    reduce = lambda v: (np.cumsum(v, axis=axes[0]) if entry.scans else np.sum(v, axis=axes, keepdims=keepdim)) \
-        if axes else np.array(v, copy=True)
+    reduce = lambda v: (prefix_scan(v, axes[0], exclusive, reverse) if entry.scans
+                        else np.sum(v, axis=axes, keepdims=keepdim)) if axes else np.array(v, copy=True)
     if not _is_float(work):
         exact_int = reduce(held.astype(np.int64))           # wraps where the compute dtype wraps
         expected = exact_int.astype(work).astype(out_dtype).reshape(out_shape)
@@ -108,6 +134,15 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
         if np.size(n) == 1 and int(np.max(n, initial=0)) == 0:   # the host code fills before the kernel
             exact, bound = (np.full(exact.shape, np.nan) if mean else np.zeros(exact.shape)), \
                 np.zeros(exact.shape)
+    return envelope(entry, exact, bound, np.asarray(overflow) | uncovered, work, out_dtype, out_shape)
+
+
+def envelope(entry: ValueEntry, exact: np.ndarray, bound: np.ndarray, open_: np.ndarray, work: np.dtype,
+             out_dtype: np.dtype, out_shape: tuple[int, ...]) -> OracleResult:
+    """The expected output of a float reduction computed in float32 (fp16/bf16 cast from it once):
+    the exact result rounded to float32, to the compute dtype and to the output's, and the bound
+    the comparison holds it to, widened by those roundings; ``open_`` the elements not judged."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         rounded = exact.astype(np.float32).astype(work)
         expected = rounded.astype(out_dtype).reshape(out_shape)
     if _is_float(out_dtype) and np.dtype(out_dtype).itemsize >= 4 and np.dtype(work).itemsize < 4:
@@ -123,5 +158,5 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
     aux = {"bound": np.asarray(bound, np.float64).reshape(out_shape),
            "unrounded": np.asarray(exact, np.float64).reshape(out_shape),
            "exact": np.asarray(exact, np.float64).reshape(out_shape),
-           "unjudged": (np.asarray(overflow) | uncovered).reshape(out_shape)}
+           "unjudged": np.broadcast_to(np.asarray(open_), np.shape(exact)).reshape(out_shape)}
     return OracleResult(views={entry.output: expected}, aux={entry.output: aux})

@@ -16,6 +16,8 @@ The comparisons are in spec/surface_compare.py, the arithmetic models in spec/su
 this module is data only, so that spec/precision.py can register the standards without a cycle.
 - ``surface-sum@1`` (the summing reductions, sum and mean): the ``surface_rounded`` comparison with
   the bound of the summation model (spec/surface_models.py SUMMATION): a float32 sum in any order.
+- ``surface-product@1`` (products and prefix products): the ``surface_rounded`` comparison with
+  the bound of the product model (spec/surface_models.py PRODUCT): float32 products in any order.
 - ``surface-tolerance@1`` (transcendental class): the vendor's own accuracy standard for the API and
   output dtype. Where TTK cases of the API give ``precision_tolerances`` for that dtype (the
   smallest over them), an element is right if |a - g| <= atol + rtol*|g|, g the oracle's result in
@@ -31,6 +33,8 @@ from typing import Any
 EXACT, ROUNDED, TOLERANCE = "surface-exact@1", "surface-rounded@2", "surface-tolerance@1"
 # the summing reductions' standard: the rounded class's comparison with the summation model's bound
 SUM = "surface-sum@1"
+# the products' standard: the rounded class's comparison with the product model's bound
+PRODUCT = "surface-product@1"
 CLASS_STANDARD = {"exact": EXACT, "rounded": ROUNDED, "transcendental": TOLERANCE}
 # the published experimental standard (notes conformance_anchors.md 4.6), per output dtype
 PUBLISHED_T = {"float32": 2.0 ** -13, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
@@ -87,6 +91,21 @@ SURFACE_STANDARDS: tuple[tuple[Any, ...], ...] = (
              {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
              "the summation model (spec/surface_models.py SUMMATION: hicann/ops-math reduce_sum_dag.h, "
              "reduce_mean_dag.h; Higham, Accuracy and Stability of Numerical Algorithms, eq. 4.6)"),
+    ("surface-product", "1", "surface_rounded",
+             "Products and prefix products of a reduction's slices under the product model "
+             "(spec/surface_models.py PRODUCT): float32 multiplications in any order of the factors, "
+             "fp16/bf16 inputs cast to float32 and the result cast back once. Per element within "
+             "gamma_{n-1} |P| of the exact product P (gamma_k = k u / (1 - k u), u = 2^-24, n the "
+             "number of factors); fp16/bf16 outputs the cast of a float32 result inside that "
+             "envelope; the mean signed error in units of the bound within `bias_share` + "
+             "`bias_spread`/sqrt(n). NaN, infinities and zeros (with the sign of the product of the "
+             "signs) where IEEE arithmetic puts them in every order; not judged where some order's "
+             "partial product could leave float32's normal range (the product of the factors above 1 "
+             "in magnitude beyond the largest float32, or of those below 1 under the smallest normal); "
+             "integer products exact, wrapping.",
+             {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
+             "the product model (spec/surface_models.py PRODUCT: hicann/ops-math reduce_prod_dag.h; "
+             "Higham, Accuracy and Stability of Numerical Algorithms, lemma 3.1)"),
     ("surface-tolerance", "1", "surface_tolerance",
              "Transcendental functions within the vendor's accuracy standard for the API and output "
              "dtype: TTK's precision_tolerances (rtol, atol; the smallest over the API's cases of that "

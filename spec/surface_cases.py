@@ -192,7 +192,26 @@ SCAN_CALLS = (("values", (8, 16, 8), 1, False, False), ("twin", (6, 6, 4), 1, Fa
               ("empty", (0, 5), 1, False, False))
 
 
+# a reduction of every element (no dims parameter): the specials (a NaN leaves it open), finite
+# values, an extreme that is a subnormal, zeros of both signs as the extreme, an empty input
+WHOLE_CALLS = (("values", (8, 16, 8), [], False, False), ("finite", (4, 6, 5), [], False, False),
+               ("subnormal", (4, 6, 5), [], False, False), ("zeros", (4, 6, 5), [], False, False),
+               ("empty", (0, 5), [], False, False))
+
+
+# a product of every element: the specials, finite factors, zeros of both signs among them, a long
+# input (2000 factors); a product along one dim: the index reductions' calls and a long dim
+PRODUCT_WHOLE_CALLS = (("values", (8, 16, 8), [], False, False), ("finite", (4, 6, 5), [], False, False),
+                       ("zeros", (4, 6, 5), [], False, False), ("long", (2, 1000), [], False, False),
+                       ("empty", (0, 5), [], False, False))
+PRODUCT_DIM_CALLS = INDEX_CALLS[:4] + (("long", (2, 1000), -1, False, False), INDEX_CALLS[4])
+
+
 def _calls(entry: ValueEntry) -> tuple:
+    if entry.multiplies and not entry.keeps_shape:
+        return PRODUCT_DIM_CALLS if entry.reduction.get("dims") else PRODUCT_WHOLE_CALLS
+    if not entry.reduction.get("dims"):
+        return WHOLE_CALLS
     if entry.keeps_shape:
         return SCAN_CALLS
     return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else REDUCTION_CALLS
@@ -218,11 +237,25 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
             x = sample_values(entry, dt, size, rng, with_specials=kind == "values").reshape(shape)
             if entry.indexes and kind == "values":
                 x = _tied_slice(x, red["kind"], dt)
+            elif entry.truths:
+                x = _truth_slices(x, red["kind"], dt, entry.sample.get("zero_share", 0.5), rng)
+            elif entry.multiplies and _is_float_dtype(dt):
+                x = _near_one(x, dt, _factors(shape, dims), specials(dt).size if kind == "values" else 0)
+                if kind == "zeros":
+                    x.reshape(-1)[[3, 11]] = [dt.type(-0.0), dt.type(0.0)]
+                if kind == "values":   # a slice over dim 1 whose product 2^-20 is an fp16 subnormal
+                    x[1, :, 0] = dt.type(1.0)
+                    x[1, 0, 0] = x[1, 1, 0] = dt.type(2.0 ** -10)
+            elif kind in ("subnormal", "zeros") and _is_float_dtype(dt):
+                x = _whole_edge(x, red["kind"], dt, kind)
             elif not entry.sums and not entry.normalizes and kind == "values" and _is_float_dtype(dt):
                 x = _edge_slices(x, red["kind"], dt)
             if kind == "long":
                 x[1] = np.absolute(x[1])
-            attrs: dict[str, Any] = {red["dims"]: dims if isinstance(dims, int) else list(dims)}
+            # the entry's other attributes (a scan's exclusive and reverse flags), then the call's dims
+            attrs: dict[str, Any] = {**entry.sample.get("attrs", {})}
+            if red.get("dims"):
+                attrs[red["dims"]] = dims if isinstance(dims, int) else list(dims)
             if red.get("keepdim"):
                 attrs[red["keepdim"]] = keepdim
             if red.get("noop"):
@@ -231,11 +264,17 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
                 attrs[red["dtype"]] = int(acl)
             from aclnn_conformance.spec.templates import reduced_shape
             out_shape = shape if entry.keeps_shape else reduced_shape(shape, dims, keepdim, noop)
-            out_acl = AclDataType[red["index_dtype"]] if red.get("index_dtype") else acl
+            out_acl = AclDataType[red["index_dtype"]] if red.get("index_dtype") else \
+                AclDataType.BOOL if _boolean(entry) else acl
             tensors = {red["input"]: _tensor(x, acl),
                        entry.output: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)}
             cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
                               rule_ids=(value_rule(entry),), origin="table"))
+            if kind == "values":   # the same values under each other documented attribute setting
+                cases += [Case(op=key, case_id=f"attrs{i}-{dtype_name}", tensors=tensors,
+                               attrs={**attrs, **variant}, rule_ids=(value_rule(entry),), origin="table",
+                               note=", ".join(f"{k}={v}" for k, v in variant.items()))
+                          for i, variant in enumerate(entry.sample.get("attr_variants", ()), start=1)]
     return cases
 
 
@@ -249,6 +288,55 @@ def _tied_slice(x: np.ndarray, kind: str, dtype: np.dtype) -> np.ndarray:
     x[0, 3, 0] = x[0, 7, 0] = dtype.type(toward * 7.0)
     x[1, 2, 0], x[1, 5, 0] = dtype.type(toward * 6.5), dtype.type(toward * (6.5 + 2.0 ** -8))
     return x
+
+
+def _truth_slices(x: np.ndarray, kind: str, dtype: np.dtype, zero_share: float,
+                  rng: np.random.Generator) -> np.ndarray:
+    """A truth reduction's input: ``zero_share`` of the elements 0 (so that slices of both truths
+    occur), and where the input has two rows of a dim 1, a slice over dim 1 whose truth rests on one
+    value of 1e-10 (normal in float32, 0 in float16: a narrower cast changes the truth), nonzero
+    elsewhere for every and zero elsewhere for some."""
+    x = np.array(x, copy=True)
+    x[rng.random(x.shape) < zero_share] = 0
+    if x.ndim == 3 and x.shape[0] >= 2 and x.shape[1] >= 6 and _is_float_dtype(dtype):
+        x[0, :, 0] = dtype.type(1.0) if kind == "all-true" else dtype.type(0.0)
+        x[0, 5, 0] = dtype.type(1e-10)
+    return x
+
+
+def _factors(shape: tuple[int, ...], dims: Any) -> int:
+    """The number of factors a product's slice holds (no dims: every element)."""
+    if isinstance(dims, int):
+        return shape[dims]
+    return int(np.prod([shape[d] for d in dims])) if dims else int(np.prod(shape))
+
+
+def _near_one(x: np.ndarray, dtype: np.dtype, factors: int, kept: int) -> np.ndarray:
+    """A product's factors: each sample value w (in [lo, hi]) mapped to sign(w) 2^e, e spread evenly
+    over +-min(2, 64/factors) by |w|, so that no order's partial product leaves float32's range while
+    the product still moves; the last ``kept`` values (the specials) as they are."""
+    flat = x.astype(np.float64).reshape(-1).copy()
+    stop = flat.size - kept
+    random = flat[:stop]
+    reach = min(2.0, 64.0 / max(factors, 1))
+    scale = max(float(np.max(np.absolute(random), initial=0.0)), 1e-30)
+    side = np.where(random < 0, -1.0, 1.0)
+    flat[:stop] = side * np.power(2.0, reach * (2.0 * np.absolute(random) / scale - 1.0))
+    return flat.reshape(x.shape).astype(dtype)
+
+
+def _whole_edge(x: np.ndarray, kind: str, dtype: np.dtype, which: str) -> np.ndarray:
+    """Every element on the far side of one extreme: a subnormal (``subnormal``), or +0 and -0
+    (``zeros``), for a max or min over every element."""
+    finfo = ml_dtypes.finfo(dtype)
+    side = -1.0 if kind == "max" else 1.0
+    far = (side * (1.0 + np.absolute(x.astype(np.float64)))).astype(dtype)
+    flat = far.reshape(-1)
+    if which == "subnormal":
+        flat[7] = dtype.type(-side * float(finfo.smallest_normal) / 4)
+    else:
+        flat[3], flat[11] = dtype.type(0.0), dtype.type(-0.0)
+    return far
 
 
 def _edge_slices(x: np.ndarray, kind: str, dtype: np.dtype) -> np.ndarray:
@@ -299,17 +387,23 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
                          if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
-    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS
+    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS + WHOLE_CALLS
                   if kind not in names})
     names.update({f"attrs{i}": f"values-attrs{i}"
                   for i in range(1, len(entry.sample.get("attr_variants", ())) + 1)})
     out = []
     cases = value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=dtypes)
-    if entry.sums and tier == "ci":
+    if (entry.sums or entry.multiplies) and tier == "ci":
         # a sum's model is about its accumulator: the ci tier judges the long call in each other
         # float dtype too, where accumulating fp16 or bf16 in its own dtype shows
         narrow = tuple(d for d in entry.sample.get("dtypes", ()) if d in ("FLOAT16", "BF16") and d != dtype)
-        cases += [c for c in value_cases(key, dtypes=narrow) if c.case_id.startswith("long-")] if narrow else []
+        # (a product's: its values call too, where an fp16 result below the normal range shows a flush)
+        kinds = ("long-", "values-") if entry.multiplies else ("long-",)
+        cases += [c for c in value_cases(key, dtypes=narrow) if c.case_id.startswith(kinds)] if narrow else []
+    if entry.truths and tier == "ci":
+        # a truth's narrow cast shows on a narrow input (a value of bf16 that float16 holds as 0)
+        narrow = tuple(d for d in entry.sample.get("dtypes", ()) if d == "BF16" and d != dtype)
+        cases += [c for c in value_cases(key, dtypes=narrow) if c.case_id.startswith("values-")] if narrow else []
     for case in cases:
         kind, case_dtype = case.case_id.split("-", 1)
         tensors = {n: case.tensors.get(n, base.tensors[n]) for n in base.tensors}

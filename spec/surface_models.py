@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from aclnn_conformance.spec.precision import ArithmeticModel
-from aclnn_conformance.spec.standards_surface import CLASS_STANDARD, SUM
+from aclnn_conformance.spec.standards_surface import CLASS_STANDARD, PRODUCT, SUM
 
 ASC_DOCS = "hicann/asc-devkit@93c993b docs/api/SIMD-API/基础API/Memory矢量计算/基础算术/"
 
@@ -166,13 +166,43 @@ SUMMATION = ArithmeticModel(
     source="; ".join(SUMMATION_SOURCES), within_one_ulp=("the mean's division by n",))
 
 
+# ---- the product model (the products and prefix products) ----
+
+PRODUCT_SOURCES = (
+    OPS_MATH + "math/reduce_prod/op_kernel/arch35/reduce_prod_dag.h:59-68 (Cast<PromteT, T> of the "
+    "input, ReduceProdOp<PromteT>, one Cast<T, PromteT> back; reduce_prod_apt.cpp:47-48 PromoteType "
+    "from the same GetPromoteType as ReduceSum's: float for half and bfloat16)",
+    OPS_MATH + "math/reduce_prod/op_api/aclnn_prod.cpp:159-196 (the input cast to out's dtype, fp16 "
+    "into an fp16 result cast to FLOAT first, before the kernel; the result cast to out's after)",
+    "N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM 2002, lemma 3.1 and "
+    "section 3.1: a product of n floating-point factors computed in any order with n - 1 roundings, "
+    "none of them leaving the normal range, is (1 + theta_{n-1}) times the exact product, "
+    "|theta_{n-1}| <= gamma_{n-1}")
+PRODUCT_MODEL = ArithmeticModel(
+    "product", "1",
+    order="any order or association of the slice's factors (sequential, blocked, pairwise, reversed, "
+          "split across cores), each multiplication in float32: fp16 and bf16 inputs cast to float32, "
+          "multiplied, the product cast back once",
+    correctly_rounded=("multiplication in float32", "the casts to float32 and back (round to nearest even)"),
+    faithful=(), reciprocal_division=False, fused_multiply_add=False, final_cast={},
+    may=("multiply in any order or association (per element within gamma_{n-1} |P| of the exact "
+         "product P, u = 2^-24)",
+         "overflow or underflow in an intermediate product where some order's partial product leaves "
+         "float32's normal range (such elements are not judged)"),
+    may_not=("accumulate fp16 or bf16 products in their own dtype", "skip or repeat factors",
+             "reduce other dims than the call's", "give a zero, infinity or NaN of another sign or "
+             "place than IEEE arithmetic gives in every order"),
+    source="; ".join(PRODUCT_SOURCES), within_one_ulp=())
+
+
 def arithmetic_model_for(key: str, function_class: str, reduction: str | None = None) -> ArithmeticModel:
     """The class's model under an operator's key (an Operator record checks that its model is its
     own); a summing reduction (``reduction`` "sum" or "average") takes the summation model."""
     from dataclasses import replace
 
-    from aclnn_conformance.spec.surface_values import SUMMING_KINDS
-    chosen = SUMMATION if reduction in SUMMING_KINDS else CLASS_MODELS[function_class]
+    from aclnn_conformance.spec.surface_values import PRODUCT_KINDS, SUMMING_KINDS
+    chosen = SUMMATION if reduction in SUMMING_KINDS else PRODUCT_MODEL if reduction in PRODUCT_KINDS \
+        else CLASS_MODELS[function_class]
     return replace(chosen, operator=key)
 
 
@@ -180,4 +210,5 @@ def standards_for(api_or_key: str) -> dict[str, str]:
     """{output: standard} of an API with a value entry (the ``standards`` of its OpSpec)."""
     from aclnn_conformance.spec.surface_values import value_entry
     entry = value_entry(api_or_key)
-    return {entry.output: SUM if entry.sums else CLASS_STANDARD[entry.function_class]}
+    return {entry.output: SUM if entry.sums else PRODUCT if entry.multiplies
+            else CLASS_STANDARD[entry.function_class]}

@@ -23,10 +23,15 @@ FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
 NORMALIZED_EXP, LOG_NORMALIZED_EXP = "normalized-exp", "log-normalized-exp"
 REDUCTION_KINDS = ("max", "min", "sum", "nan-sum", "average", "argmax", "argmin", "prefix-sum",
                    NORMALIZED_EXP, LOG_NORMALIZED_EXP)
+# whether every element of a slice is nonzero, whether some element is (a truth value per slice)
+TRUTH_KINDS = ("all-true", "any-true")
+# the product of a slice's elements, and every prefix's product (the output in the input's shape)
+PRODUCT_KINDS = ("product", "prefix-product")
+REDUCTION_KINDS += TRUTH_KINDS + PRODUCT_KINDS
 # an average: the sum divided by the slice's length; a prefix-sum: every prefix's sum, in the input's
 # shape; a nan-sum: the sum with each NaN term taken as 0
 SUMMING_KINDS = ("sum", "nan-sum", "average", "prefix-sum")
-SCAN_KINDS = ("prefix-sum",)
+SCAN_KINDS = ("prefix-sum", "prefix-product")
 INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
 NORMALIZING_KINDS = (NORMALIZED_EXP, LOG_NORMALIZED_EXP)
 
@@ -82,6 +87,16 @@ class ValueEntry:
     def keeps_shape(self) -> bool:
         """The output has the input's shape (a scan, a normalized exponential): one dim, no keepdim."""
         return self.scans or self.normalizes
+
+    @property
+    def multiplies(self) -> bool:
+        """A product or prefix product (judged under the product model, spec/surface_models.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in PRODUCT_KINDS
+
+    @property
+    def truths(self) -> bool:
+        """A truth reduction (every element of a slice nonzero, some element nonzero)."""
+        return self.reduction is not None and self.reduction.get("kind") in TRUTH_KINDS
 
     @property
     def indexes(self) -> bool:

@@ -138,20 +138,23 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
                              "results off by twice the standard's limit", rule))
     elif float_out and any(o.astype(np.float64).any() for o in float_out):
         bias = _make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule)
-        if entry.sums and not fails_somewhere(bias, cases):
-            equivalent.append(_equivalent(bias, "one ulp is inside the summation model's bound on "
+        if (entry.sums or entry.multiplies) and not fails_somewhere(bias, cases):
+            model = "product" if entry.multiplies else "summation"
+            equivalent.append(_equivalent(bias, f"one ulp is inside the {model} model's bound on "
                                           "every value case"))
         else:
             mutants.append(bias)
     if any(has_subnormal(o) for o in float_out) and not entry.normalizes:   # (inside a tolerance's atol)
         mutants.append(_make(FlushMutant, entry, key, "flush", "subnormal results flushed to zero", rule))
-    mutants.append(_make(WrongAxisMutant, entry, key, "wrong-axis", "reduces another dim of the same "
-                         "size than the one named", rule))
+    if entry.reduction.get("dims"):    # a reduction of every element has no dim to mistake
+        mutants.append(_make(WrongAxisMutant, entry, key, "wrong-axis", "reduces another dim of the same "
+                             "size than the one named", rule))
     if red_keepdim(entry):    # a scan has no keepdim: its output is the input's shape
         mutants.append(_make(KeepdimIgnoredMutant, entry, key, "keepdim-ignored", "infers the output "
                              "shape without keepdim and refuses a valid call keeping its dims",
                              rule + shape_rules))
-    controls: list[type] = [
+    # a product's zero has the sign of the product of the signs in every order: judged, no control
+    controls: list[type] = [] if entry.multiplies else [
         _make(ZeroSignControl, entry, key, "zero-sign-control", "a zero result of the other sign", ())]
     if entry.indexes:   # positions: no zero sign; their own kinds
         from aclnn_conformance.backends.mutants.surface_indices import index_kinds
@@ -160,6 +163,16 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
     elif entry.sums:   # a NaN in a sum is NaN in any order: judged, no control; the sums' own kinds
         from aclnn_conformance.backends.mutants.surface_sums import sum_kinds
         own, own_controls = sum_kinds(entry, key, rule, _make)
+        mutants += own
+        controls += own_controls
+    elif entry.multiplies:   # products: their own kinds (NaN, zeros and infinities judged by IEEE)
+        from aclnn_conformance.backends.mutants.surface_products import product_kinds
+        own, own_controls = product_kinds(entry, key, rule, _make)
+        mutants += own
+        controls += own_controls
+    elif entry.truths:   # every and some: their own kinds (slices with NaN or subnormals are open)
+        from aclnn_conformance.backends.mutants.surface_truths import truth_kinds
+        own, own_controls = truth_kinds(entry, key, rule, _make)
         mutants += own
         controls += own_controls
     elif entry.normalizes:   # softmax, log-softmax: their own kinds (slices with NaN or inf are open)

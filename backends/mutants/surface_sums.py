@@ -11,7 +11,8 @@ device does (spec/surface_models.py SUMMATION), with one thing changed:
 - ``n-minus-one`` (means): the sum divided by n - 1 instead of n;
 - ``nan-propagated`` (nan-sums): NaN terms summed as they are, as a plain sum's kernel would.
 
-A scan (cumsum) keeps every prefix: the narrow accumulator and the dropped tail apply to it, its
+A scan (cumsum) keeps every prefix: the narrow accumulator and the dropped tail apply to it, and
+where its block names them, ``exclusive-ignored`` and ``reverse-ignored`` (the flag read as false); its
 controls are a float32 scan left to right and a two-level scan by blocks (``blocked-control``).
 Controls, correct devices of other orders the standard must pass: a float32 ``sequential-control``
 (left to right; a mean as the sum times a rounded 1/n, as the vendor's kernel does), a
@@ -141,7 +142,7 @@ class SummingBackend(SurfaceBackend):
         if entry.scans:      # every prefix, moved back to the scanned dim
             from aclnn_conformance.oracle.surface_reductions import reduced_axes
             axes = reduced_axes(case, entry)
-            found = self.scan(terms, work)
+            found = self.flagged_scan(case, terms, work)
             found = np.moveaxis(found, -1, axes[0]) if axes else found.reshape(rows)
             with np.errstate(over="ignore", invalid="ignore"):
                 return found.astype(work).astype(out.storage.dtype).reshape(out.desc.shape)
@@ -153,6 +154,19 @@ class SummingBackend(SurfaceBackend):
 
     def divide(self, total: np.ndarray, n: int) -> np.ndarray:
         return self.divider(total, n)
+
+    exclusive_ignored = False    # a scan's exclusive flag read as false (each element in its own prefix)
+    reverse_ignored = False      # a scan's reverse flag read as false (scanned from the first element)
+
+    def flagged_scan(self, case: Case, terms: np.ndarray, work: np.dtype) -> np.ndarray:
+        """The scan of each row under the call's ``exclusive`` and ``reverse`` settings (float32 out)."""
+        from aclnn_conformance.oracle.surface_sums import scan_flags
+        exclusive, reverse = scan_flags(case, self.entry())
+        exclusive, reverse = exclusive and not self.exclusive_ignored, reverse and not self.reverse_ignored
+        found = self.scan(terms[..., ::-1] if reverse else terms, work)
+        if exclusive and found.shape[-1]:    # each prefix stops before its element: the first is empty
+            found = np.concatenate([np.zeros(found.shape[:-1] + (1,), np.float32), found[..., :-1]], -1)
+        return found[..., ::-1] if reverse else found
 
 
 class NarrowAccumulationMutant(SummingBackend):
@@ -195,6 +209,10 @@ def sum_kinds(entry, key: str, rule: tuple[str, ...], make: Callable[..., type])
         mutants.append(make(SummingBackend, entry, key, "nan-propagated",
                             "sums NaN terms as they are (a plain sum), not as 0", rule,
                             nan_propagated=True))
+    for role, flag in (("exclusive", "exclusive_ignored"), ("reverse", "reverse_ignored")):
+        if entry.reduction.get(role):    # a scan's flag the kernel would not read
+            mutants.append(make(SummingBackend, entry, key, f"{role}-ignored",
+                                f"scans every call as if {role} were false", rule, **{flag: True}))
     if entry.scans:      # a scan's orders: left to right, and two-level by blocks
         return mutants, [make(SummingBackend, entry, key, "sequential-control",
                               "a float32 scan left to right", ()),

@@ -84,12 +84,12 @@ def _reduction(case: Case, entry: ValueEntry):
     dims = _dims(case, red)
     if not dims and red.get("noop") and case.attrs.get(red["noop"]):
         return x
-    if entry.sums or entry.normalizes:
+    if entry.sums or entry.normalizes or entry.multiplies:
         # the host code casts the input to the compute dtype before the kernel (the entry's why)
         from aclnn_conformance.backends.torch_backend._tensors import as_torch
         from aclnn_conformance.oracle.surface_softmax import compute_dtype as normalized_dtype
         from aclnn_conformance.oracle.surface_sums import compute_dtype as summed_dtype
-        work = (summed_dtype if entry.sums else normalized_dtype)(case, entry)
+        work = (summed_dtype if entry.sums or entry.multiplies else normalized_dtype)(case, entry)
         x = x.to(as_torch(np.zeros(0, work)).dtype)
     if red["kind"] == "average" and not (x.is_floating_point() or x.is_complex()):
         # torch.mean takes no integer; an integer mean is not judged (the entry's domain)
@@ -101,8 +101,8 @@ def _reduction(case: Case, entry: ValueEntry):
 
 
 def _dims(case: Case, red: dict) -> list[int]:
-    dims = case.attrs.get(red["dims"]) or []
-    return [dims] if isinstance(dims, int) else list(dims)
+    dims = case.attrs.get(red["dims"])     # an integer dim 0 is a dim, not none
+    return [] if dims is None else [dims] if isinstance(dims, int) else list(dims)
 
 
 def _reduced(fn, x, case: Case, entry: ValueEntry):
@@ -115,15 +115,38 @@ def _reduced(fn, x, case: Case, entry: ValueEntry):
         x = x.reshape(tuple(case.tensor(red["input"]).desc.shape))
         if not x.dim():
             return fn(x, dim=0) if entry.normalizes else x.clone()
-        return fn(x, dim=case.attrs.get(red["dims"]))
+        return _flagged(fn, x, case.attrs.get(red["dims"]), case, entry)
     if entry.indexes:    # one dim, an integer (rank 0: the scalar's own position)
         dim = case.attrs.get(red["dims"])
         return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
     boolean = x.dtype == torch.bool
     dims = _dims(case, red)
+    if entry.multiplies:    # torch.prod takes one dim: the reduced dims one after another
+        n = x.dim() if x.dim() else 1
+        for d in sorted({d + n if d < 0 else d for d in dims} if dims else range(x.dim()), reverse=True):
+            x = fn(x, dim=d, keepdim=bool(case.attrs.get(red["keepdim"])))
+        return x
+    if not x.numel() and not dims and red["kind"] in ("max", "min"):
+        # every element of an empty input: no extreme (the host code returns before the kernel and
+        # the oracle leaves the output open), which torch refuses to reduce
+        return torch.zeros(tuple(case.tensor(entry.output).desc.shape), dtype=x.dtype)
     result = fn(x.to(torch.uint8) if boolean else x, dim=dims if dims else list(range(x.dim())),
                 keepdim=bool(case.attrs.get(red["keepdim"])))
     return result.to(torch.bool) if boolean else result
+
+
+def _flagged(fn, x, dim: int, case: Case, entry: ValueEntry):
+    """``fn`` along ``dim`` under a scan's ``exclusive`` and ``reverse`` settings (the roles its
+    reduction block names: torch's scans have neither): the input flipped along dim for reverse, the
+    scan shifted by one with the empty prefix's 0 first for exclusive, flipped back."""
+    import torch
+    from aclnn_conformance.oracle.surface_sums import scan_flags
+    exclusive, reverse = scan_flags(case, entry) if entry.scans else (False, False)
+    found = fn(x.flip(dim) if reverse else x, dim=dim)
+    if exclusive and found.shape[dim]:
+        empty = torch.zeros_like(found.narrow(dim, 0, 1))
+        found = torch.cat([empty, found.narrow(dim, 0, found.shape[dim] - 1)], dim=dim)
+    return found.flip(dim) if reverse else found
 
 
 def _call(case: Case, entry: ValueEntry):
