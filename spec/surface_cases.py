@@ -189,9 +189,17 @@ SCAN_CALLS = (("values", (8, 16, 8), 1, False, False), ("twin", (6, 6, 4), 1, Fa
               ("empty", (0, 5), 1, False, False))
 
 
+# a variance adds the long dim and a slice far from 0 against its spread (values + OFFSET, 64 terms),
+# where E[x^2] - E[x]^2 cancels
+OFFSET = 4096.0
+DEVIATION_CALLS = SUM_CALLS + (("offset", (8, 64), [-1], False, False),)
+
+
 def _calls(entry: ValueEntry) -> tuple:
     if entry.keeps_shape:
         return SCAN_CALLS
+    if entry.deviates:
+        return DEVIATION_CALLS
     return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else REDUCTION_CALLS
 
 
@@ -219,7 +227,10 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
                 x = _edge_slices(x, red["kind"], dt)
             if kind == "long":
                 x[1] = np.absolute(x[1])
+            if kind == "offset":
+                x = (x.astype(np.float64) + OFFSET).astype(dt)
             attrs: dict[str, Any] = {red["dims"]: dims if isinstance(dims, int) else list(dims)}
+            attrs.update(entry.sample.get("attrs", {}))   # the harness's own setting (a correction)
             if red.get("keepdim"):
                 attrs[red["keepdim"]] = keepdim
             if red.get("noop"):
@@ -233,6 +244,11 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
                        entry.output: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)}
             cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
                               rule_ids=(value_rule(entry),), origin="table"))
+            if kind == "values":   # the same call under each other attribute setting of the entry
+                cases += [Case(op=key, case_id=f"attrs{i}-{dtype_name}", tensors=tensors,
+                               attrs={**attrs, **variant}, rule_ids=(value_rule(entry),), origin="table",
+                               note=", ".join(f"{k}={v}" for k, v in variant.items()))
+                          for i, variant in enumerate(entry.sample.get("attr_variants", ()), start=1)]
     return cases
 
 
@@ -293,7 +309,7 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
                          if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
-    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS
+    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS + DEVIATION_CALLS
                   if kind not in names})
     names.update({f"attrs{i}": f"values-attrs{i}"
                   for i in range(1, len(entry.sample.get("attr_variants", ())) + 1)})

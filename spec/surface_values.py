@@ -21,14 +21,17 @@ FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
 # each element of a slice along one dim against the slice's exponentials, the output in the input's
 # shape: e^x_i / sum_j e^x_j (the normalized exponential) and its logarithm
 NORMALIZED_EXP, LOG_NORMALIZED_EXP = "normalized-exp", "log-normalized-exp"
+# the variance of each slice about its mean over the divisor n - correction, and its square root
+VARIANCE, STANDARD_DEVIATION = "variance", "standard-deviation"
 REDUCTION_KINDS = ("max", "min", "sum", "nan-sum", "average", "argmax", "argmin", "prefix-sum",
-                   NORMALIZED_EXP, LOG_NORMALIZED_EXP)
+                   NORMALIZED_EXP, LOG_NORMALIZED_EXP, VARIANCE, STANDARD_DEVIATION)
 # an average: the sum divided by the slice's length; a prefix-sum: every prefix's sum, in the input's
 # shape; a nan-sum: the sum with each NaN term taken as 0
 SUMMING_KINDS = ("sum", "nan-sum", "average", "prefix-sum")
 SCAN_KINDS = ("prefix-sum",)
 INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
 NORMALIZING_KINDS = (NORMALIZED_EXP, LOG_NORMALIZED_EXP)
+DEVIATION_KINDS = (VARIANCE, STANDARD_DEVIATION)   # the reduction block names its ``correction``
 
 
 class UnknownValueEntry(LookupError):
@@ -60,6 +63,8 @@ class ValueEntry:
     # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"][, "dtype"][, "index_dtype"]}, the
     # parameters by role (``index_dtype``: an index reduction's output dtype in the harness's calls)
     # (``dtype``: the attribute naming the dtype the host code casts the input to before the kernel)
+    # (``correction``: a variance's attribute subtracted from n in the divisor; ``correction_flag``:
+    # that attribute is a bool, true meaning 1)
     reduction: Mapping[str, Any] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -87,6 +92,11 @@ class ValueEntry:
     def indexes(self) -> bool:
         """An index reduction (the position of each slice's extreme along one dim)."""
         return self.reduction is not None and self.reduction.get("kind") in INDEX_KINDS
+
+    @property
+    def deviates(self) -> bool:
+        """A variance or standard deviation (judged under the variance model, oracle/surface_variance.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in DEVIATION_KINDS
 
     def citation(self) -> str:
         s = self.source

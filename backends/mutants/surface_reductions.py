@@ -138,7 +138,7 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
                              "results off by twice the standard's limit", rule))
     elif float_out and any(o.astype(np.float64).any() for o in float_out):
         bias = _make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule)
-        if entry.sums and not fails_somewhere(bias, cases):
+        if (entry.sums or entry.deviates) and not fails_somewhere(bias, cases):
             equivalent.append(_equivalent(bias, "one ulp is inside the summation model's bound on "
                                           "every value case"))
         else:
@@ -160,6 +160,11 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
     elif entry.sums:   # a NaN in a sum is NaN in any order: judged, no control; the sums' own kinds
         from aclnn_conformance.backends.mutants.surface_sums import sum_kinds
         own, own_controls = sum_kinds(entry, key, rule, _make)
+        mutants += own
+        controls += own_controls
+    elif entry.deviates:   # variances, standard deviations: their own kinds (a NaN slice is NaN)
+        from aclnn_conformance.backends.mutants.surface_variance import variance_kinds
+        own, own_controls = variance_kinds(entry, key, rule, _make)
         mutants += own
         controls += own_controls
     elif entry.normalizes:   # softmax, log-softmax: their own kinds (slices with NaN or inf are open)

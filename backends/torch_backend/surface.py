@@ -121,8 +121,12 @@ def _reduced(fn, x, case: Case, entry: ValueEntry):
         return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
     boolean = x.dtype == torch.bool
     dims = _dims(case, red)
+    extra = {}
+    if entry.deviates:   # a variance's divisor n - correction (a bool flag read as 1 or 0)
+        from aclnn_conformance.oracle.surface_variance import correction_of
+        extra["correction"] = correction_of(case, entry)
     result = fn(x.to(torch.uint8) if boolean else x, dim=dims if dims else list(range(x.dim())),
-                keepdim=bool(case.attrs.get(red["keepdim"])))
+                keepdim=bool(case.attrs.get(red["keepdim"])), **extra)
     return result.to(torch.bool) if boolean else result
 
 
