@@ -87,12 +87,14 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
     work = np.dtype(values.dtype)
     correction = correction_of(case, entry)
     root = entry.reduction["kind"] == STANDARD_DEVIATION
-    if values.size == 0:     # the host code fills the output with NaN before the kernel
-        expected = np.full(out_shape, np.nan).astype(out_dtype)
-        return OracleResult(views={entry.output: expected},
-                            aux={entry.output: {"bound": np.zeros(out_shape), "unrounded": np.full(out_shape, np.nan),
-                                                "exact": np.full(out_shape, np.nan),
-                                                "unjudged": np.zeros(out_shape, bool)}})
+    if values.size == 0:     # the host code fills every output with NaN before the kernel
+        views, auxes = {}, {}
+        for name in entry.outputs:
+            arg = case.tensor(name)
+            views[name] = np.full(tuple(arg.desc.shape), np.nan).astype(arg.storage.dtype)
+            auxes[name] = {"bound": np.zeros(arg.desc.shape), "unrounded": np.full(arg.desc.shape, np.nan),
+                           "exact": np.full(arg.desc.shape, np.nan), "unjudged": np.zeros(arg.desc.shape, bool)}
+        return OracleResult(views=views, aux=auxes)
     n = slice_length(values.shape, axes)
     divisor = n - correction
     wide = values.astype(np.float64)
@@ -104,7 +106,8 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
     squares = np.sum((held - mean) ** 2, axis=axes, keepdims=True)
     # the device's mean: the summation model's mean, rounded to the input's dtype on the products
     # whose host code takes ReduceMean in self's dtype first (aclnn_var.cpp:206)
-    mean_error = mean_bound(np.absolute(mean) * n, summation_bound(magnitudes, n), n)
+    mean_error32 = mean_bound(np.absolute(mean) * n, summation_bound(magnitudes, n), n)
+    mean_error = mean_error32
     if fraction_bits(work) < fraction_bits(np.dtype(np.float32)):
         mean_error = mean_error + spacing(np.absolute(mean) + mean_error, work)
     oracle_mean_error = gamma(n + 2, ORACLE_ROUNDOFF) * (magnitudes / n)
@@ -121,7 +124,9 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
         else:    # 1/max(0, N - dN): infinity, or NaN where no deviation differs from 0
             exact = np.where(squares > 0, np.inf, np.nan)
             bound = np.zeros(exact.shape)
-            open_ = (n > 1) & ((squares == 0) | ~finite)
+            # the host code fills before the kernel; where it does not (``open_without_divisor``),
+            # the kernel's infinite 1/(n - correction) gives NaN where a deviation is 0
+            open_ = (n > 1) & ((squares == 0) | ~finite | bool(entry.reduction.get("open_without_divisor")))
         if root:
             low = P.square_root(P.larger(exact - bound, 0.0))
             result = P.square_root(exact)
@@ -138,4 +143,32 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
                            "unrounded": np.asarray(exact, np.float64).reshape(out_shape),
                            "exact": np.asarray(exact, np.float64).reshape(out_shape),
                            "unjudged": np.broadcast_to(open_, exact.shape).reshape(out_shape)}
-    return OracleResult(views={entry.output: expected}, aux={entry.output: aux})
+    views, auxes = {entry.output: expected}, {entry.output: aux}
+    mean_out = (entry.reduction.get("outputs") or {}).get("average")
+    if mean_out:   # the slice's mean, judged as the summation model's mean or Welford's
+        views[mean_out], auxes[mean_out] = _mean_output(case.tensor(mean_out), wide, axes, n, work,
+                                                        mean_error32, gamma(4 * n) * largest, magnitudes)
+    return OracleResult(views=views, aux=auxes)
+
+
+def _mean_output(arg: Any, wide: np.ndarray, axes: tuple[int, ...], n: int, work: np.dtype,
+                 mean_error: np.ndarray, running_error: np.ndarray, magnitudes: np.ndarray) -> tuple:
+    """The expected mean output, its bound and what is open: the float32 mean (a sum in any order
+    over n, or Welford's running mean) rounded to the input's dtype and cast to the output's. A
+    slice holding NaN gives NaN; one holding an infinity (and no NaN) is open: a sum gives the
+    infinity, Welford's update inf - inf NaN; one whose magnitudes leave float32's range is open."""
+    out_dtype, shape = np.dtype(arg.storage.dtype), tuple(arg.desc.shape)
+    with np.errstate(invalid="ignore", over="ignore"):
+        exact = np.sum(wide, axis=axes, keepdims=True) / n
+        infinite = np.any(np.isinf(wide), axis=axes, keepdims=True) & ~np.isnan(exact)
+        exact = np.where(infinite, 0.0, exact)
+        bound = P.larger(mean_error, running_error) + gamma(n + 2, ORACLE_ROUNDOFF) * magnitudes / n
+        bound = np.where(np.isfinite(exact), bound, 0.0)
+        rounded = exact.astype(np.float32).astype(work)
+        expected = rounded.astype(out_dtype).reshape(shape)
+        bound = _widened(bound, exact, rounded, work, out_dtype)
+    open_ = infinite | (magnitudes * 2 > _F32_MAX)
+    return expected, {"bound": np.asarray(bound, np.float64).reshape(shape),
+                      "unrounded": np.asarray(exact, np.float64).reshape(shape),
+                      "exact": np.asarray(exact, np.float64).reshape(shape),
+                      "unjudged": np.asarray(open_).reshape(shape)}

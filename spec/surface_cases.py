@@ -241,7 +241,8 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
             out_shape = shape if entry.keeps_shape else reduced_shape(shape, dims, keepdim, noop)
             out_acl = AclDataType[red["index_dtype"]] if red.get("index_dtype") else acl
             tensors = {red["input"]: _tensor(x, acl),
-                       entry.output: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)}
+                       **{name: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)
+                          for name in entry.outputs}}
             cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
                               rule_ids=(value_rule(entry),), origin="table"))
             if kind == "values":   # the same call under each other attribute setting of the entry

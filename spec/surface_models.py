@@ -185,7 +185,7 @@ def standards_for(api_or_key: str) -> dict[str, str]:
     """{output: standard} of an API with a value entry (the ``standards`` of its OpSpec)."""
     from aclnn_conformance.spec.surface_values import value_entry
     entry = value_entry(api_or_key)
-    return {entry.output: SUM if entry.sums else CLASS_STANDARD[entry.function_class]}
+    return {name: SUM if entry.sums else CLASS_STANDARD[entry.function_class] for name in entry.outputs}
 
 
 # ---- the variance model (variances and standard deviations: the mean first, then the squared deviations) ----

@@ -64,7 +64,8 @@ class ValueEntry:
     # parameters by role (``index_dtype``: an index reduction's output dtype in the harness's calls)
     # (``dtype``: the attribute naming the dtype the host code casts the input to before the kernel)
     # (``correction``: a variance's attribute subtracted from n in the divisor; ``correction_flag``:
-    # that attribute is a bool, true meaning 1)
+    # that attribute is a bool, true meaning 1; ``outputs``: the outputs by role where there are two;
+    # ``open_without_divisor``: n - correction <= 0 with n > 1 left open)
     reduction: Mapping[str, Any] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -92,6 +93,13 @@ class ValueEntry:
     def indexes(self) -> bool:
         """An index reduction (the position of each slice's extreme along one dim)."""
         return self.reduction is not None and self.reduction.get("kind") in INDEX_KINDS
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """Every tensor the API writes, each judged: ``output``, then the others the reduction block
+        names by role (``outputs``: {"average": "meanOut", ...})."""
+        roles = (self.reduction or {}).get("outputs") or {}
+        return (self.output,) + tuple(name for name in roles.values() if name != self.output)
 
     @property
     def deviates(self) -> bool:
@@ -234,6 +242,10 @@ def outside_domain(case: Any) -> bool:
         return False
     out = case.tensors.get(entry.output)
     if out is None or out.desc.dtype.name not in _COMPUTABLE:
+        return True
+    others = [case.tensors.get(name) for name in entry.outputs[1:]]
+    if any(o is None or o.desc.dtype.name not in _COMPUTABLE or _outside_reduction(case, entry, o)
+           for o in others):
         return True
     if entry.reduction is not None:
         return _outside_reduction(case, entry, out)

@@ -1,5 +1,5 @@
-"""The variances and standard deviations (aclnnVar, aclnnVarCorrection, aclnnStd) under the
-variance model: the oracle against rational arithmetic, the bound against hand computation, the
+"""The variances and standard deviations (aclnnVar, aclnnVarCorrection, aclnnStd, and aclnnVarMean
+and aclnnStdMeanCorrection, which write the mean too) under the variance model: the oracle against rational arithmetic, the bound against hand computation, the
 divisor n - correction <= 0, NaN and empty inputs, a correct device in other orders (two passes,
 Welford's updates by a per-element loop) passing, and each generated mutant failing a single call."""
 from __future__ import annotations
@@ -16,7 +16,7 @@ from aclnn_conformance.spec.templates import reduced_shape
 from aclnn_conformance.spec.tensor import TensorArg
 
 U = 2.0 ** -24
-OPS = ("var", "var_correction", "std")
+OPS = ("var", "var_correction", "std", "var_mean", "std_mean_correction")
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -32,23 +32,27 @@ def _call(op: str, values, dims, correction=1, keepdim=False, dtype=AclDataType.
     x = np.asarray(values, dtype=numpy_dtype(dtype))
     out = np.zeros(reduced_shape(x.shape, dims, keepdim, False), x.dtype)
     setting = bool(correction) if red.get("correction_flag") else correction
-    return Case(op=op, case_id="hand", tensors={"self": TensorArg.from_array(x, dtype),
-                                                 "out": TensorArg.from_array(out, dtype)},
+    outputs = {name: TensorArg.from_array(out.copy(), dtype) for name in value_entry(op).outputs}
+    return Case(op=op, case_id="hand", tensors={"self": TensorArg.from_array(x, dtype), **outputs},
                 attrs={red["dims"]: dims, red["keepdim"]: keepdim, red["correction"]: setting})
 
 
-def _oracle(case: Case):
+def _oracle(case: Case, name: str | None = None):
     from aclnn_conformance.oracle.surface import from_case
+    from aclnn_conformance.spec.surface_values import value_entry
+    name = name or value_entry(case.op).output
     result = from_case(case, "cann")
-    return np.asarray(result.views["out"]), result.aux["out"]
+    return np.asarray(result.views[name]), result.aux[name]
 
 
-def _verdict(case: Case, actual) -> str:
+def _verdict(case: Case, actual, name: str | None = None) -> str:
     from aclnn_conformance.spec.surface_compare import compare
     from aclnn_conformance.spec.surface_models import standards_for
-    want, aux = _oracle(case)
+    from aclnn_conformance.spec.surface_values import value_entry
+    name = name or value_entry(case.op).output
+    want, aux = _oracle(case, name)
     got = np.asarray(actual).astype(want.dtype).reshape(want.shape)
-    return compare(standards_for(case.op)["out"], got, want, aux).outcome
+    return compare(standards_for(case.op)[name], got, want, aux).outcome
 
 
 def _variance(xs, correction) -> Fraction:
@@ -101,6 +105,33 @@ def test_squares_that_may_overflow_are_left_open():
     big = float(np.finfo(np.float32).max) / 4
     _, aux = _oracle(_call("var_correction", [[big, -big, 0.0], [1.0, 2.0, 3.0]], [1], 1))
     assert list(aux["unjudged"]) == [True, False]
+
+
+def test_both_outputs_of_var_mean_and_std_mean_correction_by_hand():
+    xs = [[1.0, 2.0, 3.0, 4.5, -0.25], [7.0, 7.0, 7.0, 7.0, 7.5]]
+    for op, primary, root in (("var_mean", "varOut", False), ("std_mean_correction", "stdOut", True)):
+        case = _call(op, xs, [1], 1)
+        for i, row in enumerate(xs):
+            want = _variance(row, 1)
+            assert float(_oracle(case, primary)[1]["exact"][i]) == pytest.approx(
+                math.sqrt(want) if root else float(want), rel=1e-15)
+            assert float(_oracle(case, "meanOut")[0][i]) == float(np.float32(float(sum(map(Fraction, row)) / 5)))
+    # a slice holding an infinity: the deviation is NaN, the mean open (a sum gives inf, Welford NaN)
+    case = _call("var_mean", [[1.0, np.inf, 2.0], [1.0, 2.0, 3.0]], [1], 1)
+    assert np.isnan(_oracle(case, "varOut")[0][0]) and list(_oracle(case, "meanOut")[1]["unjudged"]) == [True, False]
+    # n - correction <= 0 with n > 1: open (Ascend 950's kernel, not a host fill); the mean judged
+    case = _call("std_mean_correction", [[1.0, 2.0], [3.0, 5.0]], [1], 2)
+    assert _oracle(case, "stdOut")[1]["unjudged"].all() and not _oracle(case, "meanOut")[1]["unjudged"].any()
+    empty = _call("var_mean", np.zeros((0, 3)), [0], 1)
+    assert np.isnan(_oracle(empty, "varOut")[0]).all() and np.isnan(_oracle(empty, "meanOut")[0]).all()
+
+
+def test_a_mean_output_one_fp16_step_off_fails():
+    x = np.linspace(-3, 5, 40).astype(np.float16).reshape(2, 20)
+    case = _call("var_mean", x, [1], 1, dtype=AclDataType.FLOAT16)
+    want, _ = _oracle(case, "meanOut")
+    assert _verdict(case, want, "meanOut") == "PASS"
+    assert _verdict(case, np.nextafter(want, np.float16(np.inf)), "meanOut") == "FAIL"
 
 
 # ---- the bound ----
@@ -234,6 +265,15 @@ def test_each_mutant_fails_a_single_call_and_each_control_passes_every_one(hand_
     assert _kills(kinds["narrow-accumulation"], cases["long-FLOAT16"])
     assert not _kills(kinds["narrow-accumulation"], cases["long-FLOAT"])  # a float32 call is right
     assert _kills(kinds["wrong-axis"], cases["twin-FLOAT"])
+    if op in ("var_mean", "std_mean_correction"):   # the mean output: judged through the whole call
+        from aclnn_conformance.judging.judge import judge
+        from aclnn_conformance.spec.registry import operator
+        run = lambda backend, case: judge(operator(op).spec, case, "ascend950", "cann",
+                                          backend.run(case, "ascend950"))
+        wrong = run(kinds["mean-n-minus-one"](), cases["values-FLOAT"])
+        assert wrong.outcome == "FAIL" and wrong.verdicts["meanOut"] == "FAIL"
+        right = next(c for c in found.controls if c.kind == "mean-float32-control")
+        assert all(run(right(), c).outcome == "PASS" for c in cases.values())
     assert {c.kind for c in found.controls} >= {"two-pass-control", "kernel-order-control",
                                                 "welford-control", "reversed-control",
                                                 "narrow-mean-control"}
@@ -256,8 +296,11 @@ def test_torch_passes_every_value_call(hand_built):
 
 def test_the_records_take_the_variance_model():
     from aclnn_conformance.spec.registry import operator
+    from aclnn_conformance.spec.surface_values import value_entry
     from aclnn_conformance.spec.standards_surface import ROUNDED
     for op in OPS:
         record = operator(op)
         assert record.arithmetic_model.operator == op and "Welford" in record.arithmetic_model.order
-        assert record.spec.standards["cann"]["out"] == ROUNDED
+        outputs = value_entry(op).outputs
+        assert all(record.spec.standards["cann"][name] == ROUNDED for name in outputs), op
+        assert len(outputs) == (2 if op in ("var_mean", "std_mean_correction") else 1)

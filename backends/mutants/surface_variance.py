@@ -10,13 +10,15 @@ input NaN; n - correction <= 0: NaN for n = 1, else infinity), with one thing ch
   (its sample attribute), whatever the call gives;
 - ``mean-not-subtracted``: E[x^2] - E[x]^2 in the input's dtype (cancels where the mean is large
   against the spread; fp16 sums of squares round coarsely);
-- ``narrow-accumulation``: the squared deviations of fp16 and bf16 inputs summed in their own dtype.
+- ``narrow-accumulation``: the squared deviations of fp16 and bf16 inputs summed in their own dtype;
+- ``mean-n-minus-one`` (an API that writes the mean too): the mean output divided by n - 1.
 
 Controls, correct devices the standard must pass: two passes in float32 (``two-pass-control``), the
 kernel's order (the mean as a sum of x/2^k times a rounded 2^k/n, each deviation scaled by a rounded
 1/(n - correction) before squaring; ``kernel-order-control``), Welford's updates in float32 left to
 right (``welford-control``), two passes summed right to left (``reversed-control``) and two passes
-from a mean rounded to the input's dtype (``narrow-mean-control``, the host code's ReduceMean first).
+from a mean rounded to the input's dtype (``narrow-mean-control``, the host code's ReduceMean first);
+where the API writes the mean too, that mean as a float32 sum left to right over n (``mean-float32-control``).
 """
 from __future__ import annotations
 
@@ -132,6 +134,38 @@ class DeviationBackend(SurfaceBackend):
             return result.astype(work).astype(out.storage.dtype).reshape(shape)
 
 
+def float32_mean(rows: np.ndarray) -> np.ndarray:
+    """The mean as a float32 sum left to right divided by n (a correct device)."""
+    return _sequential(rows) / F32(rows.shape[1])
+
+
+def mean_over_n_minus_one(rows: np.ndarray) -> np.ndarray:
+    """The mean divided by n - 1 (a defect: a variance's divisor reused for the mean)."""
+    return _sequential(rows) / F32(max(rows.shape[1] - 1, 1))
+
+
+class MeanOutputBackend(SurfaceBackend):
+    """The deviation as the oracle has it; the mean output (the reduction block's ``outputs.average``)
+    by ``evaluate_mean`` (rows) in float32, rounded to the input's dtype and cast to its own."""
+
+    evaluate_mean: Callable[[np.ndarray], np.ndarray] = staticmethod(float32_mean)
+
+    def mutate(self, case: Case, product: str):
+        from aclnn_conformance.oracle.surface_reductions import reduced_axes
+        found = super().mutate(case, product)
+        entry = self.entry()
+        name = entry.reduction["outputs"]["average"]
+        arg, source = case.tensors.get(name), case.tensors.get(entry.reduction["input"])
+        if found.status != 0 or arg is None or source is None or not arg.desc.numel or source.desc.numel == 0:
+            return found     # a refused or empty call: nothing of its own to write
+        x = np.asarray(source.values())
+        rows, _ = _rows(x.astype(F32), reduced_axes(case, entry))
+        with np.errstate(all="ignore"):
+            mean = np.asarray(self.evaluate_mean(rows), F32).astype(x.dtype).astype(arg.storage.dtype)
+        arg.view_of(found.storages[name])[...] = mean.reshape(arg.desc.shape)
+        return found
+
+
 def variance_kinds(entry, key: str, rule: tuple[str, ...], make: Callable[..., type]) -> tuple[list[type], list[type]]:
     """The own mutants and controls of a variance or standard deviation entry (``make`` names and
     declares each)."""
@@ -157,4 +191,10 @@ def variance_kinds(entry, key: str, rule: tuple[str, ...], make: Callable[..., t
                      "left in float32", (), evaluate=staticmethod(reversed_two_pass)),
                 make(DeviationBackend, entry, key, "narrow-mean-control", "two passes from a mean "
                      "rounded to the input's dtype", (), evaluate=staticmethod(narrow_mean))]
+    if "average" in (entry.reduction.get("outputs") or {}):   # the second output, judged as well
+        mutants.append(make(MeanOutputBackend, entry, key, "mean-n-minus-one", "writes the mean "
+                            "divided by n - 1", rule, evaluate_mean=staticmethod(mean_over_n_minus_one)))
+        controls.append(make(MeanOutputBackend, entry, key, "mean-float32-control", "writes the mean "
+                             "as a float32 sum left to right over n", (),
+                             evaluate_mean=staticmethod(float32_mean)))
     return mutants, controls
