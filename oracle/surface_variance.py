@@ -19,7 +19,9 @@ and the envelope the variance model allows around it (spec/surface_models.py VAR
   Welford's updates (the kernel's long slices) err by the mean's running error E_W <= gamma_{4n}
   max |x_i| in each factor of each term: 2 E_W sqrt(2 n D) + n E_W^2 more. The bound is the larger.
 - A standard deviation: sqrt of a variance in [V - B, V + B], within 1 ulp of the correctly rounded
-  root (DIVISION_AND_ROOT): sqrt(V) - sqrt(max(V - B, 0)) plus 3u(1 + u) of the result.
+  root (DIVISION_AND_ROOT): the larger of sqrt(V) - sqrt(max(V - B, 0)) and sqrt(V + B) - sqrt(V)
+  (the latter where V < B: a constant slice's variance 0 computed as a tiny positive one), plus
+  3u(1 + u) of the result.
 - Open and fixed: a slice holding NaN or an infinity is NaN (its mean is NaN or infinite, and
   x - mean NaN); a slice whose squares may overflow float32 (n (2 max |x|)^2 beyond its largest
   value) is not judged. A divisor n - correction <= 0 is the document's 1/max(0, N - dN) (aclnnVar.md
@@ -127,10 +129,11 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...], keepdim: boo
             # the host code fills before the kernel; where it does not (``open_without_divisor``),
             # the kernel's infinite 1/(n - correction) gives NaN where a deviation is 0
             open_ = (n > 1) & ((squares == 0) | ~finite | bool(entry.reduction.get("open_without_divisor")))
-        if root:
+        if root:   # the farther of the roots of V - B (or 0) and V + B: above V + B where V < B
             low = P.square_root(P.larger(exact - bound, 0.0))
             result = P.square_root(exact)
-            bound = np.where(np.isfinite(result), result - low, 0.0)
+            bound = P.larger(result - low, P.square_root(exact + bound) - result)
+            bound = np.where(np.isfinite(result), bound, 0.0)
             bound = bound + 3 * UNIT_ROUNDOFF * (1 + UNIT_ROUNDOFF) * (result + bound) + SMALLEST_SUBNORMAL32
             exact = result
         exact = np.where(finite | (divisor <= 0), exact, np.nan)

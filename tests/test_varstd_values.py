@@ -174,6 +174,25 @@ def test_a_float16_result_is_the_cast_of_a_float32_one():
     assert _verdict(case, np.nextafter(want, np.float16(np.inf))) == "FAIL"
 
 
+def test_a_constant_slice_whose_mean_rounds_passes_with_its_tiny_root():
+    """Ten copies of float32(0.1): their float32 sum is not 10 x 0.1, so a two-pass device's mean
+    differs from each value and its variance is a tiny positive number; the root of that is far
+    above 0 in relative terms and inside the bound (the root of V + B)."""
+    x = np.full((1, 10), 0.1, np.float32)
+    total = np.float32(0)
+    for v in x[0]:
+        total = np.float32(total + v)
+    mean = np.float32(total / np.float32(10))
+    d = np.float32(x[0, 0] - mean)
+    assert d != 0
+    variance = np.float32(np.float32(10) * np.float32(d * d)) / np.float32(9)
+    for op in ("std", "std_mean_correction"):
+        case = _call(op, x, [1], 1)
+        assert float(_oracle(case)[1]["exact"][0]) == 0.0
+        assert _verdict(case, np.array([np.sqrt(variance)], np.float32)) == "PASS"
+        assert _verdict(case, np.array([1e-3], np.float32)) == "FAIL"
+
+
 # ---- correct devices in other orders, by per-element loops ----
 
 def _welford(xs, correction) -> np.float32:
