@@ -64,6 +64,10 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
         from aclnn_conformance.oracle import surface_products
         return surface_products.from_case(case, entry, reduced_axes(case, entry),
                                           bool(case.attrs.get(red["keepdim"])) if red.get("keepdim") else False)
+    if entry.deviates:   # variances and standard deviations (oracle/surface_variance.py)
+        from aclnn_conformance.oracle import surface_variance
+        return surface_variance.from_case(case, entry, reduced_axes(case, entry),
+                                          bool(case.attrs.get(red["keepdim"])))
     if entry.normalizes:   # softmax and log-softmax along one dim (oracle/surface_softmax.py)
         from aclnn_conformance.oracle import surface_softmax
         return surface_softmax.from_case(case, entry, reduced_axes(case, entry))

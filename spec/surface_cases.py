@@ -207,6 +207,12 @@ PRODUCT_WHOLE_CALLS = (("values", (8, 16, 8), [], False, False), ("finite", (4, 
 PRODUCT_DIM_CALLS = INDEX_CALLS[:4] + (("long", (2, 1000), -1, False, False), INDEX_CALLS[4])
 
 
+# a variance adds the long dim and a slice far from 0 against its spread (values + OFFSET, 64 terms),
+# where E[x^2] - E[x]^2 cancels
+OFFSET = 4096.0
+DEVIATION_CALLS = SUM_CALLS + (("offset", (8, 64), [-1], False, False),)
+
+
 def _calls(entry: ValueEntry) -> tuple:
     if entry.multiplies and not entry.keeps_shape:
         return PRODUCT_DIM_CALLS if entry.reduction.get("dims") else PRODUCT_WHOLE_CALLS
@@ -214,6 +220,8 @@ def _calls(entry: ValueEntry) -> tuple:
         return WHOLE_CALLS
     if entry.keeps_shape:
         return SCAN_CALLS
+    if entry.deviates:
+        return DEVIATION_CALLS
     return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else REDUCTION_CALLS
 
 
@@ -252,7 +260,9 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
                 x = _edge_slices(x, red["kind"], dt)
             if kind == "long":
                 x[1] = np.absolute(x[1])
-            # the entry's other attributes (a scan's exclusive and reverse flags), then the call's dims
+            if kind == "offset":
+                x = (x.astype(np.float64) + OFFSET).astype(dt)
+            # the entry's other attributes (a scan's flags, a correction), then the call's dims
             attrs: dict[str, Any] = {**entry.sample.get("attrs", {})}
             if red.get("dims"):
                 attrs[red["dims"]] = dims if isinstance(dims, int) else list(dims)
@@ -267,7 +277,8 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
             out_acl = AclDataType[red["index_dtype"]] if red.get("index_dtype") else \
                 AclDataType.BOOL if _boolean(entry) else acl
             tensors = {red["input"]: _tensor(x, acl),
-                       entry.output: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)}
+                       **{name: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)
+                          for name in entry.outputs}}
             cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
                               rule_ids=(value_rule(entry),), origin="table"))
             if kind == "values":   # the same values under each other documented attribute setting
@@ -387,7 +398,7 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
                          if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
-    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS + WHOLE_CALLS
+    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS + WHOLE_CALLS + DEVIATION_CALLS
                   if kind not in names})
     names.update({f"attrs{i}": f"values-attrs{i}"
                   for i in range(1, len(entry.sample.get("attr_variants", ())) + 1)})

@@ -200,15 +200,59 @@ def arithmetic_model_for(key: str, function_class: str, reduction: str | None = 
     own); a summing reduction (``reduction`` "sum" or "average") takes the summation model."""
     from dataclasses import replace
 
-    from aclnn_conformance.spec.surface_values import PRODUCT_KINDS, SUMMING_KINDS
+    from aclnn_conformance.spec.surface_values import DEVIATION_KINDS, PRODUCT_KINDS, SUMMING_KINDS
     chosen = SUMMATION if reduction in SUMMING_KINDS else PRODUCT_MODEL if reduction in PRODUCT_KINDS \
         else CLASS_MODELS[function_class]
+    chosen = _variance_model() if reduction in DEVIATION_KINDS else chosen
     return replace(chosen, operator=key)
+
+
+def _variance_model() -> ArithmeticModel:
+    return VARIANCE     # defined below, with its sources
 
 
 def standards_for(api_or_key: str) -> dict[str, str]:
     """{output: standard} of an API with a value entry (the ``standards`` of its OpSpec)."""
     from aclnn_conformance.spec.surface_values import value_entry
     entry = value_entry(api_or_key)
-    return {entry.output: SUM if entry.sums else PRODUCT if entry.multiplies
-            else CLASS_STANDARD[entry.function_class]}
+    return {name: SUM if entry.sums else PRODUCT if entry.multiplies else CLASS_STANDARD[entry.function_class]
+            for name in entry.outputs}
+
+
+# ---- the variance model (variances and standard deviations: the mean first, then the squared deviations) ----
+
+VARIANCE_SOURCES = (
+    OPS_MATH + "math/reduce_var/op_kernel/arch35/reduce_var_twopass.h:28-67 (float32 registers: the "
+    "mean as the sum of x times 1/2^k times a rounded 2^k/n, then (x - mean) times varFactor times "
+    "(x - mean) summed; Sqrt of that for a standard deviation); reduce_var_welford.h (Welford's "
+    "updates for the long slices); op_host/arch35/reduce_var_tiling.cpp:154-160 (varFactor = "
+    "1/(n - correction) rounded to float32; correction >= n marks the call invalid)",
+    OPS_MATH + "math/reduce_var/op_api/reduce_var.cpp:37-41 (the result in self's dtype) and "
+    "math/reduce_var/op_api/aclnn_var.cpp:151 (cast to out's); :206-224 (the other products: "
+    "ReduceMean in self's dtype, Expand, ReduceStdV2Update)",
+    "T. F. Chan, G. H. Golub, R. J. LeVeque, Algorithms for computing the sample variance: analysis "
+    "and recommendations, The American Statistician 37(3), 1983: the two-pass algorithm's error "
+    "n u D + n^2 u^2 kappa^2 D and the updating (Welford) algorithm's n kappa u D, kappa = "
+    "sqrt(sum x_i^2 / D)")
+
+VARIANCE = ArithmeticModel(
+    "variance", "1",
+    order="the slice's mean first (a float32 sum in any order, times a rounded 1/n or divided by n; "
+          "on the products whose host code takes ReduceMean first, rounded to the input's dtype), "
+          "then the squared deviations from it summed in float32 in any order and divided by n - "
+          "correction (or each scaled by a rounded 1/(n - correction)); or Welford's updates in "
+          "float32; fp16 and bf16 cast to float32, the result cast back once; a standard deviation "
+          "the square root of that variance within 1 ulp",
+    correctly_rounded=("addition, subtraction and multiplication in float32",
+                       "the casts to float32 and back (round to nearest even)"),
+    faithful=(), reciprocal_division=True, fused_multiply_add=True, final_cast={},
+    may=("sum the mean's and the squares' terms in any order or association",
+         "scale each deviation by a rounded 1/(n - correction) before squaring, or divide the sum "
+         "within 1 ulp", "update the mean and the sum of squares term by term (Welford) or merge "
+         "blocks' partial results (Chan's pairwise updates)",
+         "round the mean to the input's dtype before subtracting it",
+         "take the square root within 1 ulp (DIVISION_AND_ROOT)"),
+    may_not=("divide by another count than n - correction", "ignore the correction",
+             "compute E[x^2] - E[x]^2 (cancels where the mean is large against the spread)",
+             "accumulate fp16 or bf16 in their own dtype", "reduce other dims than the call's"),
+    source="; ".join(VARIANCE_SOURCES), within_one_ulp=("the division by n - correction", "the square root"))

@@ -21,8 +21,10 @@ FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
 # each element of a slice along one dim against the slice's exponentials, the output in the input's
 # shape: e^x_i / sum_j e^x_j (the normalized exponential) and its logarithm
 NORMALIZED_EXP, LOG_NORMALIZED_EXP = "normalized-exp", "log-normalized-exp"
+# the variance of each slice about its mean over the divisor n - correction, and its square root
+VARIANCE, STANDARD_DEVIATION = "variance", "standard-deviation"
 REDUCTION_KINDS = ("max", "min", "sum", "nan-sum", "average", "argmax", "argmin", "prefix-sum",
-                   NORMALIZED_EXP, LOG_NORMALIZED_EXP)
+                   NORMALIZED_EXP, LOG_NORMALIZED_EXP, VARIANCE, STANDARD_DEVIATION)
 # whether every element of a slice is nonzero, whether some element is (a truth value per slice)
 TRUTH_KINDS = ("all-true", "any-true")
 # the product of a slice's elements, and every prefix's product (the output in the input's shape)
@@ -34,6 +36,7 @@ SUMMING_KINDS = ("sum", "nan-sum", "average", "prefix-sum")
 SCAN_KINDS = ("prefix-sum", "prefix-product")
 INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
 NORMALIZING_KINDS = (NORMALIZED_EXP, LOG_NORMALIZED_EXP)
+DEVIATION_KINDS = (VARIANCE, STANDARD_DEVIATION)   # the reduction block names its ``correction``
 
 
 class UnknownValueEntry(LookupError):
@@ -65,6 +68,9 @@ class ValueEntry:
     # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"][, "dtype"][, "index_dtype"]}, the
     # parameters by role (``index_dtype``: an index reduction's output dtype in the harness's calls)
     # (``dtype``: the attribute naming the dtype the host code casts the input to before the kernel)
+    # (``correction``: a variance's attribute subtracted from n in the divisor; ``correction_flag``:
+    # that attribute is a bool, true meaning 1; ``outputs``: the outputs by role where there are two;
+    # ``open_without_divisor``: n - correction <= 0 with n > 1 left open)
     reduction: Mapping[str, Any] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -102,6 +108,18 @@ class ValueEntry:
     def indexes(self) -> bool:
         """An index reduction (the position of each slice's extreme along one dim)."""
         return self.reduction is not None and self.reduction.get("kind") in INDEX_KINDS
+
+    @property
+    def outputs(self) -> tuple[str, ...]:
+        """Every tensor the API writes, each judged: ``output``, then the others the reduction block
+        names by role (``outputs``: {"average": "meanOut", ...})."""
+        roles = (self.reduction or {}).get("outputs") or {}
+        return (self.output,) + tuple(name for name in roles.values() if name != self.output)
+
+    @property
+    def deviates(self) -> bool:
+        """A variance or standard deviation (judged under the variance model, oracle/surface_variance.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in DEVIATION_KINDS
 
     def citation(self) -> str:
         s = self.source
@@ -239,6 +257,10 @@ def outside_domain(case: Any) -> bool:
         return False
     out = case.tensors.get(entry.output)
     if out is None or out.desc.dtype.name not in _COMPUTABLE:
+        return True
+    others = [case.tensors.get(name) for name in entry.outputs[1:]]
+    if any(o is None or o.desc.dtype.name not in _COMPUTABLE or _outside_reduction(case, entry, o)
+           for o in others):
         return True
     if entry.reduction is not None:
         return _outside_reduction(case, entry, out)

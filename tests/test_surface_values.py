@@ -414,9 +414,11 @@ GENERIC = ["oracle/surface.py", "oracle/surface_functions.py", "spec/standards_s
            "backends/mutants/surface_reductions.py", "oracle/surface_sums.py",
            "backends/mutants/surface_sums.py", "backends/mutants/surface_indices.py",
            "oracle/surface_softmax.py", "backends/mutants/surface_softmax.py", "oracle/surface_products.py",
-           "backends/mutants/surface_products.py", "backends/mutants/surface_truths.py"]
-# operator keys that are ordinary words of the code as well (a variable, a NumPy function)
-PLAIN_WORDS = frozenset({"mean", "cumsum", "exp", "log", "cast"})
+           "backends/mutants/surface_products.py", "backends/mutants/surface_truths.py",
+           "oracle/surface_variance.py", "backends/mutants/surface_variance.py"]
+# operator keys that are ordinary words of the code as well (a variable, a NumPy function; std: a
+# Standard argument)
+PLAIN_WORDS = frozenset({"mean", "cumsum", "exp", "log", "cast", "std"})
 # operator keys that are words of the generic code's own vocabulary (a reduction kind, a Python
 # builtin, a NumPy function: max, min, all, any, prod): no use of them names the API
 VOCABULARY_WORDS = frozenset({"max", "min", "all", "any", "prod"})

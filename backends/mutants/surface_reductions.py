@@ -138,8 +138,8 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
                              "results off by twice the standard's limit", rule))
     elif float_out and any(o.astype(np.float64).any() for o in float_out):
         bias = _make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule)
-        if (entry.sums or entry.multiplies) and not fails_somewhere(bias, cases):
-            model = "product" if entry.multiplies else "summation"
+        if (entry.sums or entry.multiplies or entry.deviates) and not fails_somewhere(bias, cases):
+            model = "product" if entry.multiplies else "variance" if entry.deviates else "summation"
             equivalent.append(_equivalent(bias, f"one ulp is inside the {model} model's bound on "
                                           "every value case"))
         else:
@@ -173,6 +173,11 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
     elif entry.truths:   # every and some: their own kinds (slices with NaN or subnormals are open)
         from aclnn_conformance.backends.mutants.surface_truths import truth_kinds
         own, own_controls = truth_kinds(entry, key, rule, _make)
+        mutants += own
+        controls += own_controls
+    elif entry.deviates:   # variances, standard deviations: their own kinds (a NaN slice is NaN)
+        from aclnn_conformance.backends.mutants.surface_variance import variance_kinds
+        own, own_controls = variance_kinds(entry, key, rule, _make)
         mutants += own
         controls += own_controls
     elif entry.normalizes:   # softmax, log-softmax: their own kinds (slices with NaN or inf are open)

@@ -97,6 +97,8 @@ def _reduction(case: Case, entry: ValueEntry):
     narrow = x.dtype if (x.dtype in (torch.float16, torch.bfloat16)
                          and entry.torch.get("accumulate") == "float32") else None
     result = _reduced(_resolve(entry.torch["function"]), x.float() if narrow else x, case, entry)
+    if isinstance(result, tuple):   # one tensor per output (torch.var_mean: the variance, the mean)
+        return tuple(r.to(narrow) for r in result) if narrow else result
     return result.to(narrow) if narrow else result
 
 
@@ -130,8 +132,12 @@ def _reduced(fn, x, case: Case, entry: ValueEntry):
         # every element of an empty input: no extreme (the host code returns before the kernel and
         # the oracle leaves the output open), which torch refuses to reduce
         return torch.zeros(tuple(case.tensor(entry.output).desc.shape), dtype=x.dtype)
+    extra = {}
+    if entry.deviates:   # a variance's divisor n - correction (a bool flag read as 1 or 0)
+        from aclnn_conformance.oracle.surface_variance import correction_of
+        extra["correction"] = correction_of(case, entry)
     result = fn(x.to(torch.uint8) if boolean else x, dim=dims if dims else list(range(x.dim())),
-                keepdim=bool(case.attrs.get(red["keepdim"])))
+                keepdim=bool(case.attrs.get(red["keepdim"])), **extra)
     return result.to(torch.bool) if boolean else result
 
 
@@ -202,14 +208,16 @@ def run(case: Case, product: str) -> RunResult:
     if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
         return RunResult(Status.SUCCESS, storages, workspace_size=0)
     entry = value_entry(case.op)
-    out_arg = case.tensor(entry.output)
-    target = as_torch(storages[entry.output])
     with torch.no_grad():
-        result = _call(case, entry)
-        if not isinstance(result, torch.Tensor):
-            result = torch.tensor(result)
-        out_view = target.as_strided(tuple(out_arg.desc.shape), tuple(out_arg.desc.strides),
-                                     int(out_arg.desc.offset)) if out_arg.desc.numel else None
-        if out_view is not None:
-            out_view.copy_(torch.broadcast_to(result, out_view.shape).to(out_view.dtype))
+        found = _call(case, entry)
+        # an API with two outputs gets a tuple, in the entry's order of its outputs
+        for name, result in zip(entry.outputs, found if isinstance(found, tuple) else (found,)):
+            out_arg = case.tensor(name)
+            target = as_torch(storages[name])
+            if not isinstance(result, torch.Tensor):
+                result = torch.tensor(result)
+            out_view = target.as_strided(tuple(out_arg.desc.shape), tuple(out_arg.desc.strides),
+                                         int(out_arg.desc.offset)) if out_arg.desc.numel else None
+            if out_view is not None:
+                out_view.copy_(torch.broadcast_to(result, out_view.shape).to(out_view.dtype))
     return RunResult(Status.SUCCESS, storages, workspace_size=0)
