@@ -240,6 +240,12 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
                     entry.raw["open_where"]["where"], env, shape), bool), shape)
         if narrower:
             aux["faithful_dtype"] = np.dtype(compute)   # the result is as fine as the compute dtype
+    if exact_evaluation and entry.raw.get("open_where"):   # an exact or integer call's open elements
+        with np.errstate(all="ignore"):
+            aux["unjudged"] = np.broadcast_to(np.asarray(evaluate_values(
+                entry.raw["open_where"]["where"], env, shape,
+                like=compute if not is_float(compute) else evaluate_in or np.dtype(np.float64)), bool),
+                out_shape)
     if "exact" in aux and entry.zero_sign != "either" and zero_sign_fixed(entry.function):
         aux["zero_sign_fixed"] = True   # the sign of an exact zero is judged (IEEE 754 fixes it)
     expected = np.broadcast_to(expected, out_shape).astype(out_dtype) if out_shape != shape \

@@ -35,6 +35,8 @@ from typing import Any, Callable, Mapping
 import ml_dtypes
 import numpy as np
 
+from aclnn_conformance.oracle.surface_quotients import QUOTIENT_HELPERS
+
 VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "spec" / "data" / "values" / "functions.json"
 VOCABULARY_SCHEMA = "aclnn-conformance/value-functions/1"
 BLOCK = 1 << 14          # elements per block of a large evaluation
@@ -128,6 +130,8 @@ def inverse_error_function(y: np.ndarray) -> np.ndarray:
 
 HELPERS: dict[str, Callable[..., np.ndarray]] = {
     f.__name__: f for f in (error_function, complementary_error_function, inverse_error_function)}
+# where floor division, remainder and shifts leave a result open (an entry's open_where)
+HELPERS.update(QUOTIENT_HELPERS)
 
 
 # ---- the vocabulary ----

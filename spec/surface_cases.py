@@ -107,7 +107,11 @@ def with_model_freedom(entry: ValueEntry, values: dict[str, np.ndarray],
     """``values`` with the entry's ``sample.model_freedom`` inputs (exact quotients and roots, rounding
     midpoints) written at the middle of every array, so that every run judges them."""
     freedom = entry.sample.get("model_freedom", {}).get("inputs", {})
-    if not freedom or not _is_float_dtype(dtype):
+    if np.dtype(dtype).kind in "iu":   # integer calls: the values that wrap, zero divisors, ...
+        freedom = entry.sample.get("integer_freedom", {}).get("inputs", {})
+    elif not _is_float_dtype(dtype):
+        return values
+    if not freedom:
         return values
     out = dict(values)
     for name, given in freedom.items():

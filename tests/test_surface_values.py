@@ -415,7 +415,8 @@ GENERIC = ["oracle/surface.py", "oracle/surface_functions.py", "spec/standards_s
            "backends/mutants/surface_sums.py", "backends/mutants/surface_indices.py",
            "oracle/surface_softmax.py", "backends/mutants/surface_softmax.py", "oracle/surface_products.py",
            "backends/mutants/surface_products.py", "backends/mutants/surface_truths.py",
-           "oracle/surface_variance.py", "backends/mutants/surface_variance.py"]
+           "oracle/surface_variance.py", "backends/mutants/surface_variance.py",
+           "oracle/surface_quotients.py", "backends/mutants/surface_variants.py"]
 # operator keys that are ordinary words of the code as well (a variable, a NumPy function; std: a
 # Standard argument)
 PLAIN_WORDS = frozenset({"mean", "cumsum", "exp", "log", "cast", "std"})

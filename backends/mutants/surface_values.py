@@ -40,6 +40,7 @@ from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SEED, Att
                                                              ZeroSignMutant, _is_float, _make, _same_outputs,
                                                              has_negative_zero, has_subnormal, one_ulp_up)
 from aclnn_conformance.backends.mutants.surface_reductions import reduction_mutant_set
+from aclnn_conformance.backends.mutants.surface_variants import variant_classes
 from aclnn_conformance.oracle.surface_functions import divides_or_roots, zero_sign_fixed
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
@@ -269,6 +270,9 @@ def mutant_set(key: str) -> MutantSet:
         else:
             equivalent.append(_equivalent(two, "two float32 steps in a division or root stay inside "
                                           "this formula's bound on every value case"))
+    variant_mutants, variant_controls = variant_classes(entry, key, rule)   # the entry's own formulas
+    mutants += variant_mutants
+    controls += variant_controls
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))
 
 
@@ -323,6 +327,8 @@ def _bias_share(key: str, cases: list) -> tuple[float, float] | None:
         result = from_case(case, PROFILE)
         e = np.asarray(result.views[entry.output]).reshape(-1)
         aux = result.aux[entry.output]
+        if "bound" not in aux:   # an integer call: computed exactly, no rounding to bias
+            continue
         b = np.asarray(aux["bound"], np.float64).reshape(-1)
         keep = np.isfinite(e.astype(np.float64)) & ~np.asarray(aux["unjudged"]).reshape(-1)
         if not keep.any():
