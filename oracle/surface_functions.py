@@ -35,6 +35,8 @@ from typing import Any, Callable, Mapping
 import ml_dtypes
 import numpy as np
 
+from aclnn_conformance.oracle.surface_special import log_gamma, psi
+
 VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "spec" / "data" / "values" / "functions.json"
 VOCABULARY_SCHEMA = "aclnn-conformance/value-functions/1"
 BLOCK = 1 << 14          # elements per block of a large evaluation
@@ -128,6 +130,8 @@ def inverse_error_function(y: np.ndarray) -> np.ndarray:
 
 HELPERS: dict[str, Callable[..., np.ndarray]] = {
     f.__name__: f for f in (error_function, complementary_error_function, inverse_error_function)}
+# the gamma family (oracle/surface_special.py)
+HELPERS.update({f.__name__: f for f in (log_gamma, psi)})
 
 
 # ---- the vocabulary ----

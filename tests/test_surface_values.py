@@ -412,7 +412,8 @@ GENERIC = ["oracle/surface.py", "oracle/surface_functions.py", "spec/standards_s
            "backends/torch_backend/surface.py", "spec/surface_cases.py", "oracle/surface_reductions.py",
            "backends/mutants/surface_reductions.py", "oracle/surface_sums.py",
            "backends/mutants/surface_sums.py", "backends/mutants/surface_indices.py",
-           "oracle/surface_softmax.py", "backends/mutants/surface_softmax.py"]
+           "oracle/surface_softmax.py", "backends/mutants/surface_softmax.py",
+           "oracle/surface_special.py", "backends/mutants/surface_fills.py"]
 # operator keys that are ordinary words of the code as well (a variable, a NumPy function)
 PLAIN_WORDS = frozenset({"mean", "cumsum", "exp", "log"})
 
