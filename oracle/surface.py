@@ -128,7 +128,9 @@ def compute_dtype(case: Case, entry: ValueEntry) -> np.dtype:
             return found
     promoted = promote(list(tensors.values())) if tensors else np.dtype(np.float32)
     scalars = [_scalar(case, entry, n) for n in entry.inputs if n not in tensors]
-    if not is_float(promoted) and promoted.kind != "b" and entry.function_class != "exact" and any(
+    # an exact entry whose host code promotes with its scalars says so (``float_scalars_promote``)
+    scalars_promote = entry.function_class != "exact" or bool(entry.raw.get("float_scalars_promote"))
+    if not is_float(promoted) and promoted.kind != "b" and scalars_promote and any(
             isinstance(s, float) for s in scalars if s is not None):
         promoted = np.dtype(np.float32)
     if entry.function_class == "transcendental" and not is_float(promoted):
@@ -218,6 +220,11 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
             expected = result.astype(compute).astype(out_dtype) if result.dtype != np.bool_ \
                 else result.astype(out_dtype)
         aux = {"either_zero_sign": entry.zero_sign == "either"}
+        if entry.raw.get("open_where"):   # a computed comparison may go either way near its boundary
+            with np.errstate(all="ignore"):
+                aux["unjudged"] = np.broadcast_to(np.asarray(evaluate_values(
+                    entry.raw["open_where"]["where"], env, shape, like=evaluate_in or np.dtype(np.float64)),
+                    bool), shape)
     elif entry.function_class == "rounded":
         rounded = evaluate_bound(entry.function, env, shape, compute, out_dtype)
         with np.errstate(all="ignore"):

@@ -36,6 +36,7 @@ import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.oracle.surface_quotients import QUOTIENT_HELPERS
+from aclnn_conformance.oracle.surface_special import log_gamma, psi
 
 VOCABULARY_FILE = Path(__file__).resolve().parents[1] / "spec" / "data" / "values" / "functions.json"
 VOCABULARY_SCHEMA = "aclnn-conformance/value-functions/1"
@@ -132,6 +133,8 @@ HELPERS: dict[str, Callable[..., np.ndarray]] = {
     f.__name__: f for f in (error_function, complementary_error_function, inverse_error_function)}
 # where floor division, remainder and shifts leave a result open (an entry's open_where)
 HELPERS.update(QUOTIENT_HELPERS)
+# the gamma family (oracle/surface_special.py)
+HELPERS.update({f.__name__: f for f in (log_gamma, psi)})
 
 
 # ---- the vocabulary ----

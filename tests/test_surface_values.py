@@ -416,7 +416,8 @@ GENERIC = ["oracle/surface.py", "oracle/surface_functions.py", "spec/standards_s
            "oracle/surface_softmax.py", "backends/mutants/surface_softmax.py", "oracle/surface_products.py",
            "backends/mutants/surface_products.py", "backends/mutants/surface_truths.py",
            "oracle/surface_variance.py", "backends/mutants/surface_variance.py",
-           "oracle/surface_quotients.py", "backends/mutants/surface_variants.py"]
+           "oracle/surface_quotients.py", "backends/mutants/surface_variants.py",
+           "oracle/surface_special.py", "backends/mutants/surface_fills.py"]
 # operator keys that are ordinary words of the code as well (a variable, a NumPy function; std: a
 # Standard argument)
 PLAIN_WORDS = frozenset({"mean", "cumsum", "exp", "log", "cast", "std"})
