@@ -29,6 +29,10 @@ SUMMING_KINDS = ("sum", "nan-sum", "average", "prefix-sum")
 SCAN_KINDS = ("prefix-sum",)
 INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
 NORMALIZING_KINDS = (NORMALIZED_EXP, LOG_NORMALIZED_EXP)
+# the input split along one dim into two halves, an elementwise function of the halves (the entry's
+# ``function`` over the names of ``reduction.halves``): the output's shape is the input's with dim halved
+HALVES = "halves"
+REDUCTION_KINDS = REDUCTION_KINDS + (HALVES,)
 
 
 class UnknownValueEntry(LookupError):
@@ -84,6 +88,11 @@ class ValueEntry:
         return self.scans or self.normalizes
 
     @property
+    def halves(self) -> bool:
+        """An elementwise function of the input's two halves along one dim (oracle/surface_halves.py)."""
+        return self.reduction is not None and self.reduction.get("kind") == HALVES
+
+    @property
     def indexes(self) -> bool:
         """An index reduction (the position of each slice's extreme along one dim)."""
         return self.reduction is not None and self.reduction.get("kind") in INDEX_KINDS
@@ -101,7 +110,7 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
     if reduction is not None and (reduction.get("kind") not in REDUCTION_KINDS or
                                   not {"input", "dims"} <= set(reduction) or
                                   ("keepdim" not in reduction
-                                   and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS)):
+                                   and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS + (HALVES,))):
         raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
                          f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
@@ -271,6 +280,9 @@ def reduction_shape(case: Any, entry: ValueEntry) -> tuple[int, ...] | None:
         return None
     if entry.keeps_shape:
         return tuple(src.desc.shape)
+    if entry.halves:
+        from aclnn_conformance.spec.surface_halves import halved_shape
+        return halved_shape(case, entry)
     flag = lambda name: bool(case.attrs.get(name)) if name else False
     return reduced_shape(tuple(src.desc.shape), case.attrs.get(red["dims"]), flag(red.get("keepdim")),
                          flag(red.get("noop")))

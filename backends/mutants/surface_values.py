@@ -205,6 +205,9 @@ def mutant_set(key: str) -> MutantSet:
     if not _judged_somewhere(key):
         return MutantSet()   # no call of it is value-judged (an unread check, an unsupported product)
     cases = value_cases(key)
+    if entry.halves:   # a function of the input's two halves: its own set (surface_halves.py)
+        from aclnn_conformance.backends.mutants.surface_halves import halves_mutant_set
+        return halves_mutant_set(key, outputs, cases)
     if entry.reduction is not None:
         return reduction_mutant_set(key, outputs, cases)
     equivalent: list[type] = []
