@@ -32,7 +32,11 @@ NORMALIZING_KINDS = (NORMALIZED_EXP, LOG_NORMALIZED_EXP)
 # the input split along one dim into two halves, an elementwise function of the halves (the entry's
 # ``function`` over the names of ``reduction.halves``): the output's shape is the input's with dim halved
 HALVES = "halves"
-REDUCTION_KINDS = REDUCTION_KINDS + (HALVES,)
+# the gradients of a normalized exponential and of its logarithm along one dim, given the forward
+# output (``reduction.forward``) and the output's gradient (``reduction.input``): the input's shape
+NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD = "normalized-exp-grad", "log-normalized-exp-grad"
+NORMALIZED_GRAD_KINDS = (NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD)
+REDUCTION_KINDS = REDUCTION_KINDS + (HALVES,) + NORMALIZED_GRAD_KINDS
 
 
 class UnknownValueEntry(LookupError):
@@ -83,9 +87,15 @@ class ValueEntry:
         return self.reduction is not None and self.reduction.get("kind") in NORMALIZING_KINDS
 
     @property
+    def normalized_grads(self) -> bool:
+        """The gradient of a normalized exponential or of its logarithm along one dim
+        (oracle/surface_normalized_grads.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in NORMALIZED_GRAD_KINDS
+
+    @property
     def keeps_shape(self) -> bool:
         """The output has the input's shape (a scan, a normalized exponential): one dim, no keepdim."""
-        return self.scans or self.normalizes
+        return self.scans or self.normalizes or self.normalized_grads
 
     @property
     def halves(self) -> bool:
@@ -110,7 +120,8 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
     if reduction is not None and (reduction.get("kind") not in REDUCTION_KINDS or
                                   not {"input", "dims"} <= set(reduction) or
                                   ("keepdim" not in reduction
-                                   and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS + (HALVES,))):
+                                   and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS + (HALVES,)
+                                   + NORMALIZED_GRAD_KINDS)):
         raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
                          f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
