@@ -52,6 +52,12 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     """The expected output of a reduction's call, with the slices its standard leaves open."""
     entry = value_entry(case.op)
     red = entry.reduction
+    if entry.halves:   # a function of the input's two halves along one dim (oracle/surface_halves.py)
+        from aclnn_conformance.oracle import surface_halves
+        return surface_halves.from_case(case, entry, product)
+    if entry.normalized_grads:   # softmax's and log-softmax's gradients (oracle/surface_normalized_grads.py)
+        from aclnn_conformance.oracle import surface_normalized_grads
+        return surface_normalized_grads.from_case(case, entry, reduced_axes(case, entry))
     if entry.sums:   # sums and means: the summation model's envelope (oracle/surface_sums.py)
         from aclnn_conformance.oracle import surface_sums
         return surface_sums.from_case(case, entry, reduced_axes(case, entry),

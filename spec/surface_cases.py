@@ -235,6 +235,14 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
     the entry has the flag): values in the entry's range with the special values, and one slice
     whose result is a subnormal and one whose result is a zero of either sign."""
     red = entry.reduction
+    if entry.halves:   # a function of the input's two halves (spec/surface_halves.py)
+        from aclnn_conformance.spec.surface_halves import halves_value_cases
+        return halves_value_cases(entry, key, count, dtypes, {
+            "seed": SEED, "sample_values": sample_values, "specials": specials, "rule": value_rule(entry)})
+    if entry.normalized_grads:   # softmax's and log-softmax's gradients (spec/surface_normalized_grads.py)
+        from aclnn_conformance.spec.surface_normalized_grads import normalized_grad_value_cases
+        return normalized_grad_value_cases(entry, key, count, dtypes, {
+            "seed": SEED, "sample_values": sample_values, "rule": value_rule(entry)})
     rng = np.random.default_rng(SEED)
     cases = []
     for dtype_name in dtypes or entry.sample.get("dtypes", ["FLOAT"]):

@@ -37,6 +37,14 @@ SCAN_KINDS = ("prefix-sum", "prefix-product")
 INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
 NORMALIZING_KINDS = (NORMALIZED_EXP, LOG_NORMALIZED_EXP)
 DEVIATION_KINDS = (VARIANCE, STANDARD_DEVIATION)   # the reduction block names its ``correction``
+# the input split along one dim into two halves, an elementwise function of the halves (the entry's
+# ``function`` over the names of ``reduction.halves``): the output's shape is the input's with dim halved
+HALVES = "halves"
+# the gradients of a normalized exponential and of its logarithm along one dim, given the forward
+# output (``reduction.forward``) and the output's gradient (``reduction.input``): the input's shape
+NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD = "normalized-exp-grad", "log-normalized-exp-grad"
+NORMALIZED_GRAD_KINDS = (NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD)
+REDUCTION_KINDS = REDUCTION_KINDS + (HALVES,) + NORMALIZED_GRAD_KINDS
 
 
 class UnknownValueEntry(LookupError):
@@ -90,9 +98,20 @@ class ValueEntry:
         return self.reduction is not None and self.reduction.get("kind") in NORMALIZING_KINDS
 
     @property
+    def normalized_grads(self) -> bool:
+        """The gradient of a normalized exponential or of its logarithm along one dim
+        (oracle/surface_normalized_grads.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in NORMALIZED_GRAD_KINDS
+
+    @property
     def keeps_shape(self) -> bool:
         """The output has the input's shape (a scan, a normalized exponential): one dim, no keepdim."""
-        return self.scans or self.normalizes
+        return self.scans or self.normalizes or self.normalized_grads
+
+    @property
+    def halves(self) -> bool:
+        """An elementwise function of the input's two halves along one dim (oracle/surface_halves.py)."""
+        return self.reduction is not None and self.reduction.get("kind") == HALVES
 
     @property
     def multiplies(self) -> bool:
@@ -134,7 +153,8 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
     if reduction is not None and (reduction.get("kind") not in REDUCTION_KINDS or
                                   not {"input", "dims"} <= set(reduction) or
                                   ("keepdim" not in reduction
-                                   and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS)):
+                                   and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS + (HALVES,)
+                                   + NORMALIZED_GRAD_KINDS)):
         raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
                          f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
@@ -315,6 +335,9 @@ def reduction_shape(case: Any, entry: ValueEntry) -> tuple[int, ...] | None:
         return None
     if entry.keeps_shape:
         return tuple(src.desc.shape)
+    if entry.halves:
+        from aclnn_conformance.spec.surface_halves import halved_shape
+        return halved_shape(case, entry)
     flag = lambda name: bool(case.attrs.get(name)) if name else False
     return reduced_shape(tuple(src.desc.shape), case.attrs.get(red["dims"]), flag(red.get("keepdim")),
                          flag(red.get("noop")))

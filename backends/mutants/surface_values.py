@@ -207,6 +207,12 @@ def mutant_set(key: str) -> MutantSet:
     if not _judged_somewhere(key):
         return MutantSet()   # no call of it is value-judged (an unread check, an unsupported product)
     cases = value_cases(key)
+    if entry.halves:   # a function of the input's two halves: its own set (surface_halves.py)
+        from aclnn_conformance.backends.mutants.surface_halves import halves_mutant_set
+        return halves_mutant_set(key, outputs, cases)
+    if entry.normalized_grads:   # softmax's and log-softmax's gradients (surface_normalized_grads.py)
+        from aclnn_conformance.backends.mutants.surface_normalized_grads import normalized_grad_mutant_set
+        return normalized_grad_mutant_set(key, outputs, cases)
     if entry.reduction is not None:
         return reduction_mutant_set(key, outputs, cases)
     if entry.raw.get("conversion"):   # a dtype conversion's own kinds (rounding mode, overflow, wrap)

@@ -80,6 +80,12 @@ def _reduction(case: Case, entry: ValueEntry):
     bf16 computed in float32 and cast back where the entry says ``accumulate`` float32 (its why)."""
     import torch
     red = entry.reduction
+    if entry.halves:   # a function of the input's two halves (backends/torch_backend/surface_halves.py)
+        from aclnn_conformance.backends.torch_backend.surface_halves import halves_in_torch
+        return halves_in_torch(case, entry, _operand, _resolve)
+    if entry.normalized_grads:   # softmax's and log-softmax's gradients (surface_normalized_grads.py)
+        from aclnn_conformance.backends.torch_backend.surface_normalized_grads import normalized_grad_in_torch
+        return normalized_grad_in_torch(case, entry, _operand, _resolve)
     x = _operand(case, entry, red["input"])
     dims = _dims(case, red)
     if not dims and red.get("noop") and case.attrs.get(red["noop"]):

@@ -1,0 +1,133 @@
+"""Mutants and controls of the gated units (a value entry whose ``reduction.kind`` is ``halves``),
+generated per operator from its entry: the defects a real kernel of a gated unit would have.
+
+- ``promotion`` (the input rounded through a narrower type), ``dtype-missing`` (an accepted dtype
+  refused) and ``twice-limit`` (results off by twice the standard's limit), as every entry;
+- ``halves-swapped``: the activation applied to the other half (the halves' roles exchanged);
+- ``wrong-dim``: the input split along another dim of the same length than the one the call names
+  (or, where the API takes no dim, than its fixed one); a call with no such dim is computed right.
+
+Controls, correct devices the standard must pass: the entry's function in float32 in its own
+order over the halves cast to float32 (``float32-steps-control``: the kernels' order), each of the
+entry's ``kernel_forms`` (another formula a kernel evaluates, in float32), and zero results of the
+other sign (the sign of a zero is left open).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from aclnn_conformance.backends.mutants.base import MutantSet
+from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, DtypeMissingMutant, PromotionMutant,
+                                                              SurfaceBackend, TwiceLimitMutant, _equivalent,
+                                                              _make, _same_outputs)
+from aclnn_conformance.backends.mutants.surface_reductions import ZeroSignControl
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.surface_values import value_entry
+from aclnn_conformance.spec.tensor import TensorArg
+
+
+def _input(case: Case, entry) -> np.ndarray:
+    arg = case.tensor(entry.reduction["input"])
+    return np.asarray(arg.view_of(arg.storage))
+
+
+def partner_axis(case: Case, entry) -> int | None:
+    """Another axis of the input of the same (even) length as the split one, None when there is none."""
+    from aclnn_conformance.spec.surface_halves import split_axis
+    shape = tuple(case.tensor(entry.reduction["input"]).desc.shape)
+    axis = split_axis(case, entry)
+    if axis is None:
+        return None
+    return next((o for o in range(len(shape)) if o != axis and shape[o] == shape[axis]), None)
+
+
+class HalvesBackend(SurfaceBackend):
+    """The entry's function over the halves along ``axis_of`` (the call's by default), evaluated in
+    ``evaluate_in`` (``function_of``: the entry's function or a kernel form)."""
+
+    evaluate_in: Any = np.dtype(np.float64)
+    form = ""          # another formula of the entry's (its ``kernel_forms``), "" for the function
+
+    def axis_of(self, case: Case) -> int | None:
+        from aclnn_conformance.spec.surface_halves import split_axis
+        return split_axis(case, self.entry())
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface_functions import evaluate_values
+        from aclnn_conformance.oracle.surface_halves import operands, split
+        entry = self.entry()
+        out = case.tensor(entry.output)
+        x = _input(case, entry)
+        axis = self.axis_of(case)
+        if x.size == 0 or axis is None or x.shape[axis] % 2:
+            return super().values(case)
+        compute = np.dtype(x.dtype)
+        env, _ = operands(case, entry, compute)
+        with np.errstate(all="ignore"):
+            held = x.astype(compute).astype(self.evaluate_in)
+            env.update(split(held, axis, tuple(entry.reduction["halves"])))
+            shape = np.broadcast_shapes(*[np.shape(v) for v in env.values()])
+            result = evaluate_values(self.form or entry.function, env, shape, like=np.dtype(self.evaluate_in))
+            return np.asarray(result).astype(compute).astype(out.storage.dtype).reshape(out.desc.shape)
+
+
+class WrongDimMutant(HalvesBackend):
+    def axis_of(self, case: Case) -> int | None:
+        other = partner_axis(case, self.entry())
+        return other if other is not None else super().axis_of(case)
+
+
+class SwappedHalvesMutant(SurfaceBackend):
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import from_case
+        from aclnn_conformance.spec.surface_halves import split_axis
+        entry = self.entry()
+        name = entry.reduction["input"]
+        arg = case.tensor(name)
+        axis = split_axis(case, entry)
+        x = np.asarray(arg.view_of(arg.storage))
+        if x.size == 0 or axis is None or x.shape[axis] % 2:
+            return super().values(case)
+        first, second = np.split(x, 2, axis=axis)
+        swapped = np.ascontiguousarray(np.concatenate([second, first], axis=axis))
+        altered = case.with_tensor(name, TensorArg.from_array(swapped, arg.desc.dtype))
+        return np.asarray(from_case(altered, PROFILE).views[entry.output])
+
+
+def halves_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
+    """The generated mutants and controls of a gated unit (by key), given its value cases and the
+    oracle's outputs on them."""
+    from aclnn_conformance.spec.registry import operator
+    from aclnn_conformance.spec.surface_cases import value_rule
+    entry = value_entry(key)
+    rule = (value_rule(entry),)
+    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
+    first = entry.sample.get("dtypes", ["FLOAT"])[0]
+    mutants: list[type] = []
+    equivalent: list[type] = []
+    promotion = _make(PromotionMutant, entry, key, "promotion", "computes on the input rounded through "
+                      "a narrower type", rule)
+    if _same_outputs(promotion, cases, outputs):
+        equivalent.append(_equivalent(promotion, "rounding the input through a narrower type leaves "
+                                      "every result unchanged on the value cases"))
+    else:
+        mutants.append(promotion)
+    mutants += [
+        _make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an accepted dtype",
+              rule + dtype_rules, refused_dtype=first),
+        _make(TwiceLimitMutant, entry, key, "twice-limit", "results off by twice the standard's limit", rule),
+        _make(SwappedHalvesMutant, entry, key, "halves-swapped", "applies the activation to the other "
+              "half (the halves' roles exchanged)", rule),
+        _make(WrongDimMutant, entry, key, "wrong-dim", "splits another dim of the same length than the "
+              "one the call names", rule)]
+    controls: list[type] = [
+        _make(HalvesBackend, entry, key, "float32-steps-control", "the function in its own order in "
+              "float32 over the halves cast to float32, one cast to the output", (),
+              evaluate_in=np.dtype(np.float32)),
+        _make(ZeroSignControl, entry, key, "zero-sign-control", "a zero result of the other sign", ())]
+    for form in entry.reduction.get("kernel_forms", ()):
+        controls.append(_make(HalvesBackend, entry, key, f"{form['name']}-control", form["why"], (),
+                              evaluate_in=np.dtype(np.float32), form=form["function"]))
+    return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))

@@ -1,0 +1,47 @@
+"""The gated units in torch (a value entry whose ``reduction.kind`` is ``halves``): the function the
+entry's ``torch.function`` names, called with the input and the split dim (``torch.nn.functional.glu``),
+or the entry's ``torch.expression`` over the two halves (``torch.chunk`` along the dim) and its other
+operands, with the torch functions its ``torch.words`` names; fp16 and bf16 in float32 and cast once
+(the kernels' order: ``accumulate`` float32)."""
+from __future__ import annotations
+
+import ast
+from typing import Any, Callable
+
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.surface_values import ValueEntry
+
+
+def halves_in_torch(case: Case, entry: ValueEntry, operand: Callable[..., Any],
+                    resolve: Callable[[str], Any]) -> Any:
+    """The entry's torch mapping on the call (the caller casts the result to the output's dtype);
+    ``operand`` and ``resolve`` are the torch surface's (a call's operand as torch holds it, a
+    dotted torch name's function), passed in so that neither module imports the other."""
+    import torch
+
+    from aclnn_conformance.spec.surface_halves import split_axis
+    red = entry.reduction
+    x = operand(case, entry, red["input"])
+    if x.dtype in (torch.float16, torch.bfloat16) and entry.torch.get("accumulate") == "float32":
+        x = x.float()
+    axis = split_axis(case, entry)
+    if entry.torch.get("function"):
+        return resolve(entry.torch["function"])(x, dim=axis)
+    first, second = torch.chunk(x, 2, dim=axis)
+    env: dict[str, Any] = dict(zip(red["halves"], (first, second)))
+    for name in red.get("operands", ()):
+        arg = case.tensors.get(name)
+        if arg is not None:   # a one-element tensor read as a scalar in the input's dtype
+            value = operand(case, entry, name).reshape(-1)[:1].to(x.dtype)
+            env[name] = float(value.sum()) if value.numel() else 0.0
+        else:
+            env[name] = case.attrs.get(name, entry.defaults.get(name))
+    tree = ast.parse(entry.torch["expression"], mode="eval")
+    words = entry.torch.get("words", {})
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            if not isinstance(node.func, ast.Name) or node.func.id not in words:
+                raise ValueError(f"{entry.torch['expression']!r}: {ast.unparse(node.func)} is not one "
+                                 "of the entry's torch words")
+            env[node.func.id] = resolve(words[node.func.id])
+    return eval(compile(tree, "<torch expression>", "eval"), {}, env)  # the calls are checked above

@@ -1,0 +1,98 @@
+"""The oracle of the gated units (a value entry whose ``reduction.kind`` is ``halves``): the input split
+along one dim into its first and second half, and the entry's function, an elementwise expression
+over the halves' names (``reduction.halves``, e.g. ``["a", "b"]``) and its other operands, evaluated in
+float64 (oracle/surface_functions.py), cast to the compute dtype (the input's) and then to the output's.
+
+- The dim: the call's attribute the entry names (``reduction.dims``), or the entry's fixed ``dim``
+  (the last, where the API takes none); wrapped by the rank. A dim of odd length, out of range or a
+  rank-0 input has no halves: outside the function (``halved_shape`` is None).
+- Other operands (``reduction.operands``): a tensor of one element read as a scalar in the input's
+  dtype (a kernel reading its first element), or an attribute; a string attribute as the number
+  ``reduction.words`` gives it (an unlisted word is outside the function: every element open).
+- ``open_where`` (an expression over the same names) leaves elements open where the entry's model of
+  the kernel says not to judge them, with its why in the entry.
+- The standard is the transcendental class's (the vendor's TTK rtol/atol for the output dtype, else
+  the published standard; on a product outside the entry's ``ttk_products``, whose host code takes
+  another kernel than the one TTK measured, the published standard); a result computed in a dtype of fewer fraction bits than the output's is
+  held to the compute dtype's numbers.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from aclnn_conformance.oracle.result import OracleResult
+from aclnn_conformance.oracle.surface_functions import evaluate_values
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.dtypes import fraction_bits
+from aclnn_conformance.spec.surface_halves import halved_shape, split_axis
+from aclnn_conformance.spec.surface_values import ValueEntry, tolerance_aux
+
+
+def operands(case: Case, entry: ValueEntry, compute: np.dtype) -> tuple[dict[str, Any], bool]:
+    """The function's other operands as numbers, and whether the call is inside the function (a
+    one-element tensor, a listed word)."""
+    red = entry.reduction
+    env: dict[str, Any] = {}
+    inside = True
+    for name in red.get("operands", ()):
+        arg = case.tensors.get(name)
+        if arg is not None:
+            values = np.asarray(arg.values())
+            inside &= values.size == 1
+            with np.errstate(all="ignore"):
+                env[name] = float(values.reshape(-1)[:1].astype(compute).astype(np.float64).sum())
+            continue
+        value = case.attrs.get(name, entry.defaults.get(name))
+        if value is None:
+            value = entry.defaults.get(name)
+        words: Mapping[str, Any] = red.get("words", {}).get(name, {})
+        if isinstance(value, str) or words:
+            inside &= value in words
+            value = words.get(value, 0)
+        env[name] = value
+    return env, inside
+
+
+def split(values: np.ndarray, axis: int, names: tuple[str, str]) -> dict[str, np.ndarray]:
+    """The two halves of ``values`` along ``axis`` by name."""
+    first, second = np.split(values, 2, axis=axis)
+    return {names[0]: first, names[1]: second}
+
+
+def from_case(case: Case, entry: ValueEntry, product: str | None = None) -> OracleResult:
+    """The expected output of a gated unit's call, the vendor's numbers for it and the elements left
+    open."""
+    red = entry.reduction
+    arg = case.tensor(red["input"])
+    out_arg = case.tensor(entry.output)
+    out_dtype = np.dtype(out_arg.storage.dtype)
+    out_shape = tuple(out_arg.desc.shape)
+    compute = np.dtype(arg.storage.dtype)
+    shape = halved_shape(case, entry)
+    env, inside = operands(case, entry, compute)
+    if shape is None or shape != out_shape:   # no halves of the output's shape: nothing to judge
+        return OracleResult(views={entry.output: np.zeros(out_shape, out_dtype)},
+                            aux={entry.output: {"unjudged": np.ones(out_shape, bool)}})
+    with np.errstate(all="ignore"):
+        wide = np.asarray(arg.view_of(arg.storage)).astype(compute).astype(np.float64)
+    env.update(split(wide, split_axis(case, entry), tuple(red["halves"])))
+    with np.errstate(all="ignore"):
+        exact = np.broadcast_to(evaluate_values(entry.function, env, shape), shape).astype(np.float64)
+        expected = exact.astype(compute).astype(out_dtype)
+    narrower = fraction_bits(compute) < fraction_bits(out_dtype)   # bf16 into fp16 too
+    aux: dict[str, Any] = tolerance_aux(entry, compute if narrower else out_dtype)
+    limited = entry.raw.get("ttk_products")
+    if limited and product is not None and product not in limited["products"]:
+        # another kernel or composition of kernels than the one TTK measured: the published standard
+        aux = {"source": (entry.published_standard or {}).get("source", "published standard")}
+    if narrower:
+        aux["faithful_dtype"] = compute
+    open_ = np.full(shape, not inside)
+    if entry.raw.get("open_where") and exact.size:
+        with np.errstate(all="ignore"):
+            open_ = open_ | np.broadcast_to(np.asarray(evaluate_values(
+                entry.raw["open_where"]["where"], env, shape), bool), shape)
+    aux.update({"exact": exact, "unjudged": open_, "either_zero_sign": entry.zero_sign == "either"})
+    return OracleResult(views={entry.output: expected}, aux={entry.output: aux})
