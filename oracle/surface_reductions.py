@@ -51,6 +51,9 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     """The expected output of a reduction's call, with the slices its standard leaves open."""
     entry = value_entry(case.op)
     red = entry.reduction
+    if entry.norms:   # root-mean-square normalizations, every output (oracle/surface_norms.py)
+        from aclnn_conformance.oracle import surface_norms
+        return surface_norms.from_case(case, profile, product)
     if entry.sums:   # sums and means: the summation model's envelope (oracle/surface_sums.py)
         from aclnn_conformance.oracle import surface_sums
         return surface_sums.from_case(case, entry, reduced_axes(case, entry),

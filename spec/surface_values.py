@@ -21,14 +21,19 @@ FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
 # each element of a slice along one dim against the slice's exponentials, the output in the input's
 # shape: e^x_i / sum_j e^x_j (the normalized exponential) and its logarithm
 NORMALIZED_EXP, LOG_NORMALIZED_EXP = "normalized-exp", "log-normalized-exp"
+# each element of a slice over the trailing dims the weight covers against the slice's root mean
+# square: x_i / sqrt(mean(x^2) + epsilon) * weight_i (oracle/surface_norms.py), the output in the
+# input's shape, the reciprocal root (and an added input's sum) as outputs by role
+RMS_NORMALIZED = "rms-normalized"
 REDUCTION_KINDS = ("max", "min", "sum", "nan-sum", "average", "argmax", "argmin", "prefix-sum",
-                   NORMALIZED_EXP, LOG_NORMALIZED_EXP)
+                   NORMALIZED_EXP, LOG_NORMALIZED_EXP, RMS_NORMALIZED)
 # an average: the sum divided by the slice's length; a prefix-sum: every prefix's sum, in the input's
 # shape; a nan-sum: the sum with each NaN term taken as 0
 SUMMING_KINDS = ("sum", "nan-sum", "average", "prefix-sum")
 SCAN_KINDS = ("prefix-sum",)
 INDEX_KINDS = ("argmax", "argmin")   # the index of the slice's extreme along one dim
 NORMALIZING_KINDS = (NORMALIZED_EXP, LOG_NORMALIZED_EXP)
+NORM_KINDS = (RMS_NORMALIZED,)   # a normalization over trailing dims, with outputs by role
 
 
 class UnknownValueEntry(LookupError):
@@ -60,6 +65,8 @@ class ValueEntry:
     # a reduction: {"kind", "input", "dims", "keepdim"[, "noop"][, "dtype"][, "index_dtype"]}, the
     # parameters by role (``index_dtype``: an index reduction's output dtype in the harness's calls)
     # (``dtype``: the attribute naming the dtype the host code casts the input to before the kernel)
+    # a norm kind (NORM_KINDS): ``dims`` names the tensor whose rank gives the trailing reduced dims,
+    # ``outputs`` the other outputs by role ({"rstd": ..., "sum": ...}), judged beside ``output``
     reduction: Mapping[str, Any] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -79,9 +86,19 @@ class ValueEntry:
         return self.reduction is not None and self.reduction.get("kind") in NORMALIZING_KINDS
 
     @property
+    def norms(self) -> bool:
+        """A normalization over trailing dims with more than one output (oracle/surface_norms.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in NORM_KINDS
+
+    @property
     def keeps_shape(self) -> bool:
         """The output has the input's shape (a scan, a normalized exponential): one dim, no keepdim."""
-        return self.scans or self.normalizes
+        return self.scans or self.normalizes or self.norms
+
+    def all_outputs(self) -> tuple[str, ...]:
+        """Every output the entry judges: ``output`` and a norm kind's outputs by role."""
+        extra = (self.reduction or {}).get("outputs", {}) if self.norms else {}
+        return (self.output, *[n for n in extra.values() if n != self.output])
 
     @property
     def indexes(self) -> bool:
@@ -101,7 +118,7 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
     if reduction is not None and (reduction.get("kind") not in REDUCTION_KINDS or
                                   not {"input", "dims"} <= set(reduction) or
                                   ("keepdim" not in reduction
-                                   and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS)):
+                                   and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS + NORM_KINDS)):
         raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
                          f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
@@ -225,6 +242,9 @@ def outside_domain(case: Any) -> bool:
     out = case.tensors.get(entry.output)
     if out is None or out.desc.dtype.name not in _COMPUTABLE:
         return True
+    if entry.norms:
+        from aclnn_conformance.oracle.surface_norms import outside_norm
+        return outside_norm(case, entry)
     if entry.reduction is not None:
         return _outside_reduction(case, entry, out)
     shapes = []

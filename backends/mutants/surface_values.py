@@ -205,6 +205,9 @@ def mutant_set(key: str) -> MutantSet:
     if not _judged_somewhere(key):
         return MutantSet()   # no call of it is value-judged (an unread check, an unsupported product)
     cases = value_cases(key)
+    if entry.norms:   # every output by role: their own set (backends/mutants/surface_norms.py)
+        from aclnn_conformance.backends.mutants.surface_norms import norm_mutant_set
+        return norm_mutant_set(key, cases, _make)
     if entry.reduction is not None:
         return reduction_mutant_set(key, outputs, cases)
     equivalent: list[type] = []
