@@ -27,7 +27,8 @@ import numpy as np
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_models import UNIT_ROUNDOFF, gamma
-from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+from aclnn_conformance.spec.surface_values import (ValueEntry, norm_sources as _sources,
+                                                   norm_reduced_rank as reduced_rank, value_entry)
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -46,47 +47,6 @@ _HALF_STEP = {np.dtype(np.float16): 2.0 ** -25, _BF16: 2.0 ** -134, np.dtype(np.
 def _view(case: Case, name: str) -> np.ndarray:
     arg = case.tensor(name)
     return np.asarray(arg.view_of(arg.storage))
-
-
-def _sources(entry: ValueEntry) -> tuple[str, ...]:
-    """The tensors normalized: the addends, or the one input."""
-    red = entry.reduction
-    return tuple(red.get("addends") or (red["input"],))
-
-
-def reduced_rank(case: Case, entry: ValueEntry) -> int:
-    """The number of trailing dims reduced: the rank of the tensor ``dims`` names."""
-    return case.tensor(entry.reduction["dims"]).desc.ndim
-
-
-def outside_norm(case: Case, entry: ValueEntry) -> bool:
-    """A call outside the documents' function: an operand or output missing or not a float tensor,
-    a weight that is not the input's trailing shape, an output of another shape than the input's
-    (the reciprocal root: the leading dims, with or without the reduced ones as 1)."""
-    red = entry.reduction
-    names = _sources(entry) + (red["dims"],) + entry.all_outputs()
-    if red.get("weight") and red["weight"] not in names:
-        names += (red["weight"],)
-    for name in names:
-        arg = case.tensors.get(name)
-        if arg is None or arg.desc.dtype.name not in ("FLOAT", "FLOAT16", "BF16"):
-            return True
-    shape = tuple(case.tensor(_sources(entry)[0]).desc.shape)
-    k = reduced_rank(case, entry)
-    if any(tuple(case.tensor(n).desc.shape) != shape for n in _sources(entry)) or not 1 <= k <= len(shape):
-        return True
-    if tuple(case.tensor(red["dims"]).desc.shape) != shape[len(shape) - k:]:
-        return True
-    outputs = red.get("outputs", {})
-    for role, name in [("y", entry.output), *outputs.items()]:
-        got = tuple(case.tensor(name).desc.shape)
-        if role == "rstd":
-            lead = shape[:len(shape) - k]
-            if got not in (lead + (1,) * k, lead):
-                return True
-        elif got != shape:
-            return True
-    return False
 
 
 def _held(values: np.ndarray) -> np.ndarray:

@@ -129,7 +129,7 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
     key = op if not op.startswith("aclnn") else entry.key
     if entry.norms:   # every output by role (spec/surface_norm_cases.py)
         from aclnn_conformance.spec.surface_norm_cases import norm_value_cases
-        return norm_value_cases(entry, key, count, dtypes)
+        return norm_value_cases(entry, key, value_rule(entry), count, dtypes)
     if entry.reduction is not None:
         return reduction_value_cases(entry, key, count, dtypes)
     rng = np.random.default_rng(SEED)

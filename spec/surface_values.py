@@ -243,8 +243,7 @@ def outside_domain(case: Any) -> bool:
     if out is None or out.desc.dtype.name not in _COMPUTABLE:
         return True
     if entry.norms:
-        from aclnn_conformance.oracle.surface_norms import outside_norm
-        return outside_norm(case, entry)
+        return _outside_norm(case, entry)
     if entry.reduction is not None:
         return _outside_reduction(case, entry, out)
     shapes = []
@@ -268,6 +267,47 @@ def outside_domain(case: Any) -> bool:
     except ValueError:
         return True
     return _subtracts_booleans(case, entry)
+
+
+def norm_sources(entry: ValueEntry) -> tuple[str, ...]:
+    """The tensors normalized: the addends, or the one input."""
+    red = entry.reduction
+    return tuple(red.get("addends") or (red["input"],))
+
+
+def norm_reduced_rank(case: Any, entry: ValueEntry) -> int:
+    """The number of trailing dims reduced: the rank of the tensor ``dims`` names."""
+    return case.tensor(entry.reduction["dims"]).desc.ndim
+
+
+def _outside_norm(case: Any, entry: ValueEntry) -> bool:
+    """A call outside the documents' function: an operand or output missing or not a float tensor,
+    a weight that is not the input's trailing shape, an output of another shape than the input's
+    (the reciprocal root: the leading dims, with or without the reduced ones as 1)."""
+    red = entry.reduction
+    names = norm_sources(entry) + (red["dims"],) + entry.all_outputs()
+    if red.get("weight") and red["weight"] not in names:
+        names += (red["weight"],)
+    for name in names:
+        arg = case.tensors.get(name)
+        if arg is None or arg.desc.dtype.name not in ("FLOAT", "FLOAT16", "BF16"):
+            return True
+    shape = tuple(case.tensor(norm_sources(entry)[0]).desc.shape)
+    k = norm_reduced_rank(case, entry)
+    if any(tuple(case.tensor(n).desc.shape) != shape for n in norm_sources(entry)) or not 1 <= k <= len(shape):
+        return True
+    if tuple(case.tensor(red["dims"]).desc.shape) != shape[len(shape) - k:]:
+        return True
+    outputs = red.get("outputs", {})
+    for role, name in [("y", entry.output), *outputs.items()]:
+        got = tuple(case.tensor(name).desc.shape)
+        if role == "rstd":
+            lead = shape[:len(shape) - k]
+            if got not in (lead + (1,) * k, lead):
+                return True
+        elif got != shape:
+            return True
+    return False
 
 
 def _subtracts_booleans(case: Any, entry: ValueEntry) -> bool:
