@@ -58,6 +58,9 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     if entry.normalized_grads:   # softmax's and log-softmax's gradients (oracle/surface_normalized_grads.py)
         from aclnn_conformance.oracle import surface_normalized_grads
         return surface_normalized_grads.from_case(case, entry, reduced_axes(case, entry))
+    if entry.norms:   # root-mean-square normalizations, every output (oracle/surface_norms.py)
+        from aclnn_conformance.oracle import surface_norms
+        return surface_norms.from_case(case, profile, product)
     if entry.sums:   # sums and means: the summation model's envelope (oracle/surface_sums.py)
         from aclnn_conformance.oracle import surface_sums
         return surface_sums.from_case(case, entry, reduced_axes(case, entry),

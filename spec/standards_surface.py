@@ -35,6 +35,8 @@ EXACT, ROUNDED, TOLERANCE = "surface-exact@1", "surface-rounded@2", "surface-tol
 SUM = "surface-sum@1"
 # the products' standard: the rounded class's comparison with the product model's bound
 PRODUCT = "surface-product@1"
+# the root-mean-square normalizations' standard: the same comparison with the norm model's bound
+NORM = "surface-norm@1"
 CLASS_STANDARD = {"exact": EXACT, "rounded": ROUNDED, "transcendental": TOLERANCE}
 # the published experimental standard (notes conformance_anchors.md 4.6), per output dtype
 PUBLISHED_T = {"float32": 2.0 ** -13, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
@@ -106,6 +108,18 @@ SURFACE_STANDARDS: tuple[tuple[Any, ...], ...] = (
              {"any": {"bias_share": 0.25, "bias_spread": 2.5}},
              "the product model (spec/surface_models.py PRODUCT: hicann/ops-math reduce_prod_dag.h; "
              "Higham, Accuracy and Stability of Numerical Algorithms, lemma 3.1)"),
+    ("surface-norm", "1", "surface_rounded",
+             "Every output of a root-mean-square normalization (y, the reciprocal root, an added "
+             "input's sum) under the norm model (spec/surface_models.py NORM_MODEL): the kernels' "
+             "float32 steps with the squares summed in any order. Per element within the bound the "
+             "oracle derives by forward error analysis (oracle/surface_norms.py norm_bounds); "
+             "fp16/bf16 outputs the cast of a float32 result inside it. No bias check: the elements "
+             "of one slice share one reciprocal root, so their errors lean alike by construction "
+             "(`bias_share` 1). Slices holding NaN or infinities, or whose squares may leave "
+             "float32's range, are not judged; either sign of a zero.",
+             {"any": {"bias_share": 1.0, "bias_spread": 0.0}},
+             "the norm model (spec/surface_models.py NORM_MODEL: hicann/ops-nn rms_norm kernels; "
+             "Higham eq. 3.4, 4.6)"),
     ("surface-tolerance", "1", "surface_tolerance",
              "Transcendental functions within the vendor's accuracy standard for the API and output "
              "dtype: TTK's precision_tolerances (rtol, atol; the smallest over the API's cases of that "

@@ -131,6 +131,9 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
     """The value cases of an operator (by key or API name)."""
     entry = value_entry(op)
     key = op if not op.startswith("aclnn") else entry.key
+    if entry.norms:   # every output by role (spec/surface_norm_cases.py)
+        from aclnn_conformance.spec.surface_norm_cases import norm_value_cases
+        return norm_value_cases(entry, key, value_rule(entry), count, dtypes)
     if entry.reduction is not None:
         return reduction_value_cases(entry, key, count, dtypes)
     if entry.raw.get("conversion"):   # one call per (source, target) pair, the ci tier's pairs
@@ -416,7 +419,7 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
                   for i in range(1, len(entry.sample.get("attr_variants", ())) + 1)})
     out = []
     cases = value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=dtypes)
-    if (entry.sums or entry.multiplies) and tier == "ci":
+    if (entry.sums or entry.multiplies or entry.norms) and tier == "ci":
         # a sum's model is about its accumulator: the ci tier judges the long call in each other
         # float dtype too, where accumulating fp16 or bf16 in its own dtype shows
         narrow = tuple(d for d in entry.sample.get("dtypes", ()) if d in ("FLOAT16", "BF16") and d != dtype)
@@ -439,7 +442,7 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
             shape = case.tensors[entry.output].desc.shape
             tensors[entry.output] = TensorArg.from_array(np.zeros(shape, dtype=numpy_dtype(out_dtype)),
                                                          out_dtype)
-        case_id = names[kind] + ("" if case_dtype == dtype else f"-{case_dtype}")
+        case_id = names.get(kind, f"values-{kind}") + ("" if case_dtype == dtype else f"-{case_dtype}")
         out.append(case.with_(tensors=tensors, attrs=attrs, case_id=case_id,
                               rule_ids=case.rule_ids, note="the value cases of the entry"))
     return out

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from aclnn_conformance.spec.precision import ArithmeticModel
-from aclnn_conformance.spec.standards_surface import CLASS_STANDARD, PRODUCT, SUM
+from aclnn_conformance.spec.standards_surface import CLASS_STANDARD, NORM, PRODUCT, SUM
 
 ASC_DOCS = "hicann/asc-devkit@93c993b docs/api/SIMD-API/基础API/Memory矢量计算/基础算术/"
 
@@ -195,14 +195,43 @@ PRODUCT_MODEL = ArithmeticModel(
     source="; ".join(PRODUCT_SOURCES), within_one_ulp=())
 
 
+OPS_NN = "hicann/ops-nn@e5c3fa93 "
+# the root-mean-square normalizations (oracle/surface_norms.py): the kernels' float32 steps
+NORM_MODEL = ArithmeticModel(
+    "rms-normalization", "1",
+    order="fp16/bf16 inputs cast to float32; x^2 in float32, summed in any order, times a rounded "
+          "1/n (before or after the sum), + epsilon, a square root and a division of 1 by it; y as "
+          "(x * rstd) * weight in float32, cast once to the output's dtype",
+    correctly_rounded=("multiplication and addition in float32", "the casts (round to nearest even)"),
+    faithful=(), reciprocal_division=False, fused_multiply_add=False, final_cast={},
+    may=("sum the squares in any order or association (within gamma_{n+3} of the mean with its "
+         "products and the rounded 1/n)",
+         "take the square root and divide within 1 ulp (DIVISION_AND_ROOT)",
+         "hold an added input's sum as its float32 sum or cast to the input's dtype",
+         "flush subnormal products and inputs (an absolute error of float32's smallest normal)",
+         "either sign of a zero result"),
+    may_not=("accumulate the squares in fp16 or bf16", "skip terms of a slice",
+             "add epsilon outside the square root", "ignore the weight",
+             "write another quantity (the root itself) for the reciprocal root"),
+    source="; ".join((
+        OPS_NN + "norm/rms_norm/op_kernel/rms_norm.h:191-220 (arch32: Cast to float, Mul x*x, "
+        "ReduceSumHalfInterval, 1 / sqrt(sum * avg_factor + epsilon), Muls by rstd, Mul by gamma, "
+        "one Cast)",
+        OPS_NN + "norm/rms_norm/op_kernel/rms_norm_split_d.h:273-303 (Muls by avg_factor before the "
+        "sum; Adds epsilon, Sqrt, Div)",
+        OPS_NN + "norm/rms_norm/op_kernel/arch35/rms_norm_regbase_common.h:155-173 (ComputeRstd: "
+        "Muls avgFactor, Adds epsilon, Sqrt, Div of 1), 186-205 (gamma + 1 in float32), 256-261",
+        SUMMATION_SOURCES[-1])), within_one_ulp=("square root", "division"))
+
+
 def arithmetic_model_for(key: str, function_class: str, reduction: str | None = None) -> ArithmeticModel:
     """The class's model under an operator's key (an Operator record checks that its model is its
     own); a summing reduction (``reduction`` "sum" or "average") takes the summation model."""
     from dataclasses import replace
 
-    from aclnn_conformance.spec.surface_values import DEVIATION_KINDS, PRODUCT_KINDS, SUMMING_KINDS
+    from aclnn_conformance.spec.surface_values import DEVIATION_KINDS, NORM_KINDS, PRODUCT_KINDS, SUMMING_KINDS
     chosen = SUMMATION if reduction in SUMMING_KINDS else PRODUCT_MODEL if reduction in PRODUCT_KINDS \
-        else CLASS_MODELS[function_class]
+        else NORM_MODEL if reduction in NORM_KINDS else CLASS_MODELS[function_class]
     chosen = _variance_model() if reduction in DEVIATION_KINDS else chosen
     return replace(chosen, operator=key)
 
@@ -215,6 +244,8 @@ def standards_for(api_or_key: str) -> dict[str, str]:
     """{output: standard} of an API with a value entry (the ``standards`` of its OpSpec)."""
     from aclnn_conformance.spec.surface_values import value_entry
     entry = value_entry(api_or_key)
+    if entry.norms:   # every output of a normalization by the norm model's envelope
+        return {name: NORM for name in entry.outputs}
     return {name: SUM if entry.sums else PRODUCT if entry.multiplies else CLASS_STANDARD[entry.function_class]
             for name in entry.outputs}
 

@@ -21,10 +21,14 @@ FUNCTION_CLASSES = ("exact", "rounded", "transcendental")
 # each element of a slice along one dim against the slice's exponentials, the output in the input's
 # shape: e^x_i / sum_j e^x_j (the normalized exponential) and its logarithm
 NORMALIZED_EXP, LOG_NORMALIZED_EXP = "normalized-exp", "log-normalized-exp"
+# each element of a slice over the trailing dims the weight covers against the slice's root mean
+# square: x_i / sqrt(mean(x^2) + epsilon) * weight_i (oracle/surface_norms.py), the output in the
+# input's shape, the reciprocal root (and an added input's sum) as outputs by role
+RMS_NORMALIZED = "rms-normalized"
 # the variance of each slice about its mean over the divisor n - correction, and its square root
 VARIANCE, STANDARD_DEVIATION = "variance", "standard-deviation"
 REDUCTION_KINDS = ("max", "min", "sum", "nan-sum", "average", "argmax", "argmin", "prefix-sum",
-                   NORMALIZED_EXP, LOG_NORMALIZED_EXP, VARIANCE, STANDARD_DEVIATION)
+                   NORMALIZED_EXP, LOG_NORMALIZED_EXP, VARIANCE, STANDARD_DEVIATION, RMS_NORMALIZED)
 # whether every element of a slice is nonzero, whether some element is (a truth value per slice)
 TRUTH_KINDS = ("all-true", "any-true")
 # the product of a slice's elements, and every prefix's product (the output in the input's shape)
@@ -45,6 +49,7 @@ HALVES = "halves"
 NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD = "normalized-exp-grad", "log-normalized-exp-grad"
 NORMALIZED_GRAD_KINDS = (NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD)
 REDUCTION_KINDS = REDUCTION_KINDS + (HALVES,) + NORMALIZED_GRAD_KINDS
+NORM_KINDS = (RMS_NORMALIZED,)   # a normalization over trailing dims, with outputs by role
 
 
 class UnknownValueEntry(LookupError):
@@ -79,6 +84,8 @@ class ValueEntry:
     # (``correction``: a variance's attribute subtracted from n in the divisor; ``correction_flag``:
     # that attribute is a bool, true meaning 1; ``outputs``: the outputs by role where there are two;
     # ``open_without_divisor``: n - correction <= 0 with n > 1 left open)
+    # a norm kind (NORM_KINDS): ``dims`` names the tensor whose rank gives the trailing reduced dims,
+    # ``outputs`` the other outputs by role ({"rstd": ..., "sum": ...}), judged beside ``output``
     reduction: Mapping[str, Any] | None = None
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
@@ -104,9 +111,14 @@ class ValueEntry:
         return self.reduction is not None and self.reduction.get("kind") in NORMALIZED_GRAD_KINDS
 
     @property
+    def norms(self) -> bool:
+        """A normalization over trailing dims with more than one output (oracle/surface_norms.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in NORM_KINDS
+
+    @property
     def keeps_shape(self) -> bool:
         """The output has the input's shape (a scan, a normalized exponential): one dim, no keepdim."""
-        return self.scans or self.normalizes or self.normalized_grads
+        return self.scans or self.normalizes or self.normalized_grads or self.norms
 
     @property
     def halves(self) -> bool:
@@ -154,7 +166,7 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
                                   not {"input", "dims"} <= set(reduction) or
                                   ("keepdim" not in reduction
                                    and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS + (HALVES,)
-                                   + NORMALIZED_GRAD_KINDS)):
+                                   + NORMALIZED_GRAD_KINDS + NORM_KINDS)):
         raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
                          f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
@@ -278,6 +290,8 @@ def outside_domain(case: Any) -> bool:
     out = case.tensors.get(entry.output)
     if out is None or out.desc.dtype.name not in _COMPUTABLE:
         return True
+    if entry.norms:
+        return _outside_norm(case, entry)
     others = [case.tensors.get(name) for name in entry.outputs[1:]]
     if any(o is None or o.desc.dtype.name not in _COMPUTABLE or _outside_reduction(case, entry, o)
            for o in others):
@@ -312,6 +326,47 @@ def outside_domain(case: Any) -> bool:
     except ValueError:
         return True
     return _subtracts_booleans(case, entry)
+
+
+def norm_sources(entry: ValueEntry) -> tuple[str, ...]:
+    """The tensors normalized: the addends, or the one input."""
+    red = entry.reduction
+    return tuple(red.get("addends") or (red["input"],))
+
+
+def norm_reduced_rank(case: Any, entry: ValueEntry) -> int:
+    """The number of trailing dims reduced: the rank of the tensor ``dims`` names."""
+    return case.tensor(entry.reduction["dims"]).desc.ndim
+
+
+def _outside_norm(case: Any, entry: ValueEntry) -> bool:
+    """A call outside the documents' function: an operand or output missing or not a float tensor,
+    a weight that is not the input's trailing shape, an output of another shape than the input's
+    (the reciprocal root: the leading dims, with or without the reduced ones as 1)."""
+    red = entry.reduction
+    names = norm_sources(entry) + (red["dims"],) + entry.outputs
+    if red.get("weight") and red["weight"] not in names:
+        names += (red["weight"],)
+    for name in names:
+        arg = case.tensors.get(name)
+        if arg is None or arg.desc.dtype.name not in ("FLOAT", "FLOAT16", "BF16"):
+            return True
+    shape = tuple(case.tensor(norm_sources(entry)[0]).desc.shape)
+    k = norm_reduced_rank(case, entry)
+    if any(tuple(case.tensor(n).desc.shape) != shape for n in norm_sources(entry)) or not 1 <= k <= len(shape):
+        return True
+    if tuple(case.tensor(red["dims"]).desc.shape) != shape[len(shape) - k:]:
+        return True
+    outputs = red.get("outputs", {})
+    for role, name in [("y", entry.output), *outputs.items()]:
+        got = tuple(case.tensor(name).desc.shape)
+        if role == "rstd":
+            lead = shape[:len(shape) - k]
+            if got not in (lead + (1,) * k, lead):
+                return True
+        elif got != shape:
+            return True
+    return False
 
 
 def _subtracts_booleans(case: Any, entry: ValueEntry) -> bool:

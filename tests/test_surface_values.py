@@ -63,7 +63,7 @@ def _out(case):
 def test_value_tables_hold_at_least_100_apis_with_their_sources():
     assert len(ENTRIES) >= 100
     families = {value_entries()[a].family for a in ENTRIES}
-    assert families == {"math", "activation"}
+    assert families == {"math", "activation", "norm"}
     for api in ENTRIES:
         e = value_entries()[api]
         assert e.function_class in FUNCTION_CLASSES
@@ -81,6 +81,11 @@ def test_every_function_parses_and_reads_only_the_apis_parameters():
     from aclnn_conformance.oracle.surface_functions import names_of
     for api in ENTRIES:
         e = value_entries()[api]
+        if e.norms:   # a normalization reads its roles (the input or addends, the weight, epsilon)
+            red = e.reduction
+            roles = {*(red.get("addends") or (red["input"],)), red["dims"], red["epsilon"]}
+            assert set(e.inputs) == roles and red["kind"] in REDUCTION_KINDS, api
+            continue
         if e.reduction is not None:   # a reduction names its parameters by role
             assert e.inputs == (e.reduction["input"],) and e.reduction["kind"] in REDUCTION_KINDS, api
             continue
@@ -393,7 +398,7 @@ def test_extracted_operators_are_value_judged_where_their_interface_is_read():
         assert record.has("oracle") and record.has("torch") and record.spec.values_judged, api
         # the class's standard, or the summation (product) model's for a summing (multiplying) reduction
         assert record.spec.standards["cann"][entry.output] == (
-            standards_for(api)[entry.output] if entry.sums or entry.multiplies
+            standards_for(api)[entry.output] if entry.sums or entry.multiplies or entry.norms
             else CLASS_STANDARD[entry.function_class])
         for case in [c for c in table_cases(record.key) if c.case_id.startswith("values")]:
             for product in sorted(record.spec.supported["cann"])[:3]:

@@ -213,6 +213,9 @@ def mutant_set(key: str) -> MutantSet:
     if entry.normalized_grads:   # softmax's and log-softmax's gradients (surface_normalized_grads.py)
         from aclnn_conformance.backends.mutants.surface_normalized_grads import normalized_grad_mutant_set
         return normalized_grad_mutant_set(key, outputs, cases)
+    if entry.norms:   # every output by role: their own set (backends/mutants/surface_norms.py)
+        from aclnn_conformance.backends.mutants.surface_norms import norm_mutant_set
+        return norm_mutant_set(key, cases, _make)
     if entry.reduction is not None:
         return reduction_mutant_set(key, outputs, cases)
     if entry.raw.get("conversion"):   # a dtype conversion's own kinds (rounding mode, overflow, wrap)
