@@ -146,30 +146,3 @@ def test_each_mutant_is_killed_and_each_control_clean_through_mutate(op):
     for control in found.controls:
         assert by[control.name]["status"] == "control" and by[control.name]["killing_cases"] == 0, control.kind
     assert doc["passed"]
-
-
-@pytest.mark.parametrize("module", ["oracle/surface_normalized_grads.py", "spec/surface_normalized_grads.py",
-                                    "backends/mutants/surface_normalized_grads.py",
-                                    "backends/torch_backend/surface_normalized_grads.py"])
-def test_the_gradient_modules_name_no_api(module):
-    """As tests/test_surface_values.py's check of the generic modules."""
-    import ast
-    from pathlib import Path
-
-    from aclnn_conformance.spec.surface_values import value_entries
-    entries = value_entries()
-    keys = {e.key for e in entries.values()}
-    tree = ast.parse((Path(__file__).resolve().parents[1] / module).read_text())
-    words = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            words.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            words.add(node.attr)
-        elif isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            words.add(node.name)
-        elif isinstance(node, ast.arg):
-            words.add(node.arg)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            words.add(node.value)
-    assert not words & (set(entries) | (keys - {"mean", "cumsum", "exp", "log"})), module
