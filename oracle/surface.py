@@ -223,12 +223,13 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
         # ones as the published standard, never to the wider output's
         aux = tolerance_aux(entry, compute if narrower else out_dtype)
         aux["exact"] = exact
-        if entry.raw.get("open_where"):   # where the entry's model of the kernel says not to judge
-            with np.errstate(all="ignore"):
-                aux["unjudged"] = np.broadcast_to(np.asarray(evaluate_values(
-                    entry.raw["open_where"]["where"], env, shape), bool), shape)
         if narrower:
             aux["faithful_dtype"] = np.dtype(compute)   # the result is as fine as the compute dtype
+    if entry.raw.get("open_where") and is_float(compute):   # where the entry says not to judge (its why)
+        with np.errstate(all="ignore"):
+            left_open = np.broadcast_to(np.asarray(evaluate_values(
+                entry.raw["open_where"]["where"], env, shape), bool), shape)
+        aux["unjudged"] = left_open | aux["unjudged"] if "unjudged" in aux else left_open
     if "exact" in aux and entry.zero_sign != "either" and zero_sign_fixed(entry.function):
         aux["zero_sign_fixed"] = True   # the sign of an exact zero is judged (IEEE 754 fixes it)
     expected = np.broadcast_to(expected, out_shape).astype(out_dtype) if out_shape != shape \
