@@ -220,11 +220,6 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
             expected = result.astype(compute).astype(out_dtype) if result.dtype != np.bool_ \
                 else result.astype(out_dtype)
         aux = {"either_zero_sign": entry.zero_sign == "either"}
-        if entry.raw.get("open_where"):   # a computed comparison may go either way near its boundary
-            with np.errstate(all="ignore"):
-                aux["unjudged"] = np.broadcast_to(np.asarray(evaluate_values(
-                    entry.raw["open_where"]["where"], env, shape, like=evaluate_in or np.dtype(np.float64)),
-                    bool), shape)
     elif entry.function_class == "rounded":
         rounded = evaluate_bound(entry.function, env, shape, compute, out_dtype)
         with np.errstate(all="ignore"):
@@ -241,18 +236,15 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
         # ones as the published standard, never to the wider output's
         aux = tolerance_aux(entry, compute if narrower else out_dtype)
         aux["exact"] = exact
-        if entry.raw.get("open_where"):   # where the entry's model of the kernel says not to judge
-            with np.errstate(all="ignore"):
-                aux["unjudged"] = np.broadcast_to(np.asarray(evaluate_values(
-                    entry.raw["open_where"]["where"], env, shape), bool), shape)
         if narrower:
             aux["faithful_dtype"] = np.dtype(compute)   # the result is as fine as the compute dtype
-    if exact_evaluation and entry.raw.get("open_where"):   # an exact or integer call's open elements
+    if entry.raw.get("open_where"):   # where the entry says not to judge (its why), in every class
+        # evaluated as the function is: an integer call in its dtype, an exact one in its exact type
+        like = compute if not is_float(compute) else (evaluate_in or np.dtype(np.float64))
         with np.errstate(all="ignore"):
-            aux["unjudged"] = np.broadcast_to(np.asarray(evaluate_values(
-                entry.raw["open_where"]["where"], env, shape,
-                like=compute if not is_float(compute) else evaluate_in or np.dtype(np.float64)), bool),
-                out_shape)
+            left_open = np.broadcast_to(np.asarray(evaluate_values(
+                entry.raw["open_where"]["where"], env, shape, like=like), bool), shape)
+        aux["unjudged"] = left_open | aux["unjudged"] if "unjudged" in aux else left_open
     if "exact" in aux and entry.zero_sign != "either" and zero_sign_fixed(entry.function):
         aux["zero_sign_fixed"] = True   # the sign of an exact zero is judged (IEEE 754 fixes it)
     expected = np.broadcast_to(expected, out_shape).astype(out_dtype) if out_shape != shape \
