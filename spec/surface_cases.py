@@ -419,12 +419,14 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
                   for i in range(1, len(entry.sample.get("attr_variants", ())) + 1)})
     out = []
     cases = value_cases(key, count=1024 if tier == "ci" else 8192, dtypes=dtypes)
-    if (entry.sums or entry.multiplies or entry.norms) and tier == "ci":
+    if (entry.sums or entry.multiplies or entry.norms or entry.deviates or entry.normalized_grads) \
+            and tier == "ci":
         # a sum's model is about its accumulator: the ci tier judges the long call in each other
         # float dtype too, where accumulating fp16 or bf16 in its own dtype shows
         narrow = tuple(d for d in entry.sample.get("dtypes", ()) if d in ("FLOAT16", "BF16") and d != dtype)
-        # (a product's: its values call too, where an fp16 result below the normal range shows a flush)
-        kinds = ("long-", "values-") if entry.multiplies else ("long-",)
+        # (a product's: its values call too, where an fp16 result below the normal range shows a flush;
+        # a softmax gradient's: where fp16's largest values show an input rounded through another dtype)
+        kinds = ("long-", "values-") if entry.multiplies or entry.normalized_grads else ("long-",)
         cases += [c for c in value_cases(key, dtypes=narrow) if c.case_id.startswith(kinds)] if narrow else []
     if entry.truths and tier == "ci":
         # a truth's narrow cast shows on a narrow input (a value of bf16 that float16 holds as 0)
