@@ -94,9 +94,12 @@ def applicable_rules(op: str, profile: str, product: str) -> tuple[str, ...]:
             _applicable[key] = ()
         else:
             supported = product in spec.supported.get(profile, ())
+            # a value rule's expectation is for the calls outside its domain (not judged): inside
+            # it, every value-judged case exercises the rule on a product that supports the operator
             _applicable[key] = tuple(
                 r.id for r in spec.rules if r.in_profile(profile)
-                and r.expect_for(profile, product).kind in _JUDGING_EXPECTATIONS
+                and (r.expect_for(profile, product).kind in _JUDGING_EXPECTATIONS
+                     or (r.kind == "value" and supported))
                 and (supported or r.category == "product"))
     return _applicable[key]
 

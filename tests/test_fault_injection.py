@@ -714,6 +714,21 @@ def test_out_of_domain_calls_are_counted_as_families(tmp_path):
     assert f"| 2 ({total} calls) |" in md
 
 
+def test_a_value_domain_rule_counts_as_exercised_by_a_value_judged_case():
+    """An extracted operator's value rule expects "not judged" only of the calls outside its domain:
+    a value-judged case naming it exercises it, where the product supports the operator."""
+    from aclnn_conformance.spec import OPS
+    rule = next(r.id for r in OPS["abs"].rules if r.kind == "value" and r.id.endswith("-VALUE-001"))
+    assert rule in applicable_rules("abs", "cann", "atlas-a2")
+    records = [OutcomeRecord(case_id="values", op="abs", product="atlas-a2", profile="cann", backend="b",
+                             outcome="PASS", judged_by="values", values_judged=True, rule_ids=(rule,))]
+    (row,) = compliance(RunSet(records).frame())
+    assert row["value_rules_exercised"] == 1 <= row["value_rules"]
+    status_only = [replace(records[0], judged_by="status", values_judged=False)]
+    (row,) = compliance(RunSet(status_only).frame())
+    assert row["value_rules_exercised"] == 0
+
+
 def test_no_compliance_share_without_value_rules_exercised():
     rules = [r for r in applicable_rules("weight_quant_preprocess", "cann", "ascend950")
              if OPS["weight_quant_preprocess"].rule(r).kind == "value"]
