@@ -64,8 +64,10 @@ def _draw(key: str) -> float:
 
 
 def value_group(entry: Any) -> tuple:
-    """What decides which value mutants an entry gets: its family, function class and reduction kind."""
-    return entry.family, entry.function_class, (entry.reduction or {}).get("kind")
+    """What decides which value mutants an entry gets: its family, function class and reduction kind
+    (or its conversion block: a cast's rounding, overflow and wrap mutants)."""
+    kind = (entry.reduction or {}).get("kind") or ("conversion" if entry.raw.get("conversion") else None)
+    return entry.family, entry.function_class, kind
 
 
 def sampled(key: str) -> bool:
