@@ -229,7 +229,8 @@ def _calls(entry: ValueEntry) -> tuple:
         return SCAN_CALLS
     if entry.deviates:
         return DEVIATION_CALLS
-    return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else REDUCTION_CALLS
+    one_dim = entry.indexes or entry.reduction.get("one_dim")   # dims is one integer dim
+    return SUM_CALLS if entry.sums else INDEX_CALLS if one_dim else REDUCTION_CALLS
 
 
 def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
@@ -273,6 +274,8 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
                 x = _whole_edge(x, red["kind"], dt, kind)
             elif not entry.sums and not entry.normalizes and kind == "values" and _is_float_dtype(dt):
                 x = _edge_slices(x, red["kind"], dt)
+                if entry.paired_index:   # a tie and a near tie for the positions, beside the edges
+                    x[2:] = _tied_slice(x[2:], entry.paired_index[0], dt)
             if kind == "long":
                 x[1] = np.absolute(x[1])
             if kind == "offset":
@@ -291,8 +294,12 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
             out_shape = shape if entry.keeps_shape else reduced_shape(shape, dims, keepdim, noop)
             out_acl = AclDataType[red["index_dtype"]] if red.get("index_dtype") else \
                 AclDataType.BOOL if _boolean(entry) else acl
+            # an extreme's positions (``paired_index``) in the index dtype, its values in the input's
+            out_acls = {name: AclDataType[red["index_dtype"]] if entry.paired_index and
+                        name == entry.paired_index[1] else acl if entry.paired_index else out_acl
+                        for name in entry.outputs}
             tensors = {red["input"]: _tensor(x, acl),
-                       **{name: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)
+                       **{name: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acls[name])), out_acls[name])
                           for name in entry.outputs}}
             cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
                               rule_ids=(value_rule(entry),), origin="table"))

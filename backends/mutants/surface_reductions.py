@@ -188,4 +188,9 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
     else:
         controls.insert(0, _make(NanIgnoringControl, entry, key, "nan-ignoring-control", "a slice "
                                  "holding NaN gives the extreme of its other values", ()))
+        if entry.paired_index:   # the extreme's positions beside its values: the index kinds there
+            from aclnn_conformance.backends.mutants.surface_indices import index_kinds
+            own, own_controls = index_kinds(entry, key, rule, _make)
+            mutants += own
+            controls += own_controls
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))

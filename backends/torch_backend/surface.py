@@ -124,7 +124,7 @@ def _reduced(fn, x, case: Case, entry: ValueEntry):
         if not x.dim():
             return fn(x, dim=0) if entry.normalizes else x.clone()
         return _flagged(fn, x, case.attrs.get(red["dims"]), case, entry)
-    if entry.indexes:    # one dim, an integer (rank 0: the scalar's own position)
+    if entry.indexes or red.get("one_dim"):    # one dim, an integer (rank 0: the scalar's own position)
         dim = case.attrs.get(red["dims"])
         return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
     boolean = x.dtype == torch.bool
