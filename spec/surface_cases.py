@@ -191,6 +191,9 @@ SUM_CALLS = REDUCTION_CALLS + (("long", (2, 1000), [-1], False, False),)
 INDEX_CALLS = (("values", (8, 16, 8), 1, False, False), ("twin", (6, 6, 4), 1, False, False),
                ("keepdim", (4, 6, 5), -1, True, False), ("first", (4, 6, 5), 0, False, False),
                ("empty", (0, 5), 1, False, False))
+# an extreme along one dim (``one_dim``) adds keepdim on a non-negative dim (some host code leaves a
+# negative dim's handling unread, where keepdim's call would not be judged)
+ONE_DIM_CALLS = INDEX_CALLS + (("keepfirst", (4, 6, 5), 0, True, False),)
 
 
 # a scan names one dim and keeps the input's shape; a long dim as for the sums
@@ -229,8 +232,9 @@ def _calls(entry: ValueEntry) -> tuple:
         return SCAN_CALLS
     if entry.deviates:
         return DEVIATION_CALLS
-    one_dim = entry.indexes or entry.reduction.get("one_dim")   # dims is one integer dim
-    return SUM_CALLS if entry.sums else INDEX_CALLS if one_dim else REDUCTION_CALLS
+    one_dim = entry.reduction.get("one_dim")   # dims is one integer dim
+    return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else ONE_DIM_CALLS if one_dim \
+        else REDUCTION_CALLS
 
 
 def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
@@ -420,7 +424,7 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
                          if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
-    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS + WHOLE_CALLS + DEVIATION_CALLS
+    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + ONE_DIM_CALLS + SCAN_CALLS + WHOLE_CALLS + DEVIATION_CALLS
                   if kind not in names})
     names.update({f"attrs{i}": f"values-attrs{i}"
                   for i in range(1, len(entry.sample.get("attr_variants", ())) + 1)})

@@ -1,7 +1,7 @@
-"""The extremes with their positions (aclnnMaxDim, aclnnMinDim): each output judged as its kind's
-entries are (the values exact as aclnnAmax's, the positions exact as aclnnArgMax's, ties and NaN
-slices open), by hand; hand-written device outputs; every generated mutant failing a single call
-and every control passing each."""
+"""The extremes with their positions (aclnnMaxDim, aclnnMinDim) and the minimum beside the maximum
+(aclnnAminmaxDim, aclnnAminmaxAll): each output judged as its kind's entries are (the values exact as aclnnAmax's,
+the positions exact as aclnnArgMax's, ties and NaN slices open), by hand; hand-written device
+outputs; every generated mutant failing a single call and every control passing each."""
 from __future__ import annotations
 
 import numpy as np
@@ -27,6 +27,11 @@ def _call(op: str, values, dim: int, keepdim: bool = False, dtype=AclDataType.FL
     from aclnn_conformance.spec.dtypes import numpy_dtype
     x = np.asarray(values, dtype=numpy_dtype(dtype))
     shape = reduced_shape(x.shape, dim, keepdim, False)
+    if op == "aminmax_dim":
+        return Case(op=op, case_id="hand", tensors={
+            "self": TensorArg.from_array(x, dtype),
+            **{name: TensorArg.from_array(np.zeros(shape, x.dtype), dtype) for name in ("minOut", "maxOut")}},
+            attrs={"dim": dim, "keepDim": keepdim})
     index = INDEX_DTYPE[op]
     return Case(op=op, case_id="hand", tensors={
         "self": TensorArg.from_array(x, dtype),
@@ -44,8 +49,8 @@ def _oracle(case: Case):
 class _Device:
     """A device writing the given values and positions."""
 
-    def __init__(self, out, indices) -> None:
-        self.written = {"out": out, "indices": indices}
+    def __init__(self, out, indices, names=("out", "indices")) -> None:
+        self.written = dict(zip(names, (out, indices)))
 
     def run(self, case: Case, product: str):
         from aclnn_conformance.backends.base import RunResult
@@ -93,18 +98,56 @@ def test_a_device_is_judged_on_both_outputs():
     assert _judged("min_dim", _Device([-3, 2], [0, 0]), int_case, "ascend950") == "FAIL"
 
 
-@pytest.mark.parametrize("op", ["max_dim", "min_dim"])
+def test_the_minimum_and_the_maximum_by_hand():
+    views, aux = _oracle(_call("aminmax_dim", X, 1))
+    assert views["minOut"].tolist()[:2] == [1.0, -2.0] and views["maxOut"].tolist()[:2] == [7.0, 4.0]
+    assert aux["minOut"]["unjudged"].tolist() == aux["maxOut"]["unjudged"].tolist() == [False, False, True]
+    views, _ = _oracle(_call("aminmax_dim", X, 0, keepdim=True))
+    assert views["minOut"].tolist()[0][1:] == [-2.0, 3.0] and views["maxOut"].tolist()[0][1:] == [7.0, 9.0]
+    case = _call("aminmax_dim", X, 1)
+    names = ("minOut", "maxOut")
+    # either sign of a zero, anything in a NaN slice; the outputs swapped fail
+    assert _judged("aminmax_dim", _Device([1.0, -2.0, -5.0], [7.0, 4.0, 0.0], names), case) == "PASS"
+    assert _judged("aminmax_dim", _Device([7.0, 4.0, NAN], [1.0, -2.0, NAN], names), case) == "FAIL"
+    assert _judged("aminmax_dim", _Device([1.0, -2.0, NAN], [7.0, 3.0, NAN], names), case) == "FAIL"
+
+
+def _whole_call(values, dtype=AclDataType.FLOAT) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    x = np.asarray(values, dtype=numpy_dtype(dtype))
+    return Case(op="aminmax_all", case_id="hand", tensors={
+        "self": TensorArg.from_array(x, dtype),
+        **{name: TensorArg.from_array(np.zeros((), x.dtype), dtype) for name in ("minOut", "maxOut")}}, attrs={})
+
+
+def test_the_minimum_and_the_maximum_of_every_element_by_hand():
+    views, aux = _oracle(_whole_call([[1.5, -4.0, 3.0], [0.25, 6.0, -0.5]]))
+    assert float(views["minOut"]) == -4.0 and float(views["maxOut"]) == 6.0
+    assert not aux["minOut"]["unjudged"].any() and not aux["maxOut"]["unjudged"].any()
+    _, aux = _oracle(_whole_call([[1.0, NAN], [2.0, 3.0]]))
+    assert aux["minOut"]["unjudged"].all() and aux["maxOut"]["unjudged"].all()
+    case = _whole_call([[1.5, -4.0, 3.0], [0.25, 6.0, -0.5]])
+    names = ("minOut", "maxOut")
+    assert _judged("aminmax_all", _Device(-4.0, 6.0, names), case) == "PASS"
+    assert _judged("aminmax_all", _Device(6.0, -4.0, names), case) == "FAIL"
+    assert _judged("aminmax_all", _Device(-4.0, 3.0, names), case) == "FAIL"
+
+
+@pytest.mark.parametrize("op", ["max_dim", "min_dim", "aminmax_dim", "aminmax_all"])
 def test_each_mutant_fails_a_single_call_and_each_control_passes_every_one(op):
     from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
     from aclnn_conformance.spec.surface_cases import value_cases
     found = getattr(MUTANT_SETS, op)
     kinds = {m.kind: m for m in found.mutants}
-    assert {"index-from-end", "other-extreme", "wrong-axis", "ulp-bias", "flush"} <= set(kinds)
+    own = ("swapped-outputs",) if op.startswith("aminmax") else ("index-from-end", "other-extreme")
+    # every element reduced: no dim to mistake, no keepdim
+    own += ("wrong-axis", "keepdim-ignored") if op != "aminmax_all" else ()
+    assert {*own, "ulp-bias", "flush", "promotion"} <= set(kinds)
     cases = value_cases(op)
-    for kind in ("index-from-end", "other-extreme", "wrong-axis", "ulp-bias", "flush"):
+    for kind in (*own, "ulp-bias", "flush", "promotion"):
         assert any(_judged(op, kinds[kind](), c) == "FAIL" for c in cases), kind
-    assert {c.kind for c in found.controls} >= {"last-of-ties-control", "nan-skipping-control",
-                                                "nan-ignoring-control", "zero-sign-control"}
+    assert {c.kind for c in found.controls} >= {"nan-ignoring-control", "zero-sign-control"} | (
+        set() if op.startswith("aminmax") else {"last-of-ties-control", "nan-skipping-control"})
     for control in found.controls:
         outcomes = {c.case_id: _judged(op, control(), c) for c in cases}
         assert set(outcomes.values()) <= {"PASS", "NOT_JUDGED", "NOT_SUPPORTED"}, (control.kind, outcomes)
