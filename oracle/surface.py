@@ -12,6 +12,8 @@ output is an empty result.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import ast
 import json
 from functools import lru_cache
@@ -191,8 +193,9 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
         result = reduction_from_case(case, profile, product)
         if entry.multiplies or not entry.reduction.get("dims"):
             # a product, or an extreme of every element: the product's special-value choices too
-            result.aux[entry.output].update(device_choices(case, profile, product, entry,
-                                                           np.asarray(result.views[entry.output])))
+            for name in entry.outputs:   # each output of an entry naming several (reduction.outputs)
+                result.aux[name].update(device_choices(case, profile, product, replace(entry, output=name),
+                                                       np.asarray(result.views[name])))
         return result
     if entry.raw.get("conversion"):   # a dtype conversion: the target is an attribute
         from aclnn_conformance.oracle.surface_conversions import from_case as conversion_from_case

@@ -13,6 +13,7 @@ mean, through oracle/surface_sums.py; below, the maximum and minimum).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Callable
 
 import ml_dtypes
@@ -80,6 +81,28 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     if entry.normalizes:   # softmax and log-softmax along one dim (oracle/surface_softmax.py)
         from aclnn_conformance.oracle import surface_softmax
         return surface_softmax.from_case(case, entry, reduced_axes(case, entry))
+    if red.get("outputs"):   # an extreme with other outputs by role: each role's kind on its output
+        return _by_role(case, entry)
+    return extreme_from_case(case, entry)
+
+
+def _by_role(case: Case, entry: ValueEntry) -> OracleResult:
+    """Every output of an extreme that writes several, each as the entry its role's kind would be
+    (the values as a max or min, the positions as an argmax or argmin)."""
+    red = entry.reduction
+    views: dict[str, Any] = {}
+    aux: dict[str, Any] = {}
+    for role, name in red["outputs"].items():
+        one = replace(entry, output=name, reduction={**red, "kind": role, "outputs": {}})
+        result = index_from_case(case, one) if role in EXTREMES else extreme_from_case(case, one)
+        views.update(result.views)
+        aux.update(result.aux)
+    return OracleResult(views=views, aux=aux)
+
+
+def extreme_from_case(case: Case, entry: ValueEntry) -> OracleResult:
+    """The expected output of a maximum or minimum, a slice holding NaN left open."""
+    red = entry.reduction
     values, held, out_arg, out_shape, axes, keepdim = _operands(case, entry)
     result = np.asarray(reduce_values(held, red["kind"], axes, keepdim))
     # a maximum or minimum is NaN exactly where its slice holds a NaN: those are left open

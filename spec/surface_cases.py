@@ -191,6 +191,9 @@ SUM_CALLS = REDUCTION_CALLS + (("long", (2, 1000), [-1], False, False),)
 INDEX_CALLS = (("values", (8, 16, 8), 1, False, False), ("twin", (6, 6, 4), 1, False, False),
                ("keepdim", (4, 6, 5), -1, True, False), ("first", (4, 6, 5), 0, False, False),
                ("empty", (0, 5), 1, False, False))
+# an extreme along one dim (``one_dim``) adds keepdim on a non-negative dim (some host code leaves a
+# negative dim's handling unread, where keepdim's call would not be judged)
+ONE_DIM_CALLS = INDEX_CALLS + (("keepfirst", (4, 6, 5), 0, True, False),)
 
 
 # a scan names one dim and keeps the input's shape; a long dim as for the sums
@@ -229,7 +232,9 @@ def _calls(entry: ValueEntry) -> tuple:
         return SCAN_CALLS
     if entry.deviates:
         return DEVIATION_CALLS
-    return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else REDUCTION_CALLS
+    one_dim = entry.reduction.get("one_dim")   # dims is one integer dim
+    return SUM_CALLS if entry.sums else INDEX_CALLS if entry.indexes else ONE_DIM_CALLS if one_dim \
+        else REDUCTION_CALLS
 
 
 def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
@@ -273,6 +278,8 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
                 x = _whole_edge(x, red["kind"], dt, kind)
             elif not entry.sums and not entry.normalizes and kind == "values" and _is_float_dtype(dt):
                 x = _edge_slices(x, red["kind"], dt)
+                if entry.paired_index:   # a tie and a near tie for the positions, beside the edges
+                    x[2:] = _tied_slice(x[2:], entry.paired_index[0], dt)
             if kind == "long":
                 x[1] = np.absolute(x[1])
             if kind == "offset":
@@ -291,8 +298,12 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
             out_shape = shape if entry.keeps_shape else reduced_shape(shape, dims, keepdim, noop)
             out_acl = AclDataType[red["index_dtype"]] if red.get("index_dtype") else \
                 AclDataType.BOOL if _boolean(entry) else acl
+            # an extreme's positions (``paired_index``) in the index dtype, its values in the input's
+            out_acls = {name: AclDataType[red["index_dtype"]] if entry.paired_index and
+                        name == entry.paired_index[1] else acl if entry.paired_index else out_acl
+                        for name in entry.outputs}
             tensors = {red["input"]: _tensor(x, acl),
-                       **{name: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acl)), out_acl)
+                       **{name: _tensor(np.zeros(out_shape, dtype=numpy_dtype(out_acls[name])), out_acls[name])
                           for name in entry.outputs}}
             cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
                               rule_ids=(value_rule(entry),), origin="table"))
@@ -413,7 +424,7 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
                          if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}
-    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + INDEX_CALLS + SCAN_CALLS + WHOLE_CALLS + DEVIATION_CALLS
+    names.update({kind: f"values-{kind}" for kind, *_ in SUM_CALLS + ONE_DIM_CALLS + SCAN_CALLS + WHOLE_CALLS + DEVIATION_CALLS
                   if kind not in names})
     names.update({f"attrs{i}": f"values-attrs{i}"
                   for i in range(1, len(entry.sample.get("attr_variants", ())) + 1)})

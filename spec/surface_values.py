@@ -83,7 +83,9 @@ class ValueEntry:
     # (``dtype``: the attribute naming the dtype the host code casts the input to before the kernel)
     # (``correction``: a variance's attribute subtracted from n in the divisor; ``correction_flag``:
     # that attribute is a bool, true meaning 1; ``outputs``: the outputs by role where there are two;
-    # ``open_without_divisor``: n - correction <= 0 with n > 1 left open)
+    # ``open_without_divisor``: n - correction <= 0 with n > 1 left open; an extreme's ``outputs``
+    # name each output by the kind it holds, {"max": "out", "argmax": "indices"}; ``one_dim``: dims
+    # is one integer dim)
     # a norm kind (NORM_KINDS): ``dims`` names the tensor whose rank gives the trailing reduced dims,
     # ``outputs`` the other outputs by role ({"rstd": ..., "sum": ...}), judged beside ``output``
     reduction: Mapping[str, Any] | None = None
@@ -146,6 +148,15 @@ class ValueEntry:
         names by role (``outputs``: {"average": "meanOut", ...})."""
         roles = (self.reduction or {}).get("outputs") or {}
         return (self.output,) + tuple(name for name in roles.values() if name != self.output)
+
+    @property
+    def paired_index(self) -> tuple[str, str] | None:
+        """An extreme's other output by role that is its position along the one dim: (the role's
+        index kind, the output's name), e.g. ("argmax", "indices"); none where there is no such output."""
+        for role, name in ((self.reduction or {}).get("outputs") or {}).items():
+            if role in INDEX_KINDS and name != self.output:
+                return role, name
+        return None
 
     @property
     def deviates(self) -> bool:

@@ -15,7 +15,7 @@ from typing import Callable
 
 import numpy as np
 
-from aclnn_conformance.backends.mutants.surface_kinds import SurfaceBackend
+from aclnn_conformance.backends.mutants.surface_kinds import PROFILE, SurfaceBackend
 from aclnn_conformance.spec.case import Case
 
 OTHER = {"argmax": np.argmin, "argmin": np.argmax}
@@ -38,10 +38,13 @@ class IndexBackend(SurfaceBackend):
         x = np.asarray(arg.view_of(arg.storage))
         x = x.astype(np.float32) if x.dtype.itemsize < 4 and x.dtype.kind not in "iub" else x
         axes = reduced_axes(case, entry)
-        out = case.tensor(entry.output)
+        # an extreme's positions beside its values (``paired_index``): that output and its kind
+        kind, name = entry.paired_index or (red["kind"], entry.output)
+        out = case.tensor(name)
         if not axes or x.size == 0:
-            return super().values(case)
-        found = self.locate(x, axes[0], red["kind"])
+            from aclnn_conformance.oracle.surface import from_case
+            return np.asarray(from_case(case, PROFILE).views[name])
+        found = self.locate(x, axes[0], kind)
         return np.asarray(found).astype(out.storage.dtype).reshape(out.desc.shape)
 
 
@@ -72,13 +75,15 @@ class NanSkippingControl(IndexBackend):
 
 
 def index_kinds(entry, key: str, rule: tuple[str, ...], make: Callable[..., type]) -> tuple[list[type], list[type]]:
-    """The index reductions' own mutants and controls of an entry (``make`` names and declares each)."""
+    """The index reductions' own mutants and controls of an entry (``make`` names and declares each);
+    an extreme's positions beside its values (``paired_index``) carry the defect in that output."""
+    at = {"defect_output": entry.paired_index[1]} if not entry.indexes and entry.paired_index else {}
     mutants = [make(IndexFromEndMutant, entry, key, "index-from-end",
-                    "counts the position from the slice's end", rule),
+                    "counts the position from the slice's end", rule, **at),
                make(OtherExtremeMutant, entry, key, "other-extreme",
-                    "gives the position of the other extreme", rule)]
+                    "gives the position of the other extreme", rule, **at)]
     controls = [make(LastOfTiesControl, entry, key, "last-of-ties-control",
-                     "a tie gives its last position", ()),
+                     "a tie gives its last position", (), **at),
                 make(NanSkippingControl, entry, key, "nan-skipping-control",
-                     "a slice holding NaN gives the position of its other values' extreme", ())]
+                     "a slice holding NaN gives the position of its other values' extreme", (), **at)]
     return mutants, controls

@@ -30,6 +30,7 @@ class SurfaceBackend(Mutant):
     """Status from the spec; on a judged success, the outputs ``values(case)`` gives."""
 
     entry_api = ""
+    defect_output = ""   # the output holding the defect where not ``output`` (an extreme's positions)
 
     def entry(self) -> ValueEntry:
         return value_entry(self.entry_api)
@@ -48,14 +49,15 @@ class SurfaceBackend(Mutant):
         if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
             return RunResult(Status.SUCCESS, storages, workspace_size=0)
         entry = self.entry()
-        arg = case.tensor(entry.output)
+        target = self.defect_output or entry.output
+        arg = case.tensor(target)
         values = np.asarray(self.values(case)).reshape(arg.desc.shape)
         if arg.desc.numel:
-            arg.view_of(storages[entry.output])[...] = values.astype(arg.storage.dtype)
-        if len(entry.outputs) > 1:   # the other outputs as the oracle has them: the defect is in ``output``
+            arg.view_of(storages[target])[...] = values.astype(arg.storage.dtype)
+        if len(entry.outputs) > 1:   # the other outputs as the oracle has them: the defect is in ``target``
             from aclnn_conformance.oracle.surface import from_case
             views = from_case(case, PROFILE).views
-            for name in entry.outputs[1:]:
+            for name in (n for n in entry.outputs if n != target):
                 other = case.tensor(name)
                 if other.desc.numel:
                     other.view_of(storages[name])[...] = np.asarray(views[name]).reshape(

@@ -65,6 +65,15 @@ class KeepdimIgnoredMutant(SurfaceBackend):
         return Status.ERR_PARAM_INVALID if out is not None and inferred != tuple(out.desc.shape) else None
 
 
+class SwappedOutputsMutant(SurfaceBackend):
+    """The other output (``defect_output``) holds the first output's extreme: outputs written in the
+    wrong order, or one reducer run twice."""
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import from_case
+        return np.asarray(from_case(case, PROFILE).views[self.entry().output])
+
+
 class NanIgnoringControl(SurfaceBackend):
     def values(self, case: Case) -> np.ndarray:
         from aclnn_conformance.oracle.surface_reductions import reduced_axes
@@ -188,4 +197,13 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
     else:
         controls.insert(0, _make(NanIgnoringControl, entry, key, "nan-ignoring-control", "a slice "
                                  "holding NaN gives the extreme of its other values", ()))
+        if len(entry.outputs) > 1 and not entry.paired_index:   # a minimum beside a maximum
+            mutants.append(_make(SwappedOutputsMutant, entry, key, "swapped-outputs", "writes the "
+                                 "first output's extreme into the second output", rule,
+                                 defect_output=entry.outputs[1]))
+        if entry.paired_index:   # the extreme's positions beside its values: the index kinds there
+            from aclnn_conformance.backends.mutants.surface_indices import index_kinds
+            own, own_controls = index_kinds(entry, key, rule, _make)
+            mutants += own
+            controls += own_controls
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))

@@ -124,7 +124,7 @@ def _reduced(fn, x, case: Case, entry: ValueEntry):
         if not x.dim():
             return fn(x, dim=0) if entry.normalizes else x.clone()
         return _flagged(fn, x, case.attrs.get(red["dims"]), case, entry)
-    if entry.indexes:    # one dim, an integer (rank 0: the scalar's own position)
+    if entry.indexes or red.get("one_dim"):    # one dim, an integer (rank 0: the scalar's own position)
         dim = case.attrs.get(red["dims"])
         return fn(x, dim=dim if x.dim() else None, keepdim=bool(case.attrs.get(red["keepdim"])))
     boolean = x.dtype == torch.bool
@@ -137,7 +137,10 @@ def _reduced(fn, x, case: Case, entry: ValueEntry):
     if not x.numel() and not dims and red["kind"] in ("max", "min"):
         # every element of an empty input: no extreme (the host code returns before the kernel and
         # the oracle leaves the output open), which torch refuses to reduce
-        return torch.zeros(tuple(case.tensor(entry.output).desc.shape), dtype=x.dtype)
+        zeros = tuple(torch.zeros(tuple(case.tensor(name).desc.shape), dtype=x.dtype) for name in entry.outputs)
+        return zeros if len(zeros) > 1 else zeros[0]
+    if not dims and red.get("outputs") and red["kind"] in ("max", "min"):
+        return fn(x)   # an extreme with other outputs over every element: the function without dims
     extra = {}
     if entry.deviates:   # a variance's divisor n - correction (a bool flag read as 1 or 0)
         from aclnn_conformance.oracle.surface_variance import correction_of
