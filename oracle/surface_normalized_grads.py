@@ -99,6 +99,11 @@ def from_case(case: Case, entry: ValueEntry, axes: tuple[int, ...]) -> OracleRes
             # value does not: those slices are not judged, as a sum's (the summation model)
             open_ = open_ | np.broadcast_to(np.any(bound + np.absolute(exact) > FLOAT32_SAFE, axis=axis,
                                                    keepdims=True), g.shape)
+            # and where a partial sum of the slice's terms (each |g| times a factor of at most 1: y or
+            # e^y of a forward output) may pass float32's range in some order, though the result does not
+            partial = np.sum(np.absolute(gf), axis=axis, keepdims=True) + np.max(np.absolute(gf), axis=axis,
+                                                                               keepdims=True)
+            open_ = open_ | np.broadcast_to(partial > FLOAT32_SAFE, g.shape)
     with np.errstate(over="ignore", invalid="ignore"):
         expected = exact.astype(compute).astype(out_dtype).reshape(out_shape)
     if narrower:
