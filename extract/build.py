@@ -24,16 +24,10 @@ from aclnn_conformance.spec.products import PRODUCT_IDS
 # repository folder name -> the families in the operator data (its main tree, never experimental/):
 # each joined when its strict agreement with the vendor's op_api unit tests held the bar
 DEFAULT_FAMILIES = {"ops-math": ("math",), "ops-nn": ("activation", "norm")}
-# APIs of a joined family left out of the operator data, each with its reason (the scope says it):
-# what the reader cannot yet decide for them would put their family below the bar
-HELD_OUT = {
-    "aclnnRmsNormGradQuant": (
-        "held out of its family: its document supports Ascend 950 only and its host code has no product "
-        "check, so under cann its status on the other products is not judged, while all 15 of its unit "
-        "tests expect success on Atlas A2 (hicann/ops-nn@e5c3fa9327ea norm/rms_norm_grad_quant/tests/ut/"
-        "op_api/test_aclnn_rms_norm_grad_quant.cpp:52-395); whether a product the document excludes is "
-        "judged by the host code's path is a design decision still open"),
-}
+# APIs of a joined family left out of the operator data, each with its reason (extract/held_out.json,
+# data: the scope says it): what the reader cannot yet decide for them would put their family below the bar
+HELD_OUT: dict[str, str] = {row["api"]: row["why"] for row in json.loads(
+    (Path(__file__).resolve().parent / "held_out.json").read_text(encoding="utf-8"))["apis"]}
 COMMON_HEADERS = ("common/inc/op_api", "common/stub/op_api", "common/inc/external/aclnn_kernels")
 CATEGORY = {"null": "nullptr", "dtype_in": "dtype", "dtype_not_in": "dtype", "dtypes_equal": "dtype",
             "castable": "dtype", "promotable": "dtype", "private_format": "format", "rank_range": "shape",

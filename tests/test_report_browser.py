@@ -208,5 +208,6 @@ def test_matrix_page_shows_every_column_filters_and_anchors(tmp_path, browser):
             tr => !tr.hidden).map(tr => tr.dataset.api));
         return {width, scrollWidth, outside, target: target.top, shown: [...shown]};""")
     assert page["scrollWidth"] <= page["width"] and page["outside"] == [], page
-    assert 0 <= page["target"] < HEIGHT / 2              # the anchor's row scrolled into view
+    # the anchor's row scrolled into view (to within a pixel's rounding of the top)
+    assert -1 < page["target"] < HEIGHT / 2
     assert page["shown"] == ["aclnnCelu"]

@@ -66,8 +66,9 @@ def _draw_flat(recipe: Mapping[str, Any], count: int, dtype: AclDataType,
         lo, hi = min(lo, hi), max(lo, hi)
         if dtype == AclDataType.BOOL:
             return rng.integers(0, 2, count).astype(bool)
-        if dtype in INTEGER_TYPES:
-            return rng.integers(math.ceil(lo), math.floor(hi) + 1, count, dtype=np.int64)
+        if dtype in INTEGER_TYPES:   # ends clipped to int64's (a range may reach 2^63 as a float)
+            low, high = max(math.ceil(lo), -2 ** 63), min(math.floor(hi), 2 ** 63 - 1)
+            return rng.integers(low, high, count, dtype=np.int64, endpoint=True)
         return rng.uniform(lo, hi, count)
     if kind == "constant":
         return np.full(count, number(recipe["value"]))
