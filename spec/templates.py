@@ -1111,6 +1111,9 @@ def int_value(call: CallView, e: Any) -> int | None:
     if head == "srank":   # the rank of a shape expression
         shape = shape_value(call, e[1])
         return None if shape is None else len(shape)
+    if head == "prod":   # the product of a shape expression's dims (an element count of some dims)
+        shape = shape_value(call, e[1])
+        return None if shape is None else math.prod(shape)
     if head == "sdim":   # a dim of a shape expression
         shape, index = shape_value(call, e[1]), int_value(call, e[2])
         return None if shape is None or index is None or not 0 <= index < len(shape) else shape[index]
@@ -1169,7 +1172,8 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
     dim times the array's element at its place), ["concat", S1, S2] (S1's dims, then S2's: AppendDim
     of each), ["?", test, S1, S2]; None where the call does not give it (a null or absent tensor, a
     dim index outside the shape, shapes that do not broadcast, a slice of negative length or reaching
-    outside S, an array shorter than S or a product beyond int64)."""
+    outside S, an array shorter than S or a product beyond int64), ["array", attr] (an integer array's
+    elements as dims)."""
     head = e[0]
     if head == "of":
         t = call.tensor(e[1])
@@ -1208,6 +1212,10 @@ def shape_value(call: CallView, e: Any) -> tuple[int, ...] | None:
     if head == "?":
         held = int_holds(call, e[1])
         return None if held is None else shape_value(call, e[2] if held else e[3])
+    if head == "array":   # an integer array's elements read as dims (a normalized shape)
+        values = call.attrs.get(e[1])
+        values = _int_values(values) if isinstance(values, (list, tuple)) else None
+        return None if values is None else tuple(values)
     raise TemplateError(f"unknown shape expression {e!r}")
 
 
@@ -1216,7 +1224,7 @@ def slice_outside(call: CallView, e: Any) -> bool:
     negative length), or a tile of it has no shape (Tile's null result for an array shorter than the
     shape, a dim int64 does not hold): the host code then reads dims the shape does not hold or fails
     before the comparison, so no rule decides on it."""
-    if e[0] in ("of", "dims"):
+    if e[0] in ("of", "dims", "array"):
         return False
     if e[0] in ("slice", "tile"):
         return shape_value(call, e[1]) is not None and shape_value(call, e) is None \
@@ -1246,6 +1254,8 @@ def int_leaves(e: Any) -> list[tuple]:
             out.append(("rank", e[1]))
         elif e[0] == "guard":   # only the array lengths a guard compares are integers
             out += [leaf for leaf in _lengths_compared(e[1]) if leaf not in out]
+        elif e[0] == "array":   # an integer array's elements as dims: its length stands for it
+            out.append(("len", e[1]))
         elif e[0] == "tile":   # a shape tiled by an integer array: the shape's leaves, the array's length
             out += [leaf for leaf in int_leaves(e[1]) + [("len", e[2])] if leaf not in out]
         else:

@@ -36,7 +36,7 @@ from aclnn_conformance.reports.load import RunSet
 from aclnn_conformance.reports.tables import applicable_rules, compliance, compliance_text
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.faults import fault_cases
-from aclnn_conformance.spec.rules import outside_domain
+from tests.fault_lists import CERTIFIED_OPS, fault_list
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = "tests.test_fault_injection"
@@ -445,31 +445,16 @@ def _forge(bundle: Path, dst: Path) -> Path:
     return dst
 
 
-def _fault_list(path: Path, product: str, per_op: int) -> list[str]:
-    """A must-pass list of the one-fault suite: ``per_op`` fault cases of every operator (a run on
-    one product takes every one-fault case in either tier), or the family record of an operator
-    whose domain ``product`` lies outside."""
-    from aclnn_conformance.suites.sampling import fault_products
-    entries = []
-    for spec in OPS.values():
-        if outside_domain(spec, product, "cann"):
-            entries.append(f"{product} {spec.key} not-covered:test_rules::test_one_fault")
-        else:
-            ran = [c for c in fault_cases(spec) if fault_products(c, (product,), "cann", "ci")]
-            entries += [f"{product} {spec.key} {c.case_id}" for c in ran[:per_op]]
-    path.write_text(f"# {MUSTPASS_FORMAT}\n" + "\n".join(entries) + "\n")
-    return entries
-
-
 def test_a_forged_bundle_fails_verify_on_its_own_statements_when_signed_or_rerun(tmp_path,
                                                                                   signing_key):
     key, allowed = signing_key
     mustpass = tmp_path / "mustpass.txt"
-    entries = _fault_list(mustpass, "atlas-a2", 3)
+    entries = fault_list(mustpass, "atlas-a2", 3)
     assert any(FORGED_CASE in e for e in entries)
     suites = ("suites/test_rules.py::test_one_fault",)
     bundle, errors, _ = certify(f"{HERE}:AcceptsANullBackend", "atlas-a2", tmp_path / "bundle",
-                               workers=0, mustpass=mustpass, suites=suites, sign_key=key)
+                               workers=0, mustpass=mustpass, suites=suites, sign_key=key,
+                               ops=CERTIFIED_OPS)
     assert any(e.startswith(f"FAIL: apply_adam_w_quant {FORGED_CASE}") for e in errors), errors
     assert verify(bundle, mustpass, suites, allowed_signers=allowed)[0] == errors  # signed well
 
@@ -504,10 +489,10 @@ def test_a_forged_bundle_fails_verify_on_its_own_statements_when_signed_or_rerun
 def test_a_signed_bundle_with_one_edited_record_is_refused(tmp_path, signing_key):
     key, allowed = signing_key
     mustpass = tmp_path / "mustpass.txt"
-    _fault_list(mustpass, "atlas-a2", 2)
+    fault_list(mustpass, "atlas-a2", 2)
     suites = ("suites/test_rules.py::test_one_fault",)
     bundle, errors, _ = certify("reference", "atlas-a2", tmp_path / "bundle", workers=0,
-                                mustpass=mustpass, suites=suites, sign_key=key)
+                                mustpass=mustpass, suites=suites, sign_key=key, ops=CERTIFIED_OPS)
     assert errors == [] and verify(bundle, mustpass, suites, allowed_signers=allowed)[0] == []
     path = bundle / "results" / "records.jsonl"
     records = list(read_records(path))

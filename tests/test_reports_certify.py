@@ -9,37 +9,20 @@ from dataclasses import replace
 import pytest
 
 from aclnn_conformance.reports.__main__ import main
-from aclnn_conformance.reports.certify import (FIXED_OPTIONS, MUSTPASS, MUSTPASS_FORMAT, certify, is_deterministic,
+from aclnn_conformance.reports.certify import (FIXED_OPTIONS, MUSTPASS, certify, is_deterministic,
                              read_mustpass, spec_data, spec_sha256, verify, write_manifest)
 from aclnn_conformance.judging.records import read_records, write_records
 from aclnn_conformance.spec import OPS
-from aclnn_conformance.suites.sampling import fault_products
-from aclnn_conformance.spec.faults import fault_cases
-from aclnn_conformance.spec.rules import outside_domain
+from tests.fault_lists import CERTIFIED_OPS, fault_list
 
 PRODUCT = "atlas-a2"
 SUITES = ("suites/test_rules.py",)      # one suite keeps the test fast; certification runs all
 
 
-def list_entries(product: str, per_op: int) -> list[str]:
-    """Must-pass lines of the one-fault suite: ``per_op`` fault cases of every operator (a run on
-    one product takes every one-fault case in either tier), or the one family record of an operator
-    whose domain ``product`` lies outside."""
-    lines = []
-    for spec in OPS.values():
-        if outside_domain(spec, product, "cann"):
-            lines.append(f"{product} {spec.key} not-covered:test_rules::test_one_fault")
-        else:
-            ran = [c for c in fault_cases(spec) if fault_products(c, (product,), "cann", "ci")]
-            lines += [f"{product} {spec.key} {c.case_id}" for c in ran[:per_op]]
-    return lines
-
-
 @pytest.fixture(scope="module")
 def small_list(tmp_path_factory):
     path = tmp_path_factory.mktemp("mustpass") / "mustpass.txt"
-    entries = list_entries(PRODUCT, 6)
-    path.write_text(f"# {MUSTPASS_FORMAT}\n" + "\n".join(entries) + "\n")
+    fault_list(path, PRODUCT, 6)
     return path
 
 
@@ -47,7 +30,7 @@ def small_list(tmp_path_factory):
 def bundle(tmp_path_factory, small_list):
     out = tmp_path_factory.mktemp("cert") / "bundle"
     path, errors, warnings = certify("reference", PRODUCT, out, workers=0, mustpass=small_list,
-                                     suites=SUITES)
+                                     suites=SUITES, ops=CERTIFIED_OPS)
     assert errors == [], errors
     return path
 
@@ -148,9 +131,9 @@ def test_committed_mustpass_holds_only_deterministic_cases():
 def test_a_statement_judged_against_another_spec_is_refused(bundle, small_list, tmp_path):
     copy = _copy(bundle, tmp_path, manifest=False)
     st = json.loads((copy / "statement.json").read_text())
-    assert st["spec_sha256"] == spec_sha256(spec_data(tuple(sorted(OPS))))
-    assert st["ops"] == sorted(OPS) and set(st["spec"]) == set(OPS)
-    assert all(st["spec"][op]["rules"] == len(OPS[op].rules) for op in OPS)
+    assert st["spec_sha256"] == spec_sha256(spec_data(tuple(sorted(CERTIFIED_OPS))))
+    assert st["ops"] == sorted(CERTIFIED_OPS) and set(st["spec"]) == set(CERTIFIED_OPS)
+    assert all(st["spec"][op]["rules"] == len(OPS[op].rules) for op in CERTIFIED_OPS)
     st["spec_sha256"] = "0" * 64
     (copy / "statement.json").write_text(json.dumps(st))
     write_manifest(copy)

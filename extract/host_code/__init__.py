@@ -41,7 +41,8 @@ fixture tests in tests/test_extract_*.py):
   ...``, ``if (p != nullptr) {checks}`` and a local it assigns, a choice on p's null-ness after it), a null
   pointer flag, two pointer arguments compared, the null check of a contiguous copy, an element count set
   only when non-null, an optional tensor refused when given, ``a == nullptr && b == nullptr`` (both
-  refused together).
+  refused together), ``if (a && b) {checks}`` (two optional tensors given together), ``if (x == nullptr ||
+  x->IsEmpty()) return true`` and the checks after it (made when x is given and holds an element).
 - ``dtypes``: Dtype lists and checks: ``OP_CHECK_DTYPE_NOT_SUPPORT`` over per-product lists,
   ``OP_CHECK_DTYPE_NOT_MATCH``/``NOT_SAME``, the data_type_utils.h classes, dtype atoms of a failure,
   conjunctions of dtype conditions, ``std::find`` in a list, dtype pairs, constant maps and their ``find``,
@@ -61,7 +62,8 @@ fixture tests in tests/test_extract_*.py):
   (the wrap and clamps of a slice's start and end), and a void helper changing integers passed by reference.
 - ``ranks``: Ranks and dims: rank guards and rank comparisons (``GetDimNum()``), locals chosen by the rank,
   conjunctions of dim comparisons, int arrays of every dim, returns at rank 0 or with no dims, a negative dim
-  wrapped by the rank, dim sizes read where the rank holds them, ``OP_CHECK_*_DIM``.
+  wrapped by the rank, dim sizes read where the rank holds them, ``OP_CHECK_*_DIM`` (a bound that is an
+  integer expression, such as an array's length, as an integer test).
 - ``integers``: Integers and tests on them: arithmetic over constants and rank-dependent integers (``lin``),
   an integer array's length, integer attributes compared with bounds (``attr_*`` rules), comparisons split and
   negated, a test over integers as a ``spec.templates`` integer test, an integer choice.
@@ -91,8 +93,10 @@ fixture tests in tests/test_extract_*.py):
   ``GetSocVersion()`` in opbase's enum order, ``IsRegBase``), decided per product; bool helpers whose result
   the product decides; a helper's statements with its product branches taken.
 - ``loops``: Loops over shapes and arrays: copies of an int array, batch dims checked broadcastable, dims
-  appended to shapes, negative dims refused, slices of a shape set or compared, element counts, and a loop
-  over an ``aclIntArray`` dim checking each element.
+  appended to shapes, negative dims refused, slices of a shape set or compared, element counts (of every
+  dim, or of dims a to b: a product of a slice), a loop over an ``aclIntArray`` dim checking each element,
+  an integer array compared with a shape's trailing dims (a normalized shape) and with each given
+  optional tensor's, dims held in locals compared between two shapes or with a constant.
 - ``aggregates``: Aggregates of the API's arguments: a struct initialised with them (``InputParams p{self,
   ...}``), an array of structs or of values (``bool mask[3] = {a, b, c}``), its length by ``sizeof``, a member
   read (``p.self``, ``list[1].param``) as the value it holds, an integer helper of constant returns

@@ -1,6 +1,6 @@
 """Loops over shapes and arrays: copies of an int array, batch dims checked broadcastable, dims
 appended to shapes, negative dims refused, slices of a shape set or compared, element counts, and a
-loop over an ``aclIntArray`` dim checking each element."""
+loop over an ``aclIntArray`` dim checking each element, an array compared with a shape's dims."""
 from __future__ import annotations
 
 import re
@@ -11,7 +11,7 @@ from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, Opaque, T,
                                                        _enclosing_body, _enclosing_function, _fail_status, _flatten,
                                                        _split_top, _status_of, _strip)
 from aclnn_conformance.extract.host_code.statements import _error_exit, _forget_in_text
-from aclnn_conformance.extract.host_code.integers import _array_length, _iexpr_of, _never_negative
+from aclnn_conformance.extract.host_code.integers import _array_length, _binary_split, _iexpr_of, _never_negative
 from aclnn_conformance.extract.host_code.shapes import _shape_expr_at, _shape_expr_of
 from aclnn_conformance.extract.host_code.reductions import (_emit_dims_unique, _mask_dup, _pos_dim_checks,
                                                             _wrapped_alias_dup, _wrapped_local_dup)
@@ -23,6 +23,7 @@ from aclnn_conformance.extract.host_code.branches import _forget_if_mutated
 from aclnn_conformance.extract.host_code.searches import set_dup
 from aclnn_conformance.extract.host_code.array_elements import loop_invariant
 from aclnn_conformance.extract.host_code.dim_loops import untaken_then_blanked
+from aclnn_conformance.extract.host_code.nulls import _nonnull_param
 
 
 def _copy_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
@@ -285,26 +286,30 @@ def _slice_compare_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     return True
 
 
-def _numel_loop(w: Walk, stmt: Stmt, env: dict) -> bool:
-    """``for (size_t i = 0; i < shape.GetDimNum(); i++) { n *= shape.GetDim(i); }`` with ``n`` 1
-    before it and ``shape`` a tensor's view shape: ``n`` holds the tensor's element count."""
-    m = re.fullmatch(r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*(\w+)\s*<\s*(.+?)\s*;"
+def _numel_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
+    """``for (size_t i = a; i < b; i++) { n *= shape.GetDim(i); }`` with ``n`` 1 before it and ``shape``
+    a tensor's view shape: ``n`` holds the tensor's element count (a = 0, b its rank), else the product
+    of its dims a to b - 1 (ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp:358-363)."""
+    m = re.fullmatch(r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*(\w+)\s*;\s*(\w+)\s*<\s*(.+?)\s*;"
                      r"\s*(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{\s*(\w+)\s*\*=\s*(.+?)\s*;\s*\}",
                      stmt.text.strip(), re.S)
-    if not m or m.group(2) != m.group(1) or (m.group(4) or m.group(5)) != m.group(1) or env.get(m.group(6)) != 1:
+    if not m or m.group(3) != m.group(1) or (m.group(5) or m.group(6)) != m.group(1) or env.get(m.group(7)) != 1:
         return False
-    try:
-        bound = _value(w, m.group(3), env)
-    except Unreadable:
-        return False
-    dim = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\(\s*" + m.group(1) + r"\s*\)", m.group(7), re.S)
+    dim = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\(\s*" + m.group(1) + r"\s*\)", m.group(8), re.S)
     holder = env.get(_strip(dim.group(1))) if dim else None
     mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", _strip(dim.group(1))) if dim else None
     if mv and isinstance(env.get(mv.group(1)), T):
         holder = ("shape-of", env[mv.group(1)].name)
-    if not (isinstance(holder, tuple) and holder[:1] == ("shape-of",) and bound == ("lin", holder[1], 1, 0, 0)):
+    if not (isinstance(holder, tuple) and holder[:1] == ("shape-of",)):
         return False
-    env[m.group(6)] = ("numel", holder[1])
+    start, bound = (_loop_start(w, src, stmt, x, env) for x in (m.group(2), m.group(4)))
+    if start is None or bound is None:
+        return False
+    if start == 0 and bound == ("rank", holder[1]):
+        env[m.group(7)] = ("numel", holder[1])
+    else:
+        count = bound if start == 0 else ("-", bound, start)
+        env[m.group(7)] = ("iexpr", ("prod", ("slice", ("of", holder[1]), start, count)))
     return True
 
 
@@ -397,4 +402,157 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                "if (" + " ".join(st.cond.split()) + ")")
     if dup:
         _emit_dims_unique(w, src, stmt, v, dup)
+    return True
+
+
+_ARRAY_DIMS_LOOP = re.compile(r"for\s*\(\s*(?:const\s+)?(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(?P<i>\w+)\s*=\s*0\s*;\s*"
+                              r"(?P=i)\s*<\s*(?P<n>\w+(?:\s*->\s*Size\(\))?)\s*;\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)"
+                              r"\s*\{(?P<body>.*)\}", re.S)
+_LOCAL = re.compile(r"(?:const\s+)?(?:auto|u?int64_t|u?int32_t|int|size_t)\s+(\w+)\s*=\s*(.+)", re.S)
+
+
+def _int_sum(w: Walk, text: str, env: dict) -> tuple | int | None:
+    """An integer expression of sums and differences over what the walk holds and integer arrays'
+    lengths (``inputShape.GetDimNum() - normalizedShape->Size()``); None otherwise."""
+    text = _strip(text)
+    length = _array_length(w, text, env)
+    if length is not None:
+        return length
+    split = _binary_split(text)
+    if split is not None and split[1] in ("+", "-"):
+        a, b = _int_sum(w, split[0], env), _int_sum(w, split[2], env)
+        return None if a is None or b is None else (split[1], a, b)
+    try:
+        return _iexpr_of(w, _value(w, text, env))
+    except Unreadable:
+        return None
+
+
+def _loop_start(w: Walk, src: SourceFile, stmt: Stmt, text: str, env: dict) -> tuple | int | None:
+    """The integer ``text`` names at a loop: what the walk holds, or a local the function declares once
+    before the loop and never assigns again (``const size_t beginAxis = ...``), read from its
+    declaration."""
+    value = _int_sum(w, text, env)
+    fn = _enclosing_function(src, stmt.offset)
+    if value is not None or fn is None or not re.fullmatch(r"[A-Za-z_]\w*", _strip(text)):
+        return value
+    name = re.escape(_strip(text))
+    before = fn.body[:stmt.offset - fn.body_offset]
+    decl = re.findall(rf"(?:const\s+)?(?:u?int64_t|u?int32_t|int|size_t)\s+{name}\s*=\s*([^;]+);", before)
+    if len(decl) != 1 or len(re.findall(rf"\b{name}\s*(?:[-+*/]?=(?!=)|\+\+|--)", fn.body)) != 1:
+        return None
+    return _int_sum(w, decl[0], env)
+
+
+def _array_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
+    """``for (i = 0; i < a->Size(); i++) { e = *(a->GetData() + i); d = S.GetDim(i + k); if (e != d)
+    return ERR; if (t) { dt = t->GetViewShape().GetDim(i); if (e != dt) return ERR; } }`` over an
+    integer array argument a (ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp:218-251):
+    refused where a's elements are not the len(a) dims of S from k on (one rule per compared shape,
+    made under its branch's non-null guard)."""
+    m = _ARRAY_DIMS_LOOP.fullmatch(stmt.text.strip())
+    arr = _sized_array(w, _strip(m.group("n")), env) if m else None
+    held = env.get(arr) if arr else None
+    if not isinstance(held, T) or "IntArray" not in w.ptypes.get(held.name, ""):
+        return False
+    i, a = re.escape(m.group("i")), re.escape(arr)
+    element = re.compile(rf"\*\s*\(\s*{a}\s*->\s*GetData\(\)\s*\+\s*{i}\s*\)|\(\s*\*\s*{a}\s*\)\s*\[\s*{i}\s*\]")
+    dim_of = re.compile(rf"(?P<s>.+?)\s*(?:\.|->)\s*GetDim\s*\((?P<at>[^;]+)\)")
+    length = ("len", held.name)
+    found: list[tuple[Stmt, tuple, int, tuple]] = []
+    body_offset = stmt.offset + stmt.text.strip().index("{", m.start("body") - 1) + 1
+
+    def read(stmts: tuple[Stmt, ...], guards: tuple, elems: set, dims: dict) -> bool:
+        for st in stmts:
+            text = _strip(st.text)
+            if st.kind == "call" and IGNORED_CALLS.match(text):
+                continue
+            local = _LOCAL.fullmatch(text) if st.kind == "decl" else None
+            if local and element.fullmatch(_strip(local.group(2))):
+                elems.add(local.group(1))
+                continue
+            dim = dim_of.fullmatch(_strip(local.group(2))) if local else None
+            if dim:
+                start = _slice_index(dim.group("at"), m.group("i"))
+                shape = _shape_expr_at(w, dim.group("s"), env)
+                if start is None or shape is None:
+                    return False
+                at = _loop_start(w, src, stmt, start, env)
+                if at is None:
+                    return False
+                dims[local.group(1)] = ("slice", shape, at, length)
+                continue
+            if st.kind != "if" or st.orelse:
+                return False
+            compared = re.fullmatch(r"(\w+)\s*!=\s*(\w+)", _strip(st.cond))
+            if compared:
+                x, y = compared.groups()
+                side = dims.get(y) if x in elems else dims.get(x) if y in elems else None
+                code = _error_exit(st.then, fail)
+                if side is None or code is None:
+                    return False
+                found.append((st, side, code, guards))
+                continue
+            given = _nonnull_param(st.cond, env, w)
+            if given is None or not read(st.then, guards + (("not", ("null", given)),), elems, dict(dims)):
+                return False
+        return True
+
+    if not read(statements(m.group("body"), body_offset), (), set(), {}) or not found:
+        return False
+    for st, side, code, guards in found:
+        test = ("not", ("same-shape", side, ("array", held.name)))
+        when = {} if not guards else {"when": guards[0] if len(guards) == 1 else ("and", *guards)}
+        _check(w, src, st.offset, "int_test", _args(test=test, **when), code, "if (" + st.cond.strip() + ")")
+    return True
+
+
+_FROM_LOOP = re.compile(r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(?P<i>\w+)\s*=\s*(?P<a>\w+)\s*;\s*(?P=i)\s*<\s*"
+                        r"(?P<b>\w+)\s*;\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)\s*\{(?P<body>.*)\}", re.S)
+
+
+def _dim_locals_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
+    """``for (i = a; i < b; i++) { d = S.GetDim(i); e = T.GetDim(i); if (d != e) return ERR; }`` (or
+    ``if (d != 1)``) over shapes the walk holds, the bounds integers it knows (ops-nn
+    norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp:98-117): refused where dims a to b - 1 of S
+    differ from those of T (or one of them is not the constant)."""
+    m = _FROM_LOOP.fullmatch(stmt.text.strip())
+    if not m:
+        return False
+    start, bound = (_loop_start(w, src, stmt, m.group(x), env) for x in ("a", "b"))
+    if start is None or bound is None:
+        return False
+    count = bound if start == 0 else ("-", bound, start)
+    dims: dict[str, tuple] = {}
+    found: list[tuple[Stmt, tuple, int]] = []
+    body_offset = stmt.offset + stmt.text.strip().index("{", m.start("body") - 1) + 1
+    for st in statements(m.group("body"), body_offset):
+        text = _strip(st.text)
+        if st.kind == "call" and IGNORED_CALLS.match(text):
+            continue
+        local = _LOCAL.fullmatch(text) if st.kind == "decl" else None
+        dim = re.fullmatch(rf"(?P<s>.+?)\s*(?:\.|->)\s*GetDim\s*\(\s*{re.escape(m.group('i'))}\s*\)",
+                           _strip(local.group(2))) if local else None
+        if dim:
+            shape = _shape_expr_at(w, dim.group("s"), env)
+            if shape is None:
+                return False
+            dims[local.group(1)] = ("slice", shape, start, count)
+            continue
+        compared = re.fullmatch(r"(\w+)\s*!=\s*(\w+)", _strip(st.cond)) if st.kind == "if" and not st.orelse else None
+        code = _error_exit(st.then, fail) if compared else None
+        if code is None:
+            return False
+        x, y = compared.groups()
+        if x in dims and y in dims:
+            test = ("not", ("same-shape", dims[x], dims[y]))
+        elif x in dims and re.fullmatch(r"\d+", y):
+            test = ("any-dim", dims[x], ("!=", ("each",), int(y)))
+        else:
+            return False
+        found.append((st, test, code))
+    if not found:
+        return False
+    for st, test, code in found:
+        _check(w, src, st.offset, "int_test", _args(test=test), code, "if (" + st.cond.strip() + ")")
     return True

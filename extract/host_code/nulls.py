@@ -89,6 +89,47 @@ def _null_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
     return v.name if isinstance(v, T) else None
 
 
+def _null_or_empty_guard(w: Walk, stmt: Stmt, env: dict) -> str | None:
+    """``if (x == nullptr || x->IsEmpty()) { return true; }`` on an optional tensor argument (ops-nn
+    norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp:80): the rest runs only when x is given and
+    holds an element; x's name, None for any other statement."""
+    if stmt.kind != "if" or not _returns_success_only(stmt):
+        return None
+    parts = _split_top(_strip(stmt.cond), "||")
+    if len(parts) != 2:
+        return None
+    null = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)|!\s*(\w+)", _strip(parts[0]))
+    empty = re.fullmatch(r"(\w+)\s*->\s*IsEmpty\(\)", _strip(parts[1]))
+    name = null and (null.group(1) or null.group(2) or null.group(3))
+    v = env.get(name) if name else None
+    if not (empty and empty.group(1) == name and isinstance(v, T) and "*" in w.ptypes.get(v.name, "")):
+        return None
+    return v.name
+
+
+def _run_when_given(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fail: int | None, top: bool,
+                    name: str) -> None:
+    """The statements after ``_null_or_empty_guard``'s return: each check they make made under the
+    guard that ``name`` is given and not empty (an event that is no check: unread from it)."""
+    given = ("not", ("or", ("null", name), ("empty", (name,), True)))
+
+    def settle(mark: int) -> None:
+        for k in range(mark, len(w.events)):
+            e = w.events[k]
+            if e.kind == "check" and e.template != "product":
+                w.events[k] = _made_when(e, given)
+            elif e.kind != "unread":
+                _only_null_vacuous(w, k, name)   # an empty return or a value under the guard: unread from it
+    _run_rest(w, src, rest, env, fail, top, settle)
+
+
+def _made_when(e: Event, guard: tuple) -> Event:
+    """The check event ``e`` made only where ``guard`` holds (and its own ``when``, if it has one)."""
+    when = [v for key, v in e.args if key == "when"]
+    kept = tuple((key, v) for key, v in e.args if key != "when")
+    return replace(e, args=tuple(sorted(kept + (("when", ("and", *when, guard) if when else guard),))))
+
+
 def _false_status_null_guard(w: Walk, stmt: Stmt, env: dict, fail: int | None) -> str | None:
     """``OP_CHECK_NULL(x, return false)`` in a function returning aclnnStatus, called for its status:
     false converts to 0, ACLNN_SUCCESS; a null x ends the function successfully (the caller goes on):
@@ -121,13 +162,20 @@ def _run_guarded(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fa
                  guard: str) -> None:
     """The statements after a null guard: kept when every check they make names the guarded argument
     in a template that a null argument does not violate; otherwise unread from the first other."""
+    _run_rest(w, src, rest, env, fail, top, lambda mark: _only_null_vacuous(w, mark, guard))
+
+
+def _run_rest(w: Walk, src: SourceFile, rest: tuple[Stmt, ...], env: dict, fail: int | None, top: bool,
+              settle) -> None:
+    """The statements after an early return, run to their end, then ``settle(mark)`` on the events
+    they made (from ``mark`` on), before an end or stop they raised goes on."""
     mark = len(w.events)
     pending: BaseException | None = None
     try:
         reenter.run_block(w, src, rest, env, fail, top)
     except (_End, _Stop) as exc:
         pending = exc
-    _only_null_vacuous(w, mark, guard)
+    settle(mark)
     if pending is not None:
         raise pending
 
@@ -240,28 +288,39 @@ def _null_conjunction(parts: list[str], env: dict) -> tuple[str, tuple] | None:
 
 
 def _drop_nonnull(w: Walk, conds: list[str], env: dict) -> list[str]:
-    """``p != nullptr && <atom on p>``: the atom alone, when its template is not violated by a null p."""
-    guards = [c for c in conds if _nonnull_param(c, env)]
-    rest = [c for c in conds if not _nonnull_param(c, env)]
-    if len(guards) != 1 or len(rest) != 1:
+    """``p != nullptr && <atom on p>`` (or ``p != nullptr && q != nullptr && <atom on p and q>``, ops-nn
+    norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp:314): the atom alone, when its template is not
+    violated by a null p (or q)."""
+    guards = [c for c in conds if _nonnull_param(c, env, w)]   # ``p != nullptr``, or the pointer alone
+    rest = [c for c in conds if not _nonnull_param(c, env, w)]
+    if not guards or len(rest) != 1:
         return conds
     try:
         template, args = reenter.atom(w, rest[0], env)
     except Unreadable:
         return conds
-    if template in _VACUOUS_ON_NULL and _nonnull_param(guards[0], env) in _names_in(args):
+    if template in _VACUOUS_ON_NULL and all(_nonnull_param(g, env, w) in _names_in(args) for g in guards):
         return rest
     return conds
 
 
+def _nonnull_params(cond: str, env: dict, w: Walk) -> list[str] | None:
+    """The arguments ``cond`` tests for not null: one (``p != nullptr``, ``if (weights)``) or a
+    conjunction of such tests (``weightOptional && biasOptional``, ops-nn norm/layer_norm_v4/op_host/
+    op_api/aclnn_layer_norm.cpp:141); None for any other condition."""
+    names = [_nonnull_param(part, env, w) for part in _split_top(_strip(cond), "&&")]
+    return None if not names or None in names or len(set(names)) != len(names) else names
+
+
 def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
-    """``if (p != nullptr) { checks }`` without else: its checks, as they are when each names p in a
-    template a null p does not violate, the others under the guard that p is not null; a local it
-    assigns holds after it the choice of its value there and its value before on p's null-ness."""
-    guard = _nonnull_param(stmt.cond, env, w)   # ``p != nullptr``, or the pointer alone (``if (weights)``)
-    if guard is None or stmt.orelse:
+    """``if (p != nullptr) { checks }`` (or a conjunction of such tests) without else: its checks, as
+    they are when each names every tested p in a template a null p does not violate, the others under
+    the guard that the tested arguments are not null; a local it assigns holds after it the choice of its
+    value there and its value before on p's null-ness."""
+    guards = _nonnull_params(stmt.cond, env, w)
+    if guards is None or stmt.orelse:
         return False
-    if _nonnull_count(w, stmt, env, guard):
+    if len(guards) == 1 and _nonnull_count(w, stmt, env, guards[0]):
         return True
     mark = len(w.events)
     local = dict(env)
@@ -270,8 +329,13 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     except _End:
         del w.events[mark:]
         raise Unreadable(f"a branch on {stmt.cond.strip()!r} that returns") from None
-    nonnull = ("not", ("null", guard))
-    _guard_unless_null_vacuous(w, mark, guard, nonnull)
+    given = [("not", ("null", g)) for g in guards]
+    nonnull = given[0] if len(given) == 1 else ("and", *given)
+    _guard_unless_null_vacuous(w, mark, guards, nonnull)
+    if len(guards) > 1:
+        if any(name in local and local[name] != env.get(name) for name in env):
+            raise Unreadable(f"a branch on {stmt.cond.strip()!r} that assigns a local")
+        return True
     before = dict(env)
     reenter.forget_assigned(stmt, env)   # the branch ran on a copy: what it assigns is unknown after it
     forgotten = dict(env)
@@ -282,22 +346,20 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     return True
 
 
-def _guard_unless_null_vacuous(w: Walk, mark: int, guard: str, nonnull: tuple) -> None:
-    """The checks made since ``mark`` inside ``if (guard) {...}``: one naming ``guard`` in a template a
-    null argument does not violate kept as it is, any other check made under the guard ``nonnull``;
-    from the first event that is no check (an empty return, a value), unread (and the walk stops)."""
+def _guard_unless_null_vacuous(w: Walk, mark: int, guards: list[str], nonnull: tuple) -> None:
+    """The checks made since ``mark`` inside ``if (guards given) {...}``: one naming every guard in a
+    template a null argument does not violate kept as it is, any other check made under the guard
+    ``nonnull``; from the first event that is no check (an empty return, a value), unread (and the walk
+    stops)."""
     for k in range(mark, len(w.events)):
         e = w.events[k]
         if e.kind == "unread" or (e.kind == "check" and e.template in _VACUOUS_ON_NULL
-                                  and guard in _names_in(e.args)):
+                                  and all(g in _names_in(e.args) for g in guards)):
             continue
         if e.kind == "check" and e.template != "product":
-            when = [v for key, v in e.args if key == "when"]
-            kept = tuple((key, v) for key, v in e.args if key != "when")
-            guarded = ("and", *when, nonnull) if when else nonnull
-            w.events[k] = replace(e, args=tuple(sorted(kept + (("when", guarded),))))
+            w.events[k] = _made_when(e, nonnull)
             continue
-        _only_null_vacuous(w, k, guard)
+        _only_null_vacuous(w, k, guards[0])
 
 
 def _chosen_on(w: Walk, guard: tuple, new: Any, old: Any) -> tuple | None:

@@ -11,8 +11,8 @@ from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Wa
                                                        _fail_status, _flatten, _is_int, _lin, _macro, _split_colon,
                                                        _split_top, _strip, _tensor)
 from aclnn_conformance.extract.host_code.statements import _returns_success_only
-from aclnn_conformance.extract.host_code.integers import (_COMPARE_INT, _FLIP, _compare_split, _comparison, _iexpr_of,
-                                                          _int_constant, _wrapped_iexpr)
+from aclnn_conformance.extract.host_code.integers import (_COMPARE_INT, _FLIP, _compare_split, _comparison, _iexpr_atom,
+                                                          _iexpr_of, _int_constant, _wrapped_iexpr)
 from aclnn_conformance.extract.host_code.guard_rules import passed_length_checks
 import aclnn_conformance.extract.host_code.reenter as reenter
 
@@ -366,13 +366,23 @@ def _dims_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
 
 def _rank(kind):
     def run(w, src, stmt, env, fail, args):
-        n = reenter.value(w, args[1], env)
+        try:
+            n = reenter.value(w, args[1], env)
+        except Unreadable:
+            n = None   # no single value: an integer expression, read as a test below
         if kind == "eq" and _lin(n) and n[2:] == (1, 0, 0):   # another tensor's rank, exactly
             _check(w, src, stmt.offset, "ranks_equal", _args(param=_tensor(env, args[0]), other=n[1]),
                    _fail_status(args[2], fail), stmt.text)
             return
         if not isinstance(n, int) or isinstance(n, bool):
-            raise Unreadable(f"the rank bound {args[1]!r}")
+            # a bound that is an integer expression (``OP_CHECK_MIN_DIM(input, normalizedShape->Size(), ...)``,
+            # ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp:175): an integer test on the rank
+            op = {"min": "<", "max": ">", "eq": "!="}[kind]
+            got = _iexpr_atom(w, f"{args[0]}->GetViewShape().GetDimNum() {op} ({args[1]})", False, env)
+            if got is None:
+                raise Unreadable(f"the rank bound {args[1]!r}")
+            _check(w, src, stmt.offset, got[0], got[1], _fail_status(args[2], fail), stmt.text)
+            return
         bounds = {"max": dict(max=n), "min": dict(min=n), "eq": dict(min=n, max=n)}[kind]
         if reenter.converted(env, args[0]):   # a scalar made a tensor has rank 0
             if bounds.get("min", 0) > 0 or bounds.get("max", 0) < 0:

@@ -26,7 +26,7 @@ from aclnn_conformance.extract.host_code.shapes import (_append_dim, _brace_shap
                                                         _split_shape)
 from aclnn_conformance.extract.host_code.nulls import (_contiguous_null_check, _false_status_null_guard,
                                                        _m_check_not_null, _m_null, _nonnull_names, _null_guard,
-                                                       _run_guarded)
+                                                       _null_or_empty_guard, _run_guarded, _run_when_given)
 from aclnn_conformance.extract.host_code.dtypes import (_dtype_or_opaque, _list_find, _m_dtype_match, _m_dtype_same,
                                                         _m_dtype_support)
 from aclnn_conformance.extract.host_code.reductions import (_reduce_shape_call, _reduce_shape_value, _reduced_dims_call,
@@ -47,7 +47,8 @@ from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _r
                                                           _status_neutral_return, _true_unless_false)
 from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch_broadcast_loop, _copy_loop,
                                                        _negative_dim_loop, _numel_loop, _run_array_loop,
-                                                       _slice_compare_loop, _slice_loop)
+                                                       _slice_compare_loop, _slice_loop, _array_dims_loop,
+                                                       _dim_locals_loop)
 from aclnn_conformance.extract.host_code.int_choices import run_int_ref_helper
 from aclnn_conformance.extract.host_code.rank_loops import run_rank_loop
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -179,6 +180,10 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
         if guard is not None:
             _run_guarded(w, src, stmts[i + 1:], env, fail, top, guard)
             return
+        given = _null_or_empty_guard(w, stmt, env)
+        if given is not None:
+            _run_when_given(w, src, stmts[i + 1:], env, fail, top, given)
+            return
         if _true_unless_false(stmt, stmts[i + 1:]) and fail is not None:
             # ``if (C) { return true; } log; return false;``: the function fails when C does not hold
             _data_condition(w, src, stmt.offset, f"!({stmt.cond.strip()})", env, fail, f"if ({stmt.cond.strip()})")
@@ -226,10 +231,12 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         return
     if stmt.kind == "other":
         if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
-                _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, stmt, env) or \
+                _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, src, stmt, env) or \
                 aggregates.run_unrolled_loop(w, src, stmt, env, fail, top) or \
                 _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
-                _slice_compare_loop(w, src, stmt, env, fail) or slice_same_but_one_loop(w, src, stmt, env, fail) or \
+                _slice_compare_loop(w, src, stmt, env, fail) or _array_dims_loop(w, src, stmt, env, fail) or \
+                _dim_locals_loop(w, src, stmt, env, fail) or \
+                slice_same_but_one_loop(w, src, stmt, env, fail) or \
                 each_dim_from_loop(w, src, stmt, env, fail) or \
                 _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
                 _negative_dim_loop(w, src, stmt, env, fail) or unrolled_loop(w, src, stmt, env, fail, top) or \
