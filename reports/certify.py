@@ -677,9 +677,10 @@ def rerun_cases(candidates, k: int, backend: str, product: str,
         raise RerunError("--rerun: the bundle has no must-pass case to run again")
     nodeids = sorted({r.nodeid for r in chosen})
     with tempfile.TemporaryDirectory() as tmp:
+        # ``--op``: only the chosen cases' operators are collected (not every operator's parameters)
         cmd = [sys.executable, "-m", "pytest", *nodeids, *PLUGIN, *ROOTDIR, "--backend", backend,
                "--product", product, "--report-dir", str(Path(tmp) / "rerun"), "-q",
-               *FIXED_OPTIONS, "-p", "no:xdist"]
+               "--op", ",".join(sorted({r.op for r in chosen})), *FIXED_OPTIONS, "-p", "no:xdist"]
         proc = run_watched(cmd, f"verify: re-running {len(chosen)} case(s)", "records",
                            sum(1 for r in candidates if r.nodeid in nodeids) or None,
                            RecordCounter(Path(tmp) / "rerun"), cwd=ROOT)

@@ -1,4 +1,4 @@
-"""aclnnRmsNorm, aclnnGemmaRmsNorm and aclnnInplaceAddRmsNorm: every output by hand (Python's math
+"""aclnnRmsNorm, aclnnGemmaRmsNorm, aclnnAddRmsNorm and aclnnInplaceAddRmsNorm: every output by hand (Python's math
 module), the envelope against float32 sums computed element by element in a Python loop (inside
 for float32 in any order, outside for an fp16 accumulator), the slices left open, torch on every
 value case, and the generated mutants killed with the controls clean through ``mutate``."""
@@ -14,7 +14,8 @@ from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg
 
 PRODUCTS = ("atlas-a2", "ascend950")
-KEYS = ("rms_norm", "gemma_rms_norm", "inplace_add_rms_norm")
+KEYS = ("rms_norm", "gemma_rms_norm", "add_rms_norm", "inplace_add_rms_norm")
+ADDING = ("add_rms_norm", "inplace_add_rms_norm")   # the entries whose input is a sum of two addends
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -86,6 +87,26 @@ def test_inplace_add_writes_the_norm_into_x1_and_the_sum_into_x2():
         assert math.isclose(float(result.views["x1Ref"][0, j]), v * r * gamma[j], rel_tol=2 ** -23)
     # its document says Rms(x), its kernel writes 1/Rms(x): open on every product
     assert result.aux["rstdOut"]["unjudged"].all()
+
+
+def test_add_writes_the_norm_the_reciprocal_root_and_the_sum_to_their_outputs():
+    x1 = np.array([[1.0, 2.0, -3.0, 0.5], [0.0, 4.0, 1.0, -2.0]])
+    x2 = np.array([[0.5, -1.0, 1.0, 0.25], [1.0, -1.0, 0.5, 0.0]])
+    gamma = [2.0, 1.0, 1.0, 4.0]
+    case = Case(op="add_rms_norm", case_id="hand", tensors={
+        "x1": _t(x1), "x2": _t(x2), "gamma": _t(gamma), "yOut": _t(np.zeros((2, 4))),
+        "rstdOut": _t(np.zeros((2, 1))), "xOut": _t(np.zeros((2, 4)))}, attrs={"epsilon": 1e-6})
+    result = _oracle(case)
+    for i in range(2):
+        total = [a + b for a, b in zip(x1[i], x2[i])]
+        r = _rstd(total, 1e-6)
+        assert result.views["xOut"][i].tolist() == total
+        assert math.isclose(float(result.views["rstdOut"][i, 0]), r, rel_tol=2 ** -23)
+        for j, v in enumerate(total):
+            assert math.isclose(float(result.views["yOut"][i, j]), v * r * gamma[j], rel_tol=2 ** -23)
+    assert not result.aux["rstdOut"]["unjudged"].any()
+    # its document says rstdOut is not valid on Atlas inference products (aclnnAddRmsNorm.md:186)
+    assert _oracle(case, "atlas-inference").aux["rstdOut"]["unjudged"].all()
 
 
 def _loop_rstd(row, eps: float, accumulate) -> float:
@@ -165,7 +186,7 @@ def test_each_mutant_is_killed_in_a_single_call_and_each_control_is_clean():
         kinds = {m.kind for m in found.mutants}
         assert {"eps-outside-root", "narrow-accumulation", "dropped-tail", "weight-ignored"} <= kinds, op
         assert ("rstd-as-root" in kinds) == (op != "inplace_add_rms_norm")
-        assert ("addend-ignored" in kinds) == (op == "inplace_add_rms_norm")
+        assert ("addend-ignored" in kinds) == (op in ADDING)
         cases = value_cases(op)
         for mutant in found.mutants:
             assert any(_judged(mutant(), c, "atlas-a2") == "FAIL" for c in cases), (op, mutant.kind)

@@ -203,9 +203,12 @@ def rewrite(w: Walk, stmt: Stmt, env: dict) -> Stmt:
         return stmt
     text = _rewrite_text(w, stmt.text, env)
     cond = _rewrite_text(w, stmt.cond, env) if stmt.cond else stmt.cond
-    if (text, cond) == (stmt.text, stmt.cond):
+    # the branches too: a reader of a whole else-if chain (int_choices) reads their conditions itself
+    then = tuple(rewrite(w, s, env) for s in stmt.then)
+    orelse = tuple(rewrite(w, s, env) for s in stmt.orelse)
+    if (text, cond, then, orelse) == (stmt.text, stmt.cond, stmt.then, stmt.orelse):
         return stmt
-    return replace(stmt, text=text, cond=cond)
+    return replace(stmt, text=text, cond=cond, then=then, orelse=orelse)
 
 
 def _continue_guarded(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...] | None:

@@ -12,8 +12,8 @@ from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_a
 from aclnn_conformance.extract.syntax import open_braces
 from aclnn_conformance.extract.host_code.dim_loops import pointer_reads_blanked, untaken_else_blanked
 from aclnn_conformance.extract.host_code.scalar_shapes import branch_constants_blanked, rank_zero_spelled
-from aclnn_conformance.extract.host_code.model import (Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable, Walk,
-                                                       _End, _Stop, _args, _cite, _enclosing_body, _enclosing_function,
+from aclnn_conformance.extract.host_code.model import (DList, Event, IGNORED_CALLS, Opaque, SUCCESS_NAMES, Unreadable,
+                                                       Walk, _End, _Stop, _args, _cite, _enclosing_body, _enclosing_function,
                                                        _flatten, _macro, _split_top, _status_of, _strip)
 from aclnn_conformance.extract.host_code.promotion import _dexpr
 from aclnn_conformance.extract.host_code.statements import (_checks_params, _error_exit, _first_param_check,
@@ -371,6 +371,11 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                     same = kept is not None and kept[0] != "of" and kept == _tensor_shape_expr(v)
                     env[k] = ("tensor-dtype", None, ("shape-expr", kept)) if same else ("kernel-result", k)
                     continue
+                if _dlist_or_choice(v) and _dlist_or_choice(env[k]):
+                    # a dtype list chosen in the branch (ops-nn norm/add_rms_norm/op_host/op_api/
+                    # aclnn_add_rms_norm.cpp:95-102, the list of a mode): a check of it is made per choice
+                    env[k] = ("dlist-choice", guard, v, env[k])
+                    continue
                 new, old = _dexpr(v), _dexpr(env[k])
                 if new is None or old is None:   # unknown after the branch: a check on it is unread
                     env[k] = Opaque(f"{k}, assigned in a branch on {stmt.cond.strip()}")
@@ -384,6 +389,11 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
     w.guards.extend(("not", p) for p in partly)   # popped when the function ends (_run_function)
     return True
+
+
+def _dlist_or_choice(value: Any) -> bool:
+    """A dtype list, or a choice of dtype lists on a guard (``("dlist-choice", guard, then, else)``)."""
+    return isinstance(value, DList) or isinstance(value, tuple) and value[:1] == ("dlist-choice",)
 
 
 def _returned(w: Walk, value: Any) -> Any:

@@ -24,7 +24,24 @@ def _dlist(w: Walk, env: dict, expr: str) -> DList:
     raise Unreadable(f"{expr!r} is not a dtype list the reader can resolve")
 
 
+def _dlist_arms(value: Any, guards: tuple = ()) -> list[tuple[tuple, DList]]:
+    """The (guards, list) of each choice of a dtype list chosen on guards (branches.py's
+    ``dlist-choice``); a list alone is one arm without guards."""
+    if isinstance(value, DList):
+        return [(guards, value)]
+    _, guard, then, orelse = value
+    return _dlist_arms(then, guards + (guard,)) + _dlist_arms(orelse, guards + (("not", guard),))
+
+
 def _m_dtype_support(w, src, stmt, env, fail, args):
+    held = reenter.value(w, args[1], env)
+    if isinstance(held, tuple) and held[:1] == ("dlist-choice",) and isinstance(env.get(_strip(args[0])), T):
+        for guards, lst in _dlist_arms(held):   # one check per choice, made where its guards hold
+            when = guards[0] if len(guards) == 1 else ("and", *guards)
+            _check(w, src, stmt.offset, "dtype_in", _args(param=_tensor(env, args[0]), dtypes=list(lst.dtypes),
+                                                          list=lst.where, when=when), _fail_status(args[2], fail),
+                   stmt.text)
+        return
     lst = _dlist(w, env, args[1])
     computed = None if isinstance(env.get(_strip(args[0])), T) else _tensor_dtype(w, args[0], env)
     if computed is not None and computed[0] == "of" and reenter.converted(env, args[0]):

@@ -146,7 +146,17 @@ def _empty_params(cond: str, env: dict) -> list[str]:
 def _empty_helper(w: Walk, cond: str, env: dict) -> tuple[str, list[str]]:
     """``if (HasEmptyTensor(self, other))``: a bool helper whose whole body is ``if (C) { return true; }
     return false;`` (or ``return C;``) with C an ``x->IsEmpty()`` disjunction of its parameters: the
-    condition C on the call's arguments. Anything else: no empties (the branch is read as before)."""
+    condition C on the call's arguments; a bool local holding such a disjunction, the same. Anything else:
+    no empties (the branch is read as before)."""
+    held = env.get(_strip(cond))
+    if isinstance(held, tuple) and held[:1] == ("guard",):
+        # a bool local holding the test (``bool anyEmptyTensor = x1->IsEmpty() || gamma->IsEmpty();``,
+        # ops-nn norm/add_rms_norm/op_host/op_api/aclnn_add_rms_norm.cpp:225-226)
+        g = held[1]
+        atoms = g[1:] if g[0] == "or" else (g,)
+        if all(a[0] == "empty" and (len(a[1]) == 1 or a[2]) for a in atoms):
+            names = [n for a in atoms for n in a[1]]
+            return " || ".join(f"{n}->IsEmpty()" for n in names), names
     helper = _bool_helper_condition(w, cond, env)
     if helper is None or not all(isinstance(v, T) for v in helper[1].values()):
         return cond, []

@@ -1,5 +1,5 @@
 """Integers chosen by branches: ``if (C1) { x = E1; } else if (C2) { x = E2; }`` with each condition a test
-over integers and each branch one assignment of the same integer local or argument (ops-math
+over integers (or a conjunction of null tests of pointer arguments) and each branch one assignment of the same integer local or argument (ops-math
 conversion/slice/op_api/aclnn_slice.cpp:59-84, the clamps of a slice's start and end): x holds the choice
 ``["?", C1, E1, ["?", C2, E2, x]]`` after it."""
 from __future__ import annotations
@@ -8,7 +8,7 @@ import re
 from typing import Any
 
 from aclnn_conformance.extract.cpp import Function, Stmt
-from aclnn_conformance.extract.host_code.model import Opaque, T, Unreadable, Walk, _End, _Stop, _strip
+from aclnn_conformance.extract.host_code.model import Opaque, T, Unreadable, Walk, _End, _Stop, _split_top, _strip
 from aclnn_conformance.extract.host_code.integers import _int_test, _wrapped_iexpr
 import aclnn_conformance.extract.host_code.reenter as reenter
 
@@ -58,12 +58,30 @@ def _choice(w: Walk, arms: list, old: Any, env: dict) -> Any:
             new = _wrapped_iexpr(w, reenter.value(w, _strip(expr), env))
         except Unreadable:
             return None
-        test = _int_test(w, cond, env) if cond is not None else None
+        # null tests in a chain of several arms (a mode chosen on the outputs given); a lone ``if (p !=
+        # nullptr) n = ...`` is nulls._nonnull_count's
+        test = (_int_test(w, cond, env) or (_null_test(w, cond, env) if len(arms) > 1 else None)) \
+            if cond is not None else None
         if new is None or (cond is not None and test is None):
             return None
         new = (op, old, new) if op else new
         value = new if cond is None else ("?", test, new, value)
     return value
+
+
+def _null_test(w: Walk, cond: str, env: dict) -> tuple | None:
+    """``p != nullptr && q == nullptr`` (each part a pointer argument tested for null) as the integer
+    test of that guard (ops-nn norm/add_rms_norm/op_host/op_api/aclnn_add_rms_norm.cpp:159-163: the mode
+    chosen on which outputs are given); None for any other condition."""
+    parts = []
+    for part in _split_top(_strip(cond), "&&"):
+        m = re.fullmatch(r"(\w+)\s*(==|!=)\s*nullptr|nullptr\s*(==|!=)\s*(\w+)", _strip(part))
+        held = env.get(m.group(1) or m.group(4)) if m else None
+        if not (isinstance(held, T) and "*" in w.ptypes.get(held.name, "")):
+            return None
+        null = ("null", held.name)
+        parts.append(null if (m.group(2) or m.group(3)) == "==" else ("not", null))
+    return ("guard", parts[0] if len(parts) == 1 else ("and", *parts))
 
 
 def _int_refs(fn: Function, args: list[str]) -> list[tuple[str, str]]:
