@@ -197,6 +197,9 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
                 result.aux[name].update(device_choices(case, profile, product, replace(entry, output=name),
                                                        np.asarray(result.views[name])))
         return result
+    if entry.raw.get("movement"):   # data movement: the output's shape from an attribute
+        from aclnn_conformance.oracle.surface_movement import from_case as movement_from_case
+        return movement_from_case(case, entry, profile, product)
     if entry.raw.get("conversion"):   # a dtype conversion: the target is an attribute
         from aclnn_conformance.oracle.surface_conversions import from_case as conversion_from_case
         expected, open_ = conversion_from_case(case, product)
