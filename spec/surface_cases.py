@@ -251,6 +251,10 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
         from aclnn_conformance.spec.surface_halves import halves_value_cases
         return halves_value_cases(entry, key, count, dtypes, {
             "seed": SEED, "sample_values": sample_values, "specials": specials, "rule": value_rule(entry)})
+    if entry.orders:   # the positions that sort each slice (spec/surface_order.py)
+        from aclnn_conformance.spec.surface_order import order_value_cases
+        return order_value_cases(entry, key, count, dtypes, {
+            "seed": SEED, "sample_values": sample_values, "rule": value_rule(entry)})
     if entry.runs:   # every prefix's extreme and its position (spec/surface_running.py)
         from aclnn_conformance.spec.surface_running import running_value_cases
         return running_value_cases(entry, key, count, dtypes, {

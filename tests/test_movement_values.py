@@ -274,3 +274,64 @@ def test_real_copies_a_real_input_and_its_ci_values_take_a_computed_dtype():
     # the base call's self is COMPLEX64, which the harness does not compute: the ci values are FLOAT
     ci = {c.case_id: c.tensor("self").desc.dtype.name for c in data_value_cases("real", base_call("real"), "ci")}
     assert ci == {"values": "FLOAT", "values-empty": "FLOAT"}
+
+
+# ---- aclnnArgsort: the positions that sort each slice ----
+
+def _argsort_call(values, dim: int, descending: bool, dtype=AclDataType.FLOAT) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    x = np.asarray(values, dtype=numpy_dtype(dtype))
+    return Case(op="argsort", case_id="hand", tensors={
+        "self": TensorArg.from_array(x, dtype),
+        "out": TensorArg.from_array(np.zeros(x.shape, np.int64), AclDataType.INT64)},
+        attrs={"dim": dim, "descending": descending})
+
+
+def test_argsort_by_hand_and_its_open_positions():
+    from aclnn_conformance.oracle.surface import from_case
+    row = [3.0, -1.0, 7.5, 0.25, -6.0]
+    for descending in (False, True):
+        result = from_case(_argsort_call([row], 1, descending), "cann")
+        # by hand: the positions of the sorted values, each value distinct
+        want = sorted(range(5), key=lambda i: row[i], reverse=descending)
+        assert result.views["out"].tolist() == [want] and not result.aux["out"]["unjudged"].any()
+    columns = from_case(_argsort_call([[2.0, 1.0], [1.0, 2.0], [0.0, 3.0]], 0, False), "cann")
+    assert columns.views["out"].tolist() == [[2, 0], [1, 1], [0, 2]]
+    tied = from_case(_argsort_call([1.0, 5.0, 1.0, -0.0, 0.0, 9.0], 0, False), "cann")
+    # sorted: -0/+0 (a tie: positions 0, 1 open), 1, 1 (a tie: 2, 3 open), 5, 9
+    assert tied.aux["out"]["unjudged"].tolist() == [True, True, True, True, False, False]
+    assert tied.views["out"].tolist()[4:] == [1, 5]
+    nan = from_case(_argsort_call([[1.0, np.nan, 0.0], [3.0, 2.0, 1.0]], 1, False), "cann")
+    assert nan.aux["out"]["unjudged"].tolist() == [[True] * 3, [False] * 3]
+
+
+def test_a_device_is_judged_on_the_sorting_positions():
+    case = _argsort_call([[1.0, 5.0, 1.0, 3.0]], 1, False)
+    assert _judged("argsort", _Device([[0, 2, 3, 1]]), case) == "PASS"
+    assert _judged("argsort", _Device([[2, 0, 3, 1]]), case) == "PASS"   # the tie in the other order
+    assert _judged("argsort", _Device([[0, 2, 1, 3]]), case) == "FAIL"
+    descending = _argsort_call([[1.0, 5.0, 1.0, 3.0]], 1, True)
+    assert _judged("argsort", _Device([[1, 3, 2, 0]]), descending) == "PASS"
+    assert _judged("argsort", _Device([[0, 2, 3, 1]]), descending) == "FAIL"   # the ascending order
+
+
+def test_each_argsort_mutant_fails_a_single_call_and_each_control_passes_every_one():
+    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
+    from aclnn_conformance.spec.surface_cases import value_cases
+    found = MUTANT_SETS.argsort
+    kinds = {m.kind: m for m in found.mutants}
+    own = ("ranks-written", "wrong-axis", "one-based-index", "attribute-ignored", "promotion")
+    assert {*own, "dtype-missing"} <= set(kinds)
+    cases = value_cases("argsort")
+    for kind in own:
+        assert any(_judged("argsort", kinds[kind](), c) == "FAIL" for c in cases), kind
+    # the near tie a bf16 rounding collapses kills the promotion on the FLOAT values call alone
+    assert _judged("argsort", kinds["promotion"](), next(c for c in cases if c.case_id == "values-FLOAT")) == "FAIL"
+    assert {c.kind for c in found.controls} == {"reversed-ties-control", "nan-first-control"}
+    for control in found.controls:
+        outcomes = {c.case_id: _judged("argsort", control(), c) for c in cases}
+        assert set(outcomes.values()) <= {"PASS", "NOT_JUDGED", "NOT_SUPPORTED"}, (control.kind, outcomes)
+    pytest.importorskip("torch")
+    from aclnn_conformance.backends.torch_backend import TorchBackend
+    outcomes = {c.case_id: _judged("argsort", TorchBackend(), c) for c in cases}
+    assert set(outcomes.values()) <= {"PASS", "NOT_SUPPORTED", "NOT_JUDGED"}, outcomes
