@@ -197,6 +197,12 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
                 result.aux[name].update(device_choices(case, profile, product, replace(entry, output=name),
                                                        np.asarray(result.views[name])))
         return result
+    if entry.raw.get("movement"):   # data movement: the output's shape from an attribute
+        from aclnn_conformance.oracle.surface_movement import from_case as movement_from_case
+        result = movement_from_case(case, entry)
+        result.aux[entry.output].update(device_choices(case, profile, product, entry,
+                                                       np.asarray(result.views[entry.output])))
+        return result
     if entry.raw.get("conversion"):   # a dtype conversion: the target is an attribute
         from aclnn_conformance.oracle.surface_conversions import from_case as conversion_from_case
         expected, open_ = conversion_from_case(case, product)

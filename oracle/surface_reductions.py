@@ -53,6 +53,12 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     """The expected output of a reduction's call, with the slices its standard leaves open."""
     entry = value_entry(case.op)
     red = entry.reduction
+    if entry.orders:   # the positions that sort each slice (oracle/surface_order.py)
+        from aclnn_conformance.oracle import surface_order
+        return surface_order.from_case(case, entry, reduced_axes(case, entry))
+    if entry.runs:   # every prefix's extreme and its position (oracle/surface_running.py)
+        from aclnn_conformance.oracle import surface_running
+        return surface_running.from_case(case, entry, reduced_axes(case, entry))
     if entry.halves:   # a function of the input's two halves along one dim (oracle/surface_halves.py)
         from aclnn_conformance.oracle import surface_halves
         return surface_halves.from_case(case, entry, product)

@@ -136,6 +136,10 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
         return norm_value_cases(entry, key, value_rule(entry), count, dtypes)
     if entry.reduction is not None:
         return reduction_value_cases(entry, key, count, dtypes)
+    if entry.raw.get("movement"):   # data movement: the output's shape from an attribute
+        from aclnn_conformance.spec.surface_movement import movement_value_cases
+        return movement_value_cases(entry, key, count, dtypes, {
+            "seed": SEED, "sample_values": sample_values, "rule": value_rule(entry)})
     if entry.raw.get("conversion"):   # one call per (source, target) pair, the ci tier's pairs
         from aclnn_conformance.spec.surface_conversions import conversion_value_cases
         return conversion_value_cases(entry, key, "ci" if count <= 1024 else "full")
@@ -247,6 +251,14 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
         from aclnn_conformance.spec.surface_halves import halves_value_cases
         return halves_value_cases(entry, key, count, dtypes, {
             "seed": SEED, "sample_values": sample_values, "specials": specials, "rule": value_rule(entry)})
+    if entry.orders:   # the positions that sort each slice (spec/surface_order.py)
+        from aclnn_conformance.spec.surface_order import order_value_cases
+        return order_value_cases(entry, key, count, dtypes, {
+            "seed": SEED, "sample_values": sample_values, "rule": value_rule(entry)})
+    if entry.runs:   # every prefix's extreme and its position (spec/surface_running.py)
+        from aclnn_conformance.spec.surface_running import running_value_cases
+        return running_value_cases(entry, key, count, dtypes, {
+            "seed": SEED, "sample_values": sample_values, "rule": value_rule(entry)})
     if entry.normalized_grads:   # softmax's and log-softmax's gradients (spec/surface_normalized_grads.py)
         from aclnn_conformance.spec.surface_normalized_grads import normalized_grad_value_cases
         return normalized_grad_value_cases(entry, key, count, dtypes, {
@@ -421,6 +433,10 @@ def data_value_cases(key: str, base: Case, tier: str = "ci") -> list[Case]:
     if first is None:
         return []
     dtype = first.desc.dtype.name
+    from aclnn_conformance.spec.surface_values import _COMPUTABLE
+    if dtype not in _COMPUTABLE and entry.sample.get("dtypes"):
+        # a base call in a dtype the harness does not compute (a complex input): the entry's first dtype
+        dtype = entry.sample["dtypes"][0]
     dtypes = (dtype,) + (tuple(d for d in entry.sample.get("dtypes", ()) if d != dtype)
                          if tier == "full" else ())
     names = {"values": "values", "broadcast": "values-broadcast", "empty": "values-empty"}

@@ -50,6 +50,13 @@ NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD = "normalized-exp-grad", "log-norma
 NORMALIZED_GRAD_KINDS = (NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD)
 REDUCTION_KINDS = REDUCTION_KINDS + (HALVES,) + NORMALIZED_GRAD_KINDS
 NORM_KINDS = (RMS_NORMALIZED,)   # a normalization over trailing dims, with outputs by role
+# every prefix's maximum (minimum) along one dim and its position, the outputs in the input's shape
+# (oracle/surface_running.py), each output named by its role in ``outputs``
+RUNNING_KINDS = ("prefix-max", "prefix-min")
+# the positions that sort each slice along one dim (ascending, or descending by the attribute the
+# block's ``descending`` names; oracle/surface_order.py), the output in the input's shape
+ORDER_KINDS = ("sort-order",)
+REDUCTION_KINDS = REDUCTION_KINDS + RUNNING_KINDS + ORDER_KINDS
 
 
 class UnknownValueEntry(LookupError):
@@ -120,7 +127,17 @@ class ValueEntry:
     @property
     def keeps_shape(self) -> bool:
         """The output has the input's shape (a scan, a normalized exponential): one dim, no keepdim."""
-        return self.scans or self.normalizes or self.normalized_grads or self.norms
+        return self.scans or self.normalizes or self.normalized_grads or self.norms or self.runs or self.orders
+
+    @property
+    def orders(self) -> bool:
+        """The positions that sort each slice along one dim (oracle/surface_order.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in ORDER_KINDS
+
+    @property
+    def runs(self) -> bool:
+        """Every prefix's extreme along one dim and its position (oracle/surface_running.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in RUNNING_KINDS
 
     @property
     def halves(self) -> bool:
@@ -177,7 +194,7 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
                                   not {"input", "dims"} <= set(reduction) or
                                   ("keepdim" not in reduction
                                    and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS + (HALVES,)
-                                   + NORMALIZED_GRAD_KINDS + NORM_KINDS)):
+                                   + NORMALIZED_GRAD_KINDS + NORM_KINDS + RUNNING_KINDS + ORDER_KINDS)):
         raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
                          f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
@@ -309,6 +326,9 @@ def outside_domain(case: Any) -> bool:
         return True
     if entry.reduction is not None:
         return _outside_reduction(case, entry, out)
+    if entry.raw.get("movement"):   # data movement: the output's shape from an attribute
+        from aclnn_conformance.spec.surface_movement import outside_movement
+        return outside_movement(case, entry, _COMPUTABLE)
     if entry.raw.get("conversion"):   # a conversion's target attribute must name the output's dtype
         src = case.tensors.get(entry.raw["conversion"]["input"])
         target = case.attrs.get(entry.raw["conversion"]["attr"])

@@ -421,7 +421,7 @@ GENERIC = sorted(str(p.relative_to(ROOT)) for pattern in
 # operator keys that are ordinary words of the code as well (a variable, a NumPy function; std: a
 # Standard argument)
 PLAIN_WORDS = frozenset({"mean", "cumsum", "exp", "log", "cast", "std", "abs", "sign", "floor", "maximum",
-                         "trunc"})
+                         "trunc", "argsort"})
 # operator keys that are words of the generic code's own vocabulary (a reduction kind, a Python
 # builtin, a NumPy function: max, min, all, any, prod): no use of them names the API
 VOCABULARY_WORDS = frozenset({"max", "min", "all", "any", "prod"})

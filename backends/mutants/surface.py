@@ -67,6 +67,7 @@ def value_group(entry: Any) -> tuple:
     """What decides which value mutants an entry gets: its family, function class and reduction kind
     (or its conversion block: a cast's rounding, overflow and wrap mutants)."""
     kind = (entry.reduction or {}).get("kind") or ("conversion" if entry.raw.get("conversion") else None)
+    kind = kind or (entry.raw.get("movement") or {}).get("kind")   # data movement: its kind's own mutants
     return entry.family, entry.function_class, kind
 
 

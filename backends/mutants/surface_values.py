@@ -216,8 +216,17 @@ def mutant_set(key: str) -> MutantSet:
     if entry.norms:   # every output by role: their own set (backends/mutants/surface_norms.py)
         from aclnn_conformance.backends.mutants.surface_norms import norm_mutant_set
         return norm_mutant_set(key, cases, _make)
+    if entry.orders:   # the positions that sort each slice: its own set (surface_order.py)
+        from aclnn_conformance.backends.mutants.surface_order import order_mutant_set
+        return order_mutant_set(key, cases)
+    if entry.runs:   # every prefix's extreme and its position: its own set (surface_running.py)
+        from aclnn_conformance.backends.mutants.surface_running import running_mutant_set
+        return running_mutant_set(key, cases)
     if entry.reduction is not None:
         return reduction_mutant_set(key, outputs, cases)
+    if entry.raw.get("movement"):   # data movement's own kinds (copies, axes), beside the exact ones
+        from aclnn_conformance.backends.mutants.surface_movement import movement_mutant_set
+        return movement_mutant_set(key, outputs, cases, FlushToZeroControl)
     if entry.raw.get("conversion"):   # a dtype conversion's own kinds (rounding mode, overflow, wrap)
         from aclnn_conformance.backends.mutants.surface_conversions import conversion_mutant_set
         return conversion_mutant_set(key, outputs, cases, FlushToZeroControl)

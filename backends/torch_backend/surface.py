@@ -87,6 +87,9 @@ def _reduction(case: Case, entry: ValueEntry):
         from aclnn_conformance.backends.torch_backend.surface_normalized_grads import normalized_grad_in_torch
         return normalized_grad_in_torch(case, entry, _operand, _resolve)
     x = _operand(case, entry, red["input"])
+    if entry.orders:   # the sorting positions, in the direction the call's attribute names
+        return _resolve(entry.torch["function"])(x, dim=case.attrs.get(red["dims"]),
+                                                 descending=bool(case.attrs.get(red["descending"])))
     dims = _dims(case, red)
     if not dims and red.get("noop") and case.attrs.get(red["noop"]):
         return x
