@@ -12,6 +12,7 @@ import pytest
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg
+from tests.value_checks import assert_gated_through_mutate, judged
 
 PRODUCTS = ("atlas-a2", "ascend950")
 GATED = ("glu", "swi_glu", "gelu_mul", "fatrelu_mul")
@@ -136,11 +137,6 @@ def test_a_dim_of_odd_length_has_no_halves():
     assert halved_shape(case, value_entry("glu"), 1) is None and halved_shape(case, value_entry("glu"), 0) is None
 
 
-def _judged(backend, case: Case, product: str) -> str:
-    from aclnn_conformance.judging.run_case import run_case
-    return run_case(backend, case, product, "cann").outcome
-
-
 def test_torch_passes_every_value_case():
     pytest.importorskip("torch")
     from aclnn_conformance.backends.torch_backend import TorchBackend
@@ -148,7 +144,7 @@ def test_torch_passes_every_value_case():
     for op in GATED:
         for case in value_cases(op):
             for product in PRODUCTS:
-                assert _judged(TorchBackend(), case, product) in ("PASS", "NOT_JUDGED", "NOT_SUPPORTED"), \
+                assert judged(TorchBackend(), case, product) in ("PASS", "NOT_JUDGED", "NOT_SUPPORTED"), \
                     (op, case.case_id, product)
 
 
@@ -191,16 +187,9 @@ def test_a_swapped_or_misplaced_split_fails_a_single_call_and_the_kernel_order_p
 @pytest.mark.parametrize("op", GATED)
 def test_each_mutant_is_killed_and_each_control_clean_through_mutate(op):
     from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
-    from aclnn_conformance.reports.mutate import mutate
     found = getattr(MUTANT_SETS, op)
     kinds = {m.kind for m in found.mutants}
     assert {"halves-swapped", "wrong-dim", "twice-limit", "dtype-missing"} <= kinds
     assert {"float32-steps-control", "zero-sign-control"} <= {c.kind for c in found.controls}
     products = ("atlas-a2", "atlas-a3")
-    doc = mutate("full", mutants=list(found.mutants) + list(found.controls), products=products)
-    by = {m["name"]: m for m in doc["mutants"]}
-    for mutant in found.mutants:
-        assert by[mutant.name]["status"] == "killed" and by[mutant.name]["named"], mutant.kind
-    for control in found.controls:
-        assert by[control.name]["status"] == "control" and by[control.name]["killing_cases"] == 0, control.kind
-    assert doc["passed"]
+    assert_gated_through_mutate(op, "full", products)

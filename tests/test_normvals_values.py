@@ -12,6 +12,7 @@ import pytest
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg
+from tests.value_checks import assert_gated_through_mutate, judged
 
 PRODUCTS = ("atlas-a2", "ascend950")
 KEYS = ("rms_norm", "gemma_rms_norm", "add_rms_norm", "inplace_add_rms_norm")
@@ -144,11 +145,6 @@ def test_slices_with_nan_or_infinity_are_open():
     assert result.aux["rstdOut"]["unjudged"][:, 0].tolist() == [True, True, False]
 
 
-def _judged(backend, case: Case, product: str) -> str:
-    from aclnn_conformance.judging.run_case import run_case
-    return run_case(backend, case, product, "cann").outcome
-
-
 def test_a_one_ulp_and_a_two_ulp_rstd_on_hand_values():
     """A float32 rstd within the envelope passes, one far outside fails (by the judge)."""
     from aclnn_conformance.judging.judge import judge
@@ -174,7 +170,7 @@ def test_torch_passes_every_value_case():
     for op in KEYS:
         for case in value_cases(op):
             for product in PRODUCTS:
-                assert _judged(TorchBackend(), case, product) in ("PASS", "NOT_JUDGED"), (op, case.case_id)
+                assert judged(TorchBackend(), case, product) in ("PASS", "NOT_JUDGED"), (op, case.case_id)
 
 
 def test_each_mutant_is_killed_in_a_single_call_and_each_control_is_clean():
@@ -189,21 +185,12 @@ def test_each_mutant_is_killed_in_a_single_call_and_each_control_is_clean():
         assert ("addend-ignored" in kinds) == (op in ADDING)
         cases = value_cases(op)
         for mutant in found.mutants:
-            assert any(_judged(mutant(), c, "atlas-a2") == "FAIL" for c in cases), (op, mutant.kind)
+            assert any(judged(mutant(), c, "atlas-a2") == "FAIL" for c in cases), (op, mutant.kind)
         for control in found.controls:
             for c in cases:
-                assert _judged(control(), c, "atlas-a2") in ("PASS", "NOT_JUDGED"), (op, control.kind, c.case_id)
+                assert judged(control(), c, "atlas-a2") in ("PASS", "NOT_JUDGED"), (op, control.kind, c.case_id)
 
 
 @pytest.mark.parametrize("op", KEYS)
 def test_each_mutant_is_killed_and_each_control_clean_through_mutate(op):
-    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
-    from aclnn_conformance.reports.mutate import mutate
-    found = getattr(MUTANT_SETS, op)
-    doc = mutate("ci", mutants=list(found.mutants) + list(found.controls), products=PRODUCTS)
-    by = {m["name"]: m for m in doc["mutants"]}
-    for mutant in found.mutants:
-        assert by[mutant.name]["status"] == "killed" and by[mutant.name]["named"], mutant.kind
-    for control in found.controls:
-        assert by[control.name]["status"] == "control" and by[control.name]["killing_cases"] == 0, control.kind
-    assert doc["passed"]
+    assert_gated_through_mutate(op, "ci", PRODUCTS)

@@ -11,6 +11,7 @@ import pytest
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg
+from tests.value_checks import assert_gated_through_mutate, judged
 
 PRODUCTS = ("atlas-a2", "ascend950")
 
@@ -58,11 +59,6 @@ def test_slices_with_nan_or_infinity_are_open():
     assert aux["unjudged"].tolist() == [[True, True], [True, True], [False, False]]
 
 
-def _judged(op: str, backend, case: Case, product: str) -> str:
-    from aclnn_conformance.judging.run_case import run_case
-    return run_case(backend, case, product, "cann").outcome
-
-
 def test_torch_passes_every_value_case():
     pytest.importorskip("torch")
     from aclnn_conformance.backends.torch_backend import TorchBackend
@@ -70,25 +66,18 @@ def test_torch_passes_every_value_case():
     for op in ("softmax", "log_softmax"):
         for case in value_cases(op):
             for product in PRODUCTS:
-                assert _judged(op, TorchBackend(), case, product) in ("PASS", "NOT_JUDGED"), (op, case.case_id)
+                assert judged(TorchBackend(), case, product) in ("PASS", "NOT_JUDGED"), (op, case.case_id)
 
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 def test_each_mutant_is_killed_and_each_control_clean_through_mutate(op):
     from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
-    from aclnn_conformance.reports.mutate import mutate
     found = getattr(MUTANT_SETS, op)
     kinds = {m.kind for m in found.mutants}
     assert {"no-max-subtraction", "wrong-axis", "twice-limit"} <= kinds
     assert ("log-of-softmax" in kinds) == (op == "log_softmax")
     assert {"float32-steps-control", "reciprocal-control"} <= {c.kind for c in found.controls}
-    doc = mutate("ci", mutants=list(found.mutants) + list(found.controls), products=PRODUCTS)
-    by = {m["name"]: m for m in doc["mutants"]}
-    for mutant in found.mutants:
-        assert by[mutant.name]["status"] == "killed" and by[mutant.name]["named"], mutant.kind
-    for control in found.controls:
-        assert by[control.name]["status"] == "control" and by[control.name]["killing_cases"] == 0, control.kind
-    assert doc["passed"]
+    assert_gated_through_mutate(op, "ci", PRODUCTS)
 
 
 def test_a_device_without_the_maximum_fails_only_where_exp_overflows():
