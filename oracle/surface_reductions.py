@@ -62,6 +62,9 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     if entry.norms:   # root-mean-square normalizations, every output (oracle/surface_norms.py)
         from aclnn_conformance.oracle import surface_norms
         return surface_norms.from_case(case, profile, product)
+    if entry.contracts:   # a dot product, a diagonal's sum: their terms summed (oracle/surface_contractions.py)
+        from aclnn_conformance.oracle import surface_contractions
+        return surface_contractions.from_case(case, entry)
     if entry.sums:   # sums and means: the summation model's envelope (oracle/surface_sums.py)
         from aclnn_conformance.oracle import surface_sums
         return surface_sums.from_case(case, entry, reduced_axes(case, entry),

@@ -251,6 +251,9 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
         from aclnn_conformance.spec.surface_normalized_grads import normalized_grad_value_cases
         return normalized_grad_value_cases(entry, key, count, dtypes, {
             "seed": SEED, "sample_values": sample_values, "rule": value_rule(entry)})
+    if entry.contracts:   # a dot product, a diagonal's sum (spec/surface_contraction_cases.py)
+        from aclnn_conformance.spec.surface_contraction_cases import contraction_value_cases
+        return contraction_value_cases(entry, key, value_rule(entry), count, dtypes)
     rng = np.random.default_rng(SEED)
     cases = []
     for dtype_name in dtypes or entry.sample.get("dtypes", ["FLOAT"]):

@@ -50,6 +50,12 @@ NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD = "normalized-exp-grad", "log-norma
 NORMALIZED_GRAD_KINDS = (NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD)
 REDUCTION_KINDS = REDUCTION_KINDS + (HALVES,) + NORMALIZED_GRAD_KINDS
 NORM_KINDS = (RMS_NORMALIZED,)   # a normalization over trailing dims, with outputs by role
+# two operands' elementwise products summed (a dot product) and a matrix's main diagonal summed: terms
+# the summation model sums (oracle/surface_contractions.py), every element into one 0-d output
+INNER_PRODUCT, DIAGONAL_SUM = "inner-product", "diagonal-sum"
+CONTRACTION_KINDS = (INNER_PRODUCT, DIAGONAL_SUM)
+REDUCTION_KINDS = REDUCTION_KINDS + CONTRACTION_KINDS
+SUMMING_KINDS = SUMMING_KINDS + CONTRACTION_KINDS   # their terms summed under the summation model
 
 
 class UnknownValueEntry(LookupError):
@@ -143,6 +149,12 @@ class ValueEntry:
         return self.reduction is not None and self.reduction.get("kind") in INDEX_KINDS
 
     @property
+    def contracts(self) -> bool:
+        """A dot product or a diagonal's sum: terms drawn from the operands, then summed
+        (oracle/surface_contractions.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in CONTRACTION_KINDS
+
+    @property
     def outputs(self) -> tuple[str, ...]:
         """Every tensor the API writes, each judged: ``output``, then the others the reduction block
         names by role (``outputs``: {"average": "meanOut", ...})."""
@@ -177,7 +189,7 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
                                   not {"input", "dims"} <= set(reduction) or
                                   ("keepdim" not in reduction
                                    and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS + (HALVES,)
-                                   + NORMALIZED_GRAD_KINDS + NORM_KINDS)):
+                                   + NORMALIZED_GRAD_KINDS + NORM_KINDS + CONTRACTION_KINDS)):
         raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
                          f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],

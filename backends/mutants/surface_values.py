@@ -216,6 +216,9 @@ def mutant_set(key: str) -> MutantSet:
     if entry.norms:   # every output by role: their own set (backends/mutants/surface_norms.py)
         from aclnn_conformance.backends.mutants.surface_norms import norm_mutant_set
         return norm_mutant_set(key, cases, _make)
+    if entry.contracts:   # a dot product, a diagonal's sum: their own set (surface_contractions.py)
+        from aclnn_conformance.backends.mutants.surface_contractions import contraction_mutant_set
+        return contraction_mutant_set(key, outputs, cases)
     if entry.reduction is not None:
         return reduction_mutant_set(key, outputs, cases)
     if entry.raw.get("conversion"):   # a dtype conversion's own kinds (rounding mode, overflow, wrap)

@@ -86,6 +86,9 @@ def _reduction(case: Case, entry: ValueEntry):
     if entry.normalized_grads:   # softmax's and log-softmax's gradients (surface_normalized_grads.py)
         from aclnn_conformance.backends.torch_backend.surface_normalized_grads import normalized_grad_in_torch
         return normalized_grad_in_torch(case, entry, _operand, _resolve)
+    if entry.contracts:   # a dot product, a diagonal's sum (backends/torch_backend/surface_contractions.py)
+        from aclnn_conformance.backends.torch_backend.surface_contractions import contraction_in_torch
+        return contraction_in_torch(case, entry, _operand, _resolve)
     x = _operand(case, entry, red["input"])
     dims = _dims(case, red)
     if not dims and red.get("noop") and case.attrs.get(red["noop"]):

@@ -1,0 +1,190 @@
+"""The contractions (aclnnDot, aclnnTrace) under the summation model: the oracle against hand
+computation (products, the diagonal of rectangular matrices, NaN and infinities, integers, empty
+calls), the bound against Higham's dot-product bound, a device in another order (a per-element
+float32 loop written here) passing and broken devices failing single calls, and every generated
+mutant killed and every control clean on single calls."""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.enums import AclDataType
+from aclnn_conformance.spec.tensor import TensorArg
+
+U = 2.0 ** -24
+PRODUCTS = ("atlas-a2", "ascend950")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def registry_loaded():
+    from aclnn_conformance.spec.registry import operators
+    operators()
+
+
+def _dot(x, y, dtype=AclDataType.FLOAT, out_dtype=None) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    dt = numpy_dtype(dtype)
+    out = out_dtype or dtype
+    return Case(op="dot", case_id="hand", tensors={
+        "self": TensorArg.from_array(np.asarray(x, dt), dtype),
+        "tensor": TensorArg.from_array(np.asarray(y, dt), dtype),
+        "out": TensorArg.from_array(np.zeros((), numpy_dtype(out)), out)}, attrs={})
+
+
+def _trace(x, dtype=AclDataType.FLOAT, out_dtype=None) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    out = out_dtype or dtype
+    return Case(op="trace", case_id="hand", tensors={
+        "self": TensorArg.from_array(np.asarray(x, numpy_dtype(dtype)), dtype),
+        "out": TensorArg.from_array(np.zeros((), numpy_dtype(out)), out)}, attrs={})
+
+
+def _oracle(case: Case):
+    from aclnn_conformance.oracle.surface import from_case
+    result = from_case(case, "cann")
+    return np.asarray(result.views["out"]), result.aux["out"]
+
+
+def _verdict(case: Case, actual) -> str:
+    from aclnn_conformance.spec.surface_compare import compare
+    from aclnn_conformance.spec.surface_models import standards_for
+    want, aux = _oracle(case)
+    got = np.asarray(actual).astype(want.dtype).reshape(want.shape)
+    return compare(standards_for(case.op)["out"], got, want, aux).outcome
+
+
+def _judged(op: str, backend, case: Case, product: str) -> str:
+    from aclnn_conformance.judging.judge import judge
+    from aclnn_conformance.spec.registry import operator
+    return judge(operator(op).spec, case, product, "cann", backend.run(case, product)).outcome
+
+
+# ---- the oracle by hand ----
+
+def test_a_dot_product_and_its_bound_by_hand():
+    want, aux = _oracle(_dot([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]))
+    assert want.shape == () and want.dtype == np.float32 and float(want) == 32.0
+    # Higham eq. 3.5: gamma_n sum |x_i y_i| = 3u/(1 - 3u) * 32, plus the oracle's own float64 error
+    higham = 3 * U / (1 - 3 * U) * 32
+    assert higham <= float(aux["bound"]) <= higham * (1 + 1e-8) and not aux["unjudged"]
+    # fp16: 2048*1 + 1*1 = 2049, a tie between 2048 and 2050 in fp16: to even (2048)
+    want, _ = _oracle(_dot([2048.0, 1.0], [1.0, 1.0], AclDataType.FLOAT16))
+    assert want.dtype == np.float16 and float(want) == 2048.0
+
+
+def test_a_dot_product_of_float32_operands_is_exact_in_the_oracle():
+    x = np.float32(1 + 2.0 ** -23)
+    y = np.float32(1 - 2.0 ** -24)
+    exact = Fraction(float(x)) * Fraction(float(y)) * 3          # three equal products, by rational arithmetic
+    _, aux = _oracle(_dot([x] * 3, [y] * 3))
+    assert Fraction(float(aux["exact"])) == exact
+
+
+def test_products_below_the_normal_range_widen_the_bound_by_their_magnitude():
+    tiny = 2.0 ** -70 * 2.0 ** -60           # 2^-130: a float32 subnormal product, which a device may flush
+    want, aux = _oracle(_dot([2.0 ** -70, 1.0], [2.0 ** -60, 0.0]))
+    assert float(aux["exact"]) == tiny and float(aux["bound"]) >= tiny
+    assert _verdict(_dot([2.0 ** -70, 1.0], [2.0 ** -60, 0.0]), np.float32(0.0)) == "PASS"
+    assert _verdict(_dot([2.0 ** -70, 1.0], [2.0 ** -60, 0.0]), np.float32(2.0 ** -120)) == "FAIL"
+
+
+def test_special_values_integers_and_empty_calls():
+    inf, nan = float("inf"), float("nan")
+    assert np.isnan(_oracle(_dot([inf, inf], [1.5, -2.0]))[0])        # +inf + -inf: NaN in any order
+    assert float(_oracle(_dot([inf, 1.0], [1.5, 2.0]))[0]) == inf
+    assert np.isnan(_oracle(_dot([nan, 1.0], [0.0, 2.0]))[0])
+    assert float(_oracle(_dot([], []))[0]) == 0.0                      # aclnn_dot.cpp:113-139
+    want, aux = _oracle(_dot([3, -4, 5], [2, 2, 2], AclDataType.INT32))
+    assert want.dtype == np.int32 and int(want) == 8 and not aux["unjudged"]
+    # 100*2 + 100*1 = 300 leaves INT8: whether it wraps, no document says
+    assert bool(_oracle(_dot([100, 100], [2, 1], AclDataType.INT8))[1]["unjudged"])
+    # a sum of magnitudes past float32's largest value: open (an order may overflow)
+    assert bool(_oracle(_dot([3e38, -3e38], [1.0, 1.0]))[1]["unjudged"])
+
+
+def test_a_trace_by_hand_rectangular_integer_and_empty():
+    assert float(_oracle(_trace([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))[0]) == 6.0     # 1 + 5
+    assert float(_oracle(_trace([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]]))[0]) == 5.0   # 1 + 4
+    want, aux = _oracle(_trace([[1, 2], [3, 4]], AclDataType.INT32, AclDataType.INT64))
+    assert want.dtype == np.int64 and int(want) == 5 and not aux["unjudged"]
+    want, _ = _oracle(_trace([[True, False], [True, True]], AclDataType.BOOL, AclDataType.INT64))
+    assert int(want) == 2
+    assert float(_oracle(_trace(np.zeros((0, 3))))[0]) == 0.0           # aclnn_trace.cpp:132-134
+    assert np.isnan(_oracle(_trace([[float("inf"), 0.0], [0.0, -float("inf")]]))[0])
+    # a DOUBLE trace is not judged (a float64 oracle is no finer than the result)
+    assert bool(_oracle(_trace([[1.0]], AclDataType.DOUBLE))[1]["unjudged"])
+
+
+def test_a_float32_device_in_its_own_order_passes_and_a_two_step_error_fails():
+    """A per-element loop written here: products rounded to float32, summed from the last term."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-6, 6, 777).astype(np.float32)
+    y = rng.uniform(-6, 6, 777).astype(np.float32)
+    total = np.float32(0)
+    for a, b in zip(x[::-1], y[::-1]):
+        total = np.float32(total + np.float32(a * b))
+    case = _dot(x, y)
+    assert _verdict(case, total) == "PASS"
+    exact = sum(Fraction(float(a)) * Fraction(float(b)) for a, b in zip(x, y))
+    bound = 777 * U / (1 - 777 * U) * float(sum(abs(Fraction(float(a)) * Fraction(float(b))) for a, b in zip(x, y)))
+    off = np.float32(float(exact) + 2 * bound)
+    assert _verdict(case, off) == "FAIL"
+    # fp16 operands: the float32 result cast once; an fp16 accumulator is refused on the long call
+    h = np.abs(x[:600]).astype(np.float16) + np.float16(0.5)
+    acc16 = np.float16(0)
+    acc32 = np.float32(0)
+    for a in h:
+        acc16 = np.float16(np.float32(acc16) + np.float32(a) * np.float32(a))
+        acc32 = np.float32(acc32 + np.float32(a) * np.float32(a))
+    case = _dot(h, h, AclDataType.FLOAT16)
+    assert _verdict(case, np.float16(acc32)) == "PASS" and _verdict(case, acc16) == "FAIL"
+
+
+# ---- mutants and controls on single calls ----
+
+@pytest.mark.parametrize("op,own", [("dot", {"one-operand"}), ("trace", {"anti-diagonal", "row-stride"})])
+def test_each_contraction_mutant_fails_a_single_call_and_each_control_passes_every_one(op, own):
+    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
+    from aclnn_conformance.spec.surface_cases import value_cases
+    found = getattr(MUTANT_SETS, op)
+    kinds = {m.kind: m for m in found.mutants}
+    assert {"narrow-accumulation", "dropped-tail", "promotion", "dtype-missing"} | own <= set(kinds)
+    cases = {c.case_id: c for c in value_cases(op)}
+    kills = lambda kind, cid: _judged(op, kinds[kind](), cases[cid], "atlas-a2") == "FAIL"
+    assert kills("narrow-accumulation", "long-FLOAT16") and kills("narrow-accumulation", "long-BF16")
+    assert not kills("narrow-accumulation", "long-FLOAT")        # a float32 call is computed right
+    assert kills("dropped-tail", "long-FLOAT") and not kills("dropped-tail", "values-FLOAT" if op == "trace"
+                                                             else "wide-FLOAT")
+    if op == "dot":
+        assert kills("one-operand", "values-FLOAT")
+    else:
+        assert kills("anti-diagonal", "values-FLOAT") and kills("row-stride", "wide-FLOAT")
+        assert not kills("row-stride", "values-FLOAT")             # a square matrix: the same diagonal
+    controls = {c.kind for c in found.controls}
+    assert {"sequential-control", "pairwise-control", "reversed-control", "zero-sign-control"} <= controls
+    assert ("fused-control" in controls) == (op == "dot")
+    for control in found.controls:
+        for product in PRODUCTS:
+            outcomes = {cid: _judged(op, control(), c, product) for cid, c in cases.items()}
+            assert set(outcomes.values()) <= {"PASS", "NOT_JUDGED"}, (control.kind, product, outcomes)
+
+
+def test_torch_passes_every_value_call():
+    pytest.importorskip("torch")
+    from aclnn_conformance.backends.torch_backend import TorchBackend
+    from aclnn_conformance.spec.surface_cases import value_cases
+    for op in ("dot", "trace"):
+        for case in value_cases(op):
+            assert _judged(op, TorchBackend(), case, "atlas-a2") in ("PASS", "NOT_JUDGED"), (op, case.case_id)
+
+
+def test_the_records_take_the_summation_model_and_standard():
+    from aclnn_conformance.spec.registry import operator
+    from aclnn_conformance.spec.standards_surface import SUM
+    for op in ("dot", "trace"):
+        record = operator(op)
+        assert record.arithmetic_model.operator == op and "any order" in record.arithmetic_model.order
+        assert record.spec.standards["cann"]["out"] == SUM and record.spec.values_judged
