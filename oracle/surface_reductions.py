@@ -21,7 +21,7 @@ import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.surface_values import ValueEntry, reduction_operands, value_entry
+from aclnn_conformance.spec.surface_values import ValueEntry, fixed_call, reduction_operands, value_entry
 
 # the reducer of each kind: NumPy's, over a tuple of axes (the index kinds over one axis)
 REDUCERS: dict[str, Callable[..., np.ndarray]] = {"max": np.max, "min": np.min,
@@ -33,6 +33,7 @@ def reduced_axes(case: Case, entry: ValueEntry) -> tuple[int, ...]:
     """The axes of the input the call reduces."""
     red = entry.reduction
     rank = case.tensor(red["input"]).desc.ndim
+    case = fixed_call(case, entry)   # the dims an API fixes (``fixed_dims``), as a call's
     dims = case.attrs.get(red["dims"])
     dims = [] if dims is None else ([dims] if isinstance(dims, int) else list(dims))
     if not dims:
@@ -53,6 +54,7 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     """The expected output of a reduction's call, with the slices its standard leaves open."""
     entry = value_entry(case.op)
     red = entry.reduction
+    case = fixed_call(case, entry)   # the dims and keepdim an API fixes (``fixed_dims``), as a call's
     if entry.halves:   # a function of the input's two halves along one dim (oracle/surface_halves.py)
         from aclnn_conformance.oracle import surface_halves
         return surface_halves.from_case(case, entry, product)

@@ -334,7 +334,8 @@ def outside_domain(case: Any) -> bool:
             arg = case.tensors[name]
             if arg is None or arg.desc.dtype.name not in _COMPUTABLE:
                 return True
-            shapes.append(tuple(arg.desc.shape))
+            # an outer product's left operand (``columns``) is read as a column
+            shapes.append(tuple(arg.desc.shape) + ((1,) if name in entry.raw.get("columns", ()) else ()))
             if (entry.function_class == "transcendental" and arg.desc.dtype.name == "DOUBLE"
                     and "float64" not in entry.tolerance):
                 return True
@@ -404,10 +405,25 @@ def _subtracts_booleans(case: Any, entry: ValueEntry) -> bool:
                for node in ast.walk(ast.parse(entry.function, mode="eval")))
 
 
+def fixed_call(case: Any, entry: ValueEntry) -> Any:
+    """The call with the dims and keepdim its API fixes (the reduction block's ``fixed_dims``:
+    {"from": k, "keepdim": bool}, every dim from k on) written as the attributes the block's
+    ``dims`` and ``keepdim`` roles name, so that the reductions read them as a call's; other calls
+    as they are."""
+    red = entry.reduction or {}
+    fixed = red.get("fixed_dims")
+    src = case.tensors.get(red.get("input")) if fixed else None
+    if not fixed or src is None:
+        return case
+    return case.with_attrs(**{red["dims"]: list(range(int(fixed["from"]), src.desc.ndim)),
+                              red["keepdim"]: bool(fixed.get("keepdim", False))})
+
+
 def reduction_shape(case: Any, entry: ValueEntry) -> tuple[int, ...] | None:
     """The shape the entry's reduction leaves for the call (None: no input, or a dim out of range)."""
     from aclnn_conformance.spec.templates import reduced_shape
     red = entry.reduction or {}
+    case = fixed_call(case, entry)
     src = case.tensors.get(red.get("input"))
     if src is None:
         return None

@@ -188,3 +188,103 @@ def test_the_records_take_the_summation_model_and_standard():
         record = operator(op)
         assert record.arithmetic_model.operator == op and "any order" in record.arithmetic_model.order
         assert record.spec.standards["cann"]["out"] == SUM and record.spec.values_judged
+
+
+# ---- the outer product (aclnnGer): an elementwise product of a column and a row ----
+
+def _ger(x, y, dtype=AclDataType.FLOAT) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    dt = numpy_dtype(dtype)
+    return Case(op="ger", case_id="hand", tensors={
+        "self": TensorArg.from_array(np.asarray(x, dt), dtype),
+        "vec2": TensorArg.from_array(np.asarray(y, dt), dtype),
+        "out": TensorArg.from_array(np.zeros((len(x), len(y)), dt), dtype)}, attrs={})
+
+
+def test_an_outer_product_by_hand():
+    from aclnn_conformance.spec.surface_values import outside_domain
+    want, aux = _oracle(_ger([1.0, 2.0, -3.0], [4.0, 0.5]))
+    assert want.tolist() == [[4.0, 0.5], [8.0, 1.0], [-12.0, -1.5]]      # out[i, j] = self[i] * vec2[j]
+    assert not aux["bound"].any()                                         # one correct rounding
+    # fp16: (1 + 2^-10)^2 = 1 + 2^-9 + 2^-20 rounds to 1 + 2^-9, one product rounded once
+    want, _ = _oracle(_ger([1 + 2.0 ** -10], [1 + 2.0 ** -10], AclDataType.FLOAT16))
+    assert float(want[0, 0]) == 1 + 2.0 ** -9
+    assert int(_oracle(_ger([70000, 3], [70000, 2], AclDataType.INT32))[0][0, 0]) == \
+        (70000 * 70000 + 2 ** 31) % 2 ** 32 - 2 ** 31                       # int32 wraps
+    assert _oracle(_ger([], [1.0, 2.0]))[0].shape == (0, 2)
+    assert not outside_domain(_ger([1.0, 2.0, 3.0], [4.0, 5.0]))
+
+
+def test_the_outer_products_mutants_fail_a_single_call():
+    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
+    from aclnn_conformance.spec.surface_cases import value_cases
+    found = {m.kind: m for m in getattr(MUTANT_SETS, "ger").mutants}
+    case = next(c for c in value_cases("ger") if c.case_id == "values-FLOAT")
+    assert case.tensors["out"].desc.shape == (32, 32)
+    for kind in ("operands-swapped", "ulp-bias", "nan", "zero-sign"):
+        assert _judged("ger", found[kind](), case, "atlas-a2") == "FAIL", kind
+    for control in getattr(MUTANT_SETS, "ger").controls:
+        for c in value_cases("ger"):
+            # (a flushing device's subnormals are set aside on Ascend 950 with a QUALITY_WARNING)
+            assert _judged("ger", control(), c, "ascend950") in ("PASS", "NOT_JUDGED", "QUALITY_WARNING"), \
+                (control.kind, c.case_id)
+    pytest.importorskip("torch")
+    from aclnn_conformance.backends.torch_backend import TorchBackend
+    for c in value_cases("ger"):
+        assert _judged("ger", TorchBackend(), c, "atlas-a2") in ("PASS", "NOT_JUDGED"), c.case_id
+
+
+# ---- the global poolings: a mean and a maximum over the dims their API fixes (every dim from 2) ----
+
+def _pool(op: str, x, dtype=AclDataType.FLOAT) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    x = np.asarray(x, numpy_dtype(dtype))
+    out = np.zeros(x.shape[:2] + (1,) * (x.ndim - 2), x.dtype)
+    return Case(op=op, case_id="hand", tensors={"self": TensorArg.from_array(x, dtype),
+                                                 "out": TensorArg.from_array(out, dtype)}, attrs={})
+
+
+def test_global_pools_by_hand_reduce_every_dim_from_two():
+    from aclnn_conformance.spec.surface_values import outside_domain
+    x = np.arange(2 * 3 * 2 * 2, dtype=np.float64).reshape(2, 3, 2, 2)
+    mean, aux = _oracle(_pool("global_average_pool", x))
+    assert mean.shape == (2, 3, 1, 1) and not aux["unjudged"].any()
+    assert mean.reshape(-1).tolist() == [sum(range(4 * k, 4 * k + 4)) / 4 for k in range(6)]
+    top, _ = _oracle(_pool("global_max_pool", x))
+    assert top.reshape(-1).tolist() == [4 * k + 3 for k in range(6)]
+    five = np.ones((1, 2, 3, 4, 5))
+    five[0, 1, 2, 3, 4] = 61.0                          # rank 5: dims 2, 3 and 4 reduced
+    assert _oracle(_pool("global_average_pool", five))[0].reshape(-1).tolist() == [1.0, 2.0]   # (59 + 61) / 60
+    assert _oracle(_pool("global_max_pool", five))[0].reshape(-1).tolist() == [1.0, 61.0]
+    nan = x.copy()
+    nan[1, 2, 0, 1] = np.nan                            # a NaN channel of a maximum is open
+    assert _oracle(_pool("global_max_pool", nan))[1]["unjudged"].reshape(-1).tolist() == [False] * 5 + [True]
+    assert not outside_domain(_pool("global_average_pool", x))
+    wrong = _pool("global_average_pool", x).with_tensor(      # an output not (N, C, 1, 1)
+        "out", TensorArg.from_array(np.zeros((2, 3)), AclDataType.FLOAT))
+    assert outside_domain(wrong)
+
+
+@pytest.mark.parametrize("op", ["global_average_pool", "global_max_pool"])
+def test_each_pool_mutant_fails_a_single_call_and_each_control_passes_every_one(op):
+    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
+    from aclnn_conformance.spec.surface_cases import value_cases
+    found = getattr(MUTANT_SETS, op)
+    kinds = {m.kind: m for m in found.mutants}
+    assert "fewer-dims" in kinds and "wrong-axis" not in kinds and "keepdim-ignored" not in kinds
+    cases = {c.case_id: c for c in value_cases(op)}
+    assert all(c.attrs == {} for c in cases.values())   # the API has no dims attribute: the entry fixes them
+    kills = lambda kind, cid: _judged(op, kinds[kind](), cases[cid], "atlas-a2") == "FAIL"
+    assert kills("fewer-dims", "channels-FLOAT") and kills("fewer-dims", "rank5-FLOAT")
+    assert not kills("fewer-dims", "single-FLOAT")      # one spatial element: nothing left out
+    if op == "global_average_pool":
+        assert kills("narrow-accumulation", "long-FLOAT16") and kills("dropped-tail", "long-FLOAT")
+        assert kills("n-minus-one", "channels-FLOAT")
+    for control in found.controls:
+        for product in PRODUCTS:
+            outcomes = {cid: _judged(op, control(), c, product) for cid, c in cases.items()}
+            assert set(outcomes.values()) <= {"PASS", "NOT_JUDGED"}, (control.kind, product, outcomes)
+    pytest.importorskip("torch")
+    from aclnn_conformance.backends.torch_backend import TorchBackend
+    for cid, c in cases.items():
+        assert _judged(op, TorchBackend(), c, "atlas-a2") in ("PASS", "NOT_JUDGED"), cid

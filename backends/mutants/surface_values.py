@@ -286,6 +286,8 @@ def mutant_set(key: str) -> MutantSet:
                                           "this formula's bound on every value case"))
     variant_mutants, variant_controls = variant_classes(entry, key, rule)   # the entry's own formulas
     mutants += variant_mutants
+    from aclnn_conformance.backends.mutants.surface_contractions import outer_mutants
+    mutants += outer_mutants(entry, key, rule)   # an outer product's operands exchanged
     controls += variant_controls
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))
 

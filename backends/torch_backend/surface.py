@@ -79,7 +79,9 @@ def _reduction(case: Case, entry: ValueEntry):
     entry's no-op flag none); a BOOL input reduced as uint8 (torch's max/min take no bool); fp16 and
     bf16 computed in float32 and cast back where the entry says ``accumulate`` float32 (its why)."""
     import torch
+    from aclnn_conformance.spec.surface_values import fixed_call
     red = entry.reduction
+    case = fixed_call(case, entry)   # the dims and keepdim an API fixes (``fixed_dims``), as a call's
     if entry.halves:   # a function of the input's two halves (backends/torch_backend/surface_halves.py)
         from aclnn_conformance.backends.torch_backend.surface_halves import halves_in_torch
         return halves_in_torch(case, entry, _operand, _resolve)
