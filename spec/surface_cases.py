@@ -160,6 +160,8 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
             values[name] = v
         for name in entry.sample.get("boolean_inputs", []):
             values[name] = rng.integers(0, 2, size=count).astype(bool)
+        for name in entry.sample.get("full_shape", ()):   # an outer product's operand in the output's shape
+            values[name] = sample_values(entry, dt, each * each, rng).reshape(each, each)
         values = with_model_freedom(entry, values, dt)
         cases.append(build_case(entry, key, f"values-{dtype_name}", values, acl, out_shape=outer(values)))
         for i, variant in enumerate(entry.sample.get("attr_variants", ()), start=1):
@@ -178,7 +180,8 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
         empty = {n: np.zeros((0, 3), dtype=bool if n in entry.sample.get("boolean_inputs", [])
                              else dt) for n in names}
         if columns:   # an outer product of an empty vector and a vector of 3
-            empty = {n: np.zeros((0,) if i == 0 else (3,), dtype=dt) for i, n in enumerate(names)}
+            empty = {n: np.zeros((0,) if n in columns else (3,), dtype=dt) for n in names}
+            empty.update({n: np.zeros((0, 3), dtype=dt) for n in entry.sample.get("full_shape", ())})
         if names:
             cases.append(build_case(entry, key, f"empty-{dtype_name}", empty, acl, out_shape=outer(empty)))
     return cases

@@ -44,8 +44,10 @@ def _trace(x, dtype=AclDataType.FLOAT, out_dtype=None) -> Case:
 
 def _oracle(case: Case):
     from aclnn_conformance.oracle.surface import from_case
+    from aclnn_conformance.spec.surface_values import value_entry
+    name = value_entry(case.op).output
     result = from_case(case, "cann")
-    return np.asarray(result.views["out"]), result.aux["out"]
+    return np.asarray(result.views[name]), result.aux[name]
 
 
 def _verdict(case: Case, actual) -> str:
@@ -284,6 +286,58 @@ def test_each_pool_mutant_fails_a_single_call_and_each_control_passes_every_one(
         for product in PRODUCTS:
             outcomes = {cid: _judged(op, control(), c, product) for cid, c in cases.items()}
             assert set(outcomes.values()) <= {"PASS", "NOT_JUDGED"}, (control.kind, product, outcomes)
+    pytest.importorskip("torch")
+    from aclnn_conformance.backends.torch_backend import TorchBackend
+    for cid, c in cases.items():
+        assert _judged(op, TorchBackend(), c, "atlas-a2") in ("PASS", "NOT_JUDGED"), cid
+
+
+# ---- beta self + alpha (vec1 outer vec2) (aclnnAddr, aclnnInplaceAddr) ----
+
+def _addr(op: str, s, v1, v2, beta, alpha, dtype=AclDataType.FLOAT) -> Case:
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    dt = numpy_dtype(dtype)
+    name = "self" if op == "addr" else "selfRef"
+    tensors = {name: TensorArg.from_array(np.asarray(s, dt), dtype),
+               "vec1": TensorArg.from_array(np.asarray(v1, dt), dtype),
+               "vec2": TensorArg.from_array(np.asarray(v2, dt), dtype)}
+    if op == "addr":
+        tensors["out"] = TensorArg.from_array(np.zeros((len(v1), len(v2)), dt), dtype)
+    return Case(op=op, case_id="hand", tensors=tensors, attrs={"betaOptional": beta, "alphaOptional": alpha})
+
+
+def test_addr_by_hand_with_beta_zero_ignoring_self():
+    nan = float("nan")
+    want, aux = _oracle(_addr("addr", [[1.0, 2.0], [3.0, 4.0]], [1.0, -2.0], [0.5, 3.0], 0.5, 2.0))
+    # 0.5 self + 2 vec1[i] vec2[j]
+    assert want.tolist() == [[0.5 + 1.0, 1.0 + 6.0], [1.5 - 2.0, 2.0 - 12.0]]
+    want, _ = _oracle(_addr("addr", [nan, float("inf")], [1.0, 2.0], [1.0, 3.0], 0.0, 1.0))
+    assert want.tolist() == [[1.0, 3.0], [2.0, 6.0]]                       # self ignored at beta 0
+    want, _ = _oracle(_addr("addr", [nan, 1.0], [1.0, 2.0], [1.0, 3.0], 1.0, 1.0))
+    assert np.isnan(want[:, 0]).all() and want[:, 1].tolist() == [4.0, 7.0]
+    # the absent scalars are 1 (aclnn_addr.cpp:324-338)
+    case = _addr("addr", [1.0], [2.0], [3.0], 1.0, 1.0)
+    bare = case.with_(attrs={})
+    assert _oracle(bare)[0].tolist() == _oracle(case)[0].tolist() == [[7.0]]
+    want, _ = _oracle(_addr("inplace_addr", [[1.0, 1.0], [1.0, 1.0]], [1.0, 2.0], [3.0, 4.0], 2.0, 0.5))
+    assert want.tolist() == [[3.5, 4.0], [5.0, 6.0]]
+    # fp16, computed natively in the host code's order: (alpha vec1) vec2 rounded at each step
+    _, aux = _oracle(_addr("addr", [[0.0]], [1 + 2.0 ** -10], [1 + 2.0 ** -10], 1.0, 1.5, AclDataType.FLOAT16))
+    assert float(aux["bound"].max()) > 0                                     # two roundings: not one
+
+
+@pytest.mark.parametrize("op", ["addr", "inplace_addr"])
+def test_addr_mutants_fail_single_calls(op):
+    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
+    from aclnn_conformance.spec.surface_cases import value_cases
+    found = {m.kind: m for m in getattr(MUTANT_SETS, op).mutants}
+    cases = {c.case_id: c for c in value_cases(op)}
+    assert _judged(op, found["beta-ignored"](), cases["values-FLOAT"], "atlas-a2") == "FAIL"
+    # beta 0 with NaN and infinities in self: propagating them is refused
+    assert _judged(op, found["beta-zero-propagates"](), cases["attrs1-FLOAT"], "atlas-a2") == "FAIL"
+    assert _judged(op, found["beta-zero-propagates"](), cases["values-FLOAT"], "atlas-a2") == "PASS"
+    assert _judged(op, found["operands-swapped"](), cases["values-FLOAT"], "atlas-a2") == "FAIL"
+    assert _judged(op, found["attribute-ignored"](), cases["attrs1-FLOAT"], "atlas-a2") == "FAIL"
     pytest.importorskip("torch")
     from aclnn_conformance.backends.torch_backend import TorchBackend
     for cid, c in cases.items():
