@@ -192,50 +192,6 @@ def test_the_records_take_the_summation_model_and_standard():
         assert record.spec.standards["cann"]["out"] == SUM and record.spec.values_judged
 
 
-# ---- the outer product (aclnnGer): an elementwise product of a column and a row ----
-
-def _ger(x, y, dtype=AclDataType.FLOAT) -> Case:
-    from aclnn_conformance.spec.dtypes import numpy_dtype
-    dt = numpy_dtype(dtype)
-    return Case(op="ger", case_id="hand", tensors={
-        "self": TensorArg.from_array(np.asarray(x, dt), dtype),
-        "vec2": TensorArg.from_array(np.asarray(y, dt), dtype),
-        "out": TensorArg.from_array(np.zeros((len(x), len(y)), dt), dtype)}, attrs={})
-
-
-def test_an_outer_product_by_hand():
-    from aclnn_conformance.spec.surface_values import outside_domain
-    want, aux = _oracle(_ger([1.0, 2.0, -3.0], [4.0, 0.5]))
-    assert want.tolist() == [[4.0, 0.5], [8.0, 1.0], [-12.0, -1.5]]      # out[i, j] = self[i] * vec2[j]
-    assert not aux["bound"].any()                                         # one correct rounding
-    # fp16: (1 + 2^-10)^2 = 1 + 2^-9 + 2^-20 rounds to 1 + 2^-9, one product rounded once
-    want, _ = _oracle(_ger([1 + 2.0 ** -10], [1 + 2.0 ** -10], AclDataType.FLOAT16))
-    assert float(want[0, 0]) == 1 + 2.0 ** -9
-    assert int(_oracle(_ger([70000, 3], [70000, 2], AclDataType.INT32))[0][0, 0]) == \
-        (70000 * 70000 + 2 ** 31) % 2 ** 32 - 2 ** 31                       # int32 wraps
-    assert _oracle(_ger([], [1.0, 2.0]))[0].shape == (0, 2)
-    assert not outside_domain(_ger([1.0, 2.0, 3.0], [4.0, 5.0]))
-
-
-def test_the_outer_products_mutants_fail_a_single_call():
-    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
-    from aclnn_conformance.spec.surface_cases import value_cases
-    found = {m.kind: m for m in getattr(MUTANT_SETS, "ger").mutants}
-    case = next(c for c in value_cases("ger") if c.case_id == "values-FLOAT")
-    assert case.tensors["out"].desc.shape == (32, 32)
-    for kind in ("operands-swapped", "ulp-bias", "nan", "zero-sign"):
-        assert _judged("ger", found[kind](), case, "atlas-a2") == "FAIL", kind
-    for control in getattr(MUTANT_SETS, "ger").controls:
-        for c in value_cases("ger"):
-            # (a flushing device's subnormals are set aside on Ascend 950 with a QUALITY_WARNING)
-            assert _judged("ger", control(), c, "ascend950") in ("PASS", "NOT_JUDGED", "QUALITY_WARNING"), \
-                (control.kind, c.case_id)
-    pytest.importorskip("torch")
-    from aclnn_conformance.backends.torch_backend import TorchBackend
-    for c in value_cases("ger"):
-        assert _judged("ger", TorchBackend(), c, "atlas-a2") in ("PASS", "NOT_JUDGED"), c.case_id
-
-
 # ---- the global poolings: a mean and a maximum over the dims their API fixes (every dim from 2) ----
 
 def _pool(op: str, x, dtype=AclDataType.FLOAT) -> Case:
