@@ -166,6 +166,8 @@ def inputs(case: Case, entry: ValueEntry, compute: np.dtype,
         arg = case.tensors.get(name)
         if arg is not None:
             values = np.asarray(arg.values())
+            if name in entry.raw.get("columns", ()):   # an outer product's left operand: a column
+                values = values.reshape(values.shape + (1,))
             with np.errstate(all="ignore"):
                 values = values.astype(compute) if values.dtype != compute else values
                 env[name] = values.astype(wide) if wide != compute else values

@@ -21,7 +21,7 @@ import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.surface_values import ValueEntry, reduction_operands, value_entry
+from aclnn_conformance.spec.surface_values import ValueEntry, fixed_call, reduction_operands, value_entry
 
 # the reducer of each kind: NumPy's, over a tuple of axes (the index kinds over one axis)
 REDUCERS: dict[str, Callable[..., np.ndarray]] = {"max": np.max, "min": np.min,
@@ -33,6 +33,7 @@ def reduced_axes(case: Case, entry: ValueEntry) -> tuple[int, ...]:
     """The axes of the input the call reduces."""
     red = entry.reduction
     rank = case.tensor(red["input"]).desc.ndim
+    case = fixed_call(case, entry)   # the dims an API fixes (``fixed_dims``), as a call's
     dims = case.attrs.get(red["dims"])
     dims = [] if dims is None else ([dims] if isinstance(dims, int) else list(dims))
     if not dims:
@@ -53,6 +54,7 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     """The expected output of a reduction's call, with the slices its standard leaves open."""
     entry = value_entry(case.op)
     red = entry.reduction
+    case = fixed_call(case, entry)   # the dims and keepdim an API fixes (``fixed_dims``), as a call's
     if entry.orders:   # the positions that sort each slice (oracle/surface_order.py)
         from aclnn_conformance.oracle import surface_order
         return surface_order.from_case(case, entry, reduced_axes(case, entry))
@@ -68,6 +70,9 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     if entry.norms:   # root-mean-square normalizations, every output (oracle/surface_norms.py)
         from aclnn_conformance.oracle import surface_norms
         return surface_norms.from_case(case, profile, product)
+    if entry.contracts:   # a dot product, a diagonal's sum: their terms summed (oracle/surface_contractions.py)
+        from aclnn_conformance.oracle import surface_contractions
+        return surface_contractions.from_case(case, entry)
     if entry.sums:   # sums and means: the summation model's envelope (oracle/surface_sums.py)
         from aclnn_conformance.oracle import surface_sums
         return surface_sums.from_case(case, entry, reduced_axes(case, entry),

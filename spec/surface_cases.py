@@ -146,25 +146,34 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
     rng = np.random.default_rng(SEED)
     cases = []
     names = tensor_inputs(entry)
+    # an outer product (``columns``: its left operands read as columns): about ``count`` results from
+    # vectors of sqrt(count) values, every special meeting every other
+    columns = tuple(entry.raw.get("columns", ()))
+    each = max(1, math.isqrt(count)) if columns else count
+    outer = (lambda vs: np.broadcast_shapes(*[np.shape(v) + ((1,) if n in columns else ())
+                                              for n, v in vs.items()])) if columns else (lambda vs: None)
     for dtype_name in dtypes or entry.sample.get("dtypes", ["FLOAT"]):
         acl = AclDataType[dtype_name]
         dt = numpy_dtype(acl)
         values = {}
         for i, name in enumerate(names):
-            v = sample_values(entry, dt, count, rng)
+            v = sample_values(entry, dt, each, rng)
             if i and v.size:   # the specials meet every special of the other operand
                 v = np.roll(v, i * 3)
                 v[::8] = values[names[0]][::8]    # and equal operands meet
             values[name] = v
         for name in entry.sample.get("boolean_inputs", []):
             values[name] = rng.integers(0, 2, size=count).astype(bool)
+        for name in entry.sample.get("full_shape", ()):   # an outer product's operand in the output's shape
+            values[name] = sample_values(entry, dt, each * each, rng).reshape(each, each)
         values = with_model_freedom(entry, values, dt)
-        cases.append(build_case(entry, key, f"values-{dtype_name}", values, acl))
+        cases.append(build_case(entry, key, f"values-{dtype_name}", values, acl, out_shape=outer(values)))
         for i, variant in enumerate(entry.sample.get("attr_variants", ()), start=1):
             # the same values under each other documented attribute setting (approximate=1, ...)
             cases.append(build_case(entry, key, f"attrs{i}-{dtype_name}", values, acl, attrs=variant,
-                                    note=", ".join(f"{k}={v}" for k, v in variant.items())))
-        if len(names) >= 2 and not entry.inplace:
+                                    note=", ".join(f"{k}={v}" for k, v in variant.items()),
+                                    out_shape=outer(values)))
+        if len(names) >= 2 and not entry.inplace and not columns:
             shapes = [(32, 1, 4), (1, 8, 4), (32, 8, 1)]
             shaped = {n: sample_values(entry, dt, int(np.prod(shapes[i % 3])), rng, False)
                       .reshape(shapes[i % 3]) for i, n in enumerate(names)}
@@ -174,8 +183,11 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
             cases.append(build_case(entry, key, f"broadcast-{dtype_name}", shaped, acl))
         empty = {n: np.zeros((0, 3), dtype=bool if n in entry.sample.get("boolean_inputs", [])
                              else dt) for n in names}
+        if columns:   # an outer product of an empty vector and a vector of 3
+            empty = {n: np.zeros((0,) if n in columns else (3,), dtype=dt) for n in names}
+            empty.update({n: np.zeros((0, 3), dtype=dt) for n in entry.sample.get("full_shape", ())})
         if names:
-            cases.append(build_case(entry, key, f"empty-{dtype_name}", empty, acl))
+            cases.append(build_case(entry, key, f"empty-{dtype_name}", empty, acl, out_shape=outer(empty)))
     return cases
 
 
@@ -227,7 +239,16 @@ OFFSET = 4096.0
 DEVIATION_CALLS = SUM_CALLS + (("offset", (8, 64), [-1], False, False),)
 
 
+# dims an API fixes (every dim from 2: a global pooling): inputs of rank 4 and 5 and a spatial slice
+# of 1000 terms, the reduced dims named for the shapes (the calls carry no dims attribute)
+FIXED_CALLS = (("values", (4, 8, 8, 4), [2, 3], True, False), ("channels", (2, 3, 5, 7), [2, 3], True, False),
+               ("rank5", (2, 2, 3, 4, 5), [2, 3, 4], True, False), ("single", (3, 4, 1, 1), [2, 3], True, False),
+               ("long", (2, 2, 25, 40), [2, 3], True, False), ("empty", (0, 3, 4, 4), [2, 3], True, False))
+
+
 def _calls(entry: ValueEntry) -> tuple:
+    if entry.reduction.get("fixed_dims"):
+        return FIXED_CALLS
     if entry.multiplies and not entry.keeps_shape:
         return PRODUCT_DIM_CALLS if entry.reduction.get("dims") else PRODUCT_WHOLE_CALLS
     if not entry.reduction.get("dims"):
@@ -263,6 +284,9 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
         from aclnn_conformance.spec.surface_normalized_grads import normalized_grad_value_cases
         return normalized_grad_value_cases(entry, key, count, dtypes, {
             "seed": SEED, "sample_values": sample_values, "rule": value_rule(entry)})
+    if entry.contracts:   # a dot product, a diagonal's sum (spec/surface_contraction_cases.py)
+        from aclnn_conformance.spec.surface_contraction_cases import contraction_value_cases
+        return contraction_value_cases(entry, key, value_rule(entry), count, dtypes)
     rng = np.random.default_rng(SEED)
     cases = []
     for dtype_name in dtypes or entry.sample.get("dtypes", ["FLOAT"]):
@@ -289,7 +313,11 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
             elif kind in ("subnormal", "zeros") and _is_float_dtype(dt):
                 x = _whole_edge(x, red["kind"], dt, kind)
             elif not entry.sums and not entry.normalizes and kind == "values" and _is_float_dtype(dt):
-                x = _edge_slices(x, red["kind"], dt)
+                if red.get("fixed_dims"):   # each slice over the fixed dims as one row
+                    lead = int(np.prod(shape[:int(red["fixed_dims"]["from"])]))
+                    x = _edge_slices(x.reshape(lead, -1, 1), red["kind"], dt).reshape(shape)
+                else:
+                    x = _edge_slices(x, red["kind"], dt)
                 if entry.paired_index:   # a tie and a near tie for the positions, beside the edges
                     x[2:] = _tied_slice(x[2:], entry.paired_index[0], dt)
             if kind == "long":
@@ -298,9 +326,9 @@ def reduction_value_cases(entry: ValueEntry, key: str, count: int = 1024,
                 x = (x.astype(np.float64) + OFFSET).astype(dt)
             # the entry's other attributes (a scan's flags, a correction), then the call's dims
             attrs: dict[str, Any] = {**entry.sample.get("attrs", {})}
-            if red.get("dims"):
+            if red.get("dims") and not red.get("fixed_dims"):   # (dims an API fixes are no attribute)
                 attrs[red["dims"]] = dims if isinstance(dims, int) else list(dims)
-            if red.get("keepdim"):
+            if red.get("keepdim") and not red.get("fixed_dims"):
                 attrs[red["keepdim"]] = keepdim
             if red.get("noop"):
                 attrs[red["noop"]] = noop

@@ -57,6 +57,12 @@ RUNNING_KINDS = ("prefix-max", "prefix-min")
 # block's ``descending`` names; oracle/surface_order.py), the output in the input's shape
 ORDER_KINDS = ("sort-order",)
 REDUCTION_KINDS = REDUCTION_KINDS + RUNNING_KINDS + ORDER_KINDS
+# two operands' elementwise products summed (a dot product) and a matrix's main diagonal summed: terms
+# the summation model sums (oracle/surface_contractions.py), every element into one 0-d output
+INNER_PRODUCT, DIAGONAL_SUM = "inner-product", "diagonal-sum"
+CONTRACTION_KINDS = (INNER_PRODUCT, DIAGONAL_SUM)
+REDUCTION_KINDS = REDUCTION_KINDS + CONTRACTION_KINDS
+SUMMING_KINDS = SUMMING_KINDS + CONTRACTION_KINDS   # their terms summed under the summation model
 
 
 class UnknownValueEntry(LookupError):
@@ -160,6 +166,12 @@ class ValueEntry:
         return self.reduction is not None and self.reduction.get("kind") in INDEX_KINDS
 
     @property
+    def contracts(self) -> bool:
+        """A dot product or a diagonal's sum: terms drawn from the operands, then summed
+        (oracle/surface_contractions.py)."""
+        return self.reduction is not None and self.reduction.get("kind") in CONTRACTION_KINDS
+
+    @property
     def outputs(self) -> tuple[str, ...]:
         """Every tensor the API writes, each judged: ``output``, then the others the reduction block
         names by role (``outputs``: {"average": "meanOut", ...})."""
@@ -194,7 +206,8 @@ def _entry(doc: Mapping[str, Any]) -> ValueEntry:
                                   not {"input", "dims"} <= set(reduction) or
                                   ("keepdim" not in reduction
                                    and reduction.get("kind") not in SCAN_KINDS + NORMALIZING_KINDS + (HALVES,)
-                                   + NORMALIZED_GRAD_KINDS + NORM_KINDS + RUNNING_KINDS + ORDER_KINDS)):
+                                   + NORMALIZED_GRAD_KINDS + NORM_KINDS + RUNNING_KINDS + ORDER_KINDS
+                                   + CONTRACTION_KINDS)):
         raise ValueError(f"value entry {doc.get('api')}: a reduction names its kind (one of "
                          f"{REDUCTION_KINDS}), input, dims and keepdim; got {reduction!r}")
     return ValueEntry(api=doc["api"], key=doc["key"], family=doc["family"], function=doc["function"],
@@ -342,7 +355,8 @@ def outside_domain(case: Any) -> bool:
             arg = case.tensors[name]
             if arg is None or arg.desc.dtype.name not in _COMPUTABLE:
                 return True
-            shapes.append(tuple(arg.desc.shape))
+            # an outer product's left operand (``columns``) is read as a column
+            shapes.append(tuple(arg.desc.shape) + ((1,) if name in entry.raw.get("columns", ()) else ()))
             if (entry.function_class == "transcendental" and arg.desc.dtype.name == "DOUBLE"
                     and "float64" not in entry.tolerance):
                 return True
@@ -412,10 +426,25 @@ def _subtracts_booleans(case: Any, entry: ValueEntry) -> bool:
                for node in ast.walk(ast.parse(entry.function, mode="eval")))
 
 
+def fixed_call(case: Any, entry: ValueEntry) -> Any:
+    """The call with the dims and keepdim its API fixes (the reduction block's ``fixed_dims``:
+    {"from": k, "keepdim": bool}, every dim from k on) written as the attributes the block's
+    ``dims`` and ``keepdim`` roles name, so that the reductions read them as a call's; other calls
+    as they are."""
+    red = entry.reduction or {}
+    fixed = red.get("fixed_dims")
+    src = case.tensors.get(red.get("input")) if fixed else None
+    if not fixed or src is None:
+        return case
+    return case.with_attrs(**{red["dims"]: list(range(int(fixed["from"]), src.desc.ndim)),
+                              red["keepdim"]: bool(fixed.get("keepdim", False))})
+
+
 def reduction_shape(case: Any, entry: ValueEntry) -> tuple[int, ...] | None:
     """The shape the entry's reduction leaves for the call (None: no input, or a dim out of range)."""
     from aclnn_conformance.spec.templates import reduced_shape
     red = entry.reduction or {}
+    case = fixed_call(case, entry)
     src = case.tensors.get(red.get("input"))
     if src is None:
         return None

@@ -87,7 +87,9 @@ def test_every_function_parses_and_reads_only_the_apis_parameters():
             assert set(e.inputs) == roles and red["kind"] in REDUCTION_KINDS, api
             continue
         if e.reduction is not None:   # a reduction names its parameters by role
-            assert e.inputs == (e.reduction["input"],) and e.reduction["kind"] in REDUCTION_KINDS, api
+            # (a contraction's are its operands: the input, and an inner product's other one)
+            roles = (e.reduction["input"],) + ((e.reduction["other"],) if e.contracts and e.reduction.get("other") else ())
+            assert e.inputs == roles and e.reduction["kind"] in REDUCTION_KINDS, api
             continue
         assert names_of(e.function) <= set(e.inputs) | {"nan", "inf"}, api
         assert set(e.inputs) <= names_of(e.function), api

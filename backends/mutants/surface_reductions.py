@@ -99,7 +99,8 @@ class ZeroSignControl(SurfaceBackend):
 
 
 def red_keepdim(entry) -> bool:
-    return bool(entry.reduction.get("keepdim"))
+    # (a keepdim the API fixes, ``fixed_dims``, is no attribute a call could set)
+    return bool(entry.reduction.get("keepdim")) and not entry.reduction.get("fixed_dims")
 
 
 def fails_somewhere(cls: type, cases: list[Case]) -> bool:
@@ -155,7 +156,10 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
             mutants.append(bias)
     if any(has_subnormal(o) for o in float_out) and not entry.normalizes:   # (inside a tolerance's atol)
         mutants.append(_make(FlushMutant, entry, key, "flush", "subnormal results flushed to zero", rule))
-    if entry.reduction.get("dims"):    # a reduction of every element has no dim to mistake
+    if entry.reduction.get("fixed_dims"):   # dims the API fixes: some of them left out (surface_fixed_dims.py)
+        from aclnn_conformance.backends.mutants.surface_fixed_dims import fixed_dims_mutants
+        mutants += fixed_dims_mutants(entry, key, rule)
+    elif entry.reduction.get("dims"):    # a reduction of every element has no dim to mistake
         mutants.append(_make(WrongAxisMutant, entry, key, "wrong-axis", "reduces another dim of the same "
                              "size than the one named", rule))
     if red_keepdim(entry):    # a scan has no keepdim: its output is the input's shape

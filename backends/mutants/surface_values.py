@@ -222,6 +222,9 @@ def mutant_set(key: str) -> MutantSet:
     if entry.runs:   # every prefix's extreme and its position: its own set (surface_running.py)
         from aclnn_conformance.backends.mutants.surface_running import running_mutant_set
         return running_mutant_set(key, cases)
+    if entry.contracts:   # a dot product, a diagonal's sum: their own set (surface_contractions.py)
+        from aclnn_conformance.backends.mutants.surface_contractions import contraction_mutant_set
+        return contraction_mutant_set(key, outputs, cases)
     if entry.reduction is not None:
         return reduction_mutant_set(key, outputs, cases)
     if entry.raw.get("movement"):   # data movement's own kinds (copies, axes), beside the exact ones
@@ -292,6 +295,8 @@ def mutant_set(key: str) -> MutantSet:
                                           "this formula's bound on every value case"))
     variant_mutants, variant_controls = variant_classes(entry, key, rule)   # the entry's own formulas
     mutants += variant_mutants
+    from aclnn_conformance.backends.mutants.surface_contractions import outer_mutants
+    mutants += outer_mutants(entry, key, rule)   # an outer product's operands exchanged
     controls += variant_controls
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls), equivalent=tuple(equivalent))
 

@@ -79,13 +79,18 @@ def _reduction(case: Case, entry: ValueEntry):
     entry's no-op flag none); a BOOL input reduced as uint8 (torch's max/min take no bool); fp16 and
     bf16 computed in float32 and cast back where the entry says ``accumulate`` float32 (its why)."""
     import torch
+    from aclnn_conformance.spec.surface_values import fixed_call
     red = entry.reduction
+    case = fixed_call(case, entry)   # the dims and keepdim an API fixes (``fixed_dims``), as a call's
     if entry.halves:   # a function of the input's two halves (backends/torch_backend/surface_halves.py)
         from aclnn_conformance.backends.torch_backend.surface_halves import halves_in_torch
         return halves_in_torch(case, entry, _operand, _resolve)
     if entry.normalized_grads:   # softmax's and log-softmax's gradients (surface_normalized_grads.py)
         from aclnn_conformance.backends.torch_backend.surface_normalized_grads import normalized_grad_in_torch
         return normalized_grad_in_torch(case, entry, _operand, _resolve)
+    if entry.contracts:   # a dot product, a diagonal's sum (backends/torch_backend/surface_contractions.py)
+        from aclnn_conformance.backends.torch_backend.surface_contractions import contraction_in_torch
+        return contraction_in_torch(case, entry, _operand, _resolve)
     x = _operand(case, entry, red["input"])
     if entry.orders:   # the sorting positions, in the direction the call's attribute names
         return _resolve(entry.torch["function"])(x, dim=case.attrs.get(red["dims"]),
