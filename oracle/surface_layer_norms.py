@@ -3,8 +3,8 @@
 per-element envelope the layer-norm model allows (spec/surface_models.py LAYER_NORM_MODEL).
 
 - The reduced dims are the trailing ones ``reduction.dims`` names (an integer array's length, or a
-  tensor's rank); each slice over them: mean = E[x], var = E[(x - mean)^2] (the biased divisor n),
-  rstd = 1 / sqrt(var + epsilon), y_i = (x_i - mean) * rstd * weight_i + bias_i; a null weight reads
+  tensor's rank); each slice over them: mean = E[x], variance = E[(x - mean)^2] (the biased divisor n),
+  rstd = 1 / sqrt(variance + epsilon), y_i = (x_i - mean) * rstd * weight_i + bias_i; a null weight reads
   as ones and a null bias as zeros (the entry's ``optional``); a null mean or rstd output is not
   written.
 - The model: fp16/bf16 inputs cast to float32; the mean a float32 sum in any order (times a rounded
@@ -63,12 +63,12 @@ def layer_bounds(x: np.ndarray, k: int, eps: float) -> dict[str, np.ndarray]:
         largest = np.max(np.absolute(held), axis=axes, keepdims=True)
         mean = np.sum(held, axis=axes, keepdims=True) / n
         squares = np.sum((held - mean) ** 2, axis=axes, keepdims=True)
-        var = squares / n
+        variance = squares / n
         mean_err = np.maximum(float(gamma(n + 2)) * magnitudes / n, float(gamma(4 * n)) * largest) \
             + n * _TINY32 + _ORACLE * magnitudes / n
         sq_err = deviation_bound(squares, n, mean_err, largest) + (n + 3) * _TINY32
-        var_err = sq_err / n + 3 * u * (1 + u) * (var + sq_err / n) + _ORACLE * var
-        radicand = var + eps
+        var_err = sq_err / n + 3 * u * (1 + u) * (variance + sq_err / n) + _ORACLE * variance
+        radicand = variance + eps
         err = var_err + u * eps + u * (radicand + var_err + u * eps)
         t = err / radicand
         rstd = 1.0 / radicand ** 0.5
@@ -78,7 +78,7 @@ def layer_bounds(x: np.ndarray, k: int, eps: float) -> dict[str, np.ndarray]:
         # the squared deviations may leave float32 (n (2 max|x|)^2 beyond its largest value)
         open_ = ~finite | ~(n * (2 * largest) ** 2 < _F32_MAX) | ~(t < 0.5)
     zero = lambda a: np.where(open_, 0.0, a)
-    return {"mean": zero(mean), "mean_err": zero(mean_err), "rstd": zero(rstd), "rho": zero(rho),
+    return {"average": zero(mean), "mean_err": zero(mean_err), "rstd": zero(rstd), "rho": zero(rho),
             "open": open_, "axes": axes, "n": n}
 
 
@@ -105,7 +105,7 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     k = reduced_rank(case, entry)
     eps = float(case.attrs.get(red["epsilon"], entry.defaults.get(red["epsilon"], 0.0)))
     found = layer_bounds(x, k, eps)
-    mean, mean_err, rstd, rho, open_slice = found["mean"], found["mean_err"], found["rstd"], found["rho"], found["open"]
+    mean, mean_err, rstd, rho, open_slice = found["average"], found["mean_err"], found["rstd"], found["rho"], found["open"]
     trailing = x.shape[x.ndim - k:]
     weight = _affine(case, red.get("weight"), 1.0, trailing)
     bias = _affine(case, red.get("bias"), 0.0, trailing)
@@ -123,7 +123,7 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     out_arg = case.tensor(entry.output)
     views[entry.output], aux[entry.output] = _judged(y, bound_y, open_y, out_arg.storage.dtype,
                                                      tuple(out_arg.desc.shape))
-    for role, exact, bound in (("mean", mean, mean_err), ("rstd", rstd, rstd * rho)):
+    for role, exact, bound in (("average", mean, mean_err), ("rstd", rstd, rstd * rho)):
         if role in outputs:
             arg = case.tensor(outputs[role])
             views[outputs[role]], aux[outputs[role]] = _judged(

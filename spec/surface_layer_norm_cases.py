@@ -22,7 +22,7 @@ from aclnn_conformance.spec.surface_values import ValueEntry
 # (kind, input shape, normalized rank, the null roles)
 LAYER_NORM_CALLS = (("values", (16, 64), 1, ()), ("weight2", (4, 6, 10), 2, ()), ("long", (2, 1000), 1, ()),
                     ("noaffine", (4, 64), 1, ("weight", "bias")), ("nobias", (4, 64), 1, ("bias",)),
-                    ("nostats", (4, 64), 1, ("mean", "rstd")), ("empty", (0, 8), 1, ()))
+                    ("nostats", (4, 64), 1, ("average", "rstd")), ("empty", (0, 8), 1, ()))
 
 
 def _values(shape: tuple[int, ...], kind: str, entry: ValueEntry, dtype: np.dtype,

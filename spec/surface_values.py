@@ -393,7 +393,7 @@ def _outside_norm(case: Any, entry: ValueEntry) -> bool:
         if case.tensors.get(name) is None:
             continue
         got = tuple(case.tensor(name).desc.shape)
-        if role in ("rstd", "mean"):
+        if role in ("rstd", "average"):
             lead = shape[:len(shape) - k]
             if got not in (lead + (1,) * k, lead):
                 return True

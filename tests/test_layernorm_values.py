@@ -108,7 +108,7 @@ def test_a_float32_loop_is_inside_the_envelope_and_an_fp16_accumulator_or_n_minu
     row = np.abs(rng.uniform(-6.0, 6.0, 1000)).astype(np.float16).astype(np.float64)
     found = layer_bounds(row.reshape(1, -1), 1, 1e-5)
     exact, rho = float(found["rstd"][0, 0]), float(found["rho"][0, 0])
-    mean, mean_err = float(found["mean"][0, 0]), float(found["mean_err"][0, 0])
+    mean, mean_err = float(found["average"][0, 0]), float(found["mean_err"][0, 0])
     assert (mean, exact) == pytest.approx(_by_hand(list(row), 1e-5), rel=1e-14)
     for order in (row, row[::-1]):
         got_mean, got_rstd = _loop_stats(order, 1e-5, np.float32)

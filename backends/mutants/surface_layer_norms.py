@@ -4,13 +4,13 @@ reciprocal root), recomputed in float32 as the vendor's kernels do (fp16 and bf1
 one cast at the end) with one thing changed, or the oracle's outputs moved:
 
 - ``promotion``, ``dtype-missing``, ``ulp-bias`` (as the RMS norms', backends/mutants/surface_norms.py);
-- ``unbiased-variance``: the squared deviations divided by n - 1 (torch.var's default);
-- ``eps-outside-root``: rstd = 1 / (sqrt(var) + epsilon): a constant slice gives 1/epsilon;
+- ``unbiased-variance``: the squared deviations divided by n - 1 (torch.variance's default);
+- ``eps-outside-root``: rstd = 1 / (sqrt(variance) + epsilon): a constant slice gives 1/epsilon;
 - ``narrow-accumulation``: fp16/bf16 inputs summed and squared in their own dtype;
 - ``dropped-tail``: the terms past the last whole block of 64 of a slice skipped;
 - ``weight-ignored``, ``bias-ignored``: y without the weight, or without the bias;
-- ``rstd-as-root``: the root sqrt(var + epsilon) written for the reciprocal root;
-- ``one-pass-variance``: var = E[x^2] - E[x]^2 in float32 (cancels where the mean is large).
+- ``rstd-as-root``: the root sqrt(variance + epsilon) written for the reciprocal root;
+- ``one-pass-variance``: variance = E[x^2] - E[x]^2 in float32 (cancels where the mean is large).
 
 Controls, correct devices the standard must pass: the sums pairwise (``pairwise-control``), left to
 right (``sequential-control``), the kernels' order (``kernel-order-control``: each term times the
@@ -75,7 +75,7 @@ def float32_layer_norm(case: Case, entry: Any, order: str = "pairwise", narrow: 
     with np.errstate(all="ignore"):
         if order == "welford":
             mean, m2 = _welford(kept)
-            var = m2 * inv_n
+            variance = m2 * inv_n
         else:
             terms = kept.astype(accumulate)
             if order == "blocked":    # each term times the rounded 1/n, block sums, then their sum
@@ -84,24 +84,24 @@ def float32_layer_norm(case: Case, entry: Any, order: str = "pairwise", narrow: 
                 mean = (_sum(terms, order, accumulate) * accumulate.type(inv_n)).astype(np.float32)
             if one_pass:
                 mean_sq = _sum(terms * terms, order, accumulate).astype(np.float32) * inv_n
-                var = (mean_sq - mean * mean).astype(np.float32)
+                variance = (mean_sq - mean * mean).astype(np.float32)
             else:
                 dev = (kept - mean[:, None]).astype(accumulate)
                 squares = dev * dev
                 if order == "blocked":
-                    var = _sum(squares * accumulate.type(inv_n), "blocked", accumulate).astype(np.float32)
+                    variance = _sum(squares * accumulate.type(inv_n), "blocked", accumulate).astype(np.float32)
                 else:
                     divisor = np.float32(n - 1 if unbiased else n)
-                    var = (_sum(squares, order, accumulate).astype(np.float32) / divisor).astype(np.float32)
+                    variance = (_sum(squares, order, accumulate).astype(np.float32) / divisor).astype(np.float32)
         eps = np.float32(float(case.attrs.get(red["epsilon"], entry.defaults.get(red["epsilon"], 0.0))))
         if eps_outside:
-            root = _root32(var)
+            root = _root32(variance)
             rstd = (np.float32(1.0) / (root + eps)).astype(np.float32)
         elif newton:
-            root = _root32(var + eps)
-            rstd = _newton_rstd((var + eps).astype(np.float32))
+            root = _root32(variance + eps)
+            rstd = _newton_rstd((variance + eps).astype(np.float32))
         else:
-            root = _root32(var + eps)
+            root = _root32(variance + eps)
             rstd = (np.float32(1.0) / root).astype(np.float32)
         y = (rows - mean[:, None]) * rstd[:, None]
         y = y.reshape(x.shape)
@@ -110,7 +110,7 @@ def float32_layer_norm(case: Case, entry: Any, order: str = "pairwise", narrow: 
         if not bias_ignored:
             y = y + affine["bias"]
     found = {entry.output: y.astype(np.float32).astype(case.tensor(entry.output).storage.dtype)}
-    stats = {"mean": mean, "rstd": root if root_for_rstd else rstd}
+    stats = {"average": mean, "rstd": root if root_for_rstd else rstd}
     for role, name in red.get("outputs", {}).items():
         arg = case.tensors.get(name)
         if arg is not None:
@@ -152,10 +152,10 @@ def layer_norm_mutant_set(key: str, cases: list[Case], make: Callable[..., type]
                     rule + dtype_rules, refused_dtype=first),
                make(UlpUpNorm, entry, key, "ulp-bias", "every output one ulp up", rule),
                variant("unbiased-variance", "the squared deviations divided by n - 1", rule, unbiased=True),
-               variant("eps-outside-root", "rstd = 1 / (sqrt(var) + epsilon)", rule, eps_outside=True),
+               variant("eps-outside-root", "rstd = 1 / (sqrt(variance) + epsilon)", rule, eps_outside=True),
                variant("dropped-tail", f"the terms past the last whole block of {BLOCK} of a slice "
                        "skipped", rule, tail=True),
-               variant("one-pass-variance", "var = E[x^2] - E[x]^2 in float32", rule, one_pass=True)]
+               variant("one-pass-variance", "variance = E[x^2] - E[x]^2 in float32", rule, one_pass=True)]
     if red.get("weight"):
         mutants.append(variant("weight-ignored", "y without the weight", rule, weight_ignored=True))
     if red.get("bias"):
@@ -173,5 +173,5 @@ def layer_norm_mutant_set(key: str, cases: list[Case], make: Callable[..., type]
                 variant("welford-control", "Welford's running mean and sum of squared deviations in "
                         "float32", (), order="welford"),
                 variant("newton-rstd-control", "the reciprocal root as one Newton step from the root "
-                        "of 1/(var + epsilon)", (), newton=True)]
+                        "of 1/(variance + epsilon)", (), newton=True)]
     return MutantSet(mutants=tuple(mutants), controls=tuple(controls))
