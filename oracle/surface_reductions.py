@@ -22,6 +22,7 @@ import numpy as np
 from aclnn_conformance.oracle.result import OracleResult
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import ValueEntry, fixed_call, reduction_operands, value_entry
+from aclnn_conformance.spec.surface_values import LAYER_NORMALIZED
 
 # the reducer of each kind: NumPy's, over a tuple of axes (the index kinds over one axis)
 REDUCERS: dict[str, Callable[..., np.ndarray]] = {"max": np.max, "min": np.min,
@@ -67,6 +68,9 @@ def from_case(case: Case, profile: str, product: str | None = None) -> OracleRes
     if entry.normalized_grads:   # softmax's and log-softmax's gradients (oracle/surface_normalized_grads.py)
         from aclnn_conformance.oracle import surface_normalized_grads
         return surface_normalized_grads.from_case(case, entry, reduced_axes(case, entry))
+    if entry.norms and red["kind"] == LAYER_NORMALIZED:   # every output (oracle/surface_layer_norms.py)
+        from aclnn_conformance.oracle import surface_layer_norms
+        return surface_layer_norms.from_case(case, profile, product)
     if entry.norms:   # root-mean-square normalizations, every output (oracle/surface_norms.py)
         from aclnn_conformance.oracle import surface_norms
         return surface_norms.from_case(case, profile, product)

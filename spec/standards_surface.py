@@ -37,6 +37,7 @@ SUM = "surface-sum@1"
 PRODUCT = "surface-product@1"
 # the root-mean-square normalizations' standard: the same comparison with the norm model's bound
 NORM = "surface-norm@1"
+LAYER_NORM = "surface-layer-norm@1"
 CLASS_STANDARD = {"exact": EXACT, "rounded": ROUNDED, "transcendental": TOLERANCE}
 # the published experimental standard (notes conformance_anchors.md 4.6), per output dtype
 PUBLISHED_T = {"float32": 2.0 ** -13, "float16": 2.0 ** -10, "bfloat16": 2.0 ** -7}
@@ -120,6 +121,18 @@ SURFACE_STANDARDS: tuple[tuple[Any, ...], ...] = (
              {"any": {"bias_share": 1.0, "bias_spread": 0.0}},
              "the norm model (spec/surface_models.py NORM_MODEL: hicann/ops-nn rms_norm kernels; "
              "Higham eq. 3.4, 4.6)"),
+    ("surface-layer-norm", "1", "surface_rounded",
+             "Every output of a layer normalization (y, the mean, the reciprocal root) under the "
+             "layer-norm model (spec/surface_models.py LAYER_NORM_MODEL): the kernels' float32 steps, "
+             "the mean and the squared deviations from it summed in any order (or Welford's updates). "
+             "Per element within the bound the oracle derives by forward error analysis "
+             "(oracle/surface_layer_norms.py layer_bounds); fp16/bf16 outputs the cast of a float32 "
+             "result inside it. No bias check (`bias_share` 1: a slice's elements share its mean and "
+             "reciprocal root). Slices holding NaN or infinities, or whose squared deviations may "
+             "leave float32's range, are not judged; either sign of a zero.",
+             {"any": {"bias_share": 1.0, "bias_spread": 0.0}},
+             "the layer-norm model (spec/surface_models.py LAYER_NORM_MODEL: hicann/ops-nn "
+             "layer_norm_v4 kernels; Higham eq. 4.6; Chan, Golub, LeVeque 1983)"),
     ("surface-tolerance", "1", "surface_tolerance",
              "Transcendental functions within the vendor's accuracy standard for the API and output "
              "dtype: TTK's precision_tolerances (rtol, atol; the smallest over the API's cases of that "

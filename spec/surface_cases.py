@@ -18,6 +18,7 @@ from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+from aclnn_conformance.spec.surface_values import LAYER_NORMALIZED
 from aclnn_conformance.spec.tensor import TensorArg
 
 SEED = 20261203
@@ -131,6 +132,9 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
     """The value cases of an operator (by key or API name)."""
     entry = value_entry(op)
     key = op if not op.startswith("aclnn") else entry.key
+    if entry.norms and entry.reduction["kind"] == LAYER_NORMALIZED:   # spec/surface_layer_norm_cases.py
+        from aclnn_conformance.spec.surface_layer_norm_cases import layer_norm_value_cases
+        return layer_norm_value_cases(entry, key, value_rule(entry), count, dtypes)
     if entry.norms:   # every output by role (spec/surface_norm_cases.py)
         from aclnn_conformance.spec.surface_norm_cases import norm_value_cases
         return norm_value_cases(entry, key, value_rule(entry), count, dtypes)

@@ -8,6 +8,7 @@ import numpy as np
 
 from aclnn_conformance.spec.precision import ArithmeticModel
 from aclnn_conformance.spec.standards_surface import CLASS_STANDARD, NORM, PRODUCT, SUM
+from aclnn_conformance.spec.standards_surface import LAYER_NORM
 
 ASC_DOCS = "hicann/asc-devkit@93c993b docs/api/SIMD-API/基础API/Memory矢量计算/基础算术/"
 
@@ -233,6 +234,7 @@ def arithmetic_model_for(key: str, function_class: str, reduction: str | None = 
     chosen = SUMMATION if reduction in SUMMING_KINDS else PRODUCT_MODEL if reduction in PRODUCT_KINDS \
         else NORM_MODEL if reduction in NORM_KINDS else CLASS_MODELS[function_class]
     chosen = _variance_model() if reduction in DEVIATION_KINDS else chosen
+    chosen = _layer_norm_model() if reduction == "layer-normalized" else chosen
     return replace(chosen, operator=key)
 
 
@@ -244,6 +246,8 @@ def standards_for(api_or_key: str) -> dict[str, str]:
     """{output: standard} of an API with a value entry (the ``standards`` of its OpSpec)."""
     from aclnn_conformance.spec.surface_values import value_entry
     entry = value_entry(api_or_key)
+    if entry.norms and entry.reduction["kind"] == "layer-normalized":   # the layer-norm model's envelope
+        return {name: LAYER_NORM for name in entry.outputs}
     if entry.norms:   # every output of a normalization by the norm model's envelope
         return {name: NORM for name in entry.outputs}
     return {name: SUM if entry.sums else PRODUCT if entry.multiplies else CLASS_STANDARD[entry.function_class]
@@ -287,3 +291,45 @@ VARIANCE = ArithmeticModel(
              "compute E[x^2] - E[x]^2 (cancels where the mean is large against the spread)",
              "accumulate fp16 or bf16 in their own dtype", "reduce other dims than the call's"),
     source="; ".join(VARIANCE_SOURCES), within_one_ulp=("the division by n - correction", "the square root"))
+
+
+def _layer_norm_model() -> ArithmeticModel:
+    return LAYER_NORM_MODEL     # defined below, with its sources
+
+
+# ---- the layer-norm model (oracle/surface_layer_norms.py): the mean, the squared deviations, the root ----
+
+LAYER_NORM_SOURCES = (
+    OPS_NN + "norm/layer_norm_v4/op_kernel/layer_norm_v4_align.h:198-234 (float32: Muls x by the "
+    "rounded coefficient 1/n, ReduceSum for the mean, Adds -mean, Mul the deviations, Muls by the "
+    "coefficient, ReduceSum for the variance, rstd = 1.0f / sqrt(var + (float)eps), Muls by rstd), "
+    "236-260 (gamma cast to float32 and multiplied)",
+    OPS_NN + "norm/layer_norm_v4/op_kernel/arch35/layer_norm_v4_welford.h:140-145, 274 (Welford's "
+    "updates with rounded reciprocal counts), layer_norm_v4_two_pass.h:215-227 (AscendC::LayerNorm in "
+    "float32), layer_norm_v4_two_pass_perf.h:162 and norm/norm_common/op_kernel/"
+    "reduce_common_regbase.h:471-514 (ComputeRstdNewtonRaphson: Adds epsilon, Div 1/v, Sqrt, one "
+    "Newton step with fused multiply-adds)",
+    OPS_NN + "norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp:456-476 (each output Cast once to "
+    "its tensor's dtype)",
+    "N. J. Higham, Accuracy and Stability of Numerical Algorithms, eq. 4.6; T. F. Chan, G. H. Golub, "
+    "R. J. LeVeque, Algorithms for computing the sample variance, 1983 (two-pass and updating errors)")
+
+LAYER_NORM_MODEL = ArithmeticModel(
+    "layer-normalization", "1",
+    order="fp16/bf16 inputs cast to float32; the mean a float32 sum in any order times a rounded 1/n "
+          "(before or after the sum) or Welford's running mean; the squared deviations from that "
+          "mean summed in any order and scaled by a rounded 1/n (or Welford's); + epsilon, the "
+          "reciprocal root; y = (x - mean) * rstd * weight + bias in float32; each output cast once",
+    correctly_rounded=("addition, subtraction and multiplication in float32",
+                       "the casts (round to nearest even)"),
+    faithful=(), reciprocal_division=True, fused_multiply_add=True, final_cast={},
+    may=("sum the mean's and the squared deviations' terms in any order or association",
+         "update the mean and the sum of squares term by term (Welford) or merge blocks' partial results",
+         "take the reciprocal root within 2 ulp of each of a root and a division (a Newton step)",
+         "flush subnormal products and inputs (an absolute error of float32's smallest normal)",
+         "either sign of a zero result"),
+    may_not=("divide the squared deviations by n - 1", "add epsilon outside the square root",
+             "accumulate fp16 or bf16 in their own dtype", "skip terms of a slice",
+             "ignore the weight or the bias", "write the root itself for the reciprocal root",
+             "compute E[x^2] - E[x]^2 (cancels where the mean is large against the spread)"),
+    source="; ".join(LAYER_NORM_SOURCES), within_one_ulp=())

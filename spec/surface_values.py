@@ -25,10 +25,15 @@ NORMALIZED_EXP, LOG_NORMALIZED_EXP = "normalized-exp", "log-normalized-exp"
 # square: x_i / sqrt(mean(x^2) + epsilon) * weight_i (oracle/surface_norms.py), the output in the
 # input's shape, the reciprocal root (and an added input's sum) as outputs by role
 RMS_NORMALIZED = "rms-normalized"
+# each element of a slice over the trailing dims against the slice's mean and variance: (x_i - mean) /
+# sqrt(var + epsilon) * weight_i + bias_i (oracle/surface_layer_norms.py), the mean and the reciprocal
+# root as outputs by role; ``dims`` may name an integer array (the normalized shape)
+LAYER_NORMALIZED = "layer-normalized"
 # the variance of each slice about its mean over the divisor n - correction, and its square root
 VARIANCE, STANDARD_DEVIATION = "variance", "standard-deviation"
 REDUCTION_KINDS = ("max", "min", "sum", "nan-sum", "average", "argmax", "argmin", "prefix-sum",
-                   NORMALIZED_EXP, LOG_NORMALIZED_EXP, VARIANCE, STANDARD_DEVIATION, RMS_NORMALIZED)
+                   NORMALIZED_EXP, LOG_NORMALIZED_EXP, VARIANCE, STANDARD_DEVIATION, RMS_NORMALIZED,
+                   LAYER_NORMALIZED)
 # whether every element of a slice is nonzero, whether some element is (a truth value per slice)
 TRUTH_KINDS = ("all-true", "any-true")
 # the product of a slice's elements, and every prefix's product (the output in the input's shape)
@@ -49,7 +54,7 @@ HALVES = "halves"
 NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD = "normalized-exp-grad", "log-normalized-exp-grad"
 NORMALIZED_GRAD_KINDS = (NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD)
 REDUCTION_KINDS = REDUCTION_KINDS + (HALVES,) + NORMALIZED_GRAD_KINDS
-NORM_KINDS = (RMS_NORMALIZED,)   # a normalization over trailing dims, with outputs by role
+NORM_KINDS = (RMS_NORMALIZED, LAYER_NORMALIZED)   # a normalization over trailing dims, with outputs by role
 # every prefix's maximum (minimum) along one dim and its position, the outputs in the input's shape
 # (oracle/surface_running.py), each output named by its role in ``outputs``
 RUNNING_KINDS = ("prefix-max", "prefix-min")
@@ -380,8 +385,13 @@ def norm_sources(entry: ValueEntry) -> tuple[str, ...]:
 
 
 def norm_reduced_rank(case: Any, entry: ValueEntry) -> int:
-    """The number of trailing dims reduced: the rank of the tensor ``dims`` names."""
-    return case.tensor(entry.reduction["dims"]).desc.ndim
+    """The number of trailing dims reduced: the rank of the tensor ``dims`` names (or the length of
+    the integer array it names)."""
+    dims = entry.reduction["dims"]
+    if dims not in case.tensors:
+        value = case.attrs.get(dims)
+        return len(value) if isinstance(value, (list, tuple)) else 0
+    return case.tensor(dims).desc.ndim
 
 
 def _outside_norm(case: Any, entry: ValueEntry) -> bool:
@@ -389,23 +399,35 @@ def _outside_norm(case: Any, entry: ValueEntry) -> bool:
     a weight that is not the input's trailing shape, an output of another shape than the input's
     (the reciprocal root: the leading dims, with or without the reduced ones as 1)."""
     red = entry.reduction
-    names = norm_sources(entry) + (red["dims"],) + entry.outputs
-    if red.get("weight") and red["weight"] not in names:
-        names += (red["weight"],)
+    # ``dims`` an integer array (not a tensor); ``optional``: tensors a call may leave null
+    shaped = (red["dims"],) if red["dims"] in case.tensors else ()
+    names = norm_sources(entry) + shaped + entry.outputs
+    for extra in (red.get("weight"), red.get("bias")):
+        if extra and extra not in names:
+            names += (extra,)
+    optional = set(red.get("optional", ()))
     for name in names:
         arg = case.tensors.get(name)
+        if arg is None and name in optional:
+            continue
         if arg is None or arg.desc.dtype.name not in ("FLOAT", "FLOAT16", "BF16"):
             return True
     shape = tuple(case.tensor(norm_sources(entry)[0]).desc.shape)
     k = norm_reduced_rank(case, entry)
     if any(tuple(case.tensor(n).desc.shape) != shape for n in norm_sources(entry)) or not 1 <= k <= len(shape):
         return True
-    if tuple(case.tensor(red["dims"]).desc.shape) != shape[len(shape) - k:]:
+    trailing = shape[len(shape) - k:]
+    if not shaped and tuple(int(v) for v in case.attrs.get(red["dims"])) != trailing:
         return True
+    for name in shaped + tuple(n for n in (red.get("weight"), red.get("bias")) if n):
+        if case.tensors.get(name) is not None and tuple(case.tensor(name).desc.shape) != trailing:
+            return True
     outputs = red.get("outputs", {})
     for role, name in [("y", entry.output), *outputs.items()]:
+        if case.tensors.get(name) is None:
+            continue
         got = tuple(case.tensor(name).desc.shape)
-        if role == "rstd":
+        if role in ("rstd", "average"):
             lead = shape[:len(shape) - k]
             if got not in (lead + (1,) * k, lead):
                 return True

@@ -45,6 +45,7 @@ from aclnn_conformance.backends.mutants.surface_fills import EXTRA_KINDS, extra_
 from aclnn_conformance.oracle.surface_functions import divides_or_roots, zero_sign_fixed
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
+from aclnn_conformance.spec.surface_values import LAYER_NORMALIZED
 from aclnn_conformance.spec.outcome import Outcome
 
 # ---- the controls ----
@@ -213,6 +214,9 @@ def mutant_set(key: str) -> MutantSet:
     if entry.normalized_grads:   # softmax's and log-softmax's gradients (surface_normalized_grads.py)
         from aclnn_conformance.backends.mutants.surface_normalized_grads import normalized_grad_mutant_set
         return normalized_grad_mutant_set(key, outputs, cases)
+    if entry.norms and entry.reduction["kind"] == LAYER_NORMALIZED:   # surface_layer_norms.py
+        from aclnn_conformance.backends.mutants.surface_layer_norms import layer_norm_mutant_set
+        return layer_norm_mutant_set(key, cases, _make)
     if entry.norms:   # every output by role: their own set (backends/mutants/surface_norms.py)
         from aclnn_conformance.backends.mutants.surface_norms import norm_mutant_set
         return norm_mutant_set(key, cases, _make)

@@ -21,6 +21,7 @@ from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.rules import expected_outcome
 from aclnn_conformance.spec.surface_values import ValueEntry, value_entry
+from aclnn_conformance.spec.surface_values import LAYER_NORMALIZED
 
 PROFILE = "cann"
 
@@ -225,8 +226,10 @@ def run(case: Case, product: str) -> RunResult:
     if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
         return RunResult(Status.SUCCESS, storages, workspace_size=0)
     entry = value_entry(case.op)
-    if entry.norms:   # every output by role (backends/torch_backend/surface_norms.py)
+    if entry.norms:   # every output by role (backends/torch_backend/surface_norms.py, surface_layer_norms.py)
         from aclnn_conformance.backends.torch_backend.surface_norms import norm_outputs
+        if entry.reduction["kind"] == LAYER_NORMALIZED:
+            from aclnn_conformance.backends.torch_backend.surface_layer_norms import norm_outputs
         with torch.no_grad():
             for name, result in norm_outputs(case, entry, _operand, _resolve).items():
                 arg = case.tensor(name)
