@@ -24,8 +24,8 @@ import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
-from aclnn_conformance.oracle.surface_functions import (evaluate_bound, evaluate_values, parse,
-                                                       zero_sign_fixed)
+from aclnn_conformance.oracle.surface_functions import (evaluate_bound, evaluate_values, expression_name,
+                                                       parse, zero_sign_fixed)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import fraction_bits, numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
@@ -168,7 +168,7 @@ def inputs(case: Case, entry: ValueEntry, compute: np.dtype,
             values = np.asarray(arg.values())
             with np.errstate(all="ignore"):
                 values = values.astype(compute) if values.dtype != compute else values
-                env[name] = values.astype(wide) if wide != compute else values
+                env[expression_name(name)] = values.astype(wide) if wide != compute else values
             shapes.append(values.shape)
             continue
         value = _scalar(case, entry, name)
@@ -177,9 +177,10 @@ def inputs(case: Case, entry: ValueEntry, compute: np.dtype,
         if isinstance(value, bool) or not is_float(compute):
             # a value outside an integer compute dtype wraps as the C conversion does (-4 to UINT8: 252)
             with np.errstate(all="ignore"):
-                env[name] = np.asarray(value).astype(compute)[()] if not is_float(compute) else float(value)
+                env[expression_name(name)] = np.asarray(value).astype(compute)[()] if not is_float(compute) \
+                    else float(value)
         else:
-            env[name] = float(value)
+            env[expression_name(name)] = float(value)   # a keyword's parameter as the expression spells it
     shape = np.broadcast_shapes(*shapes) if shapes else ()
     return env, shape
 

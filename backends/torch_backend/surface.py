@@ -196,7 +196,8 @@ def _expression(text: str, case: Case, entry: ValueEntry):
                 raise ValueError(f"{text!r}: {ast.unparse(node.func)} is not a torch word")
             env[node.func.id] = getattr(torch, node.func.id)
         elif isinstance(node, ast.Name) and node.id not in env and node.id not in allowed:
-            env[node.id] = _operand(case, entry, node.id)
+            from aclnn_conformance.oracle.surface_functions import parameter_name
+            env[node.id] = _operand(case, entry, parameter_name(node.id))   # lambda_ reads lambda
     # fp16/bf16 operands in float32, one cast at the end (the arithmetic model allows it)
     env = {k: v.float() if isinstance(v, torch.Tensor) and v.dtype in (torch.float16, torch.bfloat16)
            else v for k, v in env.items()}
