@@ -6,6 +6,7 @@ Per sample dtype: the values with the special values in both halves, split along
 dim of the size of another (``twin``: splitting the wrong one shows); the first dim (entries whose
 API names the dim); an empty input; and each of the entry's other attribute settings
 (``sample.attr_variants``). An entry without a dim attribute splits its fixed dim in every call.
+A backward's calls add the output's gradient in the halves' shape (``reduction.gradient``).
 """
 from __future__ import annotations
 
@@ -46,6 +47,26 @@ def halved_shape(case: Case, entry: Any, dim: int | None = None) -> tuple[int, .
     if axis is None or shape[axis] % 2:
         return None
     return shape[:axis] + (shape[axis] // 2,) + shape[axis + 1:]
+
+
+def gradient_of(entry: Any) -> str | None:
+    """The output gradient's operand of a gated unit's backward (``reduction.gradient``: its shape is
+    the halves', and the output is the input's shape, ``function`` its first half and
+    ``reduction.second_function`` its second), None for a forward gated unit."""
+    return entry.reduction.get("gradient")
+
+
+def halves_output_shape(case: Case, entry: Any) -> tuple[int, ...] | None:
+    """The output's shape the entry defines for the call: the halves' (a forward gated unit) or the
+    input's (a backward one, whose gradient operand must have the halves' shape); None outside."""
+    halved = halved_shape(case, entry)
+    gradient = gradient_of(entry)
+    if halved is None or gradient is None:
+        return halved
+    arg = case.tensors.get(gradient)
+    if arg is None or tuple(arg.desc.shape) != halved:
+        return None
+    return tuple(case.tensor(entry.reduction["input"]).desc.shape)
 
 
 def _with_specials_in_both_halves(x: np.ndarray, extra: int) -> np.ndarray:
@@ -91,6 +112,12 @@ def halves_value_cases(entry: Any, key: str, count: int, dtypes: tuple[str, ...]
                 tensors: dict[str, TensorArg | None] = {red["input"]: TensorArg.from_array(x, acl)}
                 for name, value in entry.sample.get("operands", {}).items():
                     tensors[name] = TensorArg.from_array(np.full((1,), value, dt), acl)
+                gradient = gradient_of(entry)
+                if gradient is not None:   # a backward: the gradient has the halves' shape, the output x's
+                    size = int(np.prod(out_shape))
+                    tensors[gradient] = TensorArg.from_array(
+                        sample_values(entry, dt, size, rng, False).reshape(out_shape), acl)
+                    out_shape = shape
                 out = np.zeros(out_shape, dt)
                 tensors[entry.output] = TensorArg.from_array(out, acl)
                 case_id = f"{kind if not i else f'attrs{i}'}-{dtype_name}"

@@ -44,6 +44,8 @@ DEVIATION_KINDS = (VARIANCE, STANDARD_DEVIATION)   # the reduction block names i
 # the input split along one dim into two halves, an elementwise function of the halves (the entry's
 # ``function`` over the names of ``reduction.halves``): the output's shape is the input's with dim halved
 HALVES = "halves"
+# a backward of the halves (``reduction.gradient`` names the output's gradient, of the halves' shape):
+# the output in the input's shape, ``function`` its first half and ``reduction.second_function`` its second
 # the gradients of a normalized exponential and of its logarithm along one dim, given the forward
 # output (``reduction.forward``) and the output's gradient (``reduction.input``): the input's shape
 NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD = "normalized-exp-grad", "log-normalized-exp-grad"
@@ -401,9 +403,9 @@ def reduction_shape(case: Any, entry: ValueEntry) -> tuple[int, ...] | None:
         return None
     if entry.keeps_shape:
         return tuple(src.desc.shape)
-    if entry.halves:
-        from aclnn_conformance.spec.surface_halves import halved_shape
-        return halved_shape(case, entry)
+    if entry.halves:   # the halves' shape, or the input's for a backward (spec/surface_halves.py)
+        from aclnn_conformance.spec.surface_halves import halves_output_shape
+        return halves_output_shape(case, entry)
     flag = lambda name: bool(case.attrs.get(name)) if name else False
     return reduced_shape(tuple(src.desc.shape), case.attrs.get(red["dims"]), flag(red.get("keepdim")),
                          flag(red.get("noop")))

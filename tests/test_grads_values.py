@@ -1,10 +1,14 @@
-"""The values of spec/data/values/grads.json (aclnnSoftshrinkBackward): a parameter named by a Python
-keyword (``lambda``) read by an expression as ``lambda_``, the oracle against a per-element loop, the
-side the threshold's equality takes, the NaN self the document and the kernel disagree on (open),
-and single calls killing the generated mutants."""
+"""The values of spec/data/values/grads.json: aclnnSoftshrinkBackward (a parameter named by a Python
+keyword, ``lambda``, read by an expression as ``lambda_``; the side the threshold's equality takes;
+the NaN self the document and the kernel disagree on, open) and the gated units' backwards
+aclnnGluBackward and aclnnSwiGluGrad (the output in the input's shape, its two halves by two
+expressions): the oracle against per-element loops with Python's math and mpmath's derivatives of
+the forwards, devices in the kernels' orders passing where judged, the cancellations left open, and
+the generated mutants killed."""
 from __future__ import annotations
 
 import keyword
+import math
 
 import ml_dtypes
 import numpy as np
@@ -113,14 +117,183 @@ def test_torch_computes_the_documents_function_where_judged():
         _softshrink_backward_loop(g.tolist(), x.tolist(), 0.5)
 
 
-def test_each_generated_mutant_is_killed_and_the_control_clean_on_the_value_cases():
+@pytest.mark.parametrize("key, kinds", [
+    ("softshrink_backward", {"promotion", "dtype-missing", "nan", "ulp-bias", "flush"}),
+    ("glu_backward", {"promotion", "dtype-missing", "twice-limit", "halves-swapped", "wrong-dim",
+                      "output-halves-swapped"}),
+    ("swi_glu_grad", {"promotion", "dtype-missing", "twice-limit", "halves-swapped", "wrong-dim",
+                      "output-halves-swapped"})])
+def test_each_generated_mutant_is_killed_and_the_control_clean_on_the_value_cases(key, kinds):
     from aclnn_conformance.backends.mutants.surface_values import mutant_set
     from aclnn_conformance.reports.mutate import mutate
-    group = mutant_set("softshrink_backward")
-    kinds = {m.kind for m in group.mutants}
-    assert {"promotion", "dtype-missing", "nan", "ulp-bias", "flush"} <= kinds
+    group = mutant_set(key)
+    assert kinds <= {m.kind for m in group.mutants}
     doc = mutate(mutants=[*group.mutants, *group.equivalent, *group.controls],
                  products=("ascend950", "atlas-a2"))
     s = doc["summary"]
     assert s["survived"] == 0 and s["killed"] == s["named"] == s["mutants"] == len(group.mutants), s
     assert s["false_alarms"] == 0 and not s["falsely_failed_controls"], s
+
+
+# ---- the gated units' backwards (kind halves with a gradient) ----
+
+def _sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def _halves_case(key: str, dtype: str, x: np.ndarray, grad: np.ndarray, dim: int):
+    from aclnn_conformance.spec.case import Case
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    from aclnn_conformance.spec.tensor import TensorArg
+    entry = value_entry(key)
+    acl = AclDataType[dtype]
+    dt = numpy_dtype(acl)
+    red = entry.reduction
+    tensors = {red["input"]: TensorArg.from_array(np.asarray(x).astype(dt), acl),
+               red["gradient"]: TensorArg.from_array(np.asarray(grad).astype(dt), acl),
+               entry.output: TensorArg.from_array(np.zeros(np.shape(x), dt), acl)}
+    return Case(op=entry.key, case_id="hand", tensors=tensors, attrs={red["dims"]: dim}, rule_ids=(),
+                origin="table", note="")
+
+
+def _glu_backward_loop(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Per element with Python's math, x of shape (rows, 2n) split along dim 1."""
+    n = x.shape[1] // 2
+    out = np.zeros(x.shape)
+    for i in range(x.shape[0]):
+        for j in range(n):
+            a, b, grad = float(x[i, j]), float(x[i, n + j]), float(g[i, j])
+            s = _sigmoid(b)
+            out[i, j] = grad * s                          # aclnnGluBackward.md:39
+            out[i, n + j] = grad * s * (a - a * s)        # :40
+    return out
+
+
+def _swi_glu_grad_loop(x: np.ndarray, g: np.ndarray) -> np.ndarray:
+    n = x.shape[1] // 2
+    out = np.zeros(x.shape)
+    for i in range(x.shape[0]):
+        for j in range(n):
+            a, b, grad = float(x[i, j]), float(x[i, n + j]), float(g[i, j])
+            s = _sigmoid(a)
+            out[i, j] = grad * (s + s * (1 - s) * a) * b  # aclnnSwiGluGrad.md:33
+            out[i, n + j] = grad * s * a                  # :36
+    return out
+
+
+@pytest.mark.parametrize("key, loop", [("glu_backward", _glu_backward_loop),
+                                       ("swi_glu_grad", _swi_glu_grad_loop)])
+def test_a_backward_of_the_halves_against_a_per_element_loop(key, loop):
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-6, 6, (5, 8)).astype(np.float32).astype(np.float64)
+    g = rng.uniform(-4, 4, (5, 4)).astype(np.float32).astype(np.float64)
+    out, aux = _oracle(_halves_case(key, "FLOAT", x, g, 1))
+    assert out.shape == (5, 8)
+    assert np.allclose(np.asarray(aux["exact"]), loop(x, g), rtol=1e-13, atol=1e-300)
+    # the same call along dim 0 of the transposed input
+    out_t, aux_t = _oracle(_halves_case(key, "FLOAT", x.T.copy(), g.T.copy(), 0))
+    assert np.array_equal(np.asarray(aux_t["exact"]), np.asarray(aux["exact"]).T)
+
+
+def test_the_backwards_are_the_derivatives_of_their_forwards():
+    """d/da and d/db of glu(a, b) = a sigmoid(b) and of swiglu(a, b) = silu(a) b, by mpmath."""
+    mp = pytest.importorskip("mpmath")
+    mp.mp.dps = 40
+    sig = lambda t: 1 / (1 + mp.exp(-t))
+    x = np.array([[0.75, -2.5, 1.5, 3.0]])
+    g = np.array([[1.5, -0.5]])
+    for key, forward in (("glu_backward", lambda a, b: a * sig(b)), ("swi_glu_grad", lambda a, b: a * sig(a) * b)):
+        exact = np.asarray(_oracle(_halves_case(key, "FLOAT", x, g, 1))[1]["exact"]).reshape(-1)
+        for j in range(2):
+            a, b = mp.mpf(float(x[0, j])), mp.mpf(float(x[0, 2 + j]))
+            da = mp.diff(lambda t: forward(t, b), a) * g[0, j]
+            db = mp.diff(lambda t: forward(a, t), b) * g[0, j]
+            assert abs(float(da) - exact[j]) <= 1e-12 * abs(float(da)) + 1e-300
+            assert abs(float(db) - exact[2 + j]) <= 1e-12 * abs(float(db)) + 1e-300
+
+
+def test_a_gradient_not_of_the_halves_shape_or_an_odd_dim_is_not_judged():
+    x = np.ones((2, 4))
+    _, aux = _oracle(_halves_case("glu_backward", "FLOAT", x, np.ones((2, 4)), 1))
+    assert np.asarray(aux["unjudged"]).all()
+    _, aux = _oracle(_halves_case("glu_backward", "FLOAT", np.ones((3, 4)), np.ones((3, 4)), 0))
+    assert np.asarray(aux["unjudged"]).all()
+
+
+def _glu_backward_kernel(x: np.ndarray, g: np.ndarray, steps: type, out_dtype) -> np.ndarray:
+    """The arch35 kernel's order (glu_grad_common.h:87-113) or the composed path's
+    (aclnn_glu_backward.cpp:212-224), each operation rounded in ``steps``, per element."""
+    n = x.shape[1] // 2
+    out = np.zeros(x.shape, out_dtype)
+    r = lambda v: steps(v)
+    for i in range(x.shape[0]):
+        for j in range(n):
+            a, b, grad = r(x[i, j]), r(x[i, n + j]), r(g[i, j])
+            if steps is np.float32:    # 1/(1 + exp(-b)), (1 - s) s a g
+                s = r(r(1) / r(r(1) + r(np.exp(r(-b)))))
+                out[i, j] = r(grad * s)
+                out[i, n + j] = r(r(r(r(r(1) - s) * s) * a) * grad)
+            else:                      # Sigmoid, Mul, Mul, Sub, Mul in the input's dtype
+                s = r(1 / (1 + math.exp(-float(b))))
+                a_grad = r(grad * s)
+                out[i, j] = a_grad
+                out[i, n + j] = r(r(a - r(a * s)) * a_grad)
+    return out
+
+
+@pytest.mark.parametrize("dtype, steps", [("FLOAT", np.float32), ("FLOAT16", np.float32),
+                                          ("BF16", ml_dtypes.bfloat16)])
+def test_glu_backward_in_the_kernels_orders_passes_where_judged(dtype, steps):
+    """Float32 as the arch35 kernel (fp16 cast up, as the composed path does too); BF16 rounded at
+    every step as the composed path computes it natively: both pass on the elements judged."""
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    dt = numpy_dtype(AclDataType[dtype])
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-6, 6, (64, 16)).astype(dt).astype(np.float64)
+    g = rng.uniform(-4, 4, (64, 8)).astype(dt).astype(np.float64)
+    case = _halves_case("glu_backward", dtype, x, g, 1)
+    device = _glu_backward_kernel(x.astype(dt), g.astype(dt), steps, dt)
+    assert _verdict(case, device) == "PASS"
+    twice = np.asarray(device).astype(np.float64) * (1 + 0.2)
+    assert _verdict(case, twice.astype(dt)) == "FAIL"
+
+
+def test_glu_backwards_cancellation_is_open_past_its_threshold_and_would_fail_there():
+    """b_grad's 1 - s cancels as b grows: a float32 kernel at b = 12 is far beyond 10 T of the exact
+    value, so b > 7 is open (b > 2 in BF16, computed natively); below it is judged."""
+    x = np.array([[3.0, 3.0, 3.0, 12.0, 6.5, 2.5]])
+    g = np.array([[2.0, 2.0, 2.0]])
+    _, aux = _oracle(_halves_case("glu_backward", "FLOAT", x, g, 1))
+    assert _open(aux, 6) == [False, False, False, True, False, False]
+    _, aux = _oracle(_halves_case("glu_backward", "BF16", x, g, 1))
+    assert _open(aux, 6) == [False, False, False, True, True, True]
+    kernel = _glu_backward_kernel(np.array([[3.0, 12.0]], np.float32), np.array([[2.0]], np.float32),
+                                  np.float32, np.float32)
+    exact = 2.0 * 3.0 * _sigmoid(12.0) * (1 - _sigmoid(12.0))
+    assert abs(float(kernel[0, 1]) - exact) / exact > 10 * 2.0 ** -13
+
+
+def test_swi_glu_grads_root_is_open_and_elsewhere_judged():
+    """outA's factor 1 + A(1 - sigmoid(A)) vanishes near A = -1.2785: open within 1e-3 of 0."""
+    root = -1.2784645427610738
+    x = np.array([[root, 2.0, 3.0, 3.0]])
+    g = np.array([[1.0, 1.0]])
+    _, aux = _oracle(_halves_case("swi_glu_grad", "FLOAT", x, g, 1))
+    assert _open(aux, 4) == [True, False, False, False]
+    assert abs(1 + root * (1 - _sigmoid(root))) < 1e-12
+
+
+def test_each_backward_mutant_is_killed_by_a_single_call_and_the_controls_pass():
+    """The output's halves swapped, the activation on the other half, the wrong dim: each fails one
+    call of the twin shape; the float32-steps control passes it."""
+    from aclnn_conformance.backends.mutants.surface_values import mutant_set
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-3, 3, (4, 6, 6)).astype(np.float32).astype(np.float64)
+    g = rng.uniform(-3, 3, (4, 3, 6)).astype(np.float32).astype(np.float64)
+    for key in ("glu_backward", "swi_glu_grad"):
+        case = _halves_case(key, "FLOAT", x, g, 1)
+        group = mutant_set(key)
+        by_kind = {m.kind: m for m in [*group.mutants, *group.controls]}
+        for kind in ("output-halves-swapped", "halves-swapped", "wrong-dim"):
+            assert _verdict(case, by_kind[kind]().values(case)) == "FAIL", (key, kind)
+        assert _verdict(case, by_kind["float32-steps-control"]().values(case)) == "PASS", key
