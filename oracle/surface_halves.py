@@ -16,6 +16,9 @@ float64 (oracle/surface_functions.py), cast to the compute dtype (the input's) a
   the dim; ``open_where.second`` is the second half's open elements (``where`` the first's). The
   name ``fraction_bits`` reads the compute dtype's fraction bits (an entry opening more elements
   where a kernel computes natively in a narrow dtype).
+- ``reduction.interleaved`` names a bool attribute: true splits the block from the dim on (the dims
+  after it merged) into its even and odd elements; ``reduction.rows`` an optional integer tensor
+  whose sum is how many leading rows (the dims before the dim, merged) are computed: the rest open.
 - The standard is the transcendental class's (the vendor's TTK rtol/atol for the output dtype, else
   the published standard; on a product outside the entry's ``ttk_products``, whose host code takes
   another kernel than the one TTK measured, the published standard); a result computed in a dtype of fewer fraction bits than the output's is
@@ -60,10 +63,39 @@ def operands(case: Case, entry: ValueEntry, compute: np.dtype) -> tuple[dict[str
     return env, inside
 
 
-def split(values: np.ndarray, axis: int, names: tuple[str, str]) -> dict[str, np.ndarray]:
-    """The two halves of ``values`` along ``axis`` by name."""
-    first, second = np.split(values, 2, axis=axis)
-    return {names[0]: first, names[1]: second}
+def split(values: np.ndarray, axis: int, names: tuple[str, str], interleaved: bool = False) -> dict[str, np.ndarray]:
+    """The two halves of ``values`` along ``axis`` by name; ``interleaved``: the block from ``axis`` on,
+    flattened, in its even and its odd elements (each of the halves' shape)."""
+    if not interleaved:
+        first, second = np.split(values, 2, axis=axis)
+        return {names[0]: first, names[1]: second}
+    shape = values.shape
+    half = shape[:axis] + (shape[axis] // 2,) + shape[axis + 1:]
+    flat = values.reshape(int(np.prod(shape[:axis], dtype=np.int64)), -1)
+    return {names[0]: flat[:, 0::2].reshape(half), names[1]: flat[:, 1::2].reshape(half)}
+
+
+def interleaved_of(case: Case, entry: ValueEntry) -> bool:
+    """Whether the call splits into even and odd elements (the attribute ``reduction.interleaved``
+    names; false where the entry names none)."""
+    name = entry.reduction.get("interleaved")
+    return bool(case.attrs.get(name, entry.defaults.get(name, False))) if name else False
+
+
+def rows_beyond(case: Case, entry: ValueEntry, shape: tuple[int, ...], axis: int) -> tuple[np.ndarray, bool]:
+    """The output's elements past the rows the call defines (``reduction.rows``: an optional integer
+    tensor whose sum is how many rows of the dims before ``axis``, merged, are computed; the rest
+    the document leaves undefined), and whether the tensor is inside the function (no negative
+    count)."""
+    name = entry.reduction.get("rows")
+    arg = case.tensors.get(name) if name else None
+    if arg is None:
+        return np.zeros(shape, bool), True
+    counts = np.asarray(arg.values()).astype(np.int64).reshape(-1)
+    rows = int(np.prod(shape[:axis], dtype=np.int64))
+    beyond = np.arange(rows) >= int(counts.sum())
+    flat = np.broadcast_to(beyond[:, None], (rows, int(np.prod(shape[axis:], dtype=np.int64))))
+    return flat.reshape(shape), bool((counts >= 0).all())
 
 
 def functions_of(entry: ValueEntry) -> tuple[str, ...]:
@@ -98,7 +130,7 @@ def environment(case: Case, entry: ValueEntry, axis: int, compute: np.dtype,
     arg = case.tensor(red["input"])
     with np.errstate(all="ignore"):
         wide = np.asarray(arg.view_of(arg.storage)).astype(compute).astype(like)
-        env.update(split(wide, axis, tuple(red["halves"])))
+        env.update(split(wide, axis, tuple(red["halves"]), interleaved_of(case, entry)))
         gradient = gradient_of(entry)
         if gradient is not None:
             g = case.tensor(gradient)
@@ -133,7 +165,8 @@ def from_case(case: Case, entry: ValueEntry, product: str | None = None) -> Orac
         aux = {"source": (entry.published_standard or {}).get("source", "published standard")}
     if narrower:
         aux["faithful_dtype"] = compute
-    open_ = np.full(shape, not inside)
+    beyond, counted = rows_beyond(case, entry, shape, axis)
+    open_ = np.full(shape, not (inside and counted)) | beyond
     if entry.raw.get("open_where") and exact.size:
         open_ = open_ | np.asarray(evaluate_halves(case, entry, axis, env, shape, open_=True), bool)
     aux.update({"exact": exact, "unjudged": open_, "either_zero_sign": entry.zero_sign == "either"})

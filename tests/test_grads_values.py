@@ -4,7 +4,8 @@ the NaN self the document and the kernel disagree on, open) and the gated units'
 aclnnGluBackward and aclnnSwiGluGrad (the output in the input's shape, its two halves by two
 expressions): the oracle against per-element loops with Python's math and mpmath's derivatives of
 the forwards, devices in the kernels' orders passing where judged, the cancellations left open, and
-the generated mutants killed."""
+the generated mutants killed; aclnnClippedSwiglu and V2 (an interleaved split of the merged block,
+the rows past the group counts open, the two clamp modes) against the document's steps by hand."""
 from __future__ import annotations
 
 import keyword
@@ -122,7 +123,11 @@ def test_torch_computes_the_documents_function_where_judged():
     ("glu_backward", {"promotion", "dtype-missing", "twice-limit", "halves-swapped", "wrong-dim",
                       "output-halves-swapped"}),
     ("swi_glu_grad", {"promotion", "dtype-missing", "twice-limit", "halves-swapped", "wrong-dim",
-                      "output-halves-swapped"})])
+                      "output-halves-swapped"}),
+    ("clipped_swiglu", {"promotion", "dtype-missing", "twice-limit", "halves-swapped", "wrong-dim",
+                        "interleave-ignored"}),
+    ("clipped_swiglu_v2", {"promotion", "dtype-missing", "twice-limit", "halves-swapped", "wrong-dim",
+                           "interleave-ignored", "attribute-ignored"})])
 def test_each_generated_mutant_is_killed_and_the_control_clean_on_the_value_cases(key, kinds):
     from aclnn_conformance.backends.mutants.surface_values import mutant_set
     from aclnn_conformance.reports.mutate import mutate
@@ -297,3 +302,109 @@ def test_each_backward_mutant_is_killed_by_a_single_call_and_the_controls_pass()
         for kind in ("output-halves-swapped", "halves-swapped", "wrong-dim"):
             assert _verdict(case, by_kind[kind]().values(case)) == "FAIL", (key, kind)
         assert _verdict(case, by_kind["float32-steps-control"]().values(case)) == "PASS", key
+
+
+# ---- the clipped SwiGlu (interleaved halves, group rows, clamp modes) ----
+
+def _clipped_case(key: str, dtype: str, x: np.ndarray, dim: int, rows=None, **attrs):
+    from aclnn_conformance.spec.case import Case
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    from aclnn_conformance.spec.tensor import TensorArg
+    entry = value_entry(key)
+    acl = AclDataType[dtype]
+    dt = numpy_dtype(acl)
+    shape = list(np.shape(x))
+    shape[dim] //= 2
+    tensors = {"x": TensorArg.from_array(np.asarray(x).astype(dt), acl),
+               "out": TensorArg.from_array(np.zeros(shape, dt), acl)}
+    if rows is not None:
+        tensors["groupIndexOptional"] = TensorArg.from_array(np.asarray(rows, np.int64), AclDataType.INT64)
+    all_attrs = {**entry.sample["attrs"], "dim": dim, **attrs}
+    return Case(op=entry.key, case_id="hand", tensors=tensors, attrs=all_attrs, rule_ids=(), origin="table", note="")
+
+
+def _clipped_loop(x: np.ndarray, dim: int, alpha: float, limit: float, bias: float, interleaved: bool,
+                  clamp_mode: int = 0) -> np.ndarray:
+    """The document's steps per element (aclnnClippedSwiglu.md:34-89, V2 :75-108): merge to [pre, cut],
+    split front/back or even/odd, clamp, the variant SwiGlu, reshape."""
+    pre = int(np.prod(x.shape[:dim]))
+    rows = np.asarray(x, np.float64).reshape(pre, -1)
+    h = rows.shape[1] // 2
+    out = np.zeros((pre, h))
+    for i in range(pre):
+        for j in range(h):
+            a, b = (rows[i, 2 * j], rows[i, 2 * j + 1]) if interleaved else (rows[i, j], rows[i, h + j])
+            if clamp_mode == 0:
+                a = min(a, limit)
+                out[i, j] = a * _sigmoid(alpha * a) * (max(min(b, limit), -limit) + bias)
+            else:
+                out[i, j] = min(a * _sigmoid(a), limit) * max(min(b, limit), -limit)
+    shape = list(x.shape)
+    shape[dim] //= 2
+    return out.reshape(shape)
+
+
+@pytest.mark.parametrize("interleaved", [False, True])
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_clipped_swiglu_against_the_documents_steps(interleaved, dim):
+    rng = np.random.default_rng(17)
+    x = rng.uniform(-10, 10, (4, 6, 8)).astype(np.float32).astype(np.float64)
+    attrs = {"alpha": 1.5, "limit": 4.0, "bias": 0.5, "interleaved": interleaved}
+    _, aux = _oracle(_clipped_case("clipped_swiglu", "FLOAT", x, dim, **attrs))
+    axis = dim % 3
+    expected = _clipped_loop(x, axis, 1.5, 4.0, 0.5, interleaved)
+    assert np.allclose(np.asarray(aux["exact"]), expected, rtol=1e-13, atol=1e-300)
+    assert not np.asarray(aux["unjudged"]).any()
+
+
+def test_clipped_swiglu_v2_clamps_after_the_silu_without_alpha_and_bias_in_mode_one():
+    rng = np.random.default_rng(19)
+    x = rng.uniform(-10, 10, (3, 8)).astype(np.float32).astype(np.float64)
+    for mode in (0, 1):
+        _, aux = _oracle(_clipped_case("clipped_swiglu_v2", "FLOAT", x, 1, clampMode=mode, alpha=1.702,
+                                       limit=3.0, bias=1.0, interleaved=True))
+        assert np.allclose(np.asarray(aux["exact"]), _clipped_loop(x, 1, 1.702, 3.0, 1.0, True, mode),
+                           rtol=1e-13, atol=1e-300)
+    _, aux = _oracle(_clipped_case("clipped_swiglu_v2", "FLOAT", x, 1, clampMode=2))
+    assert np.asarray(aux["unjudged"]).all()    # in neither of the document's cases
+
+
+def test_the_rows_past_the_group_sum_are_open_and_a_negative_count_is_outside():
+    x = np.ones((5, 2, 4))
+    _, aux = _oracle(_clipped_case("clipped_swiglu", "FLOAT", x, 1, rows=[1, 2]))
+    open_ = np.asarray(aux["unjudged"])
+    assert not open_[:3].any() and open_[3:].all()
+    _, aux = _oracle(_clipped_case("clipped_swiglu", "FLOAT", x, 1, rows=[9]))
+    assert not np.asarray(aux["unjudged"]).any()
+    _, aux = _oracle(_clipped_case("clipped_swiglu", "FLOAT", x, 1, rows=[4, -1]))
+    assert np.asarray(aux["unjudged"]).all()
+
+
+def test_a_nan_half_is_open_and_infinities_are_judged():
+    x = np.array([[np.nan, 1.0, np.inf, 2.0, -np.inf, 3.0, 1.0, np.nan]])
+    out, aux = _oracle(_clipped_case("clipped_swiglu", "FLOAT", x, 1, interleaved=True))
+    assert _open(aux, 4) == [True, False, False, True]
+    # A = +inf clamps to limit; A = -inf gives -inf / inf, NaN in the document's and the kernel's order
+    assert out[0, 1] == np.float32(7.0 * _sigmoid(1.702 * 7.0) * (2.0 + 1.0)) and np.isnan(out[0, 2])
+
+
+def _clipped_kernel(x: np.ndarray, dim: int, alpha: float, limit: float, bias: float) -> np.ndarray:
+    """Every operation in float32 in the kernels' order (clipped_swiglu.hpp:313-331), front/back."""
+    f = np.float32
+    first, second = np.split(np.asarray(x, f), 2, axis=dim)
+    b = np.maximum(np.minimum(second, f(limit)), f(-limit)) + f(bias)
+    a = np.minimum(first, f(limit))
+    with np.errstate(over="ignore"):
+        return ((a / (np.exp(a * f(-alpha)) + f(1))).astype(f) * b).astype(f)
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BF16"])
+def test_clipped_swiglu_in_the_kernels_float32_order_passes(dtype):
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    dt = numpy_dtype(AclDataType[dtype])
+    rng = np.random.default_rng(23)
+    x = rng.uniform(-10, 10, (32, 16)).astype(dt)
+    case = _clipped_case("clipped_swiglu", dtype, x.astype(np.float64), 1)
+    device = _clipped_kernel(x.astype(np.float32), 1, 1.702, 7.0, 1.0).astype(dt)
+    assert _verdict(case, device) == "PASS"
+    assert _verdict(case, (device.astype(np.float64) * 1.1).astype(dt)) == "FAIL"

@@ -7,7 +7,11 @@ generated per operator from its entry: the defects a real kernel of a gated unit
 - ``wrong-dim``: the input split along another dim of the same length than the one the call names
   (or, where the API takes no dim, than its fixed one); a call with no such dim is computed right;
   a backward's gradient then read flat in that split's layout;
-- ``output-halves-swapped`` (a backward): the two halves of the output written in each other's place.
+- ``output-halves-swapped`` (a backward): the two halves of the output written in each other's place;
+- ``interleave-ignored`` (an entry with ``reduction.interleaved``): the first and second half taken
+  where the call asks for the even and odd elements;
+- ``attribute-ignored`` (an entry whose ``sample.attr_variants`` set a numeric operand, a mode): every
+  call computed with the sample's first setting.
 
 Controls, correct devices the standard must pass: the entry's function in float32 in its own
 order over the halves cast to float32 (``float32-steps-control``: the kernels' order), each of the
@@ -21,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, DtypeMissingMutant, PromotionMutant,
+from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, AttributeIgnoredMutant, DtypeMissingMutant,
+                                                              PromotionMutant,
                                                               SurfaceBackend, TwiceLimitMutant, _equivalent,
                                                               _make, _same_outputs)
 from aclnn_conformance.backends.mutants.surface_reductions import ZeroSignControl
@@ -116,6 +121,15 @@ class OutputHalvesSwappedMutant(SurfaceBackend):
         return np.concatenate([second, first], axis=axis)
 
 
+class InterleaveIgnoredMutant(SurfaceBackend):
+    """Splits into the first and second half where the call asks for even and odd elements."""
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import from_case
+        name = self.entry().reduction["interleaved"]
+        return np.asarray(from_case(case.with_attrs(**{name: False}), PROFILE).views[self.entry().output])
+
+
 def halves_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
     """The generated mutants and controls of a gated unit (by key), given its value cases and the
     oracle's outputs on them."""
@@ -145,6 +159,14 @@ def halves_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) ->
     if entry.reduction.get("gradient"):   # a backward: its output's halves in the wrong order
         mutants.append(_make(OutputHalvesSwappedMutant, entry, key, "output-halves-swapped", "writes the "
                              "second half's gradient first and the first half's second", rule))
+    if entry.reduction.get("interleaved"):   # the even/odd split taken as the first/second half
+        mutants.append(_make(InterleaveIgnoredMutant, entry, key, "interleave-ignored", "splits into "
+                             "the first and second half where the call asks for even and odd elements", rule))
+    numeric = [k for v in entry.sample.get("attr_variants", ()) for k in v
+               if k in entry.reduction.get("operands", ()) and k not in entry.reduction.get("words", {})]
+    if numeric:   # a numeric attribute another setting of which the kernel never reads (a fixed mode)
+        mutants.append(_make(AttributeIgnoredMutant, entry, key, "attribute-ignored", "computes every "
+                             f"call with {entry.sample['attrs']}, whatever it gives", rule))
     controls: list[type] = [
         _make(HalvesBackend, entry, key, "float32-steps-control", "the function in its own order in "
               "float32 over the halves cast to float32, one cast to the output", (),

@@ -10,6 +10,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Callable
 
+import numpy as np
+
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import ValueEntry
 
@@ -48,6 +50,11 @@ def _forward(case: Case, entry: ValueEntry, x: Any, axis: int, operand: Callable
 
     red = entry.reduction
     first, second = torch.chunk(x, 2, dim=axis)
+    interleaved = red.get("interleaved")
+    if interleaved and case.attrs.get(interleaved, entry.defaults.get(interleaved, False)):
+        # the block from the dim on, flattened, in its even and odd elements
+        flat = x.reshape(int(np.prod(x.shape[:axis], dtype=np.int64)), -1)
+        first, second = flat[:, 0::2].reshape(first.shape), flat[:, 1::2].reshape(second.shape)
     env: dict[str, Any] = dict(zip(red["halves"], (first, second)))
     for name in red.get("operands", ()):
         arg = case.tensors.get(name)
