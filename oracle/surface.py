@@ -29,7 +29,7 @@ from aclnn_conformance.oracle.surface_functions import (evaluate_bound, evaluate
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import fraction_bits, numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
-from aclnn_conformance.spec.surface_values import ValueEntry, tolerance_aux, value_entry
+from aclnn_conformance.spec.surface_values import ValueEntry, operand_shape, tolerance_aux, value_entry
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _FLOAT_RANK = {np.dtype(np.float16): 1, _BF16: 1, np.dtype(np.float32): 2, np.dtype(np.float64): 3}
@@ -166,6 +166,9 @@ def inputs(case: Case, entry: ValueEntry, compute: np.dtype,
         arg = case.tensors.get(name)
         if arg is not None:
             values = np.asarray(arg.values())
+            if entry.raw.get("channel_operands") and name in entry.raw["channel_operands"]:
+                # one element per channel of the input's dim (spec/surface_values.py operand_shape)
+                values = values.reshape(operand_shape(case, entry, name))
             with np.errstate(all="ignore"):
                 values = values.astype(compute) if values.dtype != compute else values
                 env[expression_name(name)] = values.astype(wide) if wide != compute else values

@@ -290,6 +290,28 @@ _COMPUTABLE = frozenset({"FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "INT16", 
                          "UINT8", "BOOL"})
 
 
+def operand_shape(case: Any, entry: ValueEntry, name: str) -> tuple[int, ...] | None:
+    """The shape an input tensor takes in the function's broadcast: its own, or for a per-channel
+    operand (``channel_operands``: {name: {"of": input, "dim": 1}}) one element broadcast to all, or
+    one per channel of that input's dim laid along it (the input of rank 1 or less has one channel);
+    None for a per-channel operand of another size (outside the function)."""
+    arg = case.tensors[name]
+    shape = tuple(arg.desc.shape)
+    channel = (entry.raw.get("channel_operands") or {}).get(name)
+    if channel is None:
+        return shape
+    of = tuple(case.tensor(channel["of"]).desc.shape)
+    size = 1
+    for d in shape:
+        size *= d
+    if size == 1:
+        return ()
+    dim = channel["dim"]
+    if len(of) <= dim or size != of[dim]:
+        return None
+    return tuple(size if i == dim else 1 for i in range(len(of)))
+
+
 def outside_domain(case: Any) -> bool:
     """Whether a call is outside what the entry's function defines: an operand or the output
     missing, a dtype the function is not computed in, or operands that do not broadcast to the
@@ -324,7 +346,10 @@ def outside_domain(case: Any) -> bool:
             arg = case.tensors[name]
             if arg is None or arg.desc.dtype.name not in _COMPUTABLE:
                 return True
-            shapes.append(tuple(arg.desc.shape))
+            shape = operand_shape(case, entry, name)
+            if shape is None:   # a per-channel operand of neither one element nor one per channel
+                return True
+            shapes.append(shape)
             if (entry.function_class == "transcendental" and arg.desc.dtype.name == "DOUBLE"
                     and "float64" not in entry.tolerance):
                 return True

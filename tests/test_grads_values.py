@@ -5,7 +5,8 @@ aclnnGluBackward and aclnnSwiGluGrad (the output in the input's shape, its two h
 expressions): the oracle against per-element loops with Python's math and mpmath's derivatives of
 the forwards, devices in the kernels' orders passing where judged, the cancellations left open, and
 the generated mutants killed; aclnnClippedSwiglu and V2 (an interleaved split of the merged block,
-the rows past the group counts open, the two clamp modes) against the document's steps by hand."""
+the rows past the group counts open, the two clamp modes) against the document's steps by hand;
+aclnnPrelu (a weight per channel of dim 1) against a per-element loop."""
 from __future__ import annotations
 
 import keyword
@@ -127,7 +128,8 @@ def test_torch_computes_the_documents_function_where_judged():
     ("clipped_swiglu", {"promotion", "dtype-missing", "twice-limit", "halves-swapped", "wrong-dim",
                         "interleave-ignored"}),
     ("clipped_swiglu_v2", {"promotion", "dtype-missing", "twice-limit", "halves-swapped", "wrong-dim",
-                           "interleave-ignored", "attribute-ignored"})])
+                           "interleave-ignored", "attribute-ignored"}),
+    ("prelu", {"promotion", "dtype-missing", "nan", "ulp-bias", "channel-first-only", "channel-last-dim"})])
 def test_each_generated_mutant_is_killed_and_the_control_clean_on_the_value_cases(key, kinds):
     from aclnn_conformance.backends.mutants.surface_values import mutant_set
     from aclnn_conformance.reports.mutate import mutate
@@ -408,3 +410,70 @@ def test_clipped_swiglu_in_the_kernels_float32_order_passes(dtype):
     device = _clipped_kernel(x.astype(np.float32), 1, 1.702, 7.0, 1.0).astype(dt)
     assert _verdict(case, device) == "PASS"
     assert _verdict(case, (device.astype(np.float64) * 1.1).astype(dt)) == "FAIL"
+
+
+# ---- Prelu: a weight per channel of dim 1 ----
+
+def _prelu_case(dtype: str, x: np.ndarray, w: np.ndarray, w_dtype: str | None = None):
+    from aclnn_conformance.spec.case import Case
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    from aclnn_conformance.spec.tensor import TensorArg
+    acl, wacl = AclDataType[dtype], AclDataType[w_dtype or dtype]
+    tensors = {"self": TensorArg.from_array(np.asarray(x).astype(numpy_dtype(acl)), acl),
+               "weight": TensorArg.from_array(np.asarray(w).astype(numpy_dtype(wacl)), wacl),
+               "out": TensorArg.from_array(np.zeros(np.shape(x), numpy_dtype(acl)), acl)}
+    return Case(op="prelu", case_id="hand", tensors=tensors, attrs={}, rule_ids=(), origin="table", note="")
+
+
+def _prelu_loop(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """max(0, x) + a min(0, x) per element (aclnnPrelu.md:32), a = w[channel] (dim 1) or w[0]."""
+    out = np.zeros(x.shape)
+    for index in np.ndindex(*x.shape):
+        a = float(w.reshape(-1)[0] if w.size == 1 else w.reshape(-1)[index[1]])
+        v = float(x[index])
+        out[index] = max(0.0, v) + a * min(0.0, v)
+    return out
+
+
+def test_prelu_reads_one_weight_per_channel_of_dim_one():
+    rng = np.random.default_rng(29)
+    x = rng.uniform(-4, 4, (3, 5, 2)).astype(np.float32).astype(np.float64)
+    w = np.array([0.25, -0.5, 2.0, 0.0, 1.5])
+    out, _ = _oracle(_prelu_case("FLOAT", x, w))
+    assert out.astype(np.float64).tolist() == _prelu_loop(x, w).astype(np.float32).astype(np.float64).tolist()
+    out, _ = _oracle(_prelu_case("FLOAT", x, np.array([0.25])))
+    assert out.astype(np.float64).tolist() == _prelu_loop(x, np.array([0.25])).astype(np.float32).tolist()
+
+
+def test_prelu_with_a_weight_of_another_size_is_outside():
+    from aclnn_conformance.spec.surface_values import outside_domain
+    x = np.ones((3, 5, 2))
+    assert outside_domain(_prelu_case("FLOAT", x, np.ones(2)))             # the last dim's length
+    assert outside_domain(_prelu_case("FLOAT", np.ones(6), np.ones(6)))    # rank 1: one channel
+    assert not outside_domain(_prelu_case("FLOAT", x, np.ones(5)))
+    assert not outside_domain(_prelu_case("FLOAT", np.float64(2.0), np.ones(1)))
+
+
+def test_prelu_promotes_self_and_weight_and_leaves_an_infinite_weight_on_a_positive_x_open():
+    x = np.array([[1.5, -2.0], [3.0, -1.0]])
+    case = _prelu_case("FLOAT16", x, np.array([np.inf, 0.1]), "FLOAT")
+    out, aux = _oracle(case)
+    assert out.dtype == np.float16   # computed in float32 (promoted), cast to out
+    assert out[1, 1] == np.float16(np.float32(0.1) * np.float32(-1.0))
+    assert _open(aux, 4) == [True, False, True, False]      # channel 0's weight is infinite, x > 0
+    low = np.float16(np.float32(0.1) * np.float32(-2.0))
+    # the document's x + inf * 0 is NaN, the kernel selects x: either passes where open
+    assert _verdict(case, np.array([[1.5, low], [np.nan, out[1, 1]]], np.float16)) == "PASS"
+    assert _verdict(case, np.array([[np.nan, low], [3.0, out[1, 1]]], np.float16)) == "PASS"
+    assert _verdict(case, np.array([[1.5, -2.0], [3.0, out[1, 1]]], np.float16)) == "FAIL"
+
+
+def test_the_channel_mutants_are_killed_by_single_calls():
+    from aclnn_conformance.backends.mutants.surface_values import mutant_set
+    rng = np.random.default_rng(31)
+    x = -rng.uniform(1, 4, (4, 6, 6)).astype(np.float32).astype(np.float64)
+    case = _prelu_case("FLOAT", x, np.linspace(0.1, 0.6, 6))
+    by_kind = {m.kind: m for m in [*mutant_set("prelu").mutants, *mutant_set("prelu").controls]}
+    for kind in ("channel-first-only", "channel-last-dim"):
+        assert _verdict(case, by_kind[kind]().values(case)) == "FAIL", kind
+    assert _verdict(case, by_kind["float32-steps-control"]().values(case)) == "PASS"

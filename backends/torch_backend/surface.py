@@ -45,6 +45,9 @@ def _operand(case: Case, entry: ValueEntry, name: str) -> Any:
     from aclnn_conformance.backends.torch_backend._tensors import as_torch
     arg = case.tensors.get(name)
     if arg is not None:   # in the view's shape (a 0-d tensor's values are one element)
+        if name in (entry.raw.get("channel_operands") or {}):   # laid along its input's channel dim
+            from aclnn_conformance.spec.surface_values import operand_shape
+            return as_torch(np.ascontiguousarray(arg.values())).clone().reshape(operand_shape(case, entry, name))
         return as_torch(np.ascontiguousarray(arg.values())).clone().reshape(tuple(arg.desc.shape))
     if name in case.attrs:
         value = case.attrs[name]
