@@ -6,7 +6,9 @@ expressions): the oracle against per-element loops with Python's math and mpmath
 the forwards, devices in the kernels' orders passing where judged, the cancellations left open, and
 the generated mutants killed; aclnnClippedSwiglu and V2 (an interleaved split of the merged block,
 the rows past the group counts open, the two clamp modes) against the document's steps by hand;
-aclnnPrelu (a weight per channel of dim 1) against a per-element loop."""
+aclnnPrelu (a weight per channel of dim 1) against a per-element loop; aclnnGeluBackward judged
+only where the document's erf form and the arch35 kernel's tanh form agree, a device of either form
+passing there."""
 from __future__ import annotations
 
 import keyword
@@ -129,7 +131,8 @@ def test_torch_computes_the_documents_function_where_judged():
                         "interleave-ignored"}),
     ("clipped_swiglu_v2", {"promotion", "dtype-missing", "twice-limit", "halves-swapped", "wrong-dim",
                            "interleave-ignored", "attribute-ignored"}),
-    ("prelu", {"promotion", "dtype-missing", "nan", "ulp-bias", "channel-first-only", "channel-last-dim"})])
+    ("prelu", {"promotion", "dtype-missing", "nan", "ulp-bias", "channel-first-only", "channel-last-dim"}),
+    ("gelu_backward", {"promotion", "dtype-missing", "nan", "twice-limit"})])
 def test_each_generated_mutant_is_killed_and_the_control_clean_on_the_value_cases(key, kinds):
     from aclnn_conformance.backends.mutants.surface_values import mutant_set
     from aclnn_conformance.reports.mutate import mutate
@@ -477,3 +480,62 @@ def test_the_channel_mutants_are_killed_by_single_calls():
     for kind in ("channel-first-only", "channel-last-dim"):
         assert _verdict(case, by_kind[kind]().values(case)) == "FAIL", kind
     assert _verdict(case, by_kind["float32-steps-control"]().values(case)) == "PASS"
+
+
+# ---- GeluBackward: judged where the document's erf form and the kernel's tanh form agree ----
+
+def _gelu_erf_derivative(x: float) -> float:
+    """aclnnGeluBackward.md:47."""
+    return 0.5 + 0.5 * math.erf(x / math.sqrt(2)) + x / math.sqrt(2 * math.pi) * math.exp(-x * x / 2)
+
+
+def _gelu_kernel(x: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """The arch35 kernel in float32 (gelu_grad_dag.h:73-96): px = e^(x(BETAN + AN x^2)), d = 1/(1 + px),
+    resp = px d (BETA + A3 x^2) x d, NaN resp selected as 0, (resp + d) dy."""
+    f = np.float32
+    x, dy = np.asarray(x, f), np.asarray(dy, f)
+    with np.errstate(all="ignore"):
+        sq = x * x
+        px = np.exp((sq * f(-0.0713548162726002527220) + f(-1.595769121605730711759)) * x)
+        res0 = (sq * f(0.2140644488178007) + f(1.595769121605730711759)) * x
+        d = f(1) / (px + f(1))
+        resp = px * d * res0 * d
+        resp = np.where(resp == resp, resp, f(0))
+        return ((resp + d) * dy).astype(f)
+
+
+def test_gelu_backward_is_the_erf_forms_derivative_by_hand():
+    x = [0.1, -0.2, 5.0, 0.3]
+    case = _case("gelu_backward", gradOutput=[2.0, 1.0, -1.0, 3.0], self=x)
+    _, aux = _oracle(case)
+    expected = [g * _gelu_erf_derivative(float(np.float32(v))) for g, v in zip([2.0, 1.0, -1.0, 3.0], x)]
+    assert np.allclose(np.asarray(aux["exact"]), expected, rtol=1e-14)
+    assert _open(aux, 4) == [False] * 4
+
+
+def test_gelu_backward_is_open_where_the_two_forms_differ_and_at_infinities():
+    """At x = 1 the tanh form's derivative differs from the erf form's by 1.2e-4 relative (beyond
+    2^-14): open; x = -0.7518 is near the root; +-inf gives NaN in the document's form; NaN is judged."""
+    x = [1.0, -0.7518, np.inf, -np.inf, np.nan, 0.0]
+    _, aux = _oracle(_case("gelu_backward", gradOutput=[1.0] * 6, self=x))
+    assert _open(aux, 6) == [True, True, True, True, False, False]
+    k = math.sqrt(2 / math.pi)
+    t = math.tanh(k * 1.044715)
+    tanh_form = 0.5 * (1 + t) + 0.5 * (1 - t * t) * k * (1 + 0.134145)
+    assert abs(tanh_form - _gelu_erf_derivative(1.0)) > 2 ** -14 * _gelu_erf_derivative(1.0)
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT", "FLOAT16", "BF16"])
+def test_a_device_in_either_form_passes_where_judged(dtype):
+    from aclnn_conformance.spec.dtypes import numpy_dtype
+    dt = numpy_dtype(AclDataType[dtype])
+    rng = np.random.default_rng(37)
+    x = rng.uniform(-6, 6, 4096).astype(dt).astype(np.float64)
+    g = rng.uniform(-7, 7, 4096).astype(dt).astype(np.float64)
+    case = _case("gelu_backward", dtype, gradOutput=g, self=x)
+    _, aux = _oracle(case)
+    assert 0.1 < 1 - np.asarray(aux["unjudged"]).mean() < 0.5    # a fifth or so is judged
+    kernel = _gelu_kernel(x, g).astype(dt)
+    erf_form = np.array([gv * _gelu_erf_derivative(v) for gv, v in zip(g, x)]).astype(np.float32).astype(dt)
+    assert _verdict(case, kernel) == "PASS" and _verdict(case, erf_form) == "PASS"
+    assert _verdict(case, (erf_form.astype(np.float64) * 1.05).astype(dt)) == "FAIL"
