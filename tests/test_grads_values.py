@@ -539,3 +539,18 @@ def test_a_device_in_either_form_passes_where_judged(dtype):
     erf_form = np.array([gv * _gelu_erf_derivative(v) for gv, v in zip(g, x)]).astype(np.float32).astype(dt)
     assert _verdict(case, kernel) == "PASS" and _verdict(case, erf_form) == "PASS"
     assert _verdict(case, (erf_form.astype(np.float64) * 1.05).astype(dt)) == "FAIL"
+
+
+def test_softshrink_backward_leaves_open_the_float32_lambda_of_a_lambda_float32_cannot_hold():
+    lam = 0.3                                   # float32(0.3) = 0.30000001192092896 > 0.3
+    x32 = float(np.float32(lam))
+    _, aux = _oracle(_case("softshrink_backward", gradOutput=[2.0, 2.0, 2.0], self=[x32, -x32, 0.5],
+                           attrs={"lambda": lam}))
+    assert _open(aux, 3) == [True, True, False]
+    _, aux = _oracle(_case("softshrink_backward", gradOutput=[2.0], self=[0.5], attrs={"lambda": 0.5}))
+    assert _open(aux, 1) == [False]
+
+
+def test_a_clipped_swiglu_limit_of_zero_or_below_is_outside():
+    _, aux = _oracle(_clipped_case("clipped_swiglu", "FLOAT", np.ones((2, 4)), 1, limit=-1.0))
+    assert np.asarray(aux["unjudged"]).all()
