@@ -168,7 +168,8 @@ def inputs(case: Case, entry: ValueEntry, compute: np.dtype,
             values = np.asarray(arg.values())
             if entry.raw.get("channel_operands") and name in entry.raw["channel_operands"]:
                 # one element per channel of the input's dim (spec/surface_values.py operand_shape)
-                values = values.reshape(operand_shape(case, entry, name))
+                laid = operand_shape(case, entry, name)
+                values = values.reshape(laid) if laid is not None else values
             with np.errstate(all="ignore"):
                 values = values.astype(compute) if values.dtype != compute else values
                 env[expression_name(name)] = values.astype(wide) if wide != compute else values
