@@ -24,12 +24,12 @@ import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.oracle.result import OracleResult
-from aclnn_conformance.oracle.surface_functions import (evaluate_bound, evaluate_values, parse,
-                                                       zero_sign_fixed)
+from aclnn_conformance.oracle.surface_functions import (evaluate_bound, evaluate_values, expression_name,
+                                                       parse, zero_sign_fixed)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.dtypes import fraction_bits, numpy_dtype
 from aclnn_conformance.spec.enums import AclDataType
-from aclnn_conformance.spec.surface_values import ValueEntry, tolerance_aux, value_entry
+from aclnn_conformance.spec.surface_values import ValueEntry, operand_shape, tolerance_aux, value_entry
 
 _BF16 = np.dtype(ml_dtypes.bfloat16)
 _FLOAT_RANK = {np.dtype(np.float16): 1, _BF16: 1, np.dtype(np.float32): 2, np.dtype(np.float64): 3}
@@ -168,9 +168,13 @@ def inputs(case: Case, entry: ValueEntry, compute: np.dtype,
             values = np.asarray(arg.values())
             if name in entry.raw.get("columns", ()):   # an outer product's left operand: a column
                 values = values.reshape(values.shape + (1,))
+            if entry.raw.get("channel_operands") and name in entry.raw["channel_operands"]:
+                # one element per channel of the input's dim (spec/surface_values.py operand_shape)
+                laid = operand_shape(case, entry, name)
+                values = values.reshape(laid) if laid is not None else values
             with np.errstate(all="ignore"):
                 values = values.astype(compute) if values.dtype != compute else values
-                env[name] = values.astype(wide) if wide != compute else values
+                env[expression_name(name)] = values.astype(wide) if wide != compute else values
             shapes.append(values.shape)
             continue
         value = _scalar(case, entry, name)
@@ -179,9 +183,10 @@ def inputs(case: Case, entry: ValueEntry, compute: np.dtype,
         if isinstance(value, bool) or not is_float(compute):
             # a value outside an integer compute dtype wraps as the C conversion does (-4 to UINT8: 252)
             with np.errstate(all="ignore"):
-                env[name] = np.asarray(value).astype(compute)[()] if not is_float(compute) else float(value)
+                env[expression_name(name)] = np.asarray(value).astype(compute)[()] if not is_float(compute) \
+                    else float(value)
         else:
-            env[name] = float(value)
+            env[expression_name(name)] = float(value)   # a keyword's parameter as the expression spells it
     shape = np.broadcast_shapes(*shapes) if shapes else ()
     return env, shape
 

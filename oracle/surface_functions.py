@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import json
+import keyword
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -209,9 +210,21 @@ def parse(expression: str) -> ast.expr:
 
 
 def names_of(expression: str) -> set[str]:
-    """The parameter names an expression reads."""
+    """The parameter names an expression reads (``lambda_`` reads the parameter ``lambda``)."""
     words = vocabulary()
-    return {n.id for n in ast.walk(parse(expression)) if isinstance(n, ast.Name) and n.id not in words}
+    return {parameter_name(n.id) for n in ast.walk(parse(expression))
+            if isinstance(n, ast.Name) and n.id not in words}
+
+
+def expression_name(parameter: str) -> str:
+    """The name an expression reads a parameter by: a Python keyword (``lambda``) cannot be a name
+    of an expression, so it takes a trailing underscore (``lambda_``), PEP 8's spelling."""
+    return parameter + "_" if keyword.iskeyword(parameter) else parameter
+
+
+def parameter_name(name: str) -> str:
+    """The parameter an expression's name reads (the inverse of ``expression_name``)."""
+    return name[:-1] if name.endswith("_") and keyword.iskeyword(name[:-1]) else name
 
 
 # ---- plain evaluation ----

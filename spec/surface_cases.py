@@ -144,6 +144,10 @@ def value_cases(op: str, count: int = 1024, dtypes: tuple[str, ...] | None = Non
         from aclnn_conformance.spec.surface_movement import movement_value_cases
         return movement_value_cases(entry, key, count, dtypes, {
             "seed": SEED, "sample_values": sample_values, "rule": value_rule(entry)})
+    if entry.raw.get("channel_operands"):   # an operand per channel of an input's dim (surface_channels.py)
+        from aclnn_conformance.spec.surface_channels import channel_value_cases
+        return channel_value_cases(entry, key, count, dtypes, {
+            "seed": SEED, "sample_values": sample_values, "build_case": build_case})
     if entry.raw.get("conversion"):   # one call per (source, target) pair, the ci tier's pairs
         from aclnn_conformance.spec.surface_conversions import conversion_value_cases
         return conversion_value_cases(entry, key, "ci" if count <= 1024 else "full")

@@ -49,6 +49,8 @@ DEVIATION_KINDS = (VARIANCE, STANDARD_DEVIATION)   # the reduction block names i
 # the input split along one dim into two halves, an elementwise function of the halves (the entry's
 # ``function`` over the names of ``reduction.halves``): the output's shape is the input's with dim halved
 HALVES = "halves"
+# a backward of the halves (``reduction.gradient`` names the output's gradient, of the halves' shape):
+# the output in the input's shape, ``function`` its first half and ``reduction.second_function`` its second
 # the gradients of a normalized exponential and of its logarithm along one dim, given the forward
 # output (``reduction.forward``) and the output's gradient (``reduction.input``): the input's shape
 NORMALIZED_EXP_GRAD, LOG_NORMALIZED_EXP_GRAD = "normalized-exp-grad", "log-normalized-exp-grad"
@@ -323,6 +325,28 @@ _COMPUTABLE = frozenset({"FLOAT", "FLOAT16", "BF16", "DOUBLE", "INT8", "INT16", 
                          "UINT8", "BOOL"})
 
 
+def operand_shape(case: Any, entry: ValueEntry, name: str) -> tuple[int, ...] | None:
+    """The shape an input tensor takes in the function's broadcast: its own, or for a per-channel
+    operand (``channel_operands``: {name: {"of": input, "dim": 1}}) one element broadcast to all, or
+    one per channel of that input's dim laid along it (the input of rank 1 or less has one channel);
+    None for a per-channel operand of another size (outside the function)."""
+    arg = case.tensors[name]
+    shape = tuple(arg.desc.shape)
+    channel = (entry.raw.get("channel_operands") or {}).get(name)
+    if channel is None:
+        return shape
+    of = tuple(case.tensor(channel["of"]).desc.shape)
+    size = 1
+    for d in shape:
+        size *= d
+    if size == 1:
+        return ()
+    dim = channel["dim"]
+    if len(of) <= dim or size != of[dim]:
+        return None
+    return tuple(size if i == dim else 1 for i in range(len(of)))
+
+
 def outside_domain(case: Any) -> bool:
     """Whether a call is outside what the entry's function defines: an operand or the output
     missing, a dtype the function is not computed in, or operands that do not broadcast to the
@@ -360,8 +384,11 @@ def outside_domain(case: Any) -> bool:
             arg = case.tensors[name]
             if arg is None or arg.desc.dtype.name not in _COMPUTABLE:
                 return True
+            shape = operand_shape(case, entry, name)
+            if shape is None:   # a per-channel operand of neither one element nor one per channel
+                return True
             # an outer product's left operand (``columns``) is read as a column
-            shapes.append(tuple(arg.desc.shape) + ((1,) if name in entry.raw.get("columns", ()) else ()))
+            shapes.append(shape + ((1,) if name in entry.raw.get("columns", ()) else ()))
             if (entry.function_class == "transcendental" and arg.desc.dtype.name == "DOUBLE"
                     and "float64" not in entry.tolerance):
                 return True
@@ -472,9 +499,9 @@ def reduction_shape(case: Any, entry: ValueEntry) -> tuple[int, ...] | None:
         return None
     if entry.keeps_shape:
         return tuple(src.desc.shape)
-    if entry.halves:
-        from aclnn_conformance.spec.surface_halves import halved_shape
-        return halved_shape(case, entry)
+    if entry.halves:   # the halves' shape, or the input's for a backward (spec/surface_halves.py)
+        from aclnn_conformance.spec.surface_halves import halves_output_shape
+        return halves_output_shape(case, entry)
     flag = lambda name: bool(case.attrs.get(name)) if name else False
     return reduced_shape(tuple(src.desc.shape), case.attrs.get(red["dims"]), flag(red.get("keepdim")),
                          flag(red.get("noop")))

@@ -5,7 +5,13 @@ generated per operator from its entry: the defects a real kernel of a gated unit
   refused) and ``twice-limit`` (results off by twice the standard's limit), as every entry;
 - ``halves-swapped``: the activation applied to the other half (the halves' roles exchanged);
 - ``wrong-dim``: the input split along another dim of the same length than the one the call names
-  (or, where the API takes no dim, than its fixed one); a call with no such dim is computed right.
+  (or, where the API takes no dim, than its fixed one); a call with no such dim is computed right;
+  a backward's gradient then read flat in that split's layout;
+- ``output-halves-swapped`` (a backward): the two halves of the output written in each other's place;
+- ``interleave-ignored`` (an entry with ``reduction.interleaved``): the first and second half taken
+  where the call asks for the even and odd elements;
+- ``attribute-ignored`` (an entry whose ``sample.attr_variants`` set a numeric operand, a mode): every
+  call computed with the sample's first setting.
 
 Controls, correct devices the standard must pass: the entry's function in float32 in its own
 order over the halves cast to float32 (``float32-steps-control``: the kernels' order), each of the
@@ -19,7 +25,8 @@ from typing import Any
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, DtypeMissingMutant, PromotionMutant,
+from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, AttributeIgnoredMutant, DtypeMissingMutant,
+                                                              PromotionMutant,
                                                               SurfaceBackend, TwiceLimitMutant, _equivalent,
                                                               _make, _same_outputs)
 from aclnn_conformance.backends.mutants.surface_reductions import ZeroSignControl
@@ -55,21 +62,24 @@ class HalvesBackend(SurfaceBackend):
         return split_axis(case, self.entry())
 
     def values(self, case: Case) -> np.ndarray:
-        from aclnn_conformance.oracle.surface_functions import evaluate_values
-        from aclnn_conformance.oracle.surface_halves import operands, split
+        from aclnn_conformance.oracle.surface_halves import compute_dtype_of, environment, evaluate_halves
+        from aclnn_conformance.spec.surface_halves import gradient_of
         entry = self.entry()
         out = case.tensor(entry.output)
         x = _input(case, entry)
         axis = self.axis_of(case)
         if x.size == 0 or axis is None or x.shape[axis] % 2:
             return super().values(case)
-        compute = np.dtype(x.dtype)
-        env, _ = operands(case, entry, compute)
+        compute = compute_dtype_of(case, entry)
+        env, _ = environment(case, entry, axis, compute, np.dtype(self.evaluate_in))
+        gradient = gradient_of(entry)
+        half = np.shape(env[entry.reduction["halves"][0]])
+        if gradient is not None and np.shape(env[gradient]) != half:
+            env[gradient] = np.reshape(env[gradient], half)   # the flat gradient read in the other layout
+        forms = (self.form,) if self.form else None
+        result = evaluate_halves(case, entry, axis, env, x.shape if gradient else half,
+                                 np.dtype(self.evaluate_in), forms)
         with np.errstate(all="ignore"):
-            held = x.astype(compute).astype(self.evaluate_in)
-            env.update(split(held, axis, tuple(entry.reduction["halves"])))
-            shape = np.broadcast_shapes(*[np.shape(v) for v in env.values()])
-            result = evaluate_values(self.form or entry.function, env, shape, like=np.dtype(self.evaluate_in))
             return np.asarray(result).astype(compute).astype(out.storage.dtype).reshape(out.desc.shape)
 
 
@@ -94,6 +104,30 @@ class SwappedHalvesMutant(SurfaceBackend):
         swapped = np.ascontiguousarray(np.concatenate([second, first], axis=axis))
         altered = case.with_tensor(name, TensorArg.from_array(swapped, arg.desc.dtype))
         return np.asarray(from_case(altered, PROFILE).views[entry.output])
+
+
+class OutputHalvesSwappedMutant(SurfaceBackend):
+    """A backward writing its two halves in each other's place (the concatenation's order reversed)."""
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import from_case
+        from aclnn_conformance.spec.surface_halves import split_axis
+        entry = self.entry()
+        result = np.asarray(from_case(case, PROFILE).views[entry.output])
+        axis = split_axis(case, entry)
+        if result.size == 0 or axis is None or result.shape[axis] % 2:
+            return result
+        first, second = np.split(result, 2, axis=axis)
+        return np.concatenate([second, first], axis=axis)
+
+
+class InterleaveIgnoredMutant(SurfaceBackend):
+    """Splits into the first and second half where the call asks for even and odd elements."""
+
+    def values(self, case: Case) -> np.ndarray:
+        from aclnn_conformance.oracle.surface import from_case
+        name = self.entry().reduction["interleaved"]
+        return np.asarray(from_case(case.with_attrs(**{name: False}), PROFILE).views[self.entry().output])
 
 
 def halves_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
@@ -122,6 +156,17 @@ def halves_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) ->
               "half (the halves' roles exchanged)", rule),
         _make(WrongDimMutant, entry, key, "wrong-dim", "splits another dim of the same length than the "
               "one the call names", rule)]
+    if entry.reduction.get("gradient"):   # a backward: its output's halves in the wrong order
+        mutants.append(_make(OutputHalvesSwappedMutant, entry, key, "output-halves-swapped", "writes the "
+                             "second half's gradient first and the first half's second", rule))
+    if entry.reduction.get("interleaved"):   # the even/odd split taken as the first/second half
+        mutants.append(_make(InterleaveIgnoredMutant, entry, key, "interleave-ignored", "splits into "
+                             "the first and second half where the call asks for even and odd elements", rule))
+    numeric = [k for v in entry.sample.get("attr_variants", ()) for k in v
+               if k in entry.reduction.get("operands", ()) and k not in entry.reduction.get("words", {})]
+    if numeric:   # a numeric attribute another setting of which the kernel never reads (a fixed mode)
+        mutants.append(_make(AttributeIgnoredMutant, entry, key, "attribute-ignored", "computes every "
+                             f"call with {entry.sample['attrs']}, whatever it gives", rule))
     controls: list[type] = [
         _make(HalvesBackend, entry, key, "float32-steps-control", "the function in its own order in "
               "float32 over the halves cast to float32, one cast to the output", (),

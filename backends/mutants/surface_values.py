@@ -275,6 +275,8 @@ def mutant_set(key: str) -> MutantSet:
         mutants.append(_make(ZeroSignMutant, entry, key, "zero-sign",
                              "-0 results written +0 (a sign IEEE 754 fixes)", rule))
     mutants += extra_mutants(entry, key, rule)   # the kinds an entry names (backends/mutants/surface_fills.py)
+    from aclnn_conformance.backends.mutants.surface_channels import channel_mutants
+    mutants += channel_mutants(entry, key, rule)   # a per-channel operand's kinds (surface_channels.py)
     controls: list[type] = []
     if any(has_subnormal(o) for o in float_out) or any(_subnormal_inputs(c) for c in cases):
         controls.append(_make(FlushToZeroControl, entry, key, "flush-to-zero-control",

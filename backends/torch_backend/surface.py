@@ -46,6 +46,9 @@ def _operand(case: Case, entry: ValueEntry, name: str) -> Any:
     from aclnn_conformance.backends.torch_backend._tensors import as_torch
     arg = case.tensors.get(name)
     if arg is not None:   # in the view's shape (a 0-d tensor's values are one element)
+        if name in (entry.raw.get("channel_operands") or {}):   # laid along its input's channel dim
+            from aclnn_conformance.spec.surface_values import operand_shape
+            return as_torch(np.ascontiguousarray(arg.values())).clone().reshape(operand_shape(case, entry, name))
         return as_torch(np.ascontiguousarray(arg.values())).clone().reshape(tuple(arg.desc.shape))
     if name in case.attrs:
         value = case.attrs[name]
@@ -205,7 +208,8 @@ def _expression(text: str, case: Case, entry: ValueEntry):
                 raise ValueError(f"{text!r}: {ast.unparse(node.func)} is not a torch word")
             env[node.func.id] = getattr(torch, node.func.id)
         elif isinstance(node, ast.Name) and node.id not in env and node.id not in allowed:
-            env[node.id] = _operand(case, entry, node.id)
+            from aclnn_conformance.oracle.surface_functions import parameter_name
+            env[node.id] = _operand(case, entry, parameter_name(node.id))   # lambda_ reads lambda
     # fp16/bf16 operands in float32, one cast at the end (the arithmetic model allows it)
     env = {k: v.float() if isinstance(v, torch.Tensor) and v.dtype in (torch.float16, torch.bfloat16)
            else v for k, v in env.items()}
