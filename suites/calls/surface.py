@@ -241,7 +241,7 @@ def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
     an integer array a guard measures, of each length up to 8 (a fault keeps the first that decides;
     a valid call the first that satisfies)."""
     from aclnn_conformance.spec.templates import int_leaves
-    out: list[Callable[[Case], Case]] = []
+    out: list[Callable[[Case], Case]] = _array_shape_changes(test)   # decisive, so tried first
     for leaf in int_leaves(test):
         if leaf[0] == "attr":
             out += [lambda c, n=leaf[1], step=step: c.with_attrs(**{n: c.attrs[n] + step}) for step in (1, -1)]
@@ -262,6 +262,56 @@ def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
             out += [lambda c, n=leaf[1], r=r: c.with_attrs(**{n: (list(c.attrs.get(n) or []) + [2] * r)[:r]})
                     for r in range(9)]
     return out
+
+
+def _array_shape_changes(test: Any) -> list[Callable[[Case], Case]]:
+    """For each shape an integer test compares with an integer array's elements (``["same-shape", S,
+    ["array", a]]``, a normalized shape): the array made S's dims, and the tensor S slices given the
+    array as its trailing dims, or as its whole shape."""
+    from aclnn_conformance.spec.templates import shape_value, view_of_case
+    out: list[Callable[[Case], Case]] = []
+
+    def walk(e: Any) -> None:
+        if not isinstance(e, (list, tuple)) or not e:
+            return
+        if e[0] == "any-dim" and e[1][0] == "slice" and e[1][1][0] == "of" and len(e[2]) == 3 \
+                and e[2][0] == "!=" and list(e[2][1]) == ["each"] and isinstance(e[2][2], int):
+            # dims of a tensor that must all be one value (a mean's reduced dims of 1): made it
+            out.append(lambda c, side=e[1], value=e[2][2]: _dims_made(c, side, value))
+        if e[0] == "same-shape":
+            for side, other in ((e[1], e[2]), (e[2], e[1])):
+                if isinstance(other, (list, tuple)) and other and other[0] == "array":
+                    attr = other[1]
+                    out.append(lambda c, side=side, attr=attr: c.with_attrs(
+                        **{attr: list(shape_value(view_of_case(c), side))}))
+                    if side[0] == "slice" and side[1][0] == "of":
+                        t = side[1][1]
+                        out.append(lambda c, t=t, attr=attr: with_shape(
+                            c, t, _trailing(tuple(c.tensors[t].desc.shape), list(c.attrs[attr]))))
+                        out.append(lambda c, t=t, attr=attr: with_shape(c, t, tuple(c.attrs[attr])))
+        for x in e[1:]:
+            walk(x)
+    walk(test)
+    return out
+
+
+def _dims_made(case: Case, side: Any, value: int) -> Case:
+    """``case`` with the dims the slice ``side`` of a tensor's shape reads made ``value``."""
+    from aclnn_conformance.spec.templates import int_value, view_of_case
+    t = side[1][1]
+    shape = list(case.tensors[t].desc.shape)
+    start, n = int_value(view_of_case(case), side[2]), int_value(view_of_case(case), side[3])
+    if start is None or n is None or not 0 <= start <= start + n <= len(shape):
+        raise ValueError("the slice is outside the shape")
+    shape[start:start + n] = [value] * n
+    return with_shape(case, t, tuple(shape))
+
+
+def _trailing(shape: tuple[int, ...], dims: list[int]) -> tuple[int, ...]:
+    """``shape`` with its last len(dims) dims made ``dims`` (ValueError when it has fewer)."""
+    if len(shape) < len(dims):
+        raise ValueError("the shape has fewer dims than the array")
+    return shape[:len(shape) - len(dims)] + tuple(dims)
 
 
 def _with_element(case: Case, name: str, i: int, value: int | None = None, step: int = 0) -> Case:
