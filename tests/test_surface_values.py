@@ -81,9 +81,10 @@ def test_every_function_parses_and_reads_only_the_apis_parameters():
     from aclnn_conformance.oracle.surface_functions import names_of
     for api in ENTRIES:
         e = value_entries()[api]
-        if e.norms:   # a normalization reads its roles (the input or addends, the weight, epsilon)
+        if e.norms:   # a normalization reads its roles (the input or addends, the dims or weight, epsilon, an affine pair)
             red = e.reduction
-            roles = {*(red.get("addends") or (red["input"],)), red["dims"], red["epsilon"]}
+            roles = {*(red.get("addends") or (red["input"],)), red["dims"], red["epsilon"],
+                     *(red[r] for r in ("weight", "bias") if red.get(r))}   # a layer norm's affine pair
             assert set(e.inputs) == roles and red["kind"] in REDUCTION_KINDS, api
             continue
         if e.reduction is not None:   # a reduction names its parameters by role
