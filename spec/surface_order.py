@@ -9,11 +9,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.surface_dim_calls import dim_call_inputs
 from aclnn_conformance.spec.surface_values import ValueEntry
 
-# (kind of call, the input's shape for 1024 values, dim)
-ORDER_CALLS = (("values", (8, 16, 8), 1), ("twin", (6, 6, 4), 1), ("first", (4, 6, 5), 0),
-               ("negative", (4, 6, 5), -1), ("long", (2, 1000), -1), ("empty", (0, 5), 1))
 
 
 def _edges(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -29,34 +27,23 @@ def _edges(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
 
 def order_value_cases(entry: ValueEntry, key: str, count: int, dtypes: tuple[str, ...] | None,
                       helpers: Mapping[str, Any]) -> list[Case]:
-    """The value cases per sample dtype (``ORDER_CALLS``; the values call's first dim times
-    ``count // 1024``, and under each ``attr_variants`` setting)."""
+    """The value cases per sample dtype (``DIM_CALLS``, spec/surface_dim_calls.py, and
+    the values call under each ``attr_variants`` setting)."""
     from aclnn_conformance.spec.dtypes import numpy_dtype
     from aclnn_conformance.spec.enums import AclDataType
     from aclnn_conformance.spec.tensor import TensorArg
     red = entry.reduction
-    rng = np.random.default_rng(helpers["seed"])
     index = AclDataType[red["index_dtype"]]
     cases = []
-    for dtype_name in dtypes or entry.sample.get("dtypes", ["FLOAT"]):
-        acl = AclDataType[dtype_name]
-        dt = numpy_dtype(acl)
-        for kind, shape, dim in ORDER_CALLS:
-            if kind == "values":
-                shape = (shape[0] * max(1, count // 1024),) + shape[1:]
-            size = int(np.prod(shape))
-            x = helpers["sample_values"](entry, dt, max(size, 1), rng, with_specials=kind == "values")
-            x = x[:size].reshape(shape)
-            if kind == "values" and dt.kind not in "iub":
-                x = _edges(x, dt)
-            tensors = {red["input"]: TensorArg.from_array(x, acl),
-                       entry.output: TensorArg.from_array(np.zeros(shape, numpy_dtype(index)), index)}
-            attrs = {**entry.sample.get("attrs", {}), red["dims"]: dim}
-            cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
-                              rule_ids=(helpers["rule"],), origin="table"))
-            if kind == "values":   # the same values under each other setting of the direction
-                cases += [Case(op=key, case_id=f"attrs{i}-{dtype_name}", tensors=tensors,
-                               attrs={**attrs, **variant}, rule_ids=(helpers["rule"],), origin="table",
-                               note=", ".join(f"{k}={v}" for k, v in variant.items()))
-                          for i, variant in enumerate(entry.sample.get("attr_variants", ()), start=1)]
+    for dtype_name, acl, kind, shape, dim, x in dim_call_inputs(entry, count, dtypes, helpers, _edges):
+        tensors = {red["input"]: TensorArg.from_array(x, acl),
+                   entry.output: TensorArg.from_array(np.zeros(shape, numpy_dtype(index)), index)}
+        attrs = {**entry.sample.get("attrs", {}), red["dims"]: dim}
+        cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
+                          rule_ids=(helpers["rule"],), origin="table"))
+        if kind == "values":   # the same values under each other setting of the direction
+            cases += [Case(op=key, case_id=f"attrs{i}-{dtype_name}", tensors=tensors,
+                           attrs={**attrs, **variant}, rule_ids=(helpers["rule"],), origin="table",
+                           note=", ".join(f"{k}={v}" for k, v in variant.items()))
+                      for i, variant in enumerate(entry.sample.get("attr_variants", ()), start=1)]
     return cases

@@ -11,11 +11,9 @@ from typing import Any, Mapping
 import numpy as np
 
 from aclnn_conformance.spec.case import Case
+from aclnn_conformance.spec.surface_dim_calls import dim_call_inputs
 from aclnn_conformance.spec.surface_values import ValueEntry
 
-# (kind of call, the input's shape for 1024 values, dim)
-RUNNING_CALLS = (("values", (8, 16, 8), 1), ("twin", (6, 6, 4), 1), ("first", (4, 6, 5), 0),
-                 ("negative", (4, 6, 5), -1), ("long", (2, 1000), -1), ("empty", (0, 5), 1))
 
 
 def _ties(x: np.ndarray, kind: str, dtype: np.dtype) -> np.ndarray:
@@ -38,31 +36,20 @@ def _ties(x: np.ndarray, kind: str, dtype: np.dtype) -> np.ndarray:
 
 def running_value_cases(entry: ValueEntry, key: str, count: int, dtypes: tuple[str, ...] | None,
                         helpers: Mapping[str, Any]) -> list[Case]:
-    """The value cases per sample dtype (``RUNNING_CALLS``; the values call's first dim times
-    ``count // 1024``)."""
+    """The value cases per sample dtype (``DIM_CALLS``, spec/surface_dim_calls.py)."""
     from aclnn_conformance.spec.dtypes import numpy_dtype
     from aclnn_conformance.spec.enums import AclDataType
     from aclnn_conformance.spec.tensor import TensorArg
     red = entry.reduction
-    rng = np.random.default_rng(helpers["seed"])
     index = AclDataType[red["index_dtype"]]
     cases = []
-    for dtype_name in dtypes or entry.sample.get("dtypes", ["FLOAT"]):
-        acl = AclDataType[dtype_name]
-        dt = numpy_dtype(acl)
-        for kind, shape, dim in RUNNING_CALLS:
-            if kind == "values":
-                shape = (shape[0] * max(1, count // 1024),) + shape[1:]
-            size = int(np.prod(shape))
-            x = helpers["sample_values"](entry, dt, max(size, 1), rng, with_specials=kind == "values")
-            x = x[:size].reshape(shape)
-            if kind == "values" and dt.kind not in "iub":
-                x = _ties(x, red["kind"], dt)
-            tensors = {red["input"]: TensorArg.from_array(x, acl)}
-            for role, name in red["outputs"].items():
-                out = acl if role == red["kind"] else index
-                tensors[name] = TensorArg.from_array(np.zeros(shape, numpy_dtype(out)), out)
-            attrs = {**entry.sample.get("attrs", {}), red["dims"]: dim}
-            cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
-                              rule_ids=(helpers["rule"],), origin="table"))
+    for dtype_name, acl, kind, shape, dim, x in dim_call_inputs(
+            entry, count, dtypes, helpers, lambda x, dt: _ties(x, red["kind"], dt)):
+        tensors = {red["input"]: TensorArg.from_array(x, acl)}
+        for role, name in red["outputs"].items():
+            out = acl if role == red["kind"] else index
+            tensors[name] = TensorArg.from_array(np.zeros(shape, numpy_dtype(out)), out)
+        attrs = {**entry.sample.get("attrs", {}), red["dims"]: dim}
+        cases.append(Case(op=key, case_id=f"{kind}-{dtype_name}", tensors=tensors, attrs=attrs,
+                          rule_ids=(helpers["rule"],), origin="table"))
     return cases

@@ -10,37 +10,11 @@ import math
 import numpy as np
 import pytest
 
-from aclnn_conformance.spec.enums import AclDataType
-from aclnn_conformance.spec.surface_values import value_entry
+from tests.value_checks import class_verdict as _verdict, hand_case as _case, open_flags as _open, \
+    oracle_output as _oracle
 
 mp = pytest.importorskip("mpmath")
 mp.mp.dps = 40
-
-
-def _case(key: str, dtype: str = "FLOAT", attrs: dict | None = None, **tensors):
-    from aclnn_conformance.spec.surface_cases import build_case
-    entry = value_entry(key)
-    values = {n: np.asarray(v, np.float64) for n, v in tensors.items()}
-    return build_case(entry, entry.key, "hand", values, AclDataType[dtype], attrs=attrs)
-
-
-def _oracle(case):
-    from aclnn_conformance.oracle.surface import from_case
-    entry = value_entry(case.op)
-    result = from_case(case, "cann")
-    return np.asarray(result.views[entry.output]), result.aux[entry.output]
-
-
-def _open(aux, size: int) -> list[bool]:
-    return np.asarray(aux.get("unjudged", np.zeros(size, bool))).reshape(-1).tolist()
-
-
-def _verdict(case, actual) -> str:
-    from aclnn_conformance.spec.standards_surface import CLASS_STANDARD
-    from aclnn_conformance.spec.surface_compare import compare
-    entry = value_entry(case.op)
-    expected, aux = _oracle(case)
-    return compare(CLASS_STANDARD[entry.function_class], np.asarray(actual), expected, aux).outcome
 
 
 # ---- the selections: hand computation and the side of each equality ----

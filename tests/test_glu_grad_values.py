@@ -12,7 +12,8 @@ import pytest
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg
-from tests.value_checks import assert_gated_through_mutate, judged
+from tests.value_checks import (assert_gated_through_mutate, generated_kind as _kind, judged,
+                                outcome_of_values as _outcome_on)
 
 PRODUCTS = ("atlas-a2", "ascend950")
 GRADS = ("softmax_backward", "log_softmax_backward")
@@ -108,22 +109,6 @@ def test_torch_passes_every_value_case():
         for case in value_cases(op):
             for product in PRODUCTS:
                 assert judged(TorchBackend(), case, product) in ("PASS", "NOT_JUDGED"), (op, case.case_id)
-
-
-def _kind(op: str, kind: str):
-    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
-    found = getattr(MUTANT_SETS, op)
-    return next(m for m in (*found.mutants, *found.controls) if m.kind == kind)
-
-
-def _outcome_on(cls, case: Case) -> str:
-    from aclnn_conformance.oracle.surface import from_case
-    from aclnn_conformance.spec.surface_compare import compare
-    from aclnn_conformance.spec.surface_models import standards_for
-    result = from_case(case, "cann")
-    want = np.asarray(result.views["out"])
-    got = np.asarray(cls().values(case)).reshape(want.shape).astype(want.dtype)
-    return str(compare(standards_for(case.op)["out"], got, want, result.aux["out"]).outcome)
 
 
 def test_a_sum_along_the_wrong_dim_or_of_the_wrong_terms_fails_a_single_call():

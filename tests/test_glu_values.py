@@ -12,7 +12,8 @@ import pytest
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg
-from tests.value_checks import assert_gated_through_mutate, judged
+from tests.value_checks import (assert_gated_through_mutate, generated_kind as _kind, judged,
+                                outcome_of_values as _outcome_on)
 
 PRODUCTS = ("atlas-a2", "ascend950")
 GATED = ("glu", "swi_glu", "gelu_mul", "fatrelu_mul")
@@ -146,23 +147,6 @@ def test_torch_passes_every_value_case():
             for product in PRODUCTS:
                 assert judged(TorchBackend(), case, product) in ("PASS", "NOT_JUDGED", "NOT_SUPPORTED"), \
                     (op, case.case_id, product)
-
-
-def _kind(op: str, kind: str):
-    from aclnn_conformance.backends.mutants.surface_values import MUTANT_SETS
-    found = getattr(MUTANT_SETS, op)
-    return next(m for m in (*found.mutants, *found.controls) if m.kind == kind)
-
-
-def _outcome_on(cls, case: Case) -> str:
-    """The class standard's verdict on the outputs ``cls`` writes for one call."""
-    from aclnn_conformance.oracle.surface import from_case
-    from aclnn_conformance.spec.surface_compare import compare
-    from aclnn_conformance.spec.surface_models import standards_for
-    result = from_case(case, "cann")
-    want = np.asarray(result.views["out"])
-    got = np.asarray(cls().values(case)).reshape(want.shape).astype(want.dtype)
-    return str(compare(standards_for(case.op)["out"], got, want, result.aux["out"]).outcome)
 
 
 def test_a_swapped_or_misplaced_split_fails_a_single_call_and_the_kernel_order_passes():

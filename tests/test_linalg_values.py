@@ -13,6 +13,7 @@ import pytest
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg
+from tests.value_checks import model_verdict as _verdict, oracle_output as _oracle
 
 U = 2.0 ** -24
 PRODUCTS = ("atlas-a2", "ascend950")
@@ -40,22 +41,6 @@ def _trace(x, dtype=AclDataType.FLOAT, out_dtype=None) -> Case:
     return Case(op="trace", case_id="hand", tensors={
         "self": TensorArg.from_array(np.asarray(x, numpy_dtype(dtype)), dtype),
         "out": TensorArg.from_array(np.zeros((), numpy_dtype(out)), out)}, attrs={})
-
-
-def _oracle(case: Case):
-    from aclnn_conformance.oracle.surface import from_case
-    from aclnn_conformance.spec.surface_values import value_entry
-    name = value_entry(case.op).output
-    result = from_case(case, "cann")
-    return np.asarray(result.views[name]), result.aux[name]
-
-
-def _verdict(case: Case, actual) -> str:
-    from aclnn_conformance.spec.surface_compare import compare
-    from aclnn_conformance.spec.surface_models import standards_for
-    want, aux = _oracle(case)
-    got = np.asarray(actual).astype(want.dtype).reshape(want.shape)
-    return compare(standards_for(case.op)["out"], got, want, aux).outcome
 
 
 def _judged(op: str, backend, case: Case, product: str) -> str:

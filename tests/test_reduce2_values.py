@@ -15,6 +15,7 @@ import pytest
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg
+from tests.value_checks import generated_kind as _kind, model_verdict as _verdict, oracle_output as _oracle
 
 U = 2.0 ** -24
 
@@ -33,26 +34,6 @@ def _case(op: str, values, out_shape, attrs: dict, dtype=AclDataType.FLOAT,
     out = np.zeros(out_shape, numpy_dtype(out_dtype))
     return Case(op=op, case_id="hand", tensors={"self": TensorArg.from_array(x, dtype),
                                                  "out": TensorArg.from_array(out, out_dtype)}, attrs=attrs)
-
-
-def _oracle(case: Case):
-    from aclnn_conformance.oracle.surface import from_case
-    result = from_case(case, "cann")
-    return result.views["out"], result.aux["out"]
-
-
-def _verdict(case: Case, actual) -> str:
-    from aclnn_conformance.spec.surface_compare import compare
-    from aclnn_conformance.spec.surface_models import standards_for
-    want, aux = _oracle(case)
-    got = np.asarray(actual).astype(want.dtype).reshape(want.shape)
-    return compare(standards_for(case.op)["out"], got, want, aux).outcome
-
-
-def _kind(key: str, kind: str) -> type:
-    from aclnn_conformance.backends.mutants.surface_values import mutant_set
-    group = mutant_set(key)
-    return next(c for c in (*group.mutants, *group.controls, *group.equivalent) if c.kind == kind)
 
 
 # ---- aclnnCumsumV2: every flag setting ----

@@ -12,6 +12,7 @@ from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.templates import reduced_shape
 from aclnn_conformance.spec.tensor import TensorArg
+from tests.value_checks import model_verdict as _verdict, oracle_output as _oracle
 
 U = 2.0 ** -24
 PRODUCTS = ("atlas-a2", "ascend950")
@@ -32,20 +33,6 @@ def _call(op: str, values, dims, keepdim=False, dtype=AclDataType.FLOAT) -> Case
     return Case(op=op, case_id="hand", tensors={"self": TensorArg.from_array(x, dtype),
                                                  "out": TensorArg.from_array(out, dtype)},
                 attrs={red["dims"]: dims, red["keepdim"]: keepdim, red["dtype"]: int(dtype)})
-
-
-def _oracle(case: Case):
-    from aclnn_conformance.oracle.surface import from_case
-    result = from_case(case, "cann")
-    return result.views["out"], result.aux["out"]
-
-
-def _verdict(case: Case, actual) -> str:
-    from aclnn_conformance.spec.surface_compare import compare
-    from aclnn_conformance.spec.surface_models import standards_for
-    want, aux = _oracle(case)
-    got = np.asarray(actual).astype(want.dtype).reshape(want.shape)
-    return compare(standards_for(case.op)["out"], got, want, aux).outcome
 
 
 # ---- the model ----

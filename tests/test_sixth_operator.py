@@ -45,7 +45,7 @@ def test_the_entry_point_registers_it(with_sixth, tmp_path):
 @pytest.mark.parametrize("backend", ["reference", "emulator"])
 def test_every_generic_suite_runs_it(with_sixth, tmp_path, backend):
     run = _run(with_sixth, tmp_path, "run", "--backend", backend, "--product", "atlas-a2,ascend950",
-               "--report-dir", "out", "-k", "example_relu", "-q", "-p", "no:cacheprovider")
+               "--report-dir", "out", "--op", "example_relu", "-q", "-p", "no:cacheprovider")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-2000:]
     records = [json.loads(line) for line in (tmp_path / "out" / "records.jsonl").open()]
     mine = [r for r in records if r["op"] == "example_relu"]

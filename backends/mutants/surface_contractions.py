@@ -23,9 +23,10 @@ from typing import Callable
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (DtypeMissingMutant, PromotionMutant,
-                                                              SurfaceBackend, UlpBiasMutant, _equivalent,
-                                                              _is_float, _make, _same_outputs)
+from aclnn_conformance.backends.mutants.surface_kinds import (SurfaceBackend, UlpBiasMutant,
+                                                              promotion_or_equivalent,
+                                                              sample_dtype_missing, _equivalent,
+                                                              _is_float, _make)
 from aclnn_conformance.backends.mutants.surface_sums import (BLOCK, SummingBackend, pairwise,
                                                              reversed_order, sequential)
 from aclnn_conformance.spec.case import Case
@@ -107,23 +108,13 @@ def _fails_somewhere(cls: type, cases: list[Case]) -> bool:
 def contraction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
     """The generated mutants and controls of a contraction (by key), given its value cases and the
     oracle's outputs on them."""
-    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
     entry = value_entry(key)
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
     diagonal = entry.reduction["kind"] == DIAGONAL_SUM
-    equivalent: list[type] = []
-    mutants: list[type] = []
-    promotion = _make(PromotionMutant, entry, key, "promotion", "sums terms rounded through a narrower type", rule)
-    if _same_outputs(promotion, cases, outputs):
-        equivalent.append(_equivalent(promotion, "rounding the inputs through a narrower type leaves "
-                                      "every sum unchanged on the value cases"))
-    else:
-        mutants.append(promotion)
-    mutants.append(_make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an "
-                         "accepted dtype", rule + dtype_rules, refused_dtype=first))
+    mutants, equivalent = promotion_or_equivalent(entry, key, rule, "sums terms rounded through a narrower "
+                                                  "type", "every sum", cases, outputs)
+    mutants.append(sample_dtype_missing(entry, key, rule))
     bias = _make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule)
     if _fails_somewhere(bias, cases):
         mutants.append(bias)

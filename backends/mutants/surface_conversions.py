@@ -27,9 +27,9 @@ import ml_dtypes
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (DtypeMissingMutant, FlushMutant,
-                                                             NanMutant, SurfaceBackend, UlpBiasMutant,
-                                                             _is_float, _make, has_subnormal)
+from aclnn_conformance.backends.mutants.surface_kinds import (FlushMutant, NanMutant, SurfaceBackend,
+                                                              UlpBiasMutant, has_subnormal,
+                                                              sample_dtype_missing, _is_float, _make)
 from aclnn_conformance.oracle.surface_conversions import RNA, RZ, float_format, round_float, to_float
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
@@ -178,16 +178,12 @@ def conversion_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]
                           flush_control: type) -> MutantSet:
     """The generated mutants and controls of a conversion entry (``flush_control``: the surface's
     flush-to-zero control class)."""
-    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
     entry = value_entry(key)
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
     float_out = [o for o in outputs if _is_float(o.dtype)]
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
     mutants = [
-        _make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an accepted dtype",
-              rule + dtype_rules, refused_dtype=first),
+        sample_dtype_missing(entry, key, rule),
         _make(RoundingMutant, entry, key, "truncating", "float targets rounded toward zero", rule, mode=RZ),
         _make(RoundingMutant, entry, key, "half-away", "float targets rounded to nearest, ties away "
               "from zero", rule, mode=RNA),

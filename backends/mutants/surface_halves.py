@@ -25,10 +25,10 @@ from typing import Any
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, AttributeIgnoredMutant, DtypeMissingMutant,
-                                                              PromotionMutant,
-                                                              SurfaceBackend, TwiceLimitMutant, _equivalent,
-                                                              _make, _same_outputs)
+from aclnn_conformance.backends.mutants.surface_kinds import (AttributeIgnoredMutant, PROFILE,
+                                                              SurfaceBackend, TwiceLimitMutant,
+                                                              promotion_or_equivalent,
+                                                              sample_dtype_missing, _make)
 from aclnn_conformance.backends.mutants.surface_reductions import ZeroSignControl
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
@@ -133,24 +133,13 @@ class InterleaveIgnoredMutant(SurfaceBackend):
 def halves_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
     """The generated mutants and controls of a gated unit (by key), given its value cases and the
     oracle's outputs on them."""
-    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
     entry = value_entry(key)
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
-    mutants: list[type] = []
-    equivalent: list[type] = []
-    promotion = _make(PromotionMutant, entry, key, "promotion", "computes on the input rounded through "
-                      "a narrower type", rule)
-    if _same_outputs(promotion, cases, outputs):
-        equivalent.append(_equivalent(promotion, "rounding the input through a narrower type leaves "
-                                      "every result unchanged on the value cases"))
-    else:
-        mutants.append(promotion)
+    mutants, equivalent = promotion_or_equivalent(entry, key, rule, "computes on the input rounded "
+                                                  "through a narrower type", "every result", cases, outputs)
     mutants += [
-        _make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an accepted dtype",
-              rule + dtype_rules, refused_dtype=first),
+        sample_dtype_missing(entry, key, rule),
         _make(TwiceLimitMutant, entry, key, "twice-limit", "results off by twice the standard's limit", rule),
         _make(SwappedHalvesMutant, entry, key, "halves-swapped", "applies the activation to the other "
               "half (the halves' roles exchanged)", rule),

@@ -48,21 +48,24 @@ class SurfaceBackend(Mutant):
             return self.reject(case, refused, "refused a valid call")
         if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
             return RunResult(Status.SUCCESS, storages, workspace_size=0)
+        for name, values in self.outputs(case).items():
+            arg = case.tensor(name)
+            if arg.desc.numel:
+                arg.view_of(storages[name])[...] = np.asarray(values).reshape(arg.desc.shape) \
+                    .astype(arg.storage.dtype)
+        return RunResult(Status.SUCCESS, storages, workspace_size=0)
+
+    def outputs(self, case: Case) -> dict[str, np.ndarray]:
+        """Every output by name: ``values(case)`` in the output holding the defect, the others as
+        the oracle has them (a kind with several computed outputs overrides this)."""
         entry = self.entry()
         target = self.defect_output or entry.output
-        arg = case.tensor(target)
-        values = np.asarray(self.values(case)).reshape(arg.desc.shape)
-        if arg.desc.numel:
-            arg.view_of(storages[target])[...] = values.astype(arg.storage.dtype)
-        if len(entry.outputs) > 1:   # the other outputs as the oracle has them: the defect is in ``target``
+        found = {target: np.asarray(self.values(case))}
+        if len(entry.outputs) > 1:
             from aclnn_conformance.oracle.surface import from_case
             views = from_case(case, PROFILE).views
-            for name in (n for n in entry.outputs if n != target):
-                other = case.tensor(name)
-                if other.desc.numel:
-                    other.view_of(storages[name])[...] = np.asarray(views[name]).reshape(
-                        other.desc.shape).astype(other.storage.dtype)
-        return RunResult(Status.SUCCESS, storages, workspace_size=0)
+            found.update({name: np.asarray(views[name]) for name in entry.outputs if name != target})
+        return found
 
     # ---- what a kind changes ----
 
@@ -201,11 +204,34 @@ def _make(base: type, entry: ValueEntry, key: str, kind: str, defect: str,
                         entry_api=entry.api, kind=kind, **attrs)
 
 
+def sample_dtype_missing(entry: ValueEntry, key: str, rule: tuple[str, ...],
+                         base: type | None = None) -> type:
+    """The mutant that refuses the entry's first sample dtype, an accepted one: killed by the value
+    rule or by a dtype rule of the operator (``base``: a kind's backend with a ``refused_dtype``)."""
+    from aclnn_conformance.spec.registry import operator
+    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
+    first = entry.sample.get("dtypes", ["FLOAT"])[0]
+    return _make(base or DtypeMissingMutant, entry, key, "dtype-missing",
+                 f"refuses {first}, an accepted dtype", rule + dtype_rules, refused_dtype=first)
+
+
 def has_subnormal(o: np.ndarray) -> bool:
     """Some value of the float array ``o`` is subnormal."""
     finfo = ml_dtypes.finfo(o.dtype) if o.dtype == _BF16 else np.finfo(o.dtype)
     w = np.absolute(o.astype(np.float64))
     return bool(((w > 0) & (w < float(finfo.smallest_normal))).any())
+
+
+def promotion_or_equivalent(entry: ValueEntry, key: str, rule: tuple[str, ...], defect: str,
+                            unchanged: str, cases: list, outputs: list[np.ndarray]) -> tuple[list[type], list[type]]:
+    """([the promotion mutant], []), or ([], [it]) declared equivalent where rounding the inputs
+    through a narrower type leaves every output of the value cases bit for bit (``unchanged``: what
+    stays, in the reason)."""
+    promotion = _make(PromotionMutant, entry, key, "promotion", defect, rule)
+    if _same_outputs(promotion, cases, outputs):
+        return [], [_equivalent(promotion, "rounding the inputs through a narrower type leaves "
+                                f"{unchanged} unchanged on the value cases")]
+    return [promotion], []
 
 
 def _equivalent(cls: type, reason: str) -> type:

@@ -25,8 +25,8 @@ from typing import Any, Callable
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_norms import (BLOCK, NormBackend, PromotedNorm, UlpUpNorm,
-                                                              _root32, _sum)
+from aclnn_conformance.backends.mutants.surface_norms import (BLOCK, Float32Norm, _root32, _sum,
+                                                              shared_norm_mutants)
 from aclnn_conformance.spec.case import Case
 
 
@@ -118,39 +118,24 @@ def float32_layer_norm(case: Case, entry: Any, order: str = "pairwise", narrow: 
     return found
 
 
-class Float32LayerNorm(NormBackend):
-    """Every output in float32 steps, with the class's ``variant`` flags."""
+class Float32LayerNorm(Float32Norm):
+    """Every output in the layer norm's float32 steps, with the class's ``variant`` flags."""
 
-    variant: dict = {}
-
-    def outputs(self, case: Case) -> dict[str, np.ndarray]:
-        from aclnn_conformance.oracle.surface import from_case
-        from aclnn_conformance.backends.mutants.surface_kinds import PROFILE
-        entry = self.entry()
-        if np.asarray(case.tensor(entry.reduction["input"]).values()).size == 0:
-            return {n: np.asarray(v) for n, v in from_case(case, PROFILE).views.items()}
-        return float32_layer_norm(case, entry, **self.variant)
+    steps = staticmethod(float32_layer_norm)
 
 
 def layer_norm_mutant_set(key: str, cases: list[Case], make: Callable[..., type]) -> MutantSet:
     """The generated mutants and controls of a layer-normalized entry (``make`` names and declares each)."""
-    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
     from aclnn_conformance.spec.surface_values import value_entry
     entry = value_entry(key)
     red = entry.reduction
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
 
     def variant(kind: str, defect: str, killed_by: tuple, **flags: Any) -> type:
         return make(Float32LayerNorm, entry, key, kind, defect, killed_by, variant=flags)
 
-    mutants = [make(PromotedNorm, entry, key, "promotion", "normalizes inputs rounded through a "
-                    "narrower type", rule),
-               make(NormBackend, entry, key, "dtype-missing", f"refuses {first}, an accepted dtype",
-                    rule + dtype_rules, refused_dtype=first),
-               make(UlpUpNorm, entry, key, "ulp-bias", "every output one ulp up", rule),
+    mutants = shared_norm_mutants(entry, key, make) + [
                variant("unbiased-variance", "the squared deviations divided by n - 1", rule, unbiased=True),
                variant("eps-outside-root", "rstd = 1 / (sqrt(variance) + epsilon)", rule, eps_outside=True),
                variant("dropped-tail", f"the terms past the last whole block of {BLOCK} of a slice "

@@ -17,9 +17,10 @@ from __future__ import annotations
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (DtypeMissingMutant, FlushMutant, NanMutant,
-                                                             PromotionMutant, SurfaceBackend, UlpBiasMutant,
-                                                             _is_float, _make, has_subnormal)
+from aclnn_conformance.backends.mutants.surface_kinds import (FlushMutant, NanMutant, PromotionMutant,
+                                                              SurfaceBackend, UlpBiasMutant,
+                                                              has_subnormal, sample_dtype_missing,
+                                                              _is_float, _make)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_movement import ATTRIBUTE_ROLE, BROADCAST_TO, TILE, _int_list, movement_of
 from aclnn_conformance.spec.surface_values import value_entry
@@ -104,17 +105,13 @@ def movement_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case],
                         flush_control: type) -> MutantSet:
     """The generated mutants and controls of a movement entry (``flush_control``: the surface's
     flush-to-zero control class)."""
-    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
     entry = value_entry(key)
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
     float_out = [o for o in outputs if _is_float(o.dtype)]
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
     mutants = [
         _make(PromotionMutant, entry, key, "promotion", "copies through a narrower dtype", rule),
-        _make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an accepted dtype",
-              rule + dtype_rules, refused_dtype=first),
+        sample_dtype_missing(entry, key, rule),
         _make(FirstCopyOnlyMutant, entry, key, "first-copy-only", "each input element written once, "
               "the other copies left as the output was", rule),
         _make(SwappedAxesMutant, entry, key, "swapped-axes", "two output dims of one size exchanged", rule)]

@@ -20,9 +20,9 @@ from typing import Callable
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (DtypeMissingMutant, PromotionMutant,
-                                                              SurfaceBackend, TwiceLimitMutant, _equivalent,
-                                                              _make, _same_outputs)
+from aclnn_conformance.backends.mutants.surface_kinds import (SurfaceBackend, TwiceLimitMutant,
+                                                              promotion_or_equivalent,
+                                                              sample_dtype_missing, _equivalent, _make)
 from aclnn_conformance.backends.mutants.surface_reductions import WrongAxisMutant, ZeroSignControl, fails_somewhere
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import NORMALIZED_EXP_GRAD, value_entry
@@ -81,28 +81,18 @@ def exp_dropped(g: np.ndarray, y: np.ndarray, axis: int, kind: str) -> np.ndarra
 
 def normalized_grad_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
     """The generated mutants and controls of a softmax or log-softmax gradient (by key)."""
-    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
     entry = value_entry(key)
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
-    mutants: list[type] = []
-    equivalent: list[type] = []
-    promotion = _make(PromotionMutant, entry, key, "promotion", "computes on the gradient rounded "
-                      "through a narrower type", rule)
-    if _same_outputs(promotion, cases, outputs):
-        equivalent.append(_equivalent(promotion, "rounding the gradient through a narrower type leaves "
-                                      "every result unchanged on the value cases"))
-    elif not fails_somewhere(promotion, cases):   # the vendor's limits (0.05, 0.005) are wider than it
+    mutants, equivalent = promotion_or_equivalent(entry, key, rule, "computes on the gradient rounded "
+                                                  "through a narrower type", "every result", cases, outputs)
+    if mutants and not fails_somewhere(mutants[0], cases):   # the vendor's limits (0.05, 0.005) are wider
+        promotion = mutants.pop()
         equivalent.append(_equivalent(promotion, "rounding the gradient through a narrower type stays "
                                       "inside the vendor's tolerance on every value case"))
-    else:
-        mutants.append(promotion)
     weighted = entry.reduction["kind"] == NORMALIZED_EXP_GRAD   # the sum of g*y, not of g
     mutants += [
-        _make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an accepted dtype",
-              rule + dtype_rules, refused_dtype=first),
+        sample_dtype_missing(entry, key, rule),
         _make(TwiceLimitMutant, entry, key, "twice-limit", "results off by twice the standard's limit", rule),
         _make(WrongAxisMutant, entry, key, "wrong-axis", "sums along another dim of the same length "
               "than the one named", rule),

@@ -27,10 +27,9 @@ from typing import Any, Callable
 import ml_dtypes
 import numpy as np
 
-from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.mutants.base import MutantSet
 from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SurfaceBackend, _is_float,
-                                                              _through, one_ulp_up)
+                                                              _through, one_ulp_up, sample_dtype_missing)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import Status
 
@@ -42,26 +41,6 @@ class NormBackend(SurfaceBackend):
     """Status from the spec; on a judged success every output ``outputs(case)`` gives."""
 
     refused_dtype = ""
-
-    def mutate(self, case: Case, product: str) -> RunResult:
-        from aclnn_conformance.spec.registry import operator
-        from aclnn_conformance.spec.rules import expected_outcome
-        expected = expected_outcome(self.spec_for(operator(case.op).spec), case, product, PROFILE)
-        storages = case.copy_storages()
-        if expected.kind in ("error", "not_supported"):
-            status = expected.status if expected.status is not None else Status.ERR_INNER
-            return RunResult(int(status), storages, message=f"{self.name}: rule {expected.rule_id}")
-        refused = self.refuse(case)
-        if refused is not None:
-            return self.reject(case, refused, "refused a valid call")
-        if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
-            return RunResult(Status.SUCCESS, storages, workspace_size=0)
-        for name, values in self.outputs(case).items():
-            arg = case.tensor(name)
-            if arg.desc.numel:
-                arg.view_of(storages[name])[...] = np.asarray(values).reshape(arg.desc.shape) \
-                    .astype(arg.storage.dtype)
-        return RunResult(Status.SUCCESS, storages, workspace_size=0)
 
     def refuse(self, case: Case) -> int | None:
         if not self.refused_dtype:
@@ -180,38 +159,43 @@ def _root32(values: np.ndarray) -> np.ndarray:
 
 
 class Float32Norm(NormBackend):
-    """Every output in float32 steps, with the class's ``variant`` flags."""
+    """Every output in ``steps`` (float32 steps), with the class's ``variant`` flags; an empty
+    call's outputs as the oracle has them."""
 
     variant: dict = {}
+    steps: Callable[..., dict[str, np.ndarray]] = staticmethod(float32_norm)
 
     def outputs(self, case: Case) -> dict[str, np.ndarray]:
-        from aclnn_conformance.oracle.surface import from_case
         entry = self.entry()
         red = entry.reduction
         if any(np.asarray(case.tensor(n).values()).size == 0 for n in (red.get("addends") or (red["input"],))):
-            return {n: np.asarray(v) for n, v in from_case(case, PROFILE).views.items()}
-        return float32_norm(case, entry, **self.variant)
+            return super().outputs(case)
+        return self.steps(case, entry, **self.variant)
+
+
+def shared_norm_mutants(entry: Any, key: str, make: Callable[..., type]) -> list[type]:
+    """The mutants every normalization kind has: inputs promoted through a narrower type, the first
+    accepted dtype refused, every output one ulp up."""
+    from aclnn_conformance.spec.surface_cases import value_rule
+    rule = (value_rule(entry),)
+    return [make(PromotedNorm, entry, key, "promotion", "normalizes inputs rounded through a "
+                 "narrower type", rule),
+            sample_dtype_missing(entry, key, rule, NormBackend),
+            make(UlpUpNorm, entry, key, "ulp-bias", "every output one ulp up", rule)]
 
 
 def norm_mutant_set(key: str, cases: list[Case], make: Callable[..., type]) -> MutantSet:
     """The generated mutants and controls of a normalization entry (``make`` names and declares each)."""
-    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
     from aclnn_conformance.spec.surface_values import value_entry
     entry = value_entry(key)
     red = entry.reduction
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
 
     def variant(kind: str, defect: str, killed_by: tuple, **flags: Any) -> type:
         return make(Float32Norm, entry, key, kind, defect, killed_by, variant=flags)
 
-    mutants = [make(PromotedNorm, entry, key, "promotion", "normalizes inputs rounded through a "
-                    "narrower type", rule),
-               make(NormBackend, entry, key, "dtype-missing", f"refuses {first}, an accepted dtype",
-                    rule + dtype_rules, refused_dtype=first),
-               make(UlpUpNorm, entry, key, "ulp-bias", "every output one ulp up", rule),
+    mutants = shared_norm_mutants(entry, key, make) + [
                variant("eps-outside-root", "rstd = 1 / (sqrt(mean of squares) + epsilon)", rule,
                        eps_outside=True),
                variant("dropped-tail", f"the terms past the last whole block of {BLOCK} of a slice "

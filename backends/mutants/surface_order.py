@@ -18,8 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (AttributeIgnoredMutant, DtypeMissingMutant,
-                                                             PromotionMutant, SurfaceBackend, _is_float, _make)
+from aclnn_conformance.backends.mutants.surface_kinds import (AttributeIgnoredMutant, PromotionMutant,
+                                                              SurfaceBackend, sample_dtype_missing,
+                                                              _is_float, _make)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
 
@@ -79,16 +80,12 @@ class NanFirstControl(OrderBackend):
 
 def order_mutant_set(key: str, cases: list[Case]) -> MutantSet:
     """The generated mutants and controls of a sorting-positions entry."""
-    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
     entry = value_entry(key)
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
     mutants = [
         _make(PromotionMutant, entry, key, "promotion", "sorts a wrongly promoted (narrower) input", rule),
-        _make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an accepted dtype",
-              rule + dtype_rules, refused_dtype=first),
+        sample_dtype_missing(entry, key, rule),
         _make(RanksWrittenMutant, entry, key, "ranks-written", "each element's rank written where its "
               "sorting position is due", rule),
         _make(WrongAxisOrder, entry, key, "wrong-axis", "the slices sorted along another dim of the same size", rule),

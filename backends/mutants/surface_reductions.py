@@ -18,10 +18,11 @@ from __future__ import annotations
 import numpy as np
 
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, DtypeMissingMutant, FlushMutant,
-                                                              PromotionMutant, SurfaceBackend,
-                                                              TwiceLimitMutant, UlpBiasMutant, _equivalent, _is_float,
-                                                              _make, _same_outputs, has_subnormal)
+from aclnn_conformance.backends.mutants.surface_kinds import (FlushMutant, PROFILE, SurfaceBackend,
+                                                              TwiceLimitMutant, UlpBiasMutant,
+                                                              has_subnormal, promotion_or_equivalent,
+                                                              sample_dtype_missing, _equivalent,
+                                                              _is_float, _make)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.spec.outcome import Outcome
@@ -128,21 +129,11 @@ def reduction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case])
     from aclnn_conformance.spec.surface_cases import value_rule
     entry = value_entry(key)
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
     shape_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "shape")
     float_out = [o for o in outputs if _is_float(o.dtype)]
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
-    mutants: list[type] = []
-    equivalent: list[type] = []
-    promotion = _make(PromotionMutant, entry, key, "promotion", "reduces values rounded through a "
-                      "narrower type", rule)
-    if _same_outputs(promotion, cases, outputs):
-        equivalent.append(_equivalent(promotion, "rounding the inputs through a narrower type leaves "
-                                      "every extreme unchanged on the value cases"))
-    else:
-        mutants.append(promotion)
-    mutants.append(_make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an "
-                         "accepted dtype", rule + dtype_rules, refused_dtype=first))
+    mutants, equivalent = promotion_or_equivalent(entry, key, rule, "reduces values rounded through a "
+                                                  "narrower type", "every extreme", cases, outputs)
+    mutants.append(sample_dtype_missing(entry, key, rule))
     if float_out and entry.normalizes:   # judged by the vendor's tolerance, as the transcendental class
         mutants.append(_make(TwiceLimitMutant, entry, key, "twice-limit",
                              "results off by twice the standard's limit", rule))

@@ -16,11 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from aclnn_conformance.backends.base import RunResult
 from aclnn_conformance.backends.mutants.base import MutantSet
-from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, DtypeMissingMutant, SurfaceBackend,
-                                                             _is_float, _make, _through, has_subnormal,
-                                                             one_ulp_up)
+from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SurfaceBackend, has_subnormal,
+                                                              one_ulp_up, sample_dtype_missing,
+                                                              _is_float, _make, _through)
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
 
@@ -29,26 +28,6 @@ OTHER = {"prefix-max": "prefix-min", "prefix-min": "prefix-max"}
 
 class RunningBackend(SurfaceBackend):
     """Status from the spec; on a judged success, both outputs as ``outputs(case)`` gives them."""
-
-    def mutate(self, case: Case, product: str) -> RunResult:
-        from aclnn_conformance.spec.registry import operator
-        from aclnn_conformance.spec.rules import expected_outcome
-        from aclnn_conformance.spec.enums import Status
-        expected = expected_outcome(operator(case.op).spec, case, product, PROFILE)
-        storages = case.copy_storages()
-        if expected.kind in ("error", "not_supported"):
-            status = expected.status if expected.status is not None else Status.ERR_INNER
-            return RunResult(int(status), storages, message=f"{self.name}: rule {expected.rule_id}")
-        refused = self.refuse(case)
-        if refused is not None:
-            return self.reject(case, refused, "refused a valid call")
-        if expected.kind in ("not_judged", "not_covered") or not expected.judge_values:
-            return RunResult(Status.SUCCESS, storages, workspace_size=0)
-        for name, values in self.outputs(case).items():
-            arg = case.tensor(name)
-            if arg.desc.numel:
-                arg.view_of(storages[name])[...] = np.asarray(values).reshape(arg.desc.shape).astype(arg.storage.dtype)
-        return RunResult(Status.SUCCESS, storages, workspace_size=0)
 
     def outputs(self, case: Case) -> dict[str, np.ndarray]:
         """Every output by name: the oracle's, then ``adjust``."""
@@ -203,18 +182,14 @@ class ZeroSignRunning(RunningBackend):
 def running_mutant_set(key: str, cases: list[Case]) -> MutantSet:
     """The generated mutants and controls of a running extreme."""
     from aclnn_conformance.oracle.surface import from_case
-    from aclnn_conformance.spec.registry import operator
     from aclnn_conformance.spec.surface_cases import value_rule
     entry = value_entry(key)
     rule = (value_rule(entry),)
-    dtype_rules = tuple(r.id for r in operator(key).spec.rules if r.category == "dtype")
-    first = entry.sample.get("dtypes", ["FLOAT"])[0]
     values_name = entry.reduction["outputs"][entry.reduction["kind"]]
     outputs = [np.asarray(from_case(c, PROFILE).views[values_name]) for c in cases]
     mutants = [
         _make(PromotionRunning, entry, key, "promotion", "the input rounded through a narrower dtype", rule),
-        _make(DtypeMissingMutant, entry, key, "dtype-missing", f"refuses {first}, an accepted dtype",
-              rule + dtype_rules, refused_dtype=first),
+        sample_dtype_missing(entry, key, rule),
         _make(WindowOneShortMutant, entry, key, "window-one-short",
               "element i given the extreme of the elements before it (an off-by-one running window)", rule),
         _make(ReversedScanMutant, entry, key, "reversed-scan", "the scan run from the slice's end", rule),

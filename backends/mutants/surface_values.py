@@ -41,7 +41,6 @@ from aclnn_conformance.backends.mutants.surface_kinds import (PROFILE, SEED, Att
                                                              has_negative_zero, has_subnormal, one_ulp_up)
 from aclnn_conformance.backends.mutants.surface_reductions import reduction_mutant_set
 from aclnn_conformance.backends.mutants.surface_variants import variant_classes
-from aclnn_conformance.backends.mutants.surface_fills import EXTRA_KINDS, extra_mutants
 from aclnn_conformance.oracle.surface_functions import divides_or_roots, zero_sign_fixed
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.surface_values import value_entry
@@ -274,7 +273,6 @@ def mutant_set(key: str) -> MutantSet:
             and any(has_negative_zero(o) for o in float_out):
         mutants.append(_make(ZeroSignMutant, entry, key, "zero-sign",
                              "-0 results written +0 (a sign IEEE 754 fixes)", rule))
-    mutants += extra_mutants(entry, key, rule)   # the kinds an entry names (backends/mutants/surface_fills.py)
     from aclnn_conformance.backends.mutants.surface_channels import channel_mutants
     mutants += channel_mutants(entry, key, rule)   # a per-channel operand's kinds (surface_channels.py)
     controls: list[type] = []
@@ -385,7 +383,7 @@ def _cached(key: str) -> MutantSet:
 MUTANT_SETS = MutantSetsByKey(_cached)
 KINDS: tuple[str, ...] = ("promotion", "dtype-missing", "nan", "ulp-bias",
                           "twice-limit", "flush", "wrong-axis", "keepdim-ignored", "two-ulp",
-                          "narrow-accumulation", "dropped-tail", "n-minus-one") + EXTRA_KINDS
+                          "narrow-accumulation", "dropped-tail", "n-minus-one")
 CONTROL_KINDS: tuple[str, ...] = ("faithful-control", "float32-steps-control", "native-steps-control",
                                   "nan-ignoring-control", "zero-sign-control", "one-ulp-control",
                                   "flush-to-zero-control", "sequential-control", "pairwise-control",
