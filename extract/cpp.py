@@ -189,7 +189,8 @@ def _dtype_pairs(tree: Parsed, value: Node) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-_AFTER_PARAMETERS = ("type_qualifier", "noexcept")   # ``) const noexcept {``: a definition read as written
+_AFTER_PARAMETERS = ("type_qualifier", "noexcept",   # ``) const noexcept {``: a definition read as written
+                     "trailing_return_type")        # ``auto f(T x) -> T {``
 _TYPES = ("primitive_type", "type_identifier", "qualified_identifier", "template_type", "sized_type_specifier")
 _SPECIFIERS = (*_TYPES, "storage_class_specifier", "type_qualifier", "attribute_declaration")
 
@@ -260,9 +261,13 @@ def _function(tree: Parsed, base: int, lines_before: int, path: str, declarator:
             names.append(named[0])
             types.append(named[1])
     body_start = tree.start(body) + 1
+    returns = tree.text[tree.start(start):tree.start(name)].strip()
+    trailing = next((c for c in declarator.children if c.type == "trailing_return_type"), None)
+    if trailing is not None:   # ``auto f(T x) -> T``: the type after the arrow is the one returned
+        returns = f"{returns} {tree.source(trailing)}"
     return Function(tree.source(name), tuple(names), tuple(types), tree.text[body_start:body_end],
                     base + body_start, path, lines_before + tree.text.count("\n", 0, tree.start(start)) + 1,
-                    tree.text[tree.start(start):tree.start(name)].strip(), _type_params(tree, start))
+                    returns, _type_params(tree, start))
 
 
 def _type_params(tree: Parsed, start: Node) -> tuple[str, ...]:

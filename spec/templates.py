@@ -1054,7 +1054,8 @@ CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 # argument), ["rank", tensor], ["dim", tensor, scale, offset] (the size of dim scale*rank + offset),
 # ["numel", tensor], ["snumel", tensor] (its storage shape's element count), [op, a, b] for op in + - * / % min max (/ and %
 # as C's int64 division: truncated toward zero, the remainder taking the dividend's sign), or
-# ["?", test, a, b], ["sdim", S, i] (dim i of a shape expression S, ``shape_value``) or ["srank", S]
+# ["?", test, a, b], ["i32", a] (a narrowed to a 32-bit int, as C converts it), ["sdim", S, i] (dim i of
+# a shape expression S, ``shape_value``) or ["srank", S]
 # (its rank). A test is
 # [cmp, a, b] for cmp in == != < <= > >=, ["and", t...], ["or", t...], ["not", t], ["same-shape",
 # S1, S2], ["guard", g] (a ``guard_holds`` condition) or ["any-elem", attr, t] (t holds for some
@@ -1114,6 +1115,9 @@ def int_value(call: CallView, e: Any) -> int | None:
     if head == "prod":   # the product of a shape expression's dims (an element count of some dims)
         shape = shape_value(call, e[1])
         return None if shape is None else math.prod(shape)
+    if head == "i32":   # a value a 32-bit int holds, as C converts it (two's complement)
+        a = int_value(call, e[1])
+        return None if a is None else (a + 2 ** 31) % 2 ** 32 - 2 ** 31
     if head == "sdim":   # a dim of a shape expression
         shape, index = shape_value(call, e[1]), int_value(call, e[2])
         return None if shape is None or index is None or not 0 <= index < len(shape) else shape[index]

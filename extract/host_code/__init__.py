@@ -64,6 +64,8 @@ fixture tests in tests/test_extract_*.py):
   conjunctions of dim comparisons, int arrays of every dim, returns at rank 0 or with no dims, a negative dim
   wrapped by the rank, dim sizes read where the rank holds them, ``OP_CHECK_*_DIM`` (a bound that is an
   integer expression, such as an array's length, as an integer test).
+- ``int_helpers``: An integer helper of the checkout inlined (``div_rtn``): integer locals, early returns,
+  a local stepped under a test, logs, one final return; an ``int`` local narrowed to 32 bits.
 - ``integers``: Integers and tests on them: arithmetic over constants and rank-dependent integers (``lin``),
   an integer array's length, integer attributes compared with bounds (``attr_*`` rules), comparisons split and
   negated, a test over integers as a ``spec.templates`` integer test, an integer choice.

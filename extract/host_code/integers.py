@@ -96,6 +96,9 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
     """A condition over integers (comparisons joined by ``&&``, ``||``, ``!``) as a spec.templates
     integer test; None when a part is no comparison of integers the walker knows."""
     cond = _strip(cond)
+    held = env.get(cond)
+    if isinstance(held, tuple) and held[:1] == ("guard",):   # a bool local holding a guard (``bool
+        return held                                          # isNeedSqueeze = rank == 3``, aclnn_im2col.cpp:106)
     for op, head in (("||", "or"), ("&&", "and")):
         parts = _split_top(cond, op)
         if len(parts) > 1:

@@ -571,6 +571,36 @@ def _shape_expr_at(w: Walk, expr: str, env: dict) -> Any:
     return None
 
 
+def constructed_shape(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``op::Shape({a, b, ...})`` (or ``op::Shape{...}``) with each dim an integer the walk knows:
+    ("shape-expr", ("dims", E...)) (ops-math conversion/im2col/op_api/aclnn_im2col.cpp:129-134); None
+    for anything else; Unreadable when a dim is not such an integer."""
+    m = re.fullmatch(r"(?:op|gert)::Shape\s*(?:\(\s*\{(.*)\}\s*\)|\{(.*)\})", _strip(expr), re.S)
+    if m is None:
+        return None
+    dims = []
+    for text in split_args(m.group(1) if m.group(1) is not None else m.group(2)):
+        dim = _iexpr_of(w, reenter.value(w, text, env))
+        if dim is None:
+            raise Unreadable(f"the dim {text.strip()!r} of a constructed shape")
+        dims.append(dim)
+    return ("shape-expr", ("dims", tuple(dims)))
+
+
+def shape_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple | None:
+    """``test ? S1 : S2`` with two shapes the walk knows and a test it reads as a guard (a bool local
+    holding one, aclnn_im2col.cpp:127): ("shape-expr", ("?", ("guard", g), S1, S2)); None otherwise."""
+    held = env.get(_strip(cond))
+    g = held[1] if isinstance(held, tuple) and held[:1] == ("guard",) else reenter.guard(w, cond, env)
+    if g is None:
+        return None
+    try:
+        shapes = [_shape_expr_of(reenter.value(w, b, env)) for b in branches]
+    except Unreadable:
+        return None
+    return None if None in shapes else ("shape-expr", ("?", ("guard", g), *shapes))
+
+
 def _shape_expr_of(v: Any) -> Any:
     """A held shape as a spec.templates shape expression: an API tensor's view shape, a shape built
     of constants and dims, an expression; None for anything else."""

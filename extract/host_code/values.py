@@ -12,9 +12,10 @@ from aclnn_conformance.extract.host_code.model import (DList, Opaque, SOC_ALIASE
                                                        _split_colon, _split_top, _strip)
 from aclnn_conformance.extract.host_code.promotion import _binary_op_promote, _data_choice, _dexpr, _promote_expr
 from aclnn_conformance.extract.host_code.integers import _arith, _array_length, _int_choice
+from aclnn_conformance.extract.host_code.int_helpers import integer_helper_value
 from aclnn_conformance.extract.host_code.casts import _tensor_dtype
 from aclnn_conformance.extract.host_code.ranks import _array_element, _rank_choice, _wrapped_choice
-from aclnn_conformance.extract.host_code.shapes import _shape_value
+from aclnn_conformance.extract.host_code.shapes import _shape_value, constructed_shape, shape_choice
 from aclnn_conformance.extract.host_code.nulls import _CONTIGUOUS, _SAME_VIEW, _null_checked
 from aclnn_conformance.extract.host_code.dtypes import _list_value
 from aclnn_conformance.extract.host_code.products import _product_bool
@@ -46,6 +47,8 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
                 return _wrapped_choice(w, q[0], branches, env)
             if decided is None and _int_choice(w, q[0], branches, env) is not None:
                 return _int_choice(w, q[0], branches, env)
+            if decided is None and shape_choice(w, q[0], branches, env) is not None:
+                return shape_choice(w, q[0], branches, env)
             if decided is None:
                 return _data_choice(w, q[0], branches, env)
             return _value(w, branches[0] if decided else branches[1], env)
@@ -116,7 +119,7 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
     cm = _CONTIGUOUS.fullmatch(expr) or _SAME_VIEW.fullmatch(expr)
     if cm and isinstance(env.get(cm.group(1)), T):   # a contiguous copy (or a view of the same shape)
         return ("copy-of", env[cm.group(1)].name)     # keeps the argument's dtype and view shape
-    got = _shape_value(w, expr, env)
+    got = _shape_value(w, expr, env) or constructed_shape(w, expr, env)
     if got is not None:
         return got
     b = _product_bool(w, expr, env)
@@ -137,6 +140,9 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         got = _one_return_value(w, call, env)
         if got is not None:
             return got
+    got = integer_helper_value(w, expr, env)
+    if got is not None:
+        return got
     got = _arith(w, expr, env)
     if got is not None:
         return got

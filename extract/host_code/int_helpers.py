@@ -1,0 +1,151 @@
+"""An integer helper of the checkout inlined: a call ``f(a, b)`` or ``f<int64_t>(a, b)`` of a function
+returning an integer, whose body is integer locals, tests that return early or step a local
+(``--q``), logs, and one final return (ops-math conversion/im2col/op_api/aclnn_im2col.cpp:47-60,
+``div_rtn``, a quotient rounded toward minus infinity). Its value is a ``spec.templates`` integer
+expression over the call's arguments (``("iexpr", e)``); a local declared ``int`` holds its value
+narrowed to 32 bits, as C converts it (``["i32", e]``). Anything else in the body leaves the call
+unread."""
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from aclnn_conformance.extract.cpp import Function, Stmt, match_close, split_args, statements
+from aclnn_conformance.extract.host_code.integers import _compare_split, _iexpr_of
+from aclnn_conformance.extract.host_code.model import IGNORED_CALLS, Unreadable, Walk, _split_top, _strip
+import aclnn_conformance.extract.host_code.reenter as reenter
+
+_CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<\s*([\w:\s,]+?)\s*>)?\s*\(")
+_WIDE = {"int64_t", "long", "long long", "auto"}      # held as the expression computes it (int64)
+_NARROW = {"int", "int32_t"}                           # narrowed to 32 bits
+_DECL = re.compile(r"(?:const\s+)?(long long|[A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*=\s*(.+)", re.S)
+_STEP = re.compile(r"(?:(--|\+\+)\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*(--|\+\+))")
+_UPDATE = re.compile(r"([A-Za-z_]\w*)\s*([-+*/]?)=\s*(.+)", re.S)
+
+
+def integer_helper_value(w: Walk, expr: str, env: dict) -> tuple | None:
+    """``("iexpr", e)`` for a call of an integer helper this module reads; None when ``expr`` is no
+    call of a checkout function returning an integer; Unreadable when it is one whose body or
+    arguments the reader cannot hold."""
+    m = _CALL.match(expr)
+    if m is None or match_close(expr, m.end() - 1) != len(expr) - 1:
+        return None
+    fn = w.index.function(m.group(1))
+    if fn is None:
+        return None
+    bound = dict(zip(fn.type_params, [t.strip() for t in (m.group(2) or "").split(",") if t.strip()]))
+    returned = _returned_type(fn, bound)
+    if returned is None:
+        return None
+    args = split_args(expr[m.end():-1])
+    if len(args) != len(fn.params):
+        raise Unreadable(f"the call {expr!r} (arguments and parameters differ in number)")
+    local: dict[str, Any] = {}
+    for name, ctype, arg in zip(fn.params, fn.param_types, args):
+        local[name] = _held(_type_of(ctype, bound), _expr(w, arg, env), expr)
+    return ("iexpr", _held(returned, _run(w, fn, bound, statements(fn.body), local), expr))
+
+
+def _returned_type(fn: Function, bound: dict[str, str]) -> str | None:
+    """The integer type ``fn`` returns (a template parameter resolved by ``bound``); None for another."""
+    text = fn.returns.split("->")[-1] if "->" in fn.returns else fn.returns
+    words = re.sub(r"\b(?:static|inline|constexpr)\b|template\s*<[^<>]*>", " ", text).split()
+    ctype = _type_of(words[-1], bound) if words else ""
+    return ctype if ctype in _WIDE - {"auto"} or ctype in _NARROW else None
+
+
+def _type_of(ctype: str, bound: dict[str, str]) -> str:
+    ctype = re.sub(r"\bconst\b|&", "", ctype).strip()
+    return bound.get(ctype, ctype).removeprefix("std::")
+
+
+def _held(ctype: str, e: Any, where: str) -> Any:
+    """``e`` as a local of type ``ctype`` holds it."""
+    if ctype in _WIDE:
+        return e
+    if ctype in _NARROW:
+        return ("i32", e)
+    raise Unreadable(f"a local of type {ctype!r} in {where!r}")
+
+
+def _expr(w: Walk, text: str, env: dict) -> Any:
+    """The integer expression of ``text`` in ``env`` (the caller's, or the helper's locals made
+    values by ``_env``)."""
+    held = _iexpr_of(w, reenter.value(w, text, env))
+    if held is None:
+        raise Unreadable(f"the integer {text!r}")
+    return held
+
+
+def _env(local: dict) -> dict:
+    return {name: ("iexpr", e) for name, e in local.items()}
+
+
+def _run(w: Walk, fn: Function, bound: dict, body: tuple[Stmt, ...], local: dict) -> Any:
+    """The value ``body`` returns, its locals in ``local`` (changed in place as it steps)."""
+    for i, stmt in enumerate(body):
+        if stmt.kind == "call" and IGNORED_CALLS.match(stmt.text):
+            continue
+        if stmt.kind == "return":
+            return _expr(w, stmt.text.removeprefix("return"), _env(local))
+        if stmt.kind == "decl":
+            _assign(w, fn, bound, stmt.text, local)
+            continue
+        if stmt.kind == "if" and not stmt.orelse:
+            test = _test(w, stmt.cond, local)
+            then = tuple(s for s in stmt.then if not (s.kind == "call" and IGNORED_CALLS.match(s.text)))
+            if then and then[-1].kind == "return" and all(s.kind == "decl" for s in then[:-1]):
+                early = _run(w, fn, bound, then, dict(local))
+                return ("?", test, early, _run(w, fn, bound, body[i + 1:], local))
+            if all(s.kind == "decl" for s in then):
+                inner = dict(local)
+                for s in then:
+                    _assign(w, fn, bound, s.text, inner)
+                for name in local:
+                    if inner[name] != local[name]:
+                        local[name] = ("?", test, inner[name], local[name])
+                continue
+        raise Unreadable(f"the statement {stmt.text!r} of {fn.name} ({fn.path}:{fn.line})")
+    raise Unreadable(f"{fn.name} ({fn.path}:{fn.line}) ends without a return")
+
+
+def _assign(w: Walk, fn: Function, bound: dict, text: str, local: dict) -> None:
+    """A declaration with its value, a step (``--q``, ``q++``) or an assignment (``q -= 1``)."""
+    text = text.strip()
+    step = _STEP.fullmatch(text)
+    if step and (step.group(2) or step.group(3)) in local:
+        name = step.group(2) or step.group(3)
+        local[name] = ("-" if "--" in text else "+", local[name], 1)
+        return
+    decl = _DECL.fullmatch(text)
+    if decl:
+        local[decl.group(2)] = _held(_type_of(decl.group(1), bound), _expr(w, decl.group(3), _env(local)), text)
+        return
+    update = _UPDATE.fullmatch(text)
+    if update and update.group(1) in local and not update.group(3).startswith("="):
+        value = _expr(w, update.group(3), _env(local))
+        op = update.group(2)
+        local[update.group(1)] = (op, local[update.group(1)], value) if op else value
+        return
+    raise Unreadable(f"the statement {text!r} of {fn.name} ({fn.path}:{fn.line})")
+
+
+def _test(w: Walk, cond: str, local: dict) -> tuple:
+    """A condition over the helper's integers: comparisons joined by ``&&``, ``||`` and ``!``, and
+    two comparisons compared (``(r < 0) != (y < 0)``: whether they differ)."""
+    cond = _strip(cond)
+    for op, head in (("||", "or"), ("&&", "and")):
+        parts = _split_top(cond, op)
+        if len(parts) > 1:
+            return (head, *(_test(w, p, local) for p in parts))
+    if cond.startswith("!") and not cond.startswith("!="):
+        return ("not", _test(w, cond[1:], local))
+    cmp = _compare_split(cond)
+    if cmp is None:
+        raise Unreadable(f"the condition {cond!r}")
+    left, op, right = cmp
+    if op in ("==", "!=") and _compare_split(_strip(left)) and _compare_split(_strip(right)):
+        a, b = _test(w, left, local), _test(w, right, local)
+        same = ("or", ("and", a, b), ("and", ("not", a), ("not", b)))
+        return same if op == "==" else ("not", same)
+    return (op, _expr(w, left, _env(local)), _expr(w, right, _env(local)))
