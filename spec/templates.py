@@ -1052,8 +1052,9 @@ CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 # ---- integer expressions of the host code over dims, ranks and integer attributes ----
 # An expression is an integer, ["attr", name], ["elem", name, i] (element i of an integer-array
 # argument), ["rank", tensor], ["dim", tensor, scale, offset] (the size of dim scale*rank + offset),
-# ["numel", tensor], ["snumel", tensor] (its storage shape's element count), [op, a, b] for op in + - * / % min max (/ and %
-# as C's int64 division: truncated toward zero, the remainder taking the dividend's sign), or
+# ["numel", tensor], ["snumel", tensor] (its storage shape's element count), [op, a, b] for op in + - * / % min max & >> (/ and %
+# as C's int64 division: truncated toward zero, the remainder taking the dividend's sign; & and >> on
+# the two's complement bits, >> arithmetic), or
 # ["?", test, a, b], ["i32", a] (a narrowed to a 32-bit int, as C converts it), ["sdim", S, i] (dim i of
 # a shape expression S, ``shape_value``) or ["srank", S]
 # (its rank). A test is
@@ -1071,12 +1072,17 @@ def _c_div(a: int, b: int) -> int:
 
 _INT_OPS: dict[str, Callable[[int, int], int]] = {
     "+": operator.add, "-": operator.sub, "*": operator.mul, "min": min, "max": max,
-    "/": _c_div, "%": lambda a, b: a - _c_div(a, b) * b}
+    "/": _c_div, "%": lambda a, b: a - _c_div(a, b) * b,
+    # bits of the two's complement int64 (Python's infinite sign extension keeps its low 64 bits)
+    "&": operator.and_, ">>": operator.rshift}
 
 
 def int_op(op: str, a: int, b: int) -> int | None:
-    """``a op b`` as the host code's int64 arithmetic computes it; None for a division by zero."""
-    return None if op in ("/", "%") and b == 0 else _INT_OPS[op](a, b)
+    """``a op b`` as the host code's int64 arithmetic computes it; None for a division by zero and
+    for a shift by a negative count or by 64 or more (undefined in C)."""
+    if op in ("/", "%") and b == 0 or op == ">>" and not 0 <= b < 64:
+        return None
+    return _INT_OPS[op](a, b)
 
 
 def int_value(call: CallView, e: Any) -> int | None:

@@ -143,3 +143,47 @@ def test_an_output_shape_chosen_between_two_constructed_shapes(self_shape, out_s
     call = CallView(tensors={"self": TensorView("FLOAT", self_shape, "ND"), "out": TensorView("FLOAT", out_shape, "ND")},
                     attrs={"kernelSize": [3, 4]}, null_outputs=frozenset())
     assert (violated([check], call) == [0]) == violates
+
+
+MASK = """
+static bool CheckMask(int64_t ellipsisMask)
+{
+    if ((ellipsisMask != 0) && ((ellipsisMask & (ellipsisMask - 1)) != 0)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Multiple ellipses in slice spec not allowed.");
+        return false;
+    }
+    if (((ellipsisMask >> 8) & 1) != 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "No ellipsis past dim 7.");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t ellipsisMask, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckMask(ellipsisMask), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("mask,violated_checks", [
+    (0, []), (1, []), (4, []), (128, []),
+    (3, [0]), (6, [0]),            # two bits set (ops-math conversion/strided_slice/op_api/aclnn_strided_slice.cpp:104)
+    (256, [1]),                    # one bit, past dim 7
+    (-1, [0, 1]),                  # every bit of the two's complement set
+    (-4, [0, 1]),                  # ...11100: & ...11011 is ...11000, and bit 8 is set
+])
+def test_a_mask_with_one_bit_set_and_a_bit_shifted_down(mask, violated_checks):
+    checks = read_checks(MASK, ["self", "ellipsisMask", "out", "workspaceSize", "executor"])
+    call = CallView(tensors={"self": TensorView("FLOAT", (2,), "ND")}, attrs={"ellipsisMask": mask},
+                    null_outputs=frozenset())
+    assert violated(checks, call) == violated_checks
+
+
+def test_a_shift_by_a_negative_count_or_past_the_width_is_not_decided():
+    call = CallView(tensors={}, attrs={"n": -1, "m": 64}, null_outputs=frozenset())
+    assert int_value(call, [">>", 8, ["attr", "n"]]) is None and int_value(call, [">>", 8, ["attr", "m"]]) is None
+    assert int_value(call, [">>", -8, 1]) == -4      # arithmetic: the sign kept
+    assert int_value(call, ["&", -1, 255]) == 255

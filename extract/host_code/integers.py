@@ -46,9 +46,10 @@ def _int_constant(w: Walk, text: str) -> int | None:
 
 
 def _binary_split(expr: str) -> tuple[str, str, str] | None:
-    """The last top-level binary + or - (left-associative), else the last *, / or % ; None if none
-    (a sign is no binary operator: the parser tells them apart)."""
-    for ops in ("+-", "*/%"):
+    """The last top-level binary operator of the lowest precedence (left-associative): a bitwise &,
+    then a right shift, then + or -, then *, / or %; None if none (a sign or an address is no binary
+    operator: the parser tells them apart)."""
+    for ops in (("&",), (">>",), ("+", "-"), ("*", "/", "%")):
         found = [t for t in tokens(expr) if t.depth == 0 and t.type in ops and t.parent == "binary_expression"]
         if found:
             return expr[:found[-1].start].strip(), found[-1].type, expr[found[-1].end:].strip()
@@ -188,6 +189,11 @@ _INT_TYPE = re.compile(r"(?:const\s+)?(?:u?int(?:64|32|16|8)?_t|int|long)")
 
 def _linear_arith(a: Any, op: str, b: Any, expr: str) -> Any:
     """``a op b`` over integers and rank-linear integers ("lin"); Unreadable when it is not such."""
+    if op in ("&", ">>"):   # bits: a constant only of constants
+        held = int_op(op, a, b) if _is_int(a) and _is_int(b) else None
+        if held is None:
+            raise Unreadable(f"the bits {expr!r}")
+        return held
     if op in "/%":
         if _is_int(a) and _is_int(b) and b != 0:
             return int_op(op, a, b)
