@@ -10,6 +10,7 @@ from aclnn_conformance.extract.build import extract_checkout, open_checkout
 from aclnn_conformance.extract.cpp import read_source
 from aclnn_conformance.extract.host_code import Index, T, walk_api
 from aclnn_conformance.spec.templates import CallView, TensorView, predicate
+from snippet_walk import read_checks
 
 FIXTURE = Path(__file__).parent / "fixtures" / "vendor_style"
 
@@ -384,3 +385,30 @@ def test_op_check_of_broadcast_infer_shape_is_the_broadcast_check_holding_the_sh
     assert [(e.template, e.args_dict(), e.status) for e in events] == [
         ("broadcastable", {"param": "self", "other": "other"}, 161002),
         ("broadcast_equals", {"param": "out", "of": ["self", "other"]}, 161002)]
+
+
+FORMAT_LOCALS = """
+static bool CheckFormat(const aclTensor* x, const aclTensor* y)
+{
+    auto fmtX = x->GetStorageFormat();
+    auto fmtY = y->GetStorageFormat();
+    OP_CHECK(!(IsPrivateFormat(fmtX) || IsPrivateFormat(fmtY)),
+             OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Private format not supported."), return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x, const aclTensor* y, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    CHECK_RET(CheckFormat(x, y), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_private_format_test_of_a_local_holding_the_format_is_the_tensors():
+    """ops-math math/xlog1py/op_api/aclnn_xlog1py.cpp:72-80: each format held in a local first."""
+    events = read_checks(FORMAT_LOCALS, ["x", "y", "workspaceSize", "executor"])
+    assert [(e.template, e.args_dict()) for e in events] == [
+        ("private_format", {"param": "x", "formats": "opbase"}),
+        ("private_format", {"param": "y", "formats": "opbase"})]

@@ -129,6 +129,11 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
     cond = _strip(cond)
     neg = cond.startswith("!") and not cond.startswith("!=")
     body = _strip(cond[1:]) if neg else cond
+    held = re.fullmatch(r"((?:op::|::)?IsPrivateFormat)\(\s*(\w+)\s*\)", body)
+    if held and isinstance(env.get(held.group(2)), Opaque) and re.fullmatch(FORMAT_OF, env[held.group(2)].text.strip()):
+        # a local holding the tensor's format (``auto fmtX = x->GetStorageFormat();``, ops-math
+        # math/xlog1py/op_api/aclnn_xlog1py.cpp:72-76)
+        body = f"{held.group(1)}({env[held.group(2)].text.strip()})"
     m = re.fullmatch(r"(?:op::|::)?IsPrivateFormat\(\s*" + FORMAT_OF + r"\s*\)", body)
     if m and not neg:
         local = w.index.own.functions.get("IsPrivateFormat")
