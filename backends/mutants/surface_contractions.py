@@ -27,6 +27,7 @@ from aclnn_conformance.backends.mutants.surface_kinds import (SurfaceBackend, Ul
                                                               promotion_or_equivalent,
                                                               sample_dtype_missing, _equivalent,
                                                               _is_float, _make)
+from aclnn_conformance.backends.mutants.surface_reductions import ZeroSignControl, fails_somewhere
 from aclnn_conformance.backends.mutants.surface_sums import (BLOCK, SummingBackend, pairwise,
                                                              reversed_order, sequential)
 from aclnn_conformance.spec.case import Case
@@ -92,19 +93,6 @@ class ContractionDroppedTail(ContractionBackend):
         return sequential(terms[..., :n - n % BLOCK if n > BLOCK else n])
 
 
-class ZeroSignControl(SurfaceBackend):
-    def change(self, case, expected, aux):
-        if not _is_float(expected.dtype):
-            return expected
-        wide = expected.astype(np.float64)
-        return np.where(wide == 0, -np.copysign(0.0, wide), wide).astype(expected.dtype)
-
-
-def _fails_somewhere(cls: type, cases: list[Case]) -> bool:
-    from aclnn_conformance.backends.mutants.surface_reductions import fails_somewhere
-    return fails_somewhere(cls, cases)
-
-
 def contraction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case]) -> MutantSet:
     """The generated mutants and controls of a contraction (by key), given its value cases and the
     oracle's outputs on them."""
@@ -116,7 +104,7 @@ def contraction_mutant_set(key: str, outputs: list[np.ndarray], cases: list[Case
                                                   "type", "every sum", cases, outputs)
     mutants.append(sample_dtype_missing(entry, key, rule))
     bias = _make(UlpBiasMutant, entry, key, "ulp-bias", "every result one ulp up", rule)
-    if _fails_somewhere(bias, cases):
+    if fails_somewhere(bias, cases):
         mutants.append(bias)
     else:
         equivalent.append(_equivalent(bias, "one ulp is inside the summation model's bound on every "
