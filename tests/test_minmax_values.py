@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.enums import AclDataType, Status
+from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.templates import reduced_shape
 from aclnn_conformance.spec.tensor import TensorArg
+from tests.value_checks import WritingDevice
 
 INDEX_DTYPE = {"max_dim": AclDataType.INT64, "min_dim": AclDataType.INT32}
 NAN = float("nan")
@@ -46,19 +47,9 @@ def _oracle(case: Case):
     return result.views, result.aux
 
 
-class _Device:
+def _device(out, indices, names=("out", "indices")) -> WritingDevice:
     """A device writing the given values and positions."""
-
-    def __init__(self, out, indices, names=("out", "indices")) -> None:
-        self.written = dict(zip(names, (out, indices)))
-
-    def run(self, case: Case, product: str):
-        from aclnn_conformance.backends.base import RunResult
-        storages = case.copy_storages()
-        for name, values in self.written.items():
-            arg = case.tensor(name)
-            arg.view_of(storages[name])[...] = np.asarray(values).astype(arg.storage.dtype).reshape(arg.desc.shape)
-        return RunResult(Status.SUCCESS, storages, workspace_size=0)
+    return WritingDevice(**dict(zip(names, (out, indices))))
 
 
 def _judged(op: str, backend, case: Case, product: str = "atlas-a2") -> str:
@@ -88,14 +79,14 @@ def test_values_and_positions_along_each_dim_by_hand():
 def test_a_device_is_judged_on_both_outputs():
     case = _call("max_dim", X, 1)
     # the tie's last position, the NaN slice's other maximum at its position: both open, so passed
-    assert _judged("max_dim", _Device([7.0, 4.0, 9.0], [1, 2, 2]), case) == "PASS"
-    assert _judged("max_dim", _Device([7.0, 4.0, NAN], [1, 0, 0]), case) == "PASS"
-    assert _judged("max_dim", _Device([7.0, 4.0, NAN], [2, 0, 0]), case) == "FAIL"    # a wrong position
-    assert _judged("max_dim", _Device([3.0, 4.0, NAN], [1, 0, 0]), case) == "FAIL"    # a wrong value
+    assert _judged("max_dim", _device([7.0, 4.0, 9.0], [1, 2, 2]), case) == "PASS"
+    assert _judged("max_dim", _device([7.0, 4.0, NAN], [1, 0, 0]), case) == "PASS"
+    assert _judged("max_dim", _device([7.0, 4.0, NAN], [2, 0, 0]), case) == "FAIL"    # a wrong position
+    assert _judged("max_dim", _device([3.0, 4.0, NAN], [1, 0, 0]), case) == "FAIL"    # a wrong value
     # INT32 (which the document refuses on Atlas A2, A3 and older: Ascend 950's call)
     int_case = _call("min_dim", [[5, -3, 8], [2, 2, 9]], 1, dtype=AclDataType.INT32)
-    assert _judged("min_dim", _Device([-3, 2], [1, 1]), int_case, "ascend950") == "PASS"     # a tie of 2s
-    assert _judged("min_dim", _Device([-3, 2], [0, 0]), int_case, "ascend950") == "FAIL"
+    assert _judged("min_dim", _device([-3, 2], [1, 1]), int_case, "ascend950") == "PASS"     # a tie of 2s
+    assert _judged("min_dim", _device([-3, 2], [0, 0]), int_case, "ascend950") == "FAIL"
 
 
 def test_the_minimum_and_the_maximum_by_hand():
@@ -107,9 +98,9 @@ def test_the_minimum_and_the_maximum_by_hand():
     case = _call("aminmax_dim", X, 1)
     names = ("minOut", "maxOut")
     # either sign of a zero, anything in a NaN slice; the outputs swapped fail
-    assert _judged("aminmax_dim", _Device([1.0, -2.0, -5.0], [7.0, 4.0, 0.0], names), case) == "PASS"
-    assert _judged("aminmax_dim", _Device([7.0, 4.0, NAN], [1.0, -2.0, NAN], names), case) == "FAIL"
-    assert _judged("aminmax_dim", _Device([1.0, -2.0, NAN], [7.0, 3.0, NAN], names), case) == "FAIL"
+    assert _judged("aminmax_dim", _device([1.0, -2.0, -5.0], [7.0, 4.0, 0.0], names), case) == "PASS"
+    assert _judged("aminmax_dim", _device([7.0, 4.0, NAN], [1.0, -2.0, NAN], names), case) == "FAIL"
+    assert _judged("aminmax_dim", _device([1.0, -2.0, NAN], [7.0, 3.0, NAN], names), case) == "FAIL"
 
 
 def _whole_call(values, dtype=AclDataType.FLOAT) -> Case:
@@ -128,9 +119,9 @@ def test_the_minimum_and_the_maximum_of_every_element_by_hand():
     assert aux["minOut"]["unjudged"].all() and aux["maxOut"]["unjudged"].all()
     case = _whole_call([[1.5, -4.0, 3.0], [0.25, 6.0, -0.5]])
     names = ("minOut", "maxOut")
-    assert _judged("aminmax_all", _Device(-4.0, 6.0, names), case) == "PASS"
-    assert _judged("aminmax_all", _Device(6.0, -4.0, names), case) == "FAIL"
-    assert _judged("aminmax_all", _Device(-4.0, 3.0, names), case) == "FAIL"
+    assert _judged("aminmax_all", _device(-4.0, 6.0, names), case) == "PASS"
+    assert _judged("aminmax_all", _device(6.0, -4.0, names), case) == "FAIL"
+    assert _judged("aminmax_all", _device(-4.0, 3.0, names), case) == "FAIL"
 
 
 @pytest.mark.parametrize("op", ["max_dim", "min_dim", "aminmax_dim", "aminmax_all"])

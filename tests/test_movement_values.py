@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from aclnn_conformance.spec.case import Case
-from aclnn_conformance.spec.enums import AclDataType, Status
+from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.tensor import TensorArg
+from tests.value_checks import WritingDevice
 
 ATTRIBUTE = {"expand": "size", "repeat": "repeats"}
 
@@ -37,20 +38,6 @@ def _call(op: str, values, attribute, out_shape=None, dtype=AclDataType.FLOAT, o
 def _expected(case: Case) -> np.ndarray:
     from aclnn_conformance.oracle.surface import from_case
     return np.asarray(from_case(case, "cann").views["out"])
-
-
-class _Device:
-    """A device writing the given output."""
-
-    def __init__(self, out) -> None:
-        self.out = out
-
-    def run(self, case: Case, product: str):
-        from aclnn_conformance.backends.base import RunResult
-        storages = case.copy_storages()
-        arg = case.tensor("out")
-        arg.view_of(storages["out"])[...] = np.asarray(self.out).astype(arg.storage.dtype).reshape(arg.desc.shape)
-        return RunResult(Status.SUCCESS, storages, workspace_size=0)
 
 
 def _judged(op: str, backend, case: Case, product: str = "atlas-a2") -> str:
@@ -90,10 +77,10 @@ def test_a_copy_keeps_nan_the_sign_of_zero_and_subnormals():
     got = _expected(_call("repeat", x, [2, 1]))
     assert np.isnan(got[:, 0]).all() and (np.signbit(got[:, 1])).all() and (got[:, 2] == tiny).all()
     case = _call("expand", x, [3, 4])
-    assert _judged("expand", _Device(np.broadcast_to(x, (3, 4))), case) == "PASS"
+    assert _judged("expand", WritingDevice(out=np.broadcast_to(x, (3, 4))), case) == "PASS"
     zero_flipped = np.broadcast_to(x, (3, 4)).copy()
     zero_flipped[:, 1] = 0.0
-    assert _judged("expand", _Device(zero_flipped), case) == "FAIL"   # a copy keeps -0
+    assert _judged("expand", WritingDevice(out=zero_flipped), case) == "FAIL"   # a copy keeps -0
 
 
 def test_calls_outside_the_movement_are_not_judged():
@@ -110,11 +97,11 @@ def test_calls_outside_the_movement_are_not_judged():
 def test_a_device_is_judged_on_the_order_of_the_copies():
     x = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
     case = _call("repeat", x, [1, 2])
-    assert _judged("repeat", _Device([[1, 2, 1, 2], [3, 4, 3, 4]]), case) == "PASS"
-    assert _judged("repeat", _Device([[1, 1, 2, 2], [3, 3, 4, 4]]), case) == "FAIL"   # a, a, b, b
+    assert _judged("repeat", WritingDevice(out=[[1, 2, 1, 2], [3, 4, 3, 4]]), case) == "PASS"
+    assert _judged("repeat", WritingDevice(out=[[1, 1, 2, 2], [3, 3, 4, 4]]), case) == "FAIL"   # a, a, b, b
     case = _call("expand", [[1.0], [2.0]], [2, 2])
-    assert _judged("expand", _Device([[1, 1], [2, 2]]), case) == "PASS"
-    assert _judged("expand", _Device([[1, 2], [1, 2]]), case) == "FAIL"   # the other axis broadcast
+    assert _judged("expand", WritingDevice(out=[[1, 1], [2, 2]]), case) == "PASS"
+    assert _judged("expand", WritingDevice(out=[[1, 2], [1, 2]]), case) == "FAIL"   # the other axis broadcast
 
 
 @pytest.mark.parametrize("op", ["expand", "repeat"])
@@ -217,23 +204,10 @@ def test_int32_beyond_the_documented_exact_range_is_open():
 def test_a_device_is_judged_on_both_running_outputs():
     case = _running_call("cummax", [[2.0, 5.0, 5.0, 1.0, 6.0]], 1)
     good_values = [[2, 5, 5, 5, 6]]
-    assert _judged("cummax", _RunningDevice(good_values, [[0, 1, 1, 1, 4]]), case) == "PASS"
-    assert _judged("cummax", _RunningDevice(good_values, [[0, 1, 2, 2, 4]]), case) == "PASS"   # the last tie
-    assert _judged("cummax", _RunningDevice(good_values, [[0, 1, 1, 1, 3]]), case) == "FAIL"
-    assert _judged("cummax", _RunningDevice([[2, 5, 5, 5, 5]], [[0, 1, 1, 1, 4]]), case) == "FAIL"
-
-
-class _RunningDevice:
-    def __init__(self, values, indices) -> None:
-        self.written = {"valuesOut": values, "indicesOut": indices}
-
-    def run(self, case: Case, product: str):
-        from aclnn_conformance.backends.base import RunResult
-        storages = case.copy_storages()
-        for name, values in self.written.items():
-            arg = case.tensor(name)
-            arg.view_of(storages[name])[...] = np.asarray(values).astype(arg.storage.dtype).reshape(arg.desc.shape)
-        return RunResult(Status.SUCCESS, storages, workspace_size=0)
+    assert _judged("cummax", WritingDevice(valuesOut=good_values, indicesOut=[[0, 1, 1, 1, 4]]), case) == "PASS"
+    assert _judged("cummax", WritingDevice(valuesOut=good_values, indicesOut=[[0, 1, 2, 2, 4]]), case) == "PASS"   # the last tie
+    assert _judged("cummax", WritingDevice(valuesOut=good_values, indicesOut=[[0, 1, 1, 1, 3]]), case) == "FAIL"
+    assert _judged("cummax", WritingDevice(valuesOut=[[2, 5, 5, 5, 5]], indicesOut=[[0, 1, 1, 1, 4]]), case) == "FAIL"
 
 
 @pytest.mark.parametrize("op", ["cummax", "cummin"])
@@ -266,11 +240,11 @@ def test_real_copies_a_real_input_and_its_ci_values_take_a_computed_dtype():
     tiny = float(np.finfo(np.float32).smallest_normal) / 4
     x = np.array([1.5, -0.0, np.nan, -np.inf, tiny], np.float32)
     case = build_case(value_entry("real"), "real", "hand", {"self": x}, AclDataType.FLOAT)
-    assert _judged("real", _Device(x), case) == "PASS"
+    assert _judged("real", WritingDevice(out=x), case) == "PASS"
     flipped = x.copy()
     flipped[1] = 0.0
-    assert _judged("real", _Device(flipped), case) == "FAIL"
-    assert _judged("real", _Device(np.where(np.isnan(x), 0, x)), case) == "FAIL"
+    assert _judged("real", WritingDevice(out=flipped), case) == "FAIL"
+    assert _judged("real", WritingDevice(out=np.where(np.isnan(x), 0, x)), case) == "FAIL"
     # the base call's self is COMPLEX64, which the harness does not compute: the ci values are FLOAT
     ci = {c.case_id: c.tensor("self").desc.dtype.name for c in data_value_cases("real", base_call("real"), "ci")}
     assert ci == {"values": "FLOAT", "values-empty": "FLOAT"}
@@ -307,12 +281,12 @@ def test_argsort_by_hand_and_its_open_positions():
 
 def test_a_device_is_judged_on_the_sorting_positions():
     case = _argsort_call([[1.0, 5.0, 1.0, 3.0]], 1, False)
-    assert _judged("argsort", _Device([[0, 2, 3, 1]]), case) == "PASS"
-    assert _judged("argsort", _Device([[2, 0, 3, 1]]), case) == "PASS"   # the tie in the other order
-    assert _judged("argsort", _Device([[0, 2, 1, 3]]), case) == "FAIL"
+    assert _judged("argsort", WritingDevice(out=[[0, 2, 3, 1]]), case) == "PASS"
+    assert _judged("argsort", WritingDevice(out=[[2, 0, 3, 1]]), case) == "PASS"   # the tie in the other order
+    assert _judged("argsort", WritingDevice(out=[[0, 2, 1, 3]]), case) == "FAIL"
     descending = _argsort_call([[1.0, 5.0, 1.0, 3.0]], 1, True)
-    assert _judged("argsort", _Device([[1, 3, 2, 0]]), descending) == "PASS"
-    assert _judged("argsort", _Device([[0, 2, 3, 1]]), descending) == "FAIL"   # the ascending order
+    assert _judged("argsort", WritingDevice(out=[[1, 3, 2, 0]]), descending) == "PASS"
+    assert _judged("argsort", WritingDevice(out=[[0, 2, 3, 1]]), descending) == "FAIL"   # the ascending order
 
 
 def test_each_argsort_mutant_fails_a_single_call_and_each_control_passes_every_one():
