@@ -163,7 +163,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
             or _leading_ones_branch(w, stmt, env):
         return
     cond = _without_true_product_terms(w, cond, env)
-    empties = _empty_params(cond, env)
+    empties = _empty_params(cond, env, _enclosing_body(src, stmt.offset))
     if not empties and _empty_exit(stmt.then):
         cond, empties = _empty_helper(w, cond, env)
     if empties and not stmt.orelse and not _empty_exit(stmt.then, w) and w.depth == w.api_depth and not w.guards:

@@ -120,9 +120,30 @@ def _empty_exit(stmts: tuple[Stmt, ...], w: Walk | None = None) -> bool:
     return not _checks_params(w, _compute_only(body)) and not re.search(r"CHECK_RET", _compute_only(body))
 
 
-def _empty_params(cond: str, env: dict) -> list[str]:
+def reshaped_alias(body: str, name: str, env: dict) -> T | None:
+    """The tensor argument a local stands for in an emptiness test: every assignment of it in the
+    function ``body`` is that argument or a local declared as ``l0op::Reshape`` of it, which keeps its
+    element count (reshape.h:18-34), and it is not passed by address (ops-math
+    math/reduce_std_v2/op_api/aclnn_std.cpp:235-258 ``selfReshape``). None otherwise."""
+    if re.search(rf"&\s*{re.escape(name)}\b", body):
+        return None
+    held = set()
+    for rhs in re.findall(rf"\b{re.escape(name)}\s*=(?!=)\s*([^;]+);", body):
+        rhs = rhs.strip()
+        if not isinstance(env.get(rhs), T) and re.fullmatch(r"[A-Za-z_]\w*", rhs):
+            decls = re.findall(rf"\b{re.escape(rhs)}\s*=(?!=)\s*l0op::Reshape\s*\(\s*([A-Za-z_]\w*)\s*,", body)
+            sets = re.findall(rf"\b{re.escape(rhs)}\s*=(?!=)", body)
+            rhs = decls[0] if len(decls) == len(sets) == 1 else ""
+        if not isinstance(env.get(rhs), T):
+            return None
+        held.add(env[rhs])
+    return held.pop() if len(held) == 1 else None
+
+
+def _empty_params(cond: str, env: dict, body: str = "") -> list[str]:
     """The tensors an emptiness test names: ``a->IsEmpty() || b->IsEmpty()`` (any) or with ``&&``
-    (all; the caller reads which from the condition)."""
+    (all; the caller reads which from the condition). With the function's ``body``, a local that is
+    an argument or a reshape of it (``reshaped_alias``) names that argument."""
     parts = _split_top(_strip(cond), "||")
     any_of = len(parts) > 1
     if len(parts) == 1:
@@ -137,9 +158,12 @@ def _empty_params(cond: str, env: dict) -> list[str]:
         # ``(p != nullptr && p->IsEmpty())`` of an optional tensor (ops-math
         # conversion/clip_by_value_v2/op_api/aclnn_clamp.cpp): a null p is no empty tensor, as the rule reads it
         m = m or re.fullmatch(r"([A-Za-z_]\w*)\s*!=\s*nullptr\s*&&\s*\1\s*->\s*IsEmpty\(\)", _strip(p))
-        if not m or not isinstance(env.get(m.group(1)), T):
+        held = env.get(m.group(1)) if m else None
+        if m and not isinstance(held, T) and body:
+            held = reshaped_alias(body, m.group(1), env)
+        if not isinstance(held, T):
             return []
-        out.append(env[m.group(1)].name)
+        out.append(held.name)
     return out
 
 

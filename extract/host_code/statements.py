@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from aclnn_conformance.extract.shape_helpers import normalised
-from aclnn_conformance.extract.cpp import Function, Stmt, block_end
+from aclnn_conformance.extract.cpp import Function, Stmt, block_end, match_close
 from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, Opaque, SUCCESS_NAMES, T, Unreadable, Walk,
                                                        _fail_status, _flatten)
 
@@ -39,6 +39,27 @@ def _first_param_check(rest: tuple[Stmt, ...], w: Walk | None = None) -> Stmt | 
 
 def _is_checker(fn: Function) -> bool:
     return bool(re.search(r"OP_CHECK_\w+|ACLNN_ERR_PARAM|return\s+false", fn.body))
+
+
+def only_succeeds(fn: Function) -> bool:
+    """A status check function whose every exit is success: each ``return`` (a check macro's return
+    expression too) gives ``false``, ``0`` or ACLNN_SUCCESS, which an aclnnStatus holds as 0, and no
+    macro returns a status of its own (``CHECK_RET``'s code). Its checks end it early with success, so
+    no call fails in it (ops-math math/sub/op_api/aclnn_sub.cpp:525-533 ``CheckInplace``)."""
+    if fn.returns.split()[-1:] != ["aclnnStatus"] or \
+            any("&" in t and not t.lstrip().startswith("const") for t in fn.param_types):
+        return False   # another return type, or an output it leaves in a reference
+    body = normalised(fn)
+    if not re.search(r"\breturn\s+false\b", body) or re.search(r"IsEmpty|l0op::|[Ee]xecutor|workspaceSize", body):
+        return False   # not a check function: its empty returns and kernels are read as they are
+    returned = re.findall(r"\breturn\b\s*([^;,)]*)", body)
+    if not returned or any(r.strip() not in ("false", "0", *SUCCESS_NAMES) for r in returned):
+        return False
+    for m in re.finditer(r"\b([A-Z][A-Z0-9_]+)\s*\(", body):
+        args = body[m.end() - 1:match_close(body, m.end() - 1) + 1]
+        if not re.search(r"\breturn\b", args):
+            return False   # a macro that may return on its own (CHECK_RET, OP_CHECK_COMM_INPUT)
+    return True
 
 
 def _returns_success_only(stmt: Stmt, logs: bool = False) -> bool:

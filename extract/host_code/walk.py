@@ -15,7 +15,7 @@ from aclnn_conformance.extract.host_code.model import (Event, FalseStatus, IGNOR
                                                        _cite, _enclosing_function, _fail_status, _macro, _reaching,
                                                        _split_top, _status_of, _strip, _unread)
 from aclnn_conformance.extract.host_code.promotion import _dexpr, _dtype_values
-from aclnn_conformance.extract.host_code.statements import _forget_in_text, _is_checker
+from aclnn_conformance.extract.host_code.statements import _forget_in_text, _is_checker, only_succeeds
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS, _cast_cannot_fail, _m_cast
 from aclnn_conformance.extract.host_code.cast_routes import route_check
 from aclnn_conformance.extract.host_code.ranks import _dims_local, _rank, _select_local
@@ -75,6 +75,8 @@ def _call_fn(w: Walk, fn: Function, args: list[str], env: dict, fail: int | None
     left in it."""
     if _recognised_helper(w, fn, args, env, fail):
         return True
+    if only_succeeds(fn):
+        return True   # its checks return false, which its aclnnStatus holds as ACLNN_SUCCESS
     left: dict[str, Any] = {}
     # a function passed for a function-pointer parameter (ops-math
     # conversion/circular_pad_grad/op_api/circular_pad_backward_common.h:72 ``CheckShapeFn checkShapeFn``):
