@@ -49,7 +49,10 @@ def _class(status: int | None) -> str:
 
 
 def unit_test_folders(root: Path, families: tuple[str, ...]) -> list[Path]:
-    return [p for f in families for p in sorted((root / f).glob("*/tests/ut/op_api"))]
+    """The op_api unit-test folders of the families: ``<op>/tests/ut/op_api`` and, where the op_api
+    sits in op_host, ``<op>/tests/ut/op_host/op_api`` (ops-nn norm/add_rms_norm, ops-transformer)."""
+    return [p for f in families for layout in ("*/tests/ut/op_api", "*/tests/ut/op_host/op_api")
+            for p in sorted((root / f).glob(layout))]
 
 
 def st_files(root: Path, families: tuple[str, ...]) -> list[Path]:
@@ -369,12 +372,24 @@ _RULE_PARAMS: dict[str, dict[str, set[str]]] = {}
 # cmake/ut.cmake:342, ops-nn cmake/ut.cmake:370-372 at c41933244c31 / e5c3fa9327ea): the others never run
 BUILT_TEST_FILE = re.compile(r"test_aclnn_[^/]*\.cpp")
 NOT_BUILT = ("a vendor test the vendor does not run (its file is not a test_aclnn_*.cpp, the only op_api "
-             "unit-test files the vendor's CMake compiles)")
+             "unit-test files the vendor's CMake compiles, or its op_host/op_api folder has no CMakeLists.txt)")
 
 
-def vendor_builds(source: str) -> bool:
-    """Whether the vendor's CI compiles the unit-test file of ``source`` (``path:line``)."""
-    return BUILT_TEST_FILE.fullmatch(source.rsplit(":", 1)[0].rsplit("/", 1)[-1]) is not None
+def vendor_builds(source: str, unbuilt_folders: frozenset[str] = frozenset()) -> bool:
+    """Whether the vendor's CI compiles the unit-test file of ``source`` (``path:line``): a
+    test_aclnn_*.cpp outside ``unbuilt_folders`` (``unbuilt_test_folders``)."""
+    path = source.rsplit(":", 1)[0]
+    return BUILT_TEST_FILE.fullmatch(path.rsplit("/", 1)[-1]) is not None and \
+        path.rsplit("/", 1)[0] not in unbuilt_folders
+
+
+def unbuilt_test_folders(root: Path, folders: list[Path]) -> frozenset[str]:
+    """The ``tests/ut/op_host/op_api`` folders without a CMakeLists.txt, as sources name them
+    (``<checkout>/<path>``): the op_host folder's CMakeLists.txt adds only the subfolders that have
+    one (ops-math math/logical_or/tests/ut/op_host/CMakeLists.txt:11-16, whose op_api copy of the
+    unit test is never compiled)."""
+    return frozenset(f"{root.name}/{f.relative_to(root).as_posix()}" for f in folders
+                     if f.parent.name == "op_host" and not (f / "CMakeLists.txt").is_file())
 
 
 def family_of_test(source: str) -> str:
@@ -429,6 +444,7 @@ def measure(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
         checkout = open_checkout(path)
         commits[checkout.repository] = checkout.commit
         folders = unit_test_folders(checkout.root, measured_families(checkout.repository, checkout.root.name, data))
+        unbuilt = unbuilt_test_folders(checkout.root, folders)
         files, _ = collect([str(f) for f in folders])
         for f in files:
             try:
@@ -440,7 +456,7 @@ def measure(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
             for vc in result.cases:
                 if not vc.has_spec or not operator(vc.op).modules[0].startswith("data:"):
                     continue
-                rows.append(_row(vc))
+                rows.append(_row(vc, unbuilt))
     families = sorted({r["family"] for r in rows})
     built = [r for r in rows if r["built"]]
     return {"schema": "aclnn-conformance/agreement/1", "vendor": commits, "rows": rows,
@@ -485,7 +501,7 @@ def holds_bar(per: dict[str, dict[str, int]]) -> bool:
     return total > 0 and agree >= BAR * total and all(v["agree"] >= BAR * v["of"] for v in per.values())
 
 
-def _row(vc) -> dict[str, Any]:
+def _row(vc, unbuilt: frozenset[str] = frozenset()) -> dict[str, Any]:
     spec = operator(vc.op).spec
     vendor = vc.expected.exact_status()
     product = vc.product or "atlas-a2"
@@ -498,7 +514,7 @@ def _row(vc) -> dict[str, Any]:
            "vendor": vendor,
            "class": _class(vendor), "ours": ours, "expected": expected.describe(),
            "rule": expected.rule_id, "problems": list(vc.problems), "agree": agree,
-           "built": vendor_builds(vc.source)}
+           "built": vendor_builds(vc.source, unbuilt)}
     if not agree:
         row["cause"] = cause(row, spec)
     return row

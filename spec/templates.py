@@ -541,9 +541,11 @@ def _dtype_expr_in(call: CallView, a: Mapping) -> bool:
 
 
 def _string_in(call: CallView, a: Mapping) -> bool:
-    """The string argument (``const char*``) is not one of ``values``; a null string is the null
-    rule's."""
+    """The string argument (``const char*``) is not one of ``values`` (with ``prefix``, begins with
+    none of them, as ``strncmp(s, w, strlen(w))`` compares); a null string is the null rule's."""
     v = call.attrs.get(a["attr"])
+    if a.get("prefix"):
+        return isinstance(v, str) and not any(v.startswith(x) for x in a["values"])
     return isinstance(v, str) and v not in a["values"]
 
 
@@ -1097,6 +1099,8 @@ def int_value(call: CallView, e: Any) -> int | None:
         return v if isinstance(v, int) and not isinstance(v, bool) else None
     if head == "elem":   # element i of an integer array: None for a null array or one of i elements or fewer
         values = call.attrs.get(e[1])
+        if isinstance(values, (list, tuple)) and values and all(isinstance(v, bool) for v in values):
+            values = [int(v) for v in values]   # a bool array's element: 1 or 0, as C reads it
         values = _int_values(values) if isinstance(values, (list, tuple)) else None
         return values[e[2]] if values is not None and 0 <= e[2] < len(values) else None
     if head == "rank":

@@ -202,3 +202,29 @@ def _project_routes_are_its_files(route: str, routes: dict) -> None:
     assert "aclnnGer" in in_files and set(routes[route]) == in_files
     md = (data / "agreement.md").read_text(encoding="utf-8")
     assert f"| {route} | {len(in_files)} | " in md
+
+
+def test_the_unit_tests_beside_an_op_host_op_api_are_measured(tmp_path):
+    """ops-nn keeps some op_api unit tests in ``<op>/tests/ut/op_host/op_api`` (norm/add_rms_norm,
+    whose CMake compiles them: ops-nn cmake/ut.cmake:366-372); both layouts are measured."""
+    from aclnn_conformance.extract.agreement import unit_test_folders
+    for layout in ("a/tests/ut/op_api", "b/tests/ut/op_host/op_api", "c/tests/ut/op_kernel"):
+        (tmp_path / "fam" / layout).mkdir(parents=True)
+    found = [p.relative_to(tmp_path).as_posix() for p in unit_test_folders(tmp_path, ("fam",))]
+    assert found == ["fam/a/tests/ut/op_api", "fam/b/tests/ut/op_host/op_api"]
+
+
+def test_an_op_host_unit_test_folder_without_its_cmake_file_is_not_built(tmp_path):
+    """ops-math's op_host/CMakeLists.txt adds only the subfolders holding a CMakeLists.txt
+    (math/logical_or/tests/ut/op_host/CMakeLists.txt:11-16): a stale op_api copy there never runs."""
+    from aclnn_conformance.extract.agreement import unbuilt_test_folders, unit_test_folders, vendor_builds
+    root = tmp_path / "ops-x"
+    for layout in ("a/tests/ut/op_api", "b/tests/ut/op_host/op_api", "c/tests/ut/op_host/op_api"):
+        (root / "fam" / layout).mkdir(parents=True)
+    (root / "fam" / "c/tests/ut/op_host/op_api/CMakeLists.txt").write_text("")
+    unbuilt = unbuilt_test_folders(root, unit_test_folders(root, ("fam",)))
+    assert unbuilt == {"ops-x/fam/b/tests/ut/op_host/op_api"}
+    assert not vendor_builds("ops-x/fam/b/tests/ut/op_host/op_api/test_aclnn_b.cpp:9", unbuilt)
+    assert vendor_builds("ops-x/fam/c/tests/ut/op_host/op_api/test_aclnn_c.cpp:9", unbuilt)
+    assert vendor_builds("ops-x/fam/a/tests/ut/op_api/test_aclnn_a.cpp:9", unbuilt)
+    assert not vendor_builds("ops-x/fam/a/tests/ut/op_api/test_a.cpp:9", unbuilt)

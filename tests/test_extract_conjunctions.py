@@ -50,6 +50,22 @@ def test_a_string_argument_none_of_the_words_is_a_string_in_rule():
     assert not rule(call(None))     # a null string is the null rule's
 
 
+def test_a_string_argument_beginning_with_none_of_the_words_is_a_prefix_rule():
+    """``strncmp(s, w, strlen(w)) == 0`` is true for any s beginning with w (ops-nn
+    norm/instance_norm/op_host/op_api/aclnn_instance_norm.cpp:65-66)."""
+    cond = ('!(strncmp(approximate, "tanh", strlen("tanh")) == 0 || '
+            'strncmp(approximate, "none", strlen("none")) == 0)')
+    events = _walk(STRING_ARG % cond, STRING_NAMES)
+    args = {"attr": "approximate", "values": ["tanh", "none"], "prefix": True}
+    assert _rules(events) == [("check", "string_in", args, 161002)]
+    rule = predicate("string_in", args)
+    call = lambda v: CallView({}, {"approximate": v}, frozenset())  # noqa: E731
+    assert rule(call("erf")) and rule(call("")) and rule(call("tan"))
+    assert not rule(call("tanh")) and not rule(call("none2"))
+    mixed = ('!(strncmp(approximate, "tanh", strlen("tanh")) == 0 || approximate_mode == "none")')
+    assert _walk(STRING_ARG % mixed, STRING_NAMES)[-1].kind == "unread"   # a prefix and a word: not one rule
+
+
 def test_a_string_compared_with_a_sentence_or_two_strings_stays_unread():
     events = _walk(STRING_ARG % 'approximate_mode != "no such mode"', STRING_NAMES)
     assert events[-1].kind == "unread"       # only a one-word literal is kept by the reader

@@ -39,8 +39,19 @@ def test_a_dim_range_candidate_sets_every_element_of_an_integer_array():
 def test_a_string_candidate_is_no_accepted_word():
     args = {"attr": "approximate", "values": ["tanh", "none"]}
     made = [build(_call((2,), approximate="tanh")) for build in _candidates({"template": "string_in", "args": args})]
-    assert [c.attrs["approximate"] for c in made] == ["tanhx", ""]
+    assert [c.attrs["approximate"] for c in made] == ["tanx", ""]
     assert all(predicate("string_in", args)(view_of_case(c)) for c in made)
+
+
+def test_a_string_prefix_candidate_begins_with_no_accepted_word():
+    """``strncmp(s, "NHWC", strlen("NHWC")) == 0`` accepts "NHWCx": the candidate changes a letter of
+    the word itself, so that it begins with none of them."""
+    args = {"attr": "dataFormat", "values": ["NHWC", "NCHW"], "prefix": True}
+    made = [build(_call((2,), dataFormat="NCHW")) for build in _candidates({"template": "string_in", "args": args})]
+    assert [c.attrs["dataFormat"] for c in made] == ["NHWx", ""]
+    violated = predicate("string_in", args)
+    assert all(violated(view_of_case(c)) for c in made)
+    assert not violated(view_of_case(_call((2,), dataFormat="NHWCx")))   # begins with an accepted word
 
 
 OUTER = {"param": "self", "shape": [["vec1", 0, 0], ["vec2", 0, 0]]}

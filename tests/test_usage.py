@@ -99,7 +99,7 @@ def test_shares_by_apis_and_by_weight_and_the_rest_in_order_of_use(tmp_path):
 @pytest.mark.slow
 def test_the_scope_command_answers_for_a_workload(tmp_path):
     f = tmp_path / "ops.txt"
-    f.write_text("aclnnAdd 7\naclnnNoSuchApi 3\n")
+    f.write_text("aclnnGelu 7\naclnnNoSuchApi 3\n")   # aclnnGelu: activation, a family at the bar
     out = subprocess.run([sys.executable, "-m", "aclnn_conformance.cli", "scope", "--usage", str(f),
                           "--json", str(tmp_path / "s.json")], capture_output=True, text=True, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
@@ -115,7 +115,7 @@ def test_the_scope_command_answers_for_a_workload(tmp_path):
 def test_a_usage_table_of_the_shipped_kind_is_read_as_a_table(tmp_path):
     f = tmp_path / "usage.tsv"   # a newer count, laid out like the shipped one: weighted by call sites
     f.write_text("api\tn_consumers\tcall_sites\tvendor_repo\n"
-                 "aclnnAdd\t3\t30\tops-math\naclnnNoSuchApi\t2\t10\tops-nn\naclnnRare\t1\t99\tops-nn\n")
+                 "aclnnGelu\t3\t30\tops-nn\naclnnNoSuchApi\t2\t10\tops-nn\naclnnRare\t1\t99\tops-nn\n")
     assert is_usage_table(f) and not is_usage_table(_plain(tmp_path))
     out = subprocess.run([sys.executable, "-m", "aclnn_conformance.cli", "scope", "--usage", str(f)],
                          capture_output=True, text=True, cwd=tmp_path)

@@ -222,25 +222,31 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     success return skipping the kernel leaves the values to _status_neutral_return. A kernel's result
     whose shape differs between the sides is held per side (a check of it made under each guard), or
     known on one side only (a check of it unread for the other side's calls)."""
-    g = _guard(w, _without_true_product_terms(w, stmt.cond, env), env) or _null_test_guard(w, stmt, env)
+    cond = _without_true_product_terms(w, stmt.cond, env)
+    g = _guard(w, cond, env) or _null_test_guard(w, stmt, env)
     success = {"return true", *(f"return {n}" for n in SUCCESS_NAMES)}
     returns_success = any(s.kind == "return" and s.text.strip().rstrip(";").strip() in success
                           for s in _flatten(stmt.then + stmt.orelse))
     by_value = False
-    if g is None and (not returns_success or w.depth == w.api_depth):
+    # a check function ending its checks early (``if (mode == K) { return true; }``, ops-math
+    # math/div/op_api/aclnn_div.cpp:346-348): the checks after it hold for the calls not taking it
+    ends_checks = fail is not None and w.depth != w.api_depth and all(
+        s.text.strip().rstrip(";").strip() == "return true" for s in _flatten(stmt.then + stmt.orelse)
+        if s.kind == "return")
+    if g is None and (not returns_success or w.depth == w.api_depth or ends_checks):
         # a success return on a value test in GetWorkspaceSize itself: the calls taking it succeed,
         # their values are not judged (whatever that side computes)
-        test = _value_test(w, stmt.cond, env)
-        g, by_value = (None, False) if test is None else (("value", test), returns_success)
+        test = _value_test(w, cond, env)
+        g, by_value = (None, False) if test is None else (("value", test), returns_success and not ends_checks)
         # a conjunction of guards and value tests (``dimSize == 0 && noop == true``), or a disjunction
         # (``self->IsEmpty() || outputSize == 0``: ops-nn index/repeat_interleave/op_api/aclnn_repeat_interleave.cpp:525)
         for op, name in (("&&", "and"), ("||", "or")):
-            parts = _split_top(_strip(stmt.cond), op)
+            parts = _split_top(_strip(cond), op)
             atoms = [_guard(w, p, env) or (("value", t) if (t := _value_test(w, p, env)) is not None else None)
                      or (("not", ("null", n)) if (n := _nonnull_param(p, env)) is not None else None)
                      for p in parts] if len(parts) > 1 and g is None else [None]
             if None not in atoms:
-                g, by_value = (name, *atoms), returns_success
+                g, by_value = (name, *atoms), returns_success and not ends_checks
     if g is None or (_has_atom(g, "empty") and not _plain_exit(stmt)):
         return False   # an empty tensor's branch computing something is the empty return's to read
     ended, changed, partly = [], [], []
@@ -467,7 +473,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
         rest = re.sub(r"\bif\s*\(\s*\w+\s*(?:==|<=)\s*0\s*\)\s*\{(?:\s*(?:\w+\s*=\s*(?:-?\s*\d+|true|false)|\w+\s*\+\+|"
                       r"\+\+\s*\w+)\s*;)+\s*\}", "", rest)
     n = re.escape(name)
-    if value[0] in ("shape-of", "built-shape", "shape-expr") and \
+    if value[0] in ("shape-of", "built-shape", "shape-expr", "dims-vector") and \
             not re.search(rf"&\s*{n}\s*=", stmt.text):   # set in order, in branches the walk merges (no reference)
         start = stmt.offset - fn.body_offset + len(stmt.text)
         for s in _in_order_mutations(statements(fn.body, fn.body_offset), name):
@@ -484,7 +490,7 @@ def _forget_if_mutated(src: SourceFile, stmt: Stmt, env: dict, name: str) -> Non
     rest = pointer_reads_blanked(src.functions, rest, name)   # ``&s`` to a helper only reading it
     if value[0] == "shape-of":   # set in a then block: the else block after it is not on its way
         rest = untaken_else_blanked(rest)
-    changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|emplace_back|"
+    changed = re.search(rf"\b{n}\s*(?:\.\s*(?:Set\w*|Append\w*|\w*Insert\w*|push_back|pop_back|emplace_back|"
                         rf"resize|clear|erase)\s*\(|\[[^\[\];]*\]\s*(?:=(?!=)|\+\+|--|[-+*/]=)|=(?!=)|\+\+|--|[-+*/]=)|"
                         rf"(?<!&)&(?!&)\s*{n}\b|\+\+\s*{n}\b|&\s*\w+\s*=\s*{n}\s*\[|\b{n}\s*\[[^\]]*\[", rest)
     for m in re.finditer(rf"([!(,]?)\s*((?:op::)?BroadcastInferShape|[A-Za-z_][\w:]*)\s*\(([^;]*?)\b{n}\s*\)", rest):

@@ -36,7 +36,8 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
     env = selects_decided(w.guards, env)   # a local chosen on a rank test the branch decides
     string = _string_test(w, cond, env)
     if string is not None:   # a string argument none of the words the code accepts
-        _check(w, src, offset, "string_in", _args(attr=string[0], values=string[1]), code, text)
+        _check(w, src, offset, "string_in", _args(attr=string[0], values=string[1],
+                                                  **({"prefix": True} if string[2] else {})), code, text)
         return
     test = _value_test(w, cond, env)
     if test is not None and _has_compare(test):   # a condition on scalar values: one rule
@@ -96,6 +97,8 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
             test = _int_test(w, " && ".join(data), env) if rule is None else None
             if test is not None and templates_int_leaves(test):   # comparisons of integers, joined
                 rule = "int_test", _args(test=test)
+            if rule is None and _value_guarded(w, src, offset, data, env, code, text):
+                return
             if rule is None:
                 raise Unreadable(f"the condition {cond!r}")
             _check(w, src, offset, rule[0], rule[1], code, text)   # one part the rule, the others its when
@@ -111,6 +114,29 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
         return
     template, args = _dtype_atom(w, cond, env) or _atom(w, cond, env)
     _check(w, src, offset, template, args, code, text)
+
+
+def _value_guarded(w: Walk, src: SourceFile, offset: int, parts: list[str], env: dict, code: int,
+                   text: str) -> bool:
+    """A failure on a conjunction of tests of the call's argument values and one other condition
+    (``(mode == MODE_TRUNC_DIV || mode == MODE_FLOOR_DIV) && (promoteType == DT_COMPLEX128 || ...)``,
+    ops-math math/div/op_api/aclnn_div.cpp:232-236): the other condition's checks, made for the calls
+    whose values pass the tests (a ``value`` guard). False, reading nothing, for anything else."""
+    tests = [_value_test(w, p, env) for p in parts]
+    values = [t for t in tests if t is not None]
+    rest = [p for p, t in zip(parts, tests) if t is None]
+    if not values or len(values) + len(rest) != len(parts) or len(rest) != 1:
+        return False
+    mark, guards = len(w.events), len(w.guards)
+    w.guards.append(("value", values[0] if len(values) == 1 else ("and", *values)))
+    try:
+        _data_condition(w, src, offset, rest[0], env, code, text)
+    except Unreadable:
+        del w.events[mark:]
+        return False
+    finally:
+        del w.guards[guards:]
+    return True
 
 
 def _decide(e: Any, atom: tuple, holds: bool) -> Any:
@@ -252,7 +278,8 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
         g = ("no-dims", held.name)   # an integer array naming no dim
         return g if nm.group(2) == "==" else ("not", g)
     lm = re.fullmatch(r"(\w+)\s*->\s*Size\(\)\s*(==|!=|<=|>=|<|>)\s*(\d+)", cond)
-    if lm and isinstance(env.get(lm.group(1)), T) and "IntArray" in w.ptypes.get(env[lm.group(1)].name, ""):
+    if lm and isinstance(env.get(lm.group(1)), T) and \
+            re.search(r"(?:Int|Bool)Array", w.ptypes.get(env[lm.group(1)].name, "")):
         return ("attr-len", env[lm.group(1)].name, lm.group(2), int(lm.group(3)))   # the array's length
     if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
         return env[cond][1]
@@ -292,6 +319,11 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
     if cond.startswith("!") and not cond.startswith("!="):
         g = _guard(w, cond[1:], env)
         return None if g is None else ("not", g)
+    bm = re.fullmatch(r"\(\s*\*\s*(\w+)\s*\)\s*\[[^\[\]]+\]", cond)
+    if bm and isinstance(env.get(bm.group(1)), T) and "BoolArray" in w.ptypes.get(env[bm.group(1)].name, ""):
+        # a bool array's element as the condition (aclnn_layer_norm_backward.cpp:269 ``(*outputMask)[0]``)
+        test = _int_test(w, f"{cond} != 0", env)
+        return None if test is None else ("int", test)
     for op in ("==", "!="):
         parts = _split_top(cond, op)
         if len(parts) == 2:

@@ -88,14 +88,19 @@ def passed_length_checks(w: Walk) -> list:
     """The guards every call reaching the statement being walked holds because it passed an earlier
     check failing on an integer array's length (``OP_CHECK(outputSize->Size() == 2, ...)``, ops-nn
     index/gather_elements/op_api/aclnn_max_unpool2d_backward.cpp:106-109): ``("not", g)`` of each
-    such check made for every call (no ``when``), so ``(*outputSize)[1]`` after it is inside the array."""
+    such check made for every call (no ``when``), or under guards the walk is still under (a check after
+    the empty-tensor return: ops-nn norm/batch_norm_grad_v3/op_host/op_api/aclnn_batch_norm_backward.cpp:80),
+    so ``(*outputSize)[1]`` after it is inside the array."""
     passed = []
     for e in w.events:
         args = dict(e.args) if e.kind == "check" and e.template == "int_test" else {}
         test = args.get("test")
-        if "when" not in args and isinstance(test, tuple) and test[:1] == ("guard",) and test[1][:1] == ("attr-len",):
+        when = args.pop("when", None)
+        if when is not None and not all(g in w.guards for g in (when[1:] if when[:1] == ("and",) else (when,))):
+            continue   # made for other calls than those reaching here
+        if isinstance(test, tuple) and test[:1] == ("guard",) and test[1][:1] == ("attr-len",):
             passed.append(("not", test[1]))
-        elif "when" not in args and isinstance(test, tuple) and len(test) == 3 and \
+        elif isinstance(test, tuple) and len(test) == 3 and \
                 isinstance(test[1], tuple) and test[1][:1] == ("len",) and _is_int(test[2]):
             passed.append(("not", ("attr-len", test[1][1], test[0], test[2])))   # [op, ["len", a], n]
     return passed

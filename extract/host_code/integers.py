@@ -123,8 +123,8 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
 
 
 def _array_length(w: Walk, expr: str, env: dict) -> tuple | None:
-    """``a->Size()`` of an integer array argument (cast to a signed integer or not), or a local holding
-    it: ("len", a); None otherwise."""
+    """``a->Size()`` of an integer, bool or float array argument (cast to a signed integer or not), or a
+    local holding it: ("len", a); None otherwise."""
     expr = _strip(expr)
     cast = re.fullmatch(r"(?:static_cast<\s*(?:int64_t|size_t|uint64_t)\s*>|\(\s*(?:int64_t|size_t|uint64_t)\s*\))\s*\((.*)\)",
                         expr, re.S) or re.fullmatch(r"\(\s*(?:int64_t|size_t|uint64_t)\s*\)\s*(\w+\s*->\s*Size\(\))", expr)
@@ -134,7 +134,9 @@ def _array_length(w: Walk, expr: str, env: dict) -> tuple | None:
         expr = held.text.strip()
     m = re.fullmatch(r"(\w+)\s*->\s*Size\(\)", expr)
     array = env.get(m.group(1)) if m else None
-    return ("len", array.name) if isinstance(array, T) and "IntArray" in w.ptypes.get(array.name, "") else None
+    # an int, bool or float array: its length alone is read (aclnn_layer_norm_backward.cpp:264 ``outputMask``)
+    return ("len", array.name) if isinstance(array, T) and \
+        re.search(r"(?:Int|Bool|Float)Array", w.ptypes.get(array.name, "")) else None
 
 
 def _iexpr_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:

@@ -438,14 +438,14 @@ def _every_dim_if_empty(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool
 
 
 def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
-    """``(*a)[i]`` with ``a`` the API's integer array and ``i`` a constant the guards the walk runs
+    """``(*a)[i]`` with ``a`` the API's integer (or bool) array and ``i`` a constant the guards the walk runs
     under keep below the array's length: ("iexpr", ("elem", a, i)); Unreadable for an element those
     guards do not keep in the array (aclIntArray's operator[] does not check); None for another
     expression."""
     m = re.fullmatch(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[([^\[\]]+)\]", expr, re.S)   # one element, not a product of them
     held = env.get(m.group(1)) if m else None
-    if not (isinstance(held, T) and "IntArray" in w.ptypes.get(held.name, "")):
-        return None
+    if not (isinstance(held, T) and re.search(r"(?:Int|Bool)Array", w.ptypes.get(held.name, ""))):
+        return None   # an int array's element, or a bool array's (1 or 0: ``(*outputMask)[0]``)
     index = reenter.value(w, m.group(2), env)
     if not _is_int(index) or index < 0 or \
             _least_length(w.guards + passed_length_checks(w), held.name) <= index:

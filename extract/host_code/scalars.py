@@ -161,14 +161,25 @@ def _string_local(w: Walk, text: str, env: dict) -> tuple[str, tuple] | None:
     return None if arg is None else (m.group(1), ("string-of", arg))
 
 
-def _string_test(w: Walk, cond: str, env: dict) -> tuple[str, list[str]] | None:
+_PREFIX_TEST = re.compile(r'strncmp\(\s*(\w+)\s*,\s*"(\w+)"\s*,\s*strlen\(\s*"\2"\s*\)\s*\)\s*(==|!=)\s*0')
+
+
+def _string_test(w: Walk, cond: str, env: dict) -> tuple[str, list[str], bool] | None:
     """A failure condition that a string argument is none of some words: ``s != "a" && s != "b"``
-    or ``!(s == "a" || s == "b")``: (argument, the words); None for anything else."""
+    or ``!(s == "a" || s == "b")``, or begins with none of them (``strncmp(s, "a", strlen("a")) != 0``,
+    ops-nn norm/instance_norm/op_host/op_api/aclnn_instance_norm.cpp:65-66): (argument, the words,
+    whether a word is a prefix); None for anything else or a mix of the two."""
     cond = _strip(cond)
     if cond.startswith("!(") and match_close(cond, 1) == len(cond) - 1:
         parts, op = _split_top(_strip(cond[2:-1]), "||"), "=="
     else:
         parts, op = _split_top(cond, "&&"), "!="
+    prefixed = [_PREFIX_TEST.fullmatch(_strip(p)) for p in parts]
+    if all(prefixed):
+        names = {_string_of(w, m.group(1), env) for m in prefixed}
+        if len(names) != 1 or None in names or any(m.group(3) != op for m in prefixed):
+            return None
+        return names.pop(), [m.group(2) for m in prefixed], True
     names, words = set(), []
     for part in parts:
         two = _split_top(part, op)
@@ -183,7 +194,7 @@ def _string_test(w: Walk, cond: str, env: dict) -> tuple[str, list[str]] | None:
             return None
         names.add(name)
         words.append(_strip(lit[0])[1:-1])
-    return (names.pop(), words) if len(names) == 1 else None
+    return (names.pop(), words, False) if len(names) == 1 else None
 
 
 def _scalar_local(text: str, env: dict) -> tuple | None:

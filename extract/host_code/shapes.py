@@ -719,6 +719,32 @@ def _append_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
     return True
 
 
+def vector_pop_back(stmt: Stmt, env: dict) -> bool:
+    """``v.pop_back();`` on a vector holding a shape's dims (``ToShapeVector``): the dims but the last
+    (a ``slice``, none for a rank-0 shape, where pop_back is undefined); another vector held is not
+    known after it (ops-math math/logdet/op_api/aclnn_logdet.cpp:72-74)."""
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*pop_back\s*\(\s*\)\s*;?", stmt.text.strip())
+    held = env.get(m.group(1)) if m else None
+    if not (isinstance(held, tuple) and held[:1] == ("dims-vector",)):
+        return False
+    shape = _shape_expr_of(held[1])
+    env[m.group(1)] = Opaque(stmt.text.strip()) if shape is None else \
+        ("dims-vector", ("shape-expr", ("slice", shape, 0, ("-", ("srank", shape), 1))))
+    return True
+
+
+def to_shape(stmt: Stmt, env: dict) -> bool:
+    """``ToShape(v, s);`` of a vector holding a shape's dims: s holds that shape (opbase
+    src/nnopbase/common/utils/shape_utils.cpp:57-68, SetDimNum then SetDim of each element)."""
+    m = re.fullmatch(r"(?:op::)?ToShape\s*\(\s*([A-Za-z_]\w*)\s*,\s*([A-Za-z_]\w*)\s*\)\s*;?", stmt.text.strip())
+    held = env.get(m.group(1)) if m else None
+    shape = _shape_expr_of(held[1]) if isinstance(held, tuple) and held[:1] == ("dims-vector",) else None
+    if shape is None or isinstance(env.get(m.group(2)), T):
+        return False
+    env[m.group(2)] = ("shape-expr", shape)
+    return True
+
+
 # what the modules below call back into (they cannot import this one): see reenter.py
 reenter.shape_expr_at = _shape_expr_at
 reenter.shape_expr_of = _shape_expr_of

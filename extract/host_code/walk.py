@@ -23,7 +23,7 @@ from aclnn_conformance.extract.host_code.shapes import (_append_dim, _brace_shap
                                                         _m_broadcast, _m_broadcast_infer, _m_broadcast_with_shape,
                                                         _m_check_shape_all_equal, _m_shape_equal, _m_shape_expected,
                                                         _m_shape_scalar_equal, _scalar_same_check, _set_dim,
-                                                        _split_shape)
+                                                        _split_shape, to_shape, vector_pop_back)
 from aclnn_conformance.extract.host_code.nulls import (_contiguous_null_check, _false_status_null_guard,
                                                        _m_check_not_null, _m_null, _nonnull_names, _null_guard,
                                                        _null_or_empty_guard, _run_guarded, _run_when_given)
@@ -253,7 +253,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         return
     if IGNORED_CALLS.match(text) or text.startswith(("(void)", "static_cast<void>")):
         return
-    if _set_dim(w, stmt, env) or _append_dim(w, stmt, env):
+    if _set_dim(w, stmt, env) or _append_dim(w, stmt, env) or vector_pop_back(stmt, env) or to_shape(stmt, env):
         return
     mac = _macro(text) if stmt.kind == "call" else None
     if mac:

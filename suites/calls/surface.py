@@ -258,10 +258,18 @@ def int_test_changes(test: Any) -> list[Callable[[Case], Case]]:
                     lambda c, t=leaf[1]: with_shape(c, t, tuple(c.tensors[t].desc.shape)[1:])]
             out += [lambda c, t=leaf[1], r=r, along=along: _with_rank(c, t, r, along)
                     for along in (False, True) for r in range(9)]
-        elif leaf[0] == "len":   # the array cut or padded with 2s to each length up to 8
-            out += [lambda c, n=leaf[1], r=r: c.with_attrs(**{n: (list(c.attrs.get(n) or []) + [2] * r)[:r]})
+        elif leaf[0] == "len":   # the array cut or padded to each length up to 8 (2s, or its last element's kind)
+            out += [lambda c, n=leaf[1], r=r: c.with_attrs(**{n: _resized_array(c.attrs.get(n), r)})
                     for r in range(9)]
     return out
+
+
+def _resized_array(values: Any, length: int) -> list:
+    """``values`` cut or padded to ``length``: padded with 2s, or with its last element where that is a
+    bool or a float (a bool array stays a bool array)."""
+    values = list(values or [])
+    pad = values[-1] if values and isinstance(values[-1], (bool, float)) else 2
+    return (values + [pad] * length)[:length]
 
 
 def _array_shape_changes(test: Any) -> list[Callable[[Case], Case]]:

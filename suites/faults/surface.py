@@ -128,9 +128,12 @@ def _candidates(rule: dict) -> list[Callable[[Case], Case]]:
     if t == "attr_in_rank_range":   # one past the bound the base call's tensor rank gives
         return [lambda c, key=key, step=step: _with_rank_bound(c, a, key, step)
                 for key, step in (("max", 1), ("min", -1)) if key in a]
-    if t == "string_in":   # a word the code accepts with a letter changed, and the empty string
-        return [lambda c, v=v: c.with_attrs(**{a["attr"]: v})
-                for v in (a["values"][0] + "x", "") if v not in a["values"]]
+    if t == "string_in":   # a word the code accepts with its last letter changed, and the empty string
+        word = a["values"][0]
+        changed = word[:-1] + ("y" if word.endswith("x") else "x")
+        refused = [v for v in (changed, "") if v not in a["values"]
+                   and not (a.get("prefix") and any(v.startswith(x) for x in a["values"]))]
+        return [lambda c, v=v: c.with_attrs(**{a["attr"]: v}) for v in refused]
     if t == "attr_range":
         bad = [a["min"] - 1] if "min" in a else []
         bad += [a["max"] + 1] if "max" in a else []
