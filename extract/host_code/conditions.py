@@ -18,7 +18,8 @@ from aclnn_conformance.extract.host_code.integers import _iexpr_atom, _int_atom,
 from aclnn_conformance.extract.host_code.casts import _cast_args
 from aclnn_conformance.extract.host_code.ranks import _dims_atom, _dims_conjunction, _rank_compare, _raw_dim_size_zero
 from aclnn_conformance.extract.host_code.shapes import _format_guard, _shape_atom, _shape_guard
-from aclnn_conformance.extract.host_code.nulls import _drop_nonnull, _flag_atom, _given_atom, _null_conjunction
+from aclnn_conformance.extract.host_code.nulls import (_drop_nonnull, _flag_atom, _given_atom, _nonnull_param,
+                                                       _null_conjunction)
 from aclnn_conformance.extract.host_code.dtypes import (_DCLASS, _DCLASS_NAMES, _computed, _dlist, _dtype_atom,
                                                         _dtype_conjunction, _dtype_or_opaque, _expand, _list_find)
 from aclnn_conformance.extract.host_code.products import _product_bool, _product_chosen
@@ -87,6 +88,19 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
             if b is None:
                 data.append(p)
         if len(data) > 1:
+            nonnull = [p for p in data if _nonnull_param(p, env, w)]
+            others = [p for p in data if p not in nonnull]
+            if nonnull and len(others) == 1 and len(_split_top(_strip(others[0]), "||")) > 1:
+                # ``p != nullptr && (A || B)``: A and B each a check for the calls where p is given
+                # (ops-nn norm/batch_norm_v3/op_host/op_api/aclnn_batch_norm.cpp:212)
+                mark = len(w.guards)
+                w.guards.extend(("not", ("null", _nonnull_param(p, env, w))) for p in nonnull)
+                try:
+                    for part in _split_top(_strip(others[0]), "||"):
+                        _data_condition(w, src, offset, part, env, code, text)
+                finally:
+                    del w.guards[mark:]
+                return
             data = _drop_nonnull(w, data, env)
         if len(data) != 1 and (_dtype_conjunction(w, src, offset, data, env, code, text)
                                or _dims_conjunction(w, src, offset, data, env, code, text)):
@@ -469,6 +483,9 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "int_test", _args(test=("guard", g))
     if g[0] == "and":   # the first part a template expresses (arrays' lengths last), the others its when
         g = ("and", *[x for part in g[1:] for x in (part[1:] if part[0] == "and" else (part,))])
+        g = _formats_merged(g)
+        if g[0] != "and":   # all of it one tensor's formats
+            return _guard_atom(g)
         outs = [x[1] for x in g[1:] if x[0] == "not" and x[1][0] == "in" and len(x[1]) == 3]
         if len(outs) == len(g) - 1 and len({x[1] for x in outs}) == 1 and outs[0][1][0] == "of" and \
                 not any(n == "UNDEFINED" or n in _DCLASS_NAMES for x in outs for n in x[2]):
@@ -517,6 +534,8 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "castable", _cast_args(g[1], g[2])
     if g[0] == "format-same":
         return "formats_equal", _args(param=g[1], other=g[2])
+    if g[0] == "format-in":   # a tensor's storage format none of some (aclnn_batch_norm.cpp:167-168)
+        return "format_in", _args(param=g[1], formats=list(g[2]))
     if g[0] == "same" and all(e[0] == "of" for e in g[1:]):   # two tensors of one dtype
         return "dtypes_equal", _args(param=g[1][1], other=g[2][1])
     if g[0] == "same" and sum(e[0] == "of" for e in g[1:]) == 1 and any(_computed(e) for e in g[1:]):
@@ -526,6 +545,18 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
         return "combination_in", _args(params=[e[1] for e in g[1]],
                                        combinations=tuple(tuple((d,) for d in pair) for pair in g[2]), list=g[3])
     return None
+
+
+def _formats_merged(g: tuple) -> tuple:
+    """``("and", ...)`` with the parts saying one tensor's format is none of some formats made one
+    part (``f != NCDHW && f != NDHWC``: f none of both)."""
+    nots = [x for x in g[1:] if x[0] == "not" and x[1][0] == "format-in"]
+    tensors = {x[1][1] for x in nots}
+    if len(nots) < 2 or len(tensors) != 1:
+        return g
+    merged = ("not", ("format-in", tensors.pop(), tuple(f for x in nots for f in x[1][2])))
+    rest = [x for x in g[1:] if x not in nots]
+    return ("and", *rest, merged) if rest else merged
 
 
 def _lengths_only(g: tuple) -> bool:

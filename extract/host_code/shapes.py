@@ -189,7 +189,13 @@ def _format_guard(cond: str, env: dict) -> tuple | None:
     as a guard ``("format-in", t, (F,))``, negated for ``!=``; None for anything else."""
     op, two = next(((op, p) for op, p in ((op, _split_top(cond, op)) for op in ("==", "!=")) if len(p) == 2),
                    (None, None))
-    fx = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", _strip(two[0])) if two else None
+    left = _strip(two[0]) if two else ""
+    held = env.get(left)
+    if isinstance(held, Opaque) and re.fullmatch(FORMAT_OF, held.text.strip()):
+        # a local holding the tensor's format (``auto inputFormat = input->GetStorageFormat();``,
+        # ops-nn norm/batch_norm_v3/op_host/op_api/aclnn_batch_norm.cpp:158)
+        left = held.text.strip()
+    fx = re.fullmatch(r"(\w+)\s*->\s*GetStorageFormat\(\)", left) if two else None
     lit = _FORMAT_LITERAL.fullmatch(_strip(two[1])) if two else None
     if not (fx and lit and isinstance(env.get(fx.group(1)), T)):
         return None
