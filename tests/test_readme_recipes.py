@@ -75,7 +75,7 @@ def test_the_recipe_runs_as_written(tmp_path, title):
     for name, tree in CHECKOUTS.items():
         (work / name).symlink_to(tree, target_is_directory=True)
     # the workload list the lookup recipe asks about: one API covered, one of a family not extracted
-    (work / "my_model_ops.txt").write_text("aclnnAdd 12\naclnnIndexSelect 4\n", encoding="utf-8")
+    (work / "my_model_ops.txt").write_text("aclnnGelu 12\naclnnIndexSelect 4\n", encoding="utf-8")
     env = {**os.environ, "PATH": _path_with_console_script(tmp_path), "PYTHONPATH": ""}
     outputs = []
     for command in RECIPES[title]:
