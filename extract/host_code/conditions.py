@@ -9,6 +9,7 @@ from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, statements
 from aclnn_conformance.spec.templates import int_leaves as templates_int_leaves
+from aclnn_conformance.extract.host_code.model import array_param
 from aclnn_conformance.extract.host_code.model import (DList, Event, FORMAT_OF, Opaque, T, Unreadable, Walk, _End,
                                                        _Stop, _args, _check, _cite, _flatten, _macro, _split_colon,
                                                        _split_top, _status_of, _strip, _tensor)
@@ -292,8 +293,7 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
         g = ("no-dims", held.name)   # an integer array naming no dim
         return g if nm.group(2) == "==" else ("not", g)
     lm = re.fullmatch(r"(\w+)\s*->\s*Size\(\)\s*(==|!=|<=|>=|<|>)\s*(\d+)", cond)
-    if lm and isinstance(env.get(lm.group(1)), T) and \
-            re.search(r"(?:Int|Bool)Array", w.ptypes.get(env[lm.group(1)].name, "")):
+    if lm and array_param(w, env.get(lm.group(1)), ("Int", "Bool")):
         return ("attr-len", env[lm.group(1)].name, lm.group(2), int(lm.group(3)))   # the array's length
     if re.fullmatch(r"[A-Za-z_]\w*", cond) and isinstance(env.get(cond), tuple) and env[cond][:1] == ("guard",):
         return env[cond][1]
@@ -334,7 +334,7 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
         g = _guard(w, cond[1:], env)
         return None if g is None else ("not", g)
     bm = re.fullmatch(r"\(\s*\*\s*(\w+)\s*\)\s*\[[^\[\]]+\]", cond)
-    if bm and isinstance(env.get(bm.group(1)), T) and "BoolArray" in w.ptypes.get(env[bm.group(1)].name, ""):
+    if bm and array_param(w, env.get(bm.group(1)), ("Bool",)):
         # a bool array's element as the condition (aclnn_layer_norm_backward.cpp:269 ``(*outputMask)[0]``)
         test = _int_test(w, f"{cond} != 0", env)
         return None if test is None else ("int", test)

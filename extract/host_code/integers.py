@@ -9,6 +9,7 @@ from typing import Any
 from aclnn_conformance.extract.cpp import match_close, split_args
 from aclnn_conformance.extract.syntax import tokens
 from aclnn_conformance.spec.templates import int_leaves as templates_int_leaves, int_op
+from aclnn_conformance.extract.host_code.model import array_param
 from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Walk, _args, _is_int, _lin, _split_top,
                                                        _strip)
 from aclnn_conformance.extract.host_code.array_elements import element_compare_rule
@@ -135,8 +136,7 @@ def _array_length(w: Walk, expr: str, env: dict) -> tuple | None:
     m = re.fullmatch(r"(\w+)\s*->\s*Size\(\)", expr)
     array = env.get(m.group(1)) if m else None
     # an int, bool or float array: its length alone is read (aclnn_layer_norm_backward.cpp:264 ``outputMask``)
-    return ("len", array.name) if isinstance(array, T) and \
-        re.search(r"(?:Int|Bool|Float)Array", w.ptypes.get(array.name, "")) else None
+    return ("len", array.name) if array_param(w, array, ("Int", "Bool", "Float")) else None
 
 
 def _iexpr_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | None:

@@ -378,6 +378,12 @@ def _split_top(expr: str, op: str) -> list[str]:
     return split_top(expr, op)
 
 
+def array_param(w: "Walk", held: Any, kinds: tuple[str, ...] = ("Int",)) -> bool:
+    """``held`` is an API argument of one of the array types ``kinds`` (``"Int"``: aclIntArray,
+    ``"Bool"``: aclBoolArray, ``"Float"``: aclFloatArray), read from its C type."""
+    return isinstance(held, T) and any(f"{k}Array" in w.ptypes.get(held.name, "") for k in kinds)
+
+
 def _tensor(env: dict, expr: str) -> str:
     expr = _strip(expr)
     value = env.get(expr)

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args
+from aclnn_conformance.extract.host_code.model import array_param
 from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Walk, _args, _check, _enclosing_body,
                                                        _fail_status, _flatten, _is_int, _lin, _macro, _split_colon,
                                                        _split_top, _strip, _tensor)
@@ -444,7 +445,7 @@ def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
     expression."""
     m = re.fullmatch(r"\(\s*\*\s*([A-Za-z_]\w*)\s*\)\s*\[([^\[\]]+)\]", expr, re.S)   # one element, not a product of them
     held = env.get(m.group(1)) if m else None
-    if not (isinstance(held, T) and re.search(r"(?:Int|Bool)Array", w.ptypes.get(held.name, ""))):
+    if not array_param(w, held, ("Int", "Bool")):
         return None   # an int array's element, or a bool array's (1 or 0: ``(*outputMask)[0]``)
     index = reenter.value(w, m.group(2), env)
     if not _is_int(index) or index < 0 or \
