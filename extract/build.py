@@ -20,6 +20,7 @@ from aclnn_conformance.extract.opdef import bind, generated_events, read_opdef
 from aclnn_conformance.extract.opbase import Opbase, OpbaseChoice, OpbaseSource, choose_opbase
 from aclnn_conformance.spec.operator_data import SCHEMA, api_key, rule_prefix_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.spec.shared_expressions import share
 
 # repository folder name -> the families in the operator data (its main tree, never experimental/):
 # each joined when its strict agreement with the vendor's op_api unit tests held the bar
@@ -521,6 +522,6 @@ def write_records(records: list[dict], out: Path) -> list[Path]:
     for rec in records:
         path = out / rec["family"] / f"{rec['key']}.json"
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(rec, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        path.write_text(json.dumps(share(rec), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         written.append(path)
     return written

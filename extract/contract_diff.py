@@ -23,6 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from aclnn_conformance.spec.shared_expressions import resolve
+
 # Arguments that hold what a check accepts, not which check it is (they may change between releases).
 VALUE_ARGS = frozenset({"dtypes", "formats", "min", "max", "min_rank0", "max_rank0",
                         "combinations", "shape_expr", "dims", "keepdim", "scalar_same", "any",
@@ -92,6 +94,7 @@ def load_contract(folder: str | Path) -> dict[str, dict[str, list[ContractRule]]
         doc = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(doc, dict) or "rules" not in doc or "api" not in doc:
             continue
+        doc = resolve(doc)
         steps = list(doc.get("check_steps") or [])
         ordered = sorted(doc["rules"], key=lambda r: steps.index(r["step"])
                          if r.get("step") in steps else len(steps))

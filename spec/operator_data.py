@@ -27,6 +27,9 @@ The contract (schema ``aclnn-conformance/operator-data/1``):
   or ``unread`` and why, and ``empty_return`` (the empty-tensor early return read from the code).
 - ``errata`` (document against code) and ``unread`` (what the extractor could not read, where, why),
   ``coverage`` (covered | partly covered, and what is missing).
+- ``shared`` (optional): the rules' large repeated expressions, each written once; a rule holds
+  ``{"$ref": "#/shared/N"}`` where one stood (``spec.shared_expressions``). ``read_data`` puts them
+  back, so every reader of a loaded record sees the rules written out in full.
 
 The record a file becomes: ``spec`` from the data, ``values_judged`` false (status-only) unless a
 values table (``<data folder>/values/*.json``, lists of entries with an ``"api"``) names the API; then
@@ -49,6 +52,7 @@ from aclnn_conformance.spec.products import PRODUCT_IDS
 from aclnn_conformance.spec.rules import (ANY_ERROR, JUDGED, NOT_JUDGED, STATUS, UNCHECKED, ByProduct,
                                           Erratum, Expect, OpSpec, Rule)
 from aclnn_conformance.spec.templates import predicate, undecided_predicate, view_of_case
+from aclnn_conformance.spec.shared_expressions import SharedExpressionError, resolve
 
 SCHEMA = "aclnn-conformance/operator-data/1"
 KNOWN_BY = ("code", "doc", "unread")
@@ -193,7 +197,10 @@ def read_data(path: str | Path) -> dict[str, Any]:
                            "unread") if k not in data]
     if missing:
         raise OperatorDataError(f"{path}: missing field(s) {', '.join(missing)}")
-    return data
+    try:
+        return resolve(data)
+    except SharedExpressionError as exc:
+        raise OperatorDataError(f"{path}: {exc}") from None
 
 
 def load_operator_file(path: str | Path) -> Operator:

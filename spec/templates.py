@@ -415,7 +415,8 @@ def value_test(call: CallView, t: Any) -> bool | None:
     as, op, number]`` (the scalar's ToFloat/ToDouble/ToInt32/ToInt64, or the float, double or integer
     argument: ``as`` float, double, int32, int64 or int, against a number or ``["arg", param, as]``,
     another argument's value; IEEE comparisons, so NaN fails every one but ``!=``), ``["nan", param, as]`` and ``["inf", param, as]`` (that value is NaN,
-    or infinite), ``["flag", attr]`` (a bool argument is true), ``["not", t]``, ``["and", t...]``,
+    or infinite), ``["flag", attr]`` (a bool argument is true), ``["prefix", attr, [W...]]`` (a string
+    argument begins with one of the words, as ``strncmp(s, W, strlen(W)) == 0`` tests), ``["not", t]``, ``["and", t...]``,
     ``["or", t...]``; None when a scalar it reads is null or absent."""
     op = t[0]
     if op in ("cmp", "nan", "inf"):
@@ -433,6 +434,9 @@ def value_test(call: CallView, t: Any) -> bool | None:
     if op == "flag":
         v = call.attrs.get(t[1])
         return None if v is None else bool(v)
+    if op == "prefix":   # ["prefix", attr, [W...]]: the string argument begins with one of the words
+        v = call.attrs.get(t[1])
+        return None if not isinstance(v, str) else any(v.startswith(x) for x in t[2])
     if op == "not":
         v = value_test(call, t[1])
         return None if v is None else not v
@@ -672,8 +676,8 @@ def guard_holds(call: CallView, g: Any) -> bool | None:
     if op == "pair-in":   # ["pair-in", [e1, e2], [[d1, d2], ...], where]: the two dtypes one of the pairs
         x, y = dtype_value(call, g[1][0]), dtype_value(call, g[1][1])
         return None if x is None or y is None else [x, y] in [list(p) for p in g[2]]
-    if op == "null":   # an optional tensor not given: the one guard reading a null tensor
-        return call.tensor(g[1]) is None
+    if op == "null":   # an optional tensor or array not given: the one guard reading a null pointer
+        return _null(call, {"param": g[1]})
     if op == "rank-zero":   # the tensor has no dim
         t = call.tensor(g[1])
         return None if t is None else len(t.shape) == 0
@@ -1279,11 +1283,14 @@ def int_leaves(e: Any) -> list[tuple]:
 
 
 def _lengths_compared(g: Any) -> list[tuple]:
-    """("len", attr) of each ``["attr-len", attr, op, n]`` atom of a guard."""
+    """("len", attr) of each ``["attr-len", attr, op, n]`` atom of a guard, and the array lengths an
+    ``["int", t]`` atom compares."""
     if not isinstance(g, (list, tuple)) or not g:
         return []
     if g[0] == "attr-len":
         return [("len", g[1])]
+    if g[0] == "int":
+        return [leaf for leaf in int_leaves(g[1]) if leaf[0] == "len"]
     return [leaf for x in g[1:] for leaf in _lengths_compared(x)]
 
 

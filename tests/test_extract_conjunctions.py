@@ -63,7 +63,14 @@ def test_a_string_argument_beginning_with_none_of_the_words_is_a_prefix_rule():
     assert rule(call("erf")) and rule(call("")) and rule(call("tan"))
     assert not rule(call("tanh")) and not rule(call("none2"))
     mixed = ('!(strncmp(approximate, "tanh", strlen("tanh")) == 0 || approximate_mode == "none")')
-    assert _walk(STRING_ARG % mixed, STRING_NAMES)[-1].kind == "unread"   # a prefix and a word: not one rule
+    # a prefix and a word: the word's rule for the calls not beginning with the prefix
+    (event,) = _walk(STRING_ARG % mixed, STRING_NAMES)
+    assert _rules([event]) == [("check", "string_in", {"attr": "approximate", "values": ["none"], "when": [
+        "value", ["not", ["prefix", "approximate", ["tanh"]]]]}, 161002)]
+    mixed_rule = predicate("string_in", {"attr": "approximate", "values": ["none"]})
+    holds = lambda v: guard_holds(call(v), dict(event.args)["when"]) and mixed_rule(call(v))  # noqa: E731
+    assert holds("erf") and holds("nonex") and holds("")
+    assert not holds("none") and not holds("tanh") and not holds("tanhx")
 
 
 def test_a_string_compared_with_a_sentence_or_two_strings_stays_unread():
@@ -554,9 +561,18 @@ def test_a_helper_of_one_return_is_read_as_its_expression():
     rank_range = predicate("attr_in_rank_range", got[0][2])
     assert rank_range(CallView({"self": _tensor(shape=())}, {"dim": 1}, frozenset()))
     assert not rank_range(CallView({"self": _tensor(shape=())}, {"dim": 0}, frozenset()))
-    # a helper of more than its return is not read as a value
+    # a local of the helper holding the rank, then returned: the same value
     two = "int64_t n = self->GetViewShape().GetDimNum();\n    return n;"
-    assert [e.kind for e in _walk(ONE_RETURN % two, DIM_NAMES)] == ["unread"]
+    local = [e for e in _walk(ONE_RETURN % two, DIM_NAMES) if e.kind == "check"]
+    assert len(local) == 2
+    for rank in range(4):
+        for dim in range(-5, 6):
+            call = CallView({"self": _tensor(shape=(2,) * rank)}, {"dim": dim}, frozenset())
+            assert [predicate(e.template, dict(e.args))(call) for e in local] == \
+                [predicate(r[1], r[2])(call) for r in got], (rank, dim)
+    # a helper doing more than integer arithmetic is not read as a value
+    other = "int64_t n = self->GetViewShape().GetDimNum();\n    Touch(self);\n    return n;"
+    assert [e.kind for e in _walk(ONE_RETURN % other, DIM_NAMES)] == ["unread"]
 
 
 BINARY_PROMOTE = """

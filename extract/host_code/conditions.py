@@ -88,19 +88,23 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                 return
             if b is None:
                 data.append(p)
+        nonnull = [p for p in data if _nonnull_param(p, env, w)] if len(data) > 1 else []
+        others = [p for p in data if p not in nonnull]
+
+        def under_nonnull() -> None:
+            """``p != nullptr && (A || B)``: A and B each a check for the calls where p is given
+            (ops-nn norm/batch_norm_v3/op_host/op_api/aclnn_batch_norm.cpp:212)."""
+            mark = len(w.guards)
+            w.guards.extend(("not", ("null", _nonnull_param(p, env, w))) for p in nonnull)
+            try:
+                for part in _split_top(_strip(others[0]), "||"):
+                    _data_condition(w, src, offset, part, env, code, text)
+            finally:
+                del w.guards[mark:]
+
         if len(data) > 1:
-            nonnull = [p for p in data if _nonnull_param(p, env, w)]
-            others = [p for p in data if p not in nonnull]
             if nonnull and len(others) == 1 and len(_split_top(_strip(others[0]), "||")) > 1:
-                # ``p != nullptr && (A || B)``: A and B each a check for the calls where p is given
-                # (ops-nn norm/batch_norm_v3/op_host/op_api/aclnn_batch_norm.cpp:212)
-                mark = len(w.guards)
-                w.guards.extend(("not", ("null", _nonnull_param(p, env, w))) for p in nonnull)
-                try:
-                    for part in _split_top(_strip(others[0]), "||"):
-                        _data_condition(w, src, offset, part, env, code, text)
-                finally:
-                    del w.guards[mark:]
+                under_nonnull()
                 return
             data = _drop_nonnull(w, data, env)
         if len(data) != 1 and (_dtype_conjunction(w, src, offset, data, env, code, text)
@@ -113,6 +117,11 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
             if test is not None and templates_int_leaves(test):   # comparisons of integers, joined
                 rule = "int_test", _args(test=test)
             if rule is None and _value_guarded(w, src, offset, data, env, code, text):
+                return
+            if rule is None and nonnull and len(others) == 1:
+                # ``p != nullptr && A`` whose A no joined rule reads (an integer helper of p,
+                # ops-nn norm/group_norm_grad/op_host/op_api/aclnn_group_norm_backward.cpp:236)
+                under_nonnull()
                 return
             if rule is None:
                 raise Unreadable(f"the condition {cond!r}")
@@ -255,6 +264,9 @@ def _atom(w: Walk, cond: str, env: dict) -> tuple[str, tuple]:
         or contiguity_rule(body, neg, env)
     if got is not None:
         return got
+    test = _int_test(w, cond, env)   # a bool local holding a bool array's element (``!outquant1``)
+    if test is not None and templates_int_leaves(test):
+        return "int_test", _args(test=test)
     raise Unreadable(f"the condition {cond!r}")
 
 

@@ -42,7 +42,8 @@ def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...
         w.empty_guards = outer
     unread = [e for e in w.events[mark:] if e.kind == "unread"]
     at = getattr(ended, "at", None)   # the statement of ``rest`` where the reading stopped
-    before = rest.index(at) < rest.index(first) if at in rest else \
+    # an unread that did not stop the reading (one for some calls only) leaves the rest read
+    before = rest.index(at) < rest.index(first) if at in rest else isinstance(ended, _Stop) and \
         unread and (unread[0].path != src.path or unread[0].line < src.line_of(first.offset))
     if unread and before:
         del w.events[mark:]

@@ -3,16 +3,20 @@ returning an integer, whose body is integer locals, tests that return early or s
 (``--q``), logs, and one final return (ops-math conversion/im2col/op_api/aclnn_im2col.cpp:47-60,
 ``div_rtn``, a quotient rounded toward minus infinity). Its value is a ``spec.templates`` integer
 expression over the call's arguments (``("iexpr", e)``); a local declared ``int`` holds its value
-narrowed to 32 bits, as C converts it (``["i32", e]``). Anything else in the body leaves the call
-unread."""
+narrowed to 32 bits, as C converts it (``["i32", e]``). A tensor parameter is the caller's API
+tensor; a loop multiplying a local by that tensor's dims (ops-nn
+norm/group_norm/op_host/op_api/aclnn_group_norm.cpp:89-97, ``GetTensorNumel``) is the product of
+those dims. A ``size_t`` local holds only a value that cannot be negative (an unsigned wrap is not
+modelled). Anything else in the body leaves the call unread."""
 from __future__ import annotations
 
 import re
 from typing import Any
 
 from aclnn_conformance.extract.cpp import Function, Stmt, match_close, split_args, statements
-from aclnn_conformance.extract.host_code.integers import _compare_split, _iexpr_of
-from aclnn_conformance.extract.host_code.model import IGNORED_CALLS, Unreadable, Walk, _split_top, _strip
+from aclnn_conformance.extract.host_code.integers import _compare_split, _iexpr_of, _never_negative
+from aclnn_conformance.extract.host_code.model import IGNORED_CALLS, T, Unreadable, Walk, _split_top, _strip, _tensor
+from aclnn_conformance.extract.host_code.products import _product_bool
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 _CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<\s*([\w:\s,]+?)\s*>)?\s*\(")
@@ -21,6 +25,12 @@ _NARROW = {"int", "int32_t"}                           # narrowed to 32 bits
 _DECL = re.compile(r"(?:const\s+)?(long long|[A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*=\s*(.+)", re.S)
 _STEP = re.compile(r"(?:(--|\+\+)\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*(--|\+\+))")
 _UPDATE = re.compile(r"([A-Za-z_]\w*)\s*([-+*/]?)=\s*(.+)", re.S)
+_UNSIGNED = {"size_t", "uint64_t"}                      # held where the value cannot be negative
+_TENSOR_PARAM = re.compile(r"(?:const\s+)?aclTensor\s*\*")
+_DIM_PRODUCT_LOOP = re.compile(
+    r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(?P<i>\w+)\s*=\s*(?P<a>[^;]+?)\s*;\s*(?P=i)\s*<\s*"
+    r"(?P<b>[^;]+?)\s*;\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)\s*\{?\s*(?P<acc>\w+)\s*\*=\s*(?P<t>\w+)\s*->\s*"
+    r"GetViewShape\(\)\s*(?:\.\s*GetDim\s*\(\s*(?P=i)\s*\)|\[\s*(?P=i)\s*\])\s*;\s*\}?", re.S)
 
 
 def integer_helper_value(w: Walk, expr: str, env: dict) -> tuple | None:
@@ -42,8 +52,11 @@ def integer_helper_value(w: Walk, expr: str, env: dict) -> tuple | None:
         raise Unreadable(f"the call {expr!r} (arguments and parameters differ in number)")
     local: dict[str, Any] = {}
     for name, ctype, arg in zip(fn.params, fn.param_types, args):
-        local[name] = _held(_type_of(ctype, bound), _expr(w, arg, env), expr)
-    return ("iexpr", _held(returned, _run(w, fn, bound, statements(fn.body), local), expr))
+        if _TENSOR_PARAM.fullmatch(ctype.strip()):
+            local[name] = T(_tensor(env, arg))
+            continue
+        local[name] = _held(w, _type_of(ctype, bound), _expr(w, arg, env), expr)
+    return ("iexpr", _held(w, returned, _run(w, fn, bound, statements(fn.body), local), expr))
 
 
 def _returned_type(fn: Function, bound: dict[str, str]) -> str | None:
@@ -59,12 +72,14 @@ def _type_of(ctype: str, bound: dict[str, str]) -> str:
     return bound.get(ctype, ctype).removeprefix("std::")
 
 
-def _held(ctype: str, e: Any, where: str) -> Any:
+def _held(w: Walk, ctype: str, e: Any, where: str) -> Any:
     """``e`` as a local of type ``ctype`` holds it."""
     if ctype in _WIDE:
         return e
     if ctype in _NARROW:
         return ("i32", e)
+    if ctype in _UNSIGNED and _never_negative(w, e):
+        return e
     raise Unreadable(f"a local of type {ctype!r} in {where!r}")
 
 
@@ -78,7 +93,24 @@ def _expr(w: Walk, text: str, env: dict) -> Any:
 
 
 def _env(local: dict) -> dict:
-    return {name: ("iexpr", e) for name, e in local.items()}
+    return {name: e if isinstance(e, T) or _is_shape(e) else ("iexpr", e) for name, e in local.items()}
+
+
+def _is_shape(e: Any) -> bool:
+    """A local holding a tensor's view shape (``auto s = x->GetViewShape();``)."""
+    return isinstance(e, tuple) and e[:1] in (("shape-of",), ("shape-expr",))
+
+
+def _if_test(w: Walk, cond: str, local: dict) -> tuple:
+    """The test of a branch of the helper: over its integers, else a guard on the call's tensors
+    (``x->GetStorageFormat() == Format::FORMAT_NHWC``) as ``("guard", g)``."""
+    try:
+        return _test(w, cond, local)
+    except Unreadable:
+        g = reenter.guard(w, cond, _env(local))
+        if g is None:
+            raise
+        return ("guard", g)
 
 
 def _run(w: Walk, fn: Function, bound: dict, body: tuple[Stmt, ...], local: dict) -> Any:
@@ -91,8 +123,20 @@ def _run(w: Walk, fn: Function, bound: dict, body: tuple[Stmt, ...], local: dict
         if stmt.kind == "decl":
             _assign(w, fn, bound, stmt.text, local)
             continue
+        loop = _DIM_PRODUCT_LOOP.fullmatch(stmt.text.strip())
+        if loop and loop.group("acc") in local and isinstance(local.get(loop.group("t")), T):
+            start, end = _expr(w, loop.group("a"), _env(local)), _expr(w, loop.group("b"), _env(local))
+            dims = ("slice", ("of", local[loop.group("t")].name), start, ("max", ("-", end, start), 0))
+            before = local[loop.group("acc")]
+            local[loop.group("acc")] = ("prod", dims) if before == 1 else ("*", before, ("prod", dims))
+            continue
         if stmt.kind == "if" and not stmt.orelse:
-            test = _test(w, stmt.cond, local)
+            decided = _product_bool(w, stmt.cond, _env(local))   # a test of the product (IsRegbase())
+            if decided is False:
+                continue
+            if decided is True:
+                return _run(w, fn, bound, stmt.then + body[i + 1:], local)
+            test = _if_test(w, stmt.cond, local)
             then = tuple(s for s in stmt.then if not (s.kind == "call" and IGNORED_CALLS.match(s.text)))
             if then and then[-1].kind == "return" and all(s.kind == "decl" for s in then[:-1]):
                 early = _run(w, fn, bound, then, dict(local))
@@ -105,6 +149,9 @@ def _run(w: Walk, fn: Function, bound: dict, body: tuple[Stmt, ...], local: dict
                     if inner[name] != local[name]:
                         local[name] = ("?", test, inner[name], local[name])
                 continue
+            # any other branch: the value the helper returns taking it (then what follows) or not
+            return ("?", test, _run(w, fn, bound, stmt.then + body[i + 1:], dict(local)),
+                    _run(w, fn, bound, body[i + 1:], local))
         raise Unreadable(f"the statement {stmt.text!r} of {fn.name} ({fn.path}:{fn.line})")
     raise Unreadable(f"{fn.name} ({fn.path}:{fn.line}) ends without a return")
 
@@ -118,8 +165,12 @@ def _assign(w: Walk, fn: Function, bound: dict, text: str, local: dict) -> None:
         local[name] = ("-" if "--" in text else "+", local[name], 1)
         return
     decl = _DECL.fullmatch(text)
+    shape = reenter.view_shape_held(decl.group(3).rstrip(";"), _env(local)) if decl and decl.group(1) == "auto" else None
+    if _is_shape(shape):
+        local[decl.group(2)] = shape
+        return
     if decl:
-        local[decl.group(2)] = _held(_type_of(decl.group(1), bound), _expr(w, decl.group(3), _env(local)), text)
+        local[decl.group(2)] = _held(w, _type_of(decl.group(1), bound), _expr(w, decl.group(3), _env(local)), text)
         return
     update = _UPDATE.fullmatch(text)
     if update and update.group(1) in local and not update.group(3).startswith("="):

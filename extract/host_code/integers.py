@@ -101,6 +101,14 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
     held = env.get(cond)
     if isinstance(held, tuple) and held[:1] == ("guard",):   # a bool local holding a guard (``bool
         return held                                          # isNeedSqueeze = rank == 3``, aclnn_im2col.cpp:106)
+    if re.fullmatch(r"\(\s*\*\s*\w+\s*\)\s*\[[^\[\]]+\]", cond):   # ``(*mask)[1]`` itself
+        try:
+            held = reenter.value(w, cond, env)
+        except Unreadable:
+            return None
+    if isinstance(held, tuple) and held[:1] == ("iexpr",) and held[1][:1] == ("elem",) and \
+            "BoolArray" in w.ptypes.get(held[1][1], ""):   # ``bool b = (*mask)[0];`` tested as b: the element is 1
+        return ("!=", held[1], 0)
     for op, head in (("||", "or"), ("&&", "and")):
         parts = _split_top(cond, op)
         if len(parts) > 1:
@@ -340,10 +348,15 @@ def _int_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | N
 
 
 def _never_negative(w: Walk, n: Any) -> bool:
-    """The integer expression ``n`` is 0 or more on every call reaching here: a constant, or a rank
-    (of a tensor or a shape expression) less a constant k no greater than its least rank."""
+    """The integer expression ``n`` is 0 or more on every call reaching here: a constant, a count (a
+    rank, an array's length, an element count, a product of dims), a rank less a constant k no
+    greater than its least rank, and sums, products and maxima of those."""
     if _is_int(n):
         return n >= 0
+    if isinstance(n, tuple) and n[:1] in (("len",), ("numel",), ("snumel",), ("prod",)):
+        return True
+    if isinstance(n, tuple) and n[:1] in (("+",), ("*",), ("max",)):
+        return all(_never_negative(w, x) for x in n[1:])
     if isinstance(n, tuple) and len(n) == 3 and n[0] == "-" and _is_int(n[2]) and isinstance(n[1], tuple):
         if n[1][:1] == ("srank",):
             return reenter.expr_min_rank(w, n[1][1]) >= n[2]

@@ -4,6 +4,7 @@ loop over an ``aclIntArray`` dim checking each element, an array compared with a
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, statements
 from aclnn_conformance.extract.syntax import open_braces
@@ -405,7 +406,7 @@ def _run_array_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     return True
 
 
-_ARRAY_DIMS_LOOP = re.compile(r"for\s*\(\s*(?:const\s+)?(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(?P<i>\w+)\s*=\s*0\s*;\s*"
+_ARRAY_DIMS_LOOP = re.compile(r"for\s*\(\s*(?:const\s+)?(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(?P<i>\w+)\s*=\s*(?P<start>\w+)\s*;\s*"
                               r"(?P=i)\s*<\s*(?P<n>\w+(?:\s*->\s*Size\(\))?)\s*;\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)"
                               r"\s*\{(?P<body>.*)\}", re.S)
 _LOCAL = re.compile(r"(?:const\s+)?(?:auto|u?int64_t|u?int32_t|int|size_t)\s+(\w+)\s*=\s*(.+)", re.S)
@@ -449,20 +450,27 @@ def _array_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int 
     return ERR; if (t) { dt = t->GetViewShape().GetDim(i); if (e != dt) return ERR; } }`` over an
     integer array argument a (ops-nn norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp:218-251):
     refused where a's elements are not the len(a) dims of S from k on (one rule per compared shape,
-    made under its branch's non-null guard)."""
+    made under its branch's non-null guard). The loop may start at j (``i = axis``, ops-nn
+    norm/layer_norm_grad_v3/op_host/op_api/aclnn_layer_norm_backward.cpp:114-124): then a's elements
+    from j on against the dims of S from j + k on; and ``if (e == d) continue;`` then a failure reads as
+    ``if (e != d)`` of that failure (aclnn_ada_layer_norm_backward.cpp:147-157)."""
     m = _ARRAY_DIMS_LOOP.fullmatch(stmt.text.strip())
     arr = _sized_array(w, _strip(m.group("n")), env) if m else None
     held = env.get(arr) if arr else None
     if not isinstance(held, T) or "IntArray" not in w.ptypes.get(held.name, ""):
         return False
+    first = 0 if m.group("start") == "0" else _loop_start(w, src, stmt, m.group("start"), env)
+    if first is None:
+        return False
     i, a = re.escape(m.group("i")), re.escape(arr)
     element = re.compile(rf"\*\s*\(\s*{a}\s*->\s*GetData\(\)\s*\+\s*{i}\s*\)|\(\s*\*\s*{a}\s*\)\s*\[\s*{i}\s*\]")
     dim_of = re.compile(rf"(?P<s>.+?)\s*(?:\.|->)\s*GetDim\s*\((?P<at>[^;]+)\)")
-    length = ("len", held.name)
+    length = ("len", held.name) if first == 0 else ("max", ("-", ("len", held.name), first), 0)
     found: list[tuple[Stmt, tuple, int, tuple]] = []
     body_offset = stmt.offset + stmt.text.strip().index("{", m.start("body") - 1) + 1
 
     def read(stmts: tuple[Stmt, ...], guards: tuple, elems: set, dims: dict) -> bool:
+        stmts = _continue_unless(stmts)
         for st in stmts:
             text = _strip(st.text)
             if st.kind == "call" and IGNORED_CALLS.match(text):
@@ -480,7 +488,7 @@ def _array_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int 
                 at = _loop_start(w, src, stmt, start, env)
                 if at is None:
                     return False
-                dims[local.group(1)] = ("slice", shape, at, length)
+                dims[local.group(1)] = ("slice", shape, at if first == 0 else ("+", at, first), length)
                 continue
             if st.kind != "if" or st.orelse:
                 return False
@@ -500,11 +508,23 @@ def _array_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int 
 
     if not read(statements(m.group("body"), body_offset), (), set(), {}) or not found:
         return False
+    elements = ("array", held.name) if first == 0 else ("slice", ("array", held.name), first, length)
     for st, side, code, guards in found:
-        test = ("not", ("same-shape", side, ("array", held.name)))
+        test = ("not", ("same-shape", side, elements))
         when = {} if not guards else {"when": guards[0] if len(guards) == 1 else ("and", *guards)}
         _check(w, src, st.offset, "int_test", _args(test=test, **when), code, "if (" + st.cond.strip() + ")")
     return True
+
+
+def _continue_unless(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
+    """``if (a == b) continue;`` and the statements after it, in a loop's body, as ``if (a != b)
+    { those statements }``; the body itself otherwise."""
+    for k, st in enumerate(stmts):
+        same = re.fullmatch(r"(\w+)\s*==\s*(\w+)", _strip(st.cond)) if st.kind == "if" and not st.orelse else None
+        if same and len(st.then) == 1 and re.fullmatch(r"continue\s*;?", st.then[0].text.strip()):
+            cond = f"{same.group(1)} != {same.group(2)}"
+            return stmts[:k] + (replace(st, text=f"if ({cond})", cond=cond, then=stmts[k + 1:]),)
+    return stmts
 
 
 _FROM_LOOP = re.compile(r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(?P<i>\w+)\s*=\s*(?P<a>\w+)\s*;\s*(?P=i)\s*<\s*"

@@ -250,6 +250,8 @@ class Walk:
     param_types: dict[str, str] = field(default_factory=dict)   # the walked function's parameter -> its C type
     # a value held (a reduction's shape) -> the Citations of the bodies outside the checkout it was read from
     read_elsewhere: dict[tuple, tuple] = field(default_factory=dict)
+    # (array, index) of an element the statement being read reads past the length the checks keep
+    element_outside: tuple | None = None
 
     @property
     def soc(self) -> str:
@@ -299,12 +301,29 @@ def _reaching(w: Walk) -> Any:
     return None if not guards else guards[0] if len(guards) == 1 else ("and", *guards)
 
 
+def _guard_of_nulls_and_lengths(g: Any) -> bool:
+    """``g`` tests only which pointers are null and integer arrays' lengths against constants."""
+    if g[0] in ("and", "or", "not"):
+        return all(_guard_of_nulls_and_lengths(x) for x in g[1:])
+    if g[0] == "null":
+        return True
+    if g[0] == "int" and len(g[1]) == 3 and g[1][0] in ("==", "!=", "<", "<=", ">", ">="):
+        sides = g[1][1:]
+        return any(isinstance(x, tuple) and x[:1] == ("len",) for x in sides) and \
+            all(isinstance(x, tuple) and x[:1] == ("len",) or isinstance(x, int) for x in sides)
+    return False
+
+
 def _check(w: Walk, src: SourceFile, offset: int, template: str, args: tuple, status: int | None,
            text: str, cites: tuple = ()) -> None:
     path, line = _cite(src, offset)
     if template == "product" and w.guards:   # every call taking the branches: the rule their guards say
         g = w.guards[0] if len(w.guards) == 1 else ("and", *w.guards)
         atom = reenter.guard_atom(g) or reenter.rank_int_rule(g)   # guard_rules.py: ranks and integers
+        if atom is None and _guard_of_nulls_and_lengths(g):
+            # the guards themselves the failing test (ops-nn norm/add_rms_norm_dynamic_quant/op_host/
+            # op_api/aclnn_add_rms_norm_dynamic_quant_v2.cpp:61-63: an array given with another length)
+            atom = ("int_test", _args(test=("guard", g)))
         if atom is None:
             raise Unreadable("a failure of every call taking a data-dependent branch")
         template, args = atom

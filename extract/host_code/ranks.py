@@ -90,6 +90,9 @@ def _select_local(w: Walk, rhs: str, env: dict) -> tuple | None:
         return None
     three = (q[0], *branches)
     guard = _rank_guard(w, three[0], env)
+    if guard is None:   # a choice on the call's values (a bool local holding a string prefix test)
+        test = reenter.value_test(w, three[0], env)
+        guard = None if test is None else ("value", test)
     if guard is None:
         return None
     try:
@@ -450,11 +453,28 @@ def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
     index = reenter.value(w, m.group(2), env)
     if not _is_int(index) or index < 0 or \
             _least_length(w.guards + passed_length_checks(w), held.name) <= index:
+        if _is_int(index) and index >= 0 and _most_length(w.guards, held.name) > index:
+            w.element_outside = (held.name, index)   # outside for some calls only: walk._run_stmt_inside_arrays
         raise Unreadable(f"{expr!r}, an element the code does not keep inside the array")
     return ("iexpr", ("elem", held.name, index))
 
 
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+def _most_length(guards: list, attr: str) -> float:
+    """The greatest length of the array ``attr`` on the calls the guards hold for (infinite when none
+    bounds it): an ``attr-len`` test fixing or bounding it from above, or its negation."""
+    most = float("inf")
+    for g in guards:
+        neg = g[0] == "not"
+        atom = g[1] if neg else g
+        if atom[0] == "and" and not neg:
+            most = min(most, _most_length(list(atom[1:]), attr))
+        elif atom[0] == "attr-len" and atom[1] == attr:
+            op, n = _NEGATED[atom[2]] if neg else atom[2], atom[3]
+            most = min(most, {"==": n, "<=": n, "<": n - 1}.get(op, most))
+    return most
 
 
 def _least_length(guards: list, attr: str) -> int:
@@ -471,6 +491,14 @@ def _least_length(guards: list, attr: str) -> int:
         elif atom[0] == "attr-len" and atom[1] == attr:
             op, n = _NEGATED[atom[2]] if neg else atom[2], atom[3]
             least = max(least, {"==": n, ">=": n, ">": n + 1}.get(op, 0))
+        elif atom[0] == "int" and len(atom[1]) == 3 and atom[1][0] in _NEGATED and ("len", attr) in atom[1][1:]:
+            # ``a->Size() == 2`` read as an integer test (aclnn_add_rms_norm_dynamic_quant_v2.cpp:44)
+            op, x, y = atom[1]
+            if x != ("len", attr):
+                op, x, y = _FLIP[op], y, x
+            if _is_int(y):
+                op = _NEGATED[op] if neg else op
+                least = max(least, {"==": y, ">=": y, ">": y + 1}.get(op, 0))
     return least
 
 

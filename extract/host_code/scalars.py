@@ -197,6 +197,14 @@ def _string_test(w: Walk, cond: str, env: dict) -> tuple[str, list[str], bool] |
     return (names.pop(), words, False) if len(names) == 1 else None
 
 
+def value_test_local(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``bool b = (strncmp(format, "NHWC", strlen("NHWC")) == 0);``: ("value-test", t), the test of
+    the call's values the local holds (ops-nn norm/instance_norm_v3/op_host/op_api/
+    aclnn_instance_norm.cpp:153); None for anything else (a lone flag or bool argument is itself)."""
+    test = _value_test(w, rhs, env)
+    return None if test is None or test[0] == "flag" else ("value-test", test)
+
+
 def _scalar_local(text: str, env: dict) -> tuple | None:
     """``float v = x->ToFloat();`` of an aclScalar argument: ("number", x, how v holds it); None for
     anything else, and where the local's type changes the value (``int32_t v = x->ToFloat()``)."""
@@ -271,6 +279,14 @@ def _value_test(w: Walk, cond: str, env: dict) -> tuple | None:
             return None if None in tests else (name, *tests)
     if isinstance(env.get(cond), T) and _bool_param(w, env[cond].name):
         return ("flag", env[cond].name)
+    held = env.get(cond)
+    if isinstance(held, tuple) and held[:1] == ("value-test",):   # a bool local holding a test of values
+        return held[1]
+    prefix = _PREFIX_TEST.fullmatch(cond)
+    string = _string_of(w, prefix.group(1), env) if prefix else None
+    if string is not None:   # strncmp(s, "W", strlen("W")) == 0: s begins with W
+        begins = ("prefix", string, (prefix.group(2),))
+        return begins if prefix.group(3) == "==" else ("not", begins)
     flag = re.fullmatch(r"(\w+)\s*([!=]=)\s*(true|false)", cond)
     if flag and isinstance(env.get(flag.group(1)), T) and _bool_param(w, env[flag.group(1)].name):
         holds = (flag.group(2) == "==") == (flag.group(3) == "true")   # training == false: not the flag

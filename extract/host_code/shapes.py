@@ -547,7 +547,7 @@ def _shape_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] |
     for op in ("!=", "=="):
         two = _split_top(body, op)
         lit = re.fullmatch(r"(?:op::|ge::)?(?:Format::)?FORMAT_([A-Z0-9_]+)", two[1]) if len(two) == 2 else None
-        fx = re.fullmatch(FORMAT_OF, two[0]) if len(two) == 2 else None
+        fx = re.fullmatch(FORMAT_OF, _format_local(two[0], env)) if len(two) == 2 else None
         if lit and fx:
             return ("format_in" if op == "!=" else "format_not_in",
                     _args(param=_tensor(env, fx.group(1)), formats=[lit.group(1)]))

@@ -32,7 +32,7 @@ from aclnn_conformance.extract.host_code.dtypes import (_dtype_or_opaque, _list_
 from aclnn_conformance.extract.host_code.reductions import (_reduce_shape_call, _reduce_shape_value, _reduced_dims_call,
                                                             _shape_vector, _vector_array)
 from aclnn_conformance.extract.host_code.products import _run_switch
-from aclnn_conformance.extract.host_code.scalars import _scalar_local, _string_local
+from aclnn_conformance.extract.host_code.scalars import _scalar_local, _string_local, value_test_local
 from aclnn_conformance.extract.host_code.kernels import (_broadcast_to_helper, _choice_like, _helper_tensor,
                                                          _kernel_choice, _kernel_made, _kernel_result, _lambda_like,
                                                          _made_local, _one_dim_at_rank0_local, _view_copy,
@@ -191,7 +191,7 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
             _data_condition(w, src, stmt.offset, f"!({stmt.cond.strip()})", env, fail, f"if ({stmt.cond.strip()})")
             raise _End(True)
         try:
-            _run_stmt(w, src, stmt, env, fail, top)
+            _run_stmt_inside_arrays(w, src, stmt, env, fail, top)
         except _Stop as stop:
             stop.at = stmt   # the statement of this block where the checks end (an outer block's overrides)
             if stmt.kind == "return":   # the stop came through a return: the rest of the function is not reached
@@ -221,6 +221,43 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
             stop = _Stop()
             stop.at = stmt
             raise stop from None
+
+
+def _reads_only(fn: Function) -> bool:
+    """A bool check function that can change nothing but its result (every parameter const or by
+    value, no setter called): a call dropping its result checks nothing (ops-nn
+    norm/ada_layer_norm_grad/op_host/op_api/aclnn_ada_layer_norm_backward.cpp:307)."""
+    by_value = re.compile(r"(?:const\s+)?(?:bool|int|size_t|u?int\d+_t|float|double)")
+    return fn.returns.split()[-1] == "bool" and not re.search(r"\bSet\w*\s*\(|\bconst_cast\b", fn.body) and \
+        all(re.match(r"const\b", t.strip()) and "&" not in t.replace("const", "", 1).split("*")[-1] or
+            by_value.fullmatch(t.strip()) for t in fn.param_types)
+
+
+def _run_stmt_inside_arrays(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
+    """``_run_stmt``; where it stops at an element read past the length the checks before keep the
+    array to (``(*outputMask)[1]`` after ``outputMask->Size() < 1`` fails, ops-nn norm/batch_norm_grad_v3/
+    op_host/op_api/aclnn_fast_batch_norm_backward.cpp:93-100), the calls whose array ends before it
+    are not judged (an unread rule: aclBoolArray's operator[] does not check), and the statement is
+    read again for the others."""
+    while True:
+        before, events, w.element_outside = dict(env), len(w.events), None
+        try:
+            _run_stmt(w, src, stmt, env, fail, top)
+            w.element_outside = None   # a read the statement recovered from is no reason to read it again
+            return
+        except (Unreadable, _Stop):
+            outside, w.element_outside = w.element_outside, None
+            if outside is None:
+                raise
+        del w.events[events:]
+        env.clear()
+        env.update(before)
+        path, line = _cite(src, stmt.offset)
+        short = ("attr-len", outside[0], "<=", outside[1])
+        w.events.append(Event("unread", "", _guarded_args(w, "unread", (("when", short),)), None, path, line,
+                              " ".join(f"{stmt.text.strip()}: (*{outside[0]})[{outside[1]}] read past the end of an "
+                                       f"array of {outside[1]} or fewer elements".split())[:160]))
+        w.guards.append(("not", short))   # popped when the function ends (_run_function)
 
 
 def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
@@ -286,7 +323,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
             return
         if fn is not None and _reduced_dims_call(w, fn, args, env):
             return
-        if fn is not None and _is_checker(fn) and not _warns_only(fn):
+        if fn is not None and _is_checker(fn) and not _warns_only(fn) and not _reads_only(fn):
             raise Unreadable(f"a checking call {short} whose result is dropped")
         if fn is not None and run_int_ref_helper(w, fn, args, env):
             return
@@ -350,7 +387,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
                  lambda: _made_local(w, rhs, env, name),
                  lambda: _vector_array(rhs, env),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
-                 lambda: _kernel_choice(w, rhs, env), lambda: _choice_like(w, rhs, env)):
+                 lambda: _kernel_choice(w, rhs, env), lambda: _choice_like(w, rhs, env),
+                 lambda: value_test_local(w, rhs, env)):
         held = read()
         if held is not None:
             env[name] = held
