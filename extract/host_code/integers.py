@@ -107,7 +107,7 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
         except Unreadable:
             return None
     if isinstance(held, tuple) and held[:1] == ("iexpr",) and held[1][:1] == ("elem",) and \
-            "BoolArray" in w.ptypes.get(held[1][1], ""):   # ``bool b = (*mask)[0];`` tested as b: the element is 1
+            array_param(w, T(held[1][1]), ("Bool",)):   # ``bool b = (*mask)[0];`` tested as b: the element is 1
         return ("!=", held[1], 0)
     for op, head in (("||", "or"), ("&&", "and")):
         parts = _split_top(cond, op)
