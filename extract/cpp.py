@@ -323,7 +323,7 @@ def statements(body: str, base: int = 0) -> tuple[Stmt, ...]:
 
 
 def _block(tree: Parsed, block: Node, base: int) -> tuple[Stmt, ...]:
-    return tuple(s for s in (_statement(tree, n, base) for n in block.named_children) if s is not None)
+    return tuple(s for n in block.named_children for s in _statements(tree, n, base))
 
 
 def _branch(tree: Parsed, node: Node | None, base: int) -> tuple[Stmt, ...]:
@@ -331,6 +331,16 @@ def _branch(tree: Parsed, node: Node | None, base: int) -> tuple[Stmt, ...]:
         return ()
     if node.type == "compound_statement":
         return _block(tree, node, base)
+    return _statements(tree, node, base)
+
+
+def _statements(tree: Parsed, node: Node, base: int) -> tuple[Stmt, ...]:
+    """The statement ``node`` is; a declaration of several names (``int64_t B = 1, S = s[0];``) as one
+    declaration each, its type written before each name, in order."""
+    declarators = node.children_by_field_name("declarator") if node.type == "declaration" else []
+    if len(declarators) > 1:
+        written = tree.text[tree.start(node):tree.start(declarators[0])]
+        return tuple(Stmt("decl", f"{written}{tree.source(d)}", base + tree.start(d)) for d in declarators)
     one = _statement(tree, node, base)
     return (one,) if one is not None else ()
 

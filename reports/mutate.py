@@ -107,11 +107,16 @@ def _judge(backend, spec, case, product):
 
 def run_mutant(backend, cases: list[tuple], products: tuple[str, ...], killed_by=(),
                stop_when_named: bool = True, examples: int = EXAMPLES, cases_wanted: int = 1,
-               products_wanted: int = 1) -> dict:
-    """Run ``cases`` on ``products`` against ``backend``; the kills and how far the run went. With
+               products_wanted: int = 1, naming_first: bool = True) -> dict:
+    """Run ``cases`` (with ``naming_first``, those naming a rule of ``killed_by`` first) on ``products``
+    against ``backend``; the kills and how far the run went. With
     ``stop_when_named`` the run stops once ``cases_wanted`` distinct cases on ``products_wanted``
     products have failed it naming its defect; every such kill is kept."""
     killed_by = set(killed_by)
+    # the cases written against the rules the defect breaks first: a mutant is named as soon as it can
+    # be; every case still runs where none names it, so what is killed and named does not change
+    if naming_first:
+        cases = sorted(cases, key=lambda spec_case: not killed_by & set(spec_case[1].rule_ids))
     kills: list[Kill] = []
     killing = runs = 0
     named_cases: set[str] = set()

@@ -333,3 +333,214 @@ def test_a_channel_dim_chosen_by_product_and_format() -> None:
     assert violated(on_a2, _call({"input": nhwc, "weight": _t(3)})) == []      # off regbase: always dim 1
     assert violated(on_a2, _call({"input": nhwc, "weight": _t(5)})) == [0]
     assert rules(on_a2)[0][2]["test"] == ["!=", ["dim", "weight", 0, 0], ["dim", "input", 0, 1]]
+
+
+# after ops-nn norm/add_rms_norm_dynamic_quant/op_host/op_api/aclnn_add_rms_norm_dynamic_quant_v2.cpp:44-90, 253-255
+MASK_CHOICE = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* s1, const aclTensor* s2, const aclBoolArray* outputMask,
+                                      const aclTensor* y1, const aclTensor* y2, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    if (outputMask != nullptr && outputMask->Size() == 2) {
+        bool out1 = (*outputMask)[0];
+    } else if (outputMask != nullptr && outputMask->Size() != 2) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The length of outputMask must be 2.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    bool processOut1 = (outputMask == nullptr) ? true : (*outputMask)[0];
+    bool processOut2 = (outputMask == nullptr) ? (s1 != nullptr && s2 != nullptr) : (*outputMask)[1];
+    if (processOut1) {
+        OP_CHECK_NULL(y1, return ACLNN_ERR_PARAM_NULLPTR);
+    }
+    if (processOut2) {
+        OP_CHECK_NULL(y2, return ACLNN_ERR_PARAM_NULLPTR);
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_bool_chosen_on_a_null_mask_guards_the_checks_after_it() -> None:
+    checks = read_checks(MASK_CHOICE, ["s1", "s2", "outputMask", "y1", "y2", "workspaceSize", "executor"])
+    assert [(c.template, c.status) for c in checks] == [("int_test", INVALID), ("null", NULLPTR), ("null", NULLPTR)]
+    given = {"s1": _t(4), "s2": _t(4), "y1": _t(4), "y2": _t(4)}
+    assert violated(checks, _call({**given, "y1": None}, outputMask=None)) == [1]      # no mask: y1 wanted
+    assert violated(checks, _call({**given, "y2": None}, outputMask=None)) == [2]      # both smooth scales: y2 too
+    assert violated(checks, _call({**given, "s2": None, "y2": None}, outputMask=None)) == []
+    assert violated(checks, _call({**given, "y1": None}, outputMask=[False, True])) == []
+    assert violated(checks, _call({**given, "y2": None}, outputMask=[False, True])) == [2]
+    assert violated(checks, _call({**given, "y2": None}, outputMask=[True, False])) == []
+    assert violated(checks, _call(given, outputMask=[True])) == [0]
+
+
+# after ops-nn common/stub/op_api/aclnn_kernels/common/op_error_check.h:83-93 CheckDims
+DIMS_LIMIT = """
+static inline bool CheckDims(const aclTensor* tensor)
+{
+    const auto& xShape = tensor->GetViewShape();
+    for (size_t i = 0; i < xShape.GetDimNum(); i++) {
+        if (xShape.GetDim(i) > INT32_MAX) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The tensor's shape cannot be larger than %d.", INT32_MAX);
+            return false;
+        }
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* x, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDims(x), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_every_dim_against_a_named_limit() -> None:
+    checks = read_checks(DIMS_LIMIT, ["x", "workspaceSize", "executor"])
+    assert [(c.template, c.status) for c in checks] == [("int_test", INVALID)]
+    assert violated(checks, _call({"x": _t(2, 2**31 - 1)})) == []
+    assert violated(checks, _call({"x": _t(2**31, 3)})) == [0]
+    assert violated(checks, _call({"x": _t()})) == []          # rank 0: no dim to check
+
+
+# after ops-nn norm/ada_layer_norm_grad/op_host/op_api/aclnn_ada_layer_norm_backward.cpp:176-208 and 316-323
+SCALE_SHIFT = """
+static bool ValidateScaleShiftShapes(const aclTensor* input, const aclTensor* scale, const aclTensor* shift)
+{
+    auto inputShape = input->GetViewShape();
+    int64_t inputDim = inputShape.GetDimNum();
+    int64_t B = 1, S = inputShape[inputDim - 2], H = inputShape[inputDim - 1];
+
+    op::Shape expectShape1, expectShape2;
+    for (int64_t i = 0; i < inputDim - 2; i++) {
+        expectShape1.AppendDim(inputShape[i]);
+        expectShape2.AppendDim(inputShape[i]);
+        B *= inputShape[i];
+    }
+    expectShape1.AppendDim(1).AppendDim(H);
+    expectShape2.AppendDim(H);
+
+    if (B <= 0 || S <= 0 || H <= 0) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "input sizes should greater than 0.");
+        return false;
+    }
+    auto scaleShape = scale->GetViewShape();
+    auto shiftShape = shift->GetViewShape();
+    auto isShapeValid = [&](const op::Shape& shape) { return shape == expectShape1 || shape == expectShape2; };
+    if (!isShapeValid(scaleShape) || !isShapeValid(shiftShape)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Expected scale/shape shape.");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* input, const aclTensor* scale, const aclTensor* shift,
+                                      const aclTensor* mean, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    OP_CHECK_MIN_DIM(input, 2, return ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(ValidateScaleShiftShapes(input, scale, shift), ACLNN_ERR_PARAM_INVALID);
+    auto inputShape = input->GetViewShape();
+    int64_t inputDim = inputShape.GetDimNum();
+    inputShape[inputDim - 1] = 1;
+    if (mean->GetViewShape() != inputShape) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "mean");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_shapes_built_in_a_loop_compared_through_a_lambda() -> None:
+    # several names in one declaration, a loop body of independent statements, a chained AppendDim, a
+    # lambda of one return called in a condition, and a dim set through operator[]
+    checks = read_checks(SCALE_SHIFT, ["input", "scale", "shift", "mean", "workspaceSize", "executor"])
+    assert [c.template for c in checks] == ["rank_range", "int_test", "dims_compare", "dims_compare", "int_test",
+                                            "int_test", "shape_is"]
+    x, mean = _t(2, 6, 5, 6), _t(2, 6, 5, 1)
+    # expected [2, 6, 1, 6] or [2, 6, 6] for scale and shift; mean [2, 6, 5, 1]
+    assert violated(checks, _call({"input": x, "scale": _t(2, 6, 6), "shift": _t(2, 6, 1, 6), "mean": mean})) == []
+    assert violated(checks, _call({"input": x, "scale": _t(2, 1, 6), "shift": _t(2, 6, 6), "mean": mean})) == [4]
+    assert violated(checks, _call({"input": x, "scale": _t(2, 6, 6), "shift": _t(6, 6), "mean": mean})) == [5]
+    assert violated(checks, _call({"input": x, "scale": _t(2, 6, 6), "shift": _t(2, 6, 6),
+                                   "mean": _t(2, 6, 5, 6)})) == [6]
+    # B is the product of the leading dims: 0 there fails; S and H are the last two
+    assert violated(checks, _call({"input": _t(0, 2, 7, 6), "scale": _t(0, 2, 6), "shift": _t(0, 2, 6),
+                                   "mean": _t(0, 2, 7, 1)})) == [1]
+    assert violated(checks, _call({"input": _t(3, 0), "scale": _t(0,), "shift": _t(0,), "mean": _t(3, 1)})) == [3]
+    # rank 2: no leading dim, B stays 1, the expected shapes are [1, H] and [H]
+    assert violated(checks, _call({"input": _t(3, 4), "scale": _t(1, 4), "shift": _t(4), "mean": _t(3, 1)})) == []
+
+
+# after ops-nn norm/ada_layer_norm_grad/op_host/op_api/aclnn_ada_layer_norm_backward.cpp:243-271
+OUTPUT_CHECKS = """
+static bool CheckOutputShapes(const aclTensor* gradInputOut, const aclTensor* input, const aclTensor* gradScaleOut,
+                              const aclTensor* scale)
+{
+    struct OutputCheck {
+        const aclTensor* out;
+        const aclTensor* ref;
+        const char* name;
+    };
+    OutputCheck checks[] = {{gradInputOut, input, "gradInputOut"}, {gradScaleOut, scale, "gradScaleOut"}};
+    for (const auto& check : checks) {
+        if (check.out == nullptr)
+            continue;
+        OP_CHECK_SHAPE_NOT_EQUAL(check.out, check.ref, return false);
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* input, const aclTensor* scale, aclTensor* gradInputOut,
+                                      aclTensor* gradScaleOut, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckOutputShapes(gradInputOut, input, gradScaleOut, scale), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_range_for_over_an_array_of_structs_reads_each_element() -> None:
+    checks = read_checks(OUTPUT_CHECKS, ["input", "scale", "gradInputOut", "gradScaleOut", "workspaceSize",
+                                         "executor"])
+    assert [(c.template, c.status) for c in checks] == [("shapes_equal", INVALID), ("shapes_equal", INVALID)]
+    x, s = _t(2, 3), _t(3)
+    assert violated(checks, _call({"input": x, "scale": s, "gradInputOut": _t(2, 3), "gradScaleOut": _t(3)})) == []
+    assert violated(checks, _call({"input": x, "scale": s, "gradInputOut": _t(3, 2), "gradScaleOut": _t(3)})) == [0]
+    assert violated(checks, _call({"input": x, "scale": s, "gradInputOut": None, "gradScaleOut": _t(2)})) == [1]
+    assert violated(checks, _call({"input": x, "scale": s, "gradInputOut": None, "gradScaleOut": None})) == []
+
+
+# after ops-nn norm/quantized_batch_norm/op_host/op_api/aclnn_quantized_batch_norm.cpp:253-262, 304 and 318-330
+ALWAYS_GIVEN = """
+static aclnnStatus Proc(const aclTensor* input, const aclTensor* mean)
+{
+    CHECK_RET(mean != nullptr, ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(input != nullptr, ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* input, const aclTensor* mean, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    auto uniqueExecutor = CREATE_EXECUTOR();
+    OP_CHECK_NULL(input, return ACLNN_ERR_PARAM_NULLPTR);
+    const aclTensor* inputContiguous = nullptr;
+    if (input != nullptr) {
+        inputContiguous = l0op::Contiguous(input, uniqueExecutor.get());
+        CHECK_RET(inputContiguous != nullptr, ACLNN_ERR_INNER_NULLPTR);
+    }
+    auto ret = Proc(inputContiguous, mean);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_branch_on_an_argument_checked_not_null_is_always_taken() -> None:
+    checks = read_checks(ALWAYS_GIVEN, ["input", "mean", "workspaceSize", "executor"])
+    # the contiguous copy of an input every call gives is never null: its check is no rule
+    assert [(c.template, c.status) for c in checks] == [("null", NULLPTR), ("null", INVALID)]
+    assert violated(checks, _call({"input": _t(1, 2, 3, 4), "mean": _t(2)})) == []
+    assert violated(checks, _call({"input": _t(1, 2, 3, 4), "mean": None})) == [1]
+    assert violated(checks, _call({"input": None, "mean": _t(2)})) == [0]

@@ -307,3 +307,24 @@ TEST_F(tree_test, unreadable)
     assert [(p.where, p.reason.split(": ", 2)[1]) for p in result.problems] == [
         ("ops/test_aclnn_tree.cpp:9", "a statement the C++ grammar cannot read"),
         ("ops/test_aclnn_tree.cpp:10", "a statement the C++ grammar cannot read")]
+
+
+def test_a_scalar_of_a_cast_value_takes_that_types_constructor():
+    # scalar_desc.h: ScalarDesc(int32_t) is ACL_INT32, ScalarDesc(uint8_t) ACL_UINT8, ScalarDesc(double)
+    # ACL_DOUBLE (ops-nn norm/quantized_batch_norm/tests/ut/op_host/op_api/test_aclnn_quantized_batch_norm.cpp:34)
+    result, cases = _read("""
+TEST_F(tree_test, typed_scalars)
+{
+    auto zero = ScalarDesc(static_cast<int32_t>(2));
+    auto small = ScalarDesc(static_cast<uint8_t>(7));
+    auto wide = ScalarDesc(double(0.5));
+    auto ut = OP_API_UT(aclnnTreeOnly, INPUT(zero, small, wide), OUTPUT());
+    uint64_t ws = 0;
+    EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+}
+""")
+    vc = cases["ut-tree_test.typed_scalars"]
+    assert (vc.attrs["input0"], vc.attrs["input0.dtype"]) == (2, "ACL_INT32")
+    assert (vc.attrs["input1"], vc.attrs["input1.dtype"]) == (7, "ACL_UINT8")
+    assert (vc.attrs["input2"], vc.attrs["input2.dtype"]) == (0.5, "ACL_DOUBLE")
+    assert result.problems == []

@@ -17,6 +17,7 @@ listed with its line and the reason, never guessed.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -51,6 +52,13 @@ _PRIMITIVE_KINDS = {"float": "float32", "double": "float64", "bool": "bool", "in
                     "uint8_t": "int", "uint16_t": "int", "uint32_t": "int", "uint64_t": "int",
                     "size_t": "int", "char": "int", "aclDataType": "enum", "aclFormat": "enum",
                     "string": "str", "char*": "str"}
+# ScalarDesc's constructor per argument type (ops-nn tests/ut/op_api/op_api_ut_common/inc/op_api_ut_common/
+# scalar_desc.h:23-33): a value cast to one of these types picks that overload's dtype
+_SCALAR_DESC_OVERLOADS = {"bool": "ACL_BOOL", "int8_t": "ACL_INT8", "uint8_t": "ACL_UINT8", "int16_t": "ACL_INT16",
+                          "uint16_t": "ACL_UINT16", "int32_t": "ACL_INT32", "uint32_t": "ACL_UINT32",
+                          "int64_t": "ACL_INT64", "uint64_t": "ACL_UINT64", "float": "ACL_FLOAT",
+                          "double": "ACL_DOUBLE"}
+_CAST_TYPE = re.compile(r"(?:static_cast\s*<\s*(?:std::)?(?P<t>\w+)\s*>|(?:std::)?(?P<f>\w+))\s*\(.*\)", re.S)
 _CASTS = ("static_cast", "int64_t", "int32_t", "float", "double", "int", "bool", "uint64_t",
           "int8_t", "uint8_t", "aclDataType", "aclFormat")
 # the statements whose body the reader enters, and the word an expectation inside one is refused by
@@ -518,6 +526,10 @@ def _construct(ev: _Eval, name: str, targs: tuple[str, ...], args: list[Node], o
             return value
         if len(got) > 1:
             return ScalarVal(value, _enum(got[1], "ACL_", at))
+        cast = _CAST_TYPE.fullmatch(text_of(args[0]).strip())
+        typed = (cast.group("t") or cast.group("f")) if cast else None
+        if typed in _SCALAR_DESC_OVERLOADS:   # the constructor overload of that type
+            return ScalarVal(value, _SCALAR_DESC_OVERLOADS[typed])
         bare = bare_scalar_dtype(value)
         if bare is not None:
             return ScalarVal(value, f"ACL_{bare.name}")

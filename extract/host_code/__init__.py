@@ -104,6 +104,8 @@ fixture tests in tests/test_extract_*.py):
   read (``p.self``, ``list[1].param``) as the value it holds, an integer helper of constant returns
   (``GetMaskIdx(i)``), and a loop of a known count over them read once per index (``if (!mask[i])
   continue;`` a guard on the rest).
+- ``lambdas``: A local lambda of one ``return`` capturing by reference (``auto ok = [&](const op::Shape& s)
+  { return s == e1 || s == e2; };``): each later call of it written out with its arguments.
 - ``searches``: An integer array searched with ``std::find_if`` over a vector copy of it and checked not found
   (each element's check; a lambda taking ``int`` leaves the elements past 32 bits unread), and a dim loop
   making the wrapped dims unique through a ``std::set``.

@@ -211,6 +211,15 @@ def rewrite(w: Walk, stmt: Stmt, env: dict) -> Stmt:
     return replace(stmt, text=text, cond=cond, then=then, orelse=orelse)
 
 
+def _negated(cond: str) -> str:
+    """``a == b`` as ``a != b`` (and back), so a null test stays one the walk's null branch reads;
+    ``!(cond)`` otherwise."""
+    m = re.fullmatch(r"([\w.\->\[\]]+)\s*(==|!=)\s*([\w.\->\[\]]+)", cond)
+    if m:
+        return f"{m.group(1)} {'!=' if m.group(2) == '==' else '=='} {m.group(3)}"
+    return f"!({cond})"
+
+
 def _continue_guarded(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...] | None:
     """A loop body with ``if (C) { continue; }`` read as ``if (!(C)) { <the rest> }``; None when a
     ``continue`` or ``break`` stands elsewhere."""
@@ -221,7 +230,8 @@ def _continue_guarded(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...] | None:
             rest = _continue_guarded(stmts[i + 1:])
             if rest is None:
                 return None
-            out.append(replace(st, text=f"if (!({st.cond.strip()}))", cond=f"!({st.cond.strip()})", then=rest))
+            negated = _negated(st.cond.strip())
+            out.append(replace(st, text=f"if ({negated})", cond=negated, then=rest))
             return tuple(out)
         if re.search(r"\b(?:continue|break|goto)\b", st.text + st.cond) or \
                 any(re.search(r"\b(?:continue|break|goto)\b", s.text) for s in st.then + st.orelse):
@@ -230,10 +240,42 @@ def _continue_guarded(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...] | None:
     return tuple(out)
 
 
+_RANGE_FOR = re.compile(r"for\s*\(\s*(?:const\s+)?(?:auto|[\w:]+)\s*&?\s*(\w+)\s*:\s*(\w+)\s*\)\s*\{(.*)\}", re.S)
+
+
+def _run_range_for(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """``for (const auto& e : a) { body }`` over an aggregate array of at most ten elements (ops-nn
+    norm/ada_layer_norm_grad/op_host/op_api/aclnn_ada_layer_norm_backward.cpp:260-271 CheckOutputShapes):
+    the body read once per element, ``e`` bound to it (``if (C) continue;`` as the rest under not C)."""
+    m = _RANGE_FOR.fullmatch(stmt.text.strip())
+    held = env.get(m.group(2)) if m else None
+    if not (isinstance(held, tuple) and held[:1] == (ARRAY,)) or len(held[1]) > _MAX_UNROLL:
+        return False
+    name, body = m.group(1), m.group(3)
+    if re.search(rf"\b{re.escape(name)}\s*(?:[-+*/]?=(?!=)|\+\+|--)", body):
+        return False
+    body_offset = stmt.offset + stmt.text.strip().index("{", m.start(3) - 1) + 1 + \
+        (len(stmt.text) - len(stmt.text.lstrip()))
+    inner = _continue_guarded(statements(body, body_offset))
+    if inner is None:
+        return False
+    before = env.get(name, None)
+    for element in held[1]:
+        env[name] = element
+        reenter.run_block(w, src, inner, env, fail, top)
+    if before is None:
+        env.pop(name, None)
+    else:
+        env[name] = before
+    return True
+
+
 def run_unrolled_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
     """``for (size_t i = 0; i < n; i++) { body }`` with ``n`` a known count of at most ten and the body
     indexing an aggregate array by ``i`` (CheckDtypeValid, aclnn_batch_norm_backward_reduce.cpp:129):
-    the body read once for each ``i``."""
+    the body read once for each ``i``; a range-for over such an array the same (_run_range_for)."""
+    if _run_range_for(w, src, stmt, env, fail, top):
+        return True
     m = re.fullmatch(r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(\w+)\s*=\s*0\s*;\s*(\w+)\s*<\s*(\w+)\s*;"
                      r"\s*(?:\+\+\s*(\w+)|(\w+)\s*\+\+)\s*\)\s*\{(.*)\}", stmt.text.strip(), re.S)
     if not m or m.group(2) != m.group(1) or (m.group(4) or m.group(5)) != m.group(1):

@@ -330,7 +330,9 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
     q = _split_top(cond, "?")
     if len(q) == 2 and len(_split_colon(q[1])) == 2:   # a choice on the product between two conditions
         decided = _product_bool(w, q[0], env)
-        return None if decided is None else _guard(w, _split_colon(q[1])[0 if decided else 1], env)
+        if decided is not None:
+            return _guard(w, _split_colon(q[1])[0 if decided else 1], env)
+        return _chosen_guard(w, q[0], _split_colon(q[1]), env)
     for op, name in (("||", "or"), ("&&", "and")):
         parts = _split_top(cond, op)
         if len(parts) > 1:
@@ -387,6 +389,53 @@ def _guard_read(w: Walk, cond: str, env: dict) -> tuple | None:
             return None
         return _guard_function(w, call[0], args, env)
     return _int_guard(w, cond, env)
+
+
+def _chosen_guard(w: Walk, test: str, sides: list[str], env: dict) -> tuple | None:
+    """``c ? a : b`` as a condition, each of c, a, b a guard or a ``true``/``false`` literal (ops-nn
+    norm/add_rms_norm_dynamic_quant/op_host/op_api/aclnn_add_rms_norm_dynamic_quant_v2.cpp:253
+    ``(outputMask == nullptr) ? true : (*outputMask)[0]``): ``(c and a) or (not c and b)``, a literal
+    side folded; None when a part is something else."""
+    c = _null_test(w, test, env) or _guard(w, test, env)
+    if c is None:
+        return None
+    literal = {"true": True, "false": False}
+    a, b = (literal.get(_strip(s), None) for s in sides)
+    ga, gb = (None if lit is not None else _null_test(w, s, env) or _guard_under(w, s, env, under)
+              for lit, s, under in zip((a, b), sides, (c, ("not", c))))
+    if (a is None and ga is None) or (b is None and gb is None) or (a is not None and b is not None):
+        return None   # an unread side; two literals are c or not c, which no vendor file writes
+    if a is not None:
+        return ("or", c, gb) if a else ("and", ("not", c), gb)
+    if b is not None:
+        return ("and", c, ga) if not b else ("or", ("not", c), ga)
+    return ("or", ("and", c, ga), ("and", ("not", c), gb))
+
+
+def _null_test(w: Walk, cond: str, env: dict) -> tuple | None:
+    """``p == nullptr`` (or ``!=``) of a pointer argument: ("null", p) (or its ``not``); None otherwise.
+    Read here only, in a ternary: elsewhere a branch on it is the walk's null branch. A conjunction or
+    disjunction of such tests too."""
+    for op, name in (("||", "or"), ("&&", "and")):
+        parts = _split_top(_strip(cond), op)
+        if len(parts) > 1:
+            tests = [_null_test(w, p, env) for p in parts]
+            return None if None in tests else (name, *tests)
+    m = re.fullmatch(r"(\w+)\s*(==|!=)\s*nullptr|nullptr\s*(==|!=)\s*(\w+)", _strip(cond))
+    pointer = env.get(m.group(1) or m.group(4)) if m else None
+    if not (isinstance(pointer, T) and "*" in w.ptypes.get(pointer.name, "")):
+        return None
+    return ("null", pointer.name) if "==" in (m.group(2), m.group(3)) else ("not", ("null", pointer.name))
+
+
+def _guard_under(w: Walk, cond: str, env: dict, under: tuple) -> tuple | None:
+    """``cond`` read as a guard on the calls for which ``under`` holds (a ternary's side: an array
+    element the other side's test keeps inside the array)."""
+    w.guards.append(under)
+    try:
+        return _guard(w, cond, env)
+    finally:
+        w.guards.pop()
 
 
 def _same_checks_both_sides(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:

@@ -80,9 +80,9 @@ def shape_by_pointer(fn: Function, param: str, arg: str, env: dict) -> Any:
 
 
 _EACH_DIM = re.compile(
-    r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int)\s+(?P<i>\w+)\s*=\s*(?P<k>\d+)\s*;\s*(?P=i)\s*<\s*(?P<n>\w+)\s*;"
+    r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int)\s+(?P<i>\w+)\s*=\s*(?P<k>\d+)\s*;\s*(?P=i)\s*<\s*(?P<n>\w+(?:\s*\.\s*GetDimNum\(\))?)\s*;"
     r"\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)\s*"
-    r"\{\s*if\s*\(\s*(?P<x>\w+)\s*\.\s*GetDim\s*\(\s*(?P=i)\s*\)\s*(?P<op>[<>]=?|[!=]=)\s*(?P<v>-?\d+)\s*\)\s*\{\s*"
+    r"\{\s*if\s*\(\s*(?P<x>\w+)\s*\.\s*GetDim\s*\(\s*(?P=i)\s*\)\s*(?P<op>[<>]=?|[!=]=)\s*(?P<v>-?\d+|[A-Z][A-Z0-9_]*)\s*\)\s*\{\s*"
     r"(?:OP_LOGE\w*\s*\([^;]*\)\s*;\s*)?(?P<ret>return\s[^;]+;)\s*\}\s*\}", re.S)
 
 
@@ -90,20 +90,23 @@ def each_dim_from_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: in
     """``for (i = k; i < rank; ++i) { if (shape.GetDim(i) <= 0) { log; return false; } }`` over a
     tensor's view shape (ops-nn index/scatter_elements/op_api/aclnn_max_unpool2d.cpp:86-100
     CheckInpuNullTensor): refused where one of its dims from k on compares (the integer test
-    ``any-dim`` of those dims; a rank of k or less runs no pass)."""
+    ``any-dim`` of those dims; a rank of k or less runs no pass). The bound may be ``S.GetDimNum()``
+    and the value a named limit (ops-nn common/stub/op_api/aclnn_kernels/common/op_error_check.h:83-93
+    CheckDims: ``if (xShape.GetDim(i) > INT32_MAX)``)."""
     m = _EACH_DIM.fullmatch(stmt.text.strip())
     if not m:
         return False
     x = reenter.shape_expr_at(w, m.group("x"), env)
     try:
         n = _iexpr_of(w, reenter.value(w, m.group("n"), env))
+        bound = reenter.value(w, m.group("v"), env)   # a literal, or a named limit (INT32_MAX)
     except Unreadable:
         return False
-    if not (x and x[0] == "of" and n == ("rank", x[1])):
+    if not (x and x[0] == "of" and n == ("rank", x[1]) and _is_int(bound)):
         return False
     k, rank = int(m.group("k")), ("rank", x[1])
     dims = ("?", ("<=", rank, k), ("dims", ()), ("slice", x, k, ("-", rank, k)))
-    test = ("any-dim", dims, (m.group("op"), ("each",), int(m.group("v"))))
+    test = ("any-dim", dims, (m.group("op"), ("each",), bound))
     _check(w, src, stmt.offset, "int_test", _args(test=test), _fail_status(m.group("ret"), fail), stmt.text)
     return True
 

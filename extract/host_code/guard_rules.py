@@ -106,4 +106,53 @@ def passed_length_checks(w: Walk) -> list:
     return passed
 
 
+def length_kept_above(w: Walk, attr: str, index: int) -> bool:
+    """Every call reaching the statement being walked gives the integer or bool array ``attr`` more
+    than ``index`` elements, by the guards it runs under and the checks on lengths and null-ness it
+    passed however they are written (ops-nn norm/add_rms_norm_dynamic_quant/op_host/op_api/
+    aclnn_add_rms_norm_dynamic_quant_v2.cpp:44-63: ``if (m != nullptr && m->Size() == 2) {...} else if
+    (m != nullptr && m->Size() != 2) fail``, then ``m == nullptr ? ... : (*m)[1]``): each length from 0
+    to ``index`` of a given array makes one of them false (a part the lengths do not decide is either)."""
+    held = list(w.guards)
+    for e in w.events:
+        args = dict(e.args) if e.kind == "check" and e.template == "int_test" else {}
+        test, when = args.get("test"), args.get("when")
+        if not isinstance(test, tuple):
+            continue
+        failed = test[1] if test[:1] == ("guard",) else ("int", test)
+        held.append(("not", failed) if when is None else ("or", ("not", when), ("not", failed)))
+    return all(any(_on_length(g, attr, length) is False for g in held) for length in range(index + 1))
+
+
+_COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
+
+
+def _on_length(g: Any, attr: str, length: int) -> bool | None:
+    """The guard ``g`` for a given array ``attr`` of ``length`` elements: True, False, or None where
+    it reads something else (three-valued: ``and``/``or`` decided by a part that decides them)."""
+    if not isinstance(g, tuple) or not g:
+        return None
+    if g[0] == "not":
+        v = _on_length(g[1], attr, length)
+        return None if v is None else not v
+    if g[0] in ("and", "or"):
+        vals = [_on_length(x, attr, length) for x in g[1:]]
+        if (g[0] == "and" and False in vals) or (g[0] == "or" and True in vals):
+            return g[0] == "or"
+        return None if None in vals else g[0] == "and"
+    if g[0] == "null" and g[1] == attr:
+        return False
+    if g[0] == "no-dims" and g[1] == attr:
+        return length == 0
+    if g[0] == "attr-len" and g[1] == attr and _is_int(g[3]):
+        return _COMPARE[g[2]](length, g[3])
+    if g[0] == "int" and isinstance(g[1], tuple) and len(g[1]) == 3 and g[1][0] in _COMPARE:
+        op, a, b = g[1]
+        a = length if a == ("len", attr) else a
+        b = length if b == ("len", attr) else b
+        return _COMPARE[op](a, b) if _is_int(a) and _is_int(b) else None
+    return None
+
+
 reenter.rank_int_rule = rank_int_rule

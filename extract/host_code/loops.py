@@ -25,6 +25,7 @@ from aclnn_conformance.extract.host_code.searches import set_dup
 from aclnn_conformance.extract.host_code.array_elements import loop_invariant
 from aclnn_conformance.extract.host_code.dim_loops import untaken_then_blanked
 from aclnn_conformance.extract.host_code.nulls import _nonnull_param
+import aclnn_conformance.extract.host_code.reenter as reenter
 
 
 def _copy_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
@@ -149,8 +150,9 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
         if not app:
             return False
         read = local.pop(app.group(2).strip(), None)
-        if read is None:
-            got = re.fullmatch(r"(.+?) ?\. ?GetDim\((.+)\)", app.group(2).strip())
+        if read is None:   # x.GetDim(k), or x[k] of a shape (op::Shape's operator[])
+            got = re.fullmatch(r"(.+?) ?\. ?GetDim\((.+)\)", app.group(2).strip()) or \
+                re.fullmatch(r"(\w+) ?\[(.+)\]", app.group(2).strip())
             read = (got.group(1), got.group(2)) if got else None
         if read is None:
             return False
@@ -166,7 +168,8 @@ def _append_dims_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
             return False
         held = _shape_expr_of(env.get(s))
         if held is None:   # a shape declared empty just before
-            decl = list(re.finditer(rf"(?<![\w:])(?:(?:op|gert)::)?Shape\s+{re.escape(s)}\s*;", before))
+            decl = list(re.finditer(rf"(?<![\w:])(?:(?:op|gert)::)?Shape\s+(?:\w+\s*,\s*)*{re.escape(s)}\s*(?:,\s*\w+\s*)*;",
+                                    before))   # ``op::Shape a, b;`` declares each empty
             if s in env or len(decl) != 1 or re.search(rf"\b{re.escape(s)}\b", before[decl[0].end():]):
                 return False
             held = ("dims", ())
@@ -296,7 +299,8 @@ def _numel_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> bool:
                      stmt.text.strip(), re.S)
     if not m or m.group(3) != m.group(1) or (m.group(5) or m.group(6)) != m.group(1) or env.get(m.group(7)) != 1:
         return False
-    dim = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\(\s*" + m.group(1) + r"\s*\)", m.group(8), re.S)
+    dim = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\(\s*" + m.group(1) + r"\s*\)", m.group(8), re.S) or \
+        re.fullmatch(r"(\w+)\s*\[\s*" + m.group(1) + r"\s*\]", m.group(8))   # a shape's operator[]
     holder = env.get(_strip(dim.group(1))) if dim else None
     mv = re.fullmatch(r"([A-Za-z_]\w*)\s*->\s*GetViewShape\(\)", _strip(dim.group(1))) if dim else None
     if mv and isinstance(env.get(mv.group(1)), T):
@@ -575,4 +579,36 @@ def _dim_locals_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int 
         return False
     for st, test, code in found:
         _check(w, src, st.offset, "int_test", _args(test=test), code, "if (" + st.cond.strip() + ")")
+    return True
+
+
+_LOOP_HEAD = re.compile(r"(for\s*\([^;{}]*;[^;{}]*;[^;{}]*\)\s*)\{(?P<body>.*)\}", re.S)
+_WRITES = re.compile(r"([A-Za-z_]\w*)\s*(?:\.\s*AppendDim\s*\(|[-+*/]=(?!=))")
+
+
+def split_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """A loop whose body is statements each changing its own local, none reading another's (ops-nn
+    norm/ada_layer_norm_grad/op_host/op_api/aclnn_ada_layer_norm_backward.cpp:180-185: ``for (i < n) {
+    e1.AppendDim(s[i]); e2.AppendDim(s[i]); B *= s[i]; }``): the same as one loop per statement, in
+    order, each read by a loop reader; False (nothing changed) when one of them is not."""
+    m = _LOOP_HEAD.fullmatch(stmt.text.strip())
+    if not m:
+        return False
+    body_offset = stmt.offset + stmt.text.index(stmt.text.strip()) + m.start("body")
+    parts = statements(m.group("body"), body_offset)
+    writes = [_WRITES.match(p.text.strip()) if p.kind in ("call", "decl") else None for p in parts]
+    if len(parts) < 2 or None in writes or len({x.group(1) for x in writes}) != len(writes):
+        return False
+    for k, p in enumerate(parts):   # each statement reads none of the others' locals
+        others = [x.group(1) for j, x in enumerate(writes) if j != k]
+        if any(re.search(rf"\b{re.escape(o)}\b", p.text) for o in others):
+            return False
+    local, mark = dict(env), len(w.events)
+    for p in parts:
+        one = Stmt("other", f"{m.group(1)}{{ {p.text.strip()}; }}", stmt.offset)
+        if not reenter.read_loop(w, src, one, local, fail, top):
+            del w.events[mark:]
+            return False
+    env.clear()
+    env.update(local)
     return True

@@ -11,7 +11,7 @@ from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt
 from aclnn_conformance.spec.enums import Status
-from aclnn_conformance.extract.host_code.model import (Event, T, Unreadable, Walk, _End, _Stop, _args, _check,
+from aclnn_conformance.extract.host_code.model import (Event, Opaque, T, Unreadable, Walk, _End, _Stop, _args, _check,
                                                        _fail_status, _macro, _names_in, _split_top, _strip, _tensor)
 from aclnn_conformance.extract.host_code.promotion import _dexpr, _keep_unchanged_dtypes
 from aclnn_conformance.extract.host_code.statements import _returns_success_only
@@ -321,6 +321,14 @@ def _run_nonnull_branch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: i
     if guards is None or stmt.orelse:
         return False
     if len(guards) == 1 and _nonnull_count(w, stmt, env, guards[0]):
+        return True
+    if len(guards) == 1 and _null_checked(w, guards[0]) and any(
+            re.match(rf"{re.escape(name)}\s*=(?!=)", s.text.strip()) and isinstance(env.get(name), Opaque)
+            and env[name].text.strip() == "nullptr" for s in stmt.then if s.kind == "decl" for name in env):
+        # a local set to nullptr, then set where an argument every call reaching here gives is not
+        # null (ops-nn norm/quantized_batch_norm/op_host/op_api/aclnn_quantized_batch_norm.cpp:318-322):
+        # the branch is always taken, so the local holds what it sets
+        reenter.run_block(w, src, stmt.then, env, fail, top)
         return True
     mark = len(w.events)
     local = dict(env)

@@ -14,7 +14,7 @@ from aclnn_conformance.extract.host_code.model import (Opaque, T, Unreadable, Wa
 from aclnn_conformance.extract.host_code.statements import _returns_success_only
 from aclnn_conformance.extract.host_code.integers import (_COMPARE_INT, _FLIP, _compare_split, _comparison, _iexpr_atom,
                                                           _iexpr_of, _int_constant, _wrapped_iexpr)
-from aclnn_conformance.extract.host_code.guard_rules import passed_length_checks
+from aclnn_conformance.extract.host_code.guard_rules import length_kept_above, passed_length_checks
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
@@ -452,7 +452,8 @@ def _array_element(w: Walk, expr: str, env: dict) -> tuple | None:
         return None   # an int array's element, or a bool array's (1 or 0: ``(*outputMask)[0]``)
     index = reenter.value(w, m.group(2), env)
     if not _is_int(index) or index < 0 or \
-            _least_length(w.guards + passed_length_checks(w), held.name) <= index:
+            _least_length(w.guards + passed_length_checks(w), held.name) <= index and \
+            not length_kept_above(w, held.name, index):
         if _is_int(index) and index >= 0 and _most_length(w.guards, held.name) > index:
             w.element_outside = (held.name, index)   # outside for some calls only: walk._run_stmt_inside_arrays
         raise Unreadable(f"{expr!r}, an element the code does not keep inside the array")

@@ -34,5 +34,6 @@ run_guarded_if: Callable[..., Any]   # branches._run_guarded_if
 bind: Callable[..., Any]   # walk._bind
 call_fn: Callable[..., Any]   # walk._call_fn
 run_block: Callable[..., Any]   # walk._run_block
+read_loop: Callable[..., Any]   # walk._read_loop
 run_decl: Callable[..., Any]   # walk._run_decl
 run_function: Callable[..., Any]   # walk._run_function

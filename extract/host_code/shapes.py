@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, split_args
+from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_close, split_args
 from aclnn_conformance.extract.syntax import tokens
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.extract.host_code.model import (Event, FORMAT_OF, Opaque, T, Unreadable, Walk, _args,
@@ -636,8 +636,14 @@ def _int_or_shape_choice(w: Walk, guard: Any, new: Any, old: Any) -> tuple | Non
 def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
     """``s.SetDim(i, v);`` on a shape local the walk holds, i a constant, ``s.GetDimNum() - k`` or
     ``rank - k`` of the tensor whose rank s has, inside the rank earlier checks leave s, and v an
-    integer the walk knows: s becomes that shape with dim i made v; unknown otherwise."""
-    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*SetDim\s*\((.*)\)\s*;?", stmt.text.strip(), re.S)
+    integer the walk knows: s becomes that shape with dim i made v; unknown otherwise. ``s[i] = v;``
+    (op::Shape's operator[], ops-nn norm/ada_layer_norm_grad/op_host/op_api/
+    aclnn_ada_layer_norm_backward.cpp:318) is the same."""
+    text = stmt.text.strip()
+    element = re.fullmatch(r"([A-Za-z_]\w*)\s*\[([^\[\]]+)\]\s*=(?!=)\s*(.+?)\s*;?", text, re.S)
+    if element and _shape_expr_of(env.get(element.group(1))) is not None:
+        text = f"{element.group(1)}.SetDim({element.group(2)}, {element.group(3)})"
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*SetDim\s*\((.*)\)\s*;?", text, re.S)
     shape = _shape_expr_of(env.get(m.group(1))) if m else None
     if shape is None:
         return False
@@ -657,7 +663,7 @@ def _set_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
             env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
             return True
     if index is None or size is None or _expr_min_rank(w, shape) < (-index if index < 0 else index + 1):
-        env[m.group(1)] = Opaque(stmt.text.strip())
+        env[m.group(1)] = Opaque(text)
     else:
         env[m.group(1)] = ("shape-expr", ("set-dim", shape, index, size))
     return True
@@ -711,17 +717,27 @@ def _rank_form(shape: tuple) -> tuple | None:
 
 def _append_dim(w: Walk, stmt: Stmt, env: dict) -> bool:
     """``s.AppendDim(v);`` on a shape local the walk holds, v an integer it knows: s becomes
-    ("concat", s, ("dims", (v,))); unknown otherwise."""
-    m = re.fullmatch(r"([A-Za-z_]\w*)\s*\.\s*AppendDim\s*\((.*)\)\s*;?", stmt.text.strip(), re.S)
+    ("concat", s, ("dims", (v,))); a chain ``s.AppendDim(1).AppendDim(h);`` appends each in order;
+    unknown otherwise."""
+    text = stmt.text.strip().rstrip(";").rstrip()
+    m = re.match(r"([A-Za-z_]\w*)\s*(?=\.\s*AppendDim\s*\()", text)
     shape = _shape_expr_of(env.get(m.group(1))) if m else None
     if shape is None:
         return False
+    sizes, at = [], m.end()
+    while at < len(text):
+        call = re.compile(r"\s*\.\s*AppendDim\s*\(").match(text, at)
+        close = match_close(text, call.end() - 1) if call else -1
+        if close < 0:
+            return False
+        sizes.append(text[call.end():close])
+        at = close + 1
     try:
-        size = _iexpr_of(w, reenter.value(w, m.group(2), env))
+        dims = tuple(_iexpr_of(w, reenter.value(w, size, env)) for size in sizes)
     except Unreadable:
-        size = None
-    env[m.group(1)] = Opaque(stmt.text.strip()) if size is None else \
-        ("shape-expr", ("concat", shape, ("dims", (size,))))
+        dims = None
+    env[m.group(1)] = Opaque(stmt.text.strip()) if dims is None or None in dims else \
+        ("shape-expr", ("concat", shape, ("dims", dims)))
     return True
 
 

@@ -130,7 +130,7 @@ def _reachable_after(fn: Function, stmt: Stmt) -> str:
 
 
 def _in_order_mutations(stmts: tuple[Stmt, ...], name: str) -> list[Stmt]:
-    """The statements ``name.SetDim(i, v);``, ``name.pop_back();`` and ``name = e;`` standing in plain
+    """The statements ``name.SetDim(i, v);``, ``name[i] = v;``, ``name.pop_back();`` and ``name = e;`` standing in plain
     blocks and if/else branches (no loop or switch around them): the walk runs each where it stands."""
     n, out = re.escape(name), []
     for s in stmts:
@@ -138,6 +138,6 @@ def _in_order_mutations(stmts: tuple[Stmt, ...], name: str) -> list[Stmt]:
             out += _in_order_mutations(s.then + s.orelse, name)
         elif s.kind in ("call", "decl") and re.fullmatch(rf"{n}\s*\.\s*(?:SetDim|AppendDim|pop_back)\s*\([^;{{}}]*\)\s*;?",
                                                          s.text.strip()) or \
-                s.kind == "decl" and re.fullmatch(rf"{n}\s*=(?!=)[^;{{}}]*;?", s.text.strip()):
+                s.kind == "decl" and re.fullmatch(rf"{n}\s*(?:\[[^\[\];{{}}]+\]\s*)?=(?!=)[^;{{}}]*;?", s.text.strip()):
             out.append(s)
     return out

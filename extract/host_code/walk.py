@@ -45,12 +45,13 @@ from aclnn_conformance.extract.host_code.dim_loops import (default_arguments, ea
                                                            unrolled_loop)
 from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _remapped_call, _returned, _run_if,
                                                           _status_neutral_return, _true_unless_false)
-from aclnn_conformance.extract.host_code.loops import (_append_dims_loop, _batch_broadcast_loop, _copy_loop,
+from aclnn_conformance.extract.host_code.loops import (split_loop, _append_dims_loop, _batch_broadcast_loop, _copy_loop,
                                                        _negative_dim_loop, _numel_loop, _run_array_loop,
                                                        _slice_compare_loop, _slice_loop, _array_dims_loop,
                                                        _dim_locals_loop)
 from aclnn_conformance.extract.host_code.int_choices import run_int_ref_helper
 from aclnn_conformance.extract.host_code.rank_loops import run_rank_loop
+from aclnn_conformance.extract.host_code.lambdas import lambda_local, lambdas_inlined
 import aclnn_conformance.extract.host_code.reenter as reenter
 from aclnn_conformance.extract.host_code import aggregates, searches
 
@@ -260,7 +261,22 @@ def _run_stmt_inside_arrays(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fai
         w.guards.append(("not", short))   # popped when the function ends (_run_function)
 
 
+def _read_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> bool:
+    """A loop one of the loop readers knows, read into ``env`` and the events; False otherwise."""
+    return _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, src, stmt, env) or \
+        aggregates.run_unrolled_loop(w, src, stmt, env, fail, top) or \
+        _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
+        _slice_compare_loop(w, src, stmt, env, fail) or _array_dims_loop(w, src, stmt, env, fail) or \
+        _dim_locals_loop(w, src, stmt, env, fail) or \
+        slice_same_but_one_loop(w, src, stmt, env, fail) or \
+        each_dim_from_loop(w, src, stmt, env, fail) or \
+        _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
+        _negative_dim_loop(w, src, stmt, env, fail) or unrolled_loop(w, src, stmt, env, fail, top) or \
+        run_rank_loop(w, src, stmt, env, fail)
+
+
 def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
+    stmt = lambdas_inlined(stmt, env)
     text = stmt.text.strip()
     if stmt.kind == "block":
         _run_block(w, src, stmt.then, env, fail, top)
@@ -270,16 +286,7 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         return
     if stmt.kind == "other":
         if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
-                _run_array_loop(w, src, stmt, env, fail) or _numel_loop(w, src, stmt, env) or \
-                aggregates.run_unrolled_loop(w, src, stmt, env, fail, top) or \
-                _copy_loop(w, src, stmt, env) or _slice_loop(w, src, stmt, env) or \
-                _slice_compare_loop(w, src, stmt, env, fail) or _array_dims_loop(w, src, stmt, env, fail) or \
-                _dim_locals_loop(w, src, stmt, env, fail) or \
-                slice_same_but_one_loop(w, src, stmt, env, fail) or \
-                each_dim_from_loop(w, src, stmt, env, fail) or \
-                _batch_broadcast_loop(w, src, stmt, env, fail) or _append_dims_loop(w, src, stmt, env) or \
-                _negative_dim_loop(w, src, stmt, env, fail) or unrolled_loop(w, src, stmt, env, fail, top) or \
-                run_rank_loop(w, src, stmt, env, fail):
+                _read_loop(w, src, stmt, env, fail, top) or split_loop(w, src, stmt, env, fail, top):
             return
         if re.search(r"ACLNN_ERR_PARAM_\w+|OP_CHECK_\w+|return\s+false", text):
             raise Unreadable("a loop or switch with checks")
@@ -385,7 +392,7 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
                  lambda: _kernel_result(w, rhs, env), lambda: _broadcast_to_helper(w, rhs, env),
                  lambda: _one_dim_at_rank0_local(w, rhs, env), lambda: _helper_tensor(w, rhs, env),
                  lambda: _made_local(w, rhs, env, name),
-                 lambda: _vector_array(rhs, env),
+                 lambda: _vector_array(rhs, env), lambda: lambda_local(rhs),
                  lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
                  lambda: _kernel_choice(w, rhs, env), lambda: _choice_like(w, rhs, env),
                  lambda: value_test_local(w, rhs, env)):
@@ -692,5 +699,6 @@ CHECK_MACROS.update({
 reenter.bind = _bind
 reenter.call_fn = _call_fn
 reenter.run_block = _run_block
+reenter.read_loop = _read_loop
 reenter.run_decl = _run_decl
 reenter.run_function = _run_function
