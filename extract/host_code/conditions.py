@@ -20,7 +20,7 @@ from aclnn_conformance.extract.host_code.casts import _cast_args
 from aclnn_conformance.extract.host_code.ranks import _dims_atom, _dims_conjunction, _rank_compare, _raw_dim_size_zero
 from aclnn_conformance.extract.host_code.shapes import _format_guard, _shape_atom, _shape_guard
 from aclnn_conformance.extract.host_code.nulls import (_drop_nonnull, _flag_atom, _given_atom, _nonnull_param,
-                                                       _null_conjunction)
+                                                       _null_conjunction, null_compared)
 from aclnn_conformance.extract.host_code.dtypes import (_DCLASS, _DCLASS_NAMES, _computed, _dlist, _dtype_atom,
                                                         _dtype_conjunction, _dtype_or_opaque, _expand, _list_find)
 from aclnn_conformance.extract.host_code.products import _product_bool, _product_chosen
@@ -421,11 +421,8 @@ def _null_test(w: Walk, cond: str, env: dict) -> tuple | None:
         if len(parts) > 1:
             tests = [_null_test(w, p, env) for p in parts]
             return None if None in tests else (name, *tests)
-    m = re.fullmatch(r"(\w+)\s*(==|!=)\s*nullptr|nullptr\s*(==|!=)\s*(\w+)", _strip(cond))
-    pointer = env.get(m.group(1) or m.group(4)) if m else None
-    if not (isinstance(pointer, T) and "*" in w.ptypes.get(pointer.name, "")):
-        return None
-    return ("null", pointer.name) if "==" in (m.group(2), m.group(3)) else ("not", ("null", pointer.name))
+    given, absent = _nonnull_param(cond, env), null_compared(cond, env)
+    return ("not", ("null", given)) if given is not None else None if absent is None else ("null", absent)
 
 
 def _guard_under(w: Walk, cond: str, env: dict, under: tuple) -> tuple | None:

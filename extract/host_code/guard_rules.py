@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from aclnn_conformance.extract.host_code.model import T, Walk, _args, _is_int
+from aclnn_conformance.extract.host_code.integers import _COMPARE_INT
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 # the rank bounds a rank failing ``rank op n`` leaves: rank_range's min and max
@@ -124,10 +125,6 @@ def length_kept_above(w: Walk, attr: str, index: int) -> bool:
     return all(any(_on_length(g, attr, length) is False for g in held) for length in range(index + 1))
 
 
-_COMPARE = {"==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-            "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b}
-
-
 def _on_length(g: Any, attr: str, length: int) -> bool | None:
     """The guard ``g`` for a given array ``attr`` of ``length`` elements: True, False, or None where
     it reads something else (three-valued: ``and``/``or`` decided by a part that decides them)."""
@@ -146,12 +143,12 @@ def _on_length(g: Any, attr: str, length: int) -> bool | None:
     if g[0] == "no-dims" and g[1] == attr:
         return length == 0
     if g[0] == "attr-len" and g[1] == attr and _is_int(g[3]):
-        return _COMPARE[g[2]](length, g[3])
-    if g[0] == "int" and isinstance(g[1], tuple) and len(g[1]) == 3 and g[1][0] in _COMPARE:
+        return _COMPARE_INT[g[2]](length, g[3])
+    if g[0] == "int" and isinstance(g[1], tuple) and len(g[1]) == 3 and g[1][0] in _COMPARE_INT:
         op, a, b = g[1]
         a = length if a == ("len", attr) else a
         b = length if b == ("len", attr) else b
-        return _COMPARE[op](a, b) if _is_int(a) and _is_int(b) else None
+        return _COMPARE_INT[op](a, b) if _is_int(a) and _is_int(b) else None
     return None
 
 

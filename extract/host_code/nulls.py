@@ -235,12 +235,18 @@ def _null_test_guard(w: Walk, stmt: Stmt, env: dict) -> tuple | None:
     p: the guard ("null", p) (negated for ``!=``); the branch without else on ``p != nullptr`` is
     _run_nonnull_branch's."""
     cond = _strip(stmt.cond)
-    m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", cond)
-    v = env.get(m.group(1) or m.group(2)) if m else None
-    if isinstance(v, T):
-        return ("null", v.name)
+    name = null_compared(cond, env)
+    if name is not None:
+        return ("null", name)
     name = _nonnull_param(cond, env, w) if stmt.orelse else None
     return None if name is None else ("not", ("null", name))
+
+
+def null_compared(cond: str, env: dict) -> str | None:
+    """The argument ``cond`` tests for null: ``p == nullptr`` (or ``nullptr == p``); None otherwise."""
+    m = re.fullmatch(r"(\w+)\s*==\s*nullptr|nullptr\s*==\s*(\w+)", _strip(cond))
+    v = env.get(m.group(1) or m.group(2)) if m else None
+    return v.name if isinstance(v, T) else None
 
 
 def _nonnull_param(cond: str, env: dict, w: Walk | None = None) -> str | None:
