@@ -1,7 +1,8 @@
 """The support matrix: for every extracted API and tensor, on one product, the dtypes, formats, ranks
 and non-contiguity accepted under ``cann``, the document's claim beside wherever the two differ, and
-the citation of each entry. ``matrix_<product>.csv`` and ``.html`` per product (the main job writes
-them into its report folder); ``aclnn-conformance matrix --product P [--op OP]`` prints rows.
+the citation of each entry. ``matrix_<product>.csv`` and ``.html`` per product (a run writes them
+into its report folder, for the extracted operators and the products it ran); ``aclnn-conformance
+matrix --product P [--op OP]`` prints rows.
 
 Under ``cann`` an entry is what the code-read checks accept on the product. A check the extractor
 could not read before it leaves the entry ``unread`` (the extraction says where)."""
@@ -12,12 +13,12 @@ import csv
 import html
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Sequence
 
 from aclnn_conformance.reports.html_page import filter_box, page
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.products import PRODUCT_IDS
-from aclnn_conformance.spec.registry import UnknownOperator, operator, operators
+from aclnn_conformance.spec.registry import UnknownOperator, is_data_operator, operator, operators
 
 COLUMNS = ("api", "tensor", "dtypes", "doc_dtypes", "formats", "doc_formats", "ranks", "doc_ranks",
            "noncontiguous", "doc_noncontiguous", "differs", "citation")
@@ -88,7 +89,7 @@ def rows_of(key: str, product: str) -> Iterator[dict[str, Any]]:
 
 
 def data_operators() -> list[str]:
-    return [k for k, r in operators().items() if r.modules[0].startswith("data:")]
+    return [k for k in operators() if is_data_operator(k)]
 
 
 class NotInMatrix(ValueError):
@@ -143,12 +144,15 @@ def matrix_page(product: str, rows: list[dict[str, Any]]) -> str:
         f'<tbody>{"".join(body)}</tbody></table>'])
 
 
-def write_matrix(out: Path, products: tuple[str, ...] = PRODUCT_IDS,
-                 op: str | None = None) -> list[Path]:
+def write_matrix(out: Path, products: Sequence[str] = PRODUCT_IDS,
+                 keys: Sequence[str] | None = None) -> list[Path]:
+    """``matrix_<product>.csv`` and ``.html`` per product, of the extracted operators ``keys``
+    (default: every one)."""
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for product in products:
-        rows = matrix(product, op)
+        rows = [row for key in (data_operators() if keys is None else keys)
+                for row in rows_of(key, product)]
         path = out / f"matrix_{product}.csv"
         with path.open("w", newline="", encoding="utf-8") as fh:
             writer = csv.DictWriter(fh, fieldnames=COLUMNS)
@@ -178,7 +182,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     if args.out:
-        for path in write_matrix(Path(args.out), (args.product,), op):
+        for path in write_matrix(Path(args.out), (args.product,), None if op is None else (op,)):
             print(path)
         return 0
     rows = matrix(args.product, op)

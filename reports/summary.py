@@ -12,6 +12,7 @@ from aclnn_conformance.judging.records import read_records, read_run, write_reco
 from aclnn_conformance.reports.report import terminal_summary, write_reports
 from aclnn_conformance.reports.run import RUN_FILE
 from aclnn_conformance.reports.tables import MIN_EXERCISED
+from aclnn_conformance.spec.products import PRODUCT_IDS
 
 
 def merge_shards(report_dir: Path) -> RunSet:
@@ -91,7 +92,11 @@ def finish_report_dir(report_dir: Path, min_exercised: float = MIN_EXERCISED) ->
     runset = merge_shards(report_dir)
     doc, paths = write_reports(runset, report_dir, min_exercised)
     from aclnn_conformance.reports.matrix import data_operators, write_matrix
-    if data_operators():   # the support matrix of the extracted operators, per product
-        write_matrix(report_dir / "matrix")
+    # the support matrix of the extracted operators the run covers, on the products it ran
+    ran = {r.op for r in runset.records}
+    keys = [k for k in data_operators() if k in ran]
+    if keys:
+        products = [p for p in PRODUCT_IDS if p in {r.product for r in runset.records}]
+        write_matrix(report_dir / "matrix", products, keys)
     _note_skew(report_dir)
     return terminal_summary(doc, [p for p in paths if p.name in ("report.md", "report.html")])

@@ -109,10 +109,10 @@ def coverage(apis: Iterable[str], folders: Iterable[Path] | None = None,
              hand_written: Mapping[str, str] | None = None) -> dict[str, Coverage]:
     """Each API's coverage under the scope's rule. ``hand_written``: API -> the domain its hand-written
     record declares ("" for the whole API); default, the registry's records that are not extracted."""
-    from aclnn_conformance.spec.registry import data_folders, operators
-    if hand_written is None:
-        hand_written = {r.spec.api: r.spec.domain for r in operators().values()
-                        if not r.modules[0].startswith("data:")}
+    from aclnn_conformance.spec.registry import data_folders, is_data_operator, operator, operators
+    if hand_written is None:   # the extracted operators' files are not read for it
+        hand_written = {operator(k).spec.api: operator(k).spec.domain for k in operators()
+                        if not is_data_operator(k)}
     rows, families, short = _scopes(data_folders() if folders is None else folders)
     out = {}
     for api in apis:

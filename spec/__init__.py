@@ -4,7 +4,7 @@
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Iterator, Mapping
 
 if TYPE_CHECKING:
     from aclnn_conformance.spec.rules import OpSpec
@@ -16,8 +16,25 @@ def op_spec(key: str) -> "OpSpec":
     return operator(key).spec
 
 
-def __getattr__(name: str) -> Any:
-    if name == "OPS":  # a fresh view each time, so that a re-read registry shows
+class _Specs(Mapping[str, "OpSpec"]):
+    """key -> OpSpec, a view of the registry as it is at each use (a re-read registry shows); an
+    operator's record is read when its spec is asked for, so iterate the keys to choose first."""
+
+    def __getitem__(self, key: str) -> "OpSpec":
         from aclnn_conformance.spec.registry import operators
-        return {key: record.spec for key, record in operators().items()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        return operators()[key].spec
+
+    def __contains__(self, key: object) -> bool:   # Mapping's own would read the record
+        from aclnn_conformance.spec.registry import operators
+        return key in operators()
+
+    def __iter__(self) -> Iterator[str]:
+        from aclnn_conformance.spec.registry import operators
+        return iter(operators())
+
+    def __len__(self) -> int:
+        from aclnn_conformance.spec.registry import operators
+        return len(operators())
+
+
+OPS: Mapping[str, "OpSpec"] = _Specs()

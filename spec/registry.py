@@ -12,7 +12,9 @@ Three sources, read once, in this order:
    callable returning one or several), so that a third party's package registers its operators
    without editing this project.
 
-A key or API name claimed twice is an error naming both sources.
+A key or API name claimed twice is an error naming both sources. A data file is named by its
+operator's key, so the keys are known from the file names and each file is read when its record is
+first asked for: a run of one operator reads one file, whatever the count of the others.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ import os
 import pkgutil
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 from aclnn_conformance.spec.operator import Operator
 
@@ -29,7 +31,7 @@ ENTRY_POINT_GROUP = "aclnn_conformance.operators"
 SPEC_DATA_ENV = "ACLNN_CONFORMANCE_SPEC_DATA"
 PROJECT_DATA = Path(__file__).resolve().parent / "data"
 
-_found: dict[str, Operator] | None = None
+_found: Mapping[str, Operator] | None = None
 _extra_folders: list[Path] = []
 _project_data: Path = PROJECT_DATA    # replaced by ``use_project_data`` (an extraction measured alone)
 
@@ -100,18 +102,23 @@ def hand_specified_apis() -> set[str]:
     return {record.api for record in _by_convention()}
 
 
-def _from_data() -> Iterator[Operator]:
-    folders = data_folders()
-    if not folders:
-        return
+def _data_files() -> Iterator[Path]:
+    """Every operator-data file of the data folders, in order: ``<folder>/<family>/<key>.json``."""
+    for folder in data_folders():
+        yield from sorted(p for p in folder.glob("*/*.json") if p.parent.name != "values")
+
+
+def _read_data_file(path: Path) -> Operator:
+    """The record of one operator-data file, which must be named by its key, the key of its API."""
     try:
-        from aclnn_conformance.spec.operator_data import load_operator_file
+        from aclnn_conformance.spec.operator_data import api_key, load_operator_file
     except ImportError:
-        raise RegistryError(f"spec-data folder(s) {', '.join(map(str, folders))}: this version has "
-                            f"no reader of operator-data files yet") from None
-    for folder in folders:
-        for path in sorted(p for p in folder.glob("*/*.json") if p.parent.name != "values"):
-            yield _sourced(load_operator_file(path), f"data file {path}")
+        raise RegistryError(f"{path}: this version has no reader of operator-data files yet") from None
+    record = load_operator_file(path)
+    if not path.stem == record.key == api_key(record.api):
+        raise RegistryError(f"data file {path}: holds {record.api} (key {record.key}); an operator-data "
+                            f"file is named by its API's key: {api_key(record.api)}.json")
+    return _sourced(record, f"data file {path}")
 
 
 def _from_entry_points() -> Iterator[Operator]:
@@ -134,24 +141,72 @@ def _sourced(record: Operator, source: str) -> Operator:
     return replace(record, source=source) if record.source != source else record
 
 
-def _collect(records: Iterable[Operator]) -> dict[str, Operator]:
-    found: dict[str, Operator] = {}
-    apis: dict[str, Operator] = {}
-    for record in records:
-        for table, name in ((found, record.key), (apis, record.api)):
-            other = table.get(name)
-            if other is not None:
-                raise RegistryError(f"operator {name!r} is declared twice: by {other.source} and by "
-                                    f"{record.source}")
-            table[name] = record
-    return found
+class _Found(Mapping[str, Operator]):
+    """key -> record, every source, in the order found. A data file is named by its operator's key,
+    so its record is read when first asked for: a run of a few operators reads their files alone,
+    and iterating the keys reads none."""
+
+    def __init__(self, records: Iterable[Operator], files: Iterable[Path],
+                 later: Iterable[Operator] = ()) -> None:
+        self._records: dict[str, Operator | None] = {}
+        self._files: dict[str, Path] = {}
+        self._sources: dict[str, str] = {}
+        apis: dict[str, Operator] = {}
+        for record in records:
+            self._claim(record.key, record.source, record)
+        for path in files:
+            self._claim(path.stem, f"data file {path}", None)
+            self._files[path.stem] = path
+        for record in later:
+            self._claim(record.key, record.source, record)
+        for record in (r for r in self._records.values() if r is not None):
+            self._claim_api(apis, record)
+        self._apis = apis   # the APIs of the records read up front, which a data file may not claim
+
+    def _claim(self, key: str, source: str, record: Operator | None) -> None:
+        if key in self._records:
+            raise RegistryError(f"operator {key!r} is declared twice: by {self._sources[key]} and by "
+                                f"{source}")
+        self._records[key], self._sources[key] = record, source
+
+    @staticmethod
+    def _claim_api(apis: dict[str, Operator], record: Operator) -> None:
+        other = apis.get(record.api)
+        if other is not None and other is not record:
+            raise RegistryError(f"operator {record.api!r} is declared twice: by {other.source} and by "
+                                f"{record.source}")
+        apis[record.api] = record
+
+    def __getitem__(self, key: str) -> Operator:
+        record = self._records[key]
+        if record is None:
+            record = _read_data_file(self._files[key])
+            self._claim_api(self._apis, record)
+            self._records[key] = record
+        return record
+
+    def __contains__(self, key: object) -> bool:   # Mapping's own would read the file
+        return key in self._records
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._records)
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def is_data(self, key: str) -> bool:
+        return key in self._files
+
+    def files_read(self) -> tuple[int, int]:
+        """(data files read so far, data files known)."""
+        return sum(self._records[k] is not None for k in self._files), len(self._files)
 
 
-def operators() -> dict[str, Operator]:
-    """key -> record, every source, in the order found."""
+def operators() -> Mapping[str, Operator]:
+    """key -> record, every source, in the order found (a data file is read on first access)."""
     global _found
     if _found is None:
-        _found = _collect([*_by_convention(), *_from_data(), *_from_entry_points()])
+        _found = _Found(_by_convention(), _data_files(), _from_entry_points())
     return _found
 
 
@@ -162,6 +217,10 @@ def operator(name: str) -> Operator:
     found = operators()
     if name in found:
         return found[name]
+    from aclnn_conformance.spec.operator_data import api_key
+    key = api_key(name)   # a data file is named by its API's key: read that one file alone
+    if key in found and found[key].api == name:
+        return found[key]
     for record in found.values():
         if record.api == name:
             return record
@@ -248,6 +307,9 @@ def unknown_operator_message(name: str) -> str:
 
 def is_data_operator(name: str) -> bool:
     """The operator was read from an operator-data file (the extracted surface), not a spec module."""
+    found = operators()
+    if isinstance(found, _Found) and name in found:   # known without reading the file
+        return found.is_data(name)
     return operator(name).modules[0].startswith("data:")
 
 

@@ -19,8 +19,10 @@ def spec_releases() -> dict[str, set[str]]:
 def skew_line(machine_release: str | None) -> str:
     """One line when the machine's CANN is not the release the spec data was read from ("" if it is,
     or if either side is unknown)."""
+    if not machine_release or machine_release == "unknown":
+        return ""   # before the spec's releases: a machine without CANN reads no operator file for it
     releases = spec_releases()
-    if not machine_release or machine_release == "unknown" or not releases:
+    if not releases:
         return ""
     known = {r for r in releases if r != "unknown"}
     if not known or any(machine_release.startswith(r) for r in known):

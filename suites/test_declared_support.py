@@ -77,10 +77,10 @@ def _targets() -> list[tuple[str, str]]:
     """(op, param) of every tensor of every operator's base call; an operator that declares no base
     call gets one target, skipped with its record's reason."""
     out = []
-    for op, record in operators().items():
+    for op in operators():
         if not selected(op) or not keep(op, "declared"):
             continue
-        if not record.has("base_call"):
+        if not operator(op).has("base_call"):
             out.append((op, ""))
             continue
         out += [(op, name) for name in _groups(op, _base_call(op))]

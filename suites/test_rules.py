@@ -11,7 +11,7 @@ from aclnn_conformance.spec.faults import fault_pair_cases
 from aclnn_conformance.suites.runner import check_case
 from aclnn_conformance.suites.sampling import keep, selected
 
-SPECS = [spec for key, spec in OPS.items() if selected(key)]
+SPECS = [OPS[key] for key in OPS if selected(key)]
 PAIRS = [c for spec in SPECS for c in fault_pair_cases(spec) if keep(c.op, "pair", c.case_id)]
 
 

@@ -34,6 +34,7 @@ from aclnn_conformance.spec.enums import AclFormat as F
 from aclnn_conformance.spec.registry import operator
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc
 from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq_calls
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 from tests.representative import REPRESENTATIVE_OPS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -542,7 +543,7 @@ def test_suite_skips_without_cann(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in FAKE_ENV + CANN_ENV}
     env["ACLNN_LIBRARIES"] = str(tmp_path / "no-such-library.so")
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites/test_rules.py", "--backend", "aclnn",
+        [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_rules.py", "--backend", "aclnn",
          "--product", "atlas-a2", "-q", "-p", "no:cacheprovider", "-k", "one_fault", "--op", "apply_adam_w_quant",
          "--report-dir", str(tmp_path / "report")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
@@ -1026,7 +1027,7 @@ def test_each_xdist_worker_drives_its_own_device(fake_paths, tmp_path):
     env.update(ACLNN_LIBRARIES=":".join(fake_paths), FAKE_CANN_SOC=A2_SOC, FAKE_CANN_DEVICE_COUNT="2",
                FAKE_CANN_DEVICE_LOG=str(log))
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites/test_rules.py", "--backend", "aclnn", "--product",
+        [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_rules.py", "--backend", "aclnn", "--product",
          "atlas-a2", "-q", "-p", "no:cacheprovider", "-n", "2", "--dist", "load",
          "-k", "one_fault", "--op", "apply_adam_w_quant", "--report-dir", str(tmp_path / "report")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

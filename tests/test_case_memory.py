@@ -27,6 +27,7 @@ from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
 from aclnn_conformance.spec.single_calls import table_cases
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 
 REPO = Path(__file__).resolve().parent.parent
 HERE = "tests.test_case_memory"
@@ -47,7 +48,7 @@ class KillingBackend(ReferenceBackend):
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", TABLE, *ABS, *args, "-q",
+    return subprocess.run([sys.executable, "-m", "pytest", *PLAIN_ASSERTS, TABLE, *ABS, *args, "-q",
                            "-p", "no:xdist", "-p", "no:cacheprovider"],
                           cwd=REPO, capture_output=True, text=True, timeout=300)
 

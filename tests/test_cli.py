@@ -15,6 +15,7 @@ from aclnn_conformance.backends.aclnn import AclnnBackend
 from aclnn_conformance.backends.base import ProductUnknown, bound_product
 from aclnn_conformance.backends.reference import ReferenceBackend
 from aclnn_conformance.plugin import EXIT_PRODUCT_UNKNOWN
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.products import PRODUCT_IDS
 from tests.representative import REPRESENTATIVE_OPS
@@ -156,7 +157,7 @@ def test_bound_product_hook():
 def _collect(tmp_path: Path, backend: str, *extra: str) -> subprocess.CompletedProcess:
     (tmp_path / "bound_backends.py").write_text(BOUND_BACKENDS)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])}
-    return subprocess.run([sys.executable, "-m", "pytest", "suites/test_rules.py", "--backend",
+    return subprocess.run([sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_rules.py", "--backend",
                            f"bound_backends:{backend}", "-k", "NULL-001", "--op", "apply_adam_w_quant",
                            "-p", "no:cacheprovider",
                            *extra], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

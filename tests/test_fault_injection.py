@@ -36,6 +36,7 @@ from aclnn_conformance.reports.load import RunSet
 from aclnn_conformance.reports.tables import applicable_rules, compliance, compliance_text
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.faults import fault_cases
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 from tests.fault_lists import CERTIFIED_OPS, fault_list
 
 REPO = Path(__file__).resolve().parent.parent
@@ -115,7 +116,7 @@ class AcceptsANullBackend(ReferenceBackend):
 # ---- helpers ----
 
 def _pytest(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", *args, "-q", "-p", "no:cacheprovider"],
+    return subprocess.run([sys.executable, "-m", "pytest", *PLAIN_ASSERTS, *args, "-q", "-p", "no:cacheprovider"],
                           cwd=REPO, capture_output=True, text=True, timeout=timeout)
 
 
@@ -645,7 +646,7 @@ def test_torch_relations_skipped_without_torch_are_reported(tmp_path):
                                      "name='torch')\n")
     report = tmp_path / "report"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites/test_apply_adam_w_v2.py::test_torch_adamw_relation",
+        [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_apply_adam_w_v2.py::test_torch_adamw_relation",
          "--product", "ascend950", "--report-dir", str(report), "-q", "-p", "no:cacheprovider",
          "-p", "no:xdist"], cwd=REPO, capture_output=True, text=True, timeout=600,
         env={**os.environ, "PYTHONPATH": str(hidden)})

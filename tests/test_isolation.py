@@ -19,6 +19,7 @@ from aclnn_conformance.backends.emulator import EmulatorBackend
 from aclnn_conformance.backends.isolation import BackendWorkerError, backend_reference, isolated_executor
 from aclnn_conformance.judging.records import read_records
 from aclnn_conformance.suites.calls import apply_adam_w_quant as calls
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 
 REPO = Path(__file__).resolve().parent.parent
 CRASH_CASE = "doc-example"
@@ -115,7 +116,7 @@ def _cases():
 def _suite_run(tmp_path: Path, backend: str, limit_s: float = CASE_LIMIT_S):
     """Run the selection with ``backend`` isolated: (case_id -> outcome, the records, the process)."""
     report = tmp_path / "report"
-    cmd = [sys.executable, "-m", "pytest", "suites/test_operators.py",
+    cmd = [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_operators.py",
            "-k", SELECTION, "--op", "apply_adam_w_quant",
            "--backend", backend, "--case-timeout", str(limit_s), "--report-dir", str(report),
            "--product", "atlas-a2", "-p", "no:cacheprovider", "-p", "no:xdist", "-q"]

@@ -20,6 +20,7 @@ from aclnn_conformance.reports.__main__ import main
 from aclnn_conformance.reports.mutate import default_selection, mutate, render_markdown, tier_cases
 from aclnn_conformance.spec import OPS
 from aclnn_conformance.spec.registry import is_data_operator
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 
 ROOT = Path(__file__).resolve().parents[1]
 NEW_SINGLE_CALL_MUTANTS = ("mutant-var-one-ulp-up", "mutant-var-one-ulp-down",
@@ -212,7 +213,7 @@ def test_command_line(tmp_path, capsys):
 
 def test_a_mutant_through_the_suites():
     """--backend backends.mutants:<Class> works in pytest, and the failure names the case."""
-    cmd = [sys.executable, "-m", "pytest", "suites/test_operators.py::test_table",
+    cmd = [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_operators.py::test_table",
            "-k", "weight-decay-large", "--op", "apply_adam_w_quant", "--backend", "aclnn_conformance.backends.mutants:DecayBeforeStep",
            "--product", "atlas-a2", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=300)

@@ -8,12 +8,13 @@ from pathlib import Path
 import pytest
 
 from aclnn_conformance.judging.records import read_records, read_run
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _pytest(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", *args, "-p", "no:cacheprovider"],
+    return subprocess.run([sys.executable, "-m", "pytest", *PLAIN_ASSERTS, *args, "-p", "no:cacheprovider"],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
 
 

@@ -12,6 +12,7 @@ import pytest
 from aclnn_conformance.backends import registry
 from aclnn_conformance.backends.examples.my_backend import MyBackend
 from aclnn_conformance.suites.calls import apply_adam_w_quant as aawq_calls
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = "aclnn_conformance.backends.examples.my_backend:MyBackend"
@@ -66,7 +67,7 @@ def test_pytest_command_line(tmp_path, how):
     else:
         name = TARGET
     out = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites/test_rules.py", "--backend", name, "--product",
+        [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_rules.py", "--backend", name, "--product",
          "atlas-a2", "-q", "-p", "no:cacheprovider", "-k", "one_fault and AAWQ-DTYPE", "--op", "apply_adam_w_quant",
          "--report-dir", str(tmp_path / "report")],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)

@@ -1,8 +1,10 @@
 """Every recipe of README.md runs as written: its commands are read from the README's ```sh block under
 each "### " heading of "## Recipes" and run in a fresh folder, one after the other, with the console
-script on PATH. The vendor checkout a recipe names is a fixture tree in the vendor's layout
-(tests/fixtures/vendor_atk_inputs, laid out as ops-math). Each recipe names one operator (--op) or
-imports one operator's folder, so the whole file stays near a minute and a half on two cores."""
+script on PATH. So does the main job at the README's top (CI runs the test command beside it), its
+commands kept to one operator and one mutant. The vendor checkout a recipe names is a fixture tree
+in the vendor's layout (tests/fixtures/vendor_atk_inputs, laid out as ops-math). Each recipe names
+one operator (--op) or imports one operator's folder, so the whole file stays near a minute and a
+half on two cores."""
 from __future__ import annotations
 
 import json
@@ -14,6 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from aclnn_conformance.spec.products import PRODUCT_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
 CHECKOUTS = {"ops-math": ROOT / "tests" / "fixtures" / "vendor_atk_inputs"}
@@ -114,3 +118,40 @@ def _check_what_it_made(job: str, work: Path, outputs: list[str]) -> None:
         assert "aclnnGelu" in matrix
         assert "1 of 2 APIs covered (50%), 12 of 16 calls (75%)" in scope
         assert "aclnnIndexSelect" in scope
+
+
+# what the main job's commands get to stay small: one operator's suites, one mutant on one product
+MAIN_JOB_NARROWED = {"run": ["--op", "gelu"], "mutate": ["--mutants", "decay-before-step",
+                                                         "--products", "atlas-a2"]}
+
+
+def _main_job() -> list[list[str]]:
+    """The aclnn-conformance commands of the README's first command (the main job), in order."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"^```sh\n(.*?)^```$", readme, re.S | re.M).group(1)
+    first = next(line for line in block.splitlines() if line.startswith("python3 -m venv "))
+    commands = [shlex.split(part) for part in first.split(" && ")]
+    return [["aclnn-conformance", *words[1:]] for words in commands
+            if words[0].endswith("/aclnn-conformance")]
+
+
+def test_the_main_job_runs_as_written_on_one_operator(tmp_path):
+    commands = _main_job()
+    assert [words[1] for words in commands] == ["run", "mutate", "sensitivity"], commands
+    env = {**os.environ, "PATH": _path_with_console_script(tmp_path), "PYTHONPATH": ""}
+    for words in commands:
+        words = [*words, *MAIN_JOB_NARROWED.get(words[1], [])]
+        result = subprocess.run(words, cwd=tmp_path, env=env, capture_output=True, text=True,
+                                timeout=600)
+        assert result.returncode == 0, f"{words}\nexit {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    out = tmp_path / "out"
+    assert {r["op"] for r in _records(out)} == {"gelu"}
+    md = (out / "report.md").read_text(encoding="utf-8")
+    html = (out / "report.html").read_text(encoding="utf-8")
+    for text in (md, html):   # the run's verdicts, then what mutate and sensitivity added
+        assert "aclnnGelu" in text or "gelu" in text
+        assert "Precision standards" in text and "mutant-decay-before-step" in text
+    assert "## Mutation analysis" in md and "### Precision standard sensitivity" in md
+    assert 'class="mutation"' in html and 'class="sensitivity"' in html
+    assert sorted(p.name for p in (out / "matrix").iterdir()) == sorted(
+        f"matrix_{product}.{ext}" for product in PRODUCT_IDS for ext in ("csv", "html"))

@@ -24,6 +24,7 @@ import pytest
 
 from aclnn_conformance.judging.records import read_records
 from aclnn_conformance.spec import OPS
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -99,7 +100,7 @@ def report(tmp_path_factory) -> Path:
     """A real report of a small run with failures on two products."""
     out = tmp_path_factory.mktemp("browser") / "report"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites/test_operators.py::test_table", "-k",
+        [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_operators.py::test_table", "-k",
          "weight-decay--0.5 or doc-example", "--op", "apply_adam_w_quant", "--backend",
          "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive", "--product",
          ",".join(PRODUCTS), "--report-dir", str(out), "-q", "-p", "no:xdist",

@@ -16,6 +16,7 @@ import pytest
 from aclnn_conformance.reports import html_page, matrix
 from aclnn_conformance.reports.report import render_markdown
 from aclnn_conformance.spec.outcome import Outcome
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 
 ROOT = Path(__file__).resolve().parents[1]
 OP = "apply_adam_w_quant"
@@ -26,7 +27,7 @@ def report(tmp_path_factory) -> Path:
     """A small NOT CONFORMANT run: a mutant failing two cases, one per product."""
     out = tmp_path_factory.mktemp("layout") / "report"
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "suites/test_operators.py::test_table", "-k",
+        [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_operators.py::test_table", "-k",
          "weight-decay--0.5 or doc-example", "--op", OP, "--backend",
          "aclnn_conformance.backends.mutants:DecayWhenWdNonpositive", "--product",
          "atlas-a2,ascend950", "--report-dir", str(out), "-q", "-p", "no:xdist",

@@ -18,6 +18,7 @@ from aclnn_conformance.reports.load import load, load_source
 from aclnn_conformance.judging.records import read_records, read_run, write_records, write_run
 from aclnn_conformance.spec import OPS, op_spec
 from aclnn_conformance.spec.products import PRODUCT_IDS
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 from tests.test_report_layout import data_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -47,7 +48,7 @@ class FlipBitBackend(ReferenceBackend):
 
 
 def _pytest(report_dir: Path, products: str, backend: str = "reference", extra=()) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "pytest", *SELECT, "--backend", backend, "--product", products,
+    cmd = [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, *SELECT, "--backend", backend, "--product", products,
            "--report-dir", str(report_dir), "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *extra]
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True)

@@ -15,6 +15,7 @@ from aclnn_conformance.reports.__main__ import main
 from aclnn_conformance.reports.load import load
 from aclnn_conformance.reports.summary import merge_shards
 from aclnn_conformance.spec.outcome import Outcome
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,7 +25,7 @@ SPLITS = 3
 
 
 def _pytest(report_dir: Path, *extra: str) -> subprocess.Popen:
-    cmd = [sys.executable, "-m", "pytest", *SELECT, "--backend", "reference", "--product", "atlas-a2",
+    cmd = [sys.executable, "-m", "pytest", *PLAIN_ASSERTS, *SELECT, "--backend", "reference", "--product", "atlas-a2",
            "--report-dir", str(report_dir), "-q", "-p", "no:cacheprovider", *extra]
     return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 

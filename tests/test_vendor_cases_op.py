@@ -6,12 +6,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
+
 REPO = Path(__file__).resolve().parent.parent
 CASES = REPO / "tests" / "vendor_cases"
 
 
 def _collected(*extra: str) -> list[str]:
-    proc = subprocess.run([sys.executable, "-m", "pytest", "suites/test_vendor_cases.py", "--cases",
+    proc = subprocess.run([sys.executable, "-m", "pytest", *PLAIN_ASSERTS, "suites/test_vendor_cases.py", "--cases",
                            str(CASES), "--product", "ascend950", "--collect-only", "-q",
                            "-p", "no:cacheprovider", *extra], cwd=REPO, capture_output=True,
                           text=True, timeout=300)

@@ -55,7 +55,10 @@ class HangingBackend(EmulatorBackend):
 
 
 def _run(report: Path, backend: str, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "pytest", TABLE, "-k", SELECTION, *ONE_OP,
+    # imported here: this module is a backend of the runs below, and what it imports changes the
+    # full tier's draws (a defect the draws test would report, under investigation)
+    from aclnn_conformance.reports.certify import PLAIN_ASSERTS
+    return subprocess.run([sys.executable, "-m", "pytest", *PLAIN_ASSERTS, TABLE, "-k", SELECTION, *ONE_OP,
                            "--backend", backend, "--product", "atlas-a2", "--report-dir",
                            str(report), "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *extra],
                           cwd=REPO, capture_output=True, text=True, timeout=600)
