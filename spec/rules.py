@@ -15,6 +15,7 @@ Kinds of rule:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable, Mapping
 
 from aclnn_conformance.spec.case import Case
@@ -171,9 +172,27 @@ class OpSpec:
         raise KeyError(f"{self.key} has no rule {rule_id}")
 
     def checks(self) -> list[Rule]:
+        return list(self._checks_in_order)
+
+    @cached_property
+    def _checks_in_order(self) -> tuple[Rule, ...]:
         # a stable sort: within a step, the order the rules are listed in
-        return sorted((r for r in self.rules if r.kind == "check"),
-                      key=lambda r: self.check_steps.index(r.step))
+        return tuple(sorted((r for r in self.rules if r.kind == "check"),
+                            key=lambda r: self.check_steps.index(r.step)))
+
+    def checks_on(self, profile: str, product: str) -> tuple[tuple[Rule, Expect], ...]:
+        """The checks in order with what each expects on ``product`` under ``profile``, those that
+        do not check there left out (computed once per pair: every case of a run asks for it)."""
+        known = self._checks_by_view
+        if (profile, product) not in known:
+            known[profile, product] = tuple(
+                (rule, exp) for rule in self._checks_in_order
+                if (exp := rule.expect_for(profile, product)).kind != "unchecked")
+        return known[profile, product]
+
+    @cached_property
+    def _checks_by_view(self) -> dict[tuple[str, str], tuple[tuple[Rule, Expect], ...]]:
+        return {}
 
 
 def outside_domain(spec: OpSpec, product: str, profile: str) -> str | None:
@@ -193,10 +212,7 @@ def expected_outcome(spec: OpSpec, case: Case, product: str, profile: str) -> Ex
     """What ``case`` must return on ``product`` under ``profile``, derived from ``spec.rules`` alone."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; valid: {', '.join(PROFILES)}")
-    for rule in spec.checks():
-        exp = rule.expect_for(profile, product)
-        if exp.kind == "unchecked":
-            continue
+    for rule, exp in spec.checks_on(profile, product):
         if rule.undecided is not None and rule.undecided(case):
             return Expected("not_judged", rule_id=rule.id, reasons=(rule.id,))
         if not rule.violated(case):

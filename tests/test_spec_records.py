@@ -28,3 +28,22 @@ def test_rule_ids_are_unique_cited_and_listed_in_check_order():
 def test_every_fault_starts_from_a_base_call_of_its_operator(op):
     bases = operator(op).piece("fault_bases")
     assert all(f.base in bases for f in faults_of(op).values())
+
+
+@pytest.mark.parametrize("op", REPRESENTATIVE_OPS)
+def test_the_checks_on_a_product_are_its_checks_in_order_that_check_there(op):
+    """What ``expected_outcome`` walks for every case: computed once per (profile, product), and a
+    spec made from another with other rules has its own."""
+    from dataclasses import replace
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    from aclnn_conformance.spec.rules import PROFILES
+    spec = OPS[op]
+    for profile in PROFILES:
+        for product in PRODUCT_IDS:
+            want = [(r, r.expect_for(profile, product)) for r in spec.checks()
+                    if r.expect_for(profile, product).kind != "unchecked"]
+            assert list(spec.checks_on(profile, product)) == want, (op, profile, product)
+            assert spec.checks_on(profile, product) is spec.checks_on(profile, product)
+    fewer = replace(spec, rules=tuple(r for r in spec.rules if r.id != spec.checks()[0].id))
+    assert [r.id for r in fewer.checks()] == [r.id for r in spec.checks()[1:]]
+    assert len(fewer.checks_on("cann", "atlas-a2")) <= len(spec.checks_on("cann", "atlas-a2"))
