@@ -151,7 +151,7 @@ class _Found(Mapping[str, Operator]):
         self._records: dict[str, Operator | None] = {}
         self._files: dict[str, Path] = {}
         self._sources: dict[str, str] = {}
-        apis: dict[str, Operator] = {}
+        self._apis: dict[str, Operator] = {}   # the API of every record read
         for record in records:
             self._claim(record.key, record.source, record)
         for path in files:
@@ -160,8 +160,7 @@ class _Found(Mapping[str, Operator]):
         for record in later:
             self._claim(record.key, record.source, record)
         for record in (r for r in self._records.values() if r is not None):
-            self._claim_api(apis, record)
-        self._apis = apis   # the APIs of the records read up front, which a data file may not claim
+            self._claim_api(record)
 
     def _claim(self, key: str, source: str, record: Operator | None) -> None:
         if key in self._records:
@@ -169,19 +168,18 @@ class _Found(Mapping[str, Operator]):
                                 f"{source}")
         self._records[key], self._sources[key] = record, source
 
-    @staticmethod
-    def _claim_api(apis: dict[str, Operator], record: Operator) -> None:
-        other = apis.get(record.api)
+    def _claim_api(self, record: Operator) -> None:
+        other = self._apis.get(record.api)
         if other is not None and other is not record:
             raise RegistryError(f"operator {record.api!r} is declared twice: by {other.source} and by "
                                 f"{record.source}")
-        apis[record.api] = record
+        self._apis[record.api] = record
 
     def __getitem__(self, key: str) -> Operator:
         record = self._records[key]
         if record is None:
             record = _read_data_file(self._files[key])
-            self._claim_api(self._apis, record)
+            self._claim_api(record)
             self._records[key] = record
         return record
 
