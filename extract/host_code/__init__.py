@@ -18,8 +18,9 @@ The modules and the constructs each reads (a new construct goes into its family'
 fixture tests in tests/test_extract_*.py):
 
 - ``walk``: The walk: GetWorkspaceSize statement by statement, CheckParams and the helpers it calls inlined
-  (``_call_fn``), blocks, declarations, ``CHECK_RET``, returns, the check macros' table, and the status a
-  called function ends with.
+  (``_call_fn``), blocks (the side of a branch the product decides read as part of its block),
+  declarations (``auto [M, N] =`` of a pair an integer helper returns), ``CHECK_RET``, returns, the check
+  macros' table, and the status a called function ends with.
 - ``branches``: Branches: ``if``/``else`` on a condition (decided by the product, guarded by the call's
   dtypes, or unread with its assignments forgotten), the choices a guarded branch leaves, ``if
   (!Checker(...))``, ``if (F(...) != ACLNN_SUCCESS)``, ``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``, locals a
@@ -34,8 +35,8 @@ fixture tests in tests/test_extract_*.py):
   the rule violated exactly when a guard holds, a bool helper on dtypes inlined, both sides of an unread
   condition making the same checks.
 - ``values``: Expressions: the value the walk holds for a C++ expression (an API argument, a dtype, a shape,
-  an integer, a kernel result, a call of a checkout function whose body is one return), the entry of every
-  family's readers of an expression.
+  an integer, a kernel result, a call of a checkout function whose body is one return; a local chosen on a
+  guard the walk holds, its side), the entry of every family's readers of an expression.
 - ``nulls``: Null checks: ``OP_CHECK_NULL`` and ``CHECK_NOT_NULL``, ``if (x == nullptr) return true`` and the
   checks after it, ``OP_CHECK_NULL(x, return false)`` for a status, optional arguments (``p != nullptr &&
   ...``, ``if (p != nullptr) {checks}`` and a local it assigns, a choice on p's null-ness after it), a null
@@ -65,7 +66,9 @@ fixture tests in tests/test_extract_*.py):
   wrapped by the rank, dim sizes read where the rank holds them, ``OP_CHECK_*_DIM`` (a bound that is an
   integer expression, such as an array's length, as an integer test).
 - ``int_helpers``: An integer helper of the checkout inlined (``div_rtn``): integer locals, early returns,
-  a local stepped under a test, logs, one final return; an ``int`` local narrowed to 32 bits.
+  a local stepped under a test, logs, one final return; an ``int`` local narrowed to 32 bits; a
+  ``std::pair`` of two integers returned (``return {M, N};``), with a loop multiplying one local or the
+  other by a ternary on the index (``(i < beginAxis ? M : N) *= s.GetDim(i)``).
 - ``integers``: Integers and tests on them: arithmetic over constants and rank-dependent integers (``lin``),
   an integer array's length, integer attributes compared with bounds (``attr_*`` rules), comparisons split and
   negated, a test over integers as a ``spec.templates`` integer test, an integer choice.
@@ -90,7 +93,8 @@ fixture tests in tests/test_extract_*.py):
 - ``empty``: Empty tensors: the empty-tensor early return of GetWorkspaceSize (or of a status function it
   calls), ``FillScalar`` on an empty tensor, the tensors an emptiness test names, an emptiness helper, loops
   finding a 0 dim or a 0 element, a second empty return after the first, parameter checks after the return
-  (unread).
+  (unread), an empty then-branch on an emptiness test (``if (E) {} else {...}``: the calls with E not judged
+  from there, the else read for the others).
 - ``products``: Product branches: if/else-if chains and switches on the product (``GetCurNpuArch()``,
   ``GetSocVersion()`` in opbase's enum order, ``IsRegBase``), decided per product; bool helpers whose result
   the product decides; a helper's statements with its product branches taken.
@@ -109,8 +113,8 @@ fixture tests in tests/test_extract_*.py):
 - ``searches``: An integer array searched with ``std::find_if`` over a vector copy of it and checked not found
   (each element's check; a lambda taking ``int`` leaves the elements past 32 bits unread), and a dim loop
   making the wrapped dims unique through a ``std::set``.
-- ``flags``: A check guarded by a bool argument in the same condition (``if (mask && !CheckType(...))``) read
-  as the check under the flag's guard.
+- ``flags``: A check guarded by a bool argument in the same condition (``if (mask && !CheckType(...))``), or by
+  a bool local holding a guard, read as the check under that guard.
 - ``partial``: A branch on ``!(A && B)`` holding checks with A read and B a value no call view holds
   (``aclTensor::Size()``): the checks under ``!A``, the calls where A holds not judged from there.
 - ``guard_rules``: Guards as rules: a helper's failure branch on ranks or integers (a rank range, or the

@@ -148,8 +148,9 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         return
     cond = stmt.cond.strip()
     decided = constexpr_decided(stmt, env)   # an ``if constexpr``: only the side the template takes is compiled
-    if decided is None:
-        decided = _product_bool(w, cond, env)
+    asked, w.undecided_if = getattr(w, "undecided_if", None), None
+    if decided is None and asked != (stmt.offset, stmt.cond):
+        decided = _product_bool(w, cond, env)   # (the block found the same condition undecided just before)
     if decided is not None:
         reenter.run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
         return

@@ -9,7 +9,7 @@ from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt
 from aclnn_conformance.extract.host_code.model import (Event, Opaque, SUCCESS_NAMES, T, Walk, _End, _Stop, _args, _cite,
                                                        _flatten, _macro, _split_top, _strip, _unread)
 from aclnn_conformance.extract.host_code.statements import _checks_params, _first_param_check, _status_local
-from aclnn_conformance.extract.host_code.products import _bool_helper_condition
+from aclnn_conformance.extract.host_code.products import _bool_helper_condition, _without_true_product_terms
 from aclnn_conformance.extract.host_code.kernels import _compute_only
 import aclnn_conformance.extract.host_code.reenter as reenter
 
@@ -51,6 +51,25 @@ def _run_after_empty(w: Walk, src: SourceFile, stmt: Stmt, rest: tuple[Stmt, ...
     if ended is not None:
         raise ended
     return True
+
+
+def empty_passes_by(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> tuple[Stmt, ...] | None:
+    """``if (E) { } else { S }`` with E an emptiness test (what the product leaves of it): the calls with
+    E go on past the branch through code the reader does not follow (a kernel's empty template, ops-nn
+    norm/add_rms_norm_dynamic_quant/op_host/op_api/aclnn_add_rms_norm_dynamic_quant_v2.cpp:262-273 on
+    a regbase product), so they are not judged (an unread under E); the others run S, returned to be
+    read in place. None for any other statement."""
+    if stmt.kind != "if" or stmt.then or not stmt.orelse:
+        return None
+    cond = _without_true_product_terms(w, stmt.cond, env)
+    empties = _empty_params(cond, env)
+    if not empties:
+        return None
+    path, line = _cite(src, stmt.offset)
+    guard = ("empty", tuple(sorted(empties)), " || " in cond or len(empties) == 1)
+    w.events.append(Event("unread", "", reenter.guarded_args(w, "unread", (("when", guard),)), None, path, line,
+                          f"the calls with {cond.strip()} go on past an empty branch: {stmt.text}"[:160]))
+    return tuple(stmt.orelse)
 
 
 def _scan_after_empty(w: Walk, src: SourceFile, rest: tuple[Stmt, ...]) -> None:

@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from aclnn_conformance.extract.cpp import Function, Stmt, match_close, split_args, statements
-from aclnn_conformance.extract.host_code.integers import _compare_split, _iexpr_of, _never_negative
+from aclnn_conformance.extract.host_code.integers import _array_length, _compare_split, _iexpr_of, _never_negative
 from aclnn_conformance.extract.host_code.model import IGNORED_CALLS, T, Unreadable, Walk, _split_top, _strip, _tensor
 from aclnn_conformance.extract.host_code.products import _product_bool
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -33,6 +33,35 @@ _DIM_PRODUCT_LOOP = re.compile(
     r"GetViewShape\(\)\s*(?:\.\s*GetDim\s*\(\s*(?P=i)\s*\)|\[\s*(?P=i)\s*\])\s*;\s*\}?", re.S)
 
 
+# ``(i < c ? lo : hi) *= s.GetDim(i)``: the dims before c multiply one local, the others another
+# (ops-nn norm/ada_layer_norm_grad/op_host/op_api/aclnn_ada_layer_norm_backward.cpp:361-373, CalculateMN)
+_SPLIT_PRODUCT_LOOP = re.compile(
+    r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(?P<i>\w+)\s*=\s*(?P<a>[^;]+?)\s*;\s*(?P=i)\s*<\s*"
+    r"(?P<b>[^;]+?)\s*;\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)\s*\{?\s*\(\s*(?P=i)\s*<\s*(?P<c>[^?;]+?)\s*\?\s*"
+    r"(?P<lo>\w+)\s*:\s*(?P<hi>\w+)\s*\)\s*\*=\s*(?P<s>\w+)\s*(?:\.\s*GetDim\s*\(\s*(?P=i)\s*\)|\[\s*(?P=i)\s*\])"
+    r"\s*;\s*\}?", re.S)
+_PAIR = re.compile(r"(?:std::)?pair\s*<\s*([\w:]+)\s*,\s*([\w:]+)\s*>")
+_ARRAY_PARAM = re.compile(r"(?:const\s+)?acl(?:Int|Bool|Float)Array\s*\*")
+
+
+def pair_helper_value(w: Walk, expr: str, env: dict) -> tuple[tuple, tuple] | None:
+    """The two integers a call of a checkout helper returning ``std::pair<int64_t, int64_t>`` (``return
+    {M, N};``) holds, each ``("iexpr", e)``, as ``auto [M, N] = f(...)`` binds them; None when ``expr``
+    is no call of such a helper; Unreadable when its body is one this module cannot hold."""
+    m = _CALL.match(expr)
+    if m is None or match_close(expr, m.end() - 1) != len(expr) - 1:
+        return None
+    fn = w.index.function(m.group(1))
+    pair = _PAIR.search(fn.returns) if fn is not None else None
+    if pair is None or not all(_type_of(t, {}) in _WIDE for t in pair.groups()):
+        return None
+    local = _bound_params(w, fn, {}, split_args(expr[m.end():-1]), env, expr)
+    held = _run(w, fn, {}, statements(fn.body), local)
+    if not (isinstance(held, tuple) and held[:1] == ("pair",)):
+        raise Unreadable(f"{fn.name} ({fn.path}:{fn.line}) returns no pair of integers")
+    return ("iexpr", held[1]), ("iexpr", held[2])
+
+
 def integer_helper_value(w: Walk, expr: str, env: dict) -> tuple | None:
     """``("iexpr", e)`` for a call of an integer helper this module reads; None when ``expr`` is no
     call of a checkout function returning an integer; Unreadable when it is one whose body or
@@ -47,16 +76,24 @@ def integer_helper_value(w: Walk, expr: str, env: dict) -> tuple | None:
     returned = _returned_type(fn, bound)
     if returned is None:
         return None
-    args = split_args(expr[m.end():-1])
+    local = _bound_params(w, fn, bound, split_args(expr[m.end():-1]), env, expr)
+    return ("iexpr", _held(w, returned, _run(w, fn, bound, statements(fn.body), local), expr))
+
+
+def _bound_params(w: Walk, fn: Function, bound: dict, args: list[str], env: dict, expr: str) -> dict[str, Any]:
+    """The helper's parameters bound to the call's arguments: a tensor or an integer array the
+    caller's API argument, an integer its value."""
     if len(args) != len(fn.params):
         raise Unreadable(f"the call {expr!r} (arguments and parameters differ in number)")
     local: dict[str, Any] = {}
     for name, ctype, arg in zip(fn.params, fn.param_types, args):
         if _TENSOR_PARAM.fullmatch(ctype.strip()):
             local[name] = T(_tensor(env, arg))
-            continue
-        local[name] = _held(w, _type_of(ctype, bound), _expr(w, arg, env), expr)
-    return ("iexpr", _held(w, returned, _run(w, fn, bound, statements(fn.body), local), expr))
+        elif _ARRAY_PARAM.fullmatch(ctype.strip()) and isinstance(env.get(_strip(arg)), T):
+            local[name] = env[_strip(arg)]
+        else:
+            local[name] = _held(w, _type_of(ctype, bound), _expr(w, arg, env), expr)
+    return local
 
 
 def _returned_type(fn: Function, bound: dict[str, str]) -> str | None:
@@ -86,7 +123,8 @@ def _held(w: Walk, ctype: str, e: Any, where: str) -> Any:
 def _expr(w: Walk, text: str, env: dict) -> Any:
     """The integer expression of ``text`` in ``env`` (the caller's, or the helper's locals made
     values by ``_env``)."""
-    held = _iexpr_of(w, reenter.value(w, text, env))
+    length = _array_length(w, text, env)   # ``normalizedShape->Size()`` of an array argument
+    held = length if length is not None else _iexpr_of(w, reenter.value(w, text, env))
     if held is None:
         raise Unreadable(f"the integer {text!r}")
     return held
@@ -119,9 +157,22 @@ def _run(w: Walk, fn: Function, bound: dict, body: tuple[Stmt, ...], local: dict
         if stmt.kind == "call" and IGNORED_CALLS.match(stmt.text):
             continue
         if stmt.kind == "return":
+            braced = re.fullmatch(r"return\s*\{(.*)\}\s*;?", stmt.text.strip(), re.S)
+            if braced and len(split_args(braced.group(1))) == 2:   # ``return {M, N};`` of a pair
+                return ("pair", *(_expr(w, x, _env(local)) for x in split_args(braced.group(1))))
             return _expr(w, stmt.text.removeprefix("return"), _env(local))
         if stmt.kind == "decl":
             _assign(w, fn, bound, stmt.text, local)
+            continue
+        split = _SPLIT_PRODUCT_LOOP.fullmatch(stmt.text.strip())
+        shape = local.get(split.group("s")) if split else None
+        if split and {split.group("lo"), split.group("hi")} <= set(local) and _is_shape(shape) and shape[0] == "shape-of":
+            a, b, c = (_expr(w, split.group(k), _env(local)) for k in "abc")
+            cut = ("max", ("min", c, b), a)   # the dims a..cut-1 go to lo, cut..b-1 to hi
+            for acc, start, count in ((split.group("lo"), a, ("max", ("-", cut, a), 0)),
+                                      (split.group("hi"), cut, ("max", ("-", b, cut), 0))):
+                dims = ("prod", ("slice", ("of", shape[1]), start, count))
+                local[acc] = dims if local[acc] == 1 else ("*", local[acc], dims)
             continue
         loop = _DIM_PRODUCT_LOOP.fullmatch(stmt.text.strip())
         if loop and loop.group("acc") in local and isinstance(local.get(loop.group("t")), T):
@@ -163,6 +214,12 @@ def _assign(w: Walk, fn: Function, bound: dict, text: str, local: dict) -> None:
     if step and (step.group(2) or step.group(3)) in local:
         name = step.group(2) or step.group(3)
         local[name] = ("-" if "--" in text else "+", local[name], 1)
+        return
+    several = re.fullmatch(r"(?:const\s+)?(long long|[A-Za-z_]\w*)\s+(\w+\s*=.+)", text, re.S)
+    parts = split_args(several.group(2).rstrip(";")) if several else []
+    if len(parts) > 1 and all(re.fullmatch(r"\w+\s*=\s*[^=].*", p.strip(), re.S) for p in parts):
+        for p in parts:   # ``int64_t M = 1, N = 1;``: each declarator
+            _assign(w, fn, bound, f"{several.group(1)} {p.strip()}", local)
         return
     decl = _DECL.fullmatch(text)
     shape = reenter.view_shape_held(decl.group(3).rstrip(";"), _env(local)) if decl and decl.group(1) == "auto" else None

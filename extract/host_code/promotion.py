@@ -126,6 +126,8 @@ def _dexpr_of(w: Walk, expr: str, env: dict) -> tuple:
         return ("attr_dtype", env[m.group(1)].name)
     if re.fullmatch(r"(?:op::|ge::)?(?:DataType::)?DT_UNDEFINED", _strip(e)):
         return _UNDEF
+    if _strip(e) == "0":   # an integer local holding a dtype, 0 on one side: DT_FLOAT, ge::DataType's 0 (graph/types.h)
+        return ("dtype", "FLOAT")
     d = _dexpr(reenter.value(w, e, env))
     if d is None:
         raise Unreadable(f"{expr.strip()!r} is not a dtype the reader computes")
@@ -158,15 +160,24 @@ def _promote_expr(w: Walk, two: list[str], env: dict, expr: str) -> tuple:
     return ("dexpr", ("promote", a, b))
 
 
+def _dexpr_of_under(w: Walk, expr: str, env: dict, guard: tuple) -> tuple:
+    w.guards.append(guard)
+    try:
+        return _dexpr_of(w, expr, env)
+    finally:
+        w.guards.pop()
+
+
 def _data_choice(w: Walk, cond: str, branches: list[str], env: dict) -> tuple:
     """``cond ? a : b`` with both branches dtypes: a choice on ``cond`` as a guard when it is one on
     computed dtypes, else on ("undecided", cond) (a scalar's value: IsDoubleEqual of it), which no rule
     carries (_undecided_check reads a check whose answer is the same either way)."""
-    try:
-        a, b = _dexpr_of(w, branches[0], env), _dexpr_of(w, branches[1], env)
+    g = reenter.guard(w, cond, env)
+    try:   # each side read under the guard that takes it (a local chosen on the same guard resolves)
+        a, b = (_dexpr_of_under(w, branches[0], env, g), _dexpr_of_under(w, branches[1], env, ("not", g))) \
+            if g is not None else (_dexpr_of(w, branches[0], env), _dexpr_of(w, branches[1], env))
     except Unreadable:
         raise Unreadable(f"a choice on the call's data ({cond.strip()!r})") from None
-    g = reenter.guard(w, cond, env)
     return ("dexpr", ("if", ("undecided", " ".join(cond.split())) if g is None else g, a, b))
 
 

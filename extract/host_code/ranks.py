@@ -575,7 +575,8 @@ def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
     scale*rank + offset of t's view shape; with another integer the walk computes (a wrapped dim
     argument), or on a shape expression, ("iexpr", ("sdim", S, i))."""
     m = re.fullmatch(r"(.+?)\s*\.\s*GetDim\s*\((.+)\)", expr, re.S)
-    if not m or match_close(expr, expr.rindex("GetDim") + len("GetDim")) != len(expr) - 1:
+    # the GetDim call's own parenthesis (an index may call GetDimNum: ``GetDim(x->GetViewShape().GetDimNum() - 1)``)
+    if not m or match_close(expr, m.start(2) - 1) != len(expr) - 1:
         m = re.fullmatch(r"(.+?)\s*\[([^\[\]]+)\]", expr, re.S)   # ``shape[i]``: Shape::operator[]
         if not m:
             return None

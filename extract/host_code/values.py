@@ -25,6 +25,40 @@ import aclnn_conformance.extract.host_code.reenter as reenter
 _CAST = re.compile(r"^(?:const_cast|static_cast|reinterpret_cast)\s*<[^<>]*(?:<[^<>]*>[^<>]*)?>\s*\(")
 
 
+def _guarded_choice(w: Walk, held: Any, env: dict) -> str | None:
+    """A local holding ``G ? a : b`` (read as text when declared) with G a guard the walk now holds, or
+    whose negation it holds: the side taken (ops-nn norm/add_rms_norm_dynamic_quant/op_host/op_api/
+    aclnn_add_rms_norm_dynamic_quant_v2.cpp:163-166, ``y1Type = processOut1 ? y1Out->GetDataType() : 0``
+    read under ``processOut1``); None otherwise."""
+    if not isinstance(held, Opaque):
+        return None
+    q = _split_top(_strip(held.text), "?")
+    sides = _split_colon(q[1]) if len(q) == 2 else []
+    g = reenter.guard(w, q[0], env) if len(sides) == 2 else None
+    taken = None if g is None else _side_held(w, g)
+    return None if taken is None else sides[0 if taken else 1]
+
+
+def _side_held(w: Walk, g: tuple) -> bool | None:
+    """True when the walk holds guard ``g`` (alone or as a term of a conjunction it holds), False when
+    it holds its negation, else None."""
+    held_terms = set()
+    for x in w.guards:
+        held_terms.update(x[1:] if isinstance(x, tuple) and x[:1] == ("and",) else (x,))
+    return True if g in held_terms else False if ("not", g) in held_terms else None
+
+
+def _dtype_choice_taken(w: Walk, e: Any) -> Any:
+    """A dtype expression that is a choice on a guard the walk holds (``("if", g, a, b)``): the side
+    taken, again while that is one (a choice deeper inside an expression is left as it is)."""
+    while isinstance(e, tuple) and len(e) == 4 and e[0] == "if" and isinstance(e[1], tuple):
+        taken = _side_held(w, e[1])
+        if taken is None:
+            break
+        e = e[2] if taken else e[3]
+    return e
+
+
 def _value(w: Walk, expr: str, env: dict) -> Any:
     expr = _strip(expr)
     cm = _CAST.match(expr)
@@ -71,6 +105,11 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
             if not _null_checked(w, held[1]):
                 raise Unreadable(f"{expr!r}, 0 for a null {held[1]}, read before {held[1]}'s null check")
             return ("numel", held[1])
+        chosen = _guarded_choice(w, held, env)
+        if chosen is not None:
+            return _value(w, chosen, env)
+        if isinstance(held, tuple) and held[:1] == ("dexpr",) and w.guards:
+            return ("dexpr", _dtype_choice_taken(w, held[1]))
         length = _array_length(w, expr, env) if isinstance(held, Opaque) else None
         if length is not None:   # ``size_t padLen = pad->Size();`` (ops-math
             return ("iexpr", length)   # conversion/pad_v3/op_api/aclnn_constant_pad_nd.cpp:86): the array's length

@@ -31,13 +31,13 @@ from aclnn_conformance.extract.host_code.dtypes import (_dtype_or_opaque, _list_
                                                         _m_dtype_support)
 from aclnn_conformance.extract.host_code.reductions import (_reduce_shape_call, _reduce_shape_value, _reduced_dims_call,
                                                             _shape_vector, _vector_array)
-from aclnn_conformance.extract.host_code.products import _run_switch
+from aclnn_conformance.extract.host_code.products import _product_bool, _run_switch
 from aclnn_conformance.extract.host_code.scalars import _scalar_local, _string_local, value_test_local
 from aclnn_conformance.extract.host_code.kernels import (_broadcast_to_helper, _choice_like, _helper_tensor,
                                                          _kernel_choice, _kernel_made, _kernel_result, _lambda_like,
                                                          _made_local, _one_dim_at_rank0_local, _view_copy,
                                                          _view_copy_check)
-from aclnn_conformance.extract.host_code.empty import _run_after_empty, _scan_after_empty
+from aclnn_conformance.extract.host_code.empty import _run_after_empty, _scan_after_empty, empty_passes_by
 from aclnn_conformance.extract.host_code.templates import template_bindings
 from aclnn_conformance.extract.host_code.conditions import _data_condition, _guard_atom, _guarded_args
 from aclnn_conformance.extract.host_code.values import _value
@@ -50,6 +50,7 @@ from aclnn_conformance.extract.host_code.loops import (split_loop, _append_dims_
                                                        _slice_compare_loop, _slice_loop, _array_dims_loop,
                                                        _dim_locals_loop)
 from aclnn_conformance.extract.host_code.int_choices import run_int_ref_helper
+from aclnn_conformance.extract.host_code.int_helpers import pair_helper_value
 from aclnn_conformance.extract.host_code.rank_loops import run_rank_loop
 from aclnn_conformance.extract.host_code.lambdas import lambda_local, lambdas_inlined
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -187,6 +188,21 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
         if given is not None:
             _run_when_given(w, src, stmts[i + 1:], env, fail, top, given)
             return
+        taken = _product_taken(w, stmt, env)
+        if taken is None:
+            taken = empty_passes_by(w, src, stmt, env)
+        if taken is not None:
+            # the side this product takes runs as part of this block, so a return inside it (an
+            # empty-tensor return under ``if (isRegbase && gamma->IsEmpty()) {} else {...}``, ops-nn
+            # norm/add_rms_norm_dynamic_quant/op_host/op_api/aclnn_add_rms_norm_dynamic_quant_v2.cpp:262-273)
+            # leaves the rest of the block to the calls not taking it
+            try:
+                _run_block(w, src, taken + stmts[i + 1:], env, fail, top)
+            except _Stop as stop:
+                if any(getattr(stop, "at", None) is s for s in taken):
+                    stop.at = stmt   # to this block the checks ended at the branch
+                raise
+            return
         if _true_unless_false(stmt, stmts[i + 1:]) and fail is not None:
             # ``if (C) { return true; } log; return false;``: the function fails when C does not hold
             _data_condition(w, src, stmt.offset, f"!({stmt.cond.strip()})", env, fail, f"if ({stmt.cond.strip()})")
@@ -222,6 +238,16 @@ def _run_block(w: Walk, src: SourceFile, stmts: tuple[Stmt, ...], env: dict, fai
             stop = _Stop()
             stop.at = stmt
             raise stop from None
+
+
+def _product_taken(w: Walk, stmt: Stmt, env: dict) -> tuple[Stmt, ...] | None:
+    """The statements of an ``if`` whose condition the product decides, on the side this product
+    takes; None for any other statement."""
+    if stmt.kind != "if":
+        return None
+    decided = _product_bool(w, stmt.cond, env)
+    w.undecided_if = (stmt.offset, stmt.cond) if decided is None else None   # _run_if need not ask again
+    return None if decided is None else tuple(stmt.then if decided else stmt.orelse)
 
 
 def _reads_only(fn: Function) -> bool:
@@ -366,6 +392,15 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
         except Unreadable:
             env[name] = Opaque(text)
         return
+    bound = re.fullmatch(r"(?:const\s+)?auto\s*&?\s*\[\s*(\w+)\s*,\s*(\w+)\s*\]\s*=\s*(.+?);?", text, re.S)
+    if bound:   # ``auto [M, N] = CalculateMN(input, normalizedShape);``: the pair an integer helper returns
+        try:
+            pair = pair_helper_value(w, bound.group(3).strip(), env)
+        except Unreadable:
+            pair = None
+        for name, held in zip(bound.group(1, 2), pair or (Opaque(text), Opaque(text))):
+            env[name] = held
+        return
     # a type with template arguments (``op::FVector<int64_t, op::MAX_DIM_NUM> v = ...``) too
     m = re.match(r"(?:(?:static|const|constexpr|auto|[\w:]+<[^<>;=(){}]*>|std::[\w:<>]+|op::\w+|[\w:]+)[\s\*&]+)*"
                  r"([A-Za-z_]\w*)\s*=\s*(.+)$", text, re.S)
@@ -489,10 +524,15 @@ def _run_check_ret(w: Walk, src: SourceFile, stmt: Stmt, env: dict, args: list[s
         inner_call = _macro(cond)
         fn = w.index.function(inner_call[0]) if inner_call and not cond.startswith("!") else None
         if fn is not None and fn.returns.split()[-1] == "bool" and _is_checker(fn) and \
-                all(isinstance(env.get(_strip(a)), T) for a in inner_call[1]):
-            # a check function of the API's arguments failing with an inner status (CheckNotNull
-            # with ACLNN_ERR_INNER_NULLPTR): its checks, with that status
-            _call_fn(w, fn, inner_call[1], env, fail=code)
+                all(isinstance(held := env.get(_strip(a)), T) or isinstance(held, tuple) and held[:1] in
+                    (("guard",), ("copy-of",)) for a in inner_call[1]):
+            # a check function of the API's arguments (their contiguous copies, bool locals guarding on them) failing with
+            # an inner status (CheckNotNull with ACLNN_ERR_INNER_NULLPTR; CheckShapeValid with
+            # ACLNN_ERR_INNER_TILING_ERROR, aclnn_add_rms_norm_dynamic_quant_v2.cpp:183): its checks, with that status
+            # a contiguous copy has its tensor's view shape and dtype: the checks are of that tensor
+            seen = {**env, **{_strip(a): T(held[1]) for a in inner_call[1]
+                              if isinstance(held := env.get(_strip(a)), tuple) and held[:1] == ("copy-of",)}}
+            _call_fn(w, fn, inner_call[1], seen, fail=code)
             return
         null = re.fullmatch(r"(\w+)\s*!=\s*nullptr|nullptr\s*!=\s*(\w+)", cond)
         if null and isinstance(env.get(null.group(1) or null.group(2)), T):
