@@ -95,6 +95,10 @@ class InterruptingBackend(EmulatorBackend):
 
     def run(self, case, product):
         if case.case_id == VICTIM:
+            # a run started by a thread that blocks SIGINT (an xdist worker's, at times) inherits the
+            # mask, and one started where SIGINT is ignored has no handler: the key press reaches neither
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+            signal.signal(signal.SIGINT, signal.default_int_handler)
             os.kill(os.getpid(), signal.SIGINT)
         return super().run(case, product)
 
