@@ -13,10 +13,11 @@ C_KINDS = ("tensor", "scalar", "int_array", "bool_array", "float_array", "double
            "bool", "string", "dtype", "workspace_size", "executor")
 PROTOCOL_KINDS = ("workspace_size", "executor")
 def bare_scalar_dtype(value: Any) -> AclDataType | None:
-    """The dtype of an aclScalar made from a bare number, as the vendor's unit-test harness makes it
-    (``ScalarDesc(v)``: BOOL for a bool, INT64 for an integer, FLOAT for a floating number) and the
-    documents' example code does (``aclCreateScalar(&v, ACL_FLOAT)`` over a float); None for a value
-    that is no number."""
+    """The dtype of an aclScalar made from a bare number whose C type is not known: BOOL for a bool,
+    INT64 for an integer, FLOAT for a floating number, as the documents' example code makes it
+    (``aclCreateScalar(&v, ACL_FLOAT)`` over a float). The gtest reader gives ``ScalarDesc(v)`` the
+    overload of v's C type where it can name it (``1`` int: INT32, ``1.0`` double: DOUBLE); this is
+    its fallback for an expression of another kind. None for a value that is no number."""
     if isinstance(value, bool):
         return AclDataType.BOOL
     if isinstance(value, numbers.Integral):

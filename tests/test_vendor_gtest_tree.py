@@ -328,3 +328,26 @@ TEST_F(tree_test, typed_scalars)
     assert (vc.attrs["input1"], vc.attrs["input1.dtype"]) == (7, "ACL_UINT8")
     assert (vc.attrs["input2"], vc.attrs["input2.dtype"]) == (0.5, "ACL_DOUBLE")
     assert result.problems == []
+
+
+def test_a_scalar_of_a_literal_or_a_declared_name_takes_its_c_types_constructor():
+    # C++ overload resolution over scalar_desc.h's constructors (LP64: int is int32_t, long int64_t):
+    # 3 is an int, 3L a long, 2.5 a double, 2.5f a float, a name its declared type's
+    result, cases = _read("""
+TEST_F(tree_test, literal_scalars)
+{
+    float alpha = 1.5;
+    int64_t count = 4;
+    auto beta = 0.25f;
+    auto ut = OP_API_UT(aclnnTreeOnly, INPUT(ScalarDesc(3), ScalarDesc(-3L), ScalarDesc(2.5), ScalarDesc(2.5f),
+                                            ScalarDesc(alpha), ScalarDesc(count), ScalarDesc(beta),
+                                            ScalarDesc(3000000000)), OUTPUT());
+    uint64_t ws = 0;
+    EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+}
+""")
+    vc = cases["ut-tree_test.literal_scalars"]
+    assert [(vc.attrs[f"input{i}"], vc.attrs[f"input{i}.dtype"]) for i in range(8)] == [
+        (3, "ACL_INT32"), (-3, "ACL_INT64"), (2.5, "ACL_DOUBLE"), (2.5, "ACL_FLOAT"), (1.5, "ACL_FLOAT"),
+        (4, "ACL_INT64"), (0.25, "ACL_FLOAT"), (3000000000, "ACL_INT64")]
+    assert result.problems == []

@@ -58,6 +58,9 @@ _SCALAR_DESC_OVERLOADS = {"bool": "ACL_BOOL", "int8_t": "ACL_INT8", "uint8_t": "
                           "uint16_t": "ACL_UINT16", "int32_t": "ACL_INT32", "uint32_t": "ACL_UINT32",
                           "int64_t": "ACL_INT64", "uint64_t": "ACL_UINT64", "float": "ACL_FLOAT",
                           "double": "ACL_DOUBLE"}
+# the primitive names that are the fixed-width types under LP64 (int32_t is int, int64_t is long)
+_C_INT_NAMES = {"int": "int32_t", "long": "int64_t", "long int": "int64_t", "unsigned": "uint32_t",
+                "unsigned int": "uint32_t", "unsigned long": "uint64_t", "short": "int16_t"}
 _CAST_TYPE = re.compile(r"(?:static_cast\s*<\s*(?:std::)?(?P<t>\w+)\s*>|(?:std::)?(?P<f>\w+))\s*\(.*\)", re.S)
 _CASTS = ("static_cast", "int64_t", "int32_t", "float", "double", "int", "bool", "uint64_t",
           "int8_t", "uint8_t", "aclDataType", "aclFormat")
@@ -133,6 +136,30 @@ class _Var:
 
 
 # ---- literals ----
+
+def _literal_c_type(text: str) -> str | None:
+    """The C type of a number literal (LP64): a floating one double, with ``f`` float; an integer one
+    int when its value fits, else long (a decimal) or the first of unsigned int, long, unsigned long
+    it fits (a hex one), with ``l`` long, ``u`` unsigned, ``ul`` unsigned long; None for ``ll`` (long
+    long is none of the fixed-width types the harness's ScalarDesc overloads) and anything else."""
+    t = text.strip().lower().replace("'", "")
+    m = re.fullmatch(r"(0x[0-9a-f]+|[0-9]+)([ul]*)", t)
+    if m:
+        value, suffix, hexa = int(m.group(1), 0 if m.group(1).startswith("0x") else 10), m.group(2), \
+            m.group(1).startswith("0x")
+        if suffix == "":
+            for bound, ctype in ((2**31 - 1, "int32_t"), (2**32 - 1, "uint32_t" if hexa else None),
+                                 (2**63 - 1, "int64_t"), (2**64 - 1, "uint64_t" if hexa else None)):
+                if ctype is not None and value <= bound:
+                    return ctype
+            return None
+        return {"l": "int64_t", "u": "uint32_t" if value <= 2**32 - 1 else "uint64_t", "ul": "uint64_t",
+                "lu": "uint64_t"}.get(suffix)
+    number = r"(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?=e))(?:e[+-]?[0-9]+)?"
+    if re.fullmatch(number + "f", t):
+        return "float"
+    return "double" if re.fullmatch(number, t) else None
+
 
 def _is_octal(text: str) -> bool:
     return len(text) > 1 and text[0] == "0" and all(c in "01234567" for c in text)
@@ -309,6 +336,27 @@ class _Eval:
         self.values: dict[int, Any] = {}          # id of a _Var -> its value, once evaluated
         self.kept: list[_Var] = []                 # the evaluated _Vars (their ids stay theirs)
         self.depth = 0
+
+    def c_type(self, node: Node) -> str | None:
+        """The C type of an argument where C++ gives it one the reader can name: a number literal's
+        (``1`` int, ``1L`` long, ``1.0`` double, ``1.0f`` float, the data model LP64, so int is int32_t
+        and long int64_t), a negated one's, a name's declared primitive type (or, declared ``auto``,
+        its initializer's); None for anything else."""
+        if node.type == "unary_expression" and text_of(node.child_by_field_name("operator")) in "+-":
+            return self.c_type(node.child_by_field_name("argument"))
+        if node.type == "parenthesized_expression" and len(_parts(node)) == 1:
+            return self.c_type(_parts(node)[0])
+        if node.type == "number_literal":
+            return _literal_c_type(text_of(node))
+        v = self.vars.get(text_of(node)) if node.type == "identifier" else None
+        declared = v.at.child_by_field_name("type") if v is not None and v.at.type == "declaration" else None
+        if declared is None or v.before is not None or v.constructed:
+            return None
+        words = [text_of(t).split("::")[-1] for t in leaves(declared)]
+        named = [w for w in words if w not in ("const", "static", "constexpr", "volatile")]
+        if named == ["auto"] and isinstance(v.node, Node):
+            return self.c_type(v.node)
+        return _C_INT_NAMES.get(" ".join(named), " ".join(named))
 
     def var(self, name: str, at: Node) -> Any:
         v = self.vars.get(name)
@@ -527,7 +575,7 @@ def _construct(ev: _Eval, name: str, targs: tuple[str, ...], args: list[Node], o
         if len(got) > 1:
             return ScalarVal(value, _enum(got[1], "ACL_", at))
         cast = _CAST_TYPE.fullmatch(text_of(args[0]).strip())
-        typed = (cast.group("t") or cast.group("f")) if cast else None
+        typed = (cast.group("t") or cast.group("f")) if cast else ev.c_type(args[0])
         if typed in _SCALAR_DESC_OVERLOADS:   # the constructor overload of that type
             return ScalarVal(value, _SCALAR_DESC_OVERLOADS[typed])
         bare = bare_scalar_dtype(value)
