@@ -49,6 +49,19 @@ settings.register_profile("thorough", settings.get_profile("ci"), max_examples=4
 settings.register_profile("thorough-seeded", settings.get_profile("thorough"), derandomize=False)
 
 
+def _draws_from_no_local_constants() -> None:
+    """Hypothesis draws, one time in twenty, a literal mined from the source of the local modules
+    loaded (``_get_local_constants``): the imports of a backend's module, or of the options a run
+    takes, would change the draws. Its own fixed constants stay; a version without it is left as is."""
+    from hypothesis.internal.conjecture import providers
+    if hasattr(providers, "_get_local_constants"):
+        none_mined = type(providers._local_constants)()
+        providers._get_local_constants = lambda: none_mined
+
+
+_draws_from_no_local_constants()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("aclnn-conformance")
     group.addoption("--backend", default=DEFAULT_BACKEND,

@@ -222,4 +222,5 @@ def test_a_run_leaves_no_hypothesis_folder_where_it_started(tmp_path):
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
     assert "1 passed" in run.stdout
     assert list(started.iterdir()) == []
-    assert any((tmp_path / "cache" / "aclnn-conformance" / "hypothesis").iterdir())
+    # hypothesis was pointed there (the run's profiles keep no database, so it may write nothing)
+    assert (tmp_path / "cache" / "aclnn-conformance" / "hypothesis").is_dir()

@@ -16,6 +16,7 @@ import pytest
 from aclnn_conformance.backends.base import BackendTimeout, RunResult
 from aclnn_conformance.backends.emulator import EmulatorBackend
 from aclnn_conformance.backends.isolation import in_process_executor
+from aclnn_conformance.reports.certify import PLAIN_ASSERTS
 from aclnn_conformance.judging.records import OutcomeRecord, read_records
 from aclnn_conformance.reports.load import records_frame
 from aclnn_conformance.reports.tables import (NO_VERDICT, applicable_rules, compliance,
@@ -55,11 +56,6 @@ class HangingBackend(EmulatorBackend):
 
 
 def _run(report: Path, backend: str, *extra: str) -> subprocess.CompletedProcess:
-    # imported here, not at the top: this module is the backend of the draws test's runs, and a
-    # backend module importing reports.certify changes the full tier's draws there (51 of abs's 400,
-    # from the 106th on): hypothesis draws, one time in twenty, literals mined from the local modules
-    # loaded (hypothesis.internal.conjecture.providers._get_local_constants)
-    from aclnn_conformance.reports.certify import PLAIN_ASSERTS
     return subprocess.run([sys.executable, "-m", "pytest", *PLAIN_ASSERTS, TABLE, "-k", SELECTION, *ONE_OP,
                            "--backend", backend, "--product", "atlas-a2", "--report-dir",
                            str(report), "-q", "-p", "no:cacheprovider", "-p", "no:xdist", *extra],
@@ -213,6 +209,8 @@ class RenamedEmulator(EmulatorBackend):
 
 
 def test_full_tier_draws_do_not_depend_on_the_backends_name_or_the_run(tmp_path):
+    """The second backend's module (this one) imports modules the first run never loads: hypothesis,
+    which draws literals mined from the local modules loaded, would draw other cases for it."""
     drawn = []
     for name, backend in (("a", "emulator"), ("b", f"{HERE}:RenamedEmulator")):
         report = tmp_path / name
