@@ -276,6 +276,14 @@ class _Stop(Exception):
         self.empty = empty
 
 
+def guard_held(w: "Walk", g: Any) -> bool:
+    """Every call reaching here satisfies guard ``g``: a guard of the walk is ``g``, or has it among
+    its conjuncts (at any depth)."""
+    def says(x: Any) -> bool:
+        return x == g or isinstance(x, tuple) and x[:1] == ("and",) and any(says(y) for y in x[1:])
+    return any(says(x) for x in w.guards)
+
+
 def _cite(src: SourceFile, offset: int) -> tuple[str, int]:
     return src.path, src.line_of(offset)
 

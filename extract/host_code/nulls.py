@@ -12,7 +12,7 @@ from typing import Any
 from aclnn_conformance.extract.cpp import SourceFile, Stmt
 from aclnn_conformance.spec.enums import Status
 from aclnn_conformance.extract.host_code.model import (Event, Opaque, T, Unreadable, Walk, _End, _Stop, _args, _check,
-                                                       _fail_status, _macro, _names_in, _split_top, _strip, _tensor)
+                                                       _fail_status, guard_held, _macro, _names_in, _split_top, _strip, _tensor)
 from aclnn_conformance.extract.host_code.promotion import _dexpr, _keep_unchanged_dtypes
 from aclnn_conformance.extract.host_code.statements import _returns_success_only
 from aclnn_conformance.extract.host_code.shapes import _int_or_shape_choice, _shape_value
@@ -22,9 +22,7 @@ import aclnn_conformance.extract.host_code.reenter as reenter
 def _nonnull_guarded(w: Walk, name: str) -> bool:
     """Every call reaching here has the argument ``name`` non-null: a guard of the walk, or a conjunct
     of one, says so (``if (alpha != nullptr && ...)``)."""
-    def says(g: Any) -> bool:
-        return g == ("not", ("null", name)) or isinstance(g, tuple) and g[:1] == ("and",) and any(says(x) for x in g[1:])
-    return any(says(g) for g in w.guards)
+    return guard_held(w, ("not", ("null", name)))
 
 
 def _nonnull_names(cond: str) -> list[str] | None:

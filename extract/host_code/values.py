@@ -9,7 +9,7 @@ from typing import Any
 from aclnn_conformance.extract.shape_helpers import wraps_dim_by_rank
 from aclnn_conformance.extract.cpp import match_close, split_args
 from aclnn_conformance.extract.host_code.model import (DList, Opaque, SOC_ALIASES, T, Unreadable, Walk, _lin, _macro,
-                                                       _split_colon, _split_top, _strip)
+                                                       guard_held, _split_colon, _split_top, _strip)
 from aclnn_conformance.extract.host_code.promotion import _binary_op_promote, _data_choice, _dexpr, _promote_expr
 from aclnn_conformance.extract.host_code.integers import _arith, _array_length, _int_choice
 from aclnn_conformance.extract.host_code.int_helpers import integer_helper_value
@@ -42,10 +42,7 @@ def _guarded_choice(w: Walk, held: Any, env: dict) -> str | None:
 def _side_held(w: Walk, g: tuple) -> bool | None:
     """True when the walk holds guard ``g`` (alone or as a term of a conjunction it holds), False when
     it holds its negation, else None."""
-    held_terms = set()
-    for x in w.guards:
-        held_terms.update(x[1:] if isinstance(x, tuple) and x[:1] == ("and",) else (x,))
-    return True if g in held_terms else False if ("not", g) in held_terms else None
+    return True if guard_held(w, g) else False if guard_held(w, ("not", g)) else None
 
 
 def _dtype_choice_taken(w: Walk, e: Any) -> Any:
