@@ -23,8 +23,10 @@ from aclnn_conformance.judging.memory import (OVER_BUDGET, case_memory, memory_b
                                               over_budget, parse_bytes)
 from aclnn_conformance.judging.records import read_records, read_run
 from aclnn_conformance.oracle.cases import oracle_result
+from aclnn_conformance.spec import op_spec
 from aclnn_conformance.spec.case import Case
 from aclnn_conformance.spec.enums import AclDataType
+from aclnn_conformance.spec.rules import expected_outcome
 from aclnn_conformance.spec.single_calls import table_cases
 from aclnn_conformance.spec.tensor import TensorArg, TensorDesc
 from aclnn_conformance.reports.certify import PLAIN_ASSERTS
@@ -96,6 +98,27 @@ def test_an_oracle_result_lives_no_longer_than_its_case():
     del case, first
     gc.collect()
     assert released() is None
+
+
+def test_the_oracle_keeps_a_mutation_runs_cycle_and_no_more_than_its_byte_budget(monkeypatch):
+    """A mutation run judges one operator's (case, product) pairs with each mutant in turn: a second
+    pass over more pairs than a count-bounded cache held must find every result kept; a budget of
+    a few results' bytes keeps only the newest that fit."""
+    from aclnn_conformance.oracle import cases as oracle_cases
+    from aclnn_conformance.spec.products import PRODUCT_IDS
+    pairs = [(c, p) for op in ("abs", "exp", "neg", "sqrt", "sin", "cos", "tanh", "sigmoid")
+             for c in table_cases(op, "ci") for p in PRODUCT_IDS
+             if expected_outcome(op_spec(op), c, p, "cann").judge_values]
+    assert len(pairs) > 64
+    first = [oracle_result(c, "cann", p) for c, p in pairs]
+    assert all(oracle_result(c, "cann", p) is r for (c, p), r in zip(pairs, first))
+    monkeypatch.setattr(oracle_cases, "_RECENT_BYTES", 3 * oracle_cases._result_bytes(first[-1]))
+    oracle_cases._RECENT.clear()
+    monkeypatch.setattr(oracle_cases, "_held_bytes", 0)
+    for c, p in pairs:
+        oracle_result(c, "cann", p)
+        assert oracle_cases._held_bytes <= oracle_cases._RECENT_BYTES
+    assert oracle_cases._held_bytes == sum(size for _, _, size in oracle_cases._RECENT.values())
 
 
 @pytest.mark.parametrize("text,count", [("4096", 4096), ("1K", 1024), ("4G", 4 << 30),
