@@ -170,7 +170,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except (ValueError, UnknownBackend) as exc:
         raise pytest.UsageError(str(exc)) from None
     _check_choices(config)
-    min_exercised(config)
+    given_min_exercised(config)    # a bad value stops the run before it starts
     budget = case_memory_budget(config)
     if config.getoption("--cases"):     # a folder that is no whole, readable import stops the run
         from aclnn_conformance.vendor.cases_dir import CasesDirError, run_items
@@ -211,18 +211,27 @@ def pytest_configure(config: pytest.Config) -> None:
         start_pytest_run(config, config._aclnn_harness, products, hypothesis_profile(config))
 
 
-def min_exercised(config: pytest.Config) -> float:
-    """--min-exercised as a share, or a one-line usage error."""
+def given_min_exercised(config: pytest.Config) -> float | None:
+    """--min-exercised as a share (None when not given), or a one-line usage error."""
     given = config.getoption("--min-exercised")
     if given is None:
-        from aclnn_conformance.reports.tables import MIN_EXERCISED  # pandas: loaded when needed
-        return MIN_EXERCISED
+        return None
     try:
         share = float(given)
     except ValueError:
         share = -1.0
     if not 0.0 <= share <= 1.0:
         raise pytest.UsageError(f"--min-exercised {given!r} is not a share from 0 to 1")
+    return share
+
+
+def min_exercised(config: pytest.Config) -> float:
+    """--min-exercised, or the reports' default (pandas is loaded by the report that needs it only:
+    an xdist worker writes none)."""
+    share = given_min_exercised(config)
+    if share is None:
+        from aclnn_conformance.reports.tables import MIN_EXERCISED
+        return MIN_EXERCISED
     return share
 
 

@@ -148,14 +148,14 @@ def run_mutant(backend, cases: list[tuple], products: tuple[str, ...], killed_by
     return done()
 
 
-def _kind(cls) -> tuple[str, str]:
-    """("mutant" | "equivalent" | "gap" | "control", the reason)."""
-    from aclnn_conformance.backends.mutants import CONTROLS
+def _kind(cls, controls: frozenset[type]) -> tuple[str, str]:
+    """("mutant" | "equivalent" | "gap" | "control", the reason); ``controls``: the registry's
+    CONTROLS, read once per run (each read walks every operator's record)."""
     if getattr(cls, "equivalent", ""):
         return "equivalent", cls.equivalent
     if getattr(cls, "gap", ""):
         return "gap", cls.gap
-    if cls in CONTROLS or not getattr(cls, "killed_by", ()):
+    if cls in controls or not getattr(cls, "killed_by", ()):
         return "control", getattr(cls, "defect", "") or "no defect"
     return "mutant", ""
 
@@ -184,6 +184,8 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
     products = tuple(products or PRODUCT_IDS)
     if mutants is None:
         mutants = default_selection(tier, include_unkillable, controls)
+    from aclnn_conformance.backends.mutants import CONTROLS
+    controls = frozenset(CONTROLS)
     by_op: dict = {}
     start = time.perf_counter()
     results = []
@@ -192,7 +194,7 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
         key = op or "*"
         if key not in by_op:
             by_op[key] = tier_cases(tier, (op,) if op else None)
-        kind, reason = _kind(cls)
+        kind, reason = _kind(cls, controls)
         unavailable = getattr(cls, "unavailable", lambda: "")()
         if unavailable:
             results.append(MutantResult(

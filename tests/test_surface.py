@@ -142,6 +142,16 @@ def test_the_support_matrix_rows_and_files(fixture_data, tmp_path):
     assert "aclnnFoo" in written[0].read_text()
 
 
+def test_an_operators_data_is_read_when_asked_before_its_record(fixture_data):
+    """The registry reads a data file on first access: its raw data asked first (the support
+    matrix's rows) reads it then, in any test order."""
+    from aclnn_conformance.spec import operator_data
+    registry.reset()
+    operator_data._PATHS.pop("inplace_bar", None)
+    operator_data.data_of.cache_clear()
+    assert operator_data.data_of("inplace_bar")["key"] == "inplace_bar"
+
+
 def test_skew_is_said_when_the_release_differs(fixture_data):
     from aclnn_conformance.spec.skew import skew_line
     assert skew_line(None) == "" and skew_line("unknown") == ""
@@ -153,6 +163,8 @@ def test_the_full_tier_runs_the_generated_mutants_the_ci_sample_leaves_out(fixtu
     from aclnn_conformance.backends.mutants import surface
     from aclnn_conformance.spec.registry import operator
     monkeypatch.setattr(surface, "MUTANT_SHARE", 0.0)   # no fixture operator in the ci sample
+    # the fixture's operators in place of the project's: the test's length does not grow with them
+    registry.use_project_data(fixture_data)
     surface.mutant_set.cache_clear()
     try:
         assert not operator("foo").piece("mutants").mutants
@@ -163,4 +175,5 @@ def test_the_full_tier_runs_the_generated_mutants_the_ci_sample_leaves_out(fixtu
         assert set(outside.mutants + outside.controls) <= set(default_selection("full"))
         assert not set(outside.mutants) & set(default_selection("ci"))
     finally:
+        registry.use_project_data(registry.PROJECT_DATA)
         surface.mutant_set.cache_clear()
