@@ -35,6 +35,7 @@ def _cite(rule: dict) -> str:
 
 
 def rows_of(key: str, product: str) -> Iterator[dict[str, Any]]:
+    operator(key)    # the registry reads a data file when its record is first asked for
     data = data_of(key)
     checks = [r for r in data["rules"] if r["kind"] == "check"]
     first_unread = next((i for i, r in enumerate(checks) if r["template"] == "unread" and _on(r, product)), None)

@@ -243,10 +243,5 @@ def data_of(key: str) -> dict[str, Any]:
     """The raw data of a loaded data operator, by key (for the generic pieces that need more than
     the spec: the doc's ranks and non-contiguity, the empty return)."""
     if key not in _PATHS:
-        # the registry reads a data file on first access: a key listed but not read yet is read now
-        from aclnn_conformance.spec.registry import is_data_operator, operators
-        if key in operators() and is_data_operator(key):
-            operators()[key]
-    if key not in _PATHS:
         raise KeyError(f"{key} is not a loaded data operator")
     return read_data(_PATHS[key])
