@@ -185,7 +185,7 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
     if mutants is None:
         mutants = default_selection(tier, include_unkillable, controls)
     from aclnn_conformance.backends.mutants import CONTROLS
-    controls = frozenset(CONTROLS)
+    registry_controls = frozenset(CONTROLS)
     by_op: dict = {}
     start = time.perf_counter()
     results = []
@@ -194,7 +194,7 @@ def mutate(tier: str = "ci", mutants=None, products: tuple[str, ...] | None = No
         key = op or "*"
         if key not in by_op:
             by_op[key] = tier_cases(tier, (op,) if op else None)
-        kind, reason = _kind(cls, controls)
+        kind, reason = _kind(cls, registry_controls)
         unavailable = getattr(cls, "unavailable", lambda: "")()
         if unavailable:
             results.append(MutantResult(
