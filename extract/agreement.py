@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from aclnn_conformance.extract.build import DEFAULT_FAMILIES, open_checkout
+from aclnn_conformance.extract.build import DEFAULT_FAMILIES, HELD_OUT, open_checkout
 from aclnn_conformance.extract.scope import REDUCTION_OPERATOR_FOLDERS, family_group
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator, operators
@@ -439,6 +439,7 @@ def measure(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
     rows: list[dict[str, Any]] = []
     crashed: list[str] = []
     not_read: list[str] = []     # what the importer could not read (a test or a statement of one)
+    held: dict[str, Counter] = defaultdict(Counter)   # held-out API -> its expectations per status
     commits = {}
     for path in checkouts:
         checkout = open_checkout(path)
@@ -454,6 +455,9 @@ def measure(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
                 continue
             not_read += [p.text() for p in result.problems]
             for vc in result.cases:
+                if vc.api in HELD_OUT:   # read, counted apart: a held-out API has no data to judge by
+                    held[vc.api][_class(vc.expected.exact_status())] += 1
+                    continue
                 if not vc.has_spec or not operator(vc.op).modules[0].startswith("data:"):
                     continue
                 rows.append(_row(vc, unbuilt))
@@ -467,6 +471,8 @@ def measure(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
             "per_family_built": {f: per_status([r for r in built if r["family"] == f]) for f in families},
             "not_read_per_family": {f: sum(1 for x in not_read if family_of_test(x) == f) for f in families},
             "routes": lower_layer_routes(),
+            "held_out": [{"api": api, "why": HELD_OUT[api], "expectations": dict(sorted(held[api].items()))}
+                         for api in sorted(held)],
             "files_not_read": crashed, "not_read": not_read}
 
 
@@ -536,7 +542,11 @@ def render(doc: dict[str, Any]) -> str:
              "Vendor commits: " + ", ".join(f"{r}@{c[:12]}" for r, c in doc["vendor"].items()),
              "Operator data: " + doc.get("data", "the project's spec/data"), "",
              f"Read: {len(doc['rows'])} expectations; not read: {len(doc.get('not_read', []))} unit-test "
-             "parts (listed at the end, not in any share). *Built files*: the rows of the test files the "
+             "parts (listed at the end, not in any share)"
+             + (f"; held out: {sum(sum(h['expectations'].values()) for h in doc['held_out'])} expectations of "
+                f"{len(doc['held_out'])} APIs held out of the operator data (listed with the reason, not in any "
+                "share)" if doc.get("held_out") else "")
+             + ". *Built files*: the rows of the test files the "
              "vendor's CMake compiles (`test_aclnn_*.cpp`), beside the figure on all rows (the bar is on "
              "all rows).", "",
              "| expected status | agree | of | share | built files |", "|---|---|---|---|---|"]
@@ -566,6 +576,13 @@ def render(doc: dict[str, Any]) -> str:
                   "layer has no route for it; the APIs with a rule of each route read:", "",
                   "| route | APIs | which |", "|---|---|---|"]
         lines += [f"| {route} | {len(apis)} | {', '.join(apis)} |" for route, apis in doc["routes"].items()]
+    if doc.get("held_out"):
+        lines += ["", "## APIs held out of the operator data", "",
+                  "Read by the extraction but not written to the operator data, so no share counts their "
+                  "vendor expectations; the scope lists them as not covered with the same reason.", "",
+                  "| API | vendor expectations | why |", "|---|---|---|"]
+        lines += [f"| {h['api']} | " + ", ".join(f"{k}: {n}" for k, n in h["expectations"].items())
+                  + f" | {h['why'].replace('|', '/')} |" for h in doc["held_out"]]
     causes = Counter(_cause_key(r["cause"]) for r in doc["rows"] if not r["agree"])
     lines += ["", "## Causes", "", "| cause | disagreements |", "|---|---|"]
     lines += [f"| {c} | {n} |" for c, n in causes.most_common()]

@@ -228,3 +228,26 @@ def test_an_op_host_unit_test_folder_without_its_cmake_file_is_not_built(tmp_pat
     assert vendor_builds("ops-x/fam/c/tests/ut/op_host/op_api/test_aclnn_c.cpp:9", unbuilt)
     assert vendor_builds("ops-x/fam/a/tests/ut/op_api/test_aclnn_a.cpp:9", unbuilt)
     assert not vendor_builds("ops-x/fam/a/tests/ut/op_api/test_a.cpp:9", unbuilt)
+
+
+def test_an_api_held_out_is_listed_with_its_expectations_and_counted_in_no_share(tmp_path, monkeypatch):
+    """extract/held_out.json: a read API its family leaves out of the data is named in the agreement
+    with its vendor expectations per status and its reason, and no share counts them."""
+    from aclnn_conformance.extract.build import HELD_OUT   # the one dict extract and agreement read
+    why = "held out of its family: a reason"
+    monkeypatch.setitem(HELD_OUT, "aclnnFoo", why)
+    try:
+        assert main(["extract", str(CHECKOUT), "--out", str(tmp_path)]) == 0
+        assert main(["agreement", str(CHECKOUT), "--out", str(tmp_path)]) == 0
+    finally:
+        use_project_data(PROJECT_DATA)
+    doc = json.loads((tmp_path / "agreement.json").read_text())
+    # the fixture's five expectations (test_every_read_expectation_...): two 161002, three successes
+    assert doc["rows"] == [] and doc["per_status"] == {}
+    assert doc["held_out"] == [{"api": "aclnnFoo", "why": why, "expectations": {"161002": 2, "success": 3}}]
+    md = (tmp_path / "agreement.md").read_text()
+    assert "held out: 5 expectations of 1 APIs" in md
+    assert f"| aclnnFoo | 161002: 2, success: 3 | {why} |" in md
+    scope = json.loads((tmp_path / "scope.json").read_text())
+    assert [(a["status"], a["missing"]) for a in scope["apis"] if a["api"] == "aclnnFoo"] == \
+        [("not covered", [why])]

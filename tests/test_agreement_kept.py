@@ -19,7 +19,9 @@ def _kept() -> list[tuple[str, str, str]]:
 def test_every_row_that_agreed_still_agrees():
     kept = _kept()
     assert len(kept) >= 3892 and len(set(kept)) == len(kept)
-    rows = {(r["source"], r["product"], r["api"]): r
-            for r in json.loads((DATA / "agreement.json").read_text(encoding="utf-8"))["rows"]}
-    lost = [" ".join(k) for k in kept if k not in rows or not rows[k]["agree"]]
+    doc = json.loads((DATA / "agreement.json").read_text(encoding="utf-8"))
+    rows = {(r["source"], r["product"], r["api"]): r for r in doc["rows"]}
+    # an API held out of the operator data later has no rows: it is listed apart, with its reason
+    held = {h["api"] for h in doc.get("held_out", ()) if h["why"] and sum(h["expectations"].values())}
+    lost = [" ".join(k) for k in kept if k[2] not in held and (k not in rows or not rows[k]["agree"])]
     assert not lost, f"{len(lost)} expectation(s) no longer agree: " + "; ".join(lost[:10])
