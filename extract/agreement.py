@@ -93,13 +93,18 @@ def st_validity(checkouts: list[str], data: Path | None = None) -> dict[str, Any
                 if vc.format not in ("atk", "ttk-aclnn", "ttk-kernel") or not vc.has_spec or \
                         not operator(vc.op).modules[0].startswith("data:"):
                     continue
-                cases.append(_st_case(vc))
+                cases.append({**_st_case(vc), "family": family_group(data_of(vc.op))})
     counts = Counter(c["verdict"] for c in cases)
+    per_family: dict[str, Counter] = defaultdict(Counter)
+    for c in cases:
+        per_family[c["family"]][c["verdict"]] += 1
     judged = counts["valid"] + counts["invalid"]
     return {"cases": len(cases), "valid": counts["valid"], "invalid": counts["invalid"],
             "valid_on_some_products": sum(c.get("valid_on_every") is False for c in cases),
             "not_judged": counts["not judged"], "share_valid": counts["valid"] / max(len(cases), 1),
             "share_valid_of_judged": counts["valid"] / max(judged, 1),
+            "per_family": {f: {"cases": sum(n.values()), "valid": n["valid"], "invalid": n["invalid"],
+                               "not_judged": n["not judged"]} for f, n in sorted(per_family.items())},
             "exceptions": [c for c in cases if c["verdict"] == "invalid"] + _grouped_not_judged(cases),
             "not_read": _grouped_problems(unread)}
 
@@ -562,14 +567,18 @@ def render(doc: dict[str, Any]) -> str:
                   "rows. `math/reduction`: the APIs documented in ops-math's reduction-kernel operator "
                   "folders (`reduce_*`, `arg_max*`, `arg_min*`).", "",
                   "| family | " + " | ".join(STATUS_ORDER) + " | all | read | not read | built files | "
-                  "holds the bar |",
-                  "|---|" + "---|" * (len(STATUS_ORDER) + 5)]
+                  "ATK/TTK valid calls | holds the bar |",
+                  "|---|" + "---|" * (len(STATUS_ORDER) + 6)]
+        st_family = (doc.get("st_validity") or {}).get("per_family", {})
         for family, per in doc["per_family"].items():
             cells = [_share(per.get(k)) for k in STATUS_ORDER]
             built_family = _total_cell(doc.get("per_family_built", {}).get(family, {}))
+            st = st_family.get(family)
             lines.append(f"| {family} | " + " | ".join(cells) + f" | {_share(_total_cell(per))} | "
                          f"{_total(per)[1]} | {doc.get('not_read_per_family', {}).get(family, '-')} | "
-                         f"{_share(built_family)} | " + ("yes" if holds_bar(per) else "no") + " |")
+                         f"{_share(built_family)} | "
+                         + (_share({"agree": st["valid"], "of": st["cases"]}) if st else "-") + " | "
+                         + ("yes" if holds_bar(per) else "no") + " |")
     if doc.get("routes"):
         lines += ["", "## Lower-layer routes read", "",
                   "A call that passes every parameter check can still fail in the first phase where a lower "
