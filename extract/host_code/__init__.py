@@ -20,7 +20,9 @@ fixture tests in tests/test_extract_*.py):
 - ``walk``: The walk: GetWorkspaceSize statement by statement, CheckParams and the helpers it calls inlined
   (``_call_fn``), blocks (the side of a branch the product decides read as part of its block),
   declarations (``auto [M, N] =`` of a pair an integer helper returns), ``CHECK_RET``, returns, the check
-  macros' table, and the status a called function ends with.
+  macros' table, and the status a called function ends with (a status function returning a call it does
+  not follow, a function template called with template arguments or a helper of a header not found, is
+  unread there, never a success).
 - ``branches``: Branches: ``if``/``else`` on a condition (decided by the product, guarded by the call's
   dtypes, or unread with its assignments forgotten), the choices a guarded branch leaves, ``if
   (!Checker(...))``, ``if (F(...) != ACLNN_SUCCESS)``, ``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``, locals a

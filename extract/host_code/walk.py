@@ -631,6 +631,11 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
         if fn is not None and _is_checker(fn) and fail is not None:
             _call_fn(w, fn, call[1], env, fail=fail)
             raise _End(True)
+    callee = _unfollowed_status_call(w, value) if fail is None else None
+    if callee is not None:
+        # a status function returning what a call it does not follow returns (a function template
+        # called with template arguments, a helper of a header it does not find): its status is unknown
+        raise Unreadable(f"the status of a call the reader does not follow ({callee})")
     names = _nonnull_names(value) if fail is not None else None
     if names and all(_kernel_made(env.get(n)) for n in names):
         raise _End(True)   # kernel results (or a kernel tuple's elements) checked non-null: no parameter check
@@ -678,6 +683,18 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
     if fail is not None and returned is not True:   # a check's result the reader does not know
         raise Unreadable(f"a check function returning {value!r}")
     raise _End(returned)
+
+
+def _unfollowed_status_call(w: Walk, value: str) -> str | None:
+    """The callee's name when ``value`` is one call (``F(...)`` or ``F<...>(...)``) and the function
+    running returns an aclnnStatus: what is returned is that call's status, which no earlier branch of
+    ``_run_return`` followed."""
+    if not w.returns.split() or w.returns.split()[-1] != "aclnnStatus":
+        return None
+    m = re.match(r"([A-Za-z_][\w:]*)\s*(?:<[^;()]*>)?\s*\(", value)
+    if m is None or match_close(value, m.end() - 1) != len(value) - 1:
+        return None
+    return m.group(1)
 
 
 CHECK_MACROS = {
