@@ -169,13 +169,17 @@ def document_census(checkout: Checkout, taken: tuple[str, ...]) -> list[dict[str
 
 
 def _own_headers(checkout: Checkout, host: Path, sources: dict) -> list[SourceFile]:
-    """The headers ``#include "x.h"`` of the op_api file that sit beside it (its own API header)."""
+    """The headers ``#include "x.h"`` of the op_api file found from its folder: its own API header beside
+    it, and a header of another operator's folder it names by a relative path (ops-math
+    conversion/pad_v4_grad/op_host/op_api/aclnn_reflection_pad1d_backward.cpp:12
+    ``../../../pad_v3_grad_replicate/op_host/op_api/pad1d_backward_common.h``), inside the checkout."""
     found = []
-    for name in re.findall(r'(?m)^[ \t]*#[ \t]*include[ \t]+"([^"/]+\.h)"', host.read_text(errors="replace")):
-        path = host.parent / name
-        if path.is_file():
+    root = checkout.root.resolve()
+    for name in re.findall(r'(?m)^[ \t]*#[ \t]*include[ \t]+"([^"]+\.h)"', host.read_text(errors="replace")):
+        path = (host.parent / name).resolve()
+        if path.is_file() and root in path.parents:
             if sources.get(path) is None:
-                sources[path] = read_source(str(path.relative_to(checkout.root)), path.read_text(errors="replace"))
+                sources[path] = read_source(str(path.relative_to(root)), path.read_text(errors="replace"))
             found.append(sources[path])
     return found
 

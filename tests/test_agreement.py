@@ -162,7 +162,7 @@ def test_agreement_per_family(measured):
     assert "## Per family" in md
     # the family's ATK/TTK cases: 2 of the 4 valid (test_atk_validity)
     assert doc["st_validity"]["per_family"] == {"math": {"cases": 4, "valid": 2, "invalid": 2, "not_judged": 0}}
-    assert "| math | - | 1/2 (50.0%) | - | 3/3 (100.0%) | 4/5 (80.0%) | 5 | 1 | 3/3 (100.0%) | " \
+    assert "| math | - | 1/2 (50.0%) | - | - | 3/3 (100.0%) | 4/5 (80.0%) | 5 | 1 | 3/3 (100.0%) | " \
            "2/4 (50.0%) | no |" in md
 
 
@@ -254,3 +254,17 @@ def test_an_api_held_out_is_listed_with_its_expectations_and_counted_in_no_share
     scope = json.loads((tmp_path / "scope.json").read_text())
     assert [(a["status"], a["missing"]) for a in scope["apis"] if a["api"] == "aclnnFoo"] == \
         [("not covered", [why])]
+
+
+def test_a_vendor_test_expecting_any_error_agrees_with_every_failure_the_spec_predicts():
+    """``EXPECT_NE(ret, ACLNN_SUCCESS)`` (ops-nn index/gather_v2/tests/ut/op_api/test_aclnn_kthvalue.cpp:38,
+    a null self) asserts only that the call fails: a named status or any error status meets it, success or
+    "not judged" does not; it is counted under its own class, not under ``other``."""
+    from aclnn_conformance.extract.agreement import ANY_ERROR, _class, agrees
+    assert _class(None) == ANY_ERROR and _class(561103) == "other" and _class(0) == "success"
+    assert agrees(True, None, "error", 161001) and agrees(True, None, "error", None)   # None: any error
+    assert agrees(True, None, "not_supported", 161002)
+    assert not agrees(True, None, "success", 0) and not agrees(True, None, "not_judged", None)
+    # a named status is met by that status only
+    assert agrees(False, 161001, "error", 161001) and not agrees(False, 161001, "error", 161002)
+    assert not agrees(False, 161002, "error", None)

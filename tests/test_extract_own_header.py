@@ -64,3 +64,22 @@ def test_a_rank_given_to_set_dim_num_is_still_the_rank(tmp_path):
 def test_without_the_header_the_helper_is_not_read(tmp_path):
     events = _walk(tmp_path, [])
     assert events[0].kind == "unread"
+
+
+def test_a_header_of_another_operators_folder_named_by_a_relative_path_is_read(tmp_path) -> None:
+    """ops-math conversion/pad_v4_grad/op_host/op_api/aclnn_reflection_pad1d_backward.cpp:12 includes
+    ``../../../pad_v3_grad_replicate/op_host/op_api/pad1d_backward_common.h``, where the helper its
+    GetWorkspaceSize returns is defined; a header outside the checkout or not there is not read."""
+    from aclnn_conformance.extract.build import Checkout, _own_headers
+    root = tmp_path / "ops-x"
+    host = root / "conversion" / "pad_b" / "op_host" / "op_api" / "aclnn_pad_b.cpp"
+    shared = root / "conversion" / "pad_a" / "op_host" / "op_api" / "pad_common.h"
+    for path in (host, shared):
+        path.parent.mkdir(parents=True, exist_ok=True)
+    shared.write_text(HEADER)
+    (tmp_path / "outside.h").write_text(HEADER)
+    host.write_text('#include "../../../pad_a/op_host/op_api/pad_common.h"\n#include "../../../../../outside.h"\n'
+                    '#include "opdev/op_dfx.h"\n#include "missing.h"\n')
+    found = _own_headers(Checkout(root, "hicann/ops-x", "0" * 40, "9.1.0"), host, {})
+    assert [s.path for s in found] == ["conversion/pad_a/op_host/op_api/pad_common.h"]
+    assert "CheckNotNull" in found[0].functions
