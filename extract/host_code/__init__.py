@@ -119,6 +119,10 @@ fixture tests in tests/test_extract_*.py):
   a bool local holding a guard, read as the check under that guard.
 - ``partial``: A branch on ``!(A && B)`` holding checks with A read and B a value no call view holds
   (``aclTensor::Size()``): the checks under ``!A``, the calls where A holds not judged from there.
+- ``routing``: A branch on a lower layer's routing predicate (``l0op::SupportNoTranspose``): its early
+  ``return false`` on null or empty tensors and on the architecture read (its own file's lists cited), the
+  other side alone where the architecture makes it false; elsewhere the checks both sides make first, then
+  the other side's under the guard that the predicate is false, and the remaining calls not judged.
 - ``guard_rules``: Guards as rules: a helper's failure branch on ranks or integers (a rank range, or the
   integer test of its comparisons), a failing ``!IsContiguous(t)``, locals chosen by a rank test decided by
   the branch on it, and the array lengths an earlier check leaves.
@@ -156,9 +160,9 @@ from __future__ import annotations
 from aclnn_conformance.extract.host_code import (aggregates, array_elements, branches, cast_routes, casts, conditions,
                                                  dim_loops, dtypes, empty, flags, guard_rules, int_choices, integers,
                                                  kernels, loops, model, nulls, partial, products, promotion,
-                                                 rank_loops, rank_shapes, ranks, reductions, reenter, scalar_shapes,
-                                                 scalars, searches, set_dim_index, shapes, statements, templates,
-                                                 values, walk)  # noqa: F401
+                                                 rank_loops, rank_shapes, ranks, reductions, reenter, routing,
+                                                 scalar_shapes, scalars, searches, set_dim_index, shapes, statements,
+                                                 templates, values, walk)  # noqa: F401
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS
 from aclnn_conformance.extract.host_code.model import Event, Index, KernelIndex, T, Unreadable, _args
 from aclnn_conformance.extract.host_code.walk import walk_api

@@ -34,6 +34,7 @@ from aclnn_conformance.extract.host_code.conditions import (_data_condition, _gu
 from aclnn_conformance.extract.host_code.templates import constexpr_decided
 from aclnn_conformance.extract.host_code.flags import flag_nested
 from aclnn_conformance.extract.host_code.partial import run_partly_read_branch
+from aclnn_conformance.extract.host_code.routing import run_routed_branch
 from aclnn_conformance.extract.host_code.int_choices import int_assign_chain
 import aclnn_conformance.extract.host_code.reenter as reenter
 
@@ -153,6 +154,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         decided = _product_bool(w, cond, env)   # (the block found the same condition undecided just before)
     if decided is not None:
         reenter.run_block(w, src, stmt.then if decided else stmt.orelse, env, fail, top)
+        return
+    if run_routed_branch(w, src, stmt, env, fail, top):   # a lower layer's routing predicate chooses the side
         return
     # a branch holding only a product branch (``if (IsRegBase()) { error } else { warn }``): the side
     # this product takes, so a data branch failing on some products only reads as one that fails
