@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from aclnn_conformance.extract.build import DEFAULT_FAMILIES, HELD_OUT, open_checkout
+from aclnn_conformance.extract.host_code.kernels import VIEW_COPY_ROUTE
 from aclnn_conformance.extract.scope import REDUCTION_OPERATOR_FOLDERS, family_group
 from aclnn_conformance.spec.operator_data import data_of
 from aclnn_conformance.spec.registry import operator, operators
@@ -493,20 +494,44 @@ def measure(checkouts: list[str], data: Path | None = None) -> dict[str, Any]:
             "files_not_read": crashed, "not_read": not_read}
 
 
-# the lower-layer routes whose failures the extraction reads as rules (template -> the route it reads)
-ROUTE_TEMPLATES = {"cast_routed": "l0op::Cast (ops-math math/cast/op_api/cast.cpp)"}
+# the lower-layer routes whose failures the extraction reads as rules (routes_of_rule -> the route it reads)
+ROUTES = {"cast": "l0op::Cast (ops-math math/cast/op_api/cast.cpp)",
+          "view_copy": "l0op::ViewCopy, its shape test "
+                       "(ops-math conversion/contiguous/op_host/op_api/contiguous.cpp:656-664)",
+          "promote": "PromoteType (opbase include/nnopbase/opdev/data_type_utils.h:165-296, kPromoteTypesLookup)"}
 
 
 def lower_layer_routes() -> dict[str, list[str]]:
     """Per lower-layer route, the APIs of the measured data with a rule of it, sorted."""
-    found: dict[str, set[str]] = {route: set() for route in ROUTE_TEMPLATES.values()}
+    found: dict[str, set[str]] = {route: set() for route in ROUTES.values()}
     for key, op in operators().items():
         if not op.modules[0].startswith("data:"):
             continue
         for rule in data_of(key)["rules"]:
-            if rule["template"] in ROUTE_TEMPLATES:
-                found[ROUTE_TEMPLATES[rule["template"]]].add(data_of(key)["api"])
+            for route in routes_of_rule(rule):
+                found[ROUTES[route]].add(data_of(key)["api"])
     return {route: sorted(apis) for route, apis in found.items()}
+
+
+def routes_of_rule(rule: dict[str, Any]) -> set[str]:
+    """The lower-layer routes a rule of the operator data reads (keys of ROUTES)."""
+    routes = set()
+    if rule["template"] == "cast_routed":
+        routes.add("cast")
+    if rule["args"].get("route") == VIEW_COPY_ROUTE:
+        routes.add("view_copy")
+    if rule["template"] == "promotable" or _names_dtype_op(rule["args"], ("promote", "combine")):
+        routes.add("promote")
+    return routes
+
+
+def _names_dtype_op(value: Any, ops: tuple[str, ...]) -> bool:
+    """A dtype expression of ``ops`` (``["promote", a, b]``) anywhere in a rule's arguments."""
+    if isinstance(value, dict):
+        return any(_names_dtype_op(v, ops) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return (bool(value) and value[0] in ops) or any(_names_dtype_op(v, ops) for v in value)
+    return False
 
 
 def per_status(rows: list[dict[str, Any]]) -> dict[str, dict[str, int]]:

@@ -185,26 +185,45 @@ def test_reductions_are_the_apis_of_the_reduction_kernels_folders():
 
 
 def test_the_agreement_counts_the_apis_per_lower_layer_route(measured):
-    """The APIs with a rule of l0op::Cast's routes, as the committed data files hold them (read here
-    from the files themselves), and the section of agreement.md that lists them."""
-    from aclnn_conformance.extract.agreement import ROUTE_TEMPLATES, lower_layer_routes
+    """The APIs with a rule of each lower-layer route, as the committed data files hold them (read here
+    from the files themselves: l0op::Cast's template, ViewCopy's route argument, a promotion in a dtype
+    expression), and the section of agreement.md that lists them."""
+    from aclnn_conformance.extract.agreement import ROUTES, lower_layer_routes
     use_project_data(PROJECT_DATA)   # the project's data, then the module's fixture data again
     try:
-        _project_routes_are_its_files(ROUTE_TEMPLATES["cast_routed"], lower_layer_routes())
+        routes = lower_layer_routes()
     finally:
         use_project_data(measured[2])
-
-
-def _project_routes_are_its_files(route: str, routes: dict) -> None:
-    data = Path(__file__).resolve().parent.parent / "spec" / "data"
-    in_files = set()
-    for path in data.glob("*/*.json"):
+    in_files = {"cast": set(), "view_copy": set(), "promote": set()}
+    for path in (Path(__file__).resolve().parent.parent / "spec" / "data").glob("*/*.json"):
         record = json.loads(path.read_text(encoding="utf-8"))
-        if isinstance(record, dict) and any(r.get("template") == "cast_routed" for r in record.get("rules", ())):
-            in_files.add(record["api"])
-    assert "aclnnGer" in in_files and set(routes[route]) == in_files
-    md = (data / "agreement.md").read_text(encoding="utf-8")
-    assert f"| {route} | {len(in_files)} | " in md
+        for rule in record.get("rules", ()) if isinstance(record, dict) else ():
+            text = json.dumps(rule["args"])
+            if rule["template"] == "cast_routed":
+                in_files["cast"].add(record["api"])
+            if '"route": "l0op::ViewCopy"' in text:
+                in_files["view_copy"].add(record["api"])
+            if rule["template"] == "promotable" or '["promote",' in text or '["combine",' in text:
+                in_files["promote"].add(record["api"])
+    assert "aclnnGer" in in_files["cast"] and in_files["view_copy"] and "aclnnAdd" in in_files["promote"]
+    md = (Path(__file__).resolve().parent.parent / "spec" / "data" / "agreement.md").read_text(encoding="utf-8")
+    for key, apis in in_files.items():
+        assert set(routes[ROUTES[key]]) == apis, key
+        assert f"| {ROUTES[key]} | {len(apis)} | " in md
+
+
+def test_a_rule_names_the_routes_it_reads():
+    from aclnn_conformance.extract.agreement import routes_of_rule
+    assert routes_of_rule({"template": "cast_routed", "args": {}}) == {"cast"}
+    assert routes_of_rule({"template": "shape_is", "args": {"param": "out", "route": "l0op::ViewCopy"}}) == \
+        {"view_copy"}
+    promoted = {"template": "dtype_expr_in", "args": {"expr": ["restrict", ["promote", ["of", "self"], ["of", "other"]],
+                                                               ["FLOAT"]], "dtypes": ["FLOAT"]}}
+    assert routes_of_rule(promoted) == {"promote"}
+    assert routes_of_rule({"template": "promotable", "args": {"params": ["self", "other"]}}) == {"promote"}
+    assert routes_of_rule({"template": "shape_is", "args": {"param": "out", "shape_expr": ["promote"]}}) == \
+        {"promote"}   # the name of a dtype expression, wherever it stands
+    assert routes_of_rule({"template": "dtype_in", "args": {"param": "self", "dtypes": ["FLOAT"]}}) == set()
 
 
 def test_the_unit_tests_beside_an_op_host_op_api_are_measured(tmp_path):

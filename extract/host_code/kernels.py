@@ -590,6 +590,11 @@ def _lambda_like(rhs: str, env: dict) -> tuple | None:
     return ("like", tensor) if tensor else None
 
 
+# the lower-layer route a rule of ``_view_copy_check`` reads (its ``route`` argument; the agreement counts
+# the APIs per route): ViewCopy's shape test, not its dtype and format tests (contiguous.cpp:634-667)
+VIEW_COPY_ROUTE = "l0op::ViewCopy"
+
+
 def _view_copy(rhs: str, env: dict) -> tuple | None:
     """``l0op::ViewCopy(r, out, executor)`` with ``out`` an API tensor: ("view-copy", what r holds,
     out). It returns null when the view shapes of r and out differ unless both hold one element
@@ -618,8 +623,8 @@ def _view_copy_check(w: Walk, src: SourceFile, stmt: Stmt, held: Any, code: int)
     if shape is not None:
         w.guards.extend([("not", other)] if other is not None else [])
         try:
-            _check(w, src, stmt.offset, "shape_is", _args(param=held[2], shape_expr=shape, scalar_same=True),
-                   code, stmt.text)
+            _check(w, src, stmt.offset, "shape_is", _args(param=held[2], shape_expr=shape, scalar_same=True,
+                                                          route=VIEW_COPY_ROUTE), code, stmt.text)
         finally:
             del w.guards[len(w.guards) - (other is not None):]
     return True
