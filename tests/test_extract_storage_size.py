@@ -1,40 +1,43 @@
-"""``if (self->Size() > 0) { OP_CHECK_MIN_DIM(...) }`` (ops-math conversion/triu/op_api/aclnn_triu.cpp:95):
-opbase ``aclTensor::Size()`` is the storage shape's element count (common_types.cpp
-``GetStorageShape().GetShapeSize()``), so the rank check binds only tensors whose storage holds an
-element, whatever their view."""
+"""A failure on ``x->Size() && y->Size() && C`` (after ops-nn index/gather_v2/op_api/aclnn_index_select.cpp:
+141-147): aclTensor::Size() counts the storage's elements, which no call view holds, but a view holding an
+element needs a storage holding it; so where neither view is empty the failure is C's, and where one is
+empty the calls are not judged from there. Expected events worked out by hand from the snippet."""
 from __future__ import annotations
 
 from snippet_walk import walk
-from aclnn_conformance.spec.templates import CallView, TensorView, guard_holds
 
-API = """
-static inline bool CheckShape(const aclTensor* self, const aclTensor* out)
+NAMES = ["self", "index", "out", "workspaceSize", "executor"]
+
+SNIPPET = """
+static bool CheckShape(const aclTensor* self, const aclTensor* index, const aclTensor* out)
 {
-    if (self->Size() > 0) {
-        OP_CHECK_MIN_DIM(self, 2, return false);
+    if (self->Size() && index->Size() && out->GetViewShape() != self->GetViewShape()) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "Shape of out should be self's.");
+        return false;
     }
     return true;
 }
 
-aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, aclTensor* out, uint64_t* workspaceSize,
-                                      aclOpExecutor** executor)
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclTensor* index, aclTensor* out,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
 {
-    CHECK_RET(CheckShape(self, out), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckShape(self, index, out), ACLNN_ERR_PARAM_INVALID);
     return ACLNN_SUCCESS;
 }
 """
 
-
-def _call(shape: tuple, storage: tuple | None) -> CallView:
-    return CallView({"self": TensorView("FLOAT", shape, "ND", True, storage),
-                     "out": TensorView("FLOAT", shape, "ND")}, {}, frozenset())
+EMPTY = ("empty", ("index", "self"), True)
 
 
-def test_the_rank_check_holds_where_the_storage_has_elements():
-    events = walk(API, ["self", "out", "workspaceSize", "executor"])
-    assert [e.kind for e in events] == ["check"]
-    args = dict(events[0].args)
-    assert (events[0].template, args["min"], args["param"]) == ("rank_range", 2, "self")
-    assert guard_holds(_call((3,), None), args["when"]) is True
-    assert guard_holds(_call((0,), None), args["when"]) is False
-    assert guard_holds(_call((0,), (4,)), args["when"]) is True      # an empty view on a storage of 4
+def test_the_storage_size_of_a_view_with_elements_is_not_zero() -> None:
+    events = [(e.kind, e.template, e.args_dict(), e.status) for e in walk(SNIPPET, NAMES)]
+    assert events[0] == ("unread", "", {"when": list(EMPTY)}, None)
+    # out's view shape against self's, made only where neither view is empty
+    assert events[1] == ("check", "shapes_equal", {"param": "out", "other": "self", "when": ["not", EMPTY]}, 161002)
+    assert len(events) == 2
+
+
+def test_a_size_of_an_integer_array_is_not_read_so() -> None:
+    # ``padding->Size()`` is an array's length, read elsewhere: this reading declines
+    events = walk(SNIPPET.replace("const aclTensor* index", "const aclIntArray* index"), NAMES)
+    assert not any("storage size" in e.text for e in events)

@@ -118,7 +118,9 @@ fixture tests in tests/test_extract_*.py):
 - ``flags``: A check guarded by a bool argument in the same condition (``if (mask && !CheckType(...))``), or by
   a bool local holding a guard, read as the check under that guard.
 - ``partial``: A branch on ``!(A && B)`` holding checks with A read and B a value no call view holds
-  (``aclTensor::Size()``): the checks under ``!A``, the calls where A holds not judged from there.
+  (``aclTensor::Size()``): the checks under ``!A``, the calls where A holds not judged from there; a
+  failure on ``x->Size() && ... && C`` with x tensors: C's checks where no such view is empty (a view with
+  elements has a storage with elements), the calls with an empty one not judged from there.
 - ``routing``: A branch on a lower layer's routing predicate (``l0op::SupportNoTranspose``): its early
   ``return false`` on null or empty tensors and on the architecture read (its own file's lists cited), the
   other side alone where the architecture makes it false; elsewhere the checks both sides make first, then

@@ -33,7 +33,7 @@ from aclnn_conformance.extract.host_code.conditions import (_data_condition, _gu
                                                             _plain_exit, _same_checks_both_sides)
 from aclnn_conformance.extract.host_code.templates import constexpr_decided
 from aclnn_conformance.extract.host_code.flags import flag_nested
-from aclnn_conformance.extract.host_code.partial import run_partly_read_branch
+from aclnn_conformance.extract.host_code.partial import run_partly_read_branch, run_storage_size_failure
 from aclnn_conformance.extract.host_code.routing import run_routed_branch
 from aclnn_conformance.extract.host_code.int_choices import int_assign_chain
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -180,6 +180,8 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
         stop.origin, stop.guard = stmt, ("empty", tuple(sorted(empties)), " || " in cond or len(empties) == 1)
         raise stop
     code = _error_exit(stmt.then, fail)
+    if code is not None and not stmt.orelse and run_storage_size_failure(w, src, stmt, env, code):
+        return
     if code is not None and not stmt.orelse and (_infer_broadcast(w, src, stmt, env, cond, code)
                                                  or _run_negated_checker(w, cond, env, code)
                                                  or _run_status_compare(w, cond, env, code)):
