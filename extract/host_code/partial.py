@@ -64,7 +64,8 @@ def run_storage_size_failure(w: Walk, src: SourceFile, stmt: Stmt, env: dict, co
     sized = [m.group(1) for t in terms if (m := _SIZE_TERM.fullmatch(t))]
     rest = [t for t in terms if not _SIZE_TERM.fullmatch(t)]
     tensors = [env.get(n) for n in sized]
-    if not sized or not rest or not all(isinstance(t, T) and "aclTensor" in w.ptypes.get(t.name, "")
+    # a tensor's Size() only: an aclTensorList's or an array's is its length, read elsewhere
+    if not sized or not rest or not all(isinstance(t, T) and re.search(r"\baclTensor\s*\*", w.ptypes.get(t.name, ""))
                                         for t in tensors):
         return False
     empty = ("empty", tuple(sorted({t.name for t in tensors})), True)

@@ -84,7 +84,7 @@ def _false_when_read(w: Walk, fn: Function, bound: dict, src: SourceFile) -> Any
             break
         cond = _strip(stmt.cond)
         for local, text in texts.items():
-            cond = re.sub(rf"\b{re.escape(local)}\b", text, cond)
+            cond = re.sub(rf"\b{re.escape(local)}\b", lambda _: text, cond)
         call = _macro(cond[1:].strip()) if cond.startswith("!") else None
         if call is not None and not re.search(r"&&|\|\|", cond):   # ``if (!Helper(...)) return false;``
             w.depth += 1
