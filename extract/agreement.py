@@ -507,9 +507,10 @@ def lower_layer_routes() -> dict[str, list[str]]:
     for key, op in operators().items():
         if not op.modules[0].startswith("data:"):
             continue
-        for rule in data_of(key)["rules"]:
+        record = data_of(key)
+        for rule in record["rules"]:
             for route in routes_of_rule(rule):
-                found[ROUTES[route]].add(data_of(key)["api"])
+                found[ROUTES[route]].add(record["api"])
     return {route: sorted(apis) for route, apis in found.items()}
 
 

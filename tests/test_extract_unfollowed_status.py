@@ -11,47 +11,30 @@ from snippet_walk import walk
 
 NAMES = ["self", "padding", "out", "workspaceSize", "executor"]
 
-TEMPLATE_CALL = """
-template <size_t MinDim, size_t MaxDim, size_t PaddingSize>
-inline static aclnnStatus PadImpl(const aclTensor* self, const aclIntArray* padding, aclTensor* out,
-                                  uint64_t* workspaceSize, aclOpExecutor** executor)
-{
+# a status helper checking self, and an API returning what a call of it (or of a name not defined) returns
+HELPER = """
+{head}aclnnStatus {name}(const aclTensor* self, const aclIntArray* padding, aclTensor* out,
+                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{{
     OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
     return ACLNN_SUCCESS;
-}
-
+}}
+"""
+API = """
 aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* padding, aclTensor* out,
                                       uint64_t* workspaceSize, aclOpExecutor** executor)
-{
+{{
     OP_CHECK_COMM_INPUT(workspaceSize, executor);
-    return PadImpl<3, 4, 4>(self, padding, out, workspaceSize, executor);
-}
+    return {call};
+}}
 """
 
-UNKNOWN_HELPER = """
-aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* padding, aclTensor* out,
-                                      uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    OP_CHECK_COMM_INPUT(workspaceSize, executor);
-    return PadCompute(self, padding, out, workspaceSize, executor, REFLECTION_MODE);
-}
-"""
-
-FOLLOWED_HELPER = """
-static aclnnStatus PadCompute(const aclTensor* self, const aclIntArray* padding, aclTensor* out,
-                              uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    OP_CHECK_NULL(self, return ACLNN_ERR_PARAM_NULLPTR);
-    return ACLNN_SUCCESS;
-}
-
-aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, const aclIntArray* padding, aclTensor* out,
-                                      uint64_t* workspaceSize, aclOpExecutor** executor)
-{
-    OP_CHECK_COMM_INPUT(workspaceSize, executor);
-    return PadCompute(self, padding, out, workspaceSize, executor);
-}
-"""
+TEMPLATE_CALL = HELPER.format(head="template <size_t MinDim, size_t MaxDim, size_t PaddingSize>\ninline static ",
+                              name="PadImpl") + \
+    API.format(call="PadImpl<3, 4, 4>(self, padding, out, workspaceSize, executor)")
+UNKNOWN_HELPER = API.format(call="PadCompute(self, padding, out, workspaceSize, executor, REFLECTION_MODE)")
+FOLLOWED_HELPER = HELPER.format(head="static ", name="PadCompute") + \
+    API.format(call="PadCompute(self, padding, out, workspaceSize, executor)")
 
 
 def _unread(events) -> list[str]:
