@@ -1066,8 +1066,9 @@ CATEGORIES.update({"broadcastable_shape": "shape", "expands_to_shape": "shape"})
 # (its rank). A test is
 # [cmp, a, b] for cmp in == != < <= > >=, ["and", t...], ["or", t...], ["not", t], ["same-shape",
 # S1, S2], ["guard", g] (a ``guard_holds`` condition) or ["any-elem", attr, t] (t holds for some
-# element of the integer array attr, ["each"] in t standing for the element) or ["any-dim", S, t] (t holds
-# for some dim of the shape expression S, ["each"] standing for it). A value the call does not give (an absent
+# element of the integer array attr, ["each"] in t standing for the element), ["any-dim", S, t] (t holds
+# for some dim of the shape expression S, ["each"] standing for it) or ["any-index", n, t] (t holds for
+# some integer i from 0 to n - 1, ["each"] standing for i: a loop over dims by their index). A value the call does not give (an absent
 # attribute or tensor, an array shorter than the element read, a dim outside its rank, a division by
 # zero) is None, and a test reading it does not decide.
 
@@ -1156,6 +1157,12 @@ def int_holds(call: CallView, t: Any) -> bool | None:
         if shape is None:
             return None
         held = [int_holds(call, _each(t[2], d)) for d in shape]
+        return True if True in held else None if None in held else False
+    if head == "any-index":   # ["any-index", n, t]: t holds for some i in [0, n) (["each"] in t standing for i)
+        n = int_value(call, t[1])
+        if n is None:
+            return None
+        held = [int_holds(call, _each(t[2], i)) for i in range(max(n, 0))]
         return True if True in held else None if None in held else False
     if head == "same-shape":
         x, y = shape_value(call, t[1]), shape_value(call, t[2])
@@ -1259,6 +1266,9 @@ def _int_test(call: CallView, a: Mapping) -> bool:
     return int_holds(call, a["test"]) is True
 
 
+MAX_LEAF_RANK = 8   # the passes of an ``any-index`` loop whose leaves a search changes (aclnn's tensors: 8 dims)
+
+
 def int_leaves(e: Any) -> list[tuple]:
     """The attributes and tensor dims an integer expression or test reads: ("attr", name), ("elem",
     name, i), ("dim", tensor, scale, offset), ("rank", tensor), ("numel", tensor), ("snumel", tensor) or ("len",
@@ -1276,6 +1286,9 @@ def int_leaves(e: Any) -> list[tuple]:
             out.append(("len", e[1]))
         elif e[0] == "tile":   # a shape tiled by an integer array: the shape's leaves, the array's length
             out += [leaf for leaf in int_leaves(e[1]) + [("len", e[2])] if leaf not in out]
+        elif e[0] == "any-index":   # a loop over dims: the count's leaves, then those of each pass up to rank 8
+            for x in [e[1]] + [_each(e[2], i) for i in range(MAX_LEAF_RANK)]:
+                out += [leaf for leaf in int_leaves(x) if leaf not in out]
         else:
             for x in e[1:]:
                 out += [leaf for leaf in int_leaves(x) if leaf not in out]

@@ -104,7 +104,8 @@ fixture tests in tests/test_extract_*.py):
   appended to shapes, negative dims refused, slices of a shape set or compared, element counts (of every
   dim, or of dims a to b: a product of a slice), a loop over an ``aclIntArray`` dim checking each element,
   an integer array compared with a shape's trailing dims (a normalized shape) and with each given
-  optional tensor's, dims held in locals compared between two shapes or with a constant.
+  optional tensor's, dims held in locals compared between two shapes or with a constant (in order too, and
+  skipping one dim: the integer test ``any-index``).
 - ``aggregates``: Aggregates of the API's arguments: a struct initialised with them (``InputParams p{self,
   ...}``), an array of structs or of values (``bool mask[3] = {a, b, c}``), its length by ``sizeof``, a member
   read (``p.self``, ``list[1].param``) as the value it holds, an integer helper of constant returns
@@ -125,6 +126,8 @@ fixture tests in tests/test_extract_*.py):
   ``return false`` on null or empty tensors and on the architecture read (its own file's lists cited), the
   other side alone where the architecture makes it false; elsewhere the checks both sides make first, then
   the other side's under the guard that the predicate is false, and the remaining calls not judged.
+- ``string_choices``: A string a helper names by an if-else chain on its integer parameter (``GetReduceStr``),
+  compared with one of the constants it returns: the comparison read as the test on the integer argument.
 - ``guard_rules``: Guards as rules: a helper's failure branch on ranks or integers (a rank range, or the
   integer test of its comparisons), a failing ``!IsContiguous(t)``, locals chosen by a rank test decided by
   the branch on it, and the array lengths an earlier check leaves.
@@ -164,7 +167,7 @@ from aclnn_conformance.extract.host_code import (aggregates, array_elements, bra
                                                  kernels, loops, model, nulls, partial, products, promotion,
                                                  rank_loops, rank_shapes, ranks, reductions, reenter, routing,
                                                  scalar_shapes, scalars, searches, set_dim_index, shapes, statements,
-                                                 templates, values, walk)  # noqa: F401
+                                                 string_choices, templates, values, walk)  # noqa: F401
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS
 from aclnn_conformance.extract.host_code.model import Event, Index, KernelIndex, T, Unreadable, _args
 from aclnn_conformance.extract.host_code.walk import walk_api

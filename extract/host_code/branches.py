@@ -34,6 +34,7 @@ from aclnn_conformance.extract.host_code.conditions import (_data_condition, _gu
 from aclnn_conformance.extract.host_code.templates import constexpr_decided
 from aclnn_conformance.extract.host_code.flags import flag_nested
 from aclnn_conformance.extract.host_code.partial import run_partly_read_branch, run_storage_size_failure
+from aclnn_conformance.extract.host_code.string_choices import string_compares_spelled
 from aclnn_conformance.extract.host_code.routing import run_routed_branch
 from aclnn_conformance.extract.host_code.int_choices import int_assign_chain
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -136,10 +137,38 @@ def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
     return _remapped_call(w, m.group(1), env, code, only=status or None)
 
 
+def _accepting_chain(stmt: Stmt, fail: int | None) -> Stmt | None:
+    """``if (C1) { return true; } else if (C2) { return true; } else { log; return false; }`` in a
+    check (ops-nn index/quant_update_scatter/op_api/aclnn_quant_scatter.cpp:53-90
+    CheckDtypeCombineValid): ``if (!(C1) && !(C2)) { log; return false; }``; None for any other if."""
+    if fail is None:
+        return None
+    accepting: list[str] = []
+    while stmt.kind == "if" and _returns_true(stmt.then) and stmt.orelse:
+        accepting.append(stmt.cond.strip())
+        stmt = stmt.orelse[0] if len(stmt.orelse) == 1 and stmt.orelse[0].kind == "if" else \
+            Stmt("block", "", stmt.orelse[0].offset, then=stmt.orelse)
+    if not accepting or stmt.kind != "block" or _error_exit(stmt.then, fail) is None:
+        return None
+    cond = " && ".join(f"!({c})" for c in accepting)
+    return Stmt("if", f"if ({cond})", stmt.offset, cond=cond, then=stmt.then)
+
+
+def _returns_true(stmts: tuple[Stmt, ...]) -> bool:
+    kept = [s for s in stmts if not (s.kind == "call" and IGNORED_CALLS.match(s.text.strip()))]
+    return len(kept) == 1 and kept[0].kind == "return" and re.fullmatch(r"return\s+true\s*;?", kept[0].text.strip()) is not None
+
+
 def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, top: bool) -> None:
     if rank_zero_spelled(stmt.cond) != stmt.cond:   # a shape's IsScalar(): its rank 0
         stmt = replace(stmt, cond=rank_zero_spelled(stmt.cond))
+    if string_compares_spelled(w, stmt.cond, env) != stmt.cond:   # a string an integer argument names
+        stmt = replace(stmt, cond=string_compares_spelled(w, stmt.cond, env))
     stmt = flag_nested(w, stmt, env) or stmt   # ``if (flag && C)``: C's checks under the flag's guard
+    accepted = _accepting_chain(stmt, fail)
+    if accepted is not None:   # every arm returns true but the last, which fails: one failure, then true
+        _run_if(w, src, accepted, env, fail, top)
+        raise _End(True)
     if stmt.orelse and _error_exit(stmt.then, fail) is not None and \
             not re.search(r"return\s+false|ACLNN_ERR_PARAM|OP_CHECK", "".join(s.text for s in _flatten(stmt.orelse))):
         # ``if (C) { fail } else { S }``, S failing nowhere, is ``if (C) { fail } S``: an else returning

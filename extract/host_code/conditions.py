@@ -22,7 +22,8 @@ from aclnn_conformance.extract.host_code.shapes import _format_guard, _shape_ato
 from aclnn_conformance.extract.host_code.nulls import (_drop_nonnull, _flag_atom, _given_atom, _nonnull_param,
                                                        _null_conjunction, null_compared)
 from aclnn_conformance.extract.host_code.dtypes import (_DCLASS, _DCLASS_NAMES, _computed, _dlist, _dtype_atom,
-                                                        _dtype_conjunction, _dtype_or_opaque, _expand, _list_find)
+                                                        _dtype_conjunction, _dtype_or_opaque, _expand, _list_find,
+                                                        dtype_rows_excluded)
 from aclnn_conformance.extract.host_code.products import _product_bool, _product_chosen
 from aclnn_conformance.extract.host_code.scalars import _has_compare, _string_test, _value_test
 from aclnn_conformance.extract.host_code.kernels import _kernel_made
@@ -107,7 +108,8 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
                 under_nonnull()
                 return
             data = _drop_nonnull(w, data, env)
-        if len(data) != 1 and (_dtype_conjunction(w, src, offset, data, env, code, text)
+        if len(data) != 1 and (dtype_rows_excluded(w, src, offset, data, env, code, text)
+                               or _dtype_conjunction(w, src, offset, data, env, code, text)
                                or _dims_conjunction(w, src, offset, data, env, code, text)):
             return
         if len(data) != 1:

@@ -9,7 +9,8 @@ from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements, switch_cases
 from aclnn_conformance.extract.host_code.model import (DList, FORMAT_OF, Opaque, T, Unreadable, Walk, _End, _args,
-                                                       _check, _fail_status, _flatten, _mentions, _strip, _tensor)
+                                                       _check, _fail_status, _flatten, _mentions, _split_top, _strip,
+                                                       _tensor)
 from aclnn_conformance.extract.host_code.promotion import _UNDEF, _dexpr, _dexpr_of, _leaves
 from aclnn_conformance.extract.host_code.casts import _tensor_dtype
 from aclnn_conformance.extract.host_code.shapes import _format_local
@@ -186,6 +187,32 @@ def _run_dtype_switch(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int
             if len(w.pending) > mark:   # every case returns a dtype: the default's is the last choice
                 raise _End(("dexpr", w.pending.pop()[1]))
             raise _End(True)
+    return True
+
+
+def dtype_rows_excluded(w: Walk, src: SourceFile, offset: int, parts: list[str], env: dict, code: int,
+                        text: str) -> bool:
+    """A failure on ``!(a == A1 && b == B1) && !(a == A2 && b == B2)``, each part one row of the
+    tensors' dtypes (ops-nn index/quant_update_scatter/op_api/aclnn_quant_scatter.cpp:53-90, read from
+    its chain of accepted rows): the dtypes of those two or more tensors none of the rows
+    (``combination_in``). False, reading nothing, for anything else."""
+    rows: list[dict[str, str]] = []
+    for part in parts:
+        p = _strip(part)
+        if not (p.startswith("!(") and match_close(p, 1) == len(p) - 1):
+            return False
+        row: dict[str, str] = {}
+        for atom in _split_top(_strip(p[2:-1]), "&&"):
+            g = reenter.guard(w, atom, env)
+            if not (g and g[0] == "in" and g[1][0] == "of" and len(g[2]) == 1 and g[1][1] not in row):
+                return False
+            row[g[1][1]] = g[2][0]
+        rows.append(row)
+    params = list(rows[0])
+    if len(rows) < 2 or len(params) < 2 or any(sorted(r) != sorted(params) for r in rows):   # one tensor: dtype_in's
+        return False
+    _check(w, src, offset, "combination_in", _args(params=params, combinations=tuple(
+        tuple((r[n],) for n in params) for r in rows), list="literal"), code, text)
     return True
 
 

@@ -1,6 +1,6 @@
 """An integer helper of the checkout inlined: a call ``f(a, b)`` or ``f<int64_t>(a, b)`` of a function
 returning an integer, whose body is integer locals, tests that return early or step a local
-(``--q``), logs, and one final return (ops-math conversion/im2col/op_api/aclnn_im2col.cpp:47-60,
+(``--q``), an if-else setting locals on both sides, logs, and one final return (ops-math conversion/im2col/op_api/aclnn_im2col.cpp:47-60,
 ``div_rtn``, a quotient rounded toward minus infinity). Its value is a ``spec.templates`` integer
 expression over the call's arguments (``("iexpr", e)``); a local declared ``int`` holds its value
 narrowed to 32 bits, as C converts it (``["i32", e]``). A tensor parameter is the caller's API
@@ -180,6 +180,18 @@ def _run(w: Walk, fn: Function, bound: dict, body: tuple[Stmt, ...], local: dict
             dims = ("slice", ("of", local[loop.group("t")].name), start, ("max", ("-", end, start), 0))
             before = local[loop.group("acc")]
             local[loop.group("acc")] = ("prod", dims) if before == 1 else ("*", before, ("prod", dims))
+            continue
+        if stmt.kind == "if" and stmt.orelse and all(s.kind == "decl" for s in stmt.then + stmt.orelse):
+            # ``if (t) { x = a; } else { x = b; }``: each local the two sides set, chosen by the test
+            test, sides = _if_test(w, stmt.cond, local), (dict(local), dict(local))
+            for side, stmts in zip(sides, (stmt.then, stmt.orelse)):
+                for s in stmts:
+                    _assign(w, fn, bound, s.text, side)
+            if set(sides[0]) != set(local) or set(sides[1]) != set(local):
+                raise Unreadable(f"a local declared in a branch of {fn.name} ({fn.path}:{fn.line})")
+            for name in local:
+                if sides[0][name] != local[name] or sides[1][name] != local[name]:
+                    local[name] = ("?", test, sides[0][name], sides[1][name])
             continue
         if stmt.kind == "if" and not stmt.orelse:
             decided = _product_bool(w, stmt.cond, _env(local))   # a test of the product (IsRegbase())

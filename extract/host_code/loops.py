@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import Any
 
 from aclnn_conformance.extract.cpp import SourceFile, Stmt, statements
 from aclnn_conformance.extract.syntax import open_braces
@@ -532,46 +533,59 @@ def _continue_unless(stmts: tuple[Stmt, ...]) -> tuple[Stmt, ...]:
 
 
 _FROM_LOOP = re.compile(r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(?P<i>\w+)\s*=\s*(?P<a>\w+)\s*;\s*(?P=i)\s*<\s*"
-                        r"(?P<b>\w+)\s*;\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)\s*\{(?P<body>.*)\}", re.S)
+                        r"(?:(?P<b>\w+)|static_cast<\s*\w+\s*>\s*\(\s*(?P<cb>\w+)\s*\))\s*;"
+                        r"\s*(?:\+\+\s*(?P=i)|(?P=i)\s*\+\+)\s*\)\s*\{(?P<body>.*)\}", re.S)
 
 
 def _dim_locals_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None) -> bool:
     """``for (i = a; i < b; i++) { d = S.GetDim(i); e = T.GetDim(i); if (d != e) return ERR; }`` (or
     ``if (d != 1)``) over shapes the walk holds, the bounds integers it knows (ops-nn
     norm/layer_norm_v4/op_host/op_api/aclnn_layer_norm.cpp:98-117): refused where dims a to b - 1 of S
-    differ from those of T (or one of them is not the constant)."""
+    differ from those of T (or one of them is not the constant). The dims may be read as ``(S)[i]`` and
+    compared in order, and the body may skip one dim, ``if (i != p) { ... }`` (ops-nn
+    index/scatter_elements_v2/op_api/aclnn_scatter.cpp:159-173 CompareTensorShape): then refused where
+    some dim i other than p compares so (the integer test ``any-index``)."""
     m = _FROM_LOOP.fullmatch(stmt.text.strip())
     if not m:
         return False
-    start, bound = (_loop_start(w, src, stmt, m.group(x), env) for x in ("a", "b"))
+    start, bound = (_loop_start(w, src, stmt, m.group(x), env) for x in ("a", "b" if m.group("b") else "cb"))
     if start is None or bound is None:
         return False
     count = bound if start == 0 else ("-", bound, start)
+    i = re.escape(m.group("i"))
     dims: dict[str, tuple] = {}
     found: list[tuple[Stmt, tuple, int]] = []
     body_offset = stmt.offset + stmt.text.strip().index("{", m.start("body") - 1) + 1
-    for st in statements(m.group("body"), body_offset):
+    body, skipped = _one_dim_skipped(w, statements(m.group("body"), body_offset), m.group("i"), env)
+    for st in body:
         text = _strip(st.text)
         if st.kind == "call" and IGNORED_CALLS.match(text):
             continue
         local = _LOCAL.fullmatch(text) if st.kind == "decl" else None
-        dim = re.fullmatch(rf"(?P<s>.+?)\s*(?:\.|->)\s*GetDim\s*\(\s*{re.escape(m.group('i'))}\s*\)",
+        dim = re.fullmatch(rf"(?P<s>.+?)\s*(?:\.|->)\s*GetDim\s*\(\s*{i}\s*\)"
+                           rf"|\(?(?P<v>[^()\[\]]+(?:\(\))?)\)?\s*\[\s*{i}\s*\]",   # S.GetDim(i), (S)[i]
                            _strip(local.group(2))) if local else None
         if dim:
-            shape = _shape_expr_at(w, dim.group("s"), env)
+            shape = _shape_expr_at(w, dim.group("s") or dim.group("v"), env)
             if shape is None:
                 return False
-            dims[local.group(1)] = ("slice", shape, start, count)
+            dims[local.group(1)] = (shape, start)
             continue
-        compared = re.fullmatch(r"(\w+)\s*!=\s*(\w+)", _strip(st.cond)) if st.kind == "if" and not st.orelse else None
+        compared = re.fullmatch(r"(\w+)\s*(!=|<=?|>=?)\s*(\w+)", _strip(st.cond)) \
+            if st.kind == "if" and not st.orelse else None
         code = _error_exit(st.then, fail) if compared else None
         if code is None:
             return False
-        x, y = compared.groups()
-        if x in dims and y in dims:
-            test = ("not", ("same-shape", dims[x], dims[y]))
+        x, op, y = compared.groups()
+        if skipped is not None or op != "!=":
+            if x not in dims or y not in dims:
+                return False
+            each = (op, _dim_at_each(*dims[x]), _dim_at_each(*dims[y]))
+            test = ("any-index", count, each if skipped is None else ("and", ("!=", ("each",), skipped), each))
+        elif x in dims and y in dims:
+            test = ("not", ("same-shape", ("slice", dims[x][0], start, count), ("slice", dims[y][0], start, count)))
         elif x in dims and re.fullmatch(r"\d+", y):
-            test = ("any-dim", dims[x], ("!=", ("each",), int(y)))
+            test = ("any-dim", ("slice", dims[x][0], start, count), ("!=", ("each",), int(y)))
         else:
             return False
         found.append((st, test, code))
@@ -580,6 +594,27 @@ def _dim_locals_loop(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int 
     for st, test, code in found:
         _check(w, src, st.offset, "int_test", _args(test=test), code, "if (" + st.cond.strip() + ")")
     return True
+
+
+def _one_dim_skipped(w: Walk, body: tuple[Stmt, ...], i: str, env: dict) -> tuple[tuple[Stmt, ...], Any]:
+    """A loop body that is one ``if (i != p) { ... }``: its statements and the integer p the walk
+    knows; the body and None otherwise."""
+    skip = re.fullmatch(rf"{re.escape(i)}\s*!=\s*(.+)", _strip(body[0].cond)) \
+        if len(body) == 1 and body[0].kind == "if" and not body[0].orelse else None
+    if skip is None:
+        return body, None
+    try:
+        p = _iexpr_of(w, reenter.value(w, skip.group(1), env))
+    except Unreadable:
+        return body, None
+    return (body[0].then, p) if p is not None else (body, None)
+
+
+def _dim_at_each(shape: tuple, start: Any) -> tuple:
+    """Dim ``start + i`` of ``shape`` for the ``any-index`` counter i (``["each"]``)."""
+    if shape[0] == "of" and start == 0:
+        return ("dim", shape[1], 0, ("each",))
+    return ("sdim", shape, ("each",) if start == 0 else ("+", start, ("each",)))
 
 
 _LOOP_HEAD = re.compile(r"(for\s*\([^;{}]*;[^;{}]*;[^;{}]*\)\s*)\{(?P<body>.*)\}", re.S)

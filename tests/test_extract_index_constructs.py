@@ -1,0 +1,162 @@
+"""Four constructs of ops-nn ``index/``, each in a snippet written in the vendor's style, its expected
+events worked out by hand: a loop comparing two shapes dim by dim but one
+(index/scatter_elements_v2/op_api/aclnn_scatter.cpp:159-173 CompareTensorShape), an integer helper
+setting a local on both sides of an if-else (aclnn_scatter.cpp:237-247 GetFinalDim), a string the
+integer argument names (aclnn_scatter.cpp:136-157 GetReduceStr, compared at 923-924), and a chain of
+accepted dtype rows (index/quant_update_scatter/op_api/aclnn_quant_scatter.cpp:53-90)."""
+from __future__ import annotations
+
+from snippet_walk import rules, walk
+
+from aclnn_conformance.spec.templates import CallView, TensorView, int_holds, int_leaves, TEMPLATES
+
+COMPARE = """
+static inline int64_t GetFinalDim(int64_t dim, int64_t dimSize)
+{
+    int64_t dimFinal = dim;
+    if (dim < 0) {
+        dimFinal = ((dim + dimSize) >= 0) ? (dim + dimSize) : 0;
+    } else {
+        dimFinal = (dim < dimSize) ? dim : (dimSize - 1);
+    }
+    return dimFinal;
+}
+
+static bool CompareTensorShape(const aclTensor* a, const aclTensor* b, int64_t dim = -1)
+{
+    auto aDimSize = a->GetViewShape().GetDimNum();
+    auto bDimSize = b->GetViewShape().GetDimNum();
+    aDimSize = aDimSize < bDimSize ? aDimSize : bDimSize;
+    for (int64_t i = 0; i < static_cast<int64_t>(aDimSize); i++) {
+        if (i != dim) {
+            auto aDim = (a->GetViewShape())[i];
+            auto bDim = (b->GetViewShape())[i];
+            if (bDim < aDim) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static bool CheckShape(const aclTensor* self, const aclTensor* index, int64_t dim)
+{
+    int64_t dimSize = static_cast<int64_t>(self->GetViewShape().GetDimNum());
+    int64_t finalDim = GetFinalDim(dim, dimSize);
+    if (!CompareTensorShape(index, self, finalDim)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "index shape should be smaller than self shape.");
+        return false;
+    }
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, const aclTensor* index,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckShape(self, index, dim), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def _call(self: tuple, index: tuple, dim: int) -> CallView:
+    return CallView({"self": TensorView("FLOAT", self, "ND"), "index": TensorView("INT64", index, "ND")},
+                    {"dim": dim}, frozenset())
+
+
+def test_a_dims_compare_loop_skipping_one_dim_is_one_integer_test() -> None:
+    (rule,) = [r for r in rules(walk(COMPARE, ["self", "dim", "index", "workspaceSize", "executor"]))
+               if r[0] == "check" and r[1] == "int_test"]
+    assert rule[3] == 161002 and rule[2]["test"][0] == "any-index"
+    test = rule[2]["test"]
+    # index may be longer than self along the (wrapped, clamped) dim only, and only dims both hold count
+    assert int_holds(_call((4, 5), (9, 5), 0), test) is False
+    assert int_holds(_call((4, 5), (9, 5), -2), test) is False
+    assert int_holds(_call((4, 5), (9, 5), 1), test) is True
+    assert int_holds(_call((4, 5), (4, 6), 0), test) is True
+    assert int_holds(_call((4, 5), (4, 6), 7), test) is False     # dim 7 clamped to the last dim, 1
+    assert int_holds(_call((4, 5), (4, 6), -9), test) is True     # -9 wrapped below 0: dim 0 skipped
+    assert int_holds(_call((4,), (4, 99), 0), test) is False      # dims past self's rank are not read
+    assert int_holds(_call((4, 5), (3, 5), 0), test) is False
+
+
+def test_the_search_for_a_breaking_call_reads_each_dim_the_loop_compares() -> None:
+    (rule,) = [r for r in rules(walk(COMPARE, ["self", "dim", "index", "workspaceSize", "executor"]))
+               if r[1] == "int_test"]
+    leaves = int_leaves(rule[2]["test"])
+    assert ("dim", "index", 0, 1) in leaves and ("dim", "self", 0, 7) in leaves and ("attr", "dim") in leaves
+
+
+REDUCE = """
+static const int64_t REDUCE_NONE = 0;
+static const int64_t REDUCE_ADD = 1;
+static const int64_t REDUCE_MUL = 2;
+static const std::string REDUCTION_NONE = "none";
+static const std::string REDUCTION_ADD = "add";
+static const std::string REDUCTION_MUL = "mul";
+
+static const std::string& GetReduceStr(int64_t reduce)
+{
+    if (reduce == REDUCE_NONE) {
+        return REDUCTION_NONE;
+    } else if (reduce == REDUCE_ADD) {
+        return REDUCTION_ADD;
+    } else if (reduce == REDUCE_MUL) {
+        OP_LOGW("Multiply mode is experimental!");
+        return REDUCTION_MUL;
+    }
+    OP_LOGW("reduce not in {0,1,2}, will use reduce=0.");
+    return REDUCTION_NONE;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t reduce, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    const std::string& reduction = GetReduceStr(reduce);
+    if (reduction != REDUCTION_NONE) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "only none.");
+        return ACLNN_ERR_PARAM_INVALID;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_string_named_by_an_integer_argument_is_compared_as_that_integer() -> None:
+    checks = [r for r in rules(walk(REDUCE, ["self", "reduce", "workspaceSize", "executor"])) if r[0] == "check"]
+    assert not [r for r in rules(walk(REDUCE, ["self", "reduce", "workspaceSize", "executor"])) if r[0] == "unread"]
+    # "none" is named by 0 and by every value no branch names: the failure is reduce 1 or 2
+    failing = {v for v in range(-3, 6)
+               if any(TEMPLATES[t](CallView({}, {"reduce": v}, frozenset()), dict(a)) for _, t, a, _ in checks)}
+    assert failing == {1, 2}
+    assert all(status == 161002 for *_, status in checks)
+
+
+ROWS = """
+static inline bool CheckDtypeCombineValid(const aclTensor* updates, const aclTensor* quantScales)
+{
+    DataType updatesDtype = updates->GetDataType();
+    DataType quantScalesDtype = quantScales->GetDataType();
+    if (updatesDtype == DataType::DT_FLOAT16 && quantScalesDtype == DataType::DT_FLOAT) {
+        return true;
+    } else if (updatesDtype == DataType::DT_BF16 && quantScalesDtype == DataType::DT_BF16) {
+        return true;
+    } else {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "(updates,quantScales) Dtype should be (float16, float) or (bfloat16, bfloat16).");
+        return false;
+    }
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* updates, const aclTensor* quantScales,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDtypeCombineValid(updates, quantScales), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_a_chain_of_accepted_dtype_rows_is_one_combination_rule() -> None:
+    events = rules(walk(ROWS, ["updates", "quantScales", "workspaceSize", "executor"]))
+    assert events == [("check", "combination_in", {"params": ["updates", "quantScales"], "combinations": [
+        [["FLOAT16"], ["FLOAT"]], [["BF16"], ["BF16"]]], "list": "literal"}, 161002)]
