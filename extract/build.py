@@ -142,13 +142,17 @@ NOT_TAKEN = ("its family ({family}/) is not extracted: a family joins the operat
              "strict agreement with the vendor's op_api unit tests holds the bar in every expected "
              "status (the README's per-family figures)")
 HAND_ONLY = "its family ({family}/) stays specified by hand (matmul, grouped matmul and attention paths)"
+# family folders of operators fused with collective communication, never extracted
+COLLECTIVE_FAMILIES = ("mc2",)
+COLLECTIVE = ("its family ({family}/) fuses its kernel with collective communication across devices (an HCCL "
+              "group argument, ops-transformer mc2/*/docs): no single-device call decides its checks or values")
 
 
 def taken_families(checkout: Checkout) -> tuple[str, ...]:
     """The families read when none is named: part one's for the vendor's repositories, else every
-    main-tree folder holding documented operators (``<family>/<op>/docs/aclnn*.md``)."""
+    main-tree folder holding documented operators (``<family>/<op>/docs/aclnn*.md``) but the collective ones."""
     return DEFAULT_FAMILIES.get(checkout.root.name) or tuple(sorted(
-        {p.parts[-4] for p in checkout.root.glob("*/*/docs/aclnn*.md")} - {"experimental"}))
+        {p.parts[-4] for p in checkout.root.glob("*/*/docs/aclnn*.md")} - {"experimental", *COLLECTIVE_FAMILIES}))
 
 
 def document_census(checkout: Checkout, taken: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -159,12 +163,35 @@ def document_census(checkout: Checkout, taken: tuple[str, ...]) -> list[dict[str
         family = doc_path.parts[-4]
         if family in taken or family == "experimental":
             continue
-        why = (HAND_ONLY if family in HAND_FAMILIES else NOT_TAKEN).format(family=family)
+        why = (HAND_ONLY if family in HAND_FAMILIES else COLLECTIVE if family in COLLECTIVE_FAMILIES
+               else NOT_TAKEN).format(family=family)
         for api in api_names_of(doc_path.name):
             rows.append({"api": api, "key": api_key(api), "family": family, "group": family,
                          "repository": checkout.repository,
                          "document": str(doc_path.relative_to(checkout.root)), "host_code": None,
                          "status": "not covered", "missing": [why], "family_taken": False})
+    return rows
+
+
+NO_PROTOTYPE = ("its document ({document}) states no prototype ({api}GetWorkspaceSize): nothing in it to "
+                "read (the vendor's page pointing to its community site instead)")
+
+
+def prototype_census(checkout: Checkout, taken: tuple[str, ...]) -> list[dict[str, Any]]:
+    """A scope row for every API a document of the families ``taken`` names in its file name but gives
+    no prototype for (ops-transformer moe/moe_init_routing_v2/docs/aclnnMoeInitRoutingV2.md:3, a page
+    reworked elsewhere): not covered, and why; the records read none of them."""
+    rows = []
+    for family in taken:
+        for doc_path in sorted((checkout.root / family).glob("*/docs/aclnn*.md")):
+            rel = str(doc_path.relative_to(checkout.root))
+            stated = {doc.api for doc in parse_document(rel, doc_path.read_text(errors="replace")).apis}
+            for api in api_names_of(doc_path.name):
+                if api not in stated:
+                    rows.append({"api": api, "key": api_key(api), "family": family, "group": family,
+                                 "repository": checkout.repository, "document": rel, "host_code": None,
+                                 "status": "not covered",
+                                 "missing": [NO_PROTOTYPE.format(document=rel, api=api)], "family_taken": True})
     return rows
 
 

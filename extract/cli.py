@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from aclnn_conformance.extract.build import (HELD_OUT, CheckoutError, cast_routes_of, document_census,
+                                             prototype_census,
                                              extract_checkout, open_checkout, taken_families, write_records)
 from aclnn_conformance.extract.opbase import OpbaseError, open_opbase
 from aclnn_conformance.extract.scope import scope_of
@@ -60,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
                 else taken_families(checkout)
             if families:
                 records += list(extract_checkout(checkout, families, routes))
-            census += document_census(checkout, families)
+            census += document_census(checkout, families) + prototype_census(checkout, families)
         missing = [f for f in args.family or () if not any((Path(c) / f).is_dir() for c in args.checkouts)]
         if missing:
             raise CheckoutError(f"no checkout has the family folder {', '.join(m + '/' for m in missing)}")

@@ -215,3 +215,23 @@ def test_a_private_checkout_without_family_reads_every_family_folder(tmp_path, c
     assert {row["family"] for row in scope["apis"]} == {"acts", "dtypes"}
     assert all(row.get("family_taken", True) for row in scope["apis"])
     assert {p.parent.name for p in out.glob("*/*.json")} == {"acts", "dtypes"}   # a data file in each
+
+
+def test_a_document_without_a_prototype_is_listed_not_dropped(tmp_path):
+    """A page of an extracted family that names its API but states no prototype (the vendor's pointer
+    to its community site) is a scope row, not covered and why: the scope names every documented API."""
+    import shutil
+    from aclnn_conformance.cli import main
+    root = tmp_path / "checkout"
+    shutil.copytree(FIXTURE, root)
+    (root / "acts" / "stub" / "docs").mkdir(parents=True)
+    (root / "acts" / "stub" / "docs" / "aclnnStub.md").write_text(
+        "# aclnnStub\n\nThis page is being reworked; see the community site.\n")
+    out = tmp_path / "out"
+    assert main(["extract", str(root), "--family", "acts", "--out", str(out)]) == 0
+    scope = json.loads((out / "scope.json").read_text())
+    (row,) = [r for r in scope["apis"] if r["api"] == "aclnnStub"]
+    assert row["status"] == "not covered" and row["family"] == "acts"
+    assert "states no prototype (aclnnStubGetWorkspaceSize)" in row["missing"][0]
+    assert scope["counts"]["not covered"] == sum(r["status"] == "not covered" for r in scope["apis"])
+    assert not list(out.glob("acts/stub.json"))

@@ -351,3 +351,34 @@ TEST_F(tree_test, literal_scalars)
         (3, "ACL_INT32"), (-3, "ACL_INT64"), (2.5, "ACL_DOUBLE"), (2.5, "ACL_FLOAT"), (1.5, "ACL_FLOAT"),
         (4, "ACL_INT64"), (0.25, "ACL_FLOAT"), (3000000000, "ACL_INT64")]
     assert result.problems == []
+
+
+def test_the_harness_default_is_read_where_each_repository_keeps_its_stub(tmp_path):
+    from aclnn_conformance.vendor.soc import harness_default
+    for place in ("tests/ut/op_api/stub/opdev", "tests/ut/framework_normal/op_api/stub/opdev"):   # ops-nn, ops-transformer
+        root = tmp_path / place.replace("/", "_") / "ops-x"
+        (root / place).mkdir(parents=True)
+        (root / place / "platform.cpp").write_text("namespace op {\nSocVersion g_socVersion = SocVersion::ASCEND910_93;\n}\n")
+        assert harness_default(root) == ("atlas-a3", f"the harness default SocVersion::ASCEND910_93 (ops-x/{place}/platform.cpp:2)")
+    product, why = harness_default(tmp_path)
+    assert product is None and "no unit-test harness stub platform" in why
+
+
+def test_an_array_made_by_the_runtimes_constructor_holds_the_counted_elements():
+    # ops-transformer's tests build an aclIntArray as `aclCreateIntArray(v.data(), v.size())`
+    result, cases = _read("""
+TEST_F(tree_test, runtime_array)
+{
+    vector<int64_t> config = {0, 7, 9};
+    aclIntArray* all = aclCreateIntArray(config.data(), config.size());
+    aclIntArray* two = aclCreateIntArray(config.data(), 2);
+    vector<bool> flags = {1, 0};
+    aclBoolArray* mask = aclCreateBoolArray(flags.data(), flags.size());
+    auto ut = OP_API_UT(aclnnTreeOnly, INPUT(all, two, mask), OUTPUT());
+    uint64_t ws = 0;
+    EXPECT_EQ(ut.TestGetWorkspaceSize(&ws), ACLNN_SUCCESS);
+}
+""")
+    vc = cases["ut-tree_test.runtime_array"]
+    assert (vc.attrs["input0"], vc.attrs["input1"], vc.attrs["input2"]) == ([0, 7, 9], [0, 7], [True, False])
+    assert result.problems == []

@@ -522,6 +522,10 @@ _EXPRESSIONS: dict[str, Callable[[_Eval, Node], Any]] = {
 }
 
 
+# acl's array constructors (first the elements, then their count), as the ops-transformer tests call them
+_RUNTIME_ARRAYS = {"aclCreateIntArray": "int", "aclCreateBoolArray": "bool", "aclCreateFloatArray": "float"}
+
+
 def _construct(ev: _Eval, name: str, targs: tuple[str, ...], args: list[Node], opener: str,
                at: Node) -> Any:
     """The value of a harness descriptor (``TensorDesc(...)``, ``IntArrayDesc(...)``), a container
@@ -564,6 +568,12 @@ def _construct(ev: _Eval, name: str, targs: tuple[str, ...], args: list[Node], o
         if len(got) == 1 and isinstance(got[0], (list, ArrayVal)):
             items = got[0].values if isinstance(got[0], ArrayVal) else got[0]
             return ArrayVal(kind, tuple(bool(v) if kind == "bool" else v for v in items))
+        raise ReadError(f"a {name} this reader cannot read", at)
+    if name in _RUNTIME_ARRAYS:   # the runtime's constructor, ``aclCreateIntArray(v.data(), v.size())``
+        got = vals()
+        if len(got) == 2 and isinstance(got[0], list) and isinstance(got[1], int) and 0 <= got[1] <= len(got[0]):
+            kind = _RUNTIME_ARRAYS[name]
+            return ArrayVal(kind, tuple(bool(v) if kind == "bool" else v for v in got[0][:got[1]]))
         raise ReadError(f"a {name} this reader cannot read", at)
     if name == "ScalarDesc":
         got = vals()
@@ -616,6 +626,8 @@ def _method(ev: _Eval, value: Any, method: str, args: list[Node], at: Node) -> A
             return value
         if method == "size" and isinstance(value, (list, ArrayVal)) and not args:
             return len(value) if isinstance(value, list) else len(value.values)
+        if method == "data" and isinstance(value, list) and not args:
+            return value   # the pointer to a vector's elements: the elements an array constructor copies
         raise ReadError(f"`.{method}()` on {type(value).__name__}", at)
     got = [ev.value(a) for a in args]
     if method == "ValueRange":

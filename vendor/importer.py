@@ -10,7 +10,7 @@ from pathlib import Path
 
 from aclnn_conformance.vendor import atk, gtest, gtest_csv, ttk
 from aclnn_conformance.vendor.cases_dir import ImportResult, Problem
-from aclnn_conformance.vendor.soc import STUB_PLATFORM, harness_default
+from aclnn_conformance.vendor.soc import STUB_PLATFORMS, harness_default
 from aclnn_conformance.spec.registry import RegistryError
 
 SUFFIXES = (".cpp", ".cc", ".json", ".csv")
@@ -20,7 +20,7 @@ def vendor_root(path: Path) -> Path | None:
     """The vendor checkout a file lies in: the nearest folder above it with .git or the unit-test
     harness's stub platform."""
     for folder in path.resolve().parents:
-        if (folder / ".git").exists() or (folder / STUB_PLATFORM).exists():
+        if (folder / ".git").exists() or any((folder / stub).exists() for stub in STUB_PLATFORMS):
             return folder
     return None
 

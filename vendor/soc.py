@@ -1,7 +1,7 @@
 """The vendor unit-test harness's SoC and NPU-architecture names, and the product line of each.
 
 The op_api unit-test harness of ops-nn and ops-math stubs the platform
-(``tests/ut/op_api/stub/opdev/platform.cpp``): an enum ``SocVersion`` and an ``NpuArch``, switched
+(``tests/ut/op_api/stub/opdev/platform.cpp``; ops-transformer's under ``tests/ut/framework_normal/``): an enum ``SocVersion`` and an ``NpuArch``, switched
 by ``SocVersionManager`` / ``NpuArchManager`` scopes or by ``SetPlatformSocVersion`` /
 ``SetPlatformNpuArch``. These are enum names, not the runtime's SoC names of spec/soc.py: the stub's
 ``ASCEND910B`` is the DAV_2201 family (Atlas A2), as its own SoC-to-architecture map says.
@@ -25,6 +25,9 @@ NPU_ARCH_PRODUCT: dict[str, str | None] = {
     "DAV_2002": "atlas-inference", "DAV_3002": "atlas-200i-500-a2", "DAV_3102": None,
 }
 STUB_PLATFORM = Path("tests/ut/op_api/stub/opdev/platform.cpp")
+# where each repository's harness keeps it: ops-math and ops-nn, then ops-transformer
+# (tests/ut/framework_normal/op_api/stub/opdev/platform.cpp:15 at c29bc106)
+STUB_PLATFORMS = (STUB_PLATFORM, Path("tests/ut/framework_normal/op_api/stub/opdev/platform.cpp"))
 _DEFAULT_SOC_VARIABLE = "g_socVersion"
 
 
@@ -40,16 +43,18 @@ def product_of_enum(name: str) -> tuple[bool, str | None]:
 def harness_default(root: Path) -> tuple[str | None, str]:
     """The product the unit-test harness of the vendor checkout ``root`` runs as by default, read
     from its stub platform, and the citation (path:line) or why there is none."""
-    stub = root / STUB_PLATFORM
+    stub = next((path for path in STUB_PLATFORMS if (root / path).is_file()), None)
     try:
-        text = stub.read_text(encoding="utf-8", errors="replace")
+        text = (root / stub).read_text(encoding="utf-8", errors="replace") if stub else None
     except OSError:
-        return None, f"no unit-test harness stub platform at {root.name}/{STUB_PLATFORM}"
+        text = None
+    if text is None:
+        return None, f"no unit-test harness stub platform at {root.name}/{STUB_PLATFORM} or the other places known"
     found = default_soc_version(text)
     if found is None:
-        return None, f"{root.name}/{STUB_PLATFORM} sets no default SocVersion"
+        return None, f"{root.name}/{stub} sets no default SocVersion"
     name, line = found
-    where = f"{root.name}/{STUB_PLATFORM}:{line}"
+    where = f"{root.name}/{stub}:{line}"
     return SOC_VERSION_PRODUCT.get(name), f"the harness default SocVersion::{name} ({where})"
 
 
