@@ -94,6 +94,8 @@ def run(args: argparse.Namespace) -> int:
     scope["counts"]["not covered"] = scope["counts"].get("not covered", 0) + len(others)
     if left:
         scope["hand_specified"] = left
+    # the commit of each checkout read: an API its census lacks is newer than that snapshot
+    scope["read"] = {c.repository: c.commit for c in checkouts}
     if opbase_read:
         scope["opbase"] = opbase_read
     out.mkdir(parents=True, exist_ok=True)

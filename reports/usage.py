@@ -82,17 +82,21 @@ def read_usage_list(path: Path) -> list[Used]:
     return [Used(api, weight) for api, weight in out.items()]
 
 
-def _scopes(folders: Iterable[Path]) -> tuple[dict[str, dict], dict[str, dict], set[str]]:
-    """API -> scope row, family -> per-status agreement, and the APIs whose own expectations fall
-    short (at least OWN_EXPECTATIONS of them, under OWN_SHARE agreeing)."""
+def _scopes(folders: Iterable[Path]) -> tuple[dict[str, dict], dict[str, dict], set[str], dict[str, str]]:
+    """API -> scope row, family -> per-status agreement, the APIs whose own expectations fall
+    short (at least OWN_EXPECTATIONS of them, under OWN_SHARE agreeing), and repository -> the
+    commit its census was read at."""
     rows: dict[str, dict] = {}
     families: dict[str, dict] = {}
     short: set[str] = set()
+    read: dict[str, str] = {}
     for folder in folders:
         scope_path, agreement_path = Path(folder) / "scope.json", Path(folder) / "agreement.json"
         if not scope_path.is_file():
             continue
-        rows.update({r["api"]: r for r in json.loads(scope_path.read_text(encoding="utf-8"))["apis"]})
+        scope = json.loads(scope_path.read_text(encoding="utf-8"))
+        rows.update({r["api"]: r for r in scope["apis"]})
+        read.update(scope.get("read") or {})
         if agreement_path.is_file():
             measured = json.loads(agreement_path.read_text(encoding="utf-8"))
             families.update(measured.get("per_family") or {})
@@ -102,18 +106,32 @@ def _scopes(folders: Iterable[Path]) -> tuple[dict[str, dict], dict[str, dict], 
                     own[r["api"]].append(r["agree"])
             short |= {api for api, agreed in own.items()
                       if len(agreed) >= OWN_EXPECTATIONS and sum(agreed) < OWN_SHARE * len(agreed)}
-    return rows, families, short
+    return rows, families, short, read
+
+
+def _absent(repository: str, read: Mapping[str, str]) -> str:
+    """Why an API no scope row names is not covered: the usage table's ``repository`` (``ops-nn``,
+    empty for a user's list) against the repositories whose documents the scope read."""
+    full = next((name for name in read if name.split("/")[-1] == repository), None) if repository else None
+    if full is not None:
+        return f"no document of {full} at {read[full][:12]} (the snapshot read) names it: newer than that commit"
+    if repository:
+        return f"its repository ({repository}) is not read"
+    return "no document of the repositories read names it" + (f" ({', '.join(sorted(read))})" if read else "")
 
 
 def coverage(apis: Iterable[str], folders: Iterable[Path] | None = None,
-             hand_written: Mapping[str, str] | None = None) -> dict[str, Coverage]:
+             hand_written: Mapping[str, str] | None = None,
+             repositories: Mapping[str, str] | None = None) -> dict[str, Coverage]:
     """Each API's coverage under the scope's rule. ``hand_written``: API -> the domain its hand-written
-    record declares ("" for the whole API); default, the registry's records that are not extracted."""
+    record declares ("" for the whole API); default, the registry's records that are not extracted.
+    ``repositories``: API -> the repository a usage table gives it (why an API no scope row names is
+    not covered)."""
     from aclnn_conformance.spec.registry import data_folders, is_data_operator, operator, operators
     if hand_written is None:   # the extracted operators' files are not read for it
         hand_written = {operator(k).spec.api: operator(k).spec.domain for k in operators()
                         if not is_data_operator(k)}
-    rows, families, short = _scopes(data_folders() if folders is None else folders)
+    rows, families, short, read = _scopes(data_folders() if folders is None else folders)
     out = {}
     for api in apis:
         if api in hand_written:
@@ -123,7 +141,7 @@ def coverage(apis: Iterable[str], folders: Iterable[Path] | None = None,
             continue
         row = rows.get(api)
         if row is None:
-            out[api] = Coverage(api, NOT_COVERED, "its family is not extracted yet")
+            out[api] = Coverage(api, NOT_COVERED, _absent((repositories or {}).get(api, ""), read))
             continue
         family = row.get("group", row["family"])
         if row["status"] != COVERED:
@@ -140,7 +158,7 @@ def coverage(apis: Iterable[str], folders: Iterable[Path] | None = None,
 def usage_report(used: list[Used], folders: Iterable[Path] | None = None,
                  hand_written: Mapping[str, str] | None = None) -> dict[str, Any]:
     """The shares covered by APIs and by weight, and the APIs not covered in order of use."""
-    found = coverage([u.api for u in used], folders, hand_written)
+    found = coverage([u.api for u in used], folders, hand_written, {u.api: u.repository for u in used})
     covered = [u for u in used if found[u.api].status == COVERED]
     total_weight = sum(u.weight for u in used)
     rest = sorted((u for u in used if found[u.api].status != COVERED), key=lambda u: (-u.weight, u.api))

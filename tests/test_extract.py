@@ -227,11 +227,36 @@ def test_a_document_without_a_prototype_is_listed_not_dropped(tmp_path):
     (root / "acts" / "stub" / "docs").mkdir(parents=True)
     (root / "acts" / "stub" / "docs" / "aclnnStub.md").write_text(
         "# aclnnStub\n\nThis page is being reworked; see the community site.\n")
+    (root / "acts" / "stub" / "docs" / "aclnnHeadless.md").write_text(   # its section headed without the suffix
+        "# aclnnHeadless\n\n## 函数原型\n\n```Cpp\naclnnStatus aclnnHeadlessGetWorkspaceSize(\n"
+        "  const aclTensor* self, uint64_t* workspaceSize, aclOpExecutor** executor)\n```\n\n## aclnnHeadless\n")
     out = tmp_path / "out"
     assert main(["extract", str(root), "--family", "acts", "--out", str(out)]) == 0
     scope = json.loads((out / "scope.json").read_text())
     (row,) = [r for r in scope["apis"] if r["api"] == "aclnnStub"]
     assert row["status"] == "not covered" and row["family"] == "acts"
     assert "states no prototype (aclnnStubGetWorkspaceSize)" in row["missing"][0]
+    (headless,) = [r for r in scope["apis"] if r["api"] == "aclnnHeadless"]
+    assert "states the prototype (aclnnHeadlessGetWorkspaceSize, line 6) but no section headed so" in \
+        headless["missing"][0]
     assert scope["counts"]["not covered"] == sum(r["status"] == "not covered" for r in scope["apis"])
     assert not list(out.glob("acts/stub.json"))
+
+
+def test_ops_transformer_is_read_for_the_census_only_and_mc2_says_why(tmp_path):
+    """No ops-transformer family holds the bar yet: without --family its checkout gives the scope a row
+    per documented API (mc2's with its own reason) and the commit read, and writes no data file."""
+    import shutil
+    from aclnn_conformance.cli import main
+    root = tmp_path / "ops-transformer"
+    shutil.copytree(FIXTURE, root)
+    (root / "mc2" / "matmul_all_reduce" / "docs").mkdir(parents=True)
+    (root / "mc2" / "matmul_all_reduce" / "docs" / "aclnnMatmulAllReduce.md").write_text("# doc\n")
+    out = tmp_path / "out"
+    assert main(["extract", str(root), "--out", str(out)]) == 0
+    scope = json.loads((out / "scope.json").read_text())
+    rows = {r["api"]: r for r in scope["apis"]}
+    assert {r["status"] for r in rows.values()} == {"not covered"} and not list(out.glob("*/*.json"))
+    assert "is not extracted: a family joins the operator data only when" in rows["aclnnFoo"]["missing"][0]
+    assert "collective communication across devices" in rows["aclnnMatmulAllReduce"]["missing"][0]
+    assert scope["read"] == {"hicann/ops-transformer": ""}   # the fixture is no git checkout: no commit

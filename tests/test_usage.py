@@ -87,6 +87,19 @@ def test_the_covering_rule(tmp_path):
     assert found["aclnnScoped"].why == "its record covers one path only"
 
 
+def test_an_api_no_scope_row_names_says_which_snapshot_lacks_it(tmp_path):
+    folder = _folder(tmp_path)
+    scope = json.loads((folder / "scope.json").read_text())
+    scope["read"] = {"hicann/ops-transformer": "c29bc1069d3252c641e2aa059ec88f392d3f05ac"}
+    (folder / "scope.json").write_text(json.dumps(scope))
+    used = [Used("aclnnNewer", 9, 2, "ops-transformer"), Used("aclnnCv", 4, 2, "ops-cv"), Used("aclnnMine", 1)]
+    why = {r["api"]: r["why"] for r in usage_report(used, [folder], {})["not_covered"]}
+    assert why["aclnnNewer"] == ("no document of hicann/ops-transformer at c29bc1069d32 (the snapshot read) "
+                                 "names it: newer than that commit")
+    assert why["aclnnCv"] == "its repository (ops-cv) is not read"
+    assert why["aclnnMine"] == "no document of the repositories read names it (hicann/ops-transformer)"
+
+
 def test_shares_by_apis_and_by_weight_and_the_rest_in_order_of_use(tmp_path):
     used = [Used("aclnnGood", 30), Used("aclnnLow", 50), Used("aclnnElsewhere", 15), Used("aclnnHand", 5)]
     doc = usage_report(used, [_folder(tmp_path)], {"aclnnHand": ""})
