@@ -105,11 +105,18 @@ def test_the_output_is_compared_with_the_tile_after_the_skipped_calls():
 
 @pytest.mark.parametrize("change", [
     {"cmp": "<="},      # a negative element skips the kernel too: not the zero test
-    {"one": "2"},       # a rank-0 input broadcast to [2]
     {"at": "j + 1"},    # the dims of 1 added after the first
 ])
 def test_a_variant_is_unread(change):
     assert any(e.kind == "unread" for e in _walk(**change))
+
+
+def test_a_rank_0_input_broadcast_to_another_constant_shape_is_read_so():
+    # the helper's array of constants is [2]: BroadcastTo makes a rank-0 input [2], which is then tiled
+    (check,) = [r for r in rules(_walk(one="2")) if r[0] == "check"]
+    assert check[2]["shape_expr"] == ["tile", ["?", ["guard", ["rank-zero", "self"]], ["dims", [2]], ["of", "self"]],
+                                      "times"]
+    assert shape_value(_call((), [3], (6,)), check[2]["shape_expr"]) == (6,)
 
 
 @pytest.mark.parametrize("self,times,out,violated", [

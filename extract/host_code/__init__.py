@@ -66,7 +66,8 @@ fixture tests in tests/test_extract_*.py):
 - ``ranks``: Ranks and dims: rank guards and rank comparisons (``GetDimNum()``), locals chosen by the rank,
   conjunctions of dim comparisons, int arrays of every dim, returns at rank 0 or with no dims, a negative dim
   wrapped by the rank, dim sizes read where the rank holds them, ``OP_CHECK_*_DIM`` (a bound that is an
-  integer expression, such as an array's length, as an integer test).
+  integer expression, such as an array's length, as an integer test), an int array of constants a helper
+  returns (``getBaseShape``).
 - ``int_helpers``: An integer helper of the checkout inlined (``div_rtn``): integer locals, early returns,
   a local stepped under a test, logs, one final return; an ``int`` local narrowed to 32 bits; a
   ``std::pair`` of two integers returned (``return {M, N};``), with a loop multiplying one local or the
@@ -83,7 +84,8 @@ fixture tests in tests/test_extract_*.py):
   rank 0, the infer-shape helpers of the checkout recognised by their whole body (mask form, array form, npu
   output size), ``ToShapeVector`` and ``AllocIntArray`` of the dims held.
 - ``kernels``: Kernel results: what ``l0op::K(...)`` returns (its dtype expression, its shape: broadcast,
-  chosen on a branch, allocated, unsqueezed, tiled, a helper's shape), a helper that calls a kernel and checks
+  chosen on a branch, allocated, unsqueezed, tiled, a helper's shape, a shape a helper of the kernel's file
+  infers), a helper that calls a kernel and checks
   nothing, a kernel chosen on a condition, lambdas and choices between tensors of the compute path,
   ``ViewCopy`` into an API tensor and its null check, a null kernel result.
 - ``casts``: Kernel results' dtypes and the casts on them: the dtype a kernel function allocates or returns

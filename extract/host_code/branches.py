@@ -26,7 +26,7 @@ from aclnn_conformance.extract.host_code.nulls import _nonnull_param, _null_test
 from aclnn_conformance.extract.host_code.reductions import _last_param_by_value
 from aclnn_conformance.extract.host_code.products import _product_bool, _product_side, _without_true_product_terms
 from aclnn_conformance.extract.host_code.scalars import _TEMPLATE_CALL, _template_numbers, _value_return, _value_test
-from aclnn_conformance.extract.host_code.kernels import (_compute_only, _kernel_made, _kernel_on_every_path,
+from aclnn_conformance.extract.host_code.kernels import (_compute_only, _kernel_result, _kernel_made, _kernel_on_every_path,
                                                          _leading_ones_branch, _shape_like, _tensor_shape_expr)
 from aclnn_conformance.extract.host_code.empty import _empty_exit, _empty_helper, _empty_params, _run_fill_empty
 from aclnn_conformance.extract.host_code.conditions import (_data_condition, _guard, _guarded_args, _has_atom,
@@ -455,7 +455,8 @@ def _forget_assigned(stmt: Stmt, env: dict, w: Walk | None = None, src: SourceFi
     """A branch the reader does not follow: the locals it assigns are unknown after it (a check on
     them is unread, never read with the value from before the branch). With the walk, a tensor local
     declared without a value (``const aclTensor* out;``) and set by a kernel or a compute helper on
-    every path through the branch holds a kernel's result (aclnn_multinomial.cpp:465-513)."""
+    every path through the branch holds a kernel's result (aclnn_multinomial.cpp:465-513); a local the two
+    sides set from two kernels of one result (a V2 chosen on data) holds that result."""
     assigned = [s for s in _flatten(stmt.then + stmt.orelse) if s.kind == "decl"]
     for s in assigned:
         m = re.match(r"([A-Za-z_]\w*)\s*(?:[-+*/%|&^]|<<|>>)?=(?!=)", s.text.strip())   # ``+=`` too
@@ -469,11 +470,31 @@ def _forget_assigned(stmt: Stmt, env: dict, w: Walk | None = None, src: SourceFi
         if not m or m.group(1) not in env:
             continue
         name = m.group(1)
+        both = _same_kernel_result_both_sides(w, stmt, name, env) if w is not None else None
+        if both is not None:   # two kernels of one result (a V2 chosen on data): that result either way
+            env[name] = both
+            continue
         reshaped = re.match(rf"{name}\s*=\s*l0op::Reshape\(\s*{name}\s*,", s.text.strip())
         others = [x for x in assigned if x is not s and re.match(rf"{name}\s*=(?!=)", x.text.strip())]
         if reshaped and not others and _tensor_dtype(None, name, env) is not None:
             continue   # a tensor reshaped in place keeps its dtype (reshape.h:18-34)
         env[name] = ("kernel-result", name) if _kernel_on_every_path((stmt,), name, w) else Opaque(s.text.strip())
+
+
+def _same_kernel_result_both_sides(w: Walk, stmt: Stmt, name: str, env: dict) -> tuple | None:
+    """``if (C) { name = l0op::K1(...); } else { name = l0op::K2(...); }`` whose two kernels return
+    results of one dtype and shape (ops-nn index/repeat_interleave/op_api/aclnn_repeat_interleave.cpp:
+    549-555, RepeatInterleaveV2 or RepeatInterleave): that result; None otherwise."""
+    results = []
+    for side in (stmt.then, stmt.orelse):
+        kept = [s for s in side if not (s.kind == "call" and IGNORED_CALLS.match(s.text.strip()))]
+        m = re.fullmatch(rf"{re.escape(name)}\s*=\s*(l0op::.+?)\s*;?", kept[0].text.strip(), re.S) \
+            if len(kept) == 1 and kept[0].kind == "decl" else None
+        if m is None:
+            return None
+        results.append(_kernel_result(w, m.group(1), env))
+    held = results[0]
+    return held if held is not None and held == results[1] and _tensor_shape_expr(held) is not None else None
 
 
 def _run_negated_checker(w: Walk, cond: str, env: dict, code: int) -> bool:

@@ -294,7 +294,7 @@ def _leading_ones_branch(w: Walk, stmt: Stmt, env: dict) -> bool:
 
 def _kernel_alloc_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tuple | None:
     """("shape-expr", S) when the kernel ``fn`` allocates the tensor it returns as ``executor->
-    AllocTensor(s, ...)`` with ``Shape s;`` set before only by ``s = H(params...);`` in the branch this
+    AllocTensor(s, ...)`` with ``Shape s = H(params...);``, or ``Shape s;`` set before only by ``s = H(params...);`` in the branch this
     product takes of an if/else-if on the product (cdist.cpp:82-90), H a helper of its file walked
     over the arguments' held shapes; and on this product's path after it no INFER_SHAPE (which would
     set the shape anew) and every return is nullptr, that tensor, or a helper of the file returning
@@ -314,7 +314,16 @@ def _kernel_alloc_shape(w: Walk, fn: Function, args: list[str], env: dict) -> tu
     out, shape_name, shape = m.group(1), m.group(2), None
     for st in stmts[:alloc[0]]:
         text = st.text.strip()
-        if st.kind == "decl" and re.fullmatch(rf"(?:op::|gert::)?Shape\s+{shape_name}\s*;?", text):
+        made = re.fullmatch(rf"(?:op::|gert::)?Shape\s+{shape_name}\s*=\s*(\w+)\((.*)\)\s*;?", text, re.S)
+        if st.kind == "call" and re.match(r"L0_DFX\s*\(", text):
+            continue   # the kernel's trace
+        if st.kind == "decl" and made and made.group(1) in src.functions:
+            # ``Shape s = H(x, axis, n);`` (ops-nn index/repeat_interleave/op_api/repeat_interleave.cpp:30-44)
+            shape = _helper_shape(w, src, src.functions[made.group(1)],
+                                  [_strip(a) for a in split_args(made.group(2))], local)
+            if shape is None:
+                return None
+        elif st.kind == "decl" and re.fullmatch(rf"(?:op::|gert::)?Shape\s+{shape_name}\s*;?", text):
             shape = ("dims", ())
         elif st.kind == "decl" and re.fullmatch(r"(?:op::)?SocVersion\s+\w+\s*=\s*GetCurrentPlatformInfo\(\)\s*\.\s*"
                                                 r"GetSocVersion\(\)\s*;?", text):

@@ -193,6 +193,39 @@ _ALLOC_DIMS = r"(?:\w+(?:\.get\(\))?\s*->\s*)?AllocIntArray\(\s*(\w+)(?:\s*\.\s*
 _CONVERT = r"(?:\w+(?:\.get\(\))?\s*->\s*)?ConvertToTensor\((.*)\)"
 
 
+_CONSTANT_ARRAY = re.compile(r"int64_t\s+(?P<a>\w+)\s*\[\s*(?P<n>\d+)\s*\]\s*=\s*\{(?P<init>[^{}]*)\}\s*;")
+
+
+def constant_dims_helper(w: Walk, rhs: str) -> tuple | None:
+    """``H(executor)`` with H a function of the file returning an ``aclIntArray*`` built from a local
+    array of constants (``int64_t a[1] = {}; a[0] = 1; return executor->AllocIntArray(a, 1);``, ops-nn
+    index/repeat_interleave/op_api/aclnn_repeat_interleave.cpp:268-274 getBaseShape): ("dims-vector",
+    ("shape-expr", ("dims", those constants))); None for any other call."""
+    call = _macro(_strip(rhs))
+    fn = w.index.function(call[0]) if call else None
+    if fn is None or "aclIntArray" not in fn.returns:
+        return None
+    body = re.sub(r"\s+", " ", fn.body).strip()
+    m = _CONSTANT_ARRAY.match(body)
+    if m is None:
+        return None
+    n, a = int(m.group("n")), re.escape(m.group("a"))
+    init = [x.strip() for x in m.group("init").split(",") if x.strip()]
+    if len(init) > n or not all(re.fullmatch(r"-?\d+", x) for x in init):
+        return None
+    dims = [int(x) for x in init] + [0] * (n - len(init))   # C zero-fills the rest
+    rest = body[m.end():]
+    for k, v in re.findall(rf"\s*{a}\s*\[\s*(\d+)\s*\]\s*=\s*(-?\d+)\s*;", rest):
+        if int(k) >= n:
+            return None
+        dims[int(k)] = int(v)
+    rest = re.sub(rf"\s*{a}\s*\[\s*\d+\s*\]\s*=\s*-?\d+\s*;", "", rest)
+    alloc = rf"\w+\s*->\s*AllocIntArray\(\s*{a}\s*,\s*{n}\s*\)"
+    if not re.fullmatch(rf"\s*(?:auto\s+(\w+)\s*=\s*{alloc}\s*;\s*return\s+\1\s*;|return\s+{alloc}\s*;)\s*", rest):
+        return None
+    return ("dims-vector", ("shape-expr", ("dims", tuple(dims))))
+
+
 def _dims_local(w: Walk, src: SourceFile, stmt: Stmt, rhs: str, env: dict) -> tuple | None:
     """The dims a reduction kernel is given: ("all-dims", tensor) for an int array of every dim of
     an API tensor (built here, or returned by a helper building it from its tensor parameter);

@@ -18,7 +18,7 @@ from aclnn_conformance.extract.host_code.promotion import _dexpr, _dtype_values
 from aclnn_conformance.extract.host_code.statements import _forget_in_text, _is_checker, only_succeeds
 from aclnn_conformance.extract.host_code.casts import CAST_ALWAYS, _cast_cannot_fail, _m_cast
 from aclnn_conformance.extract.host_code.cast_routes import route_check
-from aclnn_conformance.extract.host_code.ranks import _dims_local, _rank, _select_local
+from aclnn_conformance.extract.host_code.ranks import _dims_local, _rank, _select_local, constant_dims_helper
 from aclnn_conformance.extract.host_code.shapes import (_append_dim, _brace_shape, _dropped_broadcast, _infer_broadcast,
                                                         _m_broadcast, _m_broadcast_infer, _m_broadcast_with_shape,
                                                         _m_check_shape_all_equal, _m_shape_equal, _m_shape_expected,
@@ -428,7 +428,8 @@ def _run_decl(w: Walk, src: SourceFile, stmt: Stmt, env: dict) -> None:
                  lambda: _one_dim_at_rank0_local(w, rhs, env), lambda: _helper_tensor(w, rhs, env),
                  lambda: _made_local(w, rhs, env, name),
                  lambda: _vector_array(rhs, env), lambda: lambda_local(rhs),
-                 lambda: _dims_local(w, src, stmt, rhs, env), lambda: _lambda_like(rhs, env),
+                 lambda: _dims_local(w, src, stmt, rhs, env), lambda: constant_dims_helper(w, rhs),
+                 lambda: _lambda_like(rhs, env),
                  lambda: _kernel_choice(w, rhs, env), lambda: _choice_like(w, rhs, env),
                  lambda: value_test_local(w, rhs, env)):
         held = read()
