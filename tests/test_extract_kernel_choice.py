@@ -139,3 +139,15 @@ def test_two_kernels_of_different_shapes_leave_the_check_unread(tmp_path):
     events = _walk(tmp_path, other)
     assert not [e for e in events if e.template == "shape_is"]
     assert [e for e in events if e.kind == "unread"]
+
+
+def test_the_unit_tests_doubles_are_no_kernel_definitions(tmp_path):
+    # ops-nn common/stub/op_api/op_api_stub.cpp defines ops-math's kernels for its unit tests (``Cast``
+    # returns its input): a kernel only defined there is unknown, never read from the double
+    (tmp_path / "common" / "stub" / "op_api").mkdir(parents=True)
+    (tmp_path / "common" / "stub" / "op_api" / "op_api_stub.cpp").write_text(
+        "namespace l0op {\nconst aclTensor* Flip(const aclTensor* x, aclOpExecutor* executor) { return x; }\n}\n")
+    (tmp_path / "index" / "snip" / "op_api").mkdir(parents=True)
+    (tmp_path / "index" / "snip" / "op_api" / "snip.cpp").write_text(_kernels())
+    kernels = KernelIndex(tmp_path)
+    assert kernels.function("Flip", 2) is None and kernels.function("Snip", 4) is not None

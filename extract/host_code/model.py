@@ -164,7 +164,7 @@ STANDARD_LIMITS = {"INT8_MIN": -2**7, "INT8_MAX": 2**7 - 1, "UINT8_MAX": 2**8 - 
 
 class KernelIndex:
     """The l0op functions of a checkout (``<family>/<op>/op_api/<name>.cpp`` and ``op_host/op_api``
-    beside the aclnn files), read on first use. Overloads in one file are told apart by their
+    beside the aclnn files, not the unit tests' doubles under ``common/stub``), read on first use. Overloads in one file are told apart by their
     parameter count; a name defined in two files, or twice with one count, is none."""
 
     def __init__(self, root: Path, opbase: OpbaseSource | None = None):
@@ -178,8 +178,9 @@ class KernelIndex:
             self._functions = {}
             files = sorted({*self.root.glob("*/*/op_api/*.cpp"), *self.root.glob("*/*/op_host/op_api/*.cpp")})
             for path in files:
-                if path.name.startswith("aclnn_") or "experimental" in path.parts:
-                    continue
+                if path.name.startswith("aclnn_") or "experimental" in path.parts or \
+                        path.relative_to(self.root).parts[:2] == ("common", "stub"):
+                    continue   # ops-nn common/stub/op_api/op_api_stub.cpp: the unit tests' doubles (Cast returns self)
                 text = path.read_text(errors="replace")
                 if "namespace l0op" not in text:
                     continue
