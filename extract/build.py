@@ -213,10 +213,19 @@ def _own_headers(checkout: Checkout, host: Path, sources: dict) -> list[SourceFi
     root = checkout.root.resolve()
     for name in re.findall(r'(?m)^[ \t]*#[ \t]*include[ \t]+"([^"]+\.h)"', host.read_text(errors="replace")):
         path = (host.parent / name).resolve()
-        if path.is_file() and root in path.parents:
-            if sources.get(path) is None:
-                sources[path] = read_source(str(path.relative_to(root)), path.read_text(errors="replace"))
-            found.append(sources[path])
+        if not path.is_file() and name.split("/")[0] == host.relative_to(checkout.root).parts[0]:
+            # a header of the op's own family named from the checkout's root (ops-nn
+            # matmul/addmv/op_host/op_api/aclnn_addmv.cpp:22 ``matmul/common/op_host/op_api/cube_util.h``),
+            # with the definitions of the same-named source beside it (cube_util.cpp)
+            path = (root / name).resolve()
+            paths = [path, path.with_suffix(".cpp")]
+        else:
+            paths = [path]
+        for path in paths:
+            if path.is_file() and root in path.parents:
+                if sources.get(path) is None:
+                    sources[path] = read_source(str(path.relative_to(root)), path.read_text(errors="replace"))
+                found.append(sources[path])
     return found
 
 

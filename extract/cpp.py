@@ -90,7 +90,7 @@ _CONTAINER = re.compile(r"(?:std::)?(?:initializer_list|vector|set|unordered_set
 _DTYPE = re.compile(r"(?:op::|ge::)?DataType")
 _PAIR_TYPE = re.compile(r"std::pair<(?:op::|ge::)?DataType,(?:op::|ge::)?DataType>")
 _FORMAT_TYPE = re.compile(r"(?:op::|ge::)?Format")
-_INT_TYPES = {"size_t", "int64_t", "int32_t", "uint32_t", "int", "uint64_t", "uint8_t"}
+_INT_TYPES = {"size_t", "int64_t", "int32_t", "uint32_t", "int", "uint64_t", "uint8_t", "int8_t", "int16_t", "uint16_t"}
 
 
 def dtype_tokens(text: str) -> tuple[str, ...]:

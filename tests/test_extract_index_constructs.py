@@ -160,3 +160,9 @@ def test_a_chain_of_accepted_dtype_rows_is_one_combination_rule() -> None:
     events = rules(walk(ROWS, ["updates", "quantScales", "workspaceSize", "executor"]))
     assert events == [("check", "combination_in", {"params": ["updates", "quantScales"], "combinations": [
         [["FLOAT16"], ["FLOAT"]], [["BF16"], ["BF16"]]], "list": "literal"}, 161002)]
+
+
+def test_a_failure_on_an_empty_conjunction_is_not_read_as_dtype_rows() -> None:
+    # every part decided by the product leaves no dtype row to read: no rule of rows, and no crash
+    from aclnn_conformance.extract.host_code.dtypes import dtype_rows_excluded
+    assert dtype_rows_excluded(None, None, 0, [], {}, 161002, "") is False

@@ -22,13 +22,15 @@ fixture tests in tests/test_extract_*.py):
   declarations (``auto [M, N] =`` of a pair an integer helper returns), ``CHECK_RET``, returns, the check
   macros' table, and the status a called function ends with (a status function returning a call it does
   not follow, a function template called with template arguments or a helper of a header not found, is
-  unread there, never a success).
+  unread there, never a success); a check returning another bool function's answer fails where that one
+  does; a header of the op's family named from the checkout's root brings its same-named source.
 - ``branches``: Branches: ``if``/``else`` on a condition (decided by the product, guarded by the call's
   dtypes, or unread with its assignments forgotten), the choices a guarded branch leaves, ``if
   (!Checker(...))``, ``if (F(...) != ACLNN_SUCCESS)``, ``CHECK_RET(F(...) == ACLNN_SUCCESS, code)``, locals a
   function mutates after a point (a tensor local declared without a value and set by kernels or compute
   helpers on every path a kernel's result), a check whose else fails nowhere (``else { return true; }``, an else-if
-  returning success) read as the check followed by the else.
+  returning success) read as the check followed by the else, a chain of arms returning true but the last
+  (one failure), a switch on an integer argument (its if-else chain), two kernels of one result chosen on data.
 - ``statements``: What a statement or a branch is, read from its text without walking it: a branch that only
   logs and fails (its status), one that returns success, whether a text makes a parameter check, what the rest
   of a function after a statement may reach, and the locals a loop or switch not followed assigns.
@@ -71,7 +73,8 @@ fixture tests in tests/test_extract_*.py):
 - ``int_helpers``: An integer helper of the checkout inlined (``div_rtn``): integer locals, early returns,
   a local stepped under a test, logs, one final return; an ``int`` local narrowed to 32 bits; a
   ``std::pair`` of two integers returned (``return {M, N};``), with a loop multiplying one local or the
-  other by a ternary on the index (``(i < beginAxis ? M : N) *= s.GetDim(i)``).
+  other by a ternary on the index (``(i < beginAxis ? M : N) *= s.GetDim(i)``); an ``int8_t`` helper
+  returning a constant or its argument, its product terms decided (``routeCubeMathType4ToCubeMathType0DAV_2201``).
 - ``integers``: Integers and tests on them: arithmetic over constants and rank-dependent integers (``lin``),
   an integer array's length, integer attributes compared with bounds (``attr_*`` rules), comparisons split and
   negated, a test over integers as a ``spec.templates`` integer test, an integer choice.

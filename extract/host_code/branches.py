@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements
+from aclnn_conformance.extract.cpp import SourceFile, Stmt, match_close, split_args, statements, switch_cases
 from aclnn_conformance.extract.syntax import open_braces
 from aclnn_conformance.extract.host_code.dim_loops import pointer_reads_blanked, untaken_else_blanked
 from aclnn_conformance.extract.host_code.scalar_shapes import branch_constants_blanked, rank_zero_spelled
@@ -16,6 +16,7 @@ from aclnn_conformance.extract.host_code.model import (DList, Event, IGNORED_CAL
                                                        Walk, _End, _Stop, _args, _cite, _enclosing_body, _enclosing_function,
                                                        _flatten, _macro, _split_top, _status_of, _strip)
 from aclnn_conformance.extract.host_code.promotion import _dexpr
+from aclnn_conformance.extract.host_code.integers import _iexpr_of
 from aclnn_conformance.extract.host_code.statements import (_checks_params, _error_exit, _first_param_check,
                                                             _in_order_mutations, _is_checker, _reachable_after)
 from aclnn_conformance.extract.host_code.casts import _recast_only, _tensor_dtype
@@ -135,6 +136,47 @@ def _run_status_compare(w: Walk, cond: str, env: dict, code: int) -> bool:
     if status is None or (m.group(2) == "!=") != (status == 0):
         return False
     return _remapped_call(w, m.group(1), env, code, only=status or None)
+
+
+def int_switch_chain(w: Walk, stmt: Stmt, env: dict) -> Stmt | None:
+    """``switch (v) { case A: ...; return x; case B: ...; default: ...; return y; }`` on an integer the
+    walk knows, every label's statements ending in a return (no fall-through into another's), as
+    ``if (v == A) {...} else if (v == B) {...} else {...}`` (ops-nn matmul/common/op_host/op_api/
+    cube_util.cpp:84-113 CheckCubeMathType); None for any other switch."""
+    m = re.match(r"switch\s*\(", stmt.text)
+    found = switch_cases(stmt.text) if m else None
+    if found is None:
+        return None
+    subject = stmt.text[m.end():match_close(stmt.text, m.end() - 1)].strip()
+    try:
+        held = reenter.value(w, subject, env)
+    except Unreadable:
+        return None
+    if isinstance(held, tuple) and held[:1] in (("arch",), ("soc",)) or _dexpr(held) is not None:
+        return None   # a switch on the product or a dtype: products._run_switch's
+    try:
+        if _iexpr_of(w, held) is None:
+            return None
+    except Unreadable:
+        return None
+    body, cases, opening = found
+    base = stmt.offset + opening + 1
+    arms: list[tuple[str | None, tuple[Stmt, ...]]] = []
+    for k, case in enumerate(cases):
+        end = cases[k + 1].start if k + 1 < len(cases) else len(body)
+        stmts = statements(body[case.end:end], base + case.end)
+        kept = [x for x in stmts if not (x.kind == "call" and IGNORED_CALLS.match(x.text.strip()))]
+        if not kept or kept[-1].kind != "return" or any(x.kind == "return" or re.match(r"break\b", x.text.strip())
+                                                         for x in kept[:-1]):
+            return None
+        arms.append((case.value, stmts))
+    if not arms or [v for v, _ in arms].count(None) > 1 or (None in [v for v, _ in arms] and arms[-1][0] is not None):
+        return None
+    chain: tuple[Stmt, ...] = arms[-1][1] if arms[-1][0] is None else ()
+    for value, stmts in reversed([a for a in arms if a[0] is not None]):
+        cond = f"{subject} == {value}"
+        chain = (Stmt("if", f"if ({cond})", stmts[0].offset, cond=cond, then=stmts, orelse=chain),)
+    return chain[0]
 
 
 def _accepting_chain(stmt: Stmt, fail: int | None) -> Stmt | None:

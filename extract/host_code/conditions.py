@@ -37,6 +37,16 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
     """The checks of a failure taken when ``cond`` holds: an OR of atoms, each one check."""
     cond = _strip(cond)
     env = selects_decided(w.guards, env)   # a local chosen on a rank test the branch decides
+    held = env.get(cond)
+    if isinstance(held, tuple) and held[:1] == ("guard",):
+        # a bool local holding a guard (ops-nn matmul/addmv/op_host/op_api/aclnn_addmv.cpp:176-178: any
+        # tensor in FRACTAL_NZ): each part of a disjunction one check, as written out
+        parts = held[1][1:] if held[1][0] == "or" else (held[1],)
+        rules = [_guard_atom(p) for p in parts]
+        if None not in rules:
+            for rule in rules:
+                _check(w, src, offset, rule[0], rule[1], code, text)
+            return
     string = _string_test(w, cond, env)
     if string is not None:   # a string argument none of the words the code accepts
         _check(w, src, offset, "string_in", _args(attr=string[0], values=string[1],
@@ -574,6 +584,8 @@ def _guard_atom(g: tuple) -> tuple[str, tuple] | None:
     if g[0] == "in" and g[1][0] == "of" and ("UNDEFINED" not in g[2] or g[2] == ("UNDEFINED",)):
         # a tensor's own dtype against DT_UNDEFINED too: aclCreateTensor takes ACL_DT_UNDEFINED
         return "dtype_not_in", _args(param=g[1][1], dtypes=_expand(g[2]), list="literal")
+    if g[0] == "format-in":   # a tensor's storage format one the code refuses (aclnn_addmv.cpp:176-178: NZ)
+        return "format_not_in", _args(param=g[1], formats=list(g[2]))
     if g[0] != "not":
         return None
     if g[1][0] == "contiguous":   # a tensor not contiguous (aclnn_trans_convolution_weight.cpp:102): that guard's test

@@ -208,8 +208,10 @@ def dtype_rows_excluded(w: Walk, src: SourceFile, offset: int, parts: list[str],
                 return False
             row[g[1][1]] = g[2][0]
         rows.append(row)
+    if len(rows) < 2:
+        return False
     params = list(rows[0])
-    if len(rows) < 2 or len(params) < 2 or any(sorted(r) != sorted(params) for r in rows):   # one tensor: dtype_in's
+    if len(params) < 2 or any(sorted(r) != sorted(params) for r in rows):   # one tensor: dtype_in's
         return False
     _check(w, src, offset, "combination_in", _args(params=params, combinations=tuple(
         tuple((r[n],) for n in params) for r in rows), list="literal"), code, text)

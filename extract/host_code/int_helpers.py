@@ -16,7 +16,7 @@ from typing import Any
 from aclnn_conformance.extract.cpp import Function, Stmt, match_close, split_args, statements
 from aclnn_conformance.extract.host_code.integers import _array_length, _compare_split, _iexpr_of, _never_negative
 from aclnn_conformance.extract.host_code.model import IGNORED_CALLS, T, Unreadable, Walk, _split_top, _strip, _tensor
-from aclnn_conformance.extract.host_code.products import _product_bool
+from aclnn_conformance.extract.host_code.products import _product_bool, _without_true_product_terms
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 _CALL = re.compile(r"([A-Za-z_]\w*)\s*(?:<\s*([\w:\s,]+?)\s*>)?\s*\(")
@@ -26,6 +26,7 @@ _DECL = re.compile(r"(?:const\s+)?(long long|[A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*=\
 _STEP = re.compile(r"(?:(--|\+\+)\s*([A-Za-z_]\w*)|([A-Za-z_]\w*)\s*(--|\+\+))")
 _UPDATE = re.compile(r"([A-Za-z_]\w*)\s*([-+*/]?)=\s*(.+)", re.S)
 _UNSIGNED = {"size_t", "uint64_t"}                      # held where the value cannot be negative
+_SMALL = {"int8_t": 8, "int16_t": 16}                   # held where the value fits (a constant, an argument of the type)
 _TENSOR_PARAM = re.compile(r"(?:const\s+)?aclTensor\s*\*")
 _DIM_PRODUCT_LOOP = re.compile(
     r"for\s*\(\s*(?:size_t|u?int(?:64|32)?_t|int|auto)\s+(?P<i>\w+)\s*=\s*(?P<a>[^;]+?)\s*;\s*(?P=i)\s*<\s*"
@@ -101,7 +102,7 @@ def _returned_type(fn: Function, bound: dict[str, str]) -> str | None:
     text = fn.returns.split("->")[-1] if "->" in fn.returns else fn.returns
     words = re.sub(r"\b(?:static|inline|constexpr)\b|template\s*<[^<>]*>", " ", text).split()
     ctype = _type_of(words[-1], bound) if words else ""
-    return ctype if ctype in _WIDE - {"auto"} or ctype in _NARROW else None
+    return ctype if ctype in _WIDE - {"auto"} or ctype in _NARROW or ctype in _SMALL else None
 
 
 def _type_of(ctype: str, bound: dict[str, str]) -> str:
@@ -117,7 +118,20 @@ def _held(w: Walk, ctype: str, e: Any, where: str) -> Any:
         return ("i32", e)
     if ctype in _UNSIGNED and _never_negative(w, e):
         return e
+    if ctype in _SMALL and _fits(w, e, ctype):
+        return e
     raise Unreadable(f"a local of type {ctype!r} in {where!r}")
+
+
+def _fits(w: Walk, e: Any, ctype: str) -> bool:
+    """``e`` is a value a ``ctype`` holds unchanged: a constant in its range, an API argument declared
+    of that type, or a choice between such values (``cube_util.cpp:73-81``: 0, or the int8_t argument)."""
+    bits = _SMALL[ctype]
+    if isinstance(e, int) and not isinstance(e, bool):
+        return -2 ** (bits - 1) <= e < 2 ** (bits - 1)
+    if isinstance(e, tuple) and e[:1] == ("attr",):
+        return re.search(rf"\b{ctype}\b", w.ptypes.get(e[1], "")) is not None
+    return isinstance(e, tuple) and e[:1] == ("?",) and _fits(w, e[2], ctype) and _fits(w, e[3], ctype)
 
 
 def _expr(w: Walk, text: str, env: dict) -> Any:
@@ -199,7 +213,8 @@ def _run(w: Walk, fn: Function, bound: dict, body: tuple[Stmt, ...], local: dict
                 continue
             if decided is True:
                 return _run(w, fn, bound, stmt.then + body[i + 1:], local)
-            test = _if_test(w, stmt.cond, local)
+            # a product term holding here drops out (cube_util.cpp:75, ``arch == DAV_2201 && m == 4``)
+            test = _if_test(w, _without_true_product_terms(w, stmt.cond, _env(local)), local)
             then = tuple(s for s in stmt.then if not (s.kind == "call" and IGNORED_CALLS.match(s.text)))
             if then and then[-1].kind == "return" and all(s.kind == "decl" for s in then[:-1]):
                 early = _run(w, fn, bound, then, dict(local))

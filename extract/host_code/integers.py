@@ -127,8 +127,11 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
     try:
         x, y = (_array_length(w, s, env) or _iexpr_of(w, reenter.value(w, s, env)) for s in (cmp[0], cmp[2]))
     except Unreadable:
-        return None
-    return None if x is None or y is None else (cmp[1], x, y)
+        x = y = None
+    if x is None or y is None:   # a test of a scalar argument's value among the integers (aclnn_addmv.cpp:157-158)
+        values = reenter.value_test(w, cond, env)
+        return None if values is None else ("guard", ("value", values))
+    return (cmp[1], x, y)
 
 
 def _array_length(w: Walk, expr: str, env: dict) -> tuple | None:

@@ -317,15 +317,23 @@ def _value_test(w: Walk, cond: str, env: dict) -> tuple | None:
 
 
 def _near_test(w: Walk, x: str, y: str, op: str, env: dict) -> tuple | None:
-    """``std::fabs(p - c) < eps``: c - eps < p < c + eps (the difference is exact near c, Sterbenz)."""
-    m = re.fullmatch(r"(?:std::)?fabs\((.+?)\s*-\s*(" + _NUMBER.pattern + r")\)", _strip(x))
-    if not m or op != "<" or not _NUMBER.fullmatch(_strip(y)):
+    """``std::fabs(p - c) < eps``: c - eps < p < c + eps (the difference is exact near c, Sterbenz);
+    ``<=``, ``>`` and ``>=`` alike, and eps may be ``std::numeric_limits<float>::epsilon()`` (2**-23:
+    ops-nn matmul/addmv/op_host/op_api/aclnn_addmv.cpp:106 ``std::abs(alpha->ToFloat() - 1.0f) > ...``).
+    A NaN p is near nothing and far from nothing, as IEEE compares it."""
+    m = re.fullmatch(r"(?:std::)?f?abs\((.+?)\s*-\s*(" + _NUMBER.pattern + r")\)", _strip(x))
+    eps_text = _strip(y)
+    eps = 2.0 ** -23 if re.fullmatch(r"(?:std::)?numeric_limits<\s*float\s*>::epsilon\(\)", eps_text) else \
+        float(eps_text.rstrip("fFlL")) if _NUMBER.fullmatch(eps_text) else None
+    if not m or eps is None or op not in ("<", "<=", ">", ">="):
         return None
     held = _number_read(w, m.group(1), env)
     if held is None or held[1] == "int":
         return None
-    c, eps = float(m.group(2).rstrip("fFlL")), float(_strip(y).rstrip("fFlL"))
-    return ("and", ("cmp", *held, ">", c - eps), ("cmp", *held, "<", c + eps))
+    c = float(m.group(2).rstrip("fFlL"))
+    if op in ("<", "<="):
+        return ("and", ("cmp", *held, ">" if op == "<" else ">=", c - eps), ("cmp", *held, op, c + eps))
+    return ("or", ("cmp", *held, "<" if op == ">" else "<=", c - eps), ("cmp", *held, op, c + eps))
 
 
 def _number_read(w: Walk, expr: str, env: dict) -> tuple[str, str] | None:

@@ -43,7 +43,7 @@ from aclnn_conformance.extract.host_code.conditions import _data_condition, _gua
 from aclnn_conformance.extract.host_code.values import _value
 from aclnn_conformance.extract.host_code.dim_loops import (default_arguments, each_dim_from_loop, shape_by_pointer, slice_same_but_one_loop,
                                                            unrolled_loop)
-from aclnn_conformance.extract.host_code.branches import (_forget_if_mutated, _remapped_call, _returned, _run_if,
+from aclnn_conformance.extract.host_code.branches import (int_switch_chain, _forget_if_mutated, _remapped_call, _returned, _run_if,
                                                           _status_neutral_return, _true_unless_false)
 from aclnn_conformance.extract.host_code.loops import (split_loop, _append_dims_loop, _batch_broadcast_loop, _copy_loop,
                                                        _negative_dim_loop, _numel_loop, _run_array_loop,
@@ -311,6 +311,10 @@ def _run_stmt(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None,
         _run_if(w, src, stmt, env, fail, top)
         return
     if stmt.kind == "other":
+        chain = int_switch_chain(w, stmt, env) if text.startswith("switch") else None
+        if chain is not None:   # a switch on an integer argument: its if-else chain
+            _run_if(w, src, chain, env, fail, top)
+            return
         if (text.startswith("switch") and _run_switch(w, src, stmt, env, fail, top)) or \
                 _read_loop(w, src, stmt, env, fail, top) or split_loop(w, src, stmt, env, fail, top):
             return
@@ -629,7 +633,9 @@ def _run_return(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | Non
             else:
                 _call_fn(w, fn, call[1], env, fail=None)
             raise _End(True)
-        if fn is not None and _is_checker(fn) and fail is not None:
+        if fn is not None and fail is not None and (_is_checker(fn) or fn.returns.split()[-1:] == ["bool"]):
+            # a check returning another bool function's answer (ops-nn matmul/common/op_host/op_api/
+            # cube_util.cpp:115-130 CheckCubeMathTypeForMm): it fails where that one does
             _call_fn(w, fn, call[1], env, fail=fail)
             raise _End(True)
     callee = _unfollowed_status_call(w, value) if fail is None else None
