@@ -132,3 +132,56 @@ def test_a_bool_local_of_formats_is_one_check_per_tensor():
         ("format_not_in", {"param": "self", "formats": ["FRACTAL_NZ"]}),
         ("format_not_in", {"param": "mat", "formats": ["FRACTAL_NZ"]})]
     assert _failing(events, _call(fmt="FRACTAL_NZ")) == ["format_not_in"]
+
+
+GEMM = """
+static inline bool CheckShape(const aclTensor* A, const aclTensor* B, const aclTensor* C, int64_t transA,
+                              int64_t transB, const aclTensor* out)
+{
+    OP_CHECK_WRONG_DIMENSION(A, 2, return false);
+    OP_CHECK_WRONG_DIMENSION(B, 2, return false);
+    auto kDimA = static_cast<bool>(transA) ? (A->GetViewShape())[0] : (A->GetViewShape())[1];
+    auto kDimB = static_cast<bool>(transB) ? (B->GetViewShape())[1] : (B->GetViewShape())[0];
+    if (kDimA != kDimB) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The k-axis of the two inputs are different.");
+        return false;
+    }
+    auto mDim = static_cast<bool>(transA) ? (A->GetViewShape())[1] : (A->GetViewShape())[0];
+    auto nDim = static_cast<bool>(transB) ? (B->GetViewShape())[0] : (B->GetViewShape())[1];
+    op::Shape matmulShape = {mDim, nDim};
+    OP_CHECK_BROADCAST_WITH_SHAPE(C, matmulShape, return false);
+    return true;
+}
+
+static aclnnStatus CheckParams(const aclTensor* A, const aclTensor* B, const aclTensor* C, int64_t transA,
+                               int64_t transB, const aclTensor* out)
+{
+    CHECK_RET(CheckShape(A, B, C, transA, transB, out), ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* A, const aclTensor* B, const aclTensor* C, int64_t transA,
+                                      int64_t transB, aclTensor* out, uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    auto ret = CheckParams(A, B, C, transA, transB, out);
+    CHECK_RET(ret == ACLNN_SUCCESS, ret);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def _gemm(a: tuple, b: tuple, trans_a: int, trans_b: int, c: tuple = (1,), out: tuple = (2, 2)) -> CallView:
+    return CallView({"A": TensorView("FLOAT", a, "ND"), "B": TensorView("FLOAT", b, "ND"),
+                     "C": TensorView("FLOAT", c, "ND"), "out": TensorView("FLOAT", out, "ND")},
+                    {"transA": trans_a, "transB": trans_b}, frozenset())
+
+
+def test_transposed_operands_chosen_by_an_integer_as_a_truth_value():
+    events = rules(walk(GEMM, ["A", "B", "C", "transA", "transB", "out", "workspaceSize", "executor"]))
+    assert not [e for e in events if e[0] == "unread"]
+    assert _failing(events, _gemm((2, 3), (3, 4), 0, 0)) == []
+    assert _failing(events, _gemm((3, 2), (3, 4), 1, 0)) == []          # A transposed: k is its dim 0
+    assert _failing(events, _gemm((3, 2), (4, 3), 1, 7)) == []          # any nonzero transB transposes B
+    assert _failing(events, _gemm((2, 3), (3, 4), 1, 0)) == ["int_test"]
+    # C broadcasts to (m, n) = (2, 4); (3,) does not
+    assert _failing(events, _gemm((2, 3), (3, 4), 0, 0, c=(3,))) == ["broadcastable_shape"]

@@ -117,6 +117,13 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
     if cond.startswith("!") and not cond.startswith("!="):
         inner = _int_test(w, cond[1:], env)
         return None if inner is None else ("not", inner)
+    truth = re.fullmatch(r"static_cast<\s*bool\s*>\s*\((.+)\)", cond, re.S)
+    if truth:   # an integer as a truth value (ops-nn matmul/gemm/op_host/op_api/aclnn_gemm.cpp:105 ``transA``)
+        try:
+            held = _iexpr_of(w, reenter.value(w, truth.group(1), env))
+        except Unreadable:
+            return None
+        return None if held is None else ("!=", held, 0)
     cmp = _compare_split(cond)
     if cmp is None:
         return None

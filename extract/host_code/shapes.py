@@ -37,9 +37,23 @@ def _brace_shape(w: Walk, text: str, rhs: str, env: dict) -> tuple | None:
         if d is None and isinstance(held, tuple) and held[:1] == ("dim",):   # a local holding a dim
             d = held
         if d is None:
-            return None
+            return _integer_dims_shape(w, rhs, env)
         dims.append(d if _is_int(d) else tuple(d[1:]))
     return ("built-shape", tuple(dims)) if dims else None
+
+
+def _integer_dims_shape(w: Walk, rhs: str, env: dict) -> tuple | None:
+    """``{a, b}`` with each dim a local holding a choice between integers (ops-nn matmul/gemm/op_host/
+    op_api/aclnn_gemm.cpp:117-119: ``mDim = transA ? A[1] : A[0]``), its value when the shape is made:
+    ("shape-expr", ("dims", those)); None otherwise."""
+    dims = []
+    for a in split_args(rhs[1:-1]):
+        held = env.get(_strip(a))
+        if not (re.fullmatch(r"[A-Za-z_]\w*", _strip(a)) and isinstance(held, tuple) and held[:1] == ("iexpr",)
+                and isinstance(held[1], tuple) and held[1][:1] == ("?",)):
+            return None
+        dims.append(held[1])
+    return ("shape-expr", ("dims", tuple(dims))) if dims else None
 
 
 def _split_shape(w: Walk, src: SourceFile, stmt: Stmt, env: dict, name: str) -> bool:
