@@ -3,10 +3,12 @@ events worked out by hand: a loop comparing two shapes dim by dim but one
 (index/scatter_elements_v2/op_api/aclnn_scatter.cpp:159-173 CompareTensorShape), an integer helper
 setting a local on both sides of an if-else (aclnn_scatter.cpp:237-247 GetFinalDim), a string the
 integer argument names (aclnn_scatter.cpp:136-157 GetReduceStr, compared at 923-924), and a chain of
-accepted dtype rows (index/quant_update_scatter/op_api/aclnn_quant_scatter.cpp:53-90)."""
+accepted dtype rows (index/quant_update_scatter/op_api/aclnn_quant_scatter.cpp:53-90); and aclnnMedianDim's
+expected output rank chosen by a bool argument and its dim wrapped by a remainder
+(index/gather_v2/op_api/aclnn_median.cpp:191-230)."""
 from __future__ import annotations
 
-from snippet_walk import rules, walk
+from snippet_walk import read_checks, rules, violated, walk
 
 from aclnn_conformance.spec.templates import CallView, TensorView, int_holds, int_leaves, TEMPLATES
 
@@ -166,3 +168,117 @@ def test_a_failure_on_an_empty_conjunction_is_not_read_as_dtype_rows() -> None:
     # every part decided by the product leaves no dtype row to read: no rule of rows, and no crash
     from aclnn_conformance.extract.host_code.dtypes import dtype_rows_excluded
     assert dtype_rows_excluded(None, None, 0, [], {}, 161002, "") is False
+
+
+MEDIAN = """
+static inline int64_t GetTensorDim(const aclTensor* self)
+{
+    return static_cast<int64_t>(self->GetViewShape().GetDimNum());
+}
+
+static bool CheckDim(const aclTensor* self, int64_t dim)
+{
+    int64_t dimSize = GetTensorDim(self);
+    int64_t dimMin = std::min(-1 * dimSize, dimSize - 1);
+    int64_t dimMax = std::max(-1 * dimSize, dimSize - 1);
+    if ((dim > dimMax) || (dim < dimMin)) {
+        OP_LOGE(ACLNN_ERR_PARAM_INVALID, "dim should be in range [%ld, %ld].", dimMin, dimMax);
+        return false;
+    }
+    return true;
+}
+
+static bool CheckShapeDim(const aclTensor* self, bool keepDim, const aclTensor* valuesOut)
+{
+    auto expectedDimNum = keepDim ? self->GetViewShape().GetDimNum() : self->GetViewShape().GetDimNum() - 1;
+    if (self->GetViewShape().GetDimNum() == 0) {
+        expectedDimNum = self->GetViewShape().GetDimNum();
+    }
+    OP_CHECK_WRONG_DIMENSION(valuesOut, expectedDimNum, return false);
+    return true;
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, int64_t dim, bool keepDim, aclTensor* valuesOut,
+                                      uint64_t* workspaceSize, aclOpExecutor** executor)
+{
+    CHECK_RET(CheckDim(self, dim), ACLNN_ERR_PARAM_INVALID);
+    CHECK_RET(CheckShapeDim(self, keepDim, valuesOut), ACLNN_ERR_PARAM_INVALID);
+    auto dimSize = self->GetViewShape().GetDimNum();
+    if (dimSize != 0) {
+        auto realDim = (dim + dimSize) % dimSize;
+        if (self->GetDataType() == op::DataType::DT_BF16 && self->GetViewShape().GetDim(realDim) == 1) {
+            OP_LOGE(ACLNN_ERR_PARAM_INVALID, "The dim axis value is not support 1 when input type is BF16.");
+            return ACLNN_ERR_PARAM_INVALID;
+        }
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def _median(dtype: str, self: tuple, dim: int, keep: bool, out: tuple) -> CallView:
+    return CallView({"self": TensorView(dtype, self, "ND"), "valuesOut": TensorView(dtype, out, "ND")},
+                    {"dim": dim, "keepDim": keep}, frozenset())
+
+
+def test_a_rank_chosen_by_a_bool_argument_and_a_dim_wrapped_by_a_remainder_are_read() -> None:
+    names = ["self", "dim", "keepDim", "valuesOut", "workspaceSize", "executor"]
+    checks = read_checks(MEDIAN, names)
+    # the reduced dim kept or dropped (rank 0 stays rank 0); a bfloat16 dim of size 1 refused, however named
+    cases = {
+        ("FLOAT", (2, 3), 1, True, (2, 1)): [],
+        ("FLOAT", (2, 3), 1, False, (2,)): [],
+        ("FLOAT", (2, 3), 1, False, (2, 1)): [161002],
+        ("FLOAT", (2, 3), 1, True, (2,)): [161002],
+        ("FLOAT", (), 0, False, ()): [],
+        ("BF16", (2, 1), 1, True, (2, 1)): [161002],
+        ("BF16", (2, 1), -1, True, (2, 1)): [161002],
+        ("BF16", (1, 3), -1, True, (1, 1)): [],
+        ("BF16", (1, 3), -2, True, (1, 3)): [161002],
+        ("FLOAT", (2, 1), 1, True, (2, 1)): [],
+    }
+    for (dtype, self, dim, keep, out), want in cases.items():
+        got = [checks[i].status for i in violated(checks, _median(dtype, self, dim, keep, out))]
+        assert got[:1] == want, (dtype, self, dim, keep, out)
+
+
+PUT = """
+static const std::initializer_list<op::DataType> OLD_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_INT32};
+static const std::initializer_list<op::DataType> NEW_LIST = {op::DataType::DT_FLOAT, op::DataType::DT_INT32,
+                                                             op::DataType::DT_BF16};
+
+static const std::initializer_list<DataType>& GetDtypeSupportList(bool accumulate)
+{
+    if (((GetCurrentPlatformInfo().GetCurNpuArch() == NpuArch::DAV_2201) || Ops::NN::AclnnUtil::IsRegbase()) &&
+        accumulate == false) {
+        return NEW_LIST;
+    } else {
+        return OLD_LIST;
+    }
+}
+
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor* self, bool accumulate, uint64_t* workspaceSize,
+                                      aclOpExecutor** executor)
+{
+    auto supportList = GetDtypeSupportList(accumulate);
+    OP_CHECK_DTYPE_NOT_SUPPORT(self, supportList, return ACLNN_ERR_PARAM_INVALID);
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def _put(dtype: str, accumulate: bool) -> CallView:
+    return CallView({"self": TensorView(dtype, (2,), "ND")}, {"accumulate": accumulate}, frozenset())
+
+
+def test_a_dtype_list_chosen_on_the_product_and_a_bool_argument_is_checked_per_choice() -> None:
+    names = ["self", "accumulate", "workspaceSize", "executor"]
+    # Atlas A2 (DAV_2201) takes the new list without accumulation; Atlas training (DAV_1001) never does
+    for product, accepted in (("atlas-a2", {("BF16", False), ("FLOAT", False), ("FLOAT", True)}),
+                              ("atlas-training", {("FLOAT", False), ("FLOAT", True)})):
+        events = walk(PUT, names, product)
+        assert [e.text for e in events if e.kind == "unread"] == []
+        checks = [e for e in events if e.kind == "check"]
+        got = {(d, acc) for d in ("FLOAT", "BF16", "INT8") for acc in (False, True)
+               if not violated(checks, _put(d, acc))}
+        assert got == accepted, product

@@ -63,19 +63,30 @@ def test_a_split_dim_is_an_even_size_rule_and_the_output_its_half():
     assert {e.status for e in events} == {161002}
 
 
-@pytest.mark.parametrize("changes,unread", [
-    ({"rank": ""}, "splitShape"),                       # a rank-0 self has no dim to read
-    ({"mod": "splitShape % SPLIT_NUM != 1"}, "splitShape"),   # another remainder
-    ({"extra": "outShapeExpect.SetDim(0, 1);"}, "outShapeExpect"),   # the expected shape changed again
-])
-def test_a_split_read_otherwise_is_unread(changes, unread):
-    events = _walk(**changes)
-    assert events[-1].kind == "unread" and unread in events[-1].text
+def test_a_split_without_a_rank_check_is_unread():
+    events = _walk(rank="")   # a rank-0 self has no dim to read
+    assert events[-1].kind == "unread" and "splitShape" in events[-1].text
 
 
 def _call(self_shape, out_shape, dim):
     return CallView(tensors={"self": TensorView("FLOAT", self_shape, "ND"), "out": TensorView("FLOAT", out_shape, "ND")},
                     attrs={"dim": dim}, null_outputs=frozenset())
+
+
+@pytest.mark.parametrize("changes,calls", [
+    # another remainder: the size at the dim must be odd
+    ({"mod": "splitShape % SPLIT_NUM != 1"}, {((3, 5), (3, 2), 1): False, ((4, 6), (4, 3), 1): True,
+                                              ((4, 5), (2, 5), 0): True, ((4, 5), (4, 2), -1): False}),
+    # the expected shape changed again: dim 0 set to 1 after the halving
+    ({"extra": "outShapeExpect.SetDim(0, 1);"}, {((4, 6), (1, 3), 1): False, ((4, 6), (4, 3), 1): True,
+                                                 ((4, 6), (1, 6), 0): False, ((4, 6), (2, 6), 0): True}),
+])
+def test_a_split_written_otherwise_is_read_as_written(changes, calls):
+    events = _walk(**changes)
+    assert [e.kind for e in events] == ["check"] * len(events) and {e.status for e in events} == {161002}
+    for (shape, out, dim), violated in calls.items():
+        call = _call(shape, out, dim)
+        assert any(predicate(e.template, dict(e.args))(call) for e in events) is violated, (shape, out, dim)
 
 
 @pytest.mark.parametrize("shape,dim,violated", [

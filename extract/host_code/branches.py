@@ -326,6 +326,9 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
                 g, by_value = (name, *atoms), returns_success and not ends_checks
     if g is None or (_has_atom(g, "empty") and not _plain_exit(stmt)):
         return False   # an empty tensor's branch computing something is the empty return's to read
+    lists = _lists_returned(w, stmt, env)
+    if lists is not None:   # a function choosing a dtype list: the choice, checked per side where used
+        raise _End(("dlist-choice", g, *lists))
     ended, changed, partly = [], [], []
     for branch, guard in ((stmt.then, g), (stmt.orelse, ("not", g))):
         if not branch:
@@ -472,6 +475,24 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
         w.guards.append(("not", ended[0]))   # popped when the function ends (_run_function)
     w.guards.extend(("not", p) for p in partly)   # popped when the function ends (_run_function)
     return True
+
+
+def _lists_returned(w: Walk, stmt: Stmt, env: dict) -> tuple[Any, Any] | None:
+    """``if (G) { return A; } else { return B; }`` with A and B dtype lists or choices of them (ops-nn
+    index/scatter_nd_update/op_api/aclnn_put.cpp:77-85, a list chosen on the product and ``accumulate``):
+    (A, B); None for any other branch."""
+    sides = []
+    for branch in (stmt.then, stmt.orelse):
+        m = re.fullmatch(r"return\s+(.+?)\s*;?", branch[0].text.strip(), re.S) \
+            if len(branch) == 1 and branch[0].kind == "return" else None
+        try:
+            value = reenter.value(w, m.group(1), env) if m else None
+        except Unreadable:
+            return None
+        if not _dlist_or_choice(value):
+            return None
+        sides.append(value)
+    return sides[0], sides[1]
 
 
 def _dlist_or_choice(value: Any) -> bool:

@@ -88,10 +88,37 @@ def _arith(w: Walk, expr: str, env: dict) -> Any:
     try:
         return _linear_arith(a, op, b, expr)
     except Unreadable:
+        wrapped = _wrapped_by_remainder(w, a, op, b)
+        if wrapped is not None:
+            return wrapped
         ea, eb = _iexpr_of(w, a), _iexpr_of(w, b)
         if ea is None or eb is None:
             raise
         return ("iexpr", (op, ea, eb))
+
+
+def dim_range_checked(w: Walk, attr: str, tensor: str) -> bool:
+    """Unguarded checks read before refuse the integer argument ``attr`` below -rank and past rank - 1
+    of ``tensor`` (``attr_in_rank_range``)."""
+    bounds = {b for e in w.events if e.kind == "check" and e.template == "attr_in_rank_range"
+              for a in [e.args_dict()] if a.get("attr") == attr and a.get("tensor") == tensor and "when" not in a
+              for b, want in (("min", [-1, 0]), ("max", [1, -1])) if list(a.get(b) or ()) == want}
+    return bounds == {"min", "max"}
+
+
+def _wrapped_by_remainder(w: Walk, a: Any, op: str, b: Any) -> tuple | None:
+    """``(d + rank) % rank`` of an integer argument d that checks before keep in [-rank, rank - 1]: d
+    wrapped (ops-nn index/gather_v2/op_api/aclnn_median.cpp:225 ``(dim + dimSize) % dimSize``), else None."""
+    rank = _lin(b)
+    if op != "%" or not rank or rank[2:] != (1, 0, 0) or not (isinstance(a, tuple) and a[:1] == ("iexpr",)):
+        return None
+    t, total = rank[1], a[1]
+    if not (total[:1] == ("+",) and ("rank", t) in total[1:3]):
+        return None
+    (d,) = [x for x in total[1:3] if x != ("rank", t)] or [None]
+    if not (isinstance(d, tuple) and d[:1] == ("attr",) and dim_range_checked(w, d[1], t)):
+        return None
+    return ("wrapped-dim", d[1], t)
 
 
 def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
@@ -125,8 +152,9 @@ def _int_test(w: Walk, cond: str, env: dict) -> tuple | None:
             return None
         return None if held is None else ("!=", held, 0)
     cmp = _compare_split(cond)
-    if cmp is None:
-        return None
+    if cmp is None:   # a bool argument as the test (ops-nn index/gather_v2/op_api/aclnn_median.cpp:197 ``keepDim ? ...``)
+        values = reenter.value_test(w, cond, env) if re.fullmatch(r"\w+", cond) else None
+        return None if values is None else ("guard", ("value", values))
     shapes = [reenter.shape_expr_at(w, x, env) for x in (cmp[0], cmp[2])] if cmp[1] in ("==", "!=") else [None]
     if None not in shapes:   # two shapes compared
         same = ("same-shape", *shapes)

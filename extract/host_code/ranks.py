@@ -381,7 +381,8 @@ def _dims_atom(w: Walk, body: str, neg: bool, env: dict) -> tuple[str, tuple] | 
     mod = re.fullmatch(r"(\w+)\s*%\s*(\w+)", _strip(a))
     if mod and op == "!=" and _strip(b) == "0":   # ``size % 2 != 0``: the size at the dim not even
         held = env.get(mod.group(1))
-        size = _wrapped_dim_size(w, held.text if isinstance(held, Opaque) else mod.group(1), env)
+        size = _wrapped_dim_size(w, held.text if isinstance(held, Opaque) else mod.group(1), env) \
+            or _wrapped_attr_dim(held)
         by = int(mod.group(2)) if mod.group(2).isdigit() else w.index.constant(mod.group(2))
         if size is not None and by:
             return "attr_dim_divisible", _args(attr=size[0], tensor=size[1], by=by)
@@ -563,6 +564,18 @@ def _wrapped_dim_size(w: Walk, expr: str, env: dict) -> tuple[str, str] | None:
     return held[1], held[2]
 
 
+def _wrapped_attr_dim(held: Any) -> tuple[str, str] | None:
+    """A local holding t's dim at an integer argument a wrapped by t's rank (``("iexpr", ("sdim", ("of",
+    t), a < 0 ? a + rank : a))`` of _dim_value): (a, t); None for anything else."""
+    if not (isinstance(held, tuple) and held[:1] == ("iexpr",) and held[1][:1] == ("sdim",)):
+        return None
+    of, at = held[1][1], held[1][2]
+    if not (of[:1] == ("of",) and isinstance(at, tuple) and at[:1] == ("?",) and at[3][:1] == ("attr",)):
+        return None
+    attr, t = at[3], of[1]
+    return (attr[1], t) if at[1:3] == (("<", attr, 0), ("+", attr, ("rank", t))) else None
+
+
 def _rank_one_checked(w: Walk, tensor: str) -> bool:
     """An unguarded check read before refuses every call where ``tensor`` has rank 0."""
     return _min_rank_checked(w, tensor) >= 1
@@ -626,7 +639,8 @@ def _dim_value(w: Walk, expr: str, env: dict) -> tuple | None:
     if li and shape[0] == "shape-of" and li[1] == shape[1] and li[4] == li[3]:   # no other value at rank 0
         return ("dim", shape[1], li[2], li[3])
     at = _iexpr_of(w, index)   # a dim at an index the walk computes: read where it is inside the shape
-    wrapped = _wrapped_iexpr(w, index) if at is None and getattr(w, "wrapped_dims", False) else None
+    wrapped = _wrapped_iexpr(w, index) if at is None and (getattr(w, "wrapped_dims", False) or (
+        isinstance(index, tuple) and index[:1] == ("wrapped-dim",) and index[2] == shape[1])) else None
     if wrapped is not None and reenter.dims_decided(w, ("sdim", reenter.shape_expr_of(shape), wrapped)):
         at = wrapped   # a wrapped dim argument kept inside the rank, in an integer choice (aclnn_slice.cpp:65)
     return None if at is None else ("iexpr", ("sdim", reenter.shape_expr_of(shape), at))

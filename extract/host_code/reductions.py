@@ -14,7 +14,7 @@ from aclnn_conformance.extract.cpp import Function, SourceFile, Stmt, match_clos
 from aclnn_conformance.extract.host_code.model import (IGNORED_CALLS, Opaque, T, Unreadable, Walk, _args, _called, _check,
                                                        _flat, _lin, _loop, _strip)
 from aclnn_conformance.extract.host_code.statements import _error_exit
-from aclnn_conformance.extract.host_code.integers import _INT_TYPE
+from aclnn_conformance.extract.host_code.integers import _INT_TYPE, dim_range_checked
 from aclnn_conformance.extract.host_code.shapes import _shape_expr_at, _shape_of
 from aclnn_conformance.extract.host_code.nulls import _VACUOUS_ON_NULL
 import aclnn_conformance.extract.host_code.reenter as reenter
@@ -427,7 +427,7 @@ def _reduced_dims_call(w: Walk, fn: Function, args: list[str], env: dict) -> boo
     keepdim = keep.name if isinstance(keep, T) and w.ptypes.get(keep.name, "").replace("const", "").strip() == "bool" \
         else keep if isinstance(keep, bool) else None
     if tensor is None or attr is None or keepdim is None or not _rank_fixed(w.guards, tensor, fill.rank) \
-            or not _dim_range_checked(w, attr, tensor):
+            or not dim_range_checked(w, attr, tensor):
         return False
     for p, t in zip(fn.params, fn.param_types):
         if "&" in t and "const" not in t:
@@ -440,15 +440,6 @@ def _rank_fixed(guards: list, tensor: str, rank: int) -> bool:
     """The guards the walk runs under hold only where ``tensor`` has rank ``rank``."""
     return any(g == ("rank", tensor, "==", rank) or (g[0] == "and" and _rank_fixed(list(g[1:]), tensor, rank))
                for g in guards)
-
-
-def _dim_range_checked(w: Walk, attr: str, tensor: str) -> bool:
-    """Unguarded checks read before refuse the integer argument ``attr`` below -rank and past rank - 1
-    of ``tensor`` (``attr_in_rank_range``)."""
-    bounds = {b for e in w.events if e.kind == "check" and e.template == "attr_in_rank_range"
-              for a in [e.args_dict()] if a.get("attr") == attr and a.get("tensor") == tensor and "when" not in a
-              for b, want in (("min", [-1, 0]), ("max", [1, -1])) if list(a.get(b) or ()) == want}
-    return bounds == {"min", "max"}
 
 
 def _shape_vector(w: Walk, rhs: str, env: dict) -> tuple | None:

@@ -166,7 +166,8 @@ def _value(w: Walk, expr: str, env: dict) -> Any:
         fn = w.index.function(call[0])
         if fn is not None and re.search(r"initializer_list|vector|DataType", fn.returns):
             result = reenter.call_fn(w, fn, call[1], env, fail=None)
-            if isinstance(result, DList) or _dexpr(result) is not None:
+            if isinstance(result, DList) or _dexpr(result) is not None or \
+                    isinstance(result, tuple) and result[:1] == ("dlist-choice",):
                 return result
             raise Unreadable(f"the list {call[0]}(...) returns on this product")
     if call and match_close(expr, expr.index("(")) == len(expr) - 1:
