@@ -23,10 +23,16 @@ from aclnn_conformance.backends.mutants.base import Mutant, MutantSet
 from aclnn_conformance.spec.registry import operators
 
 
+_read: list = []   # [(the registry's records object, its mutant sets)]: read once per registry
+
+
 def mutant_sets() -> dict[str, MutantSet]:
-    """key -> the MutantSet of every operator that declares one."""
-    return {key: record.piece("mutants") for key, record in operators().items()
-            if record.has("mutants")}
+    """key -> the MutantSet of every operator that declares one (read again when the registry is)."""
+    found = operators()
+    if not _read or _read[0][0] is not found:
+        _read[:] = [(found, {key: record.piece("mutants") for key, record in found.items()
+                             if record.has("mutants")})]
+    return dict(_read[0][1])
 
 
 def _all(kind: str) -> tuple[type[Mutant], ...]:

@@ -32,6 +32,22 @@ from aclnn_conformance.extract.host_code.guard_rules import contiguity_rule, sel
 import aclnn_conformance.extract.host_code.reenter as reenter
 
 
+def _bool_local_written_out(cond: str, env: dict) -> str | None:
+    """``scene1`` or ``!(scene1)`` of a local ``auto scene1 = x1 != nullptr && ...;``, null tests of the
+    API's arguments joined by ``&&`` and ``||`` (ops-transformer gmm/grouped_matmul_finalize_routing/op_host/op_api/
+    aclnn_grouped_matmul_finalize_routing.cpp:1095-1097): the condition with the test written out, read
+    as written there; None for anything else."""
+    m = re.fullmatch(r"(!\s*)?(?:\(\s*([A-Za-z_]\w*)\s*\)|([A-Za-z_]\w*))", cond)
+    held = env.get(m.group(2) or m.group(3)) if m else None
+    if not isinstance(held, Opaque):
+        return None
+    parts = re.split(r"&&|\|\|", re.sub(r"\s+", " ", held.text))
+    nulls = [re.fullmatch(r"\s*([A-Za-z_]\w*) (?:!=|==) nullptr\s*", p) for p in parts]
+    if not all(m and isinstance(env.get(m.group(1)), T) for m in nulls):
+        return None   # (null tests only: a local holding other tests keeps its own readers)
+    return f"!({held.text})" if m.group(1) else held.text
+
+
 def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict, code: int,
                     text: str) -> None:
     """The checks of a failure taken when ``cond`` holds: an OR of atoms, each one check."""
@@ -47,6 +63,10 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
             for rule in rules:
                 _check(w, src, offset, rule[0], rule[1], code, text)
             return
+    written = _bool_local_written_out(cond, env)
+    if written is not None:   # a bool local holding a test of the call's arguments: that test
+        _data_condition(w, src, offset, written, env, code, text)
+        return
     string = _string_test(w, cond, env)
     if string is not None:   # a string argument none of the words the code accepts
         _check(w, src, offset, "string_in", _args(attr=string[0], values=string[1],
