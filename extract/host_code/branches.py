@@ -211,7 +211,7 @@ def _run_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int | None, t
     if accepted is not None:   # every arm returns true but the last, which fails: one failure, then true
         _run_if(w, src, accepted, env, fail, top)
         raise _End(True)
-    if stmt.orelse and _error_exit(stmt.then, fail) is not None and (_failure_chain(w, stmt, fail) or not re.search(
+    if stmt.orelse and _error_exit(stmt.then, fail) is not None and (_failure_chain(stmt, fail) or not re.search(
             r"return\s+false|ACLNN_ERR_PARAM|OP_CHECK", "".join(s.text for s in _flatten(stmt.orelse)))):
         # ``if (C) { fail } else { S }``, S failing nowhere or failing on every arm of an else-if chain, is
         # ``if (C) { fail } S``: an else returning true (aclnn_embedding_renorm.cpp:133), an else-if returning
@@ -479,13 +479,8 @@ def _run_guarded_if(w: Walk, src: SourceFile, stmt: Stmt, env: dict, fail: int |
     return True
 
 
-def _failure_chain(w: Walk, stmt: Stmt, fail: int | None) -> bool:
-    """``if (A) { fail } else if (B) { fail } ...``, an optional last else failing too, in GetWorkspaceSize
-    itself: every arm fails. (In a check function the same reading moves three rules of the shipped data,
-    ops-math cumprod's and ops-nn aclnnAddRmsNormDynamicQuantV2's, to other, equivalent templates: left
-    for a regeneration of the data and the must-pass list.)"""
-    if w.depth != w.api_depth:
-        return False
+def _failure_chain(stmt: Stmt, fail: int | None) -> bool:
+    """``if (A) { fail } else if (B) { fail } ...``, an optional last else failing too: every arm fails."""
     node = stmt
     while _error_exit(node.then, fail) is not None:
         if not node.orelse:
