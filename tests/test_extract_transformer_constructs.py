@@ -58,3 +58,30 @@ def test_a_local_of_null_tests_and_a_chain_of_failures_are_read_as_written() -> 
     assert first_status(_call(x2_shape=(8,))) == 161002
     assert first_status(_call(t1=True)) == 161002 and first_status(_call(t2=True)) == 161002
     assert first_status(_call(nulls=("bias",), dtype=1)) == 161001   # the null test comes first
+
+
+SCENES = """
+aclnnStatus aclnnSnipGetWorkspaceSize(const aclTensor *x, const aclTensor *w, const aclTensor *shared,
+    const aclTensor *logit, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor)
+{
+    auto scene1 = x != nullptr && w != nullptr && shared != nullptr && logit != nullptr;
+    auto scene2 = x != nullptr && w != nullptr && shared == nullptr && logit == nullptr;
+    if (!(scene1 || scene2)) {
+        OP_LOGE(ACLNN_ERR_PARAM_NULLPTR, "do not support input nullptr.");
+        return ACLNN_ERR_PARAM_NULLPTR;
+    }
+    return ACLNN_SUCCESS;
+}
+"""
+
+
+def test_two_locals_of_null_tests_either_holding_are_one_test_of_which_arguments_are_given() -> None:
+    checks = read_checks(SCENES, ["x", "w", "shared", "logit", "out", "workspaceSize", "executor"])
+    assert {c.status for c in checks} == {161001}
+    names = ("x", "w", "shared", "logit")
+    # (x, w) always, and shared and logit both given or both null (aclnn_grouped_matmul_finalize_routing.cpp:915-921)
+    for given in range(16):
+        nulls = tuple(n for i, n in enumerate(names) if not given >> i & 1)
+        call = CallView({n: TensorView("INT8", (2, 2), "ND") for n in names if n not in nulls}, {}, frozenset(nulls))
+        accepted = "x" not in nulls and "w" not in nulls and (("shared" in nulls) == ("logit" in nulls))
+        assert (violated(checks, call) == []) is accepted, nulls

@@ -48,6 +48,35 @@ def _bool_local_written_out(cond: str, env: dict) -> str | None:
     return f"!({held.text})" if m.group(1) else held.text
 
 
+def _names_null_local(cond: str, env: dict) -> bool:
+    """``cond`` names a local holding null tests of the arguments (_bool_local_written_out's kind)."""
+    return any(_bool_local_written_out(name, env) is not None for name in re.findall(r"[A-Za-z_]\w*", cond))
+
+
+def _null_formula(cond: str, env: dict) -> Any:
+    """``cond`` built of null tests of the API's pointer arguments and locals holding such tests with
+    ``!``, ``&&``, ``||`` and parentheses (ops-transformer gmm/grouped_matmul_finalize_routing/op_host/
+    op_api/aclnn_grouped_matmul_finalize_routing.cpp:915-921 ``!(scene1 || scene2)``): the guard formula
+    of which arguments are null; None for anything else."""
+    cond = _strip(cond)
+    for op, head in (("||", "or"), ("&&", "and")):
+        parts = _split_top(cond, op)
+        if len(parts) > 1:
+            got = [_null_formula(p, env) for p in parts]
+            return None if None in got else (head, *got)
+    if cond.startswith("!") and not cond.startswith("!="):
+        inner = _null_formula(cond[1:], env)
+        return None if inner is None else ("not", inner)
+    written = _bool_local_written_out(cond, env)
+    if written is not None:
+        return _null_formula(f"({written})", env)
+    m = re.fullmatch(r"([A-Za-z_]\w*)\s*(==|!=)\s*nullptr", cond)
+    if not (m and isinstance(env.get(m.group(1)), T)):
+        return None
+    null = ("null", env[m.group(1)].name)
+    return null if m.group(2) == "==" else ("not", null)
+
+
 def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict, code: int,
                     text: str) -> None:
     """The checks of a failure taken when ``cond`` holds: an OR of atoms, each one check."""
@@ -66,6 +95,10 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
     written = _bool_local_written_out(cond, env)
     if written is not None:   # a bool local holding a test of the call's arguments: that test
         _data_condition(w, src, offset, written, env, code, text)
+        return
+    formula = _null_formula(cond, env) if _names_null_local(cond, env) else None
+    if formula is not None:   # null tests of several such locals combined: one test of which are given
+        _check(w, src, offset, "int_test", _args(test=("guard", formula)), code, text)
         return
     string = _string_test(w, cond, env)
     if string is not None:   # a string argument none of the words the code accepts
