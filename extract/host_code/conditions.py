@@ -42,8 +42,8 @@ def _bool_local_written_out(cond: str, env: dict) -> str | None:
     if not isinstance(held, Opaque):
         return None
     parts = re.split(r"&&|\|\|", re.sub(r"\s+", " ", held.text))
-    nulls = [re.fullmatch(r"\s*([A-Za-z_]\w*) (?:!=|==) nullptr\s*", p) for p in parts]
-    if not all(m and isinstance(env.get(m.group(1)), T) for m in nulls):
+    tests = [re.fullmatch(r"\s*([A-Za-z_]\w*) (?:!=|==) nullptr\s*", p) for p in parts]
+    if not all(t and isinstance(env.get(t.group(1)), T) for t in tests):
         return None   # (null tests only: a local holding other tests keeps its own readers)
     return f"!({held.text})" if m.group(1) else held.text
 
@@ -51,30 +51,6 @@ def _bool_local_written_out(cond: str, env: dict) -> str | None:
 def _names_null_local(cond: str, env: dict) -> bool:
     """``cond`` names a local holding null tests of the arguments (_bool_local_written_out's kind)."""
     return any(_bool_local_written_out(name, env) is not None for name in re.findall(r"[A-Za-z_]\w*", cond))
-
-
-def _null_formula(cond: str, env: dict) -> Any:
-    """``cond`` built of null tests of the API's pointer arguments and locals holding such tests with
-    ``!``, ``&&``, ``||`` and parentheses (ops-transformer gmm/grouped_matmul_finalize_routing/op_host/
-    op_api/aclnn_grouped_matmul_finalize_routing.cpp:915-921 ``!(scene1 || scene2)``): the guard formula
-    of which arguments are null; None for anything else."""
-    cond = _strip(cond)
-    for op, head in (("||", "or"), ("&&", "and")):
-        parts = _split_top(cond, op)
-        if len(parts) > 1:
-            got = [_null_formula(p, env) for p in parts]
-            return None if None in got else (head, *got)
-    if cond.startswith("!") and not cond.startswith("!="):
-        inner = _null_formula(cond[1:], env)
-        return None if inner is None else ("not", inner)
-    written = _bool_local_written_out(cond, env)
-    if written is not None:
-        return _null_formula(f"({written})", env)
-    m = re.fullmatch(r"([A-Za-z_]\w*)\s*(==|!=)\s*nullptr", cond)
-    if not (m and isinstance(env.get(m.group(1)), T)):
-        return None
-    null = ("null", env[m.group(1)].name)
-    return null if m.group(2) == "==" else ("not", null)
 
 
 def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict, code: int,
@@ -96,7 +72,7 @@ def _data_condition(w: Walk, src: SourceFile, offset: int, cond: str, env: dict,
     if written is not None:   # a bool local holding a test of the call's arguments: that test
         _data_condition(w, src, offset, written, env, code, text)
         return
-    formula = _null_formula(cond, env) if _names_null_local(cond, env) else None
+    formula = _null_test(w, cond, env) if _names_null_local(cond, env) else None
     if formula is not None:   # null tests of several such locals combined: one test of which are given
         _check(w, src, offset, "int_test", _args(test=("guard", formula)), code, text)
         return
@@ -480,12 +456,20 @@ def _chosen_guard(w: Walk, test: str, sides: list[str], env: dict) -> tuple | No
 def _null_test(w: Walk, cond: str, env: dict) -> tuple | None:
     """``p == nullptr`` (or ``!=``) of a pointer argument: ("null", p) (or its ``not``); None otherwise.
     Read here only, in a ternary: elsewhere a branch on it is the walk's null branch. A conjunction or
-    disjunction of such tests too."""
+    disjunction of such tests too, a negated parenthesis of them, and a local holding them
+    (ops-transformer gmm/grouped_matmul_finalize_routing/op_host/op_api/aclnn_grouped_matmul_finalize_routing.cpp:915-921
+    ``!(scene1 || scene2)``)."""
     for op, name in (("||", "or"), ("&&", "and")):
         parts = _split_top(_strip(cond), op)
         if len(parts) > 1:
             tests = [_null_test(w, p, env) for p in parts]
             return None if None in tests else (name, *tests)
+    written = _bool_local_written_out(_strip(cond), env)
+    if written is not None:
+        return _null_test(w, f"({written})", env)
+    if _strip(cond).startswith("!(") and match_close(_strip(cond), 1) == len(_strip(cond)) - 1:
+        inner = _null_test(w, _strip(cond)[1:], env)
+        return None if inner is None else ("not", inner)
     given, absent = _nonnull_param(cond, env), null_compared(cond, env)
     return ("not", ("null", given)) if given is not None else None if absent is None else ("null", absent)
 
